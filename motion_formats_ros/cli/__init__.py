@@ -1,0 +1,1 @@
+"""The ``motion-formats`` command line."""

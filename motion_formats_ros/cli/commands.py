@@ -1,0 +1,162 @@
+"""The subcommands of ``motion-formats`` (each takes the parsed arguments)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import convert
+from ..model import Motion, MotionFile
+from ..registry import CODECS, codec_for_path, read, write
+
+
+def cmd_formats(args: argparse.Namespace) -> int:
+    rows: list[dict[str, Any]] = [
+        {
+            "name": c.name,
+            "suffixes": list(c.suffixes) + list(c.shared),
+            "writable": c.writable,
+            "description": c.description,
+        }
+        for c in CODECS.values()
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        mode = "read/write" if row["writable"] else "read"
+        print(f"{row['name']:<8} {mode:<10} {' '.join(row['suffixes']):<40} {row['description']}")
+    return 0
+
+
+# ------------------------------------------------------------------------- info
+def summarize(motion_file: MotionFile) -> dict[str, Any]:
+    """Everything ``info`` shows, as plain data."""
+    return {
+        "file": motion_file.source,
+        "format": motion_file.format,
+        "name": motion_file.name,
+        "robot": motion_file.robot,
+        "date": motion_file.date.isoformat() if motion_file.date else None,
+        "groups": {name: summarize_motion(m) for name, m in motion_file.groups.items()},
+    }
+
+
+def _finite_range(values: np.ndarray) -> list[float | None]:
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return [None, None]
+    return [float(finite.min()), float(finite.max())]
+
+
+def summarize_motion(m: Motion) -> dict[str, Any]:
+    """Frames, timing, joints and per-channel ranges of one motion."""
+    channels: dict[str, Any] = {}
+    for label, values in m.iter_arrays():
+        if values.dtype == bool:
+            channels[label] = {"true": int(values.sum())}
+            continue
+        entry: dict[str, Any] = {"range": _finite_range(values)}
+        if label.startswith("joint.") and values.ndim == 2 and m.joint_names:
+            per_joint = {}
+            for name in m.joint_names:
+                lo, hi = _finite_range(values[:, m.joint_columns(name)])
+                per_joint[name] = [lo, hi]
+            entry["joints"] = per_joint
+        channels[label] = entry
+    return {
+        "frames": m.num_frames,
+        "start": float(m.times[0]) if m.num_frames else None,
+        "duration": m.duration,
+        "rate": m.rate,
+        "keyframed": m.is_keyframed,
+        "loop": list(m.loop) if m.loop else None,
+        "joints": [{"name": n, "dims": d} for n, d in zip(m.joint_names, m.joint_dims, strict=True)],
+        "links": list(m.link_names),
+        "imus": list(m.imu_names),
+        "channels": channels,
+    }
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.6g}"
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    motion_file = read(args.file, format=args.from_format)
+    info = summarize(motion_file)
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    print(f"file:     {info['file']}")
+    print(f"format:   {info['format']}")
+    for key in ("name", "robot", "date"):
+        if info[key]:
+            print(f"{key + ':':<9} {info[key]}")
+    for name, g in info["groups"].items():
+        rate = f"{g['rate']:g} Hz" if g["rate"] else ("keyframes" if g["keyframed"] else "variable")
+        print(
+            f"group {name}: {g['frames']} frames, {g['duration']:.6g} s, rate {rate}"
+            + (f", starts at {g['start']:.9g} s" if g["start"] else "")
+        )
+        if g["loop"]:
+            print(f"  loop: {g['loop'][0]:.6g} s to {g['loop'][1]:.6g} s")
+        if g["joints"]:
+            names = ", ".join(j["name"] + (f"[{j['dims']}]" if j["dims"] > 1 else "") for j in g["joints"])
+            print(f"  joints ({len(g['joints'])}): {names}")
+        if g["links"]:
+            print(f"  links ({len(g['links'])}): {', '.join(g['links'])}")
+        if g["imus"]:
+            print(f"  imus ({len(g['imus'])}): {', '.join(g['imus'])}")
+        print("  channels:" + ("" if g["channels"] else " none"))
+        for label, c in g["channels"].items():
+            if "true" in c:
+                print(f"    {label:<26} {c['true']} set")
+                continue
+            lo, hi = c["range"]
+            print(f"    {label:<26} min {_fmt(lo):>12}  max {_fmt(hi):>12}")
+            for joint, (jlo, jhi) in c.get("joints", {}).items():
+                print(f"      {joint:<24} min {_fmt(jlo):>12}  max {_fmt(jhi):>12}")
+    return 0
+
+
+# ------------------------------------------------------------------------- convert
+def cmd_convert(args: argparse.Namespace) -> int:
+    if args.input.resolve() == args.output.resolve():
+        raise ValueError(f"{args.output}: the output is the input; the input is never modified")
+    fmt = args.to_format or codec_for_path(args.output, for_write=True).name
+    from .._io import check_writable
+
+    check_writable(args.output, args.overwrite)
+    motion_file = read(args.input, format=args.from_format)
+    motion_file = convert.transform(
+        motion_file,
+        group=args.group,
+        joints=args.joints,
+        start=args.start,
+        end=args.end,
+        rate=args.rate,
+        method=args.resample,
+    )
+    write(motion_file, args.output, format=fmt, overwrite=args.overwrite)
+    frames = sum(m.num_frames for m in motion_file.groups.values())
+    print(f"wrote {args.output} ({fmt}, {len(motion_file.groups)} group(s), {frames} frames)")
+    return 0
+
+
+# ------------------------------------------------------------------------- plot
+def cmd_plot(args: argparse.Namespace) -> int:
+    from . import plot
+
+    motion_file = read(args.file, format=args.from_format)
+    outputs = plot.plot_file(motion_file, args.output, joints=args.joints, group=args.group, overwrite=args.overwrite)
+    for out in outputs:
+        print(f"wrote {out}")
+    return 0
+
+
+__all__ = ["cmd_convert", "cmd_formats", "cmd_info", "cmd_plot", "summarize"]

@@ -1,0 +1,111 @@
+"""``motion-formats``: inspect, convert and plot motion files.
+
+Every subcommand turns a bad input into ``error: FILE:LINE: reason`` on stderr and exit
+status 1, never a traceback; warnings (data a format cannot hold …) go to stderr too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..errors import MotionFormatError
+from ..registry import CODECS
+from . import commands
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+def _csv(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and documentation)."""
+    parser = argparse.ArgumentParser(
+        prog="motion-formats",
+        description="Inspect, convert and plot robot motion files.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("formats", help="list the supported formats")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = sub.add_parser("info", help="summarise a motion file")
+    p.add_argument("file", type=Path)
+    p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = sub.add_parser("convert", help="convert between formats (format from the suffix)")
+    p.add_argument("input", type=Path)
+    p.add_argument("output", type=Path)
+    p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
+    p.add_argument("--to", dest="to_format", choices=list(CODECS), help="output format (default: suffix)")
+    p.add_argument("--group", help="write only this group (default: all the output format can hold)")
+    p.add_argument("--rate", type=float, help="resample to this many frames per second")
+    p.add_argument(
+        "--resample",
+        choices=["linear", "hold"],
+        default="linear",
+        help="resampling method for --rate (hold: Choreonoid's import semantics)",
+    )
+    p.add_argument("--joints", type=_csv, help="keep only these joints, in this order (a,b,c)")
+    p.add_argument("--start", type=float, help="drop frames before this time (s)")
+    p.add_argument("--end", type=float, help="drop frames after this time (s)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+
+    p = sub.add_parser("plot", help="plot joint curves and root pose to an image")
+    p.add_argument("file", type=Path)
+    p.add_argument("-o", "--output", type=Path, required=True, help="image file (.png, .svg, .pdf)")
+    p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
+    p.add_argument("--joints", type=_csv, help="only these joints")
+    p.add_argument("--group", help="only this group (default: one figure per group)")
+    p.add_argument("--overwrite", action="store_true", help="replace existing images")
+    return parser
+
+
+def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    previous = warnings.showwarning
+    warnings.showwarning = _show_warning
+    try:
+        handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
+        result: int = handler(args)
+        return result
+    except MotionFormatError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except (ValueError, KeyError) as exc:
+        # Bad option values (unknown joint, bad rate …): a message, not a traceback.
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"error: {message}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    finally:
+        warnings.showwarning = previous
+
+
+def entry() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
+
+
+__all__ = ["build_parser", "entry", "main"]

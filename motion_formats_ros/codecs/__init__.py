@@ -1,0 +1,1 @@
+"""One module per file format; see :data:`motion_formats_ros.registry.CODECS`."""

@@ -1,0 +1,78 @@
+"""Error hierarchy shared by every codec and command.
+
+Every error a user can cause with a bad file is a :class:`ReadError` that names the
+file and *where* in it the problem is: a line (text formats), a byte offset (binary
+formats) or a field path (structured formats such as OMF). The CLI prints ``str(err)``
+as ``error: FILE:LINE: reason`` and exits 1.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+
+class MotionFormatError(Exception):
+    """Base class of every error raised by motion_formats_ros."""
+
+
+class ReadError(MotionFormatError):
+    """A file could not be read.
+
+    Attributes:
+        path: The file (or ``"<bytes>"`` for in-memory data).
+        line: 1-based line number for text formats.
+        offset: 0-based byte offset for binary formats.
+        field: A field path such as ``actual.joint.pos[17]`` for structured formats.
+        reason: What was wrong and what was expected.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None,
+        reason: str,
+        *,
+        line: int | None = None,
+        offset: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.path = os.fspath(path) if path is not None else "<bytes>"
+        self.reason = reason
+        self.line = line
+        self.offset = offset
+        self.field = field
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = self.path
+        if self.line is not None:
+            where += f":{self.line}"
+        parts = [where]
+        if self.offset is not None:
+            parts.append(f"byte {self.offset}")
+        if self.field:
+            parts.append(self.field)
+        parts.append(self.reason)
+        return ": ".join(parts)
+
+
+class WriteError(MotionFormatError):
+    """A file could not be written (exists, unwritable, or data the format cannot hold)."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.path = os.fspath(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+class UnknownFormatError(MotionFormatError):
+    """The format of a file could not be determined, or a format name is unknown."""
+
+    def __init__(self, what: str, known: Iterable[str], hint: str = "") -> None:
+        self.what = what
+        self.known = sorted(known)
+        message = f"{what}: unknown format"
+        if hint:
+            message += f" ({hint})"
+        message += "; known formats: " + ", ".join(self.known)
+        super().__init__(message)

@@ -1,0 +1,491 @@
+"""The in-memory motion model every codec reads into and writes from.
+
+A :class:`MotionFile` holds file-level metadata and one or more named groups (OMF's
+``target`` / ``actual`` …), each a :class:`Motion`. A Motion is a set of time-indexed
+numpy arrays in SI units (seconds, radians, metres, N·m, °C) that share one ``times``
+vector. Quaternions are x, y, z, w (ROS order). Absent values are NaN.
+
+Motions are immutable in spirit: operations return new Motions (validated again).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from . import timing
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+#: Group name used by formats that hold a single motion (commanded motions).
+DEFAULT_GROUP = "target"
+
+#: Standard per-joint channels, in the order tools show them.
+JOINT_CHANNELS = ("position", "velocity", "acceleration", "effort", "temperature")
+#: Standard per-link channels and their widths.
+LINK_CHANNELS: dict[str, int] = {
+    "position": 3,
+    "orientation": 4,
+    "linear_velocity": 3,
+    "angular_velocity": 3,
+}
+#: Standard per-IMU channels and their widths.
+IMU_CHANNELS: dict[str, int] = {
+    "position": 3,
+    "orientation": 4,
+    "angular_velocity": 3,
+    "linear_acceleration": 3,
+    "linear_velocity": 3,
+}
+#: Per-segment interpolation kinds (keyframe formats).
+INTERPOLATIONS = ("linear", "step")
+
+
+def _shape(a: np.ndarray) -> str:
+    return "(" + ", ".join(str(s) for s in a.shape) + ")"
+
+
+def _expect_shape(name: str, array: Any, expected: tuple[int, ...]) -> FloatArray:
+    out = np.asarray(array, dtype=np.float64)
+    if out.shape != expected:
+        exp = "(" + ", ".join(str(s) for s in expected) + ")"
+        raise ValueError(f"{name} has shape {_shape(out)}, expected {exp}")
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Series:
+    """An extra vector series sampled on the motion's times (ZMP, centre of mass …).
+
+    Attributes:
+        values: (N, k) array.
+        frame: ``"world"`` or ``"root"`` (root-relative), or any frame name.
+        components: Optional names of the k components (e.g. ``("x", "y", "z")``).
+    """
+
+    values: FloatArray
+    frame: str = "world"
+    components: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        values = np.asarray(self.values, dtype=np.float64)
+        if values.ndim == 1:
+            values = values[:, None]
+        if values.ndim != 2:
+            raise ValueError(f"series values have shape {_shape(values)}, expected (N, k)")
+        if self.components and len(self.components) != values.shape[1]:
+            raise ValueError(f"series has {values.shape[1]} columns but {len(self.components)} component names")
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "components", tuple(self.components))
+
+
+@dataclasses.dataclass(eq=False)
+class Motion:
+    """One motion: time-indexed joint, root, link, IMU and extra data.
+
+    Every array's first axis is time and has length ``len(times)``. Joint channels are
+    (N, sum(joint_dims)); link channels (N, L, k); IMU channels (N, I, k).
+
+    Attributes:
+        times: (N,) seconds, strictly increasing.
+        joint_names: One name per joint.
+        joint_dims: Degrees of freedom per joint (default all 1).
+        position, velocity, acceleration, effort, temperature: Joint channels or None.
+        joint_channels: Extra per-joint channels (stiffness, voltage …), (N, D) each.
+        joint_masks: Per-joint boolean states where a format distinguishes them
+            (e.g. ``"off"`` for a `.mof` joint switched off), (N, D) each.
+        root_position: (N, 3) metres, or None.
+        root_orientation: (N, 4) quaternions x, y, z, w, or None.
+        link_names, links: Link names and channels (keys of :data:`LINK_CHANNELS` or others).
+        imu_names, imus: IMU names and channels (keys of :data:`IMU_CHANNELS` or others).
+        series: Extra vector series by name.
+        time_columns: Extra per-frame time values by name (OMF ``time`` columns).
+        interpolation: For keyframe motions, one kind per segment (N-1 entries of
+            :data:`INTERPOLATIONS`); None means linear everywhere.
+        loop: (start, end) seconds of the part that repeats, when the source loops.
+        rate: Frames per second when frames are uniform; detected when not given.
+        extras: Anything a codec reads that the model has no slot for.
+    """
+
+    times: FloatArray
+    joint_names: tuple[str, ...] = ()
+    joint_dims: tuple[int, ...] = ()
+    position: FloatArray | None = None
+    velocity: FloatArray | None = None
+    acceleration: FloatArray | None = None
+    effort: FloatArray | None = None
+    temperature: FloatArray | None = None
+    joint_channels: dict[str, FloatArray] = dataclasses.field(default_factory=dict)
+    joint_masks: dict[str, BoolArray] = dataclasses.field(default_factory=dict)
+    root_position: FloatArray | None = None
+    root_orientation: FloatArray | None = None
+    link_names: tuple[str, ...] = ()
+    links: dict[str, FloatArray] = dataclasses.field(default_factory=dict)
+    imu_names: tuple[str, ...] = ()
+    imus: dict[str, FloatArray] = dataclasses.field(default_factory=dict)
+    series: dict[str, Series] = dataclasses.field(default_factory=dict)
+    time_columns: dict[str, FloatArray] = dataclasses.field(default_factory=dict)
+    interpolation: tuple[str, ...] | None = None
+    loop: tuple[float, float] | None = None
+    rate: float | None = None
+    extras: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    # ------------------------------------------------------------------ validation
+    def __post_init__(self) -> None:
+        times = np.asarray(self.times, dtype=np.float64)
+        if times.ndim != 1:
+            raise ValueError(f"times has shape {_shape(times)}, expected (N,)")
+        if not np.all(np.isfinite(times)):
+            raise ValueError("times contain NaN or infinite values")
+        if times.size > 1:
+            bad = np.flatnonzero(np.diff(times) <= 0)
+            if bad.size:
+                i = int(bad[0]) + 1
+                raise ValueError(
+                    f"times must be strictly increasing: times[{i}] = {times[i]!r} "
+                    f"after times[{i - 1}] = {times[i - 1]!r}"
+                )
+        self.times = times
+        n = times.size
+
+        self.joint_names = tuple(str(s) for s in self.joint_names)
+        if not self.joint_dims:
+            self.joint_dims = (1,) * len(self.joint_names)
+        self.joint_dims = tuple(int(d) for d in self.joint_dims)
+        if len(self.joint_dims) != len(self.joint_names):
+            raise ValueError(f"joint_dims has {len(self.joint_dims)} entries, joint_names {len(self.joint_names)}")
+        if any(d < 1 for d in self.joint_dims):
+            raise ValueError(f"joint_dims must be positive, got {list(self.joint_dims)}")
+        if len(set(self.joint_names)) != len(self.joint_names):
+            raise ValueError(f"duplicate joint names: {_duplicates(self.joint_names)}")
+        d = self.dof
+        for name in JOINT_CHANNELS:
+            value = getattr(self, name)
+            if value is not None:
+                setattr(self, name, _expect_shape(name, value, (n, d)))
+        self.joint_channels = {
+            k: _expect_shape(f"joint_channels[{k!r}]", v, (n, d)) for k, v in self.joint_channels.items()
+        }
+        masks: dict[str, BoolArray] = {}
+        for k, v in self.joint_masks.items():
+            arr = np.asarray(v, dtype=bool)
+            if arr.shape != (n, d):
+                raise ValueError(f"joint_masks[{k!r}] has shape {_shape(arr)}, expected ({n}, {d})")
+            masks[k] = arr
+        self.joint_masks = masks
+        if self.root_position is not None:
+            self.root_position = _expect_shape("root_position", self.root_position, (n, 3))
+        if self.root_orientation is not None:
+            self.root_orientation = _expect_shape("root_orientation", self.root_orientation, (n, 4))
+
+        self.link_names = tuple(str(s) for s in self.link_names)
+        self.imu_names = tuple(str(s) for s in self.imu_names)
+        self.links = self._validate_entities("links", self.links, len(self.link_names), LINK_CHANNELS)
+        self.imus = self._validate_entities("imus", self.imus, len(self.imu_names), IMU_CHANNELS)
+
+        for key, s in self.series.items():
+            if not isinstance(s, Series):
+                raise ValueError(f"series[{key!r}] must be a Series")
+            if s.values.shape[0] != n:
+                raise ValueError(f"series[{key!r}] has shape {_shape(s.values)}, expected ({n}, {s.values.shape[1]})")
+        self.time_columns = {k: _expect_shape(f"time_columns[{k!r}]", v, (n,)) for k, v in self.time_columns.items()}
+        if self.interpolation is not None:
+            self.interpolation = tuple(self.interpolation)
+            if len(self.interpolation) != max(n - 1, 0):
+                raise ValueError(f"interpolation has {len(self.interpolation)} segments, expected {max(n - 1, 0)}")
+            unknown = set(self.interpolation) - set(INTERPOLATIONS)
+            if unknown:
+                raise ValueError(f"unknown interpolation {sorted(unknown)}; known: {list(INTERPOLATIONS)}")
+        if self.loop is not None:
+            start, end = (float(x) for x in self.loop)
+            if not start < end:
+                raise ValueError(f"loop start {start} must be before loop end {end}")
+            self.loop = (start, end)
+        if self.rate is None:
+            if self.interpolation is None:
+                self.rate = timing.detect_rate(times)
+        else:
+            self.rate = float(self.rate)
+            if not (math.isfinite(self.rate) and self.rate > 0):
+                raise ValueError(f"rate must be positive, got {self.rate}")
+            if n > 1 and timing.detect_rate(times, self.rate) is None:
+                raise ValueError(f"times are not uniform at rate {self.rate} Hz")
+
+    def _validate_entities(
+        self, what: str, channels: Mapping[str, Any], count: int, widths: Mapping[str, int]
+    ) -> dict[str, FloatArray]:
+        n = self.times.size
+        out: dict[str, FloatArray] = {}
+        for key, value in channels.items():
+            arr = np.asarray(value, dtype=np.float64)
+            width = widths.get(key, arr.shape[-1] if arr.ndim == 3 else -1)
+            out[key] = _expect_shape(f"{what}[{key!r}]", arr, (n, count, width))
+        return out
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def num_frames(self) -> int:
+        """Number of frames."""
+        return int(self.times.size)
+
+    def __len__(self) -> int:
+        return self.num_frames
+
+    @property
+    def duration(self) -> float:
+        """Seconds from the first to the last frame (0 for fewer than two frames)."""
+        return float(self.times[-1] - self.times[0]) if self.times.size > 1 else 0.0
+
+    @property
+    def dof(self) -> int:
+        """Total number of joint values per frame (sum of joint_dims)."""
+        return int(sum(self.joint_dims))
+
+    @property
+    def is_keyframed(self) -> bool:
+        """True when the motion carries per-segment interpolation (keyframe formats)."""
+        return self.interpolation is not None
+
+    def joint_columns(self, name: str) -> slice:
+        """Columns of joint ``name`` in the (N, D) joint channels."""
+        try:
+            i = self.joint_names.index(name)
+        except ValueError:
+            raise KeyError(f"unknown joint {name!r}; joints: {', '.join(self.joint_names)}") from None
+        start = int(sum(self.joint_dims[:i]))
+        return slice(start, start + self.joint_dims[i])
+
+    def channels(self) -> dict[str, FloatArray]:
+        """Every present joint channel (standard and extra) by name."""
+        out = {name: getattr(self, name) for name in JOINT_CHANNELS if getattr(self, name) is not None}
+        out.update(self.joint_channels)
+        return out
+
+    def iter_arrays(self) -> Iterator[tuple[str, np.ndarray]]:
+        """Yield (label, array) for every time-indexed array, e.g. ``("joint.position", …)``."""
+        for name, arr in self.channels().items():
+            yield f"joint.{name}", arr
+        for name, mask in self.joint_masks.items():
+            yield f"mask.{name}", mask
+        if self.root_position is not None:
+            yield "root.position", self.root_position
+        if self.root_orientation is not None:
+            yield "root.orientation", self.root_orientation
+        for name, arr in self.links.items():
+            yield f"link.{name}", arr
+        for name, arr in self.imus.items():
+            yield f"imu.{name}", arr
+        for name, s in self.series.items():
+            yield f"series.{name}", s.values
+        for name, arr in self.time_columns.items():
+            yield f"time.{name}", arr
+
+    # ------------------------------------------------------------------ transforms
+    def _map_arrays(
+        self,
+        times: FloatArray,
+        fn: Callable[[np.ndarray, str], np.ndarray],
+        **changes: Any,
+    ) -> Motion:
+        """New motion with every time-indexed array replaced by ``fn(array, kind)``.
+
+        ``kind`` is ``"value"``, ``"quaternion"`` or ``"state"`` (boolean masks, held).
+        """
+
+        def f(a: np.ndarray | None, kind: str = "value") -> Any:
+            return None if a is None else fn(a, kind)
+
+        def entity_kind(key: str) -> str:
+            return "quaternion" if key == "orientation" else "value"
+
+        fields: dict[str, Any] = {name: f(getattr(self, name)) for name in JOINT_CHANNELS}
+        fields.update(
+            times=times,
+            joint_channels={k: fn(v, "value") for k, v in self.joint_channels.items()},
+            joint_masks={k: fn(v, "state") for k, v in self.joint_masks.items()},
+            root_position=f(self.root_position),
+            root_orientation=f(self.root_orientation, "quaternion"),
+            links={k: fn(v, entity_kind(k)) for k, v in self.links.items()},
+            imus={k: fn(v, entity_kind(k)) for k, v in self.imus.items()},
+            series={k: dataclasses.replace(s, values=fn(s.values, "value")) for k, s in self.series.items()},
+            time_columns={k: fn(v, "value") for k, v in self.time_columns.items()},
+        )
+        fields.update(changes)
+        return dataclasses.replace(self, **fields)
+
+    def slice_time(self, start: float | None = None, end: float | None = None) -> Motion:
+        """Frames with ``start <= t <= end`` (times kept as they are)."""
+        lo = -np.inf if start is None else start
+        hi = np.inf if end is None else end
+        keep = np.flatnonzero((self.times >= lo) & (self.times <= hi))
+        return self.take(keep)
+
+    def take(self, indices: Sequence[int] | np.ndarray) -> Motion:
+        """The frames at ``indices`` (increasing)."""
+        idx = np.asarray(indices, dtype=np.intp)
+        interp = None
+        if self.interpolation is not None:
+            interp = tuple(self.interpolation[i] for i in idx[:-1]) if idx.size else ()
+            if idx.size > 1 and np.any(np.diff(idx) != 1):
+                raise ValueError("take() on a keyframed motion needs consecutive frames")
+        loop = self.loop
+        if loop is not None and idx.size and not (self.times[idx[0]] <= loop[0] and loop[1] <= self.times[idx[-1]]):
+            loop = None
+        return self._map_arrays(
+            self.times[idx],
+            lambda a, kind: a[idx],
+            interpolation=interp,
+            loop=loop,
+            rate=self.rate if idx.size > 1 else None,
+        )
+
+    def shifted(self, offset: float) -> Motion:
+        """The same motion with ``offset`` seconds added to every time."""
+        loop = None if self.loop is None else (self.loop[0] + offset, self.loop[1] + offset)
+        return dataclasses.replace(self, times=self.times + offset, loop=loop)
+
+    def sample(self, times: Sequence[float] | np.ndarray) -> Motion:
+        """The motion evaluated at arbitrary increasing ``times``.
+
+        Values are interpolated linearly (or held on ``step`` segments), quaternions by
+        slerp; outside the motion's time range the first / last frame is held.
+        """
+        t = np.asarray(times, dtype=np.float64)
+        if self.num_frames == 0:
+            raise ValueError("cannot sample a motion with no frames")
+        where = timing.locate(self.times, t, self.interpolation)
+        return self._map_arrays(
+            t,
+            lambda a, kind: timing.interpolate(a, where, kind),
+            interpolation=None,
+            rate=None,
+            loop=self.loop,
+        )
+
+    def resample(self, rate: float, method: str = "linear") -> Motion:
+        """Uniform frames at ``rate`` Hz from the first frame to the last.
+
+        Args:
+            rate: Target frames per second.
+            method: ``"linear"`` (values linear, quaternions slerp, keyframe segments
+                honoured) or ``"hold"`` (Choreonoid's import: source row i goes to frame
+                ``int((t_i - t0) * rate)``, later rows win, gaps repeat the previous frame).
+        """
+        if not (rate > 0 and math.isfinite(rate)):
+            raise ValueError(f"rate must be positive, got {rate}")
+        if self.num_frames == 0:
+            return dataclasses.replace(self, rate=float(rate), interpolation=None)
+        if method == "linear":
+            t = timing.uniform_times(self.times[0], self.times[-1], rate)
+            return dataclasses.replace(self.sample(t), rate=float(rate))
+        if method == "hold":
+            rows = timing.hold_rows(self.times, rate)
+            t = self.times[0] + np.arange(rows.size) / rate
+            return self._map_arrays(t, lambda a, kind: a[rows], interpolation=None, rate=float(rate))
+        raise ValueError(f"unknown resampling method {method!r}; known: linear, hold")
+
+    # ------------------------------------------------------------------ joints
+    def select_joints(self, names: Sequence[str]) -> Motion:
+        """Only the joints ``names``, in that order (also reorders)."""
+        names = list(names)
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate joint names: {_duplicates(names)}")
+        cols = [np.arange(self.dof)[self.joint_columns(n)] for n in names]
+        idx = np.concatenate(cols) if cols else np.zeros(0, dtype=np.intp)
+        dims = tuple(self.joint_dims[self.joint_names.index(n)] for n in names)
+
+        def pick(a: np.ndarray | None) -> Any:
+            return None if a is None else a[:, idx]
+
+        fields: dict[str, Any] = {name: pick(getattr(self, name)) for name in JOINT_CHANNELS}
+        return dataclasses.replace(
+            self,
+            joint_names=tuple(names),
+            joint_dims=dims,
+            joint_channels={k: v[:, idx] for k, v in self.joint_channels.items()},
+            joint_masks={k: v[:, idx] for k, v in self.joint_masks.items()},
+            **fields,
+        )
+
+    reorder_joints = select_joints
+
+    def rename_joints(self, mapping: Mapping[str, str] | Callable[[str], str]) -> Motion:
+        """Joints renamed by a mapping (names not in it are kept) or a function."""
+        if callable(mapping):
+            new = tuple(mapping(n) for n in self.joint_names)
+        else:
+            unknown = set(mapping) - set(self.joint_names)
+            if unknown:
+                raise KeyError(f"cannot rename unknown joints {sorted(unknown)}")
+            new = tuple(mapping.get(n, n) for n in self.joint_names)
+        return dataclasses.replace(self, joint_names=new)
+
+
+def _duplicates(names: Sequence[str]) -> list[str]:
+    seen: set[str] = set()
+    dup = []
+    for n in names:
+        if n in seen and n not in dup:
+            dup.append(n)
+        seen.add(n)
+    return dup
+
+
+@dataclasses.dataclass(eq=False)
+class MotionFile:
+    """A file's content: metadata and named motion groups.
+
+    Attributes:
+        groups: Group name → Motion, in file order (OMF ``data_names``).
+        name: Motion name.
+        robot: Robot model (OMF recommends manufacturer + model).
+        date: Recording / creation date.
+        source: The path this was read from, if any.
+        format: The codec name this was read with, if any.
+        extras: File-level data the model has no slot for (kept for round trips).
+    """
+
+    groups: dict[str, Motion]
+    name: str = ""
+    robot: str = ""
+    date: datetime | None = None
+    source: str | None = None
+    format: str | None = None
+    extras: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.groups:
+            raise ValueError("a MotionFile needs at least one group")
+        for key, m in self.groups.items():
+            if not isinstance(m, Motion):
+                raise ValueError(f"group {key!r} is not a Motion")
+
+    @classmethod
+    def single(cls, motion: Motion, group: str = DEFAULT_GROUP, **meta: Any) -> MotionFile:
+        """A file holding one motion as ``group``."""
+        return cls(groups={group: motion}, **meta)
+
+    @property
+    def motion(self) -> Motion:
+        """The first group (the only one for most formats)."""
+        return next(iter(self.groups.values()))
+
+    def group(self, name: str | None = None) -> Motion:
+        """The group ``name`` (the first when None)."""
+        if name is None:
+            return self.motion
+        try:
+            return self.groups[name]
+        except KeyError:
+            raise KeyError(f"no group {name!r}; groups: {', '.join(self.groups)}") from None
+
+    def map(self, fn: Callable[[Motion], Motion]) -> MotionFile:
+        """The same file with ``fn`` applied to every group."""
+        return dataclasses.replace(self, groups={k: fn(v) for k, v in self.groups.items()})

@@ -1,0 +1,136 @@
+"""Time bases, rate detection and interpolation (ROS-free, vectorised).
+
+The functions here work on whole arrays whose first axis is time, so that a motion of
+any shape (joints, links, IMUs) is resampled with the same few numpy operations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Relative tolerance on frame intervals for a motion to count as uniform.
+RATE_RTOL = 1e-6
+
+
+def detect_rate(times: np.ndarray, rate: float | None = None) -> float | None:
+    """The frame rate of uniform ``times``, or None when intervals vary.
+
+    With ``rate`` given, checks that ``times`` are uniform at that rate instead (returns
+    ``rate`` or None). A detected rate within 1e-6 of an integer is snapped to it, so
+    ``arange(n) / 30`` gives exactly 30.0.
+    """
+    t = np.asarray(times, dtype=np.float64)
+    if t.size < 2:
+        return rate
+    step = (t[-1] - t[0]) / (t.size - 1)
+    if step <= 0:
+        return None
+    tol = RATE_RTOL * step + 8 * np.finfo(np.float64).eps * max(abs(t[0]), abs(t[-1]))
+    if np.max(np.abs(np.diff(t) - step)) > tol:
+        return None
+    if rate is not None:
+        return rate if abs(step * rate - 1.0) <= RATE_RTOL else None
+    detected = 1.0 / step
+    nearest = round(detected)
+    if nearest > 0 and abs(detected - nearest) <= RATE_RTOL * detected:
+        return float(nearest)
+    return float(f"{detected:.12g}")
+
+
+def uniform_times(start: float, end: float, rate: float) -> FloatArray:
+    """``start + k / rate`` for every k that stays within ``end`` (inclusive, 1e-9 slack)."""
+    count = math.floor((end - start) * rate + 1e-9) + 1
+    return start + np.arange(max(count, 1), dtype=np.float64) / rate
+
+
+def hold_rows(times: np.ndarray, rate: float) -> npt.NDArray[np.intp]:
+    """Source row for every output frame under Choreonoid's import semantics.
+
+    Row i goes to frame ``int((t_i - t0) * rate)``; when several rows land on one frame
+    the later wins; frames no row lands on repeat the previous frame.
+    """
+    t = np.asarray(times, dtype=np.float64)
+    frames = ((t - t[0]) * rate).astype(np.int64)  # truncation, as C++'s int() does
+    rows = np.full(int(frames[-1]) + 1, -1, dtype=np.intp)
+    np.maximum.at(rows, frames, np.arange(t.size, dtype=np.intp))
+    return np.maximum.accumulate(rows)
+
+
+class Location(NamedTuple):
+    """Where query times fall among sample times: segment and fraction in it."""
+
+    segment: npt.NDArray[np.intp]
+    fraction: FloatArray
+
+
+def locate(times: np.ndarray, query: np.ndarray, interpolation: Sequence[str] | None = None) -> Location:
+    """Segment and fraction of every query time; held at both ends.
+
+    ``interpolation`` gives a kind per segment; ``step`` segments get fraction 0 (the
+    segment's start value is held until the next sample time).
+    """
+    t = np.asarray(times, dtype=np.float64)
+    q = np.asarray(query, dtype=np.float64)
+    if t.size == 1:
+        return Location(np.zeros(q.shape, dtype=np.intp), np.zeros(q.shape))
+    index = np.clip(np.searchsorted(t, q, side="right") - 1, 0, t.size - 2)
+    span = t[index + 1] - t[index]
+    fraction = np.clip((q - t[index]) / span, 0.0, 1.0)
+    if interpolation is not None:
+        step = np.array([kind == "step" for kind in interpolation], dtype=bool)
+        if step.any():
+            fraction = np.where(step[index] & (fraction < 1.0), 0.0, fraction)
+    return Location(index.astype(np.intp), fraction)
+
+
+def interpolate(values: np.ndarray, where: Location, kind: str = "value") -> np.ndarray:
+    """``values`` (time first) evaluated at ``where``.
+
+    kind ``"value"``: linear; ``"quaternion"``: slerp over the last axis (x, y, z, w);
+    ``"state"``: the value at the segment start (held; the end at fraction 1).
+    Sample times reproduce the samples exactly, NaN neighbours included.
+    """
+    if values.shape[0] == 1:
+        return np.repeat(values, where.segment.size, axis=0)
+    i, f = where.segment, where.fraction
+    a, b = values[i], values[i + 1]
+    if kind == "state":
+        return np.where(_expand(f >= 1.0, a), b, a)
+    fx = _expand(f, a)
+    if kind == "quaternion":
+        mixed = slerp(a, b, fx)
+    else:
+        with np.errstate(invalid="ignore"):
+            mixed = a + (b - a) * fx
+    mixed = np.where(fx == 0.0, a, mixed)
+    return np.where(fx == 1.0, b, mixed)
+
+
+def _expand(f: np.ndarray, like: np.ndarray) -> np.ndarray:
+    return f.reshape(f.shape + (1,) * (like.ndim - 1))
+
+
+def slerp(q0: np.ndarray, q1: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Spherical linear interpolation of x,y,z,w quaternions (last axis), shortest path.
+
+    ``f`` broadcasts against the quaternions without their last axis (plus a trailing 1).
+    """
+    dot = np.sum(q0 * q1, axis=-1, keepdims=True)
+    q1 = np.where(dot < 0.0, -q1, q1)
+    dot = np.abs(dot)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.arccos(np.clip(dot, -1.0, 1.0))
+        sin_theta = np.sin(theta)
+        small = sin_theta < 1e-9
+        w0 = np.where(small, 1.0 - f, np.sin((1.0 - f) * theta) / np.where(small, 1.0, sin_theta))
+        w1 = np.where(small, f, np.sin(f * theta) / np.where(small, 1.0, sin_theta))
+        out = w0 * q0 + w1 * q1
+        norm = np.linalg.norm(out, axis=-1, keepdims=True)
+        return np.asarray(out / np.where(norm > 0, norm, 1.0))
