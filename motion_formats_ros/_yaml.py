@@ -23,12 +23,12 @@ import yaml
 SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # A numeric token as PyYAML's resolver sees it: decimal int or float, .inf, .nan.
-_NUMBER_TOKEN = (
+_NUMBER_PATTERN = (
     r"[-+]?(?:0|[1-9][0-9]*)"
     r"|[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+][0-9]+)?"
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
 )
-_TOKENS = re.compile(rf"(?:{_NUMBER_TOKEN})(?: (?:{_NUMBER_TOKEN}))*")
+_TOKENS = re.compile(rf"(?:{_NUMBER_PATTERN})(?: (?:{_NUMBER_PATTERN}))*")
 _KEY_LINE = re.compile(r"^( *)([A-Za-z_][A-Za-z0-9_]*):[ \t]*$")
 _SPECIALS = {".inf": "inf", "+.inf": "inf", "-.inf": "-inf", ".nan": "nan"}
 _NUMBER_CHARS = str.maketrans("", "", "0123456789.eE+-naNIfF")
