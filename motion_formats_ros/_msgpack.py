@@ -296,20 +296,35 @@ def _pack_block(array: np.ndarray) -> bytes:
 
     build(inner)
     n, size = a.shape[0], len(template)
-    out = np.empty((n, size), dtype=np.uint8)
-    out[:] = np.frombuffer(bytes(template), dtype=np.uint8)
+    head = _array_header(n)
+    out = np.empty(len(head) + n * size, dtype=np.uint8)
+    out[: len(head)] = np.frombuffer(head, dtype=np.uint8)
+    rows = out[len(head) :].reshape(n, size)
+    rows[:] = np.frombuffer(bytes(template), dtype=np.uint8)
     offsets = np.asarray(value_offsets, dtype=np.intp)
-    flat = a.reshape(n, -1).astype(">f8").view(np.uint8).reshape(n, -1, 8)
-    gather = offsets[:, None] + np.arange(8)
-    out[:, gather] = flat
-    return _array_header(n) + out.tobytes()
+    strides = _affine_strides(offsets, inner)
+    if strides is not None:
+        # Write the big-endian values straight into their slots (one strided pass).
+        view = np.ndarray(
+            a.shape, dtype=">f8", buffer=out, offset=len(head) + int(offsets[0]), strides=(size, *strides)
+        )
+        view[...] = a
+    else:  # pragma: no cover - every template built above is a regular grid
+        flat = a.reshape(n, -1).astype(">f8").view(np.uint8).reshape(n, -1, 8)
+        rows[:, offsets[:, None] + np.arange(8)] = flat
+    return out.tobytes()
 
 
 def pack(obj: Any) -> bytes:
     """Encode ``obj`` (dicts, lists, scalars, numpy arrays) as plain msgpack."""
+    return b"".join(pack_parts(obj))
+
+
+def pack_parts(obj: Any) -> list[bytes]:
+    """:func:`pack` as a list of chunks to write in turn (saves joining large blocks)."""
     parts: list[bytes] = []
     _pack_into(obj, parts)
-    return b"".join(parts)
+    return parts
 
 
 def _pack_into(obj: Any, parts: list[bytes]) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import _msgpack, _yaml
-from .._io import check_writable, write_bytes_atomic
+from .._io import atomic_output, check_writable
 from ..errors import ReadError, WriteError
 from ..model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
 
@@ -604,12 +604,16 @@ def _entity_fields(
 
 def encode(motion_file: MotionFile, encoding: str, path: str | Path = "<output>") -> bytes:
     """The bytes of ``motion_file`` as OMF in ``encoding``."""
+    return b"".join(_encode_parts(motion_file, encoding, path))
+
+
+def _encode_parts(motion_file: MotionFile, encoding: str, path: str | Path) -> list[bytes]:
     doc = to_document(motion_file, path)
     if encoding == "msgpack":
-        return _msgpack.pack(doc)
+        return _msgpack.pack_parts(doc)
     if encoding == "yaml":
-        return _yaml.dump(doc).encode("utf-8")
-    return _json_dump(doc).encode("utf-8")
+        return [_yaml.dump(doc).encode("utf-8")]
+    return [_json_dump(doc).encode("utf-8")]
 
 
 def _json_dump(doc: dict[str, Any]) -> str:
@@ -664,8 +668,9 @@ def write(
     if options:
         raise TypeError(f"unknown OMF write options: {', '.join(sorted(options))}")
     check_writable(path, overwrite)
-    data = encode(motion_file, encoding_for(path, encoding), path)
-    write_bytes_atomic(path, data, overwrite)
+    parts = _encode_parts(motion_file, encoding_for(path, encoding), path)
+    with atomic_output(path, overwrite) as fh:
+        fh.writelines(parts)
 
 
 __all__ = ["DEFAULT_GROUP", "decode", "encode", "read", "sniff", "to_document", "write"]

@@ -1,0 +1,73 @@
+"""Shared fixtures: paths to ../shared, motions to round-trip, DDS confinement for ROS tests."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from motion_formats_ros import Motion, MotionFile
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+CORPUS = SHARED / "corpus"
+
+# Any test process that starts DDS stays on this machine (see DEVELOPERS.md); the
+# Makefile sets the same, this covers pytest started by hand.
+os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+os.environ.setdefault("ROS_DOMAIN_ID", "77")
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is not beside the checkout")
+    return CORPUS
+
+
+def make_motion(frames: int = 40, rate: float = 50.0, seed: int = 0, dims: tuple[int, ...] = (1, 3, 1)) -> Motion:
+    """A motion with every kind of data the model holds (values random but reproducible)."""
+    rng = np.random.default_rng(seed)
+    d = sum(dims)
+    angles = rng.uniform(-np.pi, np.pi, size=(frames, 3))
+    from scipy.spatial.transform import Rotation
+
+    quats = Rotation.from_euler("xyz", angles).as_quat()
+    return Motion(
+        times=np.arange(frames) / rate,
+        joint_names=tuple(f"j{i}" for i in range(len(dims))),
+        joint_dims=dims,
+        position=rng.normal(size=(frames, d)),
+        velocity=rng.normal(size=(frames, d)),
+        acceleration=rng.normal(size=(frames, d)),
+        effort=rng.normal(size=(frames, d)),
+        temperature=rng.uniform(20, 60, size=(frames, d)),
+        root_position=rng.normal(size=(frames, 3)),
+        root_orientation=quats,
+        link_names=("foot_l", "foot_r"),
+        links={
+            "position": rng.normal(size=(frames, 2, 3)),
+            "orientation": np.stack([quats, quats], axis=1),
+            "linear_velocity": rng.normal(size=(frames, 2, 3)),
+            "angular_velocity": rng.normal(size=(frames, 2, 3)),
+        },
+        imu_names=("base",),
+        imus={
+            "position": rng.normal(size=(frames, 1, 3)),
+            "orientation": quats[:, None, :],
+            "angular_velocity": rng.normal(size=(frames, 1, 3)),
+            "linear_acceleration": rng.normal(size=(frames, 1, 3)),
+            "linear_velocity": rng.normal(size=(frames, 1, 3)),
+        },
+    )
+
+
+def make_file(**kwargs: object) -> MotionFile:
+    """A two-group file (target at 50 Hz, actual variable-rate) named like a real log."""
+    target = make_motion(**kwargs)  # type: ignore[arg-type]
+    rng = np.random.default_rng(7)
+    times = np.cumsum(rng.uniform(0.005, 0.03, size=25)) + 0.1
+    actual = target.sample(times)
+    return MotionFile(groups={"target": target, "actual": actual}, name="walk", robot="acme_biped")

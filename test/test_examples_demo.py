@@ -1,0 +1,45 @@
+"""The built-in example and `make demo`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+from motion_formats_ros.examples import BIPED_JOINTS, biped_urdf, biped_walk
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_walk_stays_within_the_urdf_limits() -> None:
+    robot = ET.fromstring(biped_urdf())
+    joints = {j.get("name"): j for j in robot.iter("joint")}
+    assert tuple(joints) == BIPED_JOINTS
+    m = biped_walk().motion
+    assert m.position is not None and m.velocity is not None
+    for i, name in enumerate(m.joint_names):
+        limit = joints[name].find("limit")
+        assert limit is not None
+        lo, hi, vmax = (float(limit.get(k, "nan")) for k in ("lower", "upper", "velocity"))
+        assert lo <= m.position[:, i].min() and m.position[:, i].max() <= hi, name
+        assert np.abs(m.velocity[:, i]).max() <= vmax, name
+
+
+def test_walk_moves_forward_and_is_periodic() -> None:
+    m = biped_walk(cycles=2, period=1.2, rate=100).motion
+    assert m.root_position is not None and m.position is not None
+    assert m.root_position[-1, 0] > m.root_position[0, 0] + 0.3
+    np.testing.assert_allclose(m.position[0], m.position[120], atol=1e-12)  # one period later
+
+
+def test_demo_runs(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "demo.py")], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "group target: 241 frames, 2.4 s, rate 100 Hz" in proc.stdout
+    rows = [line.split() for line in proc.stdout.splitlines() if line.startswith("omf ")]
+    assert len(rows) == 3 and all(float(r[3]) == 0.0 for r in rows)  # OMF is lossless

@@ -1,0 +1,119 @@
+"""Interop with the reference implementation, PyPI otter-motion-format 0.1.5 (never mocked)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import make_file
+
+from motion_formats_ros import read, write
+
+otter = pytest.importorskip("otter_motion_format")
+
+ENCODINGS = ["msgpack", "yaml", "json"]
+
+
+def _ref_array(section: dict, *keys: str) -> np.ndarray:  # type: ignore[type-arg]
+    node = section
+    for k in keys:
+        node = node[k]
+    return np.asarray(node, dtype=np.float64)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_our_files_load_in_the_reference(tmp_path: Path, encoding: str) -> None:
+    f = make_file()
+    path = tmp_path / f"ours.{encoding}"
+    write(f, path)
+    ref = otter.load(path)
+    assert ref.basic["joint_names"] == ["j0", "j1", "j2"]
+    assert ref.basic["joint_dims"] == [1, 3, 1]
+    assert ref.data_names == ["target", "actual"]
+    assert ref.name == "walk" and ref.basic["robot"] == "acme_biped"
+    for group, m in f.groups.items():
+        sec = ref.data_section(group)
+        assert sec["length"] == m.num_frames
+        np.testing.assert_array_equal(_ref_array(sec, "joint", "pos"), m.position)
+        np.testing.assert_array_equal(_ref_array(sec, "joint", "tau"), m.effort)
+        np.testing.assert_array_equal(_ref_array(sec, "joint", "temp"), m.temperature)
+        np.testing.assert_array_equal(_ref_array(sec, "root_rot"), m.root_orientation)
+        np.testing.assert_array_equal(_ref_array(sec, "link", "rot"), m.links["orientation"])
+        np.testing.assert_array_equal(_ref_array(sec, "imu", "gyro"), m.imus["angular_velocity"])
+        np.testing.assert_array_equal(_ref_array(sec, "imu", "acc"), m.imus["linear_acceleration"])
+    # The variable-rate group carries its times in the stamp column.
+    assert ref.basic["time_names"] == ["stamp"]
+    np.testing.assert_array_equal(_ref_array(ref.data_section("actual"), "time")[:, 0], f.groups["actual"].times)
+    assert ref.data_section("target")["fps"] == 50
+
+
+def _reference_file(path: Path) -> tuple[object, dict[str, np.ndarray]]:
+    rng = np.random.default_rng(3)
+    motion = otter.OMF(
+        name="reach",
+        robot="acme_arm",
+        joint_names=["shoulder", "wrist"],
+        joint_dims=[1, 3],
+        link_names=["hand"],
+        imu_names=["base"],
+        data_names=["target", "actual"],
+    )
+    data = {
+        "pos": rng.normal(size=(30, 4)),
+        "vel": rng.normal(size=(30, 4)),
+        "root_pos": rng.normal(size=(30, 3)),
+        "root_rot": np.tile([0.0, 0.0, 0.0, 1.0], (30, 1)),
+        "link_pos": rng.normal(size=(30, 1, 3)),
+        "imu_gyro": rng.normal(size=(30, 1, 3)),
+        "actual_pos": rng.normal(size=(20, 4)),
+    }
+    for i in range(30):
+        motion.target["joint"]["pos"].append(data["pos"][i])
+        motion.target["joint"]["vel"].append(data["vel"][i].tolist())
+        motion.target["root_pos"].append(data["root_pos"][i].tolist())
+        motion.target["root_rot"].append(data["root_rot"][i].tolist())
+        motion.target["link"]["pos"].append(data["link_pos"][i].tolist())
+        motion.target["imu"]["gyro"].append(data["imu_gyro"][i].tolist())
+    for i in range(20):
+        motion.actual["joint"]["pos"].append(data["actual_pos"][i].tolist())
+    motion.target["fps"] = 30
+    motion.actual["fps"] = 100
+    motion.save(path)
+    return motion, data
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_reference_files_load_here(tmp_path: Path, encoding: str) -> None:
+    path = tmp_path / f"ref.{encoding}"
+    _, data = _reference_file(path)
+    f = read(path)
+    assert f.format == "omf" and f.name == "reach" and f.robot == "acme_arm"
+    assert f.date is not None  # the reference stamps its creation time
+    assert list(f.groups) == ["target", "actual"]
+    t, a = f.groups["target"], f.groups["actual"]
+    assert t.joint_names == ("shoulder", "wrist") and t.joint_dims == (1, 3)
+    assert (t.rate, t.num_frames, a.rate, a.num_frames) == (30.0, 30, 100.0, 20)
+    np.testing.assert_array_equal(t.position, data["pos"])
+    np.testing.assert_array_equal(t.velocity, data["vel"])
+    np.testing.assert_array_equal(t.root_position, data["root_pos"])
+    np.testing.assert_array_equal(t.root_orientation, data["root_rot"])
+    np.testing.assert_array_equal(t.links["position"], data["link_pos"])
+    np.testing.assert_array_equal(t.imus["angular_velocity"], data["imu_gyro"])
+    np.testing.assert_array_equal(a.position, data["actual_pos"])
+    np.testing.assert_allclose(t.times, np.arange(30) / 30)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_reference_round_trip_through_us_is_lossless(tmp_path: Path, encoding: str) -> None:
+    """Reference → us → reference keeps every value the reference wrote."""
+    src = tmp_path / f"ref.{encoding}"
+    ref, _ = _reference_file(src)
+    write(read(src), tmp_path / f"again.{encoding}")
+    again = otter.load(tmp_path / f"again.{encoding}")
+    for group in ("target", "actual"):
+        a, b = ref.data_section(group), again.data_section(group)  # type: ignore[attr-defined]
+        assert a["fps"] == b["fps"] and a["length"] == b["length"]
+        for key in ("pos", "vel"):
+            np.testing.assert_array_equal(np.asarray(a["joint"][key]), np.asarray(b["joint"][key]))
+    assert again.basic["date"] == ref.basic["date"]  # type: ignore[attr-defined]

@@ -1,0 +1,82 @@
+"""The format registry: suffixes, compound suffixes, sniffing, unknown formats."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import make_file
+
+import motion_formats_ros
+from motion_formats_ros import CODECS, ReadError, UnknownFormatError, read, write
+from motion_formats_ros.registry import codec_for_path
+
+
+def test_top_level_api() -> None:
+    assert motion_formats_ros.read is read and motion_formats_ros.write is write
+
+
+def test_codecs_declared_in_one_map_and_loadable() -> None:
+    for name, info in CODECS.items():
+        assert info.name == name
+        module = info.load()
+        assert callable(module.read)
+        if info.writable:
+            assert callable(module.write)
+        if info.shared:
+            assert callable(module.sniff)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("a.msgpack", "omf"), ("A.MSGPACK", "omf"), ("a.omf.json", "omf"), ("a.omf.yaml", "omf")],
+)
+def test_suffixes(tmp_path: Path, name: str, expected: str) -> None:
+    assert codec_for_path(tmp_path / name, for_write=True).name == expected
+
+
+def test_shared_suffix_defaults_to_omf_on_write(tmp_path: Path) -> None:
+    assert codec_for_path(tmp_path / "x.yaml", for_write=True).name == "omf"
+    assert codec_for_path(tmp_path / "x.json", for_write=True).name == "omf"
+
+
+def test_sniffing_shared_suffix_reads_content(tmp_path: Path) -> None:
+    f = make_file()
+    write(f, tmp_path / "a.yaml")
+    assert codec_for_path(tmp_path / "a.yaml").name == "omf"
+    # Key order is free: a sorted dump puts `format:` after the big sections.
+    doc = yaml.safe_load((tmp_path / "a.yaml").read_text())
+    (tmp_path / "sorted.yaml").write_text(yaml.safe_dump(doc, sort_keys=True))
+    assert read(tmp_path / "sorted.yaml").name == "walk"
+
+
+def test_yaml_of_another_kind_is_an_unknown_format(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text("robot: {name: x}\nformat: urdf\n")
+    with pytest.raises(
+        UnknownFormatError, match=r"config\.yaml: unknown format.*content matches none.*known formats: "
+    ):
+        read(tmp_path / "config.yaml")
+
+
+def test_unknown_suffix_lists_known_formats(tmp_path: Path) -> None:
+    (tmp_path / "walk.bvh").write_text("HIERARCHY")
+    with pytest.raises(UnknownFormatError, match=r"unknown suffix '\.bvh'\); known formats: .*omf"):
+        read(tmp_path / "walk.bvh")
+    with pytest.raises(UnknownFormatError, match="format 'bvh': unknown format"):
+        write(make_file(), tmp_path / "x.msgpack", format="bvh")
+
+
+def test_forced_format_overrides_suffix(tmp_path: Path) -> None:
+    write(make_file(), tmp_path / "log.dat", format="omf")  # msgpack by default
+    assert read(tmp_path / "log.dat", format="omf").name == "walk"
+    json_path = tmp_path / "log.txt"
+    write(make_file(), json_path, format="omf", encoding="json")
+    assert json.loads(json_path.read_text())["format"] == "omf"
+    assert read(json_path, format="omf").name == "walk"
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ReadError, match=r"nope\.msgpack: no such file"):
+        read(tmp_path / "nope.msgpack")

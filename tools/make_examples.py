@@ -1,0 +1,57 @@
+"""(Re)build the files in examples/ from motion_formats_ros.examples.
+
+    .venv/bin/python tools/make_examples.py [--check]
+
+--check compares the committed files with what the code generates (exit 1 on a difference).
+The walk is written as Choreonoid .seq when that codec is present, else as OMF.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from motion_formats_ros import CODECS, write
+from motion_formats_ros.examples import biped_urdf, biped_walk
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def walk_name() -> str:
+    return "walk.seq" if "seq" in CODECS else "walk.msgpack"
+
+
+def build(folder: Path) -> list[Path]:
+    urdf = folder / "biped.urdf"
+    urdf.write_text(biped_urdf())
+    walk = folder / walk_name()
+    write(biped_walk(), walk, overwrite=True)
+    return [urdf, walk]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    if not args.check:
+        for path in build(EXAMPLES):
+            print(f"wrote {path.relative_to(EXAMPLES.parent)}")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = build(Path(tmp))
+        stale = [
+            p.name
+            for p in fresh
+            if not (EXAMPLES / p.name).exists() or (EXAMPLES / p.name).read_bytes() != p.read_bytes()
+        ]
+    if stale:
+        print(f"examples out of date: {', '.join(stale)} (run tools/make_examples.py)", file=sys.stderr)
+        return 1
+    print("examples up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
