@@ -21,9 +21,11 @@ $(STAMP): setup.py setup.cfg package.xml
 	$(PY) -m pip install --quiet -e '.[test,plot]'
 	touch $(STAMP)
 
+LINT_PATHS := $(wildcard motion_formats_ros test bench tools launch examples/*.py)
+
 lint: venv
-	$(VENV)/bin/ruff check motion_formats_ros test bench examples tools launch
-	$(VENV)/bin/ruff format --check motion_formats_ros test bench examples tools launch
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+	$(VENV)/bin/ruff format --check $(LINT_PATHS)
 
 typecheck: venv
 	$(VENV)/bin/mypy motion_formats_ros

@@ -44,8 +44,10 @@ IMU_CHANNELS: dict[str, int] = {
     "linear_acceleration": 3,
     "linear_velocity": 3,
 }
-#: Per-segment interpolation kinds (keyframe formats).
-INTERPOLATIONS = ("linear", "step")
+#: Per-segment interpolation kinds (keyframe formats): ``step`` holds the segment's start
+#: value until its end, ``next`` jumps to its end value right after its start and holds it
+#: (``.mof`` rows without interpolation).
+INTERPOLATIONS = ("linear", "step", "next")
 
 
 def _shape(a: np.ndarray) -> str:

@@ -74,7 +74,8 @@ def locate(times: np.ndarray, query: np.ndarray, interpolation: Sequence[str] | 
     """Segment and fraction of every query time; held at both ends.
 
     ``interpolation`` gives a kind per segment; ``step`` segments get fraction 0 (the
-    segment's start value is held until the next sample time).
+    segment's start value is held until the next sample time); ``next`` segments get
+    fraction 1 after their start (the end value is reached at once and held).
     """
     t = np.asarray(times, dtype=np.float64)
     q = np.asarray(query, dtype=np.float64)
@@ -87,6 +88,9 @@ def locate(times: np.ndarray, query: np.ndarray, interpolation: Sequence[str] | 
         step = np.array([kind == "step" for kind in interpolation], dtype=bool)
         if step.any():
             fraction = np.where(step[index] & (fraction < 1.0), 0.0, fraction)
+        jump = np.array([kind == "next" for kind in interpolation], dtype=bool)
+        if jump.any():
+            fraction = np.where(jump[index] & (fraction > 0.0), 1.0, fraction)
     return Location(index.astype(np.intp), fraction)
 
 
