@@ -1,10 +1,22 @@
 """ament_python package that also installs with plain pip (no ROS needed for the core)."""
 
+import os
 from glob import glob
 
 from setuptools import find_packages, setup
 
 package_name = "motion_formats_ros"
+
+
+def config_files():
+    """config/** installed under share/<package>/config, keeping sub-folders."""
+    entries = []
+    for folder, _, files in sorted(os.walk("config")):
+        paths = sorted(os.path.join(folder, f) for f in files if not f.startswith("."))
+        if paths:
+            entries.append((os.path.join("share", package_name, folder), paths))
+    return entries
+
 
 setup(
     name=package_name,
@@ -14,8 +26,7 @@ setup(
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),
         ("share/" + package_name + "/launch", glob("launch/*.launch.py")),
-        ("share/" + package_name + "/config", glob("config/*.yaml")),
-        ("share/" + package_name + "/config/joint_maps", glob("config/joint_maps/*.yaml")),
+        *config_files(),
     ],
     package_data={package_name: ["py.typed"]},
     python_requires=">=3.10",
