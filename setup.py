@@ -38,7 +38,13 @@ setup(
     ],
     extras_require={
         "plot": ["matplotlib>=3.5"],
+        "bag": ["rosbags>=0.10", "mcap>=1.1", "tqdm>=4.60"],
+        "scene": ["pyjson5>=1.6"],
         "test": [
+            "rosbags==0.11.9",
+            "mcap==1.6.0",
+            "tqdm>=4.60",
+            "pyjson5==2.0.1",
             "pytest==9.2.0",
             "ruff==0.17.5",
             "mypy==2.4.1",
