@@ -16,8 +16,33 @@ CORPUS = SHARED / "corpus"
 
 # Any test process that starts DDS stays on this machine (see DEVELOPERS.md); the
 # Makefile sets the same, this covers pytest started by hand.
-os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 os.environ.setdefault("ROS_DOMAIN_ID", "77")
+
+
+def _guard_rclpy_init() -> None:
+    """Make every rclpy.init in the test process check DDS confinement first."""
+    try:
+        import rclpy
+    except ImportError:
+        return
+    if getattr(rclpy.init, "_mfr_guarded", False):
+        return
+    original = rclpy.init
+
+    def guarded_init(*args: object, **kwargs: object) -> None:
+        from rosutil import assert_confined
+
+        assert_confined(os.environ)
+        if "domain_id" not in kwargs:
+            raise AssertionError("tests must give rclpy.init a domain_id of their own")
+        original(*args, **kwargs)  # type: ignore[arg-type]
+
+    guarded_init._mfr_guarded = True  # type: ignore[attr-defined]
+    rclpy.init = guarded_init
+
+
+_guard_rclpy_init()
 
 
 @pytest.fixture

@@ -1,0 +1,152 @@
+"""Helpers for tests on a real ROS 2 middleware: confined environments, player processes, probes.
+
+Every DDS participant a test starts (in this process or a child) is confined to the
+loopback interface and gets its own domain id, so tests neither leak discovery traffic
+out of the machine nor hear each other.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CONFINED = {"ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}
+_domains = itertools.count(int(os.environ.get("MFR_TEST_DOMAIN_BASE", "40")))
+BIN = Path(sys.executable).parent
+
+
+def have_ros() -> bool:
+    try:
+        import rclpy  # noqa: F401
+        from tf2_msgs.msg import TFMessage  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+requires_ros = pytest.mark.skipif(not have_ros(), reason="ROS 2 runtime not in the venv (make ros)")
+
+
+def ros_env(log_dir: Path, domain: int) -> dict[str, str]:
+    """Environment for a child process that may start DDS."""
+    return {
+        **os.environ,
+        **CONFINED,
+        "ROS_DOMAIN_ID": str(domain),
+        "ROS_LOG_DIR": str(log_dir),
+        "RCUTILS_COLORIZED_OUTPUT": "0",
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+def assert_confined(env: dict[str, str] | os._Environ[str]) -> None:
+    """Fail unless ``env`` confines DDS discovery to this machine and names a domain."""
+    if env.get("ROS_AUTOMATIC_DISCOVERY_RANGE") != "LOCALHOST":
+        raise AssertionError("DDS would discover beyond this machine: ROS_AUTOMATIC_DISCOVERY_RANGE != LOCALHOST")
+    if not env.get("ROS_DOMAIN_ID"):
+        raise AssertionError("no ROS_DOMAIN_ID: the test would share the default domain")
+
+
+def clean_shm() -> None:
+    """Remove Fast DDS shared-memory segments that killed processes left behind."""
+    fastdds = shutil.which("fastdds", path=str(BIN))
+    if fastdds:
+        subprocess.run([fastdds, "shm", "clean"], capture_output=True, timeout=30, check=False)
+
+
+class Player:
+    """A motion_player child process."""
+
+    def __init__(self, proc: subprocess.Popen[str], log: Path) -> None:
+        self.proc = proc
+        self.log = log
+
+    def output(self) -> str:
+        return self.log.read_text() if self.log.exists() else ""
+
+    def wait(self, timeout: float = 30.0) -> int:
+        return self.proc.wait(timeout=timeout)
+
+
+class RosSession:
+    """A probe node in its own context and domain, and the players it talks to."""
+
+    def __init__(self, tmp: Path) -> None:
+        import rclpy
+        from rclpy.context import Context
+        from rclpy.executors import SingleThreadedExecutor
+
+        self.domain = next(_domains)
+        self.tmp = tmp
+        self.env = ros_env(tmp / "ros_log", self.domain)
+        assert_confined(self.env)
+        os.environ.update(CONFINED)
+        os.environ["ROS_LOG_DIR"] = str(tmp / "ros_log")
+        self.context = Context()
+        rclpy.init(context=self.context, domain_id=self.domain)
+        self.node = rclpy.create_node("probe", context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.players: list[Player] = []
+
+    def start_player(self, *params: str, remap: tuple[str, ...] = ()) -> Player:
+        args = [str(BIN / "motion_player"), "--ros-args"]
+        for p in params:
+            args += ["-p", p]
+        for r in remap:
+            args += ["-r", r]
+        log = self.tmp / f"player{len(self.players)}.log"
+        with open(log, "w") as out:
+            proc = subprocess.Popen(args, env=self.env, stdout=out, stderr=subprocess.STDOUT, text=True)
+        player = Player(proc, log)
+        self.players.append(player)
+        return player
+
+    def spin_until(self, condition: Callable[[], bool], timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if condition():
+                return True
+            self.executor.spin_once(timeout_sec=0.01)
+        return condition()
+
+    def spin_for(self, seconds: float) -> None:
+        self.spin_until(lambda: False, seconds)
+
+    def collect(self, msg_type: Any, topic: str, qos: Any = 100) -> list[Any]:
+        received: list[Any] = []
+        self.node.create_subscription(msg_type, topic, received.append, qos)
+        return received
+
+    def close(self) -> None:
+        for p in self.players:
+            if p.proc.poll() is None:
+                p.proc.terminate()
+                try:
+                    p.proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.proc.kill()
+                    p.proc.wait()
+        self.executor.shutdown()
+        self.node.destroy_node()
+        self.context.try_shutdown()
+        clean_shm()
+
+
+@contextmanager
+def ros_session(tmp: Path) -> Iterator[RosSession]:
+    session = RosSession(tmp)
+    try:
+        yield session
+    finally:
+        session.close()

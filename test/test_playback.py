@@ -1,0 +1,145 @@
+"""ROS-free playback logic: the player's clock, trajectory plans, limits, schedule, URDF limits."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from motion_formats_ros import Motion, ReadError
+from motion_formats_ros.examples import biped_urdf, biped_walk
+from motion_formats_ros.playback import (
+    FrameSampler,
+    JointLimit,
+    LimitViolationError,
+    PlaybackClock,
+    Schedule,
+    check_limits,
+    trajectory_plan,
+)
+from motion_formats_ros.urdf import joint_limits
+
+
+def test_clock_plays_once_and_clamps() -> None:
+    c = PlaybackClock(0.0, 2.0)
+    assert c.motion_time(0.5) == 0.5
+    assert c.motion_time(5.0) == 2.0
+    assert not c.finished(1.9) and c.finished(2.0)
+
+
+def test_clock_loops_a_segment_and_never_goes_back_in_played_time() -> None:
+    c = PlaybackClock(0.0, 3.0, loop=(1.0, 3.0))
+    assert c.motion_time(2.5) == 2.5
+    assert c.motion_time(3.5) == pytest.approx(1.5)  # 3.0 → back to 1.0
+    assert c.motion_time(5.5) == pytest.approx(1.5)
+    assert c.played(5.5) == 5.5 and not c.finished(100.0)
+
+
+def test_clock_pause_resume_seek_speed() -> None:
+    c = PlaybackClock(10.0, 20.0)
+    c.pause(1.0)
+    assert c.motion_time(5.0) == 11.0
+    c.resume(5.0)
+    assert c.motion_time(6.0) == 12.0
+    c.set_speed(2.0, 6.0)
+    assert c.motion_time(7.0) == 14.0
+    c.seek(18.0, 7.0)
+    assert c.motion_time(7.5) == 19.0
+    c.seek(99.0, 8.0)
+    assert c.motion_time(8.0) == 20.0
+    c.restart(9.0)
+    assert c.motion_time(9.0) == 10.0
+    with pytest.raises(ValueError, match="positive"):
+        c.set_speed(0.0, 9.0)
+
+
+def test_clock_rejects_bad_ranges() -> None:
+    with pytest.raises(ValueError, match="before start"):
+        PlaybackClock(2.0, 1.0)
+    with pytest.raises(ValueError, match="not inside"):
+        PlaybackClock(0.0, 1.0, loop=(0.5, 2.0))
+
+
+def test_sampler_matches_motion_sample() -> None:
+    m = biped_walk(rate=50.0, cycles=1).motion
+    s = FrameSampler(m)
+    for t in (0.0, 0.013, 0.5, 1.19, 5.0):
+        frame = s.frame(t)
+        ref = m.sample([t])
+        assert ref.position is not None and ref.root_orientation is not None
+        np.testing.assert_array_equal(frame["position"], ref.position[0])
+        np.testing.assert_array_equal(frame["root_orientation"], ref.root_orientation[0])
+
+
+def test_trajectory_plan_dense_motion() -> None:
+    m = Motion(times=[0.0, 0.1, 0.2], joint_names=("a",), position=[[0.0], [1.0], [2.0]])
+    plan = trajectory_plan(m, approach_time=1.0, derive=True)
+    np.testing.assert_allclose(plan.time_from_start, [1.0, 1.1, 1.2])
+    assert plan.velocities is not None and plan.accelerations is not None
+    assert plan.velocities[0, 0] == 0.0 and plan.velocities[1, 0] == pytest.approx(10.0)
+    assert plan.velocities[-1, 0] == 0.0 and plan.accelerations[-1, 0] == 0.0
+    fast = trajectory_plan(m, approach_time=0.0, speed=2.0)
+    np.testing.assert_allclose(fast.time_from_start, [0.001, 0.051, 0.101])
+    assert fast.velocities is None
+
+
+def test_trajectory_plan_keyframes_hold_before_steps() -> None:
+    m = Motion(
+        times=[0.0, 1.0, 2.0], joint_names=("a",), position=[[0.0], [1.0], [5.0]], interpolation=("step", "linear")
+    )
+    plan = trajectory_plan(m, approach_time=0.5)
+    np.testing.assert_allclose(plan.time_from_start, [0.5, 1.499, 1.5, 2.5])
+    np.testing.assert_array_equal(plan.positions[:, 0], [0.0, 0.0, 1.0, 5.0])
+
+
+def test_trajectory_chunks_cover_all_points_in_order() -> None:
+    m = biped_walk(rate=100.0, cycles=5, period=1.2).motion  # 6 s
+    plan = trajectory_plan(m, approach_time=1.0, chunk_duration=2.0)
+    assert len(plan.chunks) == 4
+    assert plan.chunks[0][0] == 0 and plan.chunks[-1][1] == m.num_frames
+    assert all(a[1] == b[0] for a, b in zip(plan.chunks, plan.chunks[1:]))
+
+
+def test_trajectory_refuses_multi_dof() -> None:
+    m = Motion(times=[0, 1], joint_names=("hip",), joint_dims=(3,), position=np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="multi-DOF"):
+        trajectory_plan(m)
+
+
+def test_limits_name_joint_time_and_value() -> None:
+    m = Motion(times=[0.0, 0.5, 1.0], joint_names=("a", "b"), position=[[0, 0], [0.2, 1.5], [0.4, 0.1]])
+    check_limits(m, {"a": JointLimit(-1, 1, 10.0)})
+    with pytest.raises(LimitViolationError, match=r"joint 'b' above its upper limit 1 at t = 0\.5 s \(value 1\.5\)"):
+        check_limits(m, {"b": JointLimit(-1, 1)})
+    with pytest.raises(LimitViolationError, match=r"joint 'b' below its lower limit 0\.2 at t = 0 s"):
+        check_limits(m, {"b": JointLimit(0.2, 2)})
+    with pytest.raises(LimitViolationError, match=r"joint 'b' faster than its velocity limit 2 rad/s"):
+        check_limits(m, {"b": JointLimit(velocity=2.0)})
+    check_limits(m, {"a": JointLimit(velocity=0.5)})
+    with pytest.raises(LimitViolationError, match="at playback rate 2"):
+        check_limits(m, {"a": JointLimit(velocity=0.5)}, speed=2.0)
+
+
+def test_urdf_limits() -> None:
+    limits = joint_limits(biped_urdf())
+    assert limits["left_knee"] == JointLimit(0.0, 2.2, 6.0)
+    urdf = """<robot name="r"><joint name="c" type="continuous"><limit velocity="3" effort="1"/></joint>
+    <joint name="f" type="fixed"/><joint name="p" type="prismatic"><limit upper="0.2" velocity="1"/></joint></robot>"""
+    limits = joint_limits(urdf)
+    assert limits == {"c": JointLimit(velocity=3.0), "p": JointLimit(0.0, 0.2, 1.0)}
+    with pytest.raises(ReadError, match=r"r\.urdf:1: invalid URDF XML"):
+        joint_limits("<robot", "r.urdf")
+    with pytest.raises(ReadError, match="expected <robot>"):
+        joint_limits("<sdf/>", "x")
+
+
+def test_schedule_does_not_drift_after_a_late_tick() -> None:
+    s = Schedule(200.0)
+    first = s.wait()
+    time.sleep(0.0125)  # a late wake-up: 2.5 periods
+    late = s.wait()
+    assert (late - first) % s.period_ns == 0  # still on the grid
+    assert s.skipped >= 1
+    ticks = [s.wait() for _ in range(20)]
+    assert all(b - a == s.period_ns for a, b in zip(ticks, ticks[1:]))

@@ -1,0 +1,185 @@
+"""The player node as its own process on a real ROS 2 middleware, checked by a probe node."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rosutil import requires_ros, ros_session
+
+from motion_formats_ros import Motion, MotionFile, write
+from motion_formats_ros.examples import biped_urdf, biped_walk
+
+pytestmark = [requires_ros, pytest.mark.ros]
+
+
+def _stamp(msg_stamp) -> float:  # type: ignore[no-untyped-def]
+    return msg_stamp.sec + msg_stamp.nanosec * 1e-9
+
+
+def _relative(stamps) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Seconds since the first stamp, computed in integer nanoseconds (no float rounding)."""
+    ns = np.array([s.sec * 1_000_000_000 + s.nanosec for s in stamps], dtype=np.int64)
+    return (ns - ns[0]) / 1e9
+
+
+@pytest.fixture
+def walk(tmp_path: Path) -> tuple[Path, Motion]:
+    f = biped_walk(rate=100.0, cycles=1, period=1.0)
+    path = tmp_path / "walk.msgpack"
+    write(f, path)
+    return path, f.motion
+
+
+def test_trajectory_stream_and_tf_match_the_file(tmp_path: Path, walk: tuple[Path, Motion]) -> None:
+    from sensor_msgs.msg import JointState
+    from tf2_msgs.msg import TFMessage
+    from trajectory_msgs.msg import JointTrajectory
+
+    path, motion = walk
+    with ros_session(tmp_path) as ros:
+        trajectories = ros.collect(JointTrajectory, "/arm_controller/joint_trajectory", 10)
+        states = ros.collect(JointState, "/joint_states", 1000)
+        tfs = ros.collect(TFMessage, "/tf", 1000)
+        player = ros.start_player(
+            f"file:={path}",
+            "approach_time:=0.5",
+            "wait_for_subscribers:=10.0",
+            remap=("joint_trajectory:=/arm_controller/joint_trajectory",),
+        )
+        assert ros.spin_until(lambda: player.proc.poll() is not None, 30), player.output()
+        ros.spin_for(0.2)
+        assert player.proc.returncode == 0, player.output()
+
+    assert len(trajectories) == 1
+    traj = trajectories[0]
+    assert tuple(traj.joint_names) == motion.joint_names
+    assert _stamp(traj.header.stamp) == 0.0  # start on receipt
+    tfs_ = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in traj.points])
+    np.testing.assert_allclose(tfs_, motion.times + 0.5, atol=1e-9)
+    assert motion.position is not None
+    np.testing.assert_array_equal(np.array([p.positions for p in traj.points]), motion.position)
+    np.testing.assert_array_equal(traj.points[-1].velocities, np.zeros(12))
+
+    # The stream covers the motion at its rate (100 Hz) with drift-free stamps.
+    assert abs(len(states) - 101) <= 2, len(states)
+    rel = _relative([s.header.stamp for s in states])
+    np.testing.assert_allclose(np.diff(rel), 0.01, atol=1e-9)
+    got = np.array([s.position for s in states])
+    expected = motion.sample(motion.times[0] + rel).position
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+
+    # TF gives the root pose at the same instants.
+    roots = [t for m in tfs for t in m.transforms if t.child_frame_id == "base_link"]
+    assert len(roots) == len(states)
+    assert roots[0].header.frame_id == "world"
+    assert motion.root_position is not None
+    xyz = np.array([[t.transform.translation.x, t.transform.translation.y, t.transform.translation.z] for t in roots])
+    np.testing.assert_allclose(xyz, motion.sample(motion.times[0] + rel).root_position, atol=1e-9)
+
+
+def test_static_root_reaches_a_late_subscriber(tmp_path: Path) -> None:
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from tf2_msgs.msg import TFMessage
+
+    m = Motion(
+        times=np.arange(300) / 100,
+        joint_names=("j",),
+        position=np.zeros((300, 1)),
+        root_position=np.tile([1.0, 2.0, 3.0], (300, 1)),
+        root_orientation=np.tile([0, 0, 0, 1.0], (300, 1)),
+    )
+    path = tmp_path / "arm.msgpack"
+    write(MotionFile.single(m), path)
+    with ros_session(tmp_path) as ros:
+        ros.start_player(f"file:={path}", "mode:=stream", "root_frame:=arm_base", "frame_prefix:=r1/")
+        ros.spin_for(1.5)  # the player has published /tf_static before we subscribe
+        qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+        static = ros.collect(TFMessage, "/tf_static", qos)
+        assert ros.spin_until(lambda: bool(static), 10)
+    t = static[0].transforms[0]
+    assert (t.header.frame_id, t.child_frame_id) == ("world", "r1/arm_base")
+    assert (t.transform.translation.x, t.transform.translation.y, t.transform.translation.z) == (1.0, 2.0, 3.0)
+
+
+def _positions_over(ros, states, seconds: float):  # type: ignore[no-untyped-def]
+    start = len(states)
+    ros.spin_for(seconds)
+    return np.array([s.position[0] for s in states[start:]])
+
+
+def test_loop_pause_seek_and_rate(tmp_path: Path) -> None:
+    from rclpy.parameter import Parameter
+    from sensor_msgs.msg import JointState
+    from std_srvs.srv import Trigger
+
+    # A ramp: the position is the motion time, so what is played is easy to read.
+    m = Motion(times=np.arange(101) / 100, joint_names=("ramp",), position=(np.arange(101) / 100)[:, None])
+    path = tmp_path / "ramp.msgpack"
+    write(MotionFile.single(m), path)
+    with ros_session(tmp_path) as ros:
+        states = ros.collect(JointState, "/joint_states", 1000)
+        player = ros.start_player(f"file:={path}", "mode:=stream", "loop:=true")
+        assert ros.spin_until(lambda: len(states) > 10, 15), player.output()
+        looped = _positions_over(ros, states, 1.5)
+        assert np.any(np.diff(looped) < -0.5)  # wrapped around
+        stamps = np.array([_stamp(s.header.stamp) for s in states])
+        assert np.all(np.diff(stamps) > 0)  # stamps never go backwards when looping
+
+        pause = ros.node.create_client(Trigger, "/motion_player/pause")
+        resume = ros.node.create_client(Trigger, "/motion_player/resume")
+        assert pause.wait_for_service(timeout_sec=5)
+        future = pause.call_async(Trigger.Request())
+        assert ros.spin_until(future.done, 5) and future.result().success
+        held = _positions_over(ros, states, 0.5)
+        assert held.size > 20 and np.ptp(held) == 0.0
+
+        # Seek while paused: the held value jumps to the new time.
+        from rcl_interfaces.srv import SetParameters
+
+        setp = ros.node.create_client(SetParameters, "/motion_player/set_parameters")
+        assert setp.wait_for_service(timeout_sec=5)
+        future = setp.call_async(SetParameters.Request(parameters=[Parameter("seek", value=0.25).to_parameter_msg()]))
+        assert ros.spin_until(future.done, 5) and future.result().results[0].successful
+        held = _positions_over(ros, states, 0.3)
+        assert held[-1] == pytest.approx(0.25)
+
+        future = setp.call_async(SetParameters.Request(parameters=[Parameter("rate", value=2.0).to_parameter_msg()]))
+        assert ros.spin_until(future.done, 5) and future.result().results[0].successful
+        future = resume.call_async(Trigger.Request())
+        assert ros.spin_until(future.done, 5)
+        fast = _positions_over(ros, states, 0.2)
+        steps = np.diff(fast)
+        steps = steps[steps > 0]
+        assert np.median(steps) == pytest.approx(0.02, rel=0.05)  # 2x speed at 100 Hz
+
+
+def test_limit_violation_is_refused(tmp_path: Path, walk: tuple[Path, Motion]) -> None:
+    path, _ = walk
+    urdf = biped_urdf().replace('name="left_knee" type="revolute"', 'name="left_knee" type="revolute"')
+    urdf = urdf.replace('lower="0" upper="2.2"', 'lower="0" upper="0.9"', 1)
+    (tmp_path / "tight.urdf").write_text(urdf)
+    with ros_session(tmp_path) as ros:
+        player = ros.start_player(f"file:={path}", f"urdf_file:={tmp_path / 'tight.urdf'}")
+        code = player.wait(30)
+        assert code == 1
+        assert "refusing to play: joint 'left_knee' above its upper limit 0.9 at t = " in player.output()
+        ok = ros.start_player(
+            f"file:={path}",
+            f"urdf_file:={tmp_path / 'tight.urdf'}",
+            "ignore_limits:=true",
+            "mode:=stream",
+            "end_time:=0.1",
+        )
+        assert ok.wait(30) == 0, ok.output()
+        assert "playing beyond the limits" in ok.output()
+
+
+def test_bad_file_exits_nonzero_with_the_codec_message(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("format: omf\nversion: 1\nbasic: [oops\n")
+    with ros_session(tmp_path) as ros:
+        player = ros.start_player(f"file:={bad}")
+        assert player.wait(30) == 1
+        assert f"{bad}:4: invalid YAML" in player.output()
