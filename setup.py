@@ -63,6 +63,7 @@ setup(
     entry_points={
         "console_scripts": [
             "motion-formats = motion_formats_ros.cli.main:entry",
+            "motion_player = motion_formats_ros.ros.player:entry",
         ],
     },
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import numpy as np
@@ -98,7 +99,7 @@ def test_trajectory_chunks_cover_all_points_in_order() -> None:
     plan = trajectory_plan(m, approach_time=1.0, chunk_duration=2.0)
     assert len(plan.chunks) == 4
     assert plan.chunks[0][0] == 0 and plan.chunks[-1][1] == m.num_frames
-    assert all(a[1] == b[0] for a, b in zip(plan.chunks, plan.chunks[1:]))
+    assert all(a[1] == b[0] for a, b in zip(plan.chunks, plan.chunks[1:], strict=False))
 
 
 def test_trajectory_refuses_multi_dof() -> None:
@@ -142,4 +143,4 @@ def test_schedule_does_not_drift_after_a_late_tick() -> None:
     assert (late - first) % s.period_ns == 0  # still on the grid
     assert s.skipped >= 1
     ticks = [s.wait() for _ in range(20)]
-    assert all(b - a == s.period_ns for a, b in zip(ticks, ticks[1:]))
+    assert all(b - a == s.period_ns for a, b in itertools.pairwise(ticks))
