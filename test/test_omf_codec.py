@@ -300,3 +300,9 @@ def test_invalid_json_reports_line(tmp_path: Path) -> None:
     (tmp_path / "b.json").write_text('{\n"format": "omf",\n"version": 1,,\n}')
     with pytest.raises(ReadError, match=r"b\.json:3: invalid JSON"):
         read(tmp_path / "b.json")
+
+
+def test_jump_at_segment_start_is_reported_too(tmp_path: Path) -> None:
+    m = Motion(times=[0, 1, 2], joint_names=("a",), position=[[0], [1], [2]], interpolation=("next", "linear"))
+    with pytest.warns(UserWarning, match=r"next interpolation between keyframes"):
+        write(MotionFile.single(m), tmp_path / "n.json")

@@ -583,8 +583,9 @@ def _section(
         dropped.append("joint masks " + ", ".join(repr(k) for k in m.joint_masks))
     if m.series:
         dropped.append("series " + ", ".join(repr(k) for k in m.series))
-    if m.interpolation is not None and "step" in m.interpolation:
-        dropped.append("step interpolation between keyframes (resample first to keep it)")
+    if m.interpolation is not None and set(m.interpolation) - {"linear"}:
+        kinds = "/".join(sorted(set(m.interpolation) - {"linear"}))
+        dropped.append(f"{kinds} interpolation between keyframes (resample first to keep it)")
     if m.loop is not None:
         dropped.append(f"loop {m.loop[0]:g}-{m.loop[1]:g} s")
     if dropped:
