@@ -183,3 +183,64 @@ def test_bad_file_exits_nonzero_with_the_codec_message(tmp_path: Path) -> None:
         player = ros.start_player(f"file:={bad}")
         assert player.wait(30) == 1
         assert f"{bad}:4: invalid YAML" in player.output()
+
+
+def test_use_sim_time_follows_clock(tmp_path: Path) -> None:
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import JointState
+
+    m = Motion(times=np.arange(201) / 100, joint_names=("ramp",), position=(np.arange(201) / 100)[:, None])
+    path = tmp_path / "ramp.msgpack"
+    write(MotionFile.single(m), path)
+    with ros_session(tmp_path) as ros:
+        states = ros.collect(JointState, "/joint_states", 1000)
+        clock_pub = ros.node.create_publisher(Clock, "/clock", 10)
+        player = ros.start_player(f"file:={path}", "mode:=stream", "use_sim_time:=true")
+        sim_ns = 100 * 10**9
+
+        def tick(steps: int) -> None:
+            nonlocal sim_ns
+            for _ in range(steps):
+                sim_ns += 10_000_000  # 10 ms of simulated time per 2 ms of wall time: 5x
+                clock_pub.publish(Clock(clock=_time(sim_ns)))
+                ros.spin_for(0.002)
+
+        assert ros.spin_until(lambda: clock_pub.get_subscription_count() > 0, 10), player.output()
+        tick(60)
+        assert ros.spin_until(lambda: len(states) > 20, 10), player.output()
+        frozen = len(states)
+        ros.spin_for(0.3)  # the clock stands still: so does playback
+        assert len(states) - frozen <= 1
+        tick(60)
+        ros.spin_for(0.2)
+    stamps = np.array([s.header.stamp.sec * 10**9 + s.header.stamp.nanosec for s in states], dtype=np.int64)
+    assert stamps[0] >= 100 * 10**9 and stamps[-1] <= sim_ns  # stamps are simulated time
+    assert np.all(np.diff(stamps) > 0)
+    played = np.array([s.position[0] for s in states])
+    np.testing.assert_allclose(played, (stamps - stamps[0]) / 1e9, atol=1e-9)  # ramp value = sim time played
+    assert played[-1] > 0.9  # ~1.2 s of sim time passed in ~0.25 s of wall time
+
+
+def _time(ns: int):  # type: ignore[no-untyped-def]
+    from builtin_interfaces.msg import Time
+
+    return Time(sec=ns // 10**9, nanosec=ns % 10**9)
+
+
+def test_publish_clock_drives_clock_from_the_motion(tmp_path: Path) -> None:
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import JointState
+
+    m = Motion(times=np.arange(51) / 50, joint_names=("a",), position=np.zeros((51, 1)))
+    path = tmp_path / "m.msgpack"
+    write(MotionFile.single(m), path)
+    with ros_session(tmp_path) as ros:
+        clocks = ros.collect(Clock, "/clock", 1000)
+        states = ros.collect(JointState, "/joint_states", 1000)
+        player = ros.start_player(f"file:={path}", "mode:=stream", "publish_clock:=true", "rate:=2.0")
+        assert ros.spin_until(lambda: player.proc.poll() is not None, 20), player.output()
+        ros.spin_for(0.2)
+    values = np.array([c.clock.sec + c.clock.nanosec * 1e-9 for c in clocks])
+    assert len(values) == len(states) >= 20
+    assert values[0] == 0.0 and np.all(np.diff(values) > 0)
+    np.testing.assert_allclose(np.diff(values), 0.04, atol=1e-9)  # 50 Hz stream at 2x: 40 ms of motion per tick

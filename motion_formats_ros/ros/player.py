@@ -16,7 +16,7 @@ import math
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -217,7 +217,8 @@ class MotionPlayer(Node):
         return None
 
     def _start_threads(self) -> None:
-        self._elapsed_origin = time.monotonic_ns()
+        self.sim_time = bool(self._param("use_sim_time"))
+        self._elapsed_origin = self._now()
         self._stamp_origin = self.get_clock().now().nanoseconds
         self._spawn(self._start_when_subscribed, "start")
 
@@ -239,8 +240,13 @@ class MotionPlayer(Node):
                 break
             if self._stop.wait(0.02):
                 return
+        if self.sim_time:
+            # Wait for /clock: playback follows simulated time from its first value on.
+            while self.get_clock().now().nanoseconds == 0:
+                if self._stop.wait(0.01):
+                    return
         with self._lock:
-            self._elapsed_origin = time.monotonic_ns()
+            self._elapsed_origin = self._now()
             self._stamp_origin = self.get_clock().now().nanoseconds
         workers = []
         if self.mode in ("both", "stream"):
@@ -272,24 +278,45 @@ class MotionPlayer(Node):
             self.done.set()
 
     # ----------------------------------------------------------------- time
-    def _elapsed(self, mono_ns: int | None = None) -> float:
-        now = time.monotonic_ns() if mono_ns is None else mono_ns
+    def _now(self) -> int:
+        """Now in the playback time base: the ROS clock with use_sim_time, else monotonic."""
+        return int(self.get_clock().now().nanoseconds) if self.sim_time else time.monotonic_ns()
+
+    def _elapsed(self, now_ns: int | None = None) -> float:
+        now = self._now() if now_ns is None else now_ns
         return (now - self._elapsed_origin) / 1e9
 
-    def _stamp(self, mono_ns: int) -> int:
-        """ROS stamp for a monotonic instant (wall playback) or the ROS clock (sim time)."""
-        if self._param("use_sim_time"):
-            return int(self.get_clock().now().nanoseconds)
-        return self._stamp_origin + (mono_ns - self._elapsed_origin)
+    def _stamp(self, tick_ns: int) -> int:
+        """The ROS stamp of a tick (sim time: the tick is ROS time already)."""
+        if self.sim_time:
+            return tick_ns
+        return self._stamp_origin + (tick_ns - self._elapsed_origin)
+
+    def _ticks(self) -> Iterator[int]:
+        """Tick times (playback time base) at stream_rate, drift-free in either time base."""
+        if not self.sim_time:
+            schedule = Schedule(self.stream_rate, start_ns=self._elapsed_origin)
+            self._schedule = schedule
+            while not self._stop.is_set():
+                yield schedule.wait()
+            return
+        clock = self.get_clock()
+        period = round(1e9 / self.stream_rate)
+        k = 0
+        while not self._stop.is_set():
+            target = self._elapsed_origin + k * period
+            while clock.now().nanoseconds < target:  # /clock may advance in any steps
+                if self._stop.wait(0.0005):
+                    return
+            k = max(k + 1, (clock.now().nanoseconds - self._elapsed_origin) // period + 1)
+            yield target
 
     # ----------------------------------------------------------------- stream
     def _stream_loop(self) -> None:
-        schedule = Schedule(self.stream_rate, start_ns=self._elapsed_origin)
         m = self.motion
         names = m.joint_names
         end_reported = False
-        while not self._stop.is_set():
-            tick = schedule.wait()
+        for tick in self._ticks():
             with self._lock:
                 elapsed = self._elapsed(tick)
                 t = self.clock_state.motion_time(elapsed)
@@ -333,7 +360,8 @@ class MotionPlayer(Node):
                 self.clock_pub.publish(Clock(clock=adapters.time_msg(round(played * 1e9))))
             if finished and not end_reported:
                 end_reported = True
-                self.get_logger().info(f"played to {t - float(m.times[0]):.3f} s; {schedule.skipped} ticks skipped")
+                skipped = self._schedule.skipped if not self.sim_time else 0
+                self.get_logger().info(f"played to {t - float(m.times[0]):.3f} s; {skipped} ticks skipped")
                 self._finished("stream")
                 if self._param("exit_on_end"):
                     return
