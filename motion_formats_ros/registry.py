@@ -64,6 +64,25 @@ CODECS: dict[str, CodecInfo] = {
         shared=(".yaml", ".yml", ".json"),
         description="Otter Motion Format (msgpack, YAML or JSON)",
     ),
+    "seq": CodecInfo(
+        name="seq",
+        module="motion_formats_ros.codecs.seq",
+        suffixes=(".seq",),
+        shared=(".yaml", ".yml"),
+        description="Choreonoid Standard Body Motion, format versions 1-4 (YAML)",
+    ),
+    "mof": CodecInfo(
+        name="mof",
+        module="motion_formats_ros.codecs.mof",
+        suffixes=(".mof",),
+        description="B-Human / GermanTeam motion net (NAO keyframes)",
+    ),
+    "mtn": CodecInfo(
+        name="mtn",
+        module="motion_formats_ros.codecs.mtn",
+        suffixes=(".mtn",),
+        description="Sony AIBO motion (OMTN binary keyframes)",
+    ),
 }
 
 

@@ -40,6 +40,8 @@ def test_demo_runs(tmp_path: Path) -> None:
         [sys.executable, str(ROOT / "tools" / "demo.py")], capture_output=True, text=True, timeout=300
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "group target: 241 frames, 2.4 s, rate 100 Hz" in proc.stdout
+    assert "group target: 241 frames, 2.4 s, rate 100 Hz" in proc.stdout  # info of the walk
+    if "JointTrajectory:" in proc.stdout:  # played into ROS 2 and received by the probe
+        assert "JointTrajectory:  241 points x 12 joints" in proc.stdout
     rows = [line.split() for line in proc.stdout.splitlines() if line.startswith("omf ")]
     assert len(rows) == 3 and all(float(r[3]) == 0.0 for r in rows)  # OMF is lossless

@@ -79,10 +79,11 @@ def main() -> int:
         error = _max_error(reference, back)
         print(f"{fmt:<7} {name:<16} {target.stat().st_size:>9} {error:>16.3g}  {note}")
         previous = target
-    print(f"\n$ motion-formats info {previous.relative_to(ROOT)}")
+    shown = OUT / "walk.seq" if (OUT / "walk.seq").exists() else previous
+    naming = ["--joint-names", ",".join(reference.joint_names)] if shown.suffix == ".seq" else []
+    print(f"\n$ motion-formats info {shown.relative_to(ROOT)} {' '.join(naming)}"[:160])
     sys.stdout.flush()
-    naming = ["--joint-names", ",".join(reference.joint_names)] if previous.suffix == ".seq" else []
-    code = subprocess.run([str(CLI), "info", str(previous), *naming]).returncode
+    code = subprocess.run([str(CLI), "info", str(shown), *naming]).returncode
     if code != 0:
         return code
     walk = OUT / ("walk.seq" if "seq" in CODECS else "walk.msgpack")

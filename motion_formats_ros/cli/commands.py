@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,24 @@ def cmd_formats(args: argparse.Namespace) -> int:
         mode = "read/write" if row["writable"] else "read"
         print(f"{row['name']:<8} {mode:<10} {' '.join(row['suffixes']):<40} {row['description']}")
     return 0
+
+
+def read_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Codec read options given on the command line (only those given)."""
+    names = ("joint_names", "joint_map", "body")
+    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+
+
+def write_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Codec write options given on the command line (only those given)."""
+    opts: dict[str, Any] = {}
+    if getattr(args, "seq_version", None) is not None:
+        opts["version"] = args.seq_version
+    if getattr(args, "lossless", False):
+        opts["lossless"] = True
+    if getattr(args, "se3_format", None) is not None:
+        opts["se3_format"] = args.se3_format
+    return opts
 
 
 # ------------------------------------------------------------------------- info
@@ -74,12 +93,24 @@ def summarize_motion(m: Motion) -> dict[str, Any]:
         "duration": m.duration,
         "rate": m.rate,
         "keyframed": m.is_keyframed,
+        "keyframes": m.num_frames if m.is_keyframed else None,
+        "interpolation": dict(Counter(m.interpolation)) if m.interpolation else None,
         "loop": list(m.loop) if m.loop else None,
-        "joints": [{"name": n, "dims": d} for n, d in zip(m.joint_names, m.joint_dims, strict=True)],
+        "joint_map": m.extras.get("joint_map") if isinstance(m.extras.get("joint_map"), str) else None,
+        "joints": [_joint_entry(m, n, d) for n, d in zip(m.joint_names, m.joint_dims, strict=True)],
         "links": list(m.link_names),
         "imus": list(m.imu_names),
         "channels": channels,
     }
+
+
+def _joint_entry(m: Motion, name: str, dims: int) -> dict[str, Any]:
+    """A joint's name and dims, plus its column / locator in the file when a joint map named it."""
+    entry: dict[str, Any] = {"name": name, "dims": dims}
+    sources = m.extras.get("joint_sources")
+    if isinstance(sources, dict) and isinstance(sources.get(name), str) and sources[name] != name:
+        entry["source"] = sources[name]
+    return entry
 
 
 def _fmt(value: float | None) -> str:
@@ -87,7 +118,7 @@ def _fmt(value: float | None) -> str:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    motion_file = read(args.file, format=args.from_format)
+    motion_file = read(args.file, format=args.from_format, **read_options(args))
     info = summarize(motion_file)
     if args.json:
         print(json.dumps(info, indent=2))
@@ -103,11 +134,18 @@ def cmd_info(args: argparse.Namespace) -> int:
             f"group {name}: {g['frames']} frames, {g['duration']:.6g} s, rate {rate}"
             + (f", starts at {g['start']:.9g} s" if g["start"] else "")
         )
+        if g["keyframes"] is not None:
+            kinds = ", ".join(f"{k} {v}" for k, v in (g["interpolation"] or {}).items())
+            print(f"  keyframes: {g['keyframes']}" + (f" (segments: {kinds})" if kinds else ""))
         if g["loop"]:
             print(f"  loop: {g['loop'][0]:.6g} s to {g['loop'][1]:.6g} s")
         if g["joints"]:
-            names = ", ".join(j["name"] + (f"[{j['dims']}]" if j["dims"] > 1 else "") for j in g["joints"])
-            print(f"  joints ({len(g['joints'])}): {names}")
+            names = ", ".join(
+                j["name"] + (f"[{j['dims']}]" if j["dims"] > 1 else "") + (f" ({j['source']})" if "source" in j else "")
+                for j in g["joints"]
+            )
+            mapped = f", joint map {g['joint_map']}" if g["joint_map"] else ""
+            print(f"  joints ({len(g['joints'])}{mapped}): {names}")
         if g["links"]:
             print(f"  links ({len(g['links'])}): {', '.join(g['links'])}")
         if g["imus"]:
@@ -132,7 +170,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from .._io import check_writable
 
     check_writable(args.output, args.overwrite)
-    motion_file = read(args.input, format=args.from_format)
+    motion_file = read(args.input, format=args.from_format, **read_options(args))
     motion_file = convert.transform(
         motion_file,
         group=args.group,
@@ -142,7 +180,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         rate=args.rate,
         method=args.resample,
     )
-    write(motion_file, args.output, format=fmt, overwrite=args.overwrite)
+    write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **write_options(args))
     frames = sum(m.num_frames for m in motion_file.groups.values())
     print(f"wrote {args.output} ({fmt}, {len(motion_file.groups)} group(s), {frames} frames)")
     return 0

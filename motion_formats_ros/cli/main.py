@@ -27,6 +27,20 @@ def _csv(text: str) -> list[str]:
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
+def _add_read_options(p: argparse.ArgumentParser) -> None:
+    """Naming options for formats without joint names (Choreonoid .seq)."""
+    p.add_argument("--joint-names", type=_csv, help="joint names in the file's joint order (a,b,c)")
+    p.add_argument("--joint-map", type=Path, help="joint map file (YAML) naming the file's joints")
+    p.add_argument("--body", type=Path, help="Choreonoid .body model file for joint and link names")
+
+
+def _add_write_options(p: argparse.ArgumentParser) -> None:
+    """Output options of the Choreonoid .seq writer."""
+    p.add_argument("--seq-version", type=int, choices=[2, 4], help=".seq format version to write (default 2)")
+    p.add_argument("--lossless", action="store_true", help=".seq: shortest exact values instead of %%.9g")
+    p.add_argument("--se3-format", choices=["XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY"], help=".seq pose layout")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and documentation)."""
     parser = argparse.ArgumentParser(
@@ -43,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path)
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_read_options(p)
 
     p = sub.add_parser("convert", help="convert between formats (format from the suffix)")
     p.add_argument("input", type=Path)
@@ -61,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--start", type=float, help="drop frames before this time (s)")
     p.add_argument("--end", type=float, help="drop frames after this time (s)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    _add_read_options(p)
+    _add_write_options(p)
 
     p = sub.add_parser("plot", help="plot joint curves and root pose to an image")
     p.add_argument("file", type=Path)
@@ -83,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = warnings.showwarning
     warnings.showwarning = _show_warning
     try:
-        handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
+        handler = getattr(args, "handler", None) or getattr(commands, f"cmd_{args.command.replace('-', '_')}")
         result: int = handler(args)
         return result
     except MotionFormatError as exc:

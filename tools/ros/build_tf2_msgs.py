@@ -31,8 +31,14 @@ def already_built(python: Path) -> bool:
 def fix_exports(venv: Path, python: Path) -> int:
     """Point the wheels' CMake exports at this interpreter's headers; returns files changed."""
     out = subprocess.run(
-        [str(python), "-c", "import sysconfig, numpy; print(sysconfig.get_paths()['include']); print(numpy.get_include())"],
-        capture_output=True, text=True, check=True,
+        [
+            str(python),
+            "-c",
+            "import sysconfig, numpy; print(sysconfig.get_paths()['include']); print(numpy.get_include())",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split("\n")
     py_include, np_include = out[0], out[1]
     pattern = re.compile(r'INTERFACE_INCLUDE_DIRECTORIES "[^"]*"')
@@ -40,7 +46,9 @@ def fix_exports(venv: Path, python: Path) -> int:
     changed = 0
     for export in venv.glob("share/*/cmake/*__rosidl_generator_pyExport.cmake"):
         text = export.read_text()
-        new = pattern.sub(lambda m: replacement if "python" in m.group(0) or "numpy" in m.group(0) else m.group(0), text)
+        new = pattern.sub(
+            lambda m: replacement if "python" in m.group(0) or "numpy" in m.group(0) else m.group(0), text
+        )
         if new != text:
             export.write_text(new)
             changed += 1
@@ -55,16 +63,26 @@ def main() -> int:
         return 0
     cmake = shutil.which("cmake") or str(venv / "bin" / "cmake")
     fix_exports(venv, python)
-    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
-           "AMENT_PREFIX_PATH": str(venv), "CMAKE_PREFIX_PATH": str(venv)}
+    env = {
+        **os.environ,
+        "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+        "AMENT_PREFIX_PATH": str(venv),
+        "CMAKE_PREFIX_PATH": str(venv),
+    }
     with tempfile.TemporaryDirectory(prefix="tf2_msgs-build-") as build:
         configure = [
-            cmake, "-S", str(HERE / "tf2_msgs"), "-B", build,
-            f"-DCMAKE_PREFIX_PATH={venv}", f"-DCMAKE_INSTALL_PREFIX={venv}", f"-DPython3_EXECUTABLE={python}",
-            "-DBUILD_TESTING=OFF", "-DCMAKE_BUILD_TYPE=Release",
+            cmake,
+            "-S",
+            str(HERE / "tf2_msgs"),
+            "-B",
+            build,
+            f"-DCMAKE_PREFIX_PATH={venv}",
+            f"-DCMAKE_INSTALL_PREFIX={venv}",
+            f"-DPython3_EXECUTABLE={python}",
+            "-DBUILD_TESTING=OFF",
+            "-DCMAKE_BUILD_TYPE=Release",
         ]
-        for step in (configure, [cmake, "--build", build, "-j", str(os.cpu_count() or 2)],
-                     [cmake, "--install", build]):
+        for step in (configure, [cmake, "--build", build, "-j", str(os.cpu_count() or 2)], [cmake, "--install", build]):
             proc = subprocess.run(step, env=env, capture_output=True, text=True)
             if proc.returncode != 0:
                 print(proc.stdout[-4000:], proc.stderr[-4000:], sep="\n", file=sys.stderr)

@@ -1,0 +1,222 @@
+"""Fast path of the Choreonoid ``.seq`` reader: frame rows parsed with numpy.
+
+A body motion file is a small tree of mappings around large ``frames:`` blocks with one
+flow row per line (``      - [ 0.1, 0.2 ]``, ``      - [ [ x, y, z, qw, qx, qy, qz ] ]``).
+:func:`extract` works on the file's bytes: it finds those blocks, checks that every row
+of a block has the same bracket-and-comma layout and only number characters, converts
+the values with ``numpy.fromstring`` a chunk of rows at a time (so the text is never
+copied whole) and replaces the block by a placeholder scalar, so that only a tiny
+skeleton is left for the YAML parser.
+
+The fast path never decides that a file is bad: whenever anything is unusual (comments
+or tabs in rows, rows spanning lines, a field that is not exactly one number, a row that
+differs from the first …) it declines (returns None) and the caller parses the whole file
+with the YAML parser, which reports the problem with its line. Numbers follow one rule
+on both paths (:func:`to_number`), so both give identical values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import secrets
+import warnings
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+#: A number in a frame row: decimal with optional exponent (as C's strtod reads it,
+#: without hex), or inf / infinity / nan in C or YAML spelling (``-.inf``, ``.nan``).
+NUMBER = re.compile(r"[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|\.?(?i:inf(?:inity)?|nan))")
+
+_FRAMES_KEY = re.compile(rb"( *)((?:- +)?)frames:[ \t]*")
+_DIGITS = b"0123456789.eE+- "
+_DIGITS_AND_WORDS = b"0123456789.eE+- aAfFiInNtTyY"
+_LAYOUT = re.compile(rb"\[(?:,|\[,*\])*\]")
+#: Rows converted per numpy call (bounds the temporary copies of the text).
+CHUNK_ROWS = 256
+
+
+def to_number(text: str) -> float | None:
+    """The value of a frame-row token, or None when it is not a number."""
+    if not NUMBER.fullmatch(text):
+        return None
+    if text[-1] in "0123456789.":
+        return float(text)
+    return float(text.replace(".", ""))
+
+
+@dataclasses.dataclass(frozen=True)
+class Rows:
+    """The rows of one ``frames:`` block.
+
+    Attributes:
+        values: (N, F) float64, every row's numbers in reading order.
+        layout: The bracket-and-comma layout every row shares, e.g. ``[,,]`` (three
+            values), ``[[,,,,,,]]`` (one group of seven), ``[,[,,,,,,]]`` (a time and a group).
+        line: 1-based line of the first row.
+    """
+
+    values: FloatArray
+    layout: str
+    line: int
+
+    def __len__(self) -> int:
+        return int(self.values.shape[0])
+
+    def array(self) -> FloatArray | None:
+        """The rows as (N, w) or (N, k, w) when the layout is that regular, else None."""
+        inner = self.layout[1:-1]
+        if "[" not in inner:
+            return self.values
+        groups = inner[1:-1].split("],[") if inner.startswith("[") and inner.endswith("]") else []
+        if groups and len(set(groups)) == 1 and "[" not in groups[0]:
+            width = groups[0].count(",") + 1
+            return self.values.reshape(len(self), len(groups), width)
+        return None
+
+
+def _is_blank_or_comment(line: bytes) -> bool:
+    body = line.lstrip(b" ")
+    return not body or body.startswith(b"#")
+
+
+def _line_end(data: bytes, start: int) -> int:
+    end = data.find(b"\n", start)
+    return len(data) if end < 0 else end
+
+
+def _parse_block(data: bytes, chunks: list[tuple[int, int, int]], prefix: bytes, layout: bytes, words: bool) -> Rows:
+    """Convert the rows in ``chunks`` ((start, end, rows) each, checked already); raises ValueError."""
+    fields = layout.count(b",") + 1
+    n = sum(rows for _, _, rows in chunks)
+    out = np.empty((n, fields), dtype=np.float64)
+    first = 0
+    separator = b"\n" + prefix[:-1]
+    for start, end, rows in chunks:
+        payload = data[start + len(prefix) - 1 : end].replace(separator, b",").translate(None, b"[]")
+        count = rows * fields
+        if words:
+            numbers = [to_number(token.strip(b" ").decode("ascii")) for token in payload.split(b",")]
+            if len(numbers) != count or any(v is None for v in numbers):
+                raise ValueError("not a number")
+            values = np.array(numbers, dtype=np.float64)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                try:
+                    values = np.fromstring(payload, dtype=np.float64, sep=",")
+                except DeprecationWarning:
+                    raise ValueError("not a number") from None
+            if values.size != count:
+                raise ValueError("wrong count")
+        out[first : first + rows] = values.reshape(rows, fields)
+        first += rows
+    return Rows(out, layout.decode("ascii"), data.count(b"\n", 0, chunks[0][0]) + 1)
+
+
+def _scan_block(data: bytes, row_start: int, indent: int) -> tuple[list[tuple[int, int, int]], bytes, bool] | None:
+    """Chunks (start, end, rows) of the rows from ``row_start`` on and their shared layout, or None."""
+    prefix = data[row_start : row_start + indent + 3]
+    first = data[row_start : _line_end(data, row_start)]
+    words = False
+    layout = first.translate(None, _DIGITS)
+    if not _LAYOUT.fullmatch(layout):
+        layout = first.translate(None, _DIGITS_AND_WORDS)
+        if not _LAYOUT.fullmatch(layout):
+            return None
+        words = True
+    delete = _DIGITS_AND_WORDS if words else _DIGITS
+    chunks: list[tuple[int, int, int]] = []
+    pos = row_start
+    size = len(data)
+    chunk_start, rows, end = pos, 0, pos
+    while pos < size and data.startswith(prefix, pos):
+        end = _line_end(data, pos)
+        if data[pos:end].translate(None, delete) != layout:
+            return None
+        rows += 1
+        if rows == CHUNK_ROWS:
+            chunks.append((chunk_start, end, rows))
+            chunk_start, rows = end + 1, 0
+        pos = end + 1
+    if rows:
+        chunks.append((chunk_start, end, rows))
+    return chunks, layout, words
+
+
+def extract(data: bytes | str) -> tuple[str, dict[str, Rows]] | None:
+    """The YAML skeleton of ``data`` with every frame block parsed, or None to decline.
+
+    Returns:
+        The text with each ``frames:`` block replaced by a placeholder scalar (row
+        lines blanked, so line numbers stay), and the placeholders' rows.
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if b"\t" in data or b"\r" in data:
+        return None
+    tag = "mfr-seq-" + secrets.token_hex(6) + "-"
+    found: dict[str, Rows] = {}
+    pieces: list[bytes] = []
+    done = 0  # data[:done] is in pieces
+    size = len(data)
+    search = 0
+    while True:
+        hit = data.find(b"frames:", search)
+        if hit < 0:
+            break
+        line_start = data.rfind(b"\n", 0, hit) + 1
+        line_end = _line_end(data, hit)
+        search = line_end
+        key = _FRAMES_KEY.fullmatch(data, line_start, line_end)
+        if key is None:
+            continue
+        key_indent = len(key.group(1)) + len(key.group(2))
+        row_start = line_end + 1
+        while row_start < size and _is_blank_or_comment(data[row_start : _line_end(data, row_start)]):
+            row_start = _line_end(data, row_start) + 1
+        if row_start >= size:
+            continue
+        indent = 0
+        while row_start + indent < size and data[row_start + indent] == 32:
+            indent += 1
+        if indent < key_indent or not data.startswith(b"- [", row_start + indent):
+            continue
+        scanned = _scan_block(data, row_start, indent)
+        if scanned is None:
+            return None
+        chunks, layout, words = scanned
+        block_end = chunks[-1][1]
+        after = block_end + 1
+        while after < size and _is_blank_or_comment(data[after : _line_end(data, after)]):
+            after = _line_end(data, after) + 1
+        if after < size:
+            rest = data[after : _line_end(data, after)]
+            rest_indent = len(rest) - len(rest.lstrip(b" "))
+            if rest_indent > indent or (rest_indent == indent and rest.lstrip(b" ").startswith(b"-")):
+                return None
+        try:
+            rows = _parse_block(data, chunks, data[row_start : row_start + indent + 3], layout, words)
+        except ValueError:
+            return None
+        name = f"{tag}{len(found)}"
+        found[name] = rows
+        pieces.append(data[done:line_end].rstrip(b" "))
+        pieces.append(b" " + name.encode("ascii"))
+        pieces.append(b"\n" * data.count(b"\n", line_end, block_end))
+        done = block_end
+        search = block_end
+    pieces.append(data[done:])
+    try:
+        skeleton = b"".join(pieces).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return skeleton, found
+
+
+__all__ = ["NUMBER", "Rows", "extract", "to_number"]

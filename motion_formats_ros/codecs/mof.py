@@ -1,0 +1,809 @@
+"""B-Human / GermanTeam motion nets ``.mof`` (spec: ../shared/specs/003_*.txt).
+
+A ``.mof`` file is one motion of a *motion net*: ``motion_id = NAME``, then labels,
+rows of joint angles (22 or 26 joints in degrees, ``*`` = keep the previous target,
+``-`` = joint off, then ``Int`` and ``Dur`` in ms), ``hardness``/``stiffness`` lines
+(per-joint 0..100 or ``*`` = default, then a ramp time in ms) and transitions
+``transition COND MOTION LABEL`` (taken when the requested motion is COND or COND is
+``allMotions``; MOTION may be another ``.mof`` of the same folder, ``extern`` is the
+net's entry and exit).
+
+Reading expands one motion into keyframes the way B-Human's runtime plays it: start at
+``label start`` with the motion itself requested, follow the transitions that fire
+(also into other files of the folder) and stop when the net exits to ``extern`` or a
+jump returns to a place already played (the loop, reported as ``Motion.loop``):
+
+- keyframe 0 at t = 0 is the first row's target (the runtime interpolates from the
+  robot's current pose; pass ``start_pose`` to start from a given pose instead), every
+  row's target is a keyframe reached ``Dur`` ms after the previous one;
+- ``Int`` bit 0 set: linear interpolation from the previous target (``"linear"``);
+  clear: jump to the target and hold it (``"next"``);
+- ``*`` and ``-`` give NaN with the masks ``keep`` and ``off``;
+- hardness/stiffness: the channel ``stiffness`` (0..1, NaN = default) holds the command in
+  force at each keyframe, the time column ``stiffness_ramp`` (seconds) the ramp time of
+  the line issued before that keyframe's row (NaN where none).
+
+Columns are named by a joint map from ``config/joint_maps`` chosen by the column count
+(22: ``nao_bhuman_22``, B-Human's 2010–2014 signs; 26: ``nao_26``) or given as the
+``joint_map`` option; values are converted to the standard NAO convention and radians.
+
+Writing produces one self-contained file: ``motion_id``, ``label start``, a header
+comment naming the columns, hardness/stiffness lines where the channel changes or a
+ramp was given, the rows, a loop label and transition when the motion loops, and the
+closing ``transition allMotions extern start``. Reading a ``.mof`` and writing it gives
+a file with the same keyframes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import joint_maps, timing
+from .._io import check_writable, write_bytes_atomic
+from ..errors import ReadError, WriteError
+from ..model import Motion, MotionFile
+
+JOINT_COUNTS = (22, 26)
+#: Default joint map per column count.
+DEFAULT_MAPS = {22: "nao_bhuman_22", 26: "nao_26"}
+EXTERN = "extern"
+ALL_MOTIONS = "allMotions"
+STIFFNESS = "stiffness"
+STIFFNESS_RAMP = "stiffness_ramp"
+STIFFNESS_KEYWORDS = ("hardness", "stiffness")
+MASK_OFF = "off"
+MASK_KEEP = "keep"
+SUFFIX = ".mof"
+
+_NUMBER = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\Z")
+_INTEGER = re.compile(r"[0-9]+\Z")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+# --------------------------------------------------------------------------- parsed net
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """Joint targets: tokens (numbers, ``*``, ``-``), Int code and duration (ms)."""
+
+    line: int
+    tokens: tuple[str, ...]
+    interpolation: int
+    duration: float
+
+
+@dataclasses.dataclass(frozen=True)
+class StiffnessLine:
+    """``hardness``/``stiffness`` values (numbers or ``*``) and ramp time (ms)."""
+
+    line: int
+    keyword: str
+    tokens: tuple[str, ...]
+    ramp: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Transition:
+    """``transition CONDITION TARGET LABEL``."""
+
+    line: int
+    condition: str
+    target: str
+    label: str
+
+
+Node = Row | StiffnessLine | Transition
+
+
+@dataclasses.dataclass
+class MofFile:
+    """One parsed ``.mof``: its nodes in file order and label → node index."""
+
+    path: Path
+    motion_id: str
+    nodes: list[Node]
+    labels: dict[str, int]
+    label_lines: dict[str, int]
+    joints: int | None
+    first_line: int
+
+    def fail(self, line: int | None, reason: str) -> ReadError:
+        return ReadError(self.path, reason, line=line)
+
+
+def _number(token: str, mof: Path, line: int, what: str) -> float:
+    if not _NUMBER.match(token):
+        raise ReadError(mof, f"bad number {token!r} for {what}", line=line)
+    return float(token)
+
+
+def parse(path: Path) -> MofFile:
+    """Parse one ``.mof`` file (no expansion)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ReadError(path, exc.strerror or str(exc)) from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    return parse_text(text, path)
+
+
+def parse_text(text: str, path: Path) -> MofFile:
+    """Parse ``.mof`` text (``path`` names it in errors)."""
+    motion_id: str | None = None
+    nodes: list[Node] = []
+    labels: dict[str, int] = {}
+    label_lines: dict[str, int] = {}
+    joints: int | None = None
+    joints_line = 0
+    first_line = 1
+
+    def fail(line: int, reason: str) -> ReadError:
+        return ReadError(path, reason, line=line)
+
+    def check_count(count: int, line: int, what: str, extra: str) -> None:
+        nonlocal joints, joints_line
+        if count not in JOINT_COUNTS:
+            raise fail(
+                line,
+                f"wrong column count: {what} has {count} joint values, expected 22 or 26 (then {extra})",
+            )
+        if joints is None:
+            joints, joints_line = count, line
+        elif count != joints:
+            raise fail(line, f"wrong column count: {what} has {count} joint values, line {joints_line} has {joints}")
+
+    for lineno, raw_line in enumerate(text.split("\n"), 1):
+        tokens = raw_line.split()
+        if not tokens:
+            continue
+        first = tokens[0]
+        if first.startswith(('"', "//")):
+            continue
+        if motion_id is None:
+            if first.startswith("motion_id"):
+                if len(tokens) != 3 or tokens[0] != "motion_id" or tokens[1] != "=":
+                    raise fail(lineno, "expected `motion_id = NAME` (spaces around `=`)")
+                motion_id = tokens[2]
+                first_line = lineno
+                continue
+            raise fail(lineno, f"expected `motion_id = NAME` first, got {first!r}")
+        if first == "motion_id":
+            raise fail(lineno, "a second motion_id")
+        if first == "label":
+            if len(tokens) != 2:
+                raise fail(lineno, "expected `label NAME`")
+            name = tokens[1]
+            if name in labels:
+                raise fail(lineno, f"label {name!r} defined twice (first at line {label_lines[name]})")
+            labels[name] = len(nodes)
+            label_lines[name] = lineno
+            continue
+        kind = "transition" if first == "transition" else ("hardness line" if first in STIFFNESS_KEYWORDS else "row")
+        if not labels:
+            raise fail(lineno, f"a {kind} before any label (`label start` must come first)")
+        if first == "transition":
+            if len(tokens) != 4:
+                raise fail(lineno, "expected `transition CONDITION MOTION LABEL`")
+            nodes.append(Transition(lineno, tokens[1], tokens[2], tokens[3]))
+        elif first in STIFFNESS_KEYWORDS:
+            values = tokens[1:-1]
+            check_count(len(values), lineno, f"this {first} line", "the ramp time")
+            for i, tok in enumerate(values):
+                if tok != "*":
+                    _number(tok, path, lineno, f"{first} of column {i + 1}")
+            ramp = _number(tokens[-1], path, lineno, f"the {first} ramp time")
+            if ramp < 0:
+                raise fail(lineno, f"negative {first} ramp time {tokens[-1]}")
+            nodes.append(StiffnessLine(lineno, first, tuple(values), ramp))
+        else:
+            values = tokens[:-2]
+            check_count(len(values), lineno, "this row", "Int and Dur")
+            for i, tok in enumerate(values):
+                if tok not in ("*", "-"):
+                    _number(tok, path, lineno, f"joint column {i + 1}")
+            if not _INTEGER.match(tokens[-2]):
+                raise fail(lineno, f"bad number {tokens[-2]!r} for Int (0 or 1, bit 1 deShake)")
+            duration = _number(tokens[-1], path, lineno, "Dur (ms)")
+            if duration < 0:
+                raise fail(lineno, f"negative duration {tokens[-1]}")
+            nodes.append(Row(lineno, tuple(values), int(tokens[-2]), duration))
+    if motion_id is None:
+        raise fail(1, "no `motion_id = NAME` line")
+    if "start" not in labels:
+        raise fail(min(label_lines.values(), default=first_line), "no `label start`")
+    mof = MofFile(path, motion_id, nodes, labels, label_lines, joints, first_line)
+    for node in nodes:
+        if isinstance(node, Transition) and node.target == motion_id and node.label not in labels:
+            raise fail(node.line, f"unknown label {node.label!r} in motion {motion_id!r}")
+    last = nodes[-1] if nodes else None
+    if motion_id != EXTERN and not (isinstance(last, Transition) and last.condition == ALL_MOTIONS):
+        warnings.warn(
+            f"{path}:{last.line if last else first_line}: missing final `transition {ALL_MOTIONS} extern start`",
+            stacklevel=2,
+        )
+    return mof
+
+
+# --------------------------------------------------------------------------- expansion
+@dataclasses.dataclass
+class Expansion:
+    """The rows one run through the net plays, in order.
+
+    Attributes:
+        rows: (file, row, stiffness line issued just before the row or None).
+        loop_from: Index into ``rows`` where the loop starts (None: no loop).
+        loop_label: Label the looping jump goes to.
+        tail_stiffness: A stiffness line issued after the last row.
+        files: Every file the run went through, in order.
+    """
+
+    rows: list[tuple[MofFile, Row, StiffnessLine | None]]
+    loop_from: int | None = None
+    loop_label: str | None = None
+    tail_stiffness: StiffnessLine | None = None
+    files: list[MofFile] = dataclasses.field(default_factory=list)
+
+
+class MotionNet:
+    """The ``.mof`` files of one folder, parsed on demand."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._files: dict[str, MofFile] = {}
+
+    def add(self, mof: MofFile) -> None:
+        self._files.setdefault(mof.motion_id, mof)
+
+    def motion(self, name: str, at: MofFile, line: int) -> MofFile:
+        """The file of motion ``name`` (a jump at ``at``:``line`` refers to it)."""
+        if name == at.motion_id:
+            return at
+        if name not in self._files:
+            path = self.folder / f"{name}{SUFFIX}"
+            if not path.is_file():
+                raise at.fail(line, f"unknown target motion {name!r} (no {path.name} in {self.folder})")
+            mof = parse(path)
+            self._files[name] = mof
+        return self._files[name]
+
+    def expand(self, start: MofFile, requested: str | None = None) -> Expansion:
+        """Run from ``label start`` of ``start`` with ``requested`` (default: its own motion)."""
+        requested = requested or start.motion_id
+        out = Expansion(rows=[], files=[start])
+        seen: dict[tuple[Path, int], int] = {}
+        mof, index = start, start.labels["start"]
+        pending: StiffnessLine | None = None
+        while index < len(mof.nodes):
+            seen.setdefault((mof.path, index), len(out.rows))
+            node = mof.nodes[index]
+            if isinstance(node, Row):
+                out.rows.append((mof, node, pending))
+                pending = None
+                index += 1
+            elif isinstance(node, StiffnessLine):
+                pending = node
+                index += 1
+            elif node.condition in (ALL_MOTIONS, requested):
+                if node.target == EXTERN:
+                    break
+                target = self.motion(node.target, mof, node.line)
+                if node.label not in target.labels:
+                    raise mof.fail(node.line, f"unknown label {node.label!r} in motion {node.target!r}")
+                if target.joints is not None and start.joints is not None and target.joints != start.joints:
+                    raise target.fail(
+                        _first_row_line(target),
+                        f"wrong column count: {target.joints} joints, the net started in "
+                        f"{start.path.name} with {start.joints}",
+                    )
+                dest = (target.path, target.labels[node.label])
+                if dest in seen:
+                    played = seen[dest]
+                    if played == len(out.rows):
+                        raise mof.fail(
+                            node.line,
+                            f"transition loop to {node.target} {node.label} that never plays a row",
+                        )
+                    out.loop_from = played
+                    out.loop_label = node.label
+                    break
+                if target not in out.files:
+                    out.files.append(target)
+                mof, index = target, dest[1]
+            else:
+                index += 1
+        out.tail_stiffness = pending
+        return out
+
+
+def _first_row_line(mof: MofFile) -> int:
+    for node in mof.nodes:
+        if isinstance(node, (Row, StiffnessLine)):
+            return node.line
+    return mof.first_line
+
+
+# --------------------------------------------------------------------------- reading
+def read(
+    path: Path,
+    *,
+    motion: str | None = None,
+    joint_map: Any = None,
+    start_pose: Mapping[str, float] | None = None,
+    **_: Any,
+) -> MotionFile:
+    """Read one motion of a motion net as keyframes.
+
+    Args:
+        path: A ``.mof`` file; jumps into other motions are followed in its folder.
+        motion: The requested motion (selects conditional transitions); default the
+            file's own ``motion_id``.
+        joint_map: Joint map name, path or JointMap (default by column count).
+        start_pose: Joint name → radians: keyframe 0 at t = 0 holds this pose and the
+            first row interpolates from it (default: the first row's target).
+    """
+    mof = parse(path)
+    net = MotionNet(path.parent)
+    net.add(mof)
+    run = net.expand(mof, motion)
+    if not run.rows:
+        raise mof.fail(mof.label_lines["start"], f"the motion net plays no row for motion {motion or mof.motion_id!r}")
+    first_file, first_row, _first_line = run.rows[0]
+    joints = len(first_row.tokens)
+    jmap = joint_maps.load(joint_map) if joint_map is not None else joint_maps.load(DEFAULT_MAPS[joints])
+    if len(jmap) != joints:
+        raise first_file.fail(
+            first_row.line, f"joint map {jmap.name!r} has {len(jmap)} columns, the rows have {joints} joint values"
+        )
+    m = _keyframes(run, jmap, start_pose)
+    extras: dict[str, Any] = {
+        "mof": {
+            "motion_id": mof.motion_id,
+            "requested": motion or mof.motion_id,
+            "files": [str(f.path) for f in run.files],
+            "stiffness_keyword": _stiffness_keyword(run),
+        }
+    }
+    return MotionFile.single(m, name=motion or mof.motion_id, robot="NAO", extras=extras)
+
+
+def _stiffness_keyword(run: Expansion) -> str | None:
+    for _, _, line in run.rows:
+        if line is not None:
+            return line.keyword
+    return run.tail_stiffness.keyword if run.tail_stiffness is not None else None
+
+
+def _row_values(row: Row) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    vals = np.array([np.nan if t in ("*", "-") else float(t) for t in row.tokens])
+    keep = np.array([t == "*" for t in row.tokens])
+    off = np.array([t == "-" for t in row.tokens])
+    return vals, keep, off
+
+
+def _stiffness_values(line: StiffnessLine) -> np.ndarray:
+    return np.array([np.nan if t == "*" else float(t) / 100.0 for t in line.tokens])
+
+
+def _keyframes(run: Expansion, jmap: joint_maps.JointMap, start_pose: Mapping[str, float] | None) -> Motion:
+    d = len(jmap)
+    vals_l: list[np.ndarray] = []
+    keep_l: list[np.ndarray] = []
+    off_l: list[np.ndarray] = []
+    stiff_l: list[np.ndarray] = []
+    ramp_l: list[float] = []
+    ms_l: list[float] = []
+    kinds: list[str] = []
+    codes: list[int | None] = []
+    stiffness = np.full(d, np.nan)
+    any_stiffness = run.tail_stiffness is not None
+    elapsed = 0.0
+    for i, (mof, row, line) in enumerate(run.rows):
+        if len(row.tokens) != d:
+            raise mof.fail(row.line, f"wrong column count: {len(row.tokens)} joint values, the net has {d}")
+        ramp = math.nan
+        if line is not None:
+            stiffness = _stiffness_values(line)
+            ramp = line.ramp / 1000.0
+            any_stiffness = True
+        v, keep, off = _row_values(row)
+        v = np.radians(jmap.to_standard(v))
+        if i == 0 and row.duration > 0:
+            v0, keep0, off0 = v.copy(), keep.copy(), off.copy()
+            if start_pose:
+                for name, value in start_pose.items():
+                    j = jmap.names.index(name) if name in jmap.names else -1
+                    if j < 0:
+                        raise ValueError(f"start_pose: unknown joint {name!r}; joints: {', '.join(jmap.names)}")
+                    v0[j], keep0[j], off0[j] = float(value), False, False
+            vals_l.append(v0)
+            keep_l.append(keep0)
+            off_l.append(off0)
+            stiff_l.append(stiffness.copy())
+            ramp_l.append(math.nan)
+            ms_l.append(0.0)
+            codes.append(None)
+        elapsed += row.duration
+        if vals_l and row.duration == 0:
+            if i > 0:
+                warnings.warn(f"{mof.path}:{row.line}: a row lasting 0 ms replaces the previous keyframe", stacklevel=3)
+            vals_l[-1], keep_l[-1], off_l[-1], stiff_l[-1] = v, keep, off, stiffness.copy()
+            if not math.isnan(ramp):
+                ramp_l[-1] = ramp
+            codes[-1] = row.interpolation
+            continue
+        vals_l.append(v)
+        keep_l.append(keep)
+        off_l.append(off)
+        stiff_l.append(stiffness.copy())
+        ramp_l.append(ramp)
+        ms_l.append(elapsed)
+        codes.append(row.interpolation)
+        if len(vals_l) > 1:
+            kinds.append("linear" if row.interpolation & 1 else "next")
+    if run.tail_stiffness is not None:
+        any_stiffness = True
+    n = len(vals_l)
+    keep_a, off_a = np.array(keep_l), np.array(off_l)
+    masks = {}
+    if keep_a.any():
+        masks[MASK_KEEP] = keep_a
+    if off_a.any():
+        masks[MASK_OFF] = off_a
+    loop = None
+    loop_label = None
+    if run.loop_from is not None:
+        start_ms = sum(r.duration for _, r, _ in run.rows[: run.loop_from])
+        if elapsed > start_ms:
+            loop = (start_ms / 1000.0, elapsed / 1000.0)
+            loop_label = run.loop_label
+    extras: dict[str, Any] = {
+        "joint_map": jmap.name,
+        "joint_sources": dict(zip(jmap.names, jmap.sources, strict=True)),
+    }
+    if loop_label:
+        extras["mof_loop_label"] = loop_label
+    if any(c is not None and c not in (0, 1) for c in codes):
+        extras["mof_int"] = codes
+    if run.tail_stiffness is not None:
+        extras["mof_tail_stiffness"] = {
+            "keyword": run.tail_stiffness.keyword,
+            "tokens": list(run.tail_stiffness.tokens),
+            "ramp": run.tail_stiffness.ramp,
+        }
+    return Motion(
+        times=np.array(ms_l) / 1000.0,
+        joint_names=jmap.names,
+        position=np.array(vals_l).reshape(n, d),
+        joint_channels={STIFFNESS: np.array(stiff_l)} if any_stiffness else {},
+        joint_masks=masks,
+        time_columns={STIFFNESS_RAMP: np.array(ramp_l)} if any_stiffness else {},
+        interpolation=tuple(kinds),
+        loop=loop,
+        extras=extras,
+    )
+
+
+# --------------------------------------------------------------------------- keyframe reduction
+def reduce_keyframes(motion: Motion, tolerance: float = 0.1, keep: Sequence[int] = ()) -> Motion:
+    """The fewest frames (Ramer–Douglas–Peucker) that reproduce ``motion`` by linear interpolation.
+
+    Joint positions (and the root orientation, slerped) stay within ``tolerance`` degrees
+    at every original frame. Frames where a mask, the NaN pattern or an extra channel
+    changes, the ends and the frames in ``keep`` are always kept. Returns a keyframed
+    motion (linear segments).
+    """
+    n = motion.num_frames
+    if n <= 2:
+        chosen = np.arange(n)
+    else:
+        t = motion.times
+        values = motion.position if motion.position is not None else np.zeros((n, 0))
+        quats = motion.root_orientation
+        tol = math.radians(tolerance)
+        must = np.zeros(n, dtype=bool)
+        must[[0, -1]] = True
+        must[np.asarray(list(keep), dtype=np.intp)] = True
+        states = [np.isnan(values)] + ([np.isnan(quats)] if quats is not None else [])
+        states.extend(motion.joint_masks.values())
+        for arr in states:
+            change = np.any(arr[1:] != arr[:-1], axis=1)
+            must[1:] |= change
+            must[:-1] |= change
+        for arr in (*motion.joint_channels.values(), *motion.time_columns.values()):
+            flat = arr.reshape(n, -1)
+            same = (flat[1:] == flat[:-1]) | (np.isnan(flat[1:]) & np.isnan(flat[:-1]))
+            change = ~np.all(same, axis=1)
+            must[1:] |= change
+            must[:-1] |= change
+        chosen_mask = must.copy()
+        anchors = np.flatnonzero(must)
+        stack = [(int(a), int(b)) for a, b in itertools.pairwise(anchors) if b - a > 1]
+        while stack:
+            a, b = stack.pop()
+            inner = slice(a + 1, b)
+            f = ((t[inner] - t[a]) / (t[b] - t[a]))[:, None]
+            with np.errstate(invalid="ignore"):
+                err = np.abs(values[a] + (values[b] - values[a]) * f - values[inner])
+            err = np.where(np.isnan(err), 0.0, err).max(axis=1, initial=0.0)
+            if quats is not None:  # the angle between the slerp of the ends and the frame
+                q = timing.slerp(quats[a][None], quats[b][None], f)
+                dot = np.abs(np.sum(q * quats[inner], axis=1))
+                with np.errstate(invalid="ignore"):
+                    angle = 2 * np.arccos(np.clip(dot / np.linalg.norm(quats[inner], axis=1), 0.0, 1.0))
+                err = np.maximum(err, np.where(np.isnan(angle), 0.0, angle))
+            k = int(np.argmax(err))
+            if err[k] > tol:
+                m = a + 1 + k
+                chosen_mask[m] = True
+                if m - a > 1:
+                    stack.append((a, m))
+                if b - m > 1:
+                    stack.append((m, b))
+        chosen = np.flatnonzero(chosen_mask)
+    sampled = motion.sample(motion.times[chosen])
+    return dataclasses.replace(sampled, interpolation=("linear",) * max(len(chosen) - 1, 0), rate=None)
+
+
+# --------------------------------------------------------------------------- writing
+def write(
+    motion_file: MotionFile,
+    path: Path,
+    *,
+    overwrite: bool = False,
+    group: str | None = None,
+    joint_map: Any = None,
+    tolerance: float = 0.1,
+    motion_id: str | None = None,
+    **_: Any,
+) -> None:
+    """Write one group of ``motion_file`` as a ``.mof`` motion.
+
+    Args:
+        group: The group to write (the first by default).
+        joint_map: Joint map name, path or JointMap (default: the motion's own map, else
+            ``nao_26``, else ``nao_bhuman_22`` when the joints fit it better).
+        tolerance: Degrees; a dense motion is reduced to keyframes within it.
+        motion_id: The motion name (default: the file name without ``.mof``, which is
+            what transitions of other motions refer to).
+    """
+    out = check_writable(path, overwrite)
+    text = encode(motion_file, out, group=group, joint_map=joint_map, tolerance=tolerance, motion_id=motion_id)
+    write_bytes_atomic(out, text.encode("utf-8"), overwrite)
+
+
+def _fmt(x: float) -> str:
+    r = round(float(x), 6)
+    if r == 0:
+        return "0"
+    return f"{r:.6f}".rstrip("0").rstrip(".")
+
+
+def _writer_map(spec: Any, motion: Motion, path: Path) -> joint_maps.JointMap:
+    if spec is not None:
+        return joint_maps.load(spec)
+    own = motion.extras.get("joint_map")
+    if isinstance(own, str):
+        try:
+            m = joint_maps.load(own)
+        except joint_maps.JointMapError:
+            m = None
+        if m is not None and m.format == "mof":
+            return m
+    candidates = [joint_maps.load(DEFAULT_MAPS[26]), joint_maps.load(DEFAULT_MAPS[22])]
+    names = set(motion.joint_names)
+    scores = [len(names & set(m.names)) for m in candidates]
+    if max(scores) == 0 and motion.dof in JOINT_COUNTS:
+        return candidates[0] if motion.dof == 26 else joint_maps.load("nao_22")
+    if max(scores) == 0:
+        raise WriteError(
+            path,
+            f"no joint of the motion is a NAO joint ({', '.join(motion.joint_names[:5])}…); "
+            "pass joint_map= to name the columns",
+        )
+    return candidates[0] if scores[0] >= scores[1] and not names <= set(candidates[1].names) else candidates[1]
+
+
+def encode(
+    motion_file: MotionFile,
+    path: Path,
+    *,
+    group: str | None = None,
+    joint_map: Any = None,
+    tolerance: float = 0.1,
+    motion_id: str | None = None,
+) -> str:
+    """The ``.mof`` text of one group of ``motion_file``."""
+    motion = motion_file.group(group)
+    if motion.num_frames == 0:
+        raise WriteError(path, "the motion has no frames")
+    if any(d != 1 for d in motion.joint_dims):
+        raise WriteError(path, ".mof joints have one value each; the motion has multi-DOF joints")
+    mid = motion_id or path.stem
+    if not _IDENTIFIER.match(mid):
+        raise WriteError(path, f"motion id {mid!r} is not an identifier (letters, digits, _)")
+    dropped: list[str] = []
+    if not motion.is_keyframed:
+        keep: list[int] = []
+        if motion.loop is not None:
+            for edge in motion.loop:
+                hit = np.flatnonzero(np.isclose(motion.times, edge, rtol=0, atol=1e-9))
+                keep.extend(int(h) for h in hit)
+        motion = reduce_keyframes(motion, tolerance, keep)
+
+    jmap = _writer_map(joint_map, motion, path)
+    d = len(jmap)
+    n = motion.num_frames
+    position = motion.position if motion.position is not None else np.full((n, motion.dof), np.nan)
+    if motion.joint_names and not (set(motion.joint_names) & set(jmap.names)) and motion.dof == d:
+        cols = list(range(d))  # unnamed joints: by position
+        dropped.append(f"joint names (columns taken in order as {jmap.name})")
+    else:
+        cols = [motion.joint_names.index(nm) if nm in motion.joint_names else -1 for nm in jmap.names]
+        extra = [nm for nm in motion.joint_names if nm not in jmap.names]
+        if extra:
+            dropped.append(f"joints not in joint map {jmap.name!r}: {', '.join(extra)}")
+
+    def column(arr: np.ndarray | None) -> np.ndarray:
+        out = np.full((n, d), np.nan)
+        if arr is not None:
+            for j, c in enumerate(cols):
+                if c >= 0:
+                    out[:, j] = arr[:, c]
+        return out
+
+    deg = jmap.from_standard(np.degrees(column(position)))
+    off_mask = motion.joint_masks.get(MASK_OFF)
+    off = column(off_mask.astype(np.float64) if off_mask is not None else None) == 1.0
+    stiff_arr = motion.joint_channels.get(STIFFNESS)
+    if stiff_arr is None:
+        stiff_arr = motion.joint_channels.get("hardness")
+    stiff = column(stiff_arr) if stiff_arr is not None else None
+    ramp = motion.time_columns.get(STIFFNESS_RAMP)
+    if ramp is None:
+        ramp = np.full(n, np.nan)
+    tokens = [
+        ["-" if off[k, j] else ("*" if math.isnan(deg[k, j]) else _fmt(deg[k, j])) for j in range(d)] for k in range(n)
+    ]
+    stiff_tokens = (
+        [["*" if math.isnan(x) else _fmt(x * 100.0) for x in stiff[k]] for k in range(n)] if stiff is not None else None
+    )
+    for name in motion.joint_channels:
+        if name not in (STIFFNESS, "hardness"):
+            dropped.append(f"joint channel {name!r}")
+    for what, present in (
+        (
+            "velocity/acceleration/effort/temperature",
+            any(getattr(motion, c) is not None for c in ("velocity", "acceleration", "effort", "temperature")),
+        ),
+        ("root pose", motion.root_position is not None or motion.root_orientation is not None),
+        ("links", bool(motion.links)),
+        ("IMUs", bool(motion.imus)),
+        ("series " + ", ".join(motion.series), bool(motion.series)),
+    ):
+        if present:
+            dropped.append(what)
+
+    # Durations in whole ms (cumulative rounding, no drift).
+    exact = (motion.times - motion.times[0]) * 1000.0
+    cum = np.rint(exact)
+    if np.any(np.abs(exact - cum) > 1e-6):
+        dropped.append("sub-millisecond keyframe times (rounded to ms)")
+    kinds = list(motion.interpolation or ("linear",) * (n - 1))
+    codes = motion.extras.get("mof_int")
+    if not (isinstance(codes, list) and len(codes) == n):
+        codes = None
+
+    # Keyframe 0 is implicit when it equals the first row's target (what reading gives).
+    implicit = (
+        n > 1
+        and tokens[0] == tokens[1]
+        and cum[1] > 0
+        and (stiff_tokens is None or stiff_tokens[0] == stiff_tokens[1])
+        and math.isnan(float(ramp[0]))
+    )
+
+    # Loop: keyframe indices of its start and end.
+    loop: tuple[int, int] | None = None
+    if motion.loop is not None:
+        hits = [np.flatnonzero(np.isclose(motion.times, x, rtol=0, atol=1e-9)) for x in motion.loop]
+        if hits[0].size and hits[1].size:
+            loop = (int(hits[0][0]), int(hits[1][0]))
+        else:
+            dropped.append(f"loop {motion.loop[0]:g}-{motion.loop[1]:g} s (its ends are not keyframes)")
+    label = str(motion.extras.get("mof_loop_label") or "loop")
+    if not _IDENTIFIER.match(label):
+        label = "loop"
+
+    keyword = (motion_file.extras.get("mof") or {}).get("stiffness_keyword") or ("stiffness" if d == 26 else "hardness")
+    names = list(jmap.names)
+    body: list[list[str]] = []  # rows only, for alignment
+    lines: list[tuple[str, Any]] = []  # ("row", tokens) / ("text", str)
+    state = ["*"] * d
+    step_warned = False
+
+    def emit_row(toks: list[str], code: int, dur: int) -> None:
+        row = [*toks, str(code), str(dur)]
+        body.append(row)
+        lines.append(("row", row))
+
+    def emit_stiffness(k: int) -> None:
+        nonlocal state
+        if stiff_tokens is None:
+            return
+        r = float(ramp[k])
+        if math.isnan(r) and stiff_tokens[k] == state:
+            return
+        state = stiff_tokens[k]
+        ramp_ms = 0 if math.isnan(r) else r * 1000.0
+        lines.append(("text", f"{keyword} {' '.join(state)} {_fmt(ramp_ms)}"))
+
+    first = 1 if implicit else 0
+    label_at = -1  # the keyframe whose row the loop label precedes
+    if loop is not None:
+        label_at = loop[0] + 1
+        if label == "start" and label_at != first:
+            label = "loop"
+    for k in range(first, n):
+        if k == label_at and not (label == "start" and k == first):
+            lines.append(("text", f"label {label}"))
+        emit_stiffness(k)
+        if k == 0:
+            emit_row(tokens[0], 0, 0)
+            continue
+        dur = int(cum[k] - cum[k - 1])
+        if dur <= 0:
+            dropped.append(f"keyframe at {motion.times[k]:g} s (less than 1 ms after the previous one)")
+            continue
+        kind = kinds[k - 1]
+        if kind == "step":
+            # Hold the previous target, then jump 1 ms before the keyframe time.
+            if not step_warned:
+                dropped.append("step segments (the jump happens 1 ms before the keyframe)")
+                step_warned = True
+            if dur > 1:
+                emit_row(tokens[k - 1], 0, dur - 1)
+                dur = 1
+            emit_row(tokens[k], 0, dur)
+        else:
+            code = 1 if kind == "linear" else 0
+            if codes is not None and isinstance(codes[k], int) and (codes[k] & 1) == code:
+                code = int(codes[k])
+            emit_row(tokens[k], code, dur)
+        if loop is not None and k == loop[1]:
+            lines.append(("text", f"transition {mid} {mid} {label}"))
+    tail = motion.extras.get("mof_tail_stiffness")
+    if isinstance(tail, dict) and len(tail.get("tokens", ())) == d:
+        lines.append(("text", f"{tail.get('keyword', keyword)} {' '.join(tail['tokens'])} {_fmt(tail['ramp'])}"))
+
+    if dropped:
+        warnings.warn(f"{path}: .mof cannot hold, dropped or changed: " + "; ".join(dropped), stacklevel=3)
+
+    widths = [max(len(names[j]) if j < d else 0, *(len(r[j]) for r in body)) for j in range(d)]
+    widths += [max(3, *(len(r[d]) for r in body)), max(3, *(len(r[d + 1]) for r in body))]
+    header = '"' + " ".join(h.rjust(w) for h, w in zip([*names, "Int", "Dur"], widths, strict=True))
+    out = [
+        f"motion_id = {mid}",
+        f'" {motion_file.name or mid}: joint map {jmap.name}, angles in degrees, Dur in ms',
+        "",
+        "label start",
+        "",
+        header,
+    ]
+    for kind_, item in lines:
+        if kind_ == "row":
+            out.append(" " + " ".join(tok.rjust(w) for tok, w in zip(item, widths, strict=True)))
+        else:
+            out.append(item)
+    out += ["", f"transition {ALL_MOTIONS} {EXTERN} start", ""]
+    return "\n".join(out)

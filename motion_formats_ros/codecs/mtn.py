@@ -1,0 +1,516 @@
+"""Sony AIBO motion files ``.mtn`` (OPEN-R ``OMTN`` binary, spec: ../shared/specs/004_*.txt).
+
+Little-endian. ``OMTN`` magic, then sections, each starting with (number u32, size u32)
+where size counts the 8-byte header and the padding to a 4-byte boundary:
+
+- 0: number of sections u32, version major/minor u16, keyframe count u16, frame rate
+  u16 (ms per frame), reserved u32;
+- 1: motion name, creator, design label (strings: length u8 + bytes);
+- 2: joint count u16 and one OPEN-R PRM locator string per joint;
+- 3: data type u32 (0 = angle line data), then keyframe 0 (body roll, pitch, yaw and
+  one s32 per joint, micro-radians) and for every later keyframe its interpolation
+  count N (s32) followed by the keyframe.
+
+Timing as Sony's player: the segment to keyframe i + 1 lasts (N + 1) frames of
+``frameRate`` ms, interpolated linearly. Joint names come from the PRM locator maps in
+``config/joint_maps`` (ERS-210/220, ERS-7; unknown locators keep the locator string).
+Body roll/pitch/yaw become the root orientation (REP 103: the file's pitch is positive
+leaning backward, ROS pitch is positive nose down, so the sign flips) and are also kept
+as the series ``body_rpy`` in the file's own convention.
+
+Parsing is bounded: every size and count is checked against the file length before
+anything is allocated, and every problem is a :class:`ReadError` with its byte offset.
+Reading then writing a file gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import struct
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import joint_maps
+from .._io import check_writable, write_bytes_atomic
+from ..errors import ReadError, WriteError
+from ..model import Motion, MotionFile, Series
+
+MAGIC = b"OMTN"
+SECTION = struct.Struct("<II")
+#: Section 0 body: number of sections, major, minor, keyframes, frame rate (ms), reserved.
+HEADER = struct.Struct("<IHHHHI")
+U16 = struct.Struct("<H")
+U32 = struct.Struct("<I")
+#: The only data type the spec defines (angle line data).
+ANGLE_LINE_DATA = 0
+DEFAULT_FRAME_RATE_MS = 16
+DEFAULT_VERSION = (1, 2)
+MICRO = 1e-6
+RPY_SERIES = "body_rpy"
+_INT32 = (-(2**31), 2**31 - 1)
+_REQUIRED = (0, 1, 2, 3)
+
+
+# --------------------------------------------------------------------------- reading
+def read(path: Path, joint_map: Any = None, **_: Any) -> MotionFile:
+    """Read a ``.mtn`` file.
+
+    Args:
+        path: The file.
+        joint_map: A joint map (name, path or :class:`~motion_formats_ros.joint_maps.JointMap`)
+            to name the joints; by default the map whose design labels include the file's,
+            else the one that knows every locator.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ReadError(path, exc.strerror or str(exc)) from exc
+    return decode(data, path, joint_map=joint_map)
+
+
+class _Parser:
+    def __init__(self, data: bytes, path: str | Path) -> None:
+        self.data = data
+        self.path = path
+
+    def fail(self, offset: int, reason: str) -> ReadError:
+        return ReadError(self.path, reason, offset=offset)
+
+    def string(self, pos: int, end: int, section: int, what: str) -> tuple[str, int]:
+        """A length-prefixed string at ``pos`` that must end by ``end``; (text, next pos)."""
+        if pos >= end:
+            raise self.fail(pos, f"truncated section {section}: it ends before the {what}")
+        n = self.data[pos]
+        if pos + 1 + n > end:
+            raise self.fail(
+                pos, f"truncated section {section}: the {what} needs {n} bytes, {end - pos - 1} left in the section"
+            )
+        return self.data[pos + 1 : pos + 1 + n].decode("latin-1"), pos + 1 + n
+
+
+def decode(data: bytes, path: str | Path = "<bytes>", joint_map: Any = None) -> MotionFile:
+    """Parse ``.mtn`` bytes into a MotionFile (one keyframed motion)."""
+    p = _Parser(data, path)
+    size = len(data)
+    if data[:4] != MAGIC:
+        raise p.fail(0, f"bad magic {data[:4]!r}, expected {MAGIC!r}")
+    sections: dict[int, tuple[int, int]] = {}
+    order: list[int] = []
+    offset = 4
+    while offset < size:
+        if size - offset < SECTION.size:
+            raise p.fail(offset, f"truncated section header: {size - offset} bytes left, {SECTION.size} needed")
+        number, length = SECTION.unpack_from(data, offset)
+        if length < SECTION.size:
+            raise p.fail(offset + 4, f"section {number} size {length} is smaller than its {SECTION.size}-byte header")
+        if length > size - offset:
+            raise p.fail(
+                offset + 4,
+                f"section {number} size {length} runs past the end of the file ({size - offset} bytes left)",
+            )
+        if number in sections:
+            raise p.fail(offset, f"section {number} appears twice (first at byte {sections[number][0]})")
+        sections[number] = (offset, length)
+        order.append(number)
+        offset += length
+    for number in _REQUIRED:
+        if number not in sections:
+            raise p.fail(size, f"missing section {number}")
+
+    # Section 0: header.
+    s0, n0 = sections[0]
+    if n0 < SECTION.size + HEADER.size:
+        raise p.fail(s0 + 4, f"truncated section 0: size {n0}, {SECTION.size + HEADER.size} needed")
+    num_sections, major, minor, num_keyframes, frame_rate, reserved = HEADER.unpack_from(data, s0 + 8)
+    if num_keyframes == 0:
+        raise p.fail(s0 + 14, "the motion has no keyframes")
+    if frame_rate == 0 and num_keyframes > 1:
+        raise p.fail(s0 + 16, "frame rate 0 ms per frame")
+    tails: dict[str, str] = {"0": data[s0 + 24 : s0 + n0].hex()}
+
+    # Section 1: names.
+    s1, n1 = sections[1]
+    end1 = s1 + n1
+    name, pos = p.string(s1 + 8, end1, 1, "motion name")
+    creator, pos = p.string(pos, end1, 1, "creator")
+    design_label, pos = p.string(pos, end1, 1, "design label")
+    tails["1"] = data[pos:end1].hex()
+
+    # Section 2: joint list.
+    s2, n2 = sections[2]
+    end2 = s2 + n2
+    if n2 < SECTION.size + U16.size:
+        raise p.fail(s2 + 4, f"truncated section 2: size {n2}, at least {SECTION.size + U16.size} needed")
+    (num_joints,) = U16.unpack_from(data, s2 + 8)
+    room = end2 - (s2 + 10)
+    if num_joints > room:  # every locator takes at least its length byte
+        raise p.fail(s2 + 8, f"joint count {num_joints} cannot fit in section 2 ({room} bytes for the locators)")
+    locators: list[str] = []
+    pos = s2 + 10
+    for i in range(num_joints):
+        loc, pos = p.string(pos, end2, 2, f"locator of joint {i}")
+        locators.append(loc)
+    tails["2"] = data[pos:end2].hex()
+
+    # Section 3: motion data.
+    s3, n3 = sections[3]
+    if n3 < SECTION.size + U32.size:
+        raise p.fail(s3 + 4, f"truncated section 3: size {n3}, at least {SECTION.size + U32.size} needed")
+    (data_type,) = U32.unpack_from(data, s3 + 8)
+    if data_type != ANGLE_LINE_DATA:
+        raise p.fail(s3 + 8, f"unknown data type {data_type} (only 0, angle line data, is defined)")
+    width = 3 + num_joints
+    need = 4 * (width + (num_keyframes - 1) * (width + 1))
+    have = n3 - 12
+    if need > have or have - need >= 4:
+        raise p.fail(
+            s3 + 12,
+            f"section 3 holds {have} bytes of motion data but {num_keyframes} keyframes of {num_joints} joints "
+            f"(joint count at byte {s2 + 8}) need {need}",
+        )
+    tails["3"] = data[s3 + 12 + need : s3 + n3].hex()
+    ints = np.frombuffer(data, dtype="<i4", count=need // 4, offset=s3 + 12).astype(np.int64)
+    rest = ints[width:].reshape(num_keyframes - 1, width + 1)
+    counts = rest[:, 0]
+    bad = np.flatnonzero(counts < 0)
+    if bad.size:
+        i = int(bad[0])
+        raise p.fail(s3 + 12 + 4 * (width + i * (width + 1)), f"negative interpolation count {int(counts[i])}")
+    frames = np.concatenate([[0], np.cumsum(counts + 1)])
+    keyframes = np.vstack([ints[:width][None, :], rest[:, 1:]])
+    times = frames * (frame_rate / 1000.0)
+
+    jmap = _choose_map(joint_map, design_label, locators)
+    names = _joint_names(locators, jmap)
+    rpy = keyframes[:, :3].astype(np.float64) * MICRO
+    motion = Motion(
+        times=times,
+        joint_names=names,
+        position=keyframes[:, 3:].astype(np.float64) * MICRO,
+        root_orientation=quaternion_from_body_rpy(rpy),
+        series={RPY_SERIES: Series(rpy, frame="root", components=("roll", "pitch", "yaw"))},
+        interpolation=("linear",) * (num_keyframes - 1),
+        extras={
+            "joint_map": jmap.name if jmap is not None else None,
+            "joint_sources": dict(zip(names, locators, strict=True)),
+            "mtn_frames": [int(c) for c in counts],
+        },
+    )
+    extras = {
+        "mtn": {
+            "number_of_sections": int(num_sections),
+            "version": [int(major), int(minor)],
+            "frame_rate_ms": int(frame_rate),
+            "reserved": int(reserved),
+            "creator": creator,
+            "design_label": design_label,
+            "locators": locators,
+            "section_order": order,
+            "tails": tails,
+            "unknown_sections": {
+                str(n): data[off + 8 : off + length].hex()
+                for n, (off, length) in sections.items()
+                if n not in _REQUIRED
+            },
+        }
+    }
+    robot = jmap.robot if jmap is not None and jmap.robot else design_label
+    return MotionFile.single(motion, name=name, robot=robot, extras=extras)
+
+
+def _choose_map(spec: Any, design_label: str, locators: list[str]) -> joint_maps.JointMap | None:
+    if spec is not None:
+        return joint_maps.load(spec)
+    maps = joint_maps.for_format("mtn")
+    for m in maps:
+        if design_label in m.design_labels:
+            return m
+    best: tuple[int, joint_maps.JointMap | None] = (0, None)
+    for m in maps:
+        known = sum(1 for loc in locators if m.name_for(loc) is not None)
+        if known > best[0]:
+            best = (known, m)
+    return best[1]
+
+
+def _joint_names(locators: list[str], jmap: joint_maps.JointMap | None) -> tuple[str, ...]:
+    names: list[str] = []
+    for loc in locators:
+        name = (jmap.name_for(loc) if jmap is not None else None) or loc
+        if name in names:  # a map name clashing with an unknown locator: keep the locator
+            name = loc
+        names.append(name)
+    return tuple(names)
+
+
+# --------------------------------------------------------------------------- rotations
+def quaternion_from_body_rpy(rpy: np.ndarray) -> np.ndarray:
+    """x, y, z, w quaternions of AIBO body roll/pitch/yaw (radians, the file's convention).
+
+    The file's pitch is positive when the body leans backward; in ROS (REP 103) that is
+    a negative pitch. R = Rz(yaw) · Ry(−pitch) · Rx(roll).
+    """
+    rpy = np.asarray(rpy, dtype=np.float64)
+    r, p, y = rpy[:, 0] / 2, -rpy[:, 1] / 2, rpy[:, 2] / 2
+    cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
+    return np.column_stack(
+        [
+            sr * cp * cy - cr * sp * sy,
+            cr * sp * cy + sr * cp * sy,
+            cr * cp * sy - sr * sp * cy,
+            cr * cp * cy + sr * sp * sy,
+        ]
+    )
+
+
+def body_rpy_from_quaternion(q: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`quaternion_from_body_rpy` (pitch within ±90°)."""
+    q = np.asarray(q, dtype=np.float64)
+    q = q / np.linalg.norm(q, axis=1, keepdims=True)
+    x, y, z, w = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    roll = np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
+    pitch = np.arcsin(np.clip(2 * (w * y - z * x), -1.0, 1.0))
+    yaw = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    return np.column_stack([roll, -pitch, yaw])
+
+
+# --------------------------------------------------------------------------- writing
+def write(
+    motion_file: MotionFile,
+    path: Path,
+    *,
+    overwrite: bool = False,
+    group: str | None = None,
+    frame_rate: int | None = None,
+    joint_map: Any = None,
+    tolerance: float = 0.1,
+    **_: Any,
+) -> None:
+    """Write ``motion_file`` (one group) as ``.mtn``.
+
+    Args:
+        group: The group to write (the first by default).
+        frame_rate: Milliseconds per frame (the file's own, else 16).
+        joint_map: Map from joint names to PRM locators (the file's own, else the map
+            that knows the most joint names; unknown names are written as they are).
+        tolerance: Degrees; a dense (not keyframed) motion is reduced to the keyframes
+            that reproduce it within this error.
+    """
+    out = check_writable(path, overwrite)
+    data = encode(motion_file, out, group=group, frame_rate=frame_rate, joint_map=joint_map, tolerance=tolerance)
+    write_bytes_atomic(out, data, overwrite)
+
+
+def _section(number: int, body: bytes, tail_hex: str | None) -> bytes:
+    """A section: header, body, then the stored tail (round trips) or zero padding to 4 bytes."""
+    tail = bytes.fromhex(tail_hex) if tail_hex else b""
+    if (SECTION.size + len(body) + len(tail)) % 4:
+        tail = b"\0" * ((-(SECTION.size + len(body))) % 4)
+    return SECTION.pack(number, SECTION.size + len(body) + len(tail)) + body + tail
+
+
+def _string(text: str, what: str, path: Path) -> bytes:
+    try:
+        raw = text.encode("latin-1")
+    except UnicodeEncodeError:
+        raise WriteError(path, f"{what} {text!r} has characters .mtn cannot hold (Latin-1 only)") from None
+    if len(raw) > 255:
+        raise WriteError(path, f"{what} is {len(raw)} bytes long, .mtn strings hold at most 255")
+    return bytes([len(raw)]) + raw
+
+
+def encode(
+    motion_file: MotionFile,
+    path: Path,
+    *,
+    group: str | None = None,
+    frame_rate: int | None = None,
+    joint_map: Any = None,
+    tolerance: float = 0.1,
+) -> bytes:
+    """The ``.mtn`` bytes of one group of ``motion_file``."""
+    from .mof import reduce_keyframes
+
+    motion = motion_file.group(group)
+    meta: dict[str, Any] = dict(motion_file.extras.get("mtn", {}))
+    dropped: list[str] = []
+    rate_ms = int(frame_rate if frame_rate is not None else meta.get("frame_rate_ms", DEFAULT_FRAME_RATE_MS))
+    if not 0 < rate_ms <= 0xFFFF:
+        raise WriteError(path, f"frame rate {rate_ms} ms does not fit .mtn (1..65535)")
+    if motion.num_frames == 0:
+        raise WriteError(path, "the motion has no frames")
+
+    if motion.interpolation is None:
+        if motion.num_frames > 1:
+            steps = math.floor(motion.duration * 1000 / rate_ms + 1e-6)
+            grid = float(motion.times[0]) + np.arange(steps + 1, dtype=np.float64) * (rate_ms / 1000.0)
+            if grid[-1] < motion.times[-1] - 1e-9:
+                grid = np.append(grid, grid[-1] + rate_ms / 1000.0)
+            motion = reduce_keyframes(motion.sample(grid), tolerance)
+        else:
+            motion = dataclasses.replace(motion, interpolation=(), rate=None)
+    motion, changed = _only_linear(motion, rate_ms / 1000.0)
+    if changed:
+        dropped.append("step/next interpolation (approximated with an extra keyframe one frame from the jump)")
+
+    times = motion.times - motion.times[0]
+    exact = times * 1000 / rate_ms
+    frames = np.rint(exact).astype(np.int64)
+    if np.any(np.abs(exact - frames) > 1e-6):
+        dropped.append(f"keyframe times off the {rate_ms} ms frame grid (moved to the nearest frame)")
+    keep = np.concatenate([[True], np.diff(frames) > 0])
+    if not keep.all():
+        dropped.append(f"{int((~keep).sum())} keyframe(s) closer than one frame to the previous one")
+    idx = np.flatnonzero(keep)
+    frames = frames[idx]
+    if idx.size > 0xFFFF:
+        raise WriteError(path, f"{idx.size} keyframes, .mtn holds at most 65535")
+
+    # Joints and locators.
+    names, columns = _flat_joints(motion)
+    jmap = _writer_map(joint_map, motion, motion_file)
+    # The locators the file was read with (only for motions read from .mtn).
+    sources = motion.extras.get("joint_sources", {}) if "mtn" in motion_file.extras else {}
+    locators: list[str] = []
+    for n in names:
+        loc = sources.get(n) if isinstance(sources, dict) else None
+        if not isinstance(loc, str):
+            loc = (jmap.source_for(n) if jmap is not None else None) or n
+        locators.append(loc)
+    if len(names) > 0xFFFF:
+        raise WriteError(path, f"{len(names)} joints, .mtn holds at most 65535")
+    position = motion.position if motion.position is not None else np.zeros((motion.num_frames, motion.dof))
+    values = position[idx][:, columns] if columns is not None else position[idx]
+    if np.isnan(values).any():
+        dropped.append("absent (NaN) joint values (the previous keyframe's value is held, else 0)")
+        values = _fill_nan(values)
+    rpy = _body_rpy(motion)[idx]
+    micro = np.rint(np.column_stack([rpy, values]) / MICRO)
+    if micro.size and (micro.min() < _INT32[0] or micro.max() > _INT32[1] or not np.isfinite(micro).all()):
+        raise WriteError(path, "an angle does not fit a 32-bit micro-radian value")
+    for what, present in (
+        ("joint channels " + ", ".join(repr(k) for k in motion.joint_channels), bool(motion.joint_channels)),
+        ("joint masks " + ", ".join(repr(k) for k in motion.joint_masks), bool(motion.joint_masks)),
+        ("root position", motion.root_position is not None),
+        (
+            "velocity/acceleration/effort/temperature",
+            any(getattr(motion, c) is not None for c in ("velocity", "acceleration", "effort", "temperature")),
+        ),
+        ("links", bool(motion.links)),
+        ("IMUs", bool(motion.imus)),
+        (f"loop {motion.loop}", motion.loop is not None),
+    ):
+        if present:
+            dropped.append(what)
+    if dropped:
+        warnings.warn(f"{path}: .mtn cannot hold, dropped or changed: " + "; ".join(dropped), stacklevel=3)
+
+    ints = micro.astype(np.int64)
+    counts = np.diff(frames) - 1
+    body3 = bytearray(U32.pack(ANGLE_LINE_DATA))
+    body3 += ints[0].astype("<i4").tobytes()
+    if ints.shape[0] > 1:
+        rest = np.column_stack([counts, ints[1:]]).astype("<i4")
+        body3 += rest.tobytes()
+
+    tails: dict[str, str] = meta.get("tails", {}) if isinstance(meta.get("tails"), dict) else {}
+    version = meta.get("version", DEFAULT_VERSION)
+    name = motion_file.name or path.stem
+    creator = str(meta.get("creator", ""))
+    design = str(meta.get("design_label", "") or (jmap.design_labels[0] if jmap and jmap.design_labels else ""))
+    body1 = (
+        _string(name, "motion name", path) + _string(creator, "creator", path) + _string(design, "design label", path)
+    )
+    body2 = U16.pack(len(locators)) + b"".join(_string(loc, "PRM locator", path) for loc in locators)
+    unknown = {int(k): bytes.fromhex(v) for k, v in meta.get("unknown_sections", {}).items()}
+    order = [int(n) for n in meta.get("section_order", [])]
+    if sorted(order) != sorted([*_REQUIRED, *unknown]):
+        order = [*_REQUIRED, *sorted(unknown)]
+    num_sections = int(meta.get("number_of_sections", len(order)))
+    body0 = HEADER.pack(
+        num_sections, int(version[0]), int(version[1]), int(idx.size), rate_ms, int(meta.get("reserved", 0))
+    )
+    bodies = {0: bytes(body0), 1: body1, 2: body2, 3: bytes(body3), **unknown}
+    out = bytearray(MAGIC)
+    for number in order:
+        tail = tails.get(str(number)) if number in _REQUIRED else None
+        out += _section(number, bodies[number], tail)
+    return bytes(out)
+
+
+def _only_linear(motion: Motion, frame: float) -> tuple[Motion, bool]:
+    """A keyframed motion with step/next segments rewritten as linear ones: an extra
+    keyframe one ``frame`` (seconds) after the start / before the end of the segment."""
+    kinds = motion.interpolation or ()
+    if all(k == "linear" for k in kinds):
+        return motion, False
+    times: list[float] = [float(motion.times[0])]
+    for i, kind in enumerate(kinds):
+        t0, t1 = float(motion.times[i]), float(motion.times[i + 1])
+        if kind != "linear":
+            eps = min(frame, (t1 - t0) / 2)
+            times.append(t0 + eps if kind == "next" else t1 - eps)
+        times.append(t1)
+    sampled = motion.sample(np.array(times))
+    return dataclasses.replace(sampled, interpolation=("linear",) * (len(times) - 1), rate=None), True
+
+
+def _flat_joints(motion: Motion) -> tuple[list[str], np.ndarray | None]:
+    if all(d == 1 for d in motion.joint_dims):
+        return list(motion.joint_names), None
+    names: list[str] = []
+    for n, d in zip(motion.joint_names, motion.joint_dims, strict=True):
+        names.extend([n] if d == 1 else [f"{n}_{i}" for i in range(d)])
+    return names, np.arange(motion.dof)
+
+
+def _writer_map(spec: Any, motion: Motion, motion_file: MotionFile) -> joint_maps.JointMap | None:
+    if spec is not None:
+        return joint_maps.load(spec)
+    name = motion.extras.get("joint_map")
+    maps = joint_maps.for_format("mtn")
+    for m in maps:
+        if m.name == name:
+            return m
+    best: tuple[int, joint_maps.JointMap | None] = (0, None)
+    for m in maps:
+        known = sum(1 for n in motion.joint_names if m.source_for(n) is not None)
+        if known > best[0]:
+            best = (known, m)
+    return best[1]
+
+
+def _fill_nan(values: np.ndarray) -> np.ndarray:
+    out = values.copy()
+    for j in range(out.shape[1]):
+        col = out[:, j]
+        good = np.flatnonzero(~np.isnan(col))
+        if good.size == 0:
+            col[:] = 0.0
+            continue
+        idx = np.maximum.accumulate(np.where(~np.isnan(col), np.arange(col.size), -1))
+        col[:] = np.where(idx >= 0, col[np.maximum(idx, 0)], col[good[0]])
+    return np.asarray(out, dtype=np.float64)
+
+
+def _body_rpy(motion: Motion) -> np.ndarray:
+    """Body roll/pitch/yaw (file convention) per frame: the ``body_rpy`` series when it
+    agrees with the root orientation (exact round trips), else from the orientation."""
+    n = motion.num_frames
+    series = motion.series.get(RPY_SERIES)
+    q = motion.root_orientation
+    if series is not None and series.values.shape == (n, 3):
+        rpy = series.values
+        if q is None:
+            return rpy
+        mine = quaternion_from_body_rpy(rpy)
+        dots = np.abs(np.sum(mine * q / np.linalg.norm(q, axis=1, keepdims=True), axis=1))
+        if np.all(dots > 1 - 1e-12):
+            return rpy
+    if q is None or np.isnan(q).any():
+        return np.zeros((n, 3))
+    return body_rpy_from_quaternion(q)

@@ -1,0 +1,100 @@
+"""Rotations and SE(3) value layouts (ROS-free, vectorised).
+
+Quaternions in the model are x, y, z, w (ROS order). File formats lay poses out in
+other ways; Choreonoid's ``SE3Format`` names three of them:
+
+- ``XYZQWQXQYQZ``: position, then the quaternion w-first (Choreonoid's default);
+- ``XYZQXQYQZQW``: position, then the quaternion x-first;
+- ``XYZRPY``: position, then roll, pitch, yaw with R = Rz(yaw)·Ry(pitch)·Rx(roll).
+
+Quaternion layouts are pure column permutations (exact, no normalisation); roll-pitch-yaw
+goes through :class:`scipy.spatial.transform.Rotation`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from scipy.spatial.transform import Rotation
+
+FloatArray = npt.NDArray[np.float64]
+
+#: SE(3) layouts and the number of values each uses.
+SE3_FORMATS: dict[str, int] = {"XYZQWQXQYQZ": 7, "XYZQXQYQZQW": 7, "XYZRPY": 6}
+DEFAULT_SE3_FORMAT = "XYZQWQXQYQZ"
+
+
+def se3_width(fmt: str) -> int:
+    """Values per pose in ``fmt``."""
+    try:
+        return SE3_FORMATS[fmt]
+    except KeyError:
+        raise ValueError(f"unknown SE3 format {fmt!r}; known: {', '.join(SE3_FORMATS)}") from None
+
+
+def rpy_to_quat(rpy: np.ndarray) -> FloatArray:
+    """Roll, pitch, yaw (..., 3) → quaternions x, y, z, w (..., 4); R = Rz(y)·Ry(p)·Rx(r).
+
+    Rows with non-finite angles give NaN quaternions.
+    """
+    a = np.asarray(rpy, dtype=np.float64)
+    flat = a.reshape(-1, 3)
+    out = np.full((flat.shape[0], 4), np.nan)
+    ok = np.all(np.isfinite(flat), axis=1)
+    if ok.any():
+        # Lower-case "xyz": rotations about the fixed axes x, then y, then z.
+        out[ok] = Rotation.from_euler("xyz", flat[ok]).as_quat()
+    return out.reshape((*a.shape[:-1], 4))
+
+
+def quat_to_rpy(quat: np.ndarray) -> FloatArray:
+    """Quaternions x, y, z, w (..., 4) → roll, pitch, yaw (..., 3) (inverse of :func:`rpy_to_quat`).
+
+    Rows that are not finite or have zero norm give NaN angles.
+    """
+    q = np.asarray(quat, dtype=np.float64)
+    flat = q.reshape(-1, 4)
+    out = np.full((flat.shape[0], 3), np.nan)
+    ok = np.all(np.isfinite(flat), axis=1) & (np.linalg.norm(flat, axis=1) > 0)
+    if ok.any():
+        out[ok] = Rotation.from_quat(flat[ok]).as_euler("xyz")
+    return out.reshape((*q.shape[:-1], 3))
+
+
+def se3_to_pose(values: np.ndarray, fmt: str = DEFAULT_SE3_FORMAT) -> tuple[FloatArray, FloatArray]:
+    """SE(3) values (..., w) in ``fmt`` → positions (..., 3) and quaternions x, y, z, w (..., 4)."""
+    width = se3_width(fmt)
+    v = np.asarray(values, dtype=np.float64)
+    if v.shape[-1] != width:
+        raise ValueError(f"{fmt} poses have {width} values, got {v.shape[-1]}")
+    position = v[..., 0:3].copy()
+    if fmt == "XYZQWQXQYQZ":
+        quat = v[..., [4, 5, 6, 3]]
+    elif fmt == "XYZQXQYQZQW":
+        quat = v[..., 3:7].copy()
+    else:
+        quat = rpy_to_quat(v[..., 3:6])
+    return position, quat
+
+
+def pose_to_se3(position: np.ndarray, quat: np.ndarray, fmt: str = DEFAULT_SE3_FORMAT) -> FloatArray:
+    """Positions (..., 3) and quaternions x, y, z, w (..., 4) → SE(3) values (..., w) in ``fmt``."""
+    se3_width(fmt)
+    p = np.asarray(position, dtype=np.float64)
+    q = np.asarray(quat, dtype=np.float64)
+    if fmt == "XYZQWQXQYQZ":
+        return np.concatenate([p, q[..., 3:4], q[..., 0:3]], axis=-1)
+    if fmt == "XYZQXQYQZQW":
+        return np.concatenate([p, q], axis=-1)
+    return np.concatenate([p, quat_to_rpy(q)], axis=-1)
+
+
+__all__ = [
+    "DEFAULT_SE3_FORMAT",
+    "SE3_FORMATS",
+    "pose_to_se3",
+    "quat_to_rpy",
+    "rpy_to_quat",
+    "se3_to_pose",
+    "se3_width",
+]

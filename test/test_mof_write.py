@@ -1,0 +1,168 @@
+"""Writing ``.mof``: corpus round trips, dense motions, `*`/`-`, loops, hardness."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from motion_formats_ros import Motion, MotionFile, WriteError, read, write
+from motion_formats_ros.codecs.mof import reduce_keyframes
+
+MOF = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "mof"
+MOTIONS = sorted(p for p in MOF.glob("*/*.mof") if p.stem != "extern")
+
+
+def assert_same_keyframes(a: Motion, b: Motion) -> None:
+    np.testing.assert_allclose(b.times, a.times, rtol=0, atol=1e-12)
+    assert b.joint_names == a.joint_names
+    np.testing.assert_allclose(b.position, a.position, rtol=0, atol=1e-12)
+    assert b.interpolation == a.interpolation
+    assert b.loop == a.loop
+    assert set(b.joint_masks) == set(a.joint_masks)
+    for k, mask in a.joint_masks.items():
+        np.testing.assert_array_equal(b.joint_masks[k], mask)
+    assert set(b.joint_channels) == set(a.joint_channels)
+    for k, values in a.joint_channels.items():
+        np.testing.assert_allclose(b.joint_channels[k], values, rtol=0, atol=1e-12)
+    for k, values in a.time_columns.items():
+        np.testing.assert_allclose(b.time_columns[k], values, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("path", MOTIONS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_corpus_read_write_read_gives_the_same_keyframes(path: Path, tmp_path: Path) -> None:
+    if not path.is_file():
+        pytest.skip("corpus missing")
+    first = read(path)
+    out = tmp_path / path.name  # same file name: the motion_id matches the transitions
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        write(first, out)
+        second = read(out)
+    assert_same_keyframes(first.motion, second.motion)
+    text = out.read_text()
+    assert text.startswith(f"motion_id = {path.stem}\n")
+    assert text.rstrip().endswith("transition allMotions extern start")
+
+
+def test_written_file_layout(tmp_path: Path) -> None:
+    mf = read(MOF / "bhuman2013" / "sitDown.mof")
+    out = tmp_path / "sitDown.mof"
+    write(mf, out)
+    lines = out.read_text().splitlines()
+    assert lines[0] == "motion_id = sitDown"
+    assert "label start" in lines
+    header = next(line for line in lines if line.startswith('"') and "HeadYaw" in line)
+    assert header.split()[1:] == ["HeadPitch", *header.split()[2:]]
+    assert header.split()[-2:] == ["Int", "Dur"]
+    assert len(header.split()) == 1 + 21 + 2  # '"HeadYaw' + 21 names + Int Dur
+    assert "hardness * * 40 40 * * 40 40 * * * * * * * * * * * * * * 10" in lines
+    rows = [line.split() for line in lines if line.startswith(" ")]
+    assert rows[0][:4] == ["0", "0.7", "-40.8", "9.4"]  # back in B-Human's convention
+    assert rows[1][:2] == ["-", "-"]
+    row_lines = [i for i, line in enumerate(lines) if line.startswith(" ")]
+    assert lines.index("label repeat") == row_lines[3] - 1
+    assert "transition sitDown sitDown repeat" in lines
+    assert lines[-1] == "transition allMotions extern start"
+
+
+def test_keep_and_off_are_written_back(tmp_path: Path) -> None:
+    mf = read(MOF / "bhuman2009" / "standUpFrontNao.mof")
+    out = tmp_path / "standUpFrontNao.mof"
+    write(mf, out)
+    first = next(line.split() for line in out.read_text().splitlines() if line.startswith(" "))
+    assert first[:3] == ["-", "-", "*"]
+
+
+def test_generic_keyframes_with_a_distinct_start(tmp_path: Path) -> None:
+    names = ("HeadYaw", "HeadPitch", "LWristYaw")
+    m = Motion(
+        times=np.array([0.0, 0.25, 0.75]),
+        joint_names=names,
+        position=np.radians([[0.0, 10.0, 5.0], [20.0, -10.0, 0.0], [20.0, 0.0, -5.0]]),
+        interpolation=("linear", "next"),
+    )
+    out = tmp_path / "wave.mof"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # joints the motion lacks are `*`: nothing is dropped
+        write(MotionFile.single(m), out)
+    back = read(out).motion
+    assert back.extras["joint_map"] == "nao_26"
+    np.testing.assert_allclose(back.times, m.times)
+    np.testing.assert_allclose(back.select_joints(names).position, m.position, atol=1e-12)
+    assert back.interpolation == m.interpolation
+    assert back.joint_masks["keep"][:, back.joint_names.index("RHand")].all()
+    rows = [line.split() for line in out.read_text().splitlines() if line.startswith(" ")]
+    assert rows[0][-2:] == ["0", "0"]  # keyframe 0 reached at once: Int 0, Dur 0
+    assert [r[-2:] for r in rows[1:]] == [["1", "250"], ["0", "500"]]
+
+
+def test_dense_motion_is_reduced_within_the_tolerance(tmp_path: Path) -> None:
+    t = np.arange(0, 3.0 + 1e-9, 0.002)  # 500 Hz
+    pos = np.zeros((t.size, 22))
+    pos[:, 2] = 1.2 * np.sin(np.pi * t / 3)
+    pos[:, 13] = np.clip(2 * t, 0, 1.5)
+    names = read(MOF / "bhuman2013" / "sitDown.mof").motion.joint_names
+    m = Motion(times=t, joint_names=names, position=pos)
+    out = tmp_path / "dense.mof"
+    write(MotionFile.single(m), out)
+    back = read(out).motion
+    assert back.num_frames < 100
+    err = np.abs(back.sample(t).position - pos).max()
+    assert err <= math.radians(0.1) + 1e-9
+    # A tighter tolerance gives more keyframes.
+    out2 = tmp_path / "dense2.mof"
+    write(MotionFile.single(m), out2, tolerance=0.01)
+    assert read(out2).motion.num_frames > back.num_frames
+
+
+def test_reduce_keeps_mask_changes() -> None:
+    t = np.linspace(0, 1, 11)
+    pos = np.zeros((11, 1))
+    off = np.zeros((11, 1), dtype=bool)
+    off[6:] = True
+    pos[6:] = np.nan
+    m = Motion(times=t, joint_names=("a",), position=pos, joint_masks={"off": off})
+    r = reduce_keyframes(m)
+    np.testing.assert_allclose(r.times, [0.0, 0.5, 0.6, 1.0])
+
+
+def test_loop_of_a_dense_motion_is_written(tmp_path: Path) -> None:
+    mf = read(MOF / "bhuman2019" / "getUpEngineDummy.mof")
+    dense = mf.motion.resample(100)
+    out = tmp_path / "dummy.mof"
+    write(MotionFile.single(dense), out)
+    back = read(out).motion
+    assert back.loop == pytest.approx((0.0, 0.1))
+    assert "transition dummy dummy repeat" in out.read_text()
+
+
+def test_writer_refuses_what_mof_cannot_name(tmp_path: Path) -> None:
+    m = Motion(times=np.array([0.0, 1.0]), joint_names=("x", "y"), position=np.zeros((2, 2)))
+    with pytest.raises(WriteError, match="joint_map"):
+        write(MotionFile.single(m), tmp_path / "x.mof")
+    with pytest.raises(WriteError, match="identifier"):
+        write(read(MOF / "bhuman2013" / "sitDown.mof"), tmp_path / "sit down.mof")
+
+
+def test_dropped_data_is_named_in_a_warning(tmp_path: Path) -> None:
+    m = Motion(
+        times=np.array([0.0, 0.5]),
+        joint_names=("HeadYaw", "Elbow"),
+        position=np.zeros((2, 2)),
+        velocity=np.zeros((2, 2)),
+        interpolation=("linear",),
+    )
+    with pytest.warns(UserWarning, match=r"joints not in joint map 'nao_26': Elbow.*velocity"):
+        write(MotionFile.single(m), tmp_path / "x.mof")
+
+
+def test_existing_output_is_kept(tmp_path: Path) -> None:
+    out = tmp_path / "sitDown.mof"
+    out.write_text("mine")
+    with pytest.raises(WriteError, match="exists"):
+        write(read(MOF / "bhuman2013" / "sitDown.mof"), out)
+    assert out.read_text() == "mine"
