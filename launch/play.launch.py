@@ -1,6 +1,6 @@
 """Play a motion file into ROS 2.
 
-    ros2 launch motion_formats_ros play.launch.py file:=walk.seq
+    ros2 launch motion_formats_ros play.launch.py file:=walk.seq body:=biped.body
     ros2 launch motion_formats_ros play.launch.py file:=log.msgpack group:=actual loop:=true \
         trajectory_topic:=/arm_controller/joint_trajectory urdf:=/path/robot.urdf
 
@@ -34,6 +34,7 @@ ARGUMENTS = [
     ("frame_prefix", "", "prefix for the robot's frames"),
     ("use_sim_time", "false", "follow /clock"),
     ("urdf", "", "URDF file: joint limits, and robot_state_publisher for RViz"),
+    ("body", "", "Choreonoid .body file naming the joints of a .seq"),
     ("params_file", "", "YAML with more player parameters (default: the package's config/player.yaml)"),
 ]
 
@@ -64,6 +65,7 @@ def generate_launch_description() -> LaunchDescription:
                 "frame_prefix": config("frame_prefix"),
                 "use_sim_time": ParameterValue(config("use_sim_time"), value_type=bool),
                 "urdf_file": config("urdf"),
+                "body_file": config("body"),
             },
         ],
         remappings=[

@@ -45,3 +45,23 @@ def test_demo_runs(tmp_path: Path) -> None:
         assert "JointTrajectory:  241 points x 12 joints" in proc.stdout
     rows = [line.split() for line in proc.stdout.splitlines() if line.startswith("omf ")]
     assert len(rows) == 3 and all(float(r[3]) == 0.0 for r in rows)  # OMF is lossless
+
+
+def test_committed_examples_are_what_the_code_generates() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "make_examples.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_example_seq_is_named_by_the_example_body() -> None:
+    from motion_formats_ros import read
+
+    walk = read(ROOT / "examples" / "walk.seq", body=ROOT / "examples" / "biped.body").motion
+    assert walk.joint_names == BIPED_JOINTS
+    reference = biped_walk().motion
+    assert walk.position is not None and reference.position is not None
+    np.testing.assert_allclose(walk.position, reference.position, atol=1e-8)  # %.9g in the file

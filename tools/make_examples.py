@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from motion_formats_ros import CODECS, write
-from motion_formats_ros.examples import biped_urdf, biped_walk
+from motion_formats_ros.examples import biped_body, biped_urdf, biped_walk
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -26,9 +26,11 @@ def walk_name() -> str:
 def build(folder: Path) -> list[Path]:
     urdf = folder / "biped.urdf"
     urdf.write_text(biped_urdf())
+    body = folder / "biped.body"
+    body.write_text(biped_body())
     walk = folder / walk_name()
     write(biped_walk(), walk, overwrite=True)
-    return [urdf, walk]
+    return [urdf, body, walk]
 
 
 def main() -> int:

@@ -1,0 +1,89 @@
+"""Each format family plays through motion_player (its own process, real DDS)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import CORPUS
+from rosutil import requires_ros, ros_session
+
+from motion_formats_ros import CODECS, Motion, read, write
+from motion_formats_ros.examples import biped_walk
+
+pytestmark = [requires_ros, pytest.mark.ros]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _play(tmp_path: Path, path: Path, *params: str) -> tuple[list, list, str]:  # type: ignore[type-arg]
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory
+
+    with ros_session(tmp_path) as ros:
+        trajectories = ros.collect(JointTrajectory, "/joint_trajectory", 10)
+        states = ros.collect(JointState, "/joint_states", 5000)
+        player = ros.start_player(f"file:={path}", "approach_time:=0.25", "stream_rate:=50.0", *params)
+        assert ros.spin_until(lambda: player.proc.poll() is not None, 60), player.output()
+        ros.spin_for(0.2)
+        assert player.proc.returncode == 0, player.output()
+        return trajectories, states, player.output()
+
+
+def _check(motion: Motion, trajectories: list, states: list) -> None:  # type: ignore[type-arg]
+    assert len(trajectories) == 1
+    traj = trajectories[0]
+    assert tuple(traj.joint_names) == motion.joint_names
+    positions = np.array([p.positions for p in traj.points])
+    times = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in traj.points])
+    # Every frame / keyframe of the file is a point at its own time (+ the approach time).
+    keep = np.isin(np.round(times - 0.25, 6), np.round(motion.times - motion.times[0], 6))
+    assert keep.sum() == motion.num_frames
+    assert motion.position is not None
+    np.testing.assert_allclose(positions[keep], motion.position, atol=1e-9, equal_nan=True)
+    expected_states = int(round(motion.duration * 50)) + 1
+    assert abs(len(states) - expected_states) <= 2
+
+
+def test_seq_with_body_file(tmp_path: Path) -> None:
+    walk, body = ROOT / "examples" / "walk.seq", ROOT / "examples" / "biped.body"
+    trajectories, states, _ = _play(tmp_path, walk, f"body_file:={body}")
+    _check(read(walk, body=body).motion, trajectories, states)
+
+
+def test_omf_group(tmp_path: Path) -> None:
+    f = biped_walk(rate=100.0, cycles=1)
+    f.groups["actual"] = f.motion.shifted(0.0)
+    path = tmp_path / "log.yaml"
+    write(f, path)
+    trajectories, states, _ = _play(tmp_path, path, "group:=actual")
+    _check(read(path).groups["actual"], trajectories, states)
+
+
+@pytest.mark.skipif("mtn" not in CODECS, reason="no .mtn codec")
+def test_mtn_keyframes(tmp_path: Path) -> None:
+    path = tmp_path / "walk.mtn"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # keyframe reduction is reported; not what this test checks
+        write(biped_walk(rate=100.0, cycles=1), path)
+    motion = read(path).motion
+    assert motion.is_keyframed
+    trajectories, states, _ = _play(tmp_path, path)
+    _check(motion, trajectories, states)
+
+
+@pytest.mark.skipif("mof" not in CODECS, reason="no .mof codec")
+def test_mof_motion_net(tmp_path: Path) -> None:
+    path = CORPUS / "mof" / "bhuman2013" / "sitDown.mof"
+    if not path.exists():
+        pytest.skip("corpus not beside the checkout")
+    motion = read(path).motion
+    trajectories, states, output = _play(tmp_path, path)
+    assert len(trajectories) == 1
+    traj = trajectories[0]
+    assert tuple(traj.joint_names) == motion.joint_names
+    assert motion.position is not None
+    finite = np.isfinite(motion.position[-1])
+    np.testing.assert_allclose(np.array(traj.points[-1].positions)[finite], motion.position[-1][finite], atol=1e-9)
+    assert abs(len(states) - (int(round(motion.duration * 50)) + 1)) <= 2
