@@ -42,7 +42,7 @@ def _check(motion: Motion, trajectories: list, states: list) -> None:  # type: i
     assert keep.sum() == motion.num_frames
     assert motion.position is not None
     np.testing.assert_allclose(positions[keep], motion.position, atol=1e-9, equal_nan=True)
-    expected_states = int(round(motion.duration * 50)) + 1
+    expected_states = round(motion.duration * 50) + 1
     assert abs(len(states) - expected_states) <= 2
 
 
@@ -79,11 +79,11 @@ def test_mof_motion_net(tmp_path: Path) -> None:
     if not path.exists():
         pytest.skip("corpus not beside the checkout")
     motion = read(path).motion
-    trajectories, states, output = _play(tmp_path, path)
+    trajectories, states, _output = _play(tmp_path, path)
     assert len(trajectories) == 1
     traj = trajectories[0]
     assert tuple(traj.joint_names) == motion.joint_names
     assert motion.position is not None
     finite = np.isfinite(motion.position[-1])
     np.testing.assert_allclose(np.array(traj.points[-1].positions)[finite], motion.position[-1][finite], atol=1e-9)
-    assert abs(len(states) - (int(round(motion.duration * 50)) + 1)) <= 2
+    assert abs(len(states) - (round(motion.duration * 50) + 1)) <= 2
