@@ -45,6 +45,7 @@ setup(
             "mcap==1.6.0",
             "tqdm>=4.60",
             "pyjson5==2.0.1",
+            "json5==0.17.3",  # the pure-Python peer of bench/bench_scene.py
             "pytest==9.2.0",
             "ruff==0.17.5",
             "mypy==2.4.1",

@@ -83,6 +83,13 @@ CODECS: dict[str, CodecInfo] = {
         suffixes=(".mtn",),
         description="Sony AIBO motion (OMTN binary keyframes)",
     ),
+    "scene": CodecInfo(
+        name="scene",
+        module="motion_formats_ros.codecs.scene",
+        suffixes=(".json5",),
+        shared=(".json",),
+        description="Scene Description (JSON5): robots, objects, spline trajectories",
+    ),
 }
 
 

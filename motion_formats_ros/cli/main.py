@@ -17,6 +17,7 @@ from .. import __version__
 from ..errors import MotionFormatError
 from ..registry import CODECS
 from . import commands
+from . import scene as scene_cli
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--joints", type=_csv, help="only these joints")
     p.add_argument("--group", help="only this group (default: one figure per group)")
     p.add_argument("--overwrite", action="store_true", help="replace existing images")
+    scene_cli.add_parser(sub)
     return parser
 
 

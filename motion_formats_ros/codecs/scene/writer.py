@@ -1,0 +1,306 @@
+"""Motion → scene file whose trajectories reproduce the motion.
+
+One robot model (named after the file's robot, else ``robot``) whose joints are the
+motion's joints, with the limits known for them; one object ``robot`` whose
+``jointValues`` read the dimensions of one vector trajectory ``motion``: one control
+point per frame with absolute ``t``, ``f``, and ``df`` / ``ddf`` where the motion has
+finite velocities / accelerations (cubic / quintic Hermite segments, which pass
+through every control point). A root pose becomes a 7-D trajectory ``root``
+(x, y, z, qx, qy, qz, qw) read by the object's pose. A loop over the whole motion
+becomes ``repeat: {t: end}``.
+
+When the motion came from a scene (``extras["scene"]``) with the same joints, that
+scene's models and objects are kept and only the joint values are replaced.
+
+Numbers are written with Python's shortest round-trip repr, so reading the file back
+gives the same values at the control points. ``.json`` output is strict JSON (no
+comments, no NaN / Infinity).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..._io import check_writable, write_bytes_atomic
+from ...errors import WriteError
+from ...model import Motion, MotionFile
+
+FloatArray = npt.NDArray[np.float64]
+
+TRAJECTORY = "motion"
+ROOT_TRAJECTORY = "root"
+_PLACEHOLDER = "@@CONTROL_POINTS_{}@@"
+
+
+def _limits_from_option(value: Any) -> dict[str, float]:
+    """Scene joint keys from a (lo, hi) pair, a scene-style dict or a JointLimit-like object."""
+    out: dict[str, float] = {}
+    if isinstance(value, Mapping):
+        for key in (
+            "minValue",
+            "maxValue",
+            "maxVelocity",
+            "maxAcceleration",
+            "maxDeceleration",
+            "maxJerk",
+            "maxEffort",
+        ):
+            if value.get(key) is not None:
+                out[key] = float(value[key])
+        return out
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        return {"minValue": float(value[0]), "maxValue": float(value[1])}
+    for attr, key in (("lower", "minValue"), ("upper", "maxValue"), ("velocity", "maxVelocity")):
+        v = getattr(value, attr, None)
+        if v is not None:
+            out[key] = float(v)
+    return out
+
+
+def _collect_limits(
+    motion_file: MotionFile, names: list[str], joint_limits: Mapping[str, Any] | None, urdf: Any
+) -> dict[str, dict[str, float]]:
+    limits: dict[str, dict[str, float]] = {}
+    known = motion_file.extras.get("joint_limits")
+    if isinstance(known, Mapping):
+        for name, value in known.items():
+            limits[str(name)] = _limits_from_option(value)
+    if urdf is not None:
+        from ... import urdf as urdf_module
+
+        text = Path(urdf).read_text(encoding="utf-8")
+        for name, value in urdf_module.joint_limits(text, urdf).items():
+            limits[name] = _limits_from_option(value)
+    if joint_limits:
+        for name, value in joint_limits.items():
+            limits[str(name)] = _limits_from_option(value)
+    return {n: limits[n] for n in names if limits.get(n)}
+
+
+def _unwrap_quaternions(q: FloatArray) -> FloatArray:
+    """Flip signs so that consecutive quaternions are on the same side (interpolable)."""
+    out = np.array(q, dtype=np.float64)
+    for i in range(1, len(out)):
+        if float(np.dot(out[i], out[i - 1])) < 0:
+            out[i] = -out[i]
+    return out
+
+
+def _number(x: float, strict: bool, where: str, path: Path) -> str:
+    if math.isfinite(x):
+        return repr(float(x))
+    if strict:
+        raise WriteError(path, f"{where}: {x} cannot be written to strict JSON (use .json5)")
+    return "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
+
+
+def _points(
+    times: FloatArray,
+    f: FloatArray,
+    df: FloatArray | None,
+    ddf: FloatArray | None,
+    strict: bool,
+    path: Path,
+    name: str,
+    indent: str,
+) -> str:
+    lines = []
+    for i, t in enumerate(times):
+        where = f"trajectory {name!r} point {i}"
+        parts = [f'"t": {_number(t, strict, where, path)}']
+        parts.append('"f": [' + ", ".join(_number(x, strict, where, path) for x in f[i]) + "]")
+        has_df = df is not None and bool(np.all(np.isfinite(df[i])))
+        if has_df and df is not None:
+            parts.append('"df": [' + ", ".join(repr(float(x)) for x in df[i]) + "]")
+            if ddf is not None and bool(np.all(np.isfinite(ddf[i]))):
+                parts.append('"ddf": [' + ", ".join(repr(float(x)) for x in ddf[i]) + "]")
+        lines.append(indent + "{" + ", ".join(parts) + "}")
+    return "[\n" + ",\n".join(lines) + "\n" + indent[:-2] + "]"
+
+
+def _scene_from_extras(motion_file: MotionFile, names: list[str]) -> dict[str, Any] | None:
+    """The source scene when its robots' joints are exactly ``names`` (same order)."""
+    scene = motion_file.extras.get("scene")
+    if not isinstance(scene, dict):
+        return None
+    try:
+        objects = scene["objects"]
+        models = scene["models"]
+        robots = [o for o, v in objects.items() if models[v["model"]].get("kind") == "robot"]
+        joints = [
+            (f"{o}.{j}" if len(robots) > 1 else j, o, j) for o in robots for j in models[objects[o]["model"]]["joints"]
+        ]
+    except (KeyError, TypeError, AttributeError):
+        return None
+    if [n for n, _, _ in joints] != names:
+        return None
+    out = copy.deepcopy(scene)
+    for i, (_, o, j) in enumerate(joints):
+        out["objects"][o].setdefault("jointValues", {})[j] = {"trajectory": TRAJECTORY, "index": i}
+    out["trajectories"] = {k: v for k, v in out.get("trajectories", {}).items() if k != TRAJECTORY}
+    return out
+
+
+def build(
+    motion_file: MotionFile,
+    path: Path,
+    *,
+    group: str | None = None,
+    joint_limits: Mapping[str, Any] | None = None,
+    urdf: str | os.PathLike[str] | None = None,
+    strict: bool = False,
+) -> str:
+    """The scene text for ``motion_file`` (see the module documentation)."""
+    motion = motion_file.group(group)
+    if group is None and len(motion_file.groups) > 1:
+        dropped = [g for g in motion_file.groups if g != next(iter(motion_file.groups))]
+        warnings.warn(f"{path}: a scene holds one motion; groups {dropped} not written", stacklevel=3)
+    if motion.num_frames == 0:
+        raise WriteError(path, "the motion has no frames (a trajectory needs at least one control point)")
+    names = _joint_names(motion, path)
+    _warn_dropped(motion, path)
+    position = motion.position if motion.position is not None else np.full((motion.num_frames, len(names)), np.nan)
+    if motion.position is None and names:
+        warnings.warn(f"{path}: the motion has no joint positions; writing NaN", stacklevel=3)
+    velocity = motion.velocity
+    acceleration = motion.acceleration if velocity is not None else None
+    repeat: Any = False
+    if motion.loop is not None:
+        start, end = motion.loop
+        if start == motion.times[0] and end >= motion.times[-1]:
+            repeat = {"t": float(end)}
+        else:
+            warnings.warn(f"{path}: loop {motion.loop} does not start at the first frame; not written", stacklevel=3)
+
+    scene = _scene_from_extras(motion_file, names)
+    robot_object = "robot"
+    if scene is None:
+        model_name = motion_file.robot or "robot"
+        limits = _collect_limits(motion_file, names, joint_limits, urdf)
+        scene = {
+            "models": {model_name: {"kind": "robot", "joints": {n: limits.get(n, {}) for n in names}, "links": {}}},
+            "objects": {robot_object: {"model": model_name, "parent": "__WORLD__"}},
+            "trajectories": {},
+        }
+        obj = scene["objects"][robot_object]
+        obj["pose"] = {"xyz": [0.0, 0.0, 0.0], "qxyzw": [0.0, 0.0, 0.0, 1.0]}
+        obj["jointValues"] = {n: {"trajectory": TRAJECTORY, "index": i} for i, n in enumerate(names)}
+    elif joint_limits or urdf is not None:
+        limits = _collect_limits(motion_file, names, joint_limits, urdf)
+        warnings.warn(f"{path}: joint limits come from the source scene; {sorted(limits)} not applied", stacklevel=3)
+    blocks: dict[str, str] = {}
+    trajectories = scene.setdefault("trajectories", {})
+    indent = " " * 8
+    if names:
+        trajectories[TRAJECTORY] = {"controlPoints": _PLACEHOLDER.format(TRAJECTORY), "repeat": repeat}
+        blocks[TRAJECTORY] = _points(motion.times, position, velocity, acceleration, strict, path, TRAJECTORY, indent)
+    if motion.root_position is not None or motion.root_orientation is not None:
+        n = motion.num_frames
+        rp = motion.root_position if motion.root_position is not None else np.zeros((n, 3))
+        ro = motion.root_orientation if motion.root_orientation is not None else np.tile([0.0, 0, 0, 1], (n, 1))
+        root = np.hstack([rp, _unwrap_quaternions(ro)])
+        trajectories[ROOT_TRAJECTORY] = {"controlPoints": _PLACEHOLDER.format(ROOT_TRAJECTORY), "repeat": repeat}
+        blocks[ROOT_TRAJECTORY] = _points(motion.times, root, None, None, strict, path, ROOT_TRAJECTORY, indent)
+        objects = scene["objects"]
+        target = robot_object if robot_object in objects else next(iter(objects))
+        objects[target]["pose"] = {
+            "xyz": [{"trajectory": ROOT_TRAJECTORY, "index": i} for i in range(3)],
+            "qxyzw": [{"trajectory": ROOT_TRAJECTORY, "index": i} for i in range(3, 7)],
+        }
+    try:
+        text = dumps(scene, allow_nan=not strict)
+    except ValueError as exc:
+        raise WriteError(path, f"{exc} (strict JSON has no NaN / Infinity: use .json5)") from None
+    for name, block in blocks.items():
+        text = text.replace(json.dumps(_PLACEHOLDER.format(name)), block)
+    if not strict:
+        source = f" from {motion_file.source}" if motion_file.source else ""
+        text = f"// Scene written by motion_formats_ros{source}.\n" + text
+    return text + "\n"
+
+
+def dumps(data: Any, *, allow_nan: bool = True, width: int = 100, indent: int = 2) -> str:
+    """JSON text (valid JSON5) with short containers on one line and long ones broken up."""
+
+    def inline(node: Any) -> str:
+        return json.dumps(node, allow_nan=allow_nan, ensure_ascii=False, separators=(", ", ": "))
+
+    def dump(node: Any, level: int, room: int) -> str:
+        text = inline(node)
+        forced = isinstance(node, dict) and "@@CONTROL_POINTS_" in text
+        if (len(text) <= room and not forced) or not isinstance(node, (dict, list)) or not node:
+            return text
+        pad = " " * (indent * (level + 1))
+        end = " " * (indent * level)
+        inner = width - len(pad)
+        if isinstance(node, dict):
+            items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: " for k in node]
+            body = [
+                f"{head}{dump(v, level + 1, inner - len(head) + len(pad))}"
+                for head, v in zip(items, node.values(), strict=True)
+            ]
+            return "{\n" + ",\n".join(body) + "\n" + end + "}"
+        return "[\n" + ",\n".join(pad + dump(v, level + 1, inner) for v in node) + "\n" + end + "]"
+
+    return dump(data, 0, width)
+
+
+def _joint_names(motion: Motion, path: Path) -> list[str]:
+    names = []
+    for name, dims in zip(motion.joint_names, motion.joint_dims, strict=True):
+        if dims == 1:
+            names.append(name)
+        else:
+            warnings.warn(
+                f"{path}: joint {name!r} has {dims} DOF; written as {name}.0 … {name}.{dims - 1}", stacklevel=4
+            )
+            names.extend(f"{name}.{k}" for k in range(dims))
+    return names
+
+
+def _warn_dropped(motion: Motion, path: Path) -> None:
+    dropped = [
+        label
+        for label, _ in motion.iter_arrays()
+        if not label.startswith(("joint.position", "joint.velocity", "joint.acceleration", "root."))
+    ]
+    if dropped:
+        warnings.warn(f"{path}: a scene cannot hold {', '.join(dropped)}; not written", stacklevel=4)
+
+
+def write(
+    motion_file: MotionFile,
+    path: Path,
+    *,
+    overwrite: bool = False,
+    group: str | None = None,
+    joint_limits: Mapping[str, Any] | None = None,
+    urdf: str | os.PathLike[str] | None = None,
+    **_: Any,
+) -> None:
+    """Write ``motion_file`` as a scene (strict JSON for ``.json``, JSON5 otherwise).
+
+    Args:
+        motion_file: What to write (one group: ``group`` or the first).
+        path: Output file.
+        overwrite: Replace an existing file.
+        group: The group to write.
+        joint_limits: Joint name → (min, max), a dict with scene keys (``minValue`` …)
+            or an object with ``lower`` / ``upper`` / ``velocity``.
+        urdf: A URDF file to take joint limits from.
+    """
+    path = Path(path)
+    check_writable(path, overwrite)
+    strict = path.suffix.lower() == ".json"
+    text = build(motion_file, path, group=group, joint_limits=joint_limits, urdf=urdf, strict=strict)
+    write_bytes_atomic(path, text.encode("utf-8"), overwrite)
