@@ -87,3 +87,38 @@ def test_mof_motion_net(tmp_path: Path) -> None:
     finite = np.isfinite(motion.position[-1])
     np.testing.assert_allclose(np.array(traj.points[-1].positions)[finite], motion.position[-1][finite], atol=1e-9)
     assert abs(len(states) - (round(motion.duration * 50) + 1)) <= 2
+
+
+@pytest.mark.skipif("scene" not in CODECS, reason="no scene codec")
+def test_scene_tf_tree_static_once_and_moving(tmp_path: Path) -> None:
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from tf2_msgs.msg import TFMessage
+    from trajectory_msgs.msg import JointTrajectory
+
+    from motion_formats_ros.kinematics import SceneKinematics
+
+    path = CORPUS / "scene_json5" / "waving_robot.json"
+    if not path.exists():
+        pytest.skip("corpus not beside the checkout")
+    kin = SceneKinematics.from_file(path)
+    motion = read(path).motion
+    assert motion.loop is not None  # a repeating trajectory
+    with ros_session(tmp_path) as ros:
+        trajectories = ros.collect(JointTrajectory, "/joint_trajectory", 10)
+        tf = ros.collect(TFMessage, "/tf", 1000)
+        player = ros.start_player(f"file:={path}", "stream_rate:=50.0", "loop:=true", "approach_time:=0.1")
+        assert ros.spin_until(lambda: len(tf) > 100, 30), player.output()  # runs past the 2 s loop
+        qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+        static = ros.collect(TFMessage, "/tf_static", qos)  # a late subscriber
+        assert ros.spin_until(lambda: bool(static), 10)
+    assert len(static) == 1  # every static frame in one message
+    edges = {(t.header.frame_id, t.child_frame_id) for t in static[0].transforms}
+    assert edges == {(s.parent, s.child) for s in kin.static_transforms()}
+    moving = [t for m in tf for t in m.transforms]
+    assert {(t.header.frame_id, t.child_frame_id) for t in moving} == {(e.parent, e.child) for e in kin.moving_edges}
+    assert len(trajectories) == 1 and tuple(trajectories[0].joint_names) == motion.joint_names
+    # The moving frame at the stream's motion times matches forward kinematics.
+    first = moving[0]
+    expected = kin.moving_transforms([motion.times[0]])[0]
+    got = [first.transform.translation.x, first.transform.translation.y, first.transform.translation.z]
+    np.testing.assert_allclose(got, expected.translation[0], atol=1e-9)

@@ -130,6 +130,12 @@ class MotionPlayer(Node):
             options["body"] = Path(self._param("body_file"))
         motion_file = read(path, format=self._param("format") or None, **options)
         motion = motion_file.group(self._param("group") or None)
+        self.kinematics: Any = None
+        if motion_file.format == "scene":
+            from ..kinematics import SceneKinematics
+
+            # A scene describes its whole TF tree: objects, links, what moves and what doesn't.
+            self.kinematics = SceneKinematics.from_file(path, world_frame=self._param("world_frame"))
         if motion.num_frames == 0:
             raise PlayerError(f"{path}: the motion has no frames")
         self.get_logger().info(
@@ -198,13 +204,24 @@ class MotionPlayer(Node):
         self.world_frame = self._param("world_frame")
         self.root_frame = prefix + self._param("root_frame")
         self.link_frames = [prefix + name for name in self.motion.link_names]
-        self.static_root = self._constant_root()
+        self.static_root = None if self.kinematics is not None else self._constant_root()
+        stamp = self.get_clock().now().nanoseconds
+        static = []
         if self.static_root is not None:
             # A root that never moves (a fixed-base arm) goes once on /tf_static.
-            stamp = self.get_clock().now().nanoseconds
-            self.tf_static_pub.publish(
-                TFMessage(transforms=[adapters.transform(self.world_frame, self.root_frame, stamp, *self.static_root)])
-            )
+            static.append(adapters.transform(self.world_frame, self.root_frame, stamp, *self.static_root))
+        if self.kinematics is not None:
+            static += [
+                adapters.transform(self._frame(t.parent), self._frame(t.child), stamp, t.translation, t.rotation)
+                for t in self.kinematics.static_transforms()
+            ]
+        if static:
+            # All in one message: /tf_static keeps only the last message for late subscribers.
+            self.tf_static_pub.publish(TFMessage(transforms=static))
+
+    def _frame(self, name: str) -> str:
+        """A scene frame with frame_prefix (the world frame keeps its name)."""
+        return name if name == self.world_frame else self._param("frame_prefix") + name
 
     def _constant_root(self) -> tuple[Any, Any] | None:
         m = self.motion
@@ -331,7 +348,14 @@ class MotionPlayer(Node):
                     )
                 )
             transforms = []
-            if self.static_root is None and ("root_position" in frame or "root_orientation" in frame):
+            if self.kinematics is not None:
+                transforms += [
+                    adapters.transform(
+                        self._frame(mt.parent), self._frame(mt.child), stamp, mt.translation[0], mt.rotation[0]
+                    )
+                    for mt in self.kinematics.moving_transforms([t])
+                ]
+            elif self.static_root is None and ("root_position" in frame or "root_orientation" in frame):
                 transforms.append(
                     adapters.transform(
                         self.world_frame,
