@@ -90,6 +90,13 @@ CODECS: dict[str, CodecInfo] = {
         shared=(".json",),
         description="Scene Description (JSON5): robots, objects, spline trajectories",
     ),
+    "rosbag": CodecInfo(
+        name="rosbag",
+        module="motion_formats_ros.codecs.rosbag",
+        suffixes=(".db3", ".mcap", ".bag"),
+        description="ROS bags: rosbag2 folders (MCAP / sqlite3), .mcap, .db3, ROS 1 .bag",
+        directories=True,
+    ),
 }
 
 

@@ -118,6 +118,10 @@ def _fmt(value: float | None) -> str:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    from . import bag
+
+    if bag.is_bag(args):
+        return bag.cmd_info_bag(args)
     motion_file = read(args.file, format=args.from_format, **read_options(args))
     info = summarize(motion_file)
     if args.json:

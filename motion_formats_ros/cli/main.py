@@ -16,6 +16,7 @@ from typing import Any
 from .. import __version__
 from ..errors import MotionFormatError
 from ..registry import CODECS
+from . import bag as bag_cli
 from . import commands
 from . import scene as scene_cli
 
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--group", help="only this group (default: one figure per group)")
     p.add_argument("--overwrite", action="store_true", help="replace existing images")
     scene_cli.add_parser(sub)
+    bag_cli.add_parsers(sub)
     return parser
 
 

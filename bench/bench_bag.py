@@ -1,0 +1,126 @@
+"""Bag ↔ motion throughput against plain rosbags, measured in the same run.
+
+100,000 sensor_msgs/JointState messages × 30 joints (position + velocity), MCAP storage.
+
+    ours  motion → bag     write_bag (bulk numpy encode + rosbags Writer)
+    peer  serialize+write  rosbags: build message, serialize_cdr, Writer.write per frame
+    ours  bag → motion     read_bag (rosbags index + chunk decompress, bulk numpy decode)
+    peer  read+deserialize rosbags: AnyReader + deserialize per message into arrays
+    peer  raw read         rosbags: AnyReader.messages without decoding (the floor)
+
+Run: ``.venv/bin/python bench/bench_bag.py [--messages N] [--joints J]``. Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from motion_formats_ros import Motion, MotionFile
+from motion_formats_ros.codecs import rosbag
+
+
+def _motion(n: int, joints: int) -> Motion:
+    rng = np.random.default_rng(1)
+    return Motion(
+        times=np.arange(n) / 1000.0,
+        joint_names=tuple(f"joint_{i}" for i in range(joints)),
+        position=rng.normal(size=(n, joints)),
+        velocity=rng.normal(size=(n, joints)),
+    )
+
+
+def _rosbags_write(m: Motion, path: Path) -> None:
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from rosbags.typesys import Stores, get_typestore
+
+    ts = get_typestore(Stores.ROS2_JAZZY)
+    js, header, stamp = (
+        ts.types[x] for x in ("sensor_msgs/msg/JointState", "std_msgs/msg/Header", "builtin_interfaces/msg/Time")
+    )
+    names = list(m.joint_names)
+    empty = np.zeros(0)
+    assert m.position is not None and m.velocity is not None
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        conn = writer.add_connection("/joint_states", js.__msgtype__, typestore=ts)
+        for i, t in enumerate(m.times.tolist()):
+            ns = round(t * 1e9)
+            sec, nsec = divmod(ns, 1_000_000_000)
+            msg = js(
+                header=header(stamp=stamp(sec=sec, nanosec=nsec), frame_id=""),
+                name=names,
+                position=m.position[i],
+                velocity=m.velocity[i],
+                effort=empty,
+            )
+            writer.write(conn, ns, ts.serialize_cdr(msg, js.__msgtype__))
+
+
+def _rosbags_read(path: Path, decode: bool) -> int:
+    from rosbags.highlevel import AnyReader
+
+    count = 0
+    with AnyReader([path]) as reader:
+        rows = []
+        for conn, _, raw in reader.messages():
+            if decode:
+                msg = reader.deserialize(raw, conn.msgtype)
+                rows.append((msg.header.stamp.sec, msg.header.stamp.nanosec, msg.position, msg.velocity))  # type: ignore[attr-defined]
+            count += 1
+        if decode:
+            np.array([r[2] for r in rows])
+    return count
+
+
+def _timed(fn: object) -> float:
+    start = time.perf_counter()
+    fn()  # type: ignore[operator]
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--joints", type=int, default=30)
+    args = parser.parse_args()
+    n = args.messages
+    m = _motion(n, args.joints)
+    mf = MotionFile.single(m, group="actual")
+    tmp = Path(tempfile.mkdtemp(prefix="bench_bag."))
+    try:
+        ours_bag = tmp / "ours"
+        peer_bag = tmp / "peer"
+        w_ours = _timed(lambda: rosbag.write(mf, ours_bag, trajectory_topic=None))
+        w_peer = _timed(lambda: _rosbags_write(m, peer_bag))
+        holder: dict[str, MotionFile] = {}
+        r_ours = _timed(lambda: holder.setdefault("m", rosbag.read(peer_bag, progress=False)))
+        r_peer = _timed(lambda: _rosbags_read(peer_bag, decode=True))
+        r_raw = _timed(lambda: _rosbags_read(peer_bag, decode=False))
+        back = holder["m"].motion
+        assert back.num_frames == n and back.position is not None
+        assert np.array_equal(back.position, m.position)
+        rows = [
+            ("motion -> bag", "ours (bulk encode + rosbags Writer)", w_ours, 200_000),
+            ("motion -> bag", "rosbags serialize_cdr + Writer", w_peer, None),
+            ("bag -> motion", "ours (MCAP chunks raw + bulk decode)", r_ours, 300_000),
+            ("bag -> motion", "rosbags AnyReader + deserialize", r_peer, None),
+            ("bag -> motion", "rosbags AnyReader raw read only", r_raw, None),
+        ]
+        print(f"{n} JointState messages x {args.joints} joints (position + velocity), MCAP")
+        for what, who, secs, target in rows:
+            rate = n / secs
+            note = f"  target >= {target:,} msg/s: {'met' if rate >= target else 'MISSED'}" if target else ""
+            print(f"{what:<14} {who:<38} {secs:7.3f} s {rate:>12,.0f} msg/s{note}")
+        print(f"ratio motion -> bag ours / rosbags: {w_peer / w_ours:.1f}x")
+        print(f"ratio bag -> motion ours / rosbags: {r_peer / r_ours:.1f}x")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+"""``bag2motion``, ``motion2bag`` and ``info`` of a bag (see codecs/rosbag)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .. import convert
+from .._io import check_writable
+from ..errors import MotionFormatError
+from ..registry import CODECS, codec_by_name, codec_for_path, read, write
+
+
+def _csv(text: str) -> list[str]:
+    """``a,b,c`` → list; ``none`` (or an empty string) → [] (convert none of them)."""
+    if text.strip().lower() == "none":
+        return []
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def _start_time(text: str) -> float:
+    """Seconds since the epoch, ``now``, or an ISO 8601 date-time."""
+    if text == "now":
+        return datetime.now().timestamp()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds, 'now' or an ISO 8601 date-time") from None
+
+
+def add_parsers(sub: Any) -> None:
+    """Register ``bag2motion`` and ``motion2bag`` on the ``motion-formats`` subparsers."""
+    from ..codecs.rosbag._source import DISTROS
+    from ..codecs.rosbag._write import STORAGES, WRITE_DISTROS
+
+    p = sub.add_parser("bag2motion", help="convert a rosbag2 folder / .mcap / .db3 / ROS 1 .bag to a motion file")
+    p.add_argument("bag", type=Path, help="rosbag2 folder, .mcap, .db3 or ROS 1 .bag")
+    p.add_argument("output", type=Path)
+    p.add_argument("--to", dest="to_format", choices=list(CODECS), help="output format (default: suffix)")
+    p.add_argument(
+        "--topics",
+        type=_csv,
+        help="JointState topics merged by joint name (default /joint_states, else every JointState topic)",
+    )
+    p.add_argument(
+        "--stamps",
+        choices=["auto", "header", "receive"],
+        default="auto",
+        help="time of each sample: header stamp, bag receive time, or auto (header; receive when all are zero)",
+    )
+    p.add_argument("--root", help="root pose from TF as PARENT:CHILD (e.g. world:base_link); 'none' for no root")
+    p.add_argument("--links", type=_csv, help="TF frames to record as link poses (in the root's parent frame)")
+    p.add_argument("--imu", type=_csv, help="sensor_msgs/Imu topics (default: all; 'none': none)")
+    p.add_argument("--trajectory", type=_csv, help="JointTrajectory topics → 'target' group (default: all)")
+    p.add_argument("--points", type=_csv, help="PointStamped topics → series (default: /zmp)")
+    p.add_argument("--hold", action="store_true", help="hold a joint's last value instead of NaN where it is absent")
+    p.add_argument("--distro", choices=list(DISTROS), help="typestore for types the bag does not define")
+    p.add_argument("--joints", type=_csv, help="keep only these joints, in this order (a,b,c)")
+    p.add_argument("--start", type=float, help="drop frames before this time (s from the first message)")
+    p.add_argument("--end", type=float, help="drop frames after this time (s)")
+    p.add_argument("--rate", type=float, help="resample to this many frames per second")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    p.set_defaults(handler=cmd_bag2motion)
+
+    p = sub.add_parser("motion2bag", help="record a motion file as a rosbag2 bag (MCAP or sqlite3)")
+    p.add_argument("input", type=Path)
+    p.add_argument("bag", type=Path, help="rosbag2 folder to create (or a bare .mcap / .db3 file)")
+    p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
+    p.add_argument("--storage", choices=list(STORAGES), help="storage plugin (default mcap)")
+    p.add_argument("--distro", choices=list(WRITE_DISTROS), default="jazzy", help="message definitions / metadata")
+    p.add_argument("--start-time", type=_start_time, help="stamp of the first frame: epoch seconds, now, ISO date")
+    p.add_argument("--group", help="group written as joint states (default: actual, else the first)")
+    p.add_argument("--root", default="world:base_link", help="TF frames of the root pose WORLD:BASE")
+    p.add_argument("--joint-topic", default="/joint_states")
+    p.add_argument("--tf-topic", default="/tf")
+    p.add_argument("--tf-static-topic", default="/tf_static")
+    p.add_argument("--trajectory-topic", default="/joint_trajectory", help="'none' to leave it out")
+    p.add_argument("--imu-topic", default="/{name}", help="topic of each IMU ({name} is the IMU's name)")
+    p.add_argument("--zmp-topic", default="/zmp")
+    p.add_argument("--joints", type=_csv, help="keep only these joints, in this order (a,b,c)")
+    p.add_argument("--start", type=float, help="drop frames before this time (s)")
+    p.add_argument("--end", type=float, help="drop frames after this time (s)")
+    p.add_argument("--rate", type=float, help="resample to this many frames per second")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    p.set_defaults(handler=cmd_motion2bag)
+
+
+def cmd_bag2motion(args: argparse.Namespace) -> int:
+    fmt = args.to_format or codec_for_path(args.output, for_write=True).name
+    check_writable(args.output, args.overwrite)
+    options: dict[str, Any] = {
+        "topics": args.topics,
+        "stamps": args.stamps,
+        "root": args.root,
+        "links": args.links,
+        "imu": args.imu,
+        "trajectory": args.trajectory,
+        "points": args.points,
+        "hold": args.hold,
+        "distro": args.distro,
+        "joints": args.joints,
+        "start": args.start,
+        "end": args.end,
+        "rate": args.rate,
+        "progress": args.progress,
+    }
+    motion_file = read(args.bag, format="rosbag", **options)
+    write(motion_file, args.output, format=fmt, overwrite=args.overwrite)
+    summary = ", ".join(
+        f"{name}: {m.num_frames} frames, {len(m.joint_names)} joints" for name, m in motion_file.groups.items()
+    )
+    print(f"wrote {args.output} ({fmt}; {summary})")
+    return 0
+
+
+def cmd_motion2bag(args: argparse.Namespace) -> int:
+    if args.input.resolve() == args.bag.resolve():
+        raise ValueError(f"{args.bag}: the output is the input; the input is never modified")
+    check_writable(args.bag, args.overwrite)
+    motion_file = read(args.input, format=args.from_format)
+    motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
+    trajectory = None if args.trajectory_topic.lower() in ("", "none") else args.trajectory_topic
+    write(
+        motion_file,
+        args.bag,
+        format="rosbag",
+        overwrite=args.overwrite,
+        storage=args.storage,
+        distro=args.distro,
+        start_time=args.start_time,
+        group=args.group,
+        root=args.root,
+        joint_topic=args.joint_topic,
+        tf_topic=args.tf_topic,
+        tf_static_topic=args.tf_static_topic,
+        trajectory_topic=trajectory,
+        imu_topic=args.imu_topic,
+        zmp_topic=args.zmp_topic,
+    )
+    frames = sum(m.num_frames for m in motion_file.groups.values())
+    print(f"wrote {args.bag} (rosbag {args.storage or 'mcap'}, {frames} frames)")
+    return 0
+
+
+def is_bag(args: argparse.Namespace) -> bool:
+    """Whether ``info`` was given a bag (by --from rosbag, or by its suffix / folder)."""
+    if getattr(args, "from_format", None):
+        return bool(args.from_format == "rosbag")
+    path = Path(args.file)
+    if not path.exists():
+        return False
+    try:
+        return codec_for_path(path).name == "rosbag"
+    except MotionFormatError:
+        return False
+
+
+def cmd_info_bag(args: argparse.Namespace) -> int:
+    """``info`` of a bag: its topics, which convert, and their message counts."""
+    codec = codec_by_name("rosbag").load()
+    info = codec.describe(args.file)
+    if getattr(args, "json", False):
+        print(json.dumps(info, indent=2))
+        return 0
+    for line in codec.format_description(info):
+        print(line)
+    return 0
+
+
+__all__ = ["add_parsers", "cmd_bag2motion", "cmd_info_bag", "cmd_motion2bag", "is_bag"]

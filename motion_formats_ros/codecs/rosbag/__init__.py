@@ -1,0 +1,95 @@
+"""ROS bags: rosbag2 folders (sqlite3 / MCAP), bare ``.db3`` / ``.mcap`` files, ROS 1 ``.bag``.
+
+Reading (:func:`read`) turns JointState topics (merged by joint name), the TF root pose,
+IMUs, point series (ZMP) and JointTrajectory topics into a MotionFile; writing
+(:func:`write`) records a motion as a rosbag2 bag that ``ros2 bag play``, Foxglove and
+PlotJuggler open. Both use the rosbags library (no ROS installation needed); JointState
+messages are decoded / encoded in bulk with numpy when their layout is regular.
+See ``_read`` and ``_write`` for the details, :func:`describe` for ``info``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ...model import MotionFile
+from ._read import IMU, JOINT_STATE, POINT, TF_TYPES, TRAJECTORY, ReadOptions, read_bag
+from ._source import BagSource, is_rosbag2_folder
+from ._write import WriteOptions, write_bag
+
+__all__ = ["ReadOptions", "WriteOptions", "describe", "read", "sniff", "write"]
+
+_READ_KEYS = set(ReadOptions.__dataclass_fields__)
+_WRITE_KEYS = set(WriteOptions.__dataclass_fields__)
+
+
+def sniff(path: Path, head: str) -> bool:
+    """True for a rosbag2 folder, or a file with a bag signature."""
+    if path.is_dir():
+        return is_rosbag2_folder(path)
+    return head.startswith(("\ufffdMCAP0", "SQLite format 3", "#ROSBAG V2.0"))
+
+
+def read(path: Path, **options: Any) -> MotionFile:
+    """Read a bag (see :class:`ReadOptions` for the options; unknown ones are ignored)."""
+    return read_bag(Path(path), ReadOptions(**{k: v for k, v in options.items() if k in _READ_KEYS}))
+
+
+def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> None:
+    """Write a rosbag2 bag (see :class:`WriteOptions`; unknown options are ignored)."""
+    write_bag(
+        motion_file, Path(path), WriteOptions(**{k: v for k, v in options.items() if k in _WRITE_KEYS}), overwrite
+    )
+
+
+#: Message types this codec converts, and what into.
+CONVERTIBLE = {
+    JOINT_STATE: "joints",
+    TRAJECTORY: "target group",
+    IMU: "IMU",
+    POINT: "point series (ZMP)",
+    **dict.fromkeys(TF_TYPES, "TF (root pose, links)"),
+}
+
+
+def describe(path: Path, distro: str | None = None) -> dict[str, Any]:
+    """Topics of a bag, which of them convert (and into what) and their message counts."""
+    with BagSource(Path(path), distro) as source:
+        topics: list[dict[str, Any]] = [
+            {
+                "topic": t.name,
+                "type": t.msgtype,
+                "messages": t.count,
+                "converts_to": CONVERTIBLE.get(t.msgtype),
+            }
+            for t in sorted(source.topics.values(), key=lambda t: t.name)
+        ]
+        return {
+            "file": str(path),
+            "format": "rosbag",
+            "ros1": source.ros1,
+            "distro": source.distro,
+            "recovered_messages": source.recovered,
+            "topics": topics,
+        }
+
+
+def format_description(info: dict[str, Any], out: Sequence[str] = ()) -> list[str]:
+    """Lines ``info`` prints for a bag."""
+    lines = [f"file:     {info['file']}", "format:   rosbag" + (" (ROS 1)" if info["ros1"] else " (rosbag2)")]
+    if info.get("distro"):
+        lines.append(f"distro:   {info['distro']}")
+    if info.get("recovered_messages") is not None:
+        lines.append(f"recovered: {info['recovered_messages']} messages (recording was not closed)")
+    convertible = [t for t in info["topics"] if t["converts_to"]]
+    other = [t for t in info["topics"] if not t["converts_to"]]
+    lines.append(f"convertible topics ({len(convertible)}):")
+    for t in convertible:
+        lines.append(f"  {t['topic']:<32} {t['type']:<36} {t['messages']:>8} msgs  -> {t['converts_to']}")
+    if other:
+        lines.append(f"other topics ({len(other)}):")
+        for t in other:
+            lines.append(f"  {t['topic']:<32} {t['type']:<36} {t['messages']:>8} msgs")
+    return list(out) + lines

@@ -1,0 +1,246 @@
+"""Bulk numpy decode / encode of ``sensor_msgs/JointState`` (CDR and ROS 1).
+
+A recording holds thousands of JointState messages that differ only in their stamp and
+their float arrays: same joint names, same frame id, same array lengths. For such a
+*regular* batch the serialized messages have the same size and the same bytes outside
+the stamp and the arrays, so the whole batch is one ``(M, size)`` byte matrix and every
+field a strided column of it. :func:`decode` checks that (cheaply, with numpy) and
+returns None when a batch is not regular; the caller then falls back to rosbags'
+deserializer message by message. :func:`encode` does the reverse for the writer.
+
+Layouts (little-endian CDR / XCDR1 as rmw writes it, ROS 1 as rosbag writes it)::
+
+    CDR:   00 01 00 00 | int32 sec, uint32 nanosec, string frame_id,
+           sequence<string> name, sequence<double> position, velocity, effort
+           (alignment relative to byte 4; doubles aligned to 8 when the sequence is
+           not empty; strings carry a NUL counted in their length)
+    ROS 1: uint32 seq, uint32 sec, uint32 nsec, string frame_id, string[] name,
+           float64[] position, velocity, effort (no alignment, no NUL)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+CHANNELS = ("position", "velocity", "effort")
+
+_U32 = struct.Struct("<I")
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """Where the fields of one serialized JointState are.
+
+    Attributes:
+        size: Message size in bytes.
+        ros1: ROS 1 serialization (else little-endian CDR).
+        stamp: Byte offset of the stamp's seconds (nanoseconds follow).
+        frame_id: Header frame id.
+        names: Joint names.
+        arrays: Channel → (byte offset of the first double, count).
+        static: Byte ranges that every message of a regular batch shares.
+    """
+
+    size: int
+    ros1: bool
+    stamp: int
+    frame_id: str
+    names: tuple[str, ...]
+    arrays: dict[str, tuple[int, int]]
+    static: tuple[tuple[int, int], ...]
+
+
+def _static_ranges(size: int, variable: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    out = []
+    pos = 0
+    for start, end in sorted(variable):
+        if start > pos:
+            out.append((pos, start))
+        pos = max(pos, end)
+    if pos < size:
+        out.append((pos, size))
+    return tuple(out)
+
+
+def parse_layout(raw: bytes | memoryview, ros1: bool) -> Layout | None:
+    """The layout of one serialized JointState, or None when it is not a well-formed one.
+
+    Not well-formed includes: big-endian CDR, arrays whose length is neither 0 nor the
+    number of names, duplicate names, trailing garbage.
+    """
+    data = bytes(raw)
+    try:
+        if ros1:
+            return _parse_ros1(data)
+        return _parse_cdr(data)
+    except (struct.error, UnicodeDecodeError, IndexError, ValueError):
+        return None
+
+
+def _parse_ros1(data: bytes) -> Layout | None:
+    u32 = _U32.unpack_from
+    pos = 12
+    (n,) = u32(data, pos)
+    frame_id = data[pos + 4 : pos + 4 + n].decode()
+    pos += 4 + n
+    (count,) = u32(data, pos)
+    pos += 4
+    if count > len(data):
+        return None
+    names = []
+    for _ in range(count):
+        (n,) = u32(data, pos)
+        names.append(data[pos + 4 : pos + 4 + n].decode())
+        pos += 4 + n
+    arrays: dict[str, tuple[int, int]] = {}
+    for channel in CHANNELS:
+        (k,) = u32(data, pos)
+        pos += 4
+        arrays[channel] = (pos, k)
+        pos += 8 * k
+    if pos != len(data):
+        return None
+    return _finish(data, True, 0, frame_id, names, arrays, [(0, 12)])
+
+
+def _parse_cdr(data: bytes) -> Layout | None:
+    if data[:2] != b"\x00\x01":
+        return None
+    u32 = _U32.unpack_from
+    base = 4
+
+    def align(rel: int, n: int) -> int:
+        return (rel + n - 1) & -n
+
+    rel = 8
+    (n,) = u32(data, base + rel)
+    if n < 1:
+        return None
+    frame_id = data[base + rel + 4 : base + rel + 4 + n - 1].decode()
+    rel += 4 + n
+    rel = align(rel, 4)
+    (count,) = u32(data, base + rel)
+    rel += 4
+    if count > len(data):
+        return None
+    names = []
+    for _ in range(count):
+        rel = align(rel, 4)
+        (n,) = u32(data, base + rel)
+        if n < 1:
+            return None
+        names.append(data[base + rel + 4 : base + rel + 4 + n - 1].decode())
+        rel += 4 + n
+    arrays: dict[str, tuple[int, int]] = {}
+    for channel in CHANNELS:
+        rel = align(rel, 4)
+        (k,) = u32(data, base + rel)
+        rel += 4
+        if k:
+            rel = align(rel, 8)
+        arrays[channel] = (base + rel, k)
+        rel += 8 * k
+    end = base + rel
+    if not end <= len(data) <= end + 7:
+        return None
+    return _finish(data, False, base, frame_id, names, arrays, [(base, base + 8)])
+
+
+def _finish(
+    data: bytes,
+    ros1: bool,
+    stamp: int,
+    frame_id: str,
+    names: list[str],
+    arrays: dict[str, tuple[int, int]],
+    variable: list[tuple[int, int]],
+) -> Layout | None:
+    if any(k not in (0, len(names)) for _, k in arrays.values()) or len(set(names)) != len(names):
+        return None
+    variable = variable + [(off, off + 8 * k) for off, k in arrays.values() if k]
+    stamp_offset = stamp + 4 if ros1 else stamp
+    return Layout(
+        size=len(data),
+        ros1=ros1,
+        stamp=stamp_offset,
+        frame_id=frame_id,
+        names=tuple(names),
+        arrays=arrays,
+        static=_static_ranges(len(data), variable),
+    )
+
+
+@dataclasses.dataclass
+class Decoded:
+    """A regular batch: stamps (ns) and the channels that are present, (M, J) each."""
+
+    layout: Layout
+    stamps: npt.NDArray[np.int64]
+    channels: dict[str, npt.NDArray[np.float64]]
+
+
+def decode(raws: Sequence[bytes | memoryview], ros1: bool) -> Decoded | None:
+    """Decode a batch of serialized JointStates at once, or None when it is not regular."""
+    if not raws:
+        return None
+    layout = parse_layout(raws[0], ros1)
+    if layout is None:
+        return None
+    size = layout.size
+    m = len(raws)
+    sizes = np.fromiter(map(len, raws), dtype=np.int64, count=m)
+    if not bool(np.all(sizes == size)):
+        return None
+    blob = b"".join(raws)
+    rows = np.frombuffer(blob, dtype=np.uint8).reshape(m, size)
+    first = rows[0]
+    for start, end in layout.static:
+        if not bool(np.all(rows[:, start:end] == first[start:end])):
+            return None
+    sec_type = "<u4" if ros1 else "<i4"
+    sec = np.ndarray((m,), dtype=sec_type, buffer=blob, offset=layout.stamp, strides=(size,))
+    nsec = np.ndarray((m,), dtype="<u4", buffer=blob, offset=layout.stamp + 4, strides=(size,))
+    stamps = sec.astype(np.int64) * 1_000_000_000 + nsec.astype(np.int64)
+    channels: dict[str, npt.NDArray[np.float64]] = {}
+    for channel, (offset, count) in layout.arrays.items():
+        if count:
+            view = np.ndarray((m, count), dtype="<f8", buffer=blob, offset=offset, strides=(size, 8))
+            channels[channel] = view.astype(np.float64)  # copy, native order
+    return Decoded(layout, stamps, channels)
+
+
+class Encoder:
+    """Serialize many JointStates sharing names / frame id / present channels at once.
+
+    Built from one template message serialized by rosbags (so the bytes are exactly
+    what rosbags writes); :meth:`encode` fills stamps and values into tiled copies.
+    """
+
+    def __init__(self, template: bytes | memoryview, ros1: bool = False) -> None:
+        layout = parse_layout(template, ros1)
+        if layout is None:
+            raise ValueError("the template is not a well-formed JointState")
+        self.layout = layout
+        self.template = np.frombuffer(bytes(template), dtype=np.uint8)
+
+    def encode(
+        self, stamps_ns: npt.NDArray[np.int64], channels: dict[str, npt.NDArray[np.float64]]
+    ) -> npt.NDArray[np.uint8]:
+        """(M, size) bytes: row i is message i."""
+        layout = self.layout
+        m = int(stamps_ns.size)
+        rows = np.tile(self.template, (m, 1))
+        sec, nsec = np.divmod(stamps_ns.astype(np.int64), 1_000_000_000)
+        sec_type = "<u4" if layout.ros1 else "<i4"
+        rows[:, layout.stamp : layout.stamp + 4] = sec.astype(sec_type).view(np.uint8).reshape(m, 4)
+        rows[:, layout.stamp + 4 : layout.stamp + 8] = nsec.astype("<u4").view(np.uint8).reshape(m, 4)
+        for channel, (offset, count) in layout.arrays.items():
+            if count:
+                values = np.ascontiguousarray(channels[channel], dtype="<f8")
+                rows[:, offset : offset + 8 * count] = values.view(np.uint8).reshape(m, 8 * count)
+        return rows

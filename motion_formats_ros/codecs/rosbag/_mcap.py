@@ -1,0 +1,221 @@
+"""Sequential MCAP scan that survives a recording killed before its footer was written.
+
+rosbags (rightly) refuses an MCAP file without footer and summary. A crashed
+``ros2 bag record`` leaves exactly that, and everything up to the last complete record
+is still good. This scanner walks records from the start (into chunks, also a chunk
+cut short when it is uncompressed, zstd or lz4) and stops at the first record that is
+incomplete or malformed; messages before it are recovered.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import mmap
+import struct
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+MAGIC = b"\x89MCAP0\r\n"
+
+OP_HEADER = 0x01
+OP_FOOTER = 0x02
+OP_SCHEMA = 0x03
+OP_CHANNEL = 0x04
+OP_MESSAGE = 0x05
+OP_CHUNK = 0x06
+OP_DATA_END = 0x0F
+
+_REC = struct.Struct("<BQ")
+_MSG = struct.Struct("<HIQQ")
+_CHUNK = struct.Struct("<QQQI")
+_U16 = struct.Struct("<H")
+_U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
+
+
+class ScanError(Exception):
+    """The file is not MCAP at all (bad magic / header)."""
+
+
+@dataclasses.dataclass
+class Schema:
+    name: str
+    encoding: str
+    data: str
+
+
+@dataclasses.dataclass
+class Channel:
+    topic: str
+    schema_id: int
+    message_encoding: str
+    metadata: dict[str, str]
+
+
+@dataclasses.dataclass
+class ScanResult:
+    """What a full scan found."""
+
+    schemas: dict[int, Schema]
+    channels: dict[int, Channel]
+    counts: dict[int, int]
+    complete: bool  # a footer / data-end record was reached
+    stop_offset: int  # where the scan stopped
+
+
+def _string(buf: bytes | memoryview, pos: int) -> tuple[str, int]:
+    (n,) = _U32.unpack_from(buf, pos)
+    end = pos + 4 + n
+    if end > len(buf):
+        raise ValueError("string beyond record")
+    return bytes(buf[pos + 4 : end]).decode(), end
+
+
+def _partial_decompress(compression: str, data: bytes) -> bytes:
+    """Decompress as much of a cut-short chunk as possible."""
+    if compression == "":
+        return data
+    try:
+        if compression == "zstd":
+            from backports import zstd
+
+            return bytes(zstd.ZstdDecompressor().decompress(data))
+        if compression == "lz4":
+            from lz4.frame import LZ4FrameDecompressor
+
+            return bytes(LZ4FrameDecompressor().decompress(data))
+    except Exception:
+        return b""
+    return b""
+
+
+def _decompress(compression: str, data: bytes, size: int) -> bytes:
+    if compression == "":
+        return data
+    if compression == "zstd":
+        from backports import zstd
+
+        return bytes(zstd.decompress(data))
+    if compression == "lz4":
+        from lz4.frame import decompress
+
+        out: bytes = decompress(data)
+        return out
+    raise ValueError(f"unknown chunk compression {compression!r}")
+
+
+class McapScanner:
+    """Walk the records of a (possibly truncated) MCAP file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def _records(self, on_message: Callable[[bytes | memoryview, int], None] | None) -> ScanResult:
+        schemas: dict[int, Schema] = {}
+        channels: dict[int, Channel] = {}
+        counts: dict[int, int] = {}
+        with open(self.path, "rb") as fh:
+            size = fh.seek(0, 2)
+            if size < len(MAGIC) + 9:
+                raise ScanError("file is too short for MCAP")
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                if mm[: len(MAGIC)] != MAGIC:
+                    raise ScanError("no MCAP magic")
+                view = memoryview(mm)
+                try:
+                    pos, complete = self._walk(view, len(MAGIC), schemas, channels, counts, on_message, top=True)
+                finally:
+                    view.release()
+        return ScanResult(schemas, channels, counts, complete, pos)
+
+    def _walk(
+        self,
+        buf: memoryview,
+        pos: int,
+        schemas: dict[int, Schema],
+        channels: dict[int, Channel],
+        counts: dict[int, int],
+        on_message: Callable[[bytes | memoryview, int], None] | None,
+        *,
+        top: bool,
+    ) -> tuple[int, bool]:
+        end = len(buf)
+        while pos + 9 <= end:
+            op, length = _REC.unpack_from(buf, pos)
+            body_start = pos + 9
+            body_end = body_start + length
+            if top and op in (OP_FOOTER, OP_DATA_END):
+                return pos, True
+            if op == OP_CHUNK:
+                if body_start + 32 > end:
+                    return pos, False
+                _, _, usize, _ = _CHUNK.unpack_from(buf, body_start)
+                try:
+                    compression, rpos = _string(buf, body_start + 28)
+                except ValueError:
+                    return pos, False
+                if rpos + 8 > end:
+                    return pos, False
+                (rlen,) = _U64.unpack_from(buf, rpos)
+                data_start = rpos + 8
+                if body_end <= end and data_start + rlen <= body_end:
+                    try:
+                        inner = _decompress(compression, bytes(buf[data_start : data_start + rlen]), usize)
+                    except Exception:
+                        return pos, False
+                    self._walk(memoryview(inner), 0, schemas, channels, counts, on_message, top=False)
+                    pos = body_end
+                    continue
+                # Cut short: recover what the partial chunk still holds, then stop.
+                inner = _partial_decompress(compression, bytes(buf[data_start:end]))
+                self._walk(memoryview(inner), 0, schemas, channels, counts, on_message, top=False)
+                return pos, False
+            if body_end > end:
+                return pos, False
+            body = buf[body_start:body_end]
+            try:
+                if op == OP_SCHEMA:
+                    (sid,) = _U16.unpack_from(body, 0)
+                    name, p = _string(body, 2)
+                    encoding, p = _string(body, p)
+                    (n,) = _U32.unpack_from(body, p)
+                    schemas[sid] = Schema(name, encoding, bytes(body[p + 4 : p + 4 + n]).decode())
+                elif op == OP_CHANNEL:
+                    cid, sid = struct.unpack_from("<HH", body, 0)
+                    topic, p = _string(body, 4)
+                    enc, p = _string(body, p)
+                    (mlen,) = _U32.unpack_from(body, p)
+                    meta: dict[str, str] = {}
+                    q, mend = p + 4, p + 4 + mlen
+                    while q < mend:
+                        key, q = _string(body, q)
+                        value, q = _string(body, q)
+                        meta[key] = value
+                    channels[cid] = Channel(topic, sid, enc, meta)
+                elif op == OP_MESSAGE:
+                    if length < _MSG.size:
+                        return pos, False
+                    cid, _, log_time, _ = _MSG.unpack_from(body, 0)
+                    counts[cid] = counts.get(cid, 0) + 1
+                    if on_message is not None:
+                        on_message(body, log_time)
+            except (struct.error, ValueError, UnicodeDecodeError):
+                return pos, False
+            pos = body_end
+        return pos, False
+
+    def index(self) -> ScanResult:
+        """Schemas, channels and message counts of every intact record."""
+        return self._records(None)
+
+    def messages(self, channel_ids: set[int]) -> Iterator[tuple[int, int, bytes]]:
+        """(channel id, log time ns, data) of every intact message on ``channel_ids``, in file order."""
+        found: list[tuple[int, int, bytes]] = []
+
+        def keep(body: bytes | memoryview, log_time: int) -> None:
+            (cid,) = _U16.unpack_from(body, 0)
+            if cid in channel_ids:
+                found.append((cid, log_time, bytes(body[_MSG.size :])))
+
+        self._records(keep)
+        yield from found

@@ -1,0 +1,701 @@
+"""Bag → motion: JointState topics merged by name, TF root pose, IMUs, trajectories, ZMP.
+
+Groups: ``actual`` holds the joint states (plus root pose, links, IMUs and point
+series sampled at the joint-state times); ``target`` holds the JointTrajectory topics
+(each point at header stamp + time_from_start; a newer message replaces the rest of the
+previous one, as a trajectory controller does). Bags written by this package carry a
+``motion_formats_ros`` entry in their custom data that restores group names, frames and
+the time origin exactly; other bags get times relative to their first message and the
+origin (integer nanoseconds) in ``extras["time_origin_ns"]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ... import timing
+from ...errors import ReadError
+from ...model import Motion, MotionFile, Series
+from . import _bulk
+from ._source import BagSource
+from ._tf import Edge, TfBuffer
+
+JOINT_STATE = "sensor_msgs/msg/JointState"
+IMU = "sensor_msgs/msg/Imu"
+TRAJECTORY = "trajectory_msgs/msg/JointTrajectory"
+POINT = "geometry_msgs/msg/PointStamped"
+TF_TYPES = ("tf2_msgs/msg/TFMessage", "tf/msg/tfMessage")
+DEFAULT_JOINT_TOPIC = "/joint_states"
+CUSTOM_KEY = "motion_formats_ros"
+STAMPS = ("auto", "header", "receive")
+#: Messages decoded together by the bulk JointState path.
+BATCH = 4096
+#: Bags with at least this many messages show a progress bar (when stderr is a terminal).
+PROGRESS_MIN = 100_000
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclasses.dataclass
+class ReadOptions:
+    """Options of :func:`read_bag` (the CLI's ``bag2motion`` flags)."""
+
+    topics: Sequence[str] | None = None
+    stamps: str = "auto"
+    root: str | None = None
+    imu: Sequence[str] | None = None
+    trajectory: Sequence[str] | None = None
+    points: Sequence[str] | None = None
+    links: Sequence[str] | None = None
+    tf_topic: str = "/tf"
+    tf_static_topic: str = "/tf_static"
+    hold: bool = False
+    distro: str | None = None
+    progress: bool | None = None
+    bulk: bool = True
+    start: float | None = None
+    end: float | None = None
+    rate: float | None = None
+    joints: Sequence[str] | None = None
+
+
+@dataclasses.dataclass
+class Segment:
+    """Consecutive samples of one topic sharing joint names and present channels."""
+
+    names: tuple[str, ...]
+    stamps: IntArray
+    recv: IntArray
+    channels: dict[str, FloatArray]
+    times: IntArray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+
+@dataclasses.dataclass
+class _TopicStream:
+    """Joint samples of one topic, collected batch by batch."""
+
+    topic: str
+    segments: list[Segment] = dataclasses.field(default_factory=list)
+    raws: list[bytes] = dataclasses.field(default_factory=list)
+    recv: list[int] = dataclasses.field(default_factory=list)
+    bad: int = 0
+    undecodable: int = 0
+    bulk_batches: int = 0
+    slow_batches: int = 0
+
+
+# --------------------------------------------------------------------------- helpers
+def _stamp_ns(stamp: Any) -> int:
+    return int(stamp.sec) * 1_000_000_000 + int(stamp.nanosec)
+
+
+def _frame(name: str) -> str:
+    return name[1:] if name.startswith("/") else name
+
+
+def _custom(source: BagSource) -> dict[str, Any]:
+    text = source.custom.get(CUSTOM_KEY)
+    if not text:
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _choose_times(stamps: IntArray, recv: IntArray, mode: str, what: str, notes: list[str]) -> IntArray:
+    if mode == "receive":
+        return recv
+    if mode == "header":
+        return stamps
+    if stamps.size and not np.any(stamps):
+        notes.append(f"{what}: every header stamp is zero; using receive times")
+        return recv
+    return stamps
+
+
+# --------------------------------------------------------------------------- joint states
+def _flush(stream: _TopicStream, source: BagSource, msgtype: str, bulk: bool) -> None:
+    raws, recv = stream.raws, np.asarray(stream.recv, dtype=np.int64)
+    stream.raws, stream.recv = [], []
+    if not raws:
+        return
+    decoded = _bulk.decode(raws, source.ros1) if bulk else None
+    if decoded is not None:
+        stream.bulk_batches += 1
+        stream.segments.append(Segment(decoded.layout.names, decoded.stamps, recv, decoded.channels))
+        return
+    stream.slow_batches += 1
+    current: Segment | None = None
+    rows: list[tuple[int, int, dict[str, FloatArray]]] = []
+
+    def close() -> None:
+        if current is None or not rows:
+            return
+        current.stamps = np.array([r[0] for r in rows], dtype=np.int64)
+        current.recv = np.array([r[1] for r in rows], dtype=np.int64)
+        current.channels = {ch: np.stack([r[2][ch] for r in rows]) for ch in rows[0][2]}
+        stream.segments.append(current)
+
+    for raw, t in zip(raws, recv.tolist(), strict=True):
+        try:
+            msg = source.deserialize(raw, msgtype)
+        except Exception:
+            stream.undecodable += 1
+            continue
+        names = tuple(str(n) for n in msg.name)
+        values = {ch: np.asarray(getattr(msg, ch), dtype=np.float64) for ch in _bulk.CHANNELS}
+        if any(v.size not in (0, len(names)) for v in values.values()) or len(set(names)) != len(names):
+            stream.bad += 1
+            continue
+        present = {ch: v for ch, v in values.items() if v.size}
+        if current is None or current.names != names or set(present) != set(rows[0][2] if rows else present):
+            close()
+            current = Segment(names, np.zeros(0, np.int64), np.zeros(0, np.int64), {})
+            rows = []
+        rows.append((_stamp_ns(msg.header.stamp), t, present))
+    close()
+
+
+def _merge(segments: list[Segment], hold: bool) -> tuple[IntArray, tuple[str, ...], dict[str, FloatArray]]:
+    """Union of sample times, joints by first appearance, channels (N, J) NaN where absent."""
+    names: dict[str, int] = {}
+    for seg in segments:
+        for joint in seg.names:
+            names.setdefault(joint, len(names))
+    times = np.unique(np.concatenate([seg.times for seg in segments])) if segments else np.zeros(0, np.int64)
+    n, d = times.size, len(names)
+    out: dict[str, FloatArray] = {}
+    filled: dict[str, npt.NDArray[np.bool_]] = {}
+    for seg in segments:
+        if not seg.times.size:
+            continue
+        rows = np.searchsorted(times, seg.times)
+        cols = np.array([names[x] for x in seg.names], dtype=np.intp)
+        for ch, values in seg.channels.items():
+            if ch not in out:
+                out[ch] = np.full((n, d), np.nan)
+                filled[ch] = np.zeros((n, d), dtype=bool)
+            if np.all(np.diff(rows) > 0):
+                out[ch][rows[:, None], cols[None, :]] = values
+            else:  # duplicate times within a segment: the later message wins
+                for i in range(rows.size):
+                    out[ch][rows[i], cols] = values[i]
+            filled[ch][rows[:, None], cols[None, :]] = True
+    if hold:
+        for ch, values in out.items():
+            idx = np.where(filled[ch], np.arange(n)[:, None], -1)
+            np.maximum.accumulate(idx, axis=0, out=idx)
+            held = values[np.clip(idx, 0, None), np.arange(d)[None, :]]
+            out[ch] = np.where(idx >= 0, held, np.nan)
+    return times, tuple(names), out
+
+
+def _backwards(times: IntArray) -> int:
+    return int(np.count_nonzero(np.diff(times) < 0)) if times.size > 1 else 0
+
+
+# --------------------------------------------------------------------------- reader
+class _BagReader:
+    def __init__(self, path: Path, options: ReadOptions) -> None:
+        self.path = path
+        self.options = options
+        self.notes: list[str] = []
+
+    def warn(self, message: str) -> None:
+        warnings.warn(f"{self.path}: {message}", stacklevel=5)
+
+    # -- topic selection --------------------------------------------------------
+    def _topics_of(self, source: BagSource, msgtypes: Sequence[str]) -> list[str]:
+        return [t.name for t in source.topics.values() if t.msgtype in msgtypes]
+
+    def _require(self, source: BagSource, topics: Sequence[str], msgtypes: Sequence[str], what: str) -> list[str]:
+        out = []
+        for topic in topics:
+            info = source.topics.get(topic)
+            if info is None:
+                raise ReadError(self.path, f"no such topic {topic!r}; the bag has: {self._listing(source)}")
+            if info.msgtype not in msgtypes:
+                raise ReadError(
+                    self.path,
+                    f"topic {topic!r} is {info.msgtype}, not {' or '.join(msgtypes)} ({what})",
+                )
+            out.append(topic)
+        return out
+
+    @staticmethod
+    def _listing(source: BagSource) -> str:
+        if not source.topics:
+            return "no topics"
+        return ", ".join(f"{t.name} ({t.msgtype})" for t in sorted(source.topics.values(), key=lambda t: t.name))
+
+    def _progress(self, source: BagSource, topics: Sequence[str]) -> Any:
+        total = sum(source.topics[t].count for t in topics if t in source.topics)
+        enabled = self.options.progress
+        if enabled is None:
+            enabled = total >= PROGRESS_MIN and sys.stderr.isatty()
+        if not enabled:
+            return None
+        from tqdm import tqdm
+
+        return tqdm(total=total, unit="msg", desc=self.path.name, file=sys.stderr, leave=False)
+
+    # -- main -------------------------------------------------------------------
+    def read(self) -> MotionFile:
+        opts = self.options
+        if opts.stamps not in STAMPS:
+            raise ValueError(f"unknown stamps mode {opts.stamps!r}; known: {', '.join(STAMPS)}")
+        with BagSource(self.path, opts.distro) as source:
+            custom = _custom(source)
+            plan = self._plan(source, custom)
+            data = self._collect(source, plan)
+        return self._assemble(source, custom, plan, data)
+
+    def _plan(self, source: BagSource, custom: dict[str, Any]) -> dict[str, Any]:
+        opts = self.options
+        explicit_joints = opts.topics is not None
+        if explicit_joints:
+            joint_topics = self._require(source, list(opts.topics or ()), (JOINT_STATE,), "joint states")
+        elif DEFAULT_JOINT_TOPIC in source.topics and source.topics[DEFAULT_JOINT_TOPIC].msgtype == JOINT_STATE:
+            joint_topics = [DEFAULT_JOINT_TOPIC]
+        elif custom.get("joint_topic") in source.topics:
+            joint_topics = [str(custom["joint_topic"])]
+        else:
+            joint_topics = self._topics_of(source, (JOINT_STATE,))
+        tf_topics = [t for t in (opts.tf_topic, opts.tf_static_topic) if t in source.topics]
+        for t in tf_topics:
+            if source.topics[t].msgtype not in TF_TYPES:
+                raise ReadError(self.path, f"topic {t!r} is {source.topics[t].msgtype}, not tf2_msgs/msg/TFMessage")
+        root = opts.root if opts.root is not None else custom.get("root")
+        if root is not None and root not in ("", "none"):
+            if ":" not in root:
+                raise ValueError(f"root {root!r}: expected PARENT:CHILD (e.g. world:base_link)")
+            if not tf_topics:
+                raise ReadError(
+                    self.path,
+                    f"no such topic {opts.tf_topic!r} for the root pose {root}; the bag has: {self._listing(source)}",
+                )
+        want_root = bool(tf_topics) and root not in ("", "none")
+        if not joint_topics and not want_root:
+            wanted = DEFAULT_JOINT_TOPIC
+            raise ReadError(
+                self.path,
+                f"no such topic {wanted!r} (no sensor_msgs/msg/JointState topic and no /tf to convert); "
+                f"the bag has: {self._listing(source)}",
+            )
+        if opts.imu is not None:
+            imu_topics = self._require(source, [t for t in opts.imu if t], (IMU,), "IMU")
+        else:
+            imu_topics = self._topics_of(source, (IMU,))
+        if opts.trajectory is not None:
+            traj_topics = self._require(source, [t for t in opts.trajectory if t], (TRAJECTORY,), "trajectory")
+        else:
+            traj_topics = self._topics_of(source, (TRAJECTORY,))
+        if opts.points is not None:
+            point_topics = self._require(source, [t for t in opts.points if t], (POINT,), "point series")
+        else:
+            known = list(custom.get("series", {})) or ["/zmp"]
+            point_topics = [t for t in known if t in source.topics and source.topics[t].msgtype == POINT]
+        return {
+            "joints": joint_topics,
+            "tf": tf_topics if want_root or opts.links or custom.get("links") else [],
+            "root": (root if root is not None else "auto") if want_root else None,
+            "imu": imu_topics,
+            "trajectory": traj_topics,
+            "points": point_topics,
+        }
+
+    def _collect(self, source: BagSource, plan: dict[str, Any]) -> dict[str, Any]:
+        opts = self.options
+        joint_set = set(plan["joints"])
+        streams = {t: _TopicStream(t) for t in plan["joints"]}
+        others: dict[str, list[tuple[int, bytes]]] = {}
+        topics = plan["joints"] + plan["tf"] + plan["imu"] + plan["trajectory"] + plan["points"]
+        bar = self._progress(source, topics)
+        count = 0
+        try:
+            for topic, t, raw in source.messages(topics):
+                if topic in joint_set:
+                    stream = streams[topic]
+                    stream.raws.append(raw)
+                    stream.recv.append(t)
+                    if len(stream.raws) >= BATCH:
+                        _flush(stream, source, JOINT_STATE, opts.bulk)
+                else:
+                    others.setdefault(topic, []).append((t, raw))
+                count += 1
+                if bar is not None and count % 1024 == 0:
+                    bar.update(1024)
+        finally:
+            if bar is not None:
+                bar.update(count % 1024)
+                bar.close()
+        for stream in streams.values():
+            _flush(stream, source, JOINT_STATE, opts.bulk)
+        return {"streams": streams, "others": others}
+
+    # -- decoding of the non-joint topics ---------------------------------------
+    def _decode(self, source: BagSource, topic: str, raws: list[tuple[int, bytes]]) -> Iterator[tuple[int, Any]]:
+        msgtype = source.topics[topic].msgtype
+        bad = 0
+        for t, raw in raws:
+            try:
+                yield t, source.deserialize(raw, msgtype)
+            except Exception:
+                bad += 1
+        if bad:
+            self.warn(f"{topic}: skipped {bad} messages that could not be decoded")
+
+    def _tf(self, source: BagSource, plan: dict[str, Any], others: dict[str, Any]) -> dict[tuple[str, str], Any]:
+        samples: dict[tuple[str, str], list[tuple[int, int, list[float], bool]]] = {}
+        for topic in plan["tf"]:
+            static = topic == self.options.tf_static_topic
+            for t, msg in self._decode(source, topic, others.get(topic, [])):
+                for tr in msg.transforms:
+                    key = (_frame(tr.header.frame_id), _frame(tr.child_frame_id))
+                    tt, rr = tr.transform.translation, tr.transform.rotation
+                    samples.setdefault(key, []).append(
+                        (_stamp_ns(tr.header.stamp), t, [tt.x, tt.y, tt.z, rr.x, rr.y, rr.z, rr.w], static)
+                    )
+        return samples
+
+    def _tf_buffer(self, samples: dict[tuple[str, str], Any], origin: int) -> TfBuffer:
+        buf = TfBuffer()
+        for (parent, child), rows in samples.items():
+            for static in (True, False):
+                sel = [r for r in rows if r[3] == static]
+                if not sel:
+                    continue
+                stamps = np.array([r[0] for r in sel], dtype=np.int64)
+                recv = np.array([r[1] for r in sel], dtype=np.int64)
+                ns = _choose_times(stamps, recv, self.options.stamps, f"tf {parent} -> {child}", self.notes)
+                values = np.array([r[2] for r in sel], dtype=np.float64)
+                order = np.argsort(ns, kind="stable")
+                ns, values = ns[order], values[order]
+                keep = np.append(ns[1:] != ns[:-1], True)  # equal times: the later wins
+                ns, values = ns[keep], values[keep]
+                buf.add(Edge(parent, child, (ns - origin) / 1e9, values[:, :3], values[:, 3:], static=static))
+        return buf
+
+    def _auto_root(self, buf: TfBuffer) -> str | None:
+        frames = buf.frames
+        for candidate in ("base_link", "base_footprint", "base"):
+            if candidate in frames and candidate in buf.edges:
+                return f"{buf.root_of(candidate)}:{candidate}"
+        dynamic = sorted((e for e in buf.edges.values() if not e.static), key=lambda e: (-e.times.size, e.child))
+        if not dynamic:
+            return None
+        child = dynamic[0].child  # the most often published moving frame
+        return f"{buf.root_of(child)}:{child}"
+
+    def _sampled(self, times: FloatArray, sample_times: FloatArray, values: FloatArray, kind: str) -> FloatArray:
+        if sample_times.size == 0:
+            return np.full((times.size, *values.shape[1:]), np.nan)
+        where = timing.locate(sample_times, times)
+        return np.asarray(timing.interpolate(values, where, kind))
+
+    def _series_of(
+        self, source: BagSource, topic: str, raws: list[tuple[int, bytes]]
+    ) -> tuple[IntArray, FloatArray, str]:
+        stamps, recv, rows, frames = [], [], [], []
+        for t, msg in self._decode(source, topic, raws):
+            stamps.append(_stamp_ns(msg.header.stamp))
+            recv.append(t)
+            rows.append([msg.point.x, msg.point.y, msg.point.z])
+            frames.append(_frame(msg.header.frame_id))
+        ns = _choose_times(np.array(stamps, np.int64), np.array(recv, np.int64), self.options.stamps, topic, self.notes)
+        return ns, np.array(rows, dtype=np.float64).reshape(-1, 3), frames[0] if frames else ""
+
+    def _imu_of(self, source: BagSource, topic: str, raws: list[tuple[int, bytes]]) -> tuple[IntArray, FloatArray]:
+        stamps, recv, rows = [], [], []
+        for t, msg in self._decode(source, topic, raws):
+            stamps.append(_stamp_ns(msg.header.stamp))
+            recv.append(t)
+            o, g, a = msg.orientation, msg.angular_velocity, msg.linear_acceleration
+            row = [o.x, o.y, o.z, o.w, g.x, g.y, g.z, a.x, a.y, a.z]
+            for start, cov in ((0, msg.orientation_covariance), (4, msg.angular_velocity_covariance)):
+                if len(cov) and cov[0] == -1:
+                    row[start : start + (4 if start == 0 else 3)] = [np.nan] * (4 if start == 0 else 3)
+            if len(msg.linear_acceleration_covariance) and msg.linear_acceleration_covariance[0] == -1:
+                row[7:10] = [np.nan] * 3
+            rows.append(row)
+        ns = _choose_times(np.array(stamps, np.int64), np.array(recv, np.int64), self.options.stamps, topic, self.notes)
+        return ns, np.array(rows, dtype=np.float64).reshape(-1, 10)
+
+    def _trajectory_segments(self, source: BagSource, topic: str, raws: list[tuple[int, bytes]]) -> list[Segment]:
+        msgs = list(self._decode(source, topic, raws))
+        stamps = np.array([_stamp_ns(m.header.stamp) for _, m in msgs], dtype=np.int64)
+        recv = np.array([t for t, _ in msgs], dtype=np.int64)
+        if self.options.stamps == "receive":
+            bases = recv
+        elif self.options.stamps == "header":
+            bases = stamps
+        else:  # a zero stamp means "start on receipt"
+            bases = np.where(stamps == 0, recv, stamps)
+        segments = []
+        bad = 0
+        fields: tuple[tuple[str, str], ...] = (
+            ("position", "positions"),
+            ("velocity", "velocities"),
+            ("acceleration", "accelerations"),
+            ("effort", "effort"),
+        )
+        for k, (_, msg) in enumerate(msgs):
+            names = tuple(str(n) for n in msg.joint_names)
+            limit = int(bases[k + 1]) if k + 1 < len(msgs) else None
+            rows_t: list[int] = []
+            rows: dict[str, list[FloatArray]] = {}
+            layout: tuple[str, ...] | None = None
+            for point in msg.points:
+                values = {ch: np.asarray(getattr(point, attr), dtype=np.float64) for ch, attr in fields}
+                if any(v.size not in (0, len(names)) for v in values.values()):
+                    bad += 1
+                    continue
+                t = int(bases[k]) + _stamp_ns(point.time_from_start)
+                if limit is not None and t >= limit:
+                    continue
+                present = tuple(ch for ch, v in values.items() if v.size)
+                if layout is not None and present != layout:
+                    bad += 1
+                    continue
+                layout = present
+                rows_t.append(t)
+                for ch in present:
+                    rows.setdefault(ch, []).append(values[ch])
+            if rows_t:
+                ts = np.array(rows_t, dtype=np.int64)
+                seg = Segment(names, ts, ts, {ch: np.stack(v) for ch, v in rows.items()})
+                seg.times = ts
+                segments.append(seg)
+        if bad:
+            self.warn(f"{topic}: skipped {bad} trajectory points whose arrays do not match joint_names")
+        return segments
+
+    # -- assembling -------------------------------------------------------------
+    def _joint_segments(self, streams: dict[str, _TopicStream]) -> list[Segment]:
+        segments: list[Segment] = []
+        for topic, stream in streams.items():
+            if stream.bad:
+                self.warn(
+                    f"{topic}: skipped {stream.bad} JointState messages whose name and position/velocity/effort "
+                    "lengths differ (or with duplicate names)"
+                )
+            if stream.undecodable:
+                self.warn(f"{topic}: skipped {stream.undecodable} JointState messages that could not be decoded")
+            if not stream.segments:
+                continue
+            stamps = np.concatenate([s.stamps for s in stream.segments])
+            recv = np.concatenate([s.recv for s in stream.segments])
+            chosen = _choose_times(stamps, recv, self.options.stamps, topic, self.notes)
+            use_recv = chosen is recv
+            back = _backwards(chosen)
+            if back:
+                self.warn(f"{topic}: time goes backwards {back} times; samples sorted by time")
+            for s in stream.segments:
+                s.times = s.recv if use_recv else s.stamps
+            segments += stream.segments
+        return segments
+
+    def _assemble(
+        self, source: BagSource, custom: dict[str, Any], plan: dict[str, Any], data: dict[str, Any]
+    ) -> MotionFile:
+        opts = self.options
+        others = data["others"]
+        segments = self._joint_segments(data["streams"])
+        if plan["joints"] and not any(s.times.size for s in segments):
+            raise ReadError(self.path, f"no usable JointState message on {', '.join(plan['joints'])}")
+        traj_segments: list[Segment] = []
+        for topic in plan["trajectory"]:
+            traj_segments += self._trajectory_segments(source, topic, others.get(topic, []))
+        tf_samples = self._tf(source, plan, others) if plan["tf"] else {}
+
+        # Time origin: the writer's, else the first joint sample (else the first of anything).
+        origin_value = custom.get("origin_ns")
+        candidates = [s.times for s in segments if s.times.size] or [s.times for s in traj_segments if s.times.size]
+        if isinstance(origin_value, int):
+            origin = origin_value
+        elif candidates:
+            origin = int(min(int(c.min()) for c in candidates))
+        else:
+            firsts = [
+                min(r[0] if opts.stamps != "receive" else r[1] for r in rows if not r[3])
+                for rows in tf_samples.values()
+                if any(not r[3] for r in rows)
+            ]
+            origin = int(min(firsts)) if firsts else 0
+
+        buf = self._tf_buffer(tf_samples, origin) if tf_samples else None
+        groups: dict[str, Motion] = {}
+        group = str(custom.get("group") or "actual")
+        traj_group = str(custom.get("trajectory_group") or "target")
+
+        root = plan["root"]
+        if root == "auto":
+            root = self._auto_root(buf) if buf is not None else None
+        root_pair: tuple[str, str] | None = None
+        if root:
+            parent, child = (_frame(x) for x in str(root).split(":", 1))
+            if buf is None or buf.path(parent, child) is None:
+                frames = ", ".join(sorted(buf.frames)) if buf is not None else "none"
+                raise ReadError(self.path, f"no TF path from {parent!r} to {child!r}; frames in the bag: {frames}")
+            root_pair = (parent, child)
+
+        fields: dict[str, Any] = {}
+        if segments:
+            times_ns, names, channels = _merge(segments, opts.hold)
+            fields.update(joint_names=names, **channels)
+        elif root_pair is not None and buf is not None:
+            # TF only: frames at the root's own sample times, the first at t = 0.
+            times_s = buf.dynamic_times(*root_pair)
+            if times_s.size and not isinstance(origin_value, int):
+                origin += round(float(times_s[0]) * 1e9)
+                buf = self._tf_buffer(tf_samples, origin)
+                times_s = buf.dynamic_times(*root_pair)
+            times_ns = np.round(times_s * 1e9).astype(np.int64) + origin if times_s.size else np.array([origin])
+        else:
+            raise ReadError(self.path, "nothing to convert: no joint states and no TF root pose")
+        times = (times_ns - origin) / 1e9
+        if root_pair is not None and buf is not None:
+            found = buf.lookup(*root_pair, times)
+            assert found is not None
+            fields["root_position"], fields["root_orientation"] = found
+            channels_kept = custom.get("root_channels")
+            if isinstance(channels_kept, list):
+                if "position" not in channels_kept:
+                    fields.pop("root_position")
+                if "orientation" not in channels_kept:
+                    fields.pop("root_orientation")
+        links = list(opts.links) if opts.links is not None else list(custom.get("links", []))
+        if links:
+            if buf is None:
+                raise ReadError(self.path, f"links {', '.join(links)} need {opts.tf_topic}")
+            parent = root_pair[0] if root_pair else str(custom.get("world_frame", "world"))
+            pos, rot = [], []
+            for link in links:
+                found = buf.lookup(parent, link, times)
+                if found is None:
+                    raise ReadError(self.path, f"no TF path from {parent!r} to link {link!r}")
+                pos.append(found[0])
+                rot.append(found[1])
+            fields["link_names"] = tuple(links)
+            fields["links"] = {"position": np.stack(pos, axis=1), "orientation": np.stack(rot, axis=1)}
+
+        imu_names_map = custom.get("imus", {})
+        imu_names, imu_rows = [], []
+        for topic in plan["imu"]:
+            ns, values = self._imu_of(source, topic, others.get(topic, []))
+            if not ns.size:
+                continue
+            order = np.argsort(ns, kind="stable")
+            ns, values = ns[order], values[order]
+            keep = np.append(ns[1:] != ns[:-1], True)
+            st = (ns[keep] - origin) / 1e9
+            vals = values[keep]
+            imu_names.append(str(imu_names_map.get(topic, _frame(topic))))
+            imu_rows.append(
+                (
+                    self._sampled(times, st, vals[:, 0:4], "quaternion"),
+                    self._sampled(times, st, vals[:, 4:7], "value"),
+                    self._sampled(times, st, vals[:, 7:10], "value"),
+                )
+            )
+        if imu_names:
+            fields["imu_names"] = tuple(imu_names)
+            fields["imus"] = {
+                "orientation": np.stack([r[0] for r in imu_rows], axis=1),
+                "angular_velocity": np.stack([r[1] for r in imu_rows], axis=1),
+                "linear_acceleration": np.stack([r[2] for r in imu_rows], axis=1),
+            }
+
+        series_map = custom.get("series", {})
+        series: dict[str, Series] = {}
+        for topic in plan["points"]:
+            ns, values, frame_id = self._series_of(source, topic, others.get(topic, []))
+            if not ns.size:
+                continue
+            order = np.argsort(ns, kind="stable")
+            ns, values = ns[order], values[order]
+            keep = np.append(ns[1:] != ns[:-1], True)
+            info = series_map.get(topic, [_frame(topic), 3, None])
+            name, width = str(info[0]), int(info[1])
+            frame = frame_id
+            if len(info) > 2 and info[2]:
+                frame = str(info[2])
+            elif root_pair is not None and frame_id == root_pair[0]:
+                frame = "world"
+            elif root_pair is not None and frame_id == root_pair[1]:
+                frame = "root"
+            vals = self._sampled(times, (ns[keep] - origin) / 1e9, values[keep], "value")[:, :width]
+            series[name] = Series(vals, frame=frame or "world", components=("x", "y", "z")[:width])
+        if series:
+            fields["series"] = series
+
+        fields["extras"] = {"time_origin_ns": origin, "topics": list(plan["joints"])}
+        if root_pair is not None:
+            fields["extras"]["root"] = ":".join(root_pair)
+        groups[group] = Motion(times=times, **fields)
+
+        if traj_segments:
+            for s in traj_segments:
+                s.times = s.times if s.times.size else s.stamps
+            t_ns, t_names, t_channels = _merge(traj_segments, opts.hold)
+            t_fields: dict[str, Any] = dict(t_channels)
+            target = Motion(
+                times=(t_ns - origin) / 1e9,
+                joint_names=t_names,
+                extras={"time_origin_ns": origin, "topics": list(plan["trajectory"])},
+                **t_fields,
+            )
+            if traj_group == group and group in groups:
+                main = groups[group]
+                if (
+                    "acceleration" in t_channels
+                    and main.joint_names == target.joint_names
+                    and np.array_equal(main.times, target.times)
+                ):
+                    main.acceleration = target.acceleration
+                    groups[group] = dataclasses.replace(main)
+            else:
+                groups[traj_group] = target
+
+        for note in dict.fromkeys(self.notes):
+            self.warn(note)
+        groups = {k: self._transform(k, m) for k, m in groups.items()}
+        meta = {k: custom[k] for k in ("name", "robot") if isinstance(custom.get(k), str)}
+        extras: dict[str, Any] = {"bag_topics": {t.name: t.msgtype for t in source.topics.values()}}
+        if source.recovered is not None:
+            extras["recovered_messages"] = source.recovered
+        return MotionFile(groups=groups, extras=extras, **meta)
+
+    def _transform(self, group: str, m: Motion) -> Motion:
+        opts = self.options
+        if opts.joints:
+            have = [j for j in opts.joints if j in m.joint_names]
+            missing = [j for j in opts.joints if j not in m.joint_names]
+            if missing and m.joint_names:
+                raise KeyError(f"unknown joints {missing} in group {group!r}; joints: {', '.join(m.joint_names)}")
+            if m.joint_names:
+                m = m.select_joints(have)
+        if opts.start is not None or opts.end is not None:
+            m = m.slice_time(opts.start, opts.end)
+            if m.num_frames == 0:
+                raise ValueError(f"no frames between {opts.start} and {opts.end} s in group {group!r}")
+        if opts.rate is not None:
+            m = m.resample(opts.rate)
+        return m
+
+
+def read_bag(path: Path, options: ReadOptions) -> MotionFile:
+    """Read ``path`` into a MotionFile (see the module docstring)."""
+    return _BagReader(path, options).read()

@@ -1,0 +1,452 @@
+"""Motion → rosbag2 (MCAP by default, sqlite3 on request), written atomically.
+
+Topics (names configurable): ``/joint_states`` (one JointState per frame, velocity and
+effort when present), ``/tf`` (root pose and moving links, one TFMessage per frame),
+``/tf_static`` (a root or links that never move, recorded with the transient-local QoS
+that tf2 latches with), ``/joint_trajectory`` (the whole motion as one JointTrajectory),
+one ``sensor_msgs/Imu`` topic per IMU and ``geometry_msgs/PointStamped`` for ZMP and
+other 2-3 component series. Stamps are ``start_time`` + the motion's time; a
+``motion_formats_ros`` custom-data entry lets the reader restore times and names exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..._io import check_writable
+from ...errors import WriteError
+from ...model import Motion, MotionFile
+from . import _bulk
+from ._read import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
+from ._source import typestore_for
+
+STORAGES = ("mcap", "sqlite3")
+WRITE_DISTROS = ("humble", "jazzy", "kilted")
+DEFAULT_WRITE_DISTRO = "jazzy"
+#: Rows encoded per bulk batch (bounds the temporary byte matrix).
+BATCH = 8192
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclasses.dataclass
+class WriteOptions:
+    """Options of :func:`write_bag` (the CLI's ``motion2bag`` flags)."""
+
+    storage: str | None = None
+    distro: str = DEFAULT_WRITE_DISTRO
+    start_time: float | None = None
+    joint_topic: str = "/joint_states"
+    tf_topic: str = "/tf"
+    tf_static_topic: str = "/tf_static"
+    trajectory_topic: str | None = "/joint_trajectory"
+    imu_topic: str = "/{name}"
+    zmp_topic: str = "/zmp"
+    root: str = "world:base_link"
+    group: str | None = None
+    trajectory_group: str | None = None
+    bulk: bool = True
+
+
+def _qos(transient: bool) -> Any:
+    from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
+
+    zero = QosTime(0, 0)
+    return Qos(
+        QosHistory.KEEP_LAST,
+        1 if transient else 100,
+        QosReliability.RELIABLE,
+        QosDurability.TRANSIENT_LOCAL if transient else QosDurability.VOLATILE,
+        zero,
+        zero,
+        QosLiveliness.AUTOMATIC,
+        zero,
+        False,
+    )
+
+
+class _BagWriter:
+    def __init__(self, motion_file: MotionFile, path: Path, options: WriteOptions) -> None:
+        self.file = motion_file
+        self.path = path
+        self.options = options
+        self.dropped: list[str] = []
+        distro = options.distro.lower()
+        if distro not in WRITE_DISTROS:
+            raise ValueError(f"unknown ROS distro {options.distro!r} for writing; known: {', '.join(WRITE_DISTROS)}")
+        self.distro = distro
+        self.ts = typestore_for(distro)
+        self.t = self.ts.types
+        suffix = path.suffix.lower()
+        storage = options.storage
+        if suffix in (".mcap", ".db3"):
+            implied = "mcap" if suffix == ".mcap" else "sqlite3"
+            if storage is not None and storage != implied:
+                raise WriteError(path, f"a {suffix} file holds {implied} storage, not {storage}")
+            storage = implied
+            self.bare = True
+        elif suffix == ".bag":
+            raise WriteError(path, "writing ROS 1 bags is not supported; write a rosbag2 folder or .mcap / .db3")
+        else:
+            self.bare = False
+        storage = storage or "mcap"
+        if storage not in STORAGES:
+            raise ValueError(f"unknown storage {storage!r}; known: {', '.join(STORAGES)}")
+        self.storage = storage
+
+    # ------------------------------------------------------------------ groups / time
+    def _groups(self) -> tuple[str, Motion, str | None, Motion | None]:
+        groups = self.file.groups
+        opts = self.options
+        name = opts.group or ("actual" if "actual" in groups else next(iter(groups)))
+        if name not in groups:
+            raise WriteError(self.path, f"no group {name!r}; groups: {', '.join(groups)}")
+        traj_name: str | None = None
+        if opts.trajectory_topic:
+            traj_name = opts.trajectory_group or ("target" if "target" in groups else name)
+            if traj_name not in groups:
+                raise WriteError(self.path, f"no group {traj_name!r}; groups: {', '.join(groups)}")
+        for other in groups:
+            if other not in (name, traj_name):
+                self.dropped.append(f"group {other!r}")
+        return name, groups[name], traj_name, groups[traj_name] if traj_name else None
+
+    def _origin(self, motions: list[Motion]) -> int:
+        opts = self.options
+        t0 = min(float(m.times[0]) for m in motions if m.num_frames)
+        if opts.start_time is not None:
+            return round(opts.start_time * 1e9) - round(t0 * 1e9)
+        origin = motions[0].extras.get("time_origin_ns")
+        if isinstance(origin, (int, np.integer)):
+            base = int(origin)
+        elif self.file.date is not None:
+            base = round(self.file.date.timestamp() * 1e9)
+        else:
+            base = 0
+        first = base + round(t0 * 1e9)
+        return base - first if first < 0 else base
+
+    # ------------------------------------------------------------------ messages
+    def _stamp(self, ns: int) -> Any:
+        sec, nsec = divmod(int(ns), 1_000_000_000)
+        return self.t["builtin_interfaces/msg/Time"](sec=sec, nanosec=nsec)
+
+    def _header(self, ns: int, frame: str) -> Any:
+        return self.t["std_msgs/msg/Header"](stamp=self._stamp(ns), frame_id=frame)
+
+    def _serialize(self, msg: Any, msgtype: str) -> bytes:
+        return bytes(self.ts.serialize_cdr(msg, msgtype))
+
+    def _joint_state(self, ns: int, names: list[str], values: dict[str, npt.NDArray[np.float64]]) -> bytes:
+        empty = np.zeros(0, dtype=np.float64)
+        msg = self.t[JOINT_STATE](
+            header=self._header(ns, ""),
+            name=names,
+            position=values.get("position", empty),
+            velocity=values.get("velocity", empty),
+            effort=values.get("effort", empty),
+        )
+        return self._serialize(msg, JOINT_STATE)
+
+    def _transform(self, ns: int, parent: str, child: str, pos: np.ndarray, rot: np.ndarray) -> Any:
+        t = self.t
+        return t["geometry_msgs/msg/TransformStamped"](
+            header=self._header(ns, parent),
+            child_frame_id=child,
+            transform=t["geometry_msgs/msg/Transform"](
+                translation=t["geometry_msgs/msg/Vector3"](x=float(pos[0]), y=float(pos[1]), z=float(pos[2])),
+                rotation=t["geometry_msgs/msg/Quaternion"](
+                    x=float(rot[0]), y=float(rot[1]), z=float(rot[2]), w=float(rot[3])
+                ),
+            ),
+        )
+
+    # ------------------------------------------------------------------ topics
+    def _write_joint_states(self, writer: Any, m: Motion, stamps: IntArray) -> None:
+        names = list(m.joint_names)
+        if any(d != 1 for d in m.joint_dims):
+            names = [
+                n if d == 1 else f"{n}_{k}" for n, d in zip(m.joint_names, m.joint_dims, strict=True) for k in range(d)
+            ]
+            self.dropped.append("multi-DOF joint grouping (written as name_0, name_1 …)")
+        channels = {ch: getattr(m, ch) for ch in _bulk.CHANNELS if getattr(m, ch) is not None}
+        if not names:
+            return
+        conn = writer.add_connection(self.options.joint_topic, JOINT_STATE, typestore=self.ts)
+        n = stamps.size
+        template = self._joint_state(0, names, {ch: np.zeros(len(names)) for ch in channels})
+        encoder = _bulk.Encoder(template) if self.options.bulk else None
+        for lo in range(0, n, BATCH):
+            hi = min(lo + BATCH, n)
+            if encoder is not None:
+                rows = encoder.encode(stamps[lo:hi], {ch: v[lo:hi] for ch, v in channels.items()})
+                blob = rows.tobytes()
+                size = rows.shape[1]
+                for i, ns in enumerate(stamps[lo:hi].tolist()):
+                    writer.write(conn, ns, blob[i * size : (i + 1) * size])
+            else:
+                for i in range(lo, hi):
+                    ns = int(stamps[i])
+                    writer.write(conn, ns, self._joint_state(ns, names, {ch: v[i] for ch, v in channels.items()}))
+
+    def _write_tf(self, writer: Any, m: Motion, stamps: IntArray, world: str, base: str) -> dict[str, Any]:
+        """Root pose and links; constant ones go to /tf_static. Returns custom-data entries."""
+        n = stamps.size
+        info: dict[str, Any] = {}
+        poses: list[tuple[str, np.ndarray, np.ndarray]] = []
+        if m.root_position is not None or m.root_orientation is not None:
+            pos = m.root_position if m.root_position is not None else np.zeros((n, 3))
+            rot = m.root_orientation if m.root_orientation is not None else np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
+            poses.append((base, pos, rot))
+            info["root"] = f"{world}:{base}"
+            info["root_channels"] = [
+                ch for ch, v in (("position", m.root_position), ("orientation", m.root_orientation)) if v is not None
+            ]
+        if m.link_names:
+            lpos = m.links.get("position")
+            lrot = m.links.get("orientation")
+            for i, link in enumerate(m.link_names):
+                if link == base and poses:
+                    continue
+                poses.append(
+                    (
+                        link,
+                        lpos[:, i] if lpos is not None else np.zeros((n, 3)),
+                        lrot[:, i] if lrot is not None else np.tile([0.0, 0.0, 0.0, 1.0], (n, 1)),
+                    )
+                )
+            info["links"] = [link for link in m.link_names if not (link == base and "root" in info)]
+            for key in m.links:
+                if key not in ("position", "orientation"):
+                    self.dropped.append(f"link channel {key!r}")
+        if not poses:
+            return info
+        static = [(c, p, r) for c, p, r in poses if n and np.all(p == p[0]) and np.all(r == r[0])]
+        dynamic = [(c, p, r) for c, p, r in poses if not any(c == s[0] for s in static)]
+        tf_type = "tf2_msgs/msg/TFMessage"
+        if static:
+            conn = writer.add_connection(
+                self.options.tf_static_topic, tf_type, typestore=self.ts, offered_qos_profiles=[_qos(True)]
+            )
+            ns = int(stamps[0])
+            msg = self.t[tf_type](transforms=[self._transform(ns, world, c, p[0], r[0]) for c, p, r in static])
+            writer.write(conn, ns, self._serialize(msg, tf_type))
+        if dynamic:
+            conn = writer.add_connection(
+                self.options.tf_topic, tf_type, typestore=self.ts, offered_qos_profiles=[_qos(False)]
+            )
+            skipped = 0
+            for i, ns in enumerate(stamps.tolist()):
+                transforms = [
+                    self._transform(ns, world, c, p[i], r[i])
+                    for c, p, r in dynamic
+                    if np.all(np.isfinite(p[i])) and np.all(np.isfinite(r[i]))
+                ]
+                skipped += len(dynamic) - len(transforms)
+                if transforms:
+                    writer.write(conn, ns, self._serialize(self.t[tf_type](transforms=transforms), tf_type))
+            if skipped:
+                self.dropped.append(f"{skipped} transforms with NaN values (tf2 rejects them)")
+        return info
+
+    def _write_trajectory(self, writer: Any, m: Motion, stamps: IntArray) -> None:
+        if not m.joint_names or m.num_frames == 0 or self.options.trajectory_topic is None:
+            return
+        t = self.t
+        fields: tuple[tuple[str, str], ...] = (
+            ("positions", "position"),
+            ("velocities", "velocity"),
+            ("accelerations", "acceleration"),
+            ("effort", "effort"),
+        )
+        present = {attr: getattr(m, ch) for attr, ch in fields if getattr(m, ch) is not None}
+        empty = np.zeros(0, dtype=np.float64)
+        start = int(stamps[0])
+        duration = t["builtin_interfaces/msg/Duration"]
+        points = []
+        for i, ns in enumerate(stamps.tolist()):
+            sec, nsec = divmod(ns - start, 1_000_000_000)
+            values = {attr: present[attr][i] if attr in present else empty for attr, _ in fields}
+            points.append(
+                t["trajectory_msgs/msg/JointTrajectoryPoint"](**values, time_from_start=duration(sec=sec, nanosec=nsec))
+            )
+        msg = t[TRAJECTORY](header=self._header(start, ""), joint_names=list(m.joint_names), points=points)
+        conn = writer.add_connection(self.options.trajectory_topic, TRAJECTORY, typestore=self.ts)
+        writer.write(conn, start, self._serialize(msg, TRAJECTORY))
+
+    def _write_imus(self, writer: Any, m: Motion, stamps: IntArray) -> dict[str, str]:
+        out: dict[str, str] = {}
+        if not m.imu_names:
+            return out
+        t = self.t
+        n = stamps.size
+        for key in m.imus:
+            if key not in ("orientation", "angular_velocity", "linear_acceleration"):
+                self.dropped.append(f"IMU channel {key!r} (sensor_msgs/Imu has no slot)")
+        vec, quat = t["geometry_msgs/msg/Vector3"], t["geometry_msgs/msg/Quaternion"]
+        for i, name in enumerate(m.imu_names):
+            topic = self.options.imu_topic.format(name=name)
+            conn = writer.add_connection(topic, IMU, typestore=self.ts)
+            out[topic] = name
+            chans = {
+                k: m.imus[k][:, i] if k in m.imus else np.full((n, w), np.nan)
+                for k, w in (("orientation", 4), ("angular_velocity", 3), ("linear_acceleration", 3))
+            }
+            for j, ns in enumerate(stamps.tolist()):
+                o, g, a = chans["orientation"][j], chans["angular_velocity"][j], chans["linear_acceleration"][j]
+
+                def cov(v: np.ndarray) -> npt.NDArray[np.float64]:
+                    c = np.zeros(9)
+                    if not np.all(np.isfinite(v)):
+                        c[0] = -1.0
+                    return c
+
+                def fin(v: np.ndarray) -> list[float]:
+                    return [float(x) for x in v] if np.all(np.isfinite(v)) else [0.0] * v.size
+
+                oo, gg, aa = fin(o), fin(g), fin(a)
+                if not np.all(np.isfinite(o)):
+                    oo = [0.0, 0.0, 0.0, 1.0]
+                msg = t[IMU](
+                    header=self._header(ns, name),
+                    orientation=quat(x=oo[0], y=oo[1], z=oo[2], w=oo[3]),
+                    orientation_covariance=cov(o),
+                    angular_velocity=vec(x=gg[0], y=gg[1], z=gg[2]),
+                    angular_velocity_covariance=cov(g),
+                    linear_acceleration=vec(x=aa[0], y=aa[1], z=aa[2]),
+                    linear_acceleration_covariance=cov(a),
+                )
+                writer.write(conn, ns, self._serialize(msg, IMU))
+        return out
+
+    def _write_series(self, writer: Any, m: Motion, stamps: IntArray, world: str, base: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        t = self.t
+        for name, s in m.series.items():
+            width = s.values.shape[1]
+            if width > 3:
+                self.dropped.append(f"series {name!r} ({width} components; PointStamped holds 3)")
+                continue
+            topic = self.options.zmp_topic if name == "zmp" else "/" + name
+            frame = world if s.frame == "world" else base if s.frame == "root" else s.frame
+            conn = writer.add_connection(topic, POINT, typestore=self.ts)
+            out[topic] = [name, width, s.frame]
+            values = np.zeros((stamps.size, 3))
+            values[:, :width] = s.values
+            point = t["geometry_msgs/msg/Point"]
+            for j, ns in enumerate(stamps.tolist()):
+                x, y, z = (float(v) for v in values[j])
+                msg = t[POINT](header=self._header(ns, frame), point=point(x=x, y=y, z=z))
+                writer.write(conn, ns, self._serialize(msg, POINT))
+        return out
+
+    # ------------------------------------------------------------------ main
+    def _fill(self, bag_path: Path) -> None:
+        from rosbags.rosbag2 import StoragePlugin, Writer
+
+        opts = self.options
+        name, motion, traj_name, traj = self._groups()
+        motions = [motion] + ([traj] if traj is not None and traj is not motion else [])
+        if not any(m.num_frames for m in motions):
+            raise WriteError(self.path, "the motion has no frames")
+        if ":" not in opts.root:
+            raise ValueError(f"root {opts.root!r}: expected WORLD:BASE (e.g. world:base_link)")
+        world, base = opts.root.split(":", 1)
+        origin = self._origin(motions)
+        stamps = origin + np.round(motion.times * 1e9).astype(np.int64)
+        for label, value in (
+            ("acceleration", motion.acceleration if traj is not motion else None),
+            ("temperature", motion.temperature),
+        ):
+            if value is not None:
+                self.dropped.append(f"joint {label}")
+        for label, mapping in (
+            ("joint channel", motion.joint_channels),
+            ("joint mask", motion.joint_masks),
+            ("time column", motion.time_columns),
+        ):
+            self.dropped += [f"{label} {k!r}" for k in mapping]
+        if motion.is_keyframed:
+            self.dropped.append("keyframe interpolation (frames written as samples)")
+        plugin = StoragePlugin.MCAP if self.storage == "mcap" else StoragePlugin.SQLITE3
+        version: Literal[8, 9] = 8 if self.distro == "humble" else 9
+        custom: dict[str, Any] = {
+            "version": 1,
+            "origin_ns": origin,
+            "group": name,
+            "trajectory_group": traj_name,
+            "joint_topic": opts.joint_topic,
+        }
+        for key in ("name", "robot"):
+            if getattr(self.file, key):
+                custom[key] = getattr(self.file, key)
+        with Writer(bag_path, version=version, storage_plugin=plugin) as writer:
+            self._write_joint_states(writer, motion, stamps)
+            custom.update(self._write_tf(writer, motion, stamps, world, base))
+            custom["world_frame"] = world
+            if traj is not None:
+                traj_stamps = origin + np.round(traj.times * 1e9).astype(np.int64)
+                self._write_trajectory(writer, traj, traj_stamps)
+            custom["imus"] = self._write_imus(writer, motion, stamps)
+            custom["series"] = self._write_series(writer, motion, stamps, world, base)
+            writer.set_custom_data(CUSTOM_KEY, json.dumps(custom, separators=(",", ":")))
+
+    def write(self, overwrite: bool) -> None:
+        out = check_writable(self.path, overwrite)
+        folder = out.parent if str(out.parent) else Path(".")
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=folder))
+        try:
+            bag_dir = tmp / (out.stem if self.bare else out.name)
+            try:
+                self._fill(bag_dir)
+            except OSError as exc:
+                raise WriteError(out, exc.strerror or str(exc)) from exc
+            except WriteError:
+                raise
+            except Exception as exc:
+                from rosbags.rosbag2 import WriterError
+
+                if isinstance(exc, WriterError):
+                    raise WriteError(out, str(exc)) from exc
+                raise
+            if self.bare:
+                produced = next(p for p in bag_dir.iterdir() if p.suffix in (".mcap", ".db3"))
+                self._place(produced, out, overwrite, tmp)
+            else:
+                self._place(bag_dir, out, overwrite, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if self.dropped:
+            warnings.warn(f"{out}: a bag cannot hold {', '.join(dict.fromkeys(self.dropped))}; dropped", stacklevel=4)
+
+    @staticmethod
+    def _place(src: Path, out: Path, overwrite: bool, tmp: Path) -> None:
+        try:
+            if out.exists() or out.is_symlink():
+                if not overwrite:
+                    raise WriteError(out, "already exists (pass overwrite=True / --overwrite to replace it)")
+                if out.is_dir() and not out.is_symlink():
+                    old = tmp / ".old"
+                    os.rename(out, old)
+                    os.rename(src, out)
+                    return
+                os.replace(src, out)
+                return
+            os.rename(src, out)
+        except OSError as exc:
+            raise WriteError(out, exc.strerror or str(exc)) from exc
+
+
+def write_bag(motion_file: MotionFile, path: Path, options: WriteOptions, overwrite: bool = False) -> None:
+    """Write ``motion_file`` as a bag at ``path`` (see the module docstring)."""
+    _BagWriter(motion_file, path, options).write(overwrite)

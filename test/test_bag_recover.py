@@ -1,0 +1,56 @@
+"""Crashed recordings: MCAP without footer/summary, rosbag2 folder without metadata.yaml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rosbags.highlevel import AnyReader, AnyReaderError
+from rosbags.rosbag2 import StoragePlugin
+from test_bag_support import JS, joint_state, write_bag
+
+from motion_formats_ros import read
+
+BASE = 1_650_000_000 * 1_000_000_000
+N = 3000
+
+
+def _bag(tmp_path: Path, storage: StoragePlugin) -> tuple[Path, np.ndarray]:
+    values = np.arange(N * 4, dtype=np.float64).reshape(N, 4)
+    msgs = [
+        ("/joint_states", JS, BASE + k * 1_000_000, joint_state(BASE + k * 1_000_000, ["a", "b", "c", "d"], values[k]))
+        for k in range(N)
+    ]
+    return write_bag(tmp_path / "rec", msgs, storage), values
+
+
+def test_bag_recover_truncated_mcap(tmp_path: Path) -> None:
+    bag, values = _bag(tmp_path, StoragePlugin.MCAP)
+    storage_file = bag / "rec.mcap"
+    (bag / "metadata.yaml").unlink()
+    size = storage_file.stat().st_size
+    with open(storage_file, "r+b") as fh:
+        fh.truncate(int(size * 0.55))  # killed mid-chunk: no chunk end, no summary, no footer
+    with pytest.raises(AnyReaderError):  # rosbags alone refuses it
+        AnyReader([storage_file]).open()
+    with pytest.warns(UserWarning, match=r"recording was not closed .*recovered (\d+) messages") as rec:
+        m = read(bag).motion
+    count = m.num_frames
+    assert 0 < count < N
+    assert f"recovered {count} messages" in str(rec[-1].message)
+    assert np.array_equal(m.position, values[:count])  # every recovered message intact
+    # the bare file reads the same
+    with pytest.warns(UserWarning, match="recovered"):
+        assert read(storage_file).motion.num_frames == count
+
+
+def test_bag_recover_db3_without_metadata(tmp_path: Path) -> None:
+    bag, values = _bag(tmp_path, StoragePlugin.SQLITE3)
+    (bag / "metadata.yaml").unlink()
+    with pytest.raises(FileNotFoundError):  # rosbags alone refuses the folder
+        AnyReader([bag]).open()
+    with pytest.warns(UserWarning, match=f"no metadata.yaml .*recovered {N} messages"):
+        m = read(bag).motion
+    assert m.num_frames == N
+    assert np.array_equal(m.position, values)
