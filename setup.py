@@ -65,6 +65,7 @@ setup(
         "console_scripts": [
             "motion-formats = motion_formats_ros.cli.main:entry",
             "motion_player = motion_formats_ros.ros.player:entry",
+            "motion_recorder = motion_formats_ros.ros.recorder:entry",
         ],
     },
 )

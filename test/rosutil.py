@@ -100,17 +100,8 @@ class RosSession:
         self.players: list[Player] = []
 
     def start_player(self, *params: str, remap: tuple[str, ...] = ()) -> Player:
-        args = [str(BIN / "motion_player"), "--ros-args"]
-        for p in params:
-            args += ["-p", p]
-        for r in remap:
-            args += ["-r", r]
-        log = self.tmp / f"player{len(self.players)}.log"
-        with open(log, "w") as out:
-            proc = subprocess.Popen(args, env=self.env, stdout=out, stderr=subprocess.STDOUT, text=True)
-        player = Player(proc, log)
-        self.players.append(player)
-        return player
+        extra = [arg for r in remap for arg in ("-r", r)]
+        return start_node(self, "motion_player", *params, name="player", extra=extra)
 
     def spin_until(self, condition: Callable[[], bool], timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -150,3 +141,18 @@ def ros_session(tmp: Path) -> Iterator[RosSession]:
         yield session
     finally:
         session.close()
+
+
+def start_node(
+    session: RosSession, executable: str, *params: str, name: str = "node", extra: list[str] | None = None
+) -> Player:
+    """One of the package's nodes as a child process, confined like every DDS process here."""
+    args = [str(BIN / executable), "--ros-args", *(extra or [])]
+    for p in params:
+        args += ["-p", p]
+    log = session.tmp / f"{name}{len(session.players)}.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(args, env=session.env, stdout=out, stderr=subprocess.STDOUT, text=True)
+    node = Player(proc, log)
+    session.players.append(node)
+    return node

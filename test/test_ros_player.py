@@ -132,6 +132,7 @@ def test_loop_pause_seek_and_rate(tmp_path: Path) -> None:
         assert pause.wait_for_service(timeout_sec=5)
         future = pause.call_async(Trigger.Request())
         assert ros.spin_until(future.done, 5) and future.result().success
+        ros.spin_for(0.1)  # let messages published before the pause arrive
         held = _positions_over(ros, states, 0.5)
         assert held.size > 20 and np.ptp(held) == 0.0
 
@@ -142,6 +143,7 @@ def test_loop_pause_seek_and_rate(tmp_path: Path) -> None:
         assert setp.wait_for_service(timeout_sec=5)
         future = setp.call_async(SetParameters.Request(parameters=[Parameter("seek", value=0.25).to_parameter_msg()]))
         assert ros.spin_until(future.done, 5) and future.result().results[0].successful
+        ros.spin_for(0.1)
         held = _positions_over(ros, states, 0.3)
         assert held[-1] == pytest.approx(0.25)
 

@@ -190,6 +190,19 @@ def cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------------- recover
+def cmd_recover(args: argparse.Namespace) -> int:
+    from ..journal import recover
+
+    out, motion_file, content = recover(args.journal, args.output, overwrite=args.overwrite)
+    state = "complete" if content.complete else "cut short"
+    lost = f", torn data after byte {content.truncated_at} ignored" if content.truncated_at is not None else ""
+    print(f"journal {args.journal}: {content.records} records ({state}{lost})")
+    for group, m in motion_file.groups.items():
+        print(f"wrote {out}: {group}: {m.num_frames} frames, {m.duration:.3f} s, {len(m.joint_names)} joints")
+    return 0
+
+
 # ------------------------------------------------------------------------- plot
 def cmd_plot(args: argparse.Namespace) -> int:
     from . import plot

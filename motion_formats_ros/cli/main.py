@@ -81,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_read_options(p)
     _add_write_options(p)
 
+    p = sub.add_parser("recover", help="write the file a recording journal stands for (after a crash)")
+    p.add_argument("journal", type=Path, help="the recorder's OUTPUT.journal")
+    p.add_argument("output", type=Path, nargs="?", help="where to write (default: the recording's output)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+
     p = sub.add_parser("plot", help="plot joint curves and root pose to an image")
     p.add_argument("file", type=Path)
     p.add_argument("-o", "--output", type=Path, required=True, help="image file (.png, .svg, .pdf)")

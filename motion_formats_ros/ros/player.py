@@ -68,7 +68,8 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
     "approach_time": (1.0, "seconds for the controller to reach the first point"),
     "chunk_duration": (10.0, "split longer trajectories into chunks of this many seconds (0 = never)"),
     "derive_velocities": (False, "send velocities/accelerations derived from positions when the file has none"),
-    "wait_for_subscribers": (5.0, "seconds to wait for a trajectory subscriber before sending (0 = don't)"),
+    "wait_for_subscribers": (5.0, "seconds to wait for subscribers before playing (0 = don't)"),
+    "min_subscribers": (1, "how many subscribers to wait for (e.g. 2: a controller and a recorder)"),
     "world_frame": ("world", "parent frame of the root pose"),
     "root_frame": ("base_link", "frame of the root pose"),
     "frame_prefix": ("", "prefix for the robot's frames (root and links)"),
@@ -248,8 +249,9 @@ class MotionPlayer(Node):
         """
         publisher = self.trajectory_pub if self.mode in ("both", "trajectory") else self.joint_pub
         timeout = self._param("wait_for_subscribers")
+        wanted = max(int(self._param("min_subscribers")), 1)
         deadline = time.monotonic() + timeout
-        while timeout > 0 and publisher.get_subscription_count() == 0:
+        while timeout > 0 and publisher.get_subscription_count() < wanted:
             if time.monotonic() > deadline:
                 self.get_logger().warning(
                     f"no subscriber on {publisher.topic_name} after {timeout:g} s; playing anyway"

@@ -1,0 +1,455 @@
+"""``motion_recorder``: records robot motion to OMF or Choreonoid ``.seq``, crash-safe.
+
+Subscribes to one or several ``sensor_msgs/JointState`` topics (merged by joint name),
+optionally the root pose from TF, IMUs and a commanded trajectory (recorded as the
+``target`` group next to the measured ``actual`` group). Every sample goes to a journal
+beside the output, flushed and fsynced every ``flush_interval``; on stop, SIGINT or
+SIGTERM the output is written atomically from it. After a SIGKILL or power loss,
+``motion-formats recover OUTPUT.journal`` writes the file from the journal.
+
+    motion_recorder --ros-args -p output:=robot_log.msgpack -p topics:="[arm/joint_states, head/joint_states]"
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import rclpy
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import Imu, JointState
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
+from trajectory_msgs.msg import JointTrajectory
+
+from .._io import check_writable
+from ..errors import MotionFormatError, UnknownFormatError, WriteError
+from ..journal import JournalWriter, assemble, read_journal
+from ..registry import codec_for_path, write
+
+#: Formats the recorder writes (by the output's suffix).
+RECORDABLE = ("omf", "seq")
+
+PARAMETERS: dict[str, tuple[Any, str]] = {
+    "output": ("", "file to write: OMF .msgpack/.yaml/.json or Choreonoid .seq"),
+    "overwrite": (False, "replace an existing output"),
+    "topics": (["joint_states"], "JointState topics, merged by joint name"),
+    "joints": ([""], "record only these joints, in this order (default: every joint seen)"),
+    "world_frame": ("", "with root_frame: record the root pose from TF (world_frame → root_frame)"),
+    "root_frame": ("", "the robot's root frame (e.g. base_link)"),
+    "imu_topics": ([""], "sensor_msgs/Imu topics to record"),
+    "target_topic": ("", "trajectory_msgs/JointTrajectory topic recorded as the target group"),
+    "target_joint_state_topic": ("", "JointState command topic recorded as the target group"),
+    "rate": (0.0, "0 keeps every sample with its own time; > 0 resamples to this rate (Hz)"),
+    "stamps": ("auto", "header | receive | auto (receive time when header stamps are zero)"),
+    "name": ("", "motion name stored in the file"),
+    "robot": ("", "robot name stored in the file"),
+    "seq_version": (2, "Choreonoid .seq format version (2 or 4)"),
+    "duration": (0.0, "stop after this many seconds (0 = until stopped)"),
+    "max_frames": (0, "stop after this many JointState messages (0 = no limit)"),
+    "flush_interval": (1.0, "seconds between journal flushes (at most this much is lost on a crash)"),
+    "autostart": (True, "start recording at once (else wait for ~/start)"),
+}
+
+
+class RecorderError(Exception):
+    """The recorder cannot start or continue; the node exits non-zero with this message."""
+
+
+class MotionRecorder(Node):
+    """Records to a journal while running; writes the output file when stopped."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("motion_recorder", **kwargs)
+        for name, (default, description) in PARAMETERS.items():
+            self.declare_parameter(name, default, ParameterDescriptor(description=description))
+        self.done = threading.Event()
+        self.exit_code = 0
+        self._lock = threading.Lock()
+        self.journal: JournalWriter | None = None
+        self.recording = False
+        self.frames = 0
+        self._started_at = 0.0
+        self._snapshot_written = False
+        self.output = self._check_output()
+        self.journal_path = Path(str(self.output) + ".journal")
+        self._tf_static: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}
+        self._tf_dynamic: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}
+        self._subscribe()
+        for service, handler in (
+            ("~/start", self._srv_start),
+            ("~/stop", self._srv_stop),
+            ("~/snapshot", self._srv_snapshot),
+        ):
+            self.create_service(Trigger, service, handler)
+        if self._param("duration") > 0:
+            self.create_timer(0.05, self._check_duration)
+        if self._param("autostart"):
+            self.start()
+
+    def _param(self, name: str) -> Any:
+        return self.get_parameter(name).value
+
+    # ----------------------------------------------------------------- setup
+    def _check_output(self) -> Path:
+        output = self._param("output")
+        if not output:
+            raise RecorderError("parameter 'output' is required (e.g. -p output:=robot_log.msgpack)")
+        path = Path(output)
+        try:
+            codec = codec_for_path(path, for_write=True)
+        except UnknownFormatError as exc:
+            raise RecorderError(f"{path}: cannot record to this suffix ({exc})") from None
+        if codec.name not in RECORDABLE:
+            raise RecorderError(f"{path}: the recorder writes OMF (.msgpack, .yaml, .json) or .seq, not {codec.name}")
+        check_writable(path, self._param("overwrite"))
+        if self._param("stamps") not in ("auto", "header", "receive"):
+            raise RecorderError(f"stamps must be auto, header or receive, got {self._param('stamps')!r}")
+        if self._param("seq_version") not in (2, 4):
+            raise RecorderError(f"seq_version must be 2 or 4, got {self._param('seq_version')}")
+        self.codec = codec.name
+        return path
+
+    def _subscribe(self) -> None:
+        deep = QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+        for topic in self._param("topics"):
+            if topic:
+                self.create_subscription(JointState, topic, lambda m, t=topic: self._on_joints(m, t), deep)
+        target_js = self._param("target_joint_state_topic")
+        if target_js:
+            self.create_subscription(JointState, target_js, self._on_target_joints, deep)
+        if self._param("target_topic"):
+            self.create_subscription(JointTrajectory, self._param("target_topic"), self._on_trajectory, 100)
+        for topic in self._param("imu_topics"):
+            if topic:
+                self.create_subscription(Imu, topic, lambda m, t=topic: self._on_imu(m, t), deep)
+        if self._param("world_frame") and self._param("root_frame"):
+            self.create_subscription(TFMessage, "/tf", self._on_tf, deep)
+            static = QoSProfile(
+                depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE
+            )
+            self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, static=True), static)
+
+    # ----------------------------------------------------------------- recording
+    def start(self) -> None:
+        with self._lock:
+            if self.recording:
+                return
+            if self.journal is None:
+                metadata = {
+                    "output": str(self.output.resolve()),
+                    "format": self.codec,
+                    "name": self._param("name") or self.output.stem,
+                    "robot": self._param("robot"),
+                    "date": datetime.now().isoformat(),
+                    "joints": [j for j in self._param("joints") if j],
+                    "stamps": self._param("stamps"),
+                    "rate": self._param("rate"),
+                    "write_options": {"version": self._param("seq_version")} if self.codec == "seq" else {},
+                }
+                try:
+                    self.journal = JournalWriter(self.journal_path, metadata, self._param("flush_interval"))
+                except FileExistsError:
+                    raise RecorderError(
+                        f"{self.journal_path} exists: an earlier recording was not finished. Recover it with "
+                        f"`motion-formats recover {self.journal_path}` or remove it"
+                    ) from None
+                except OSError as exc:
+                    raise RecorderError(f"{self.journal_path}: {exc.strerror or exc}") from None
+                self._flush_timer = self.create_timer(max(self._param("flush_interval"), 0.01), self._flush)
+            self.recording = True
+            self._started_at = time.monotonic()
+        self.get_logger().info(f"recording to {self.output} (journal {self.journal_path})")
+
+    def _write_failed(self, exc: OSError) -> None:
+        """Disk full or I/O error: stop, keep the journal recoverable, exit non-zero."""
+        self.recording = False
+        self.exit_code = 1
+        self.get_logger().error(
+            f"recording stopped: {self.journal_path}: {exc.strerror or exc}. What was recorded so far can be "
+            f"written with `motion-formats recover {self.journal_path}`"
+        )
+        self.done.set()
+
+    def _record(self, fn: Any, *args: Any) -> None:
+        if not self.recording or self.journal is None:
+            return
+        with self._lock:
+            try:
+                fn(*args)
+            except OSError as exc:
+                self._write_failed(exc)
+
+    def _flush(self) -> None:
+        if self.journal is not None and self.recording:
+            with self._lock:
+                try:
+                    self.journal.flush()
+                except OSError as exc:
+                    self._write_failed(exc)
+
+    def _on_joints(self, msg: JointState, topic: str) -> None:
+        if not self.recording or self.journal is None:
+            return
+        receive = self.get_clock().now().nanoseconds
+        names = msg.name
+        n = len(names)
+        if len(msg.position) not in (0, n) or len(msg.velocity) not in (0, n) or len(msg.effort) not in (0, n):
+            self.get_logger().warning(
+                f"{topic}: JointState with {n} names but other lengths: skipped", throttle_duration_sec=5.0
+            )
+            return
+        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        self._record(
+            self.journal.joints,
+            topic,
+            names,
+            stamp,
+            receive,
+            msg.position or None,
+            msg.velocity or None,
+            msg.effort or None,
+        )
+        self.frames += 1
+        limit = self._param("max_frames")
+        if limit > 0 and self.frames >= limit:
+            self.get_logger().info(f"max_frames {limit} reached")
+            self.recording = False
+            self.done.set()
+
+    def _on_target_joints(self, msg: JointState) -> None:
+        if not self.recording or self.journal is None or not msg.position:
+            return
+        receive = self.get_clock().now().nanoseconds
+        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        self._record(
+            self.journal.trajectory,
+            list(msg.name),
+            stamp,
+            receive,
+            [0],
+            [msg.position],
+            [msg.velocity] if len(msg.velocity) == len(msg.name) else None,
+        )
+
+    def _on_trajectory(self, msg: JointTrajectory) -> None:
+        if not self.recording or self.journal is None or not msg.points:
+            return
+        receive = self.get_clock().now().nanoseconds
+        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        offsets = [p.time_from_start.sec * 1_000_000_000 + p.time_from_start.nanosec for p in msg.points]
+        n = len(msg.joint_names)
+        velocities = [p.velocities for p in msg.points] if all(len(p.velocities) == n for p in msg.points) else None
+        self._record(
+            self.journal.trajectory,
+            list(msg.joint_names),
+            stamp,
+            receive,
+            offsets,
+            [p.positions for p in msg.points],
+            velocities,
+        )
+
+    def _on_imu(self, msg: Imu, topic: str) -> None:
+        if not self.recording or self.journal is None:
+            return
+        receive = self.get_clock().now().nanoseconds
+        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        o, w, a = msg.orientation, msg.angular_velocity, msg.linear_acceleration
+        self._record(
+            self.journal.imu,
+            msg.header.frame_id or topic.strip("/"),
+            stamp,
+            receive,
+            (o.x, o.y, o.z, o.w),
+            (w.x, w.y, w.z),
+            (a.x, a.y, a.z),
+        )
+
+    def _on_tf(self, msg: TFMessage, static: bool = False) -> None:
+        table = self._tf_static if static else self._tf_dynamic
+        latest = 0
+        for t in msg.transforms:
+            tr, q = t.transform.translation, t.transform.rotation
+            table[t.child_frame_id] = (t.header.frame_id, np.array([tr.x, tr.y, tr.z]), np.array([q.x, q.y, q.z, q.w]))
+            latest = max(latest, t.header.stamp.sec * 1_000_000_000 + t.header.stamp.nanosec)
+        if static or not self.recording or self.journal is None:
+            return
+        pose = self._lookup(self._param("world_frame"), self._param("root_frame"))
+        if pose is not None:
+            self._record(self.journal.pose, "root", latest, self.get_clock().now().nanoseconds, *pose)
+
+    def _lookup(self, world: str, frame: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """Pose of ``frame`` in ``world`` composed over the latest transforms (None if not connected)."""
+        position, rotation = np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0])
+        current = frame
+        for _ in range(64):
+            if current == world:
+                return position, rotation
+            edge = self._tf_dynamic.get(current) or self._tf_static.get(current)
+            if edge is None:
+                return None
+            parent, t, q = edge
+            # pose_in_parent ∘ pose: rotate the accumulated pose into the parent frame.
+            position = t + _rotate(q, position)
+            rotation = _quat_multiply(q, rotation)
+            current = parent
+        return None
+
+    # ----------------------------------------------------------------- finishing
+    def _check_duration(self) -> None:
+        if self.recording and time.monotonic() - self._started_at >= self._param("duration"):
+            self.get_logger().info(f"duration {self._param('duration'):g} s reached")
+            self.recording = False
+            self.done.set()
+
+    def finish(self) -> bool:
+        """Close the journal and write the output; returns False when nothing was recorded."""
+        with self._lock:
+            self.recording = False
+            journal = self.journal
+            self.journal = None
+        if journal is None:
+            return False
+        journal.close()
+        content = read_journal(self.journal_path)
+        try:
+            motion_file = assemble(
+                content,
+                joints=[j for j in self._param("joints") if j] or None,
+                stamps=self._param("stamps"),
+                rate=self._param("rate"),
+            )
+        except ValueError as exc:
+            self.get_logger().warning(f"{exc}; nothing written, journal removed")
+            self.journal_path.unlink(missing_ok=True)
+            return False
+        overwrite = self._param("overwrite") or self._snapshot_written
+        write(motion_file, self.output, overwrite=overwrite, **self._write_options())
+        self.journal_path.unlink(missing_ok=True)
+        self._report(motion_file, "wrote")
+        return True
+
+    def _write_options(self) -> dict[str, Any]:
+        return {"version": self._param("seq_version")} if self.codec == "seq" else {}
+
+    def _report(self, motion_file: Any, verb: str) -> None:
+        for group, m in motion_file.groups.items():
+            self.get_logger().info(
+                f"{verb} {self.output}: {group}: {m.num_frames} frames, {m.duration:.3f} s, {len(m.joint_names)} joints"
+            )
+
+    def _srv_start(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        try:
+            self.start()
+        except RecorderError as exc:
+            response.success, response.message = False, str(exc)
+            return response
+        response.success, response.message = True, f"recording to {self.output}"
+        return response
+
+    def _srv_stop(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        response.success, response.message = True, "stopping"
+        self.recording = False
+        self.done.set()
+        return response
+
+    def _srv_snapshot(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        if self.journal is None:
+            response.success, response.message = False, "not recording"
+            return response
+        with self._lock:
+            self.journal.flush()
+        try:
+            content = read_journal(self.journal_path)
+            motion_file = assemble(
+                content,
+                joints=[j for j in self._param("joints") if j] or None,
+                stamps=self._param("stamps"),
+                rate=self._param("rate"),
+            )
+            write(
+                motion_file,
+                self.output,
+                overwrite=self._param("overwrite") or self._snapshot_written,
+                **self._write_options(),
+            )
+        except (ValueError, MotionFormatError) as exc:
+            response.success, response.message = False, str(exc)
+            return response
+        self._snapshot_written = True
+        frames = motion_file.groups.get("actual", motion_file.motion).num_frames
+        response.success, response.message = True, f"snapshot: {frames} frames in {self.output}"
+        return response
+
+
+def _quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.array(
+        [
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ]
+    )
+
+
+def _rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    u, w = q[:3], q[3]
+    return np.asarray(v + 2.0 * np.cross(u, np.cross(u, v) + w * v))
+
+
+def main(args: list[str] | None = None) -> int:
+    """Entry point (``motion_recorder``); returns the exit status."""
+    rclpy.init(args=args)
+    node: MotionRecorder | None = None
+    code = 0
+    try:
+        node = MotionRecorder()
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        while rclpy.ok() and not node.done.is_set():
+            executor.spin_once(timeout_sec=0.05)
+        code = node.exit_code
+    except (KeyboardInterrupt, ExternalShutdownException):
+        code = 0
+    except (MotionFormatError, RecorderError, WriteError) as exc:
+        rclpy.logging.get_logger("motion_recorder").error(str(exc))
+        print(f"error: {exc}", file=sys.stderr)
+        code = 1
+    finally:
+        if node is not None:
+            try:
+                if code == 0 and not node.finish():
+                    pass
+            except (MotionFormatError, OSError) as exc:
+                print(
+                    f"error: {exc}; the journal {node.journal_path} is kept (motion-formats recover)", file=sys.stderr
+                )
+                code = 1
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return code
+
+
+def entry() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()
+
+
+__all__ = ["MotionRecorder", "RecorderError", "entry", "main", "os"]

@@ -1,0 +1,168 @@
+"""The recorder's journal without ROS: records, merging, crash recovery, `motion-formats recover`."""
+
+from __future__ import annotations
+
+import array
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from motion_formats_ros import ReadError, read
+from motion_formats_ros.journal import JournalWriter, assemble, read_journal, recover
+
+NAMES = [f"j{i}" for i in range(5)]
+
+
+def _meta(out: Path, **extra: object) -> dict[str, object]:
+    return {"output": str(out), "name": "log", "robot": "bot", "date": "2026-11-22T10:00:00", **extra}
+
+
+def _write_stream(journal: JournalWriter, frames: int, rate: float = 100.0, t0: int = 5_000_000_000) -> np.ndarray:
+    values = np.arange(frames * 5, dtype=np.float64).reshape(frames, 5) / 10
+    for k in range(frames):
+        stamp = t0 + round(k * 1e9 / rate)
+        journal.joints("/joint_states", NAMES, stamp, stamp + 1000, array.array("d", values[k]), None, -values[k])
+    return values
+
+
+def test_single_stream_round_trip(tmp_path: Path) -> None:
+    j = JournalWriter(tmp_path / "a.journal", _meta(tmp_path / "a.msgpack"))
+    values = _write_stream(j, 50)
+    j.close()
+    content = read_journal(tmp_path / "a.journal")
+    assert content.complete and content.truncated_at is None and content.samples == 50
+    f = assemble(content)
+    m = f.groups["actual"]
+    assert (f.name, f.robot) == ("log", "bot")
+    assert m.joint_names == tuple(NAMES) and m.rate == 100.0
+    np.testing.assert_array_equal(m.position, values)
+    np.testing.assert_array_equal(m.effort, -values)
+    assert m.velocity is None
+    assert m.times[0] == 5.0
+
+
+def test_two_streams_merge_by_name_with_hold(tmp_path: Path) -> None:
+    j = JournalWriter(tmp_path / "m.journal", _meta(tmp_path / "m.msgpack"))
+    for k in range(10):  # arm at 100 Hz, head at 30 Hz
+        j.joints("/arm", ["a1", "a2"], 10_000_000 * k + 1, 0, [k, -k])
+    for k in range(4):
+        j.joints("/head", ["h"], 33_333_333 * k + 2, 0, [100 + k])
+    j.close()
+    m = assemble(read_journal(tmp_path / "m.journal")).groups["actual"]
+    assert m.joint_names == ("a1", "a2", "h")
+    assert m.num_frames == 14
+    pos = m.position
+    assert pos is not None
+    assert np.isnan(pos[0, 2])  # the head had not spoken yet
+    last_head = pos[-1, 2]
+    assert last_head == 103.0
+    assert pos[-1, 0] == 9.0  # the arm's last value is held at the head's last stamp
+    # On a 50 Hz grid each joint is interpolated on its own samples.
+    grid = assemble(read_journal(tmp_path / "m.journal"), rate=50.0).groups["actual"]
+    assert grid.rate == 50.0
+    assert grid.position is not None
+    np.testing.assert_allclose(grid.position[1, 0], 2.0)
+
+
+def test_fixed_joint_set_and_order(tmp_path: Path) -> None:
+    j = JournalWriter(tmp_path / "f.journal", _meta(tmp_path / "f.msgpack"))
+    _write_stream(j, 5)
+    j.close()
+    m = assemble(read_journal(tmp_path / "f.journal"), joints=["j3", "j0"]).groups["actual"]
+    assert m.joint_names == ("j3", "j0")
+    assert m.position is not None
+    np.testing.assert_array_equal(m.position[:, 0], np.arange(5) * 0.5 + 0.3)
+
+
+def test_zero_stamps_fall_back_to_receive_time(tmp_path: Path) -> None:
+    j = JournalWriter(tmp_path / "z.journal", _meta(tmp_path / "z.msgpack"))
+    for k in range(3):
+        j.joints("/js", ["a"], 0, 1_000_000_000 + k * 10_000_000, [k])
+    j.close()
+    content = read_journal(tmp_path / "z.journal")
+    np.testing.assert_allclose(assemble(content).groups["actual"].times, [1.0, 1.01, 1.02])
+    np.testing.assert_allclose(assemble(content, stamps="receive").groups["actual"].times, [1.0, 1.01, 1.02])
+
+
+def test_target_pose_and_imu(tmp_path: Path) -> None:
+    j = JournalWriter(tmp_path / "t.journal", _meta(tmp_path / "t.msgpack"))
+    for k in range(4):
+        j.joints("/js", ["a"], 1_000_000_000 + k * 100_000_000, 0, [k])
+        j.pose("root", 1_000_000_000 + k * 100_000_000, 0, (k, 0, 0), (0, 0, 0, 1))
+        j.imu("base_imu", 1_000_000_000 + k * 100_000_000, 0, (0, 0, 0, 1), (0, 0, k), (0, 0, 9.81))
+    j.trajectory(["a"], 1_000_000_000, 0, [0, 500_000_000], [[0.0], [5.0]], [[0.0], [0.0]])
+    j.close()
+    f = assemble(read_journal(tmp_path / "t.journal"))
+    assert list(f.groups) == ["target", "actual"]
+    target, actual = f.groups["target"], f.groups["actual"]
+    np.testing.assert_allclose(target.times, [1.0, 1.5])
+    assert target.position is not None
+    np.testing.assert_array_equal(target.position[:, 0], [0.0, 5.0])
+    assert actual.root_position is not None
+    np.testing.assert_array_equal(actual.root_position[:, 0], [0, 1, 2, 3])
+    assert actual.imu_names == ("base_imu",)
+    np.testing.assert_array_equal(actual.imus["angular_velocity"][:, 0, 2], [0, 1, 2, 3])
+
+
+@pytest.mark.parametrize("cut", [1, 7, 40, 333])
+def test_torn_journal_keeps_every_whole_record(tmp_path: Path, cut: int) -> None:
+    j = JournalWriter(tmp_path / "c.journal", _meta(tmp_path / "c.msgpack"))
+    values = _write_stream(j, 100)
+    j.flush()  # no END record: the recorder was killed
+    data = (tmp_path / "c.journal").read_bytes()
+    (tmp_path / "c.journal").write_bytes(data[:-cut])
+    content = read_journal(tmp_path / "c.journal")
+    assert not content.complete and content.truncated_at is not None
+    m = assemble(content).groups["actual"]
+    record = 8 + 24 + 2 * 5 * 8  # length+crc, sample header, positions and efforts
+    assert m.num_frames == 100 - -(-cut // record)  # only the torn records are lost
+    np.testing.assert_array_equal(m.position, values[: m.num_frames])
+
+
+def test_corrupt_record_stops_reading(tmp_path: Path) -> None:
+    j = JournalWriter(tmp_path / "x.journal", _meta(tmp_path / "x.msgpack"))
+    _write_stream(j, 20)
+    j.close()
+    data = bytearray((tmp_path / "x.journal").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (tmp_path / "x.journal").write_bytes(bytes(data))
+    content = read_journal(tmp_path / "x.journal")
+    assert 0 < content.samples < 20 and content.truncated_at is not None
+
+
+def test_not_a_journal(tmp_path: Path) -> None:
+    (tmp_path / "n.journal").write_bytes(b"hello")
+    with pytest.raises(ReadError, match=r"n\.journal: byte 0: not a motion_formats_ros recording journal"):
+        read_journal(tmp_path / "n.journal")
+
+
+def test_journal_is_never_clobbered(tmp_path: Path) -> None:
+    JournalWriter(tmp_path / "o.journal", _meta(tmp_path / "o.msgpack")).close()
+    with pytest.raises(FileExistsError):
+        JournalWriter(tmp_path / "o.journal", _meta(tmp_path / "o.msgpack"))
+
+
+def test_recover_api_and_cli(tmp_path: Path) -> None:
+    out = tmp_path / "log.seq"
+    j = JournalWriter(tmp_path / "log.seq.journal", _meta(out, format="seq", write_options={"version": 4}))
+    values = _write_stream(j, 30)
+    j.flush()  # killed: no END
+    path, _, content = recover(tmp_path / "log.seq.journal")
+    assert path == out and not content.complete
+    assert "format_version: 4" in out.read_text()
+    back = read(out, joint_names=NAMES).motion
+    np.testing.assert_allclose(back.position, values, rtol=1e-8)
+    cli = Path(sys.executable).parent / "motion-formats"
+    proc = subprocess.run(
+        [str(cli), "recover", str(tmp_path / "log.seq.journal"), str(tmp_path / "again.msgpack")],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "30 records" not in proc.stdout and "cut short" in proc.stdout
+    assert "wrote" in proc.stdout and "actual: 30 frames" in proc.stdout
+    proc = subprocess.run([str(cli), "recover", str(tmp_path / "log.seq.journal")], capture_output=True, text=True)
+    assert proc.returncode == 1 and "already exists" in proc.stderr

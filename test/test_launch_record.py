@@ -1,0 +1,62 @@
+"""launch/record.launch.py through the launch stand-ins, then its command line for real."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from launchutil import describe, evaluate, launch_context, node_command, real_launch_available
+from rosutil import requires_ros, ros_session
+
+from motion_formats_ros import read, write
+from motion_formats_ros.examples import biped_walk
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(real_launch_available(), reason="stand-in checks; real launch present")
+
+
+@pytest.fixture
+def described(monkeypatch: pytest.MonkeyPatch) -> Any:
+    return describe(ROOT / "launch" / "record.launch.py", monkeypatch)
+
+
+def test_arguments_and_parameters(described: Any) -> None:
+    (node,) = [e for e in described.args[0] if type(e).__name__ == "Node"]
+    assert (node.kwargs["package"], node.kwargs["executable"]) == ("motion_formats_ros", "motion_recorder")
+    context = launch_context(
+        described, output="log.seq", rate="200.0", seq_version="4", topics="[arm/joint_states, head/joint_states]"
+    )
+    params = {k: evaluate(v, context) for k, v in node.kwargs["parameters"][0].items()}
+    assert params["output"] == "log.seq" and params["rate"] == 200.0 and params["seq_version"] == 4
+    assert params["topics"] == "[arm/joint_states, head/joint_states]"  # a YAML list for ROS
+    assert params["overwrite"] is False
+
+
+@requires_ros
+@pytest.mark.ros
+def test_the_described_command_line_records(described: Any, tmp_path: Path) -> None:
+    from sensor_msgs.msg import JointState
+
+    walk = tmp_path / "walk.msgpack"
+    write(biped_walk(rate=50.0, cycles=1), walk)
+    out = tmp_path / "log.seq"
+    (node,) = [e for e in described.args[0] if type(e).__name__ == "Node"]
+    cmd = node_command(node, launch_context(described, output=str(out), seq_version="4"), tmp_path)
+    with ros_session(tmp_path) as ros:
+        seen = ros.collect(JointState, "/joint_states", 1000)
+        recorder = subprocess.Popen(cmd, env=ros.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert ros.spin_until(lambda: ros.node.count_subscribers("/joint_states") >= 2, 15)
+        player = ros.start_player(f"file:={walk}", "mode:=stream", "min_subscribers:=2")
+        assert ros.spin_until(lambda: player.proc.poll() is not None, 30)
+        ros.spin_for(0.3)
+        recorder.send_signal(signal.SIGTERM)  # as launch does on Ctrl-C
+        output = recorder.communicate(timeout=30)[0]
+    assert recorder.returncode == 0, output
+    assert "format_version: 4" in out.read_text()
+    m = read(out, joint_names=list(biped_walk().motion.joint_names)).motion
+    assert m.num_frames == len(seen) == 61
+    np.testing.assert_allclose(m.position, np.array([s.position for s in seen]), rtol=1e-8, atol=1e-9)
