@@ -45,7 +45,7 @@ lint: venv
 	$(VENV)/bin/ruff check $(LINT_PATHS)
 	$(VENV)/bin/ruff format --check $(LINT_PATHS)
 
-typecheck: venv
+typecheck: venv ros
 	$(VENV)/bin/mypy motion_formats_ros
 
 unit: venv ros

@@ -14,6 +14,7 @@ float64 arrays are encoded exactly as ``msgpack.packb`` encodes lists of Python 
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -270,15 +271,27 @@ def _map_header(n: int) -> bytes:
     return b"\xdf" + _U32.pack(n)
 
 
-def _pack_block(array: np.ndarray) -> bytes:
-    """A float array of any shape as nested msgpack arrays of float64, built in numpy."""
+#: Bytes of encoded rows produced at once (bounds the memory a large write needs).
+CHUNK_BYTES = 1 << 20
+
+
+def _pack_block(array: np.ndarray) -> Iterator[bytes | memoryview]:
+    """A float array of any shape as nested msgpack arrays of float64, built in numpy.
+
+    Yields the header, then the rows in chunks of about :data:`CHUNK_BYTES`, so writing
+    a large array needs one chunk of memory, not a copy of the whole encoding.
+    """
     a = np.asarray(array, dtype=np.float64)
     if a.ndim == 0:
-        return b"\xcb" + _F64.pack(float(a))
-    if a.shape[0] == 0 or a.size == 0:
-        if a.ndim == 1 or a.shape[0] == 0:
-            return _array_header(a.shape[0])
-        return _array_header(a.shape[0]) + b"".join(_pack_block(row) for row in a)
+        yield b"\xcb" + _F64.pack(float(a))
+        return
+    yield _array_header(a.shape[0])
+    if a.shape[0] == 0:
+        return
+    if a.size == 0:
+        for row in a:
+            yield from _pack_block(row)
+        return
     # Layout of one element of the outer axis, built once, then tiled.
     inner = a.shape[1:]
     template = bytearray()
@@ -296,55 +309,45 @@ def _pack_block(array: np.ndarray) -> bytes:
 
     build(inner)
     n, size = a.shape[0], len(template)
-    head = _array_header(n)
-    out = np.empty(len(head) + n * size, dtype=np.uint8)
-    out[: len(head)] = np.frombuffer(head, dtype=np.uint8)
-    rows = out[len(head) :].reshape(n, size)
-    rows[:] = np.frombuffer(bytes(template), dtype=np.uint8)
     offsets = np.asarray(value_offsets, dtype=np.intp)
     strides = _affine_strides(offsets, inner)
-    if strides is not None:
+    assert strides is not None  # every template built above is a regular grid
+    pattern = np.frombuffer(bytes(template), dtype=np.uint8)
+    step = max(1, CHUNK_BYTES // size)
+    for first in range(0, n, step):
+        part = a[first : first + step]
+        rows = np.empty((part.shape[0], size), dtype=np.uint8)
+        rows[:] = pattern
         # Write the big-endian values straight into their slots (one strided pass).
-        view = np.ndarray(
-            a.shape, dtype=">f8", buffer=out, offset=len(head) + int(offsets[0]), strides=(size, *strides)
-        )
-        view[...] = a
-    else:  # pragma: no cover - every template built above is a regular grid
-        flat = a.reshape(n, -1).astype(">f8").view(np.uint8).reshape(n, -1, 8)
-        rows[:, offsets[:, None] + np.arange(8)] = flat
-    return out.tobytes()
+        view = np.ndarray(part.shape, dtype=">f8", buffer=rows, offset=int(offsets[0]), strides=(size, *strides))
+        view[...] = part
+        yield memoryview(rows).cast("B")
 
 
 def pack(obj: Any) -> bytes:
     """Encode ``obj`` (dicts, lists, scalars, numpy arrays) as plain msgpack."""
-    return b"".join(pack_parts(obj))
+    return b"".join(iter_pack(obj))
 
 
-def pack_parts(obj: Any) -> list[bytes]:
-    """:func:`pack` as a list of chunks to write in turn (saves joining large blocks)."""
-    parts: list[bytes] = []
-    _pack_into(obj, parts)
-    return parts
-
-
-def _pack_into(obj: Any, parts: list[bytes]) -> None:
+def iter_pack(obj: Any) -> Iterator[bytes | memoryview]:
+    """:func:`pack` as chunks to write in turn: large arrays are encoded a chunk at a time."""
     import msgpack
 
     if isinstance(obj, np.ndarray):
         if obj.dtype.kind in "fiu":
-            parts.append(_pack_block(obj))
+            yield from _pack_block(obj)
         else:
-            _pack_into(obj.tolist(), parts)
+            yield from iter_pack(obj.tolist())
     elif isinstance(obj, dict):
-        parts.append(_map_header(len(obj)))
+        yield _map_header(len(obj))
         for key, value in obj.items():
-            parts.append(msgpack.packb(key, use_bin_type=True))
-            _pack_into(value, parts)
+            yield msgpack.packb(key, use_bin_type=True)
+            yield from iter_pack(value)
     elif isinstance(obj, (list, tuple)):
-        parts.append(_array_header(len(obj)))
+        yield _array_header(len(obj))
         for item in obj:
-            _pack_into(item, parts)
+            yield from iter_pack(item)
     elif isinstance(obj, np.generic):
-        parts.append(msgpack.packb(obj.item(), use_bin_type=True))
+        yield msgpack.packb(obj.item(), use_bin_type=True)
     else:
-        parts.append(msgpack.packb(obj, use_bin_type=True))
+        yield msgpack.packb(obj, use_bin_type=True)

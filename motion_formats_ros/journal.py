@@ -13,6 +13,7 @@ samples refer to them by id, so a 50-joint JointState costs 25 bytes plus its va
 
 from __future__ import annotations
 
+import array
 import dataclasses
 import json
 import mmap
@@ -214,16 +215,41 @@ def read_journal(path: str | os.PathLike[str]) -> JournalContent:
             if size < len(MAGIC) or fh.read(len(MAGIC)) != MAGIC:
                 raise ReadError(p, "not a motion_formats_ros recording journal (bad magic)", offset=0)
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-                return _read_mapped(p, memoryview(mm), size)
+                return _read_mapped(p, memoryview(mm), size, _Releaser(mm))
     except OSError as exc:
         raise ReadError(p, exc.strerror or str(exc)) from exc
 
 
-def _read_mapped(p: Path, data: memoryview, size: int) -> JournalContent:
+class _Releaser:
+    """Drops pages of the journal already read from memory (they are file-backed).
+
+    Without this a long journal would sit in RAM (as mapped pages) next to the arrays
+    made from it; with it, reading needs the arrays plus a few megabytes.
+    """
+
+    WINDOW = 2 << 20
+
+    def __init__(self, mm: mmap.mmap) -> None:
+        self.mm = mm
+        self.done = 0
+
+    def upto(self, pos: int) -> None:
+        end = pos - pos % mmap.PAGESIZE
+        if end - self.done >= self.WINDOW and hasattr(self.mm, "madvise"):
+            self.mm.madvise(mmap.MADV_DONTNEED, self.done, end - self.done)
+            self.done = end
+
+    def reset(self) -> None:
+        self.upto(self.mm.size())
+        self.done = 0
+
+
+def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> JournalContent:
     content = JournalContent({}, [], {}, {}, [], 0, False, None)
     schemas: dict[int, tuple[str, tuple[str, ...]]] = {}
     counts: dict[tuple[int, int], int] = {}  # (stream id, flags) → samples
-    records: list[tuple[int, int]] = []  # (payload start, kind)
+    starts = array.array("q")  # payload offsets and kinds of the intact records (compact: 9 bytes each)
+    kinds = array.array("B")
     pos = len(MAGIC)
     try:
         while pos < size:
@@ -253,11 +279,13 @@ def _read_mapped(p: Path, data: memoryview, size: int) -> JournalContent:
                 content.complete = True
             elif kind != TRAJECTORY:
                 raise ValueError(f"unknown record kind {kind}")
-            records.append((start, kind))
+            starts.append(start)
+            kinds.append(kind)
             pos = start + length
+            release.upto(pos)
     except (struct.error, ValueError, KeyError, UnicodeDecodeError) as exc:
         raise ReadError(p, f"malformed record ({exc})", offset=pos) from None
-    content.records = len(records)
+    content.records = len(starts)
     if not content.metadata:
         raise ReadError(p, "the journal has no metadata record", offset=len(MAGIC))
     # Second pass: fill one block per (stream, names, channels).
@@ -272,14 +300,16 @@ def _read_mapped(p: Path, data: memoryview, size: int) -> JournalContent:
             channels = {"values": np.empty((count, 7 if flags == -POSE else 10))}
         blocks[key] = Block(stream, names, np.empty(count, np.int64), np.empty(count, np.int64), channels)
         fill[key] = 0
-    for start, kind in records:
+    release.reset()
+    for start, kind in zip(starts, kinds, strict=True):
+        release.upto(start)
         if kind == JOINTS:
             _, sid, stamp, recv, flags, n = _SAMPLE.unpack_from(data, start)
             key = (sid, flags)
             block, i = blocks[key], fill[key]
             at = start + _SAMPLE.size
-            for array in block.channels.values():
-                array[i] = np.frombuffer(data, dtype="<f8", count=n, offset=at)
+            for channel in block.channels.values():
+                channel[i] = np.frombuffer(data, dtype="<f8", count=n, offset=at)
                 at += 8 * n
         elif kind in (POSE, IMU):
             st = _POSE if kind == POSE else _IMU
@@ -324,8 +354,14 @@ def _choose_stamps(block: Block, mode: str) -> npt.NDArray[np.int64]:
     return block.stamps
 
 
-def _unique_increasing(times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sort times; for equal times keep the last sample. Returns (times, source indices)."""
+def _unique_increasing(times: np.ndarray) -> tuple[np.ndarray, np.ndarray | slice]:
+    """Sort times; for equal times keep the last sample. Returns (times, source indices).
+
+    Times that already increase (the usual case) come back as they are with a slice, so
+    taking the rows does not copy them.
+    """
+    if times.size < 2 or bool(np.all(times[1:] > times[:-1])):
+        return times, slice(None)
     order = np.argsort(times, kind="stable")
     t = times[order]
     keep = np.ones(t.size, dtype=bool)
@@ -374,7 +410,7 @@ def _actual_group(content: JournalContent, joints: Sequence[str] | None, stamps:
         # One stream, names as wanted: the block is the motion (sorted, duplicates dropped).
         block = content.joints[0]
         t, idx = _unique_increasing(block_times[0])
-        fields = {c: block.channels[c][idx] for c in channels}
+        fields: dict[str, Any] = {c: block.channels[c][idx] for c in channels}
         return Motion(times=t / 1e9, joint_names=tuple(names), **fields)
     all_t = np.unique(np.concatenate(block_times))
     if rate > 0:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 import re
 import warnings
 from datetime import datetime
@@ -608,13 +609,13 @@ def encode(motion_file: MotionFile, encoding: str, path: str | Path = "<output>"
     return b"".join(_encode_parts(motion_file, encoding, path))
 
 
-def _encode_parts(motion_file: MotionFile, encoding: str, path: str | Path) -> list[bytes]:
+def _encode_parts(motion_file: MotionFile, encoding: str, path: str | Path) -> Iterator[bytes | memoryview]:
     doc = to_document(motion_file, path)
     if encoding == "msgpack":
-        return _msgpack.pack_parts(doc)
+        return _msgpack.iter_pack(doc)
     if encoding == "yaml":
-        return [_yaml.dump(doc).encode("utf-8")]
-    return [_json_dump(doc).encode("utf-8")]
+        return iter([_yaml.dump(doc).encode("utf-8")])
+    return iter([_json_dump(doc).encode("utf-8")])
 
 
 def _json_dump(doc: dict[str, Any]) -> str:
@@ -669,9 +670,10 @@ def write(
     if options:
         raise TypeError(f"unknown OMF write options: {', '.join(sorted(options))}")
     check_writable(path, overwrite)
-    parts = _encode_parts(motion_file, encoding_for(path, encoding), path)
+    parts = _encode_parts(motion_file, encoding_for(path, encoding), path)  # checks before the file exists
     with atomic_output(path, overwrite) as fh:
-        fh.writelines(parts)
+        for part in parts:  # large arrays are encoded a chunk at a time while writing
+            fh.write(part)
 
 
 __all__ = ["DEFAULT_GROUP", "decode", "encode", "read", "sniff", "to_document", "write"]
