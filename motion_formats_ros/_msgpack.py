@@ -321,7 +321,7 @@ def _pack_block(array: np.ndarray) -> Iterator[bytes | memoryview]:
         # Write the big-endian values straight into their slots (one strided pass).
         view = np.ndarray(part.shape, dtype=">f8", buffer=rows, offset=int(offsets[0]), strides=(size, *strides))
         view[...] = part
-        yield memoryview(rows).cast("B")
+        yield rows.data.cast("B")
 
 
 def pack(obj: Any) -> bytes:

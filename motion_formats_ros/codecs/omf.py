@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 import re
 import warnings
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
