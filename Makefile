@@ -56,8 +56,8 @@ test: lint typecheck unit
 demo: venv ros
 	$(PY) tools/demo.py
 
-bench: venv
-	$(PY) bench/bench_omf.py
+bench: venv ros
+	for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
