@@ -397,8 +397,13 @@ def assemble(
 
 
 def _actual_group(content: JournalContent, joints: Sequence[str] | None, stamps: str, rate: float) -> Motion:
+    # Joints in the order of the recorder's topics, then of first appearance: deterministic
+    # even though messages of different topics arrive in any order.
+    topics = [str(t).lstrip("/") for t in content.metadata.get("topics", [])]
+    rank = {t: i for i, t in enumerate(topics)}
+    blocks = sorted(content.joints, key=lambda b: rank.get(b.stream.lstrip("/"), len(rank)))
     order: dict[str, None] = {}
-    for block in content.joints:
+    for block in blocks:
         for n in block.names:
             order.setdefault(n, None)
     names = list(joints) if joints else list(order)

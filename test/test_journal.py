@@ -45,18 +45,19 @@ def test_single_stream_round_trip(tmp_path: Path) -> None:
 
 
 def test_two_streams_merge_by_name_with_hold(tmp_path: Path) -> None:
-    j = JournalWriter(tmp_path / "m.journal", _meta(tmp_path / "m.msgpack"))
+    j = JournalWriter(tmp_path / "m.journal", _meta(tmp_path / "m.msgpack", topics=["/arm", "/head"]))
+    j.joints("/head", ["h"], 0, 0, [99])  # the head's first message happens to arrive first
     for k in range(10):  # arm at 100 Hz, head at 30 Hz
         j.joints("/arm", ["a1", "a2"], 10_000_000 * k + 1, 0, [k, -k])
     for k in range(4):
         j.joints("/head", ["h"], 33_333_333 * k + 2, 0, [100 + k])
     j.close()
     m = assemble(read_journal(tmp_path / "m.journal")).groups["actual"]
-    assert m.joint_names == ("a1", "a2", "h")
-    assert m.num_frames == 14
+    assert m.joint_names == ("a1", "a2", "h")  # in the order of the recorded topics
+    assert m.num_frames == 15
     pos = m.position
     assert pos is not None
-    assert np.isnan(pos[0, 2])  # the head had not spoken yet
+    assert pos[0, 2] == 99.0 and np.isnan(pos[0, 0])  # the arm had not spoken yet
     last_head = pos[-1, 2]
     assert last_head == 103.0
     assert pos[-1, 0] == 9.0  # the arm's last value is held at the head's last stamp

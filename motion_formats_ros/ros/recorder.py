@@ -152,6 +152,7 @@ class MotionRecorder(Node):
                     "robot": self._param("robot"),
                     "date": datetime.now().isoformat(),
                     "joints": [j for j in self._param("joints") if j],
+                    "topics": [t for t in self._param("topics") if t],
                     "stamps": self._param("stamps"),
                     "rate": self._param("rate"),
                     "write_options": {"version": self._param("seq_version")} if self.codec == "seq" else {},
