@@ -25,6 +25,11 @@ def _wait_subscribed(ros, topic: str, count: int = 1, timeout: float = 15.0) -> 
     assert ros.spin_until(lambda: ros.node.count_subscribers(topic) >= count, timeout), f"nobody on {topic}"
 
 
+def _wait_matched(ros, publisher, timeout: float = 15.0) -> None:  # type: ignore[no-untyped-def]
+    """Until our publisher has matched the recorder (messages sent before that are lost)."""
+    assert ros.spin_until(lambda: publisher.get_subscription_count() >= 1, timeout), publisher.topic_name
+
+
 def test_player_to_recorder_round_trip(tmp_path: Path) -> None:
     from sensor_msgs.msg import JointState
 
@@ -67,8 +72,8 @@ def test_two_publishers_merge_into_one_motion(tmp_path: Path) -> None:
         )
         arm = ros.node.create_publisher(JointState, "/arm/joint_states", 100)
         head = ros.node.create_publisher(JointState, "/head/joint_states", 100)
-        _wait_subscribed(ros, "/arm/joint_states")
-        _wait_subscribed(ros, "/head/joint_states")
+        _wait_matched(ros, arm)
+        _wait_matched(ros, head)
         base = time.time_ns()
         sent_arm = sent_head = 0
         for k in range(100):  # 1 s of 100 Hz arm, 30 Hz head
@@ -157,7 +162,7 @@ def test_snapshot_and_max_frames(tmp_path: Path) -> None:
     with ros_session(tmp_path) as ros:
         recorder = start_node(ros, "motion_recorder", f"output:={out}", "max_frames:=50", name="recorder")
         pub = ros.node.create_publisher(JointState, "/joint_states", 100)
-        _wait_subscribed(ros, "/joint_states")
+        _wait_matched(ros, pub)
         for k in range(20):
             pub.publish(JointState(name=["a"], position=[float(k)]))
             ros.spin_for(0.005)
@@ -206,7 +211,7 @@ def test_disk_full_during_recording_keeps_what_was_recorded(tmp_path: Path) -> N
         recorder = Player(proc, log)
         ros.players.append(recorder)
         pub = ros.node.create_publisher(JointState, "/joint_states", 1000)
-        _wait_subscribed(ros, "/joint_states")
+        _wait_matched(ros, pub)
         names = [f"j{i}" for i in range(30)]
         sent = 0
         while recorder.proc.poll() is None and sent < 2000:
