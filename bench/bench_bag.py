@@ -2,11 +2,14 @@
 
 100,000 sensor_msgs/JointState messages × 30 joints (position + velocity), MCAP storage.
 
-    ours  motion → bag     write_bag (bulk numpy encode + rosbags Writer)
+    ours  motion → bag     write_bag (bulk numpy encode + rosbags Writer), /joint_states only
+    ours  motion → bag     the default write: also the whole motion as one JointTrajectory
     peer  serialize+write  rosbags: build message, serialize_cdr, Writer.write per frame
     ours  bag → motion     read_bag (rosbags index + chunk decompress, bulk numpy decode)
     peer  read+deserialize rosbags: AnyReader + deserialize per message into arrays
     peer  raw read         rosbags: AnyReader.messages without decoding (the floor)
+    memory bag → motion    tracemalloc peak of read_bag (numpy allocations included) over
+                           the nbytes of the motion's arrays (target ≤ 2×), for both bags
 
 Run: ``.venv/bin/python bench/bench_bag.py [--messages N] [--joints J]``. Not a test.
 """
@@ -17,6 +20,7 @@ import argparse
 import shutil
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -83,6 +87,22 @@ def _timed(fn: object) -> float:
     return time.perf_counter() - start
 
 
+def _arrays_nbytes(m: Motion) -> int:
+    arrays = [m.times] + [getattr(m, ch) for ch in ("position", "velocity", "acceleration", "effort")]
+    return sum(a.nbytes for a in arrays if a is not None)
+
+
+def _peak_read(path: Path) -> tuple[int, int]:
+    """(tracemalloc peak of reading ``path``, nbytes of the motion's arrays)."""
+    tracemalloc.start()
+    try:
+        mf = rosbag.read(path, progress=False)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak, _arrays_nbytes(mf.motion)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=100_000)
@@ -96,18 +116,26 @@ def main() -> None:
         ours_bag = tmp / "ours"
         peer_bag = tmp / "peer"
         w_ours = _timed(lambda: rosbag.write(mf, ours_bag, trajectory_topic=None))
+        default_bag = tmp / "default"
+        w_default = _timed(lambda: rosbag.write(mf, default_bag))
         w_peer = _timed(lambda: _rosbags_write(m, peer_bag))
         holder: dict[str, MotionFile] = {}
         r_ours = _timed(lambda: holder.setdefault("m", rosbag.read(peer_bag, progress=False)))
         r_peer = _timed(lambda: _rosbags_read(peer_bag, decode=True))
         r_raw = _timed(lambda: _rosbags_read(peer_bag, decode=False))
+        r_default = _timed(lambda: holder.setdefault("d", rosbag.read(default_bag, progress=False)))
         back = holder["m"].motion
+        assert np.array_equal(holder["d"].motion.position, m.position)
+        holder.clear()
+        memory = [(name, *_peak_read(bag)) for name, bag in (("rosbags-written", peer_bag), ("default", default_bag))]
         assert back.num_frames == n and back.position is not None
         assert np.array_equal(back.position, m.position)
         rows = [
-            ("motion -> bag", "ours (bulk encode + rosbags Writer)", w_ours, 200_000),
+            ("motion -> bag", "ours, /joint_states only", w_ours, 200_000),
+            ("motion -> bag", "ours, default (+ /joint_trajectory)", w_default, 200_000),
             ("motion -> bag", "rosbags serialize_cdr + Writer", w_peer, None),
             ("bag -> motion", "ours (MCAP chunks raw + bulk decode)", r_ours, 300_000),
+            ("bag -> motion", "ours, the default-written bag", r_default, 300_000),
             ("bag -> motion", "rosbags AnyReader + deserialize", r_peer, None),
             ("bag -> motion", "rosbags AnyReader raw read only", r_raw, None),
         ]
@@ -116,6 +144,13 @@ def main() -> None:
             rate = n / secs
             note = f"  target >= {target:,} msg/s: {'met' if rate >= target else 'MISSED'}" if target else ""
             print(f"{what:<14} {who:<38} {secs:7.3f} s {rate:>12,.0f} msg/s{note}")
+        for name, peak, nbytes in memory:
+            ratio = peak / nbytes
+            verdict = "met" if ratio <= 2.0 else "MISSED"
+            print(
+                f"memory bag -> motion ({name} bag): peak {peak / 1e6:.1f} MB for {nbytes / 1e6:.1f} MB of arrays "
+                f"= {ratio:.2f}x  target <= 2x: {verdict}"
+            )
         print(f"ratio motion -> bag ours / rosbags: {w_peer / w_ours:.1f}x")
         print(f"ratio bag -> motion ours / rosbags: {r_peer / r_ours:.1f}x")
     finally:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import struct
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -244,3 +245,88 @@ class Encoder:
                 values = np.ascontiguousarray(channels[channel], dtype="<f8")
                 rows[:, offset : offset + 8 * count] = values.view(np.uint8).reshape(m, 8 * count)
         return rows
+
+
+#: JointTrajectoryPoint's sequences, in message order.
+POINT_FIELDS = ("positions", "velocities", "accelerations", "effort")
+
+
+def _point_layout(start: int, counts: Sequence[int]) -> tuple[list[tuple[int, int]], int, int]:
+    """One JointTrajectoryPoint at CDR body offset ``start`` (relative to the body).
+
+    Returns ([(count offset, data offset)] per field, stamp offset, end), all relative
+    to the body.
+    """
+
+    def align(rel: int, n: int) -> int:
+        return (rel + n - 1) & -n
+
+    rel = start
+    fields = []
+    for k in counts:
+        rel = align(rel, 4)
+        count_at = rel
+        rel += 4
+        if k:
+            rel = align(rel, 8)
+        fields.append((count_at, rel))
+        rel += 8 * k
+    rel = align(rel, 4)
+    return fields, rel, rel + 8
+
+
+def _column(
+    buf: npt.NDArray[np.uint8], offset: int, dtype: str, rows: int, stride: int, width: int = 0
+) -> npt.NDArray[Any]:
+    """A strided view into ``buf``: (rows,) or, with ``width``, (rows, width) doubles."""
+    shape, strides = ((rows, width), (stride, 8)) if width else ((rows,), (stride,))
+    view: npt.NDArray[Any] = np.ndarray(shape, dtype=dtype, buffer=buf, offset=offset, strides=strides)
+    return view
+
+
+def encode_trajectory(
+    prefix: bytes | memoryview,
+    offsets_ns: npt.NDArray[np.int64],
+    channels: dict[str, npt.NDArray[np.float64]],
+    joints: int,
+) -> bytes | None:
+    """A whole ``trajectory_msgs/JointTrajectory`` serialized (little-endian CDR) at once.
+
+    ``prefix`` is rosbags' serialization of the same message without points (header and
+    joint names, then a zero point count as its last four bytes); ``channels`` maps the
+    point fields (:data:`POINT_FIELDS`) that are present to (M, joints) arrays;
+    ``offsets_ns`` are the points' time_from_start. Returns None when the layout is not
+    the expected one (the caller then serializes with rosbags).
+    """
+    head = bytes(prefix)
+    if len(head) < 8 or head[:2] != b"\x00\x01" or head[-4:] != b"\x00\x00\x00\x00" or len(head) % 4:
+        return None
+    base = 4
+    m = int(offsets_ns.size)
+    counts = [joints if f in channels else 0 for f in POINT_FIELDS]
+    first = len(head) - base  # body offset of point 0
+    fields0, stamp0, end0 = _point_layout(first, counts)
+    fields1, stamp1, end1 = _point_layout(end0, counts)
+    stride = end1 - end0
+    _, _, end2 = _point_layout(end1, counts)
+    if m > 2 and end2 - end1 != stride:  # later points would not share one stride
+        return None
+    total = base + (end0 if m == 1 else end0 + (m - 1) * stride) if m else len(head)
+    buf = np.zeros(total, dtype=np.uint8)
+    buf[: len(head)] = np.frombuffer(head, dtype=np.uint8)
+    buf[len(head) - 4 : len(head)] = np.frombuffer(_U32.pack(m), dtype=np.uint8)
+    if not m:
+        return buf.tobytes()
+    sec, nsec = np.divmod(offsets_ns.astype(np.int64), 1_000_000_000)
+    groups = [(0, 1, fields0, stamp0, 0)]
+    if m > 1:
+        groups.append((1, m, fields1, stamp1, stride))
+    for lo, hi, fields, stamp, step in groups:
+        rows, stride_ = hi - lo, step or 8
+        for name, k, (count_at, data_at) in zip(POINT_FIELDS, counts, fields, strict=True):
+            _column(buf, base + count_at, "<u4", rows, stride_)[:] = k
+            if k:
+                _column(buf, base + data_at, "<f8", rows, stride_, k)[:] = channels[name][lo:hi].reshape(rows, k)
+        _column(buf, base + stamp, "<i4", rows, stride_)[:] = sec[lo:hi]
+        _column(buf, base + stamp + 4, "<u4", rows, stride_)[:] = nsec[lo:hi]
+    return buf.tobytes()

@@ -169,37 +169,57 @@ def _flush(stream: _TopicStream, source: BagSource, msgtype: str, bulk: bool) ->
 
 
 def _merge(segments: list[Segment], hold: bool) -> tuple[IntArray, tuple[str, ...], dict[str, FloatArray]]:
-    """Union of sample times, joints by first appearance, channels (N, J) NaN where absent."""
+    """Union of sample times, joints by first appearance, channels (N, J) NaN where absent.
+
+    Memory: channel by channel, each segment's values are released as soon as they are
+    copied into the merged array, so the peak stays below twice the merged arrays (the
+    segments are consumed: their ``channels`` are empty afterwards).
+    """
     names: dict[str, int] = {}
     for seg in segments:
         for joint in seg.names:
             names.setdefault(joint, len(names))
     times = np.unique(np.concatenate([seg.times for seg in segments])) if segments else np.zeros(0, np.int64)
     n, d = times.size, len(names)
-    out: dict[str, FloatArray] = {}
-    filled: dict[str, npt.NDArray[np.bool_]] = {}
+    order = list(dict.fromkeys(ch for seg in segments if seg.times.size for ch in seg.channels))
+    placed = []
     for seg in segments:
         if not seg.times.size:
+            seg.channels = {}
             continue
         rows = np.searchsorted(times, seg.times)
         cols = np.array([names[x] for x in seg.names], dtype=np.intp)
-        for ch, values in seg.channels.items():
-            if ch not in out:
-                out[ch] = np.full((n, d), np.nan)
-                filled[ch] = np.zeros((n, d), dtype=bool)
-            if np.all(np.diff(rows) > 0):
-                out[ch][rows[:, None], cols[None, :]] = values
+        placed.append((seg, rows, cols, bool(np.all(np.diff(rows) > 0))))
+    out: dict[str, FloatArray] = {}
+    for ch in order:
+        merged = np.full((n, d), np.nan)
+        filled = np.zeros((n, d), dtype=bool) if hold else None
+        for seg, rows, cols, increasing in placed:
+            values = seg.channels.pop(ch, None)
+            if values is None:
+                continue
+            if increasing:
+                merged[rows[:, None], cols[None, :]] = values
             else:  # duplicate times within a segment: the later message wins
                 for i in range(rows.size):
-                    out[ch][rows[i], cols] = values[i]
-            filled[ch][rows[:, None], cols[None, :]] = True
-    if hold:
-        for ch, values in out.items():
-            idx = np.where(filled[ch], np.arange(n)[:, None], -1)
-            np.maximum.accumulate(idx, axis=0, out=idx)
-            held = values[np.clip(idx, 0, None), np.arange(d)[None, :]]
-            out[ch] = np.where(idx >= 0, held, np.nan)
+                    merged[rows[i], cols] = values[i]
+            if filled is not None:
+                filled[rows[:, None], cols[None, :]] = True
+            del values
+        if filled is not None:
+            _hold(merged, filled)
+        out[ch] = merged
     return times, tuple(names), out
+
+
+def _hold(values: FloatArray, filled: npt.NDArray[np.bool_]) -> None:
+    """In place: a value absent at a row is the joint's last sample before it (NaN before the first)."""
+    n, d = values.shape
+    idx = np.where(filled, np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)[:, None], -1)
+    np.maximum.accumulate(idx, axis=0, out=idx)
+    for j in range(d):  # column by column: a (N,) temporary instead of (N, J) ones
+        col = idx[:, j]
+        values[:, j] = np.where(col >= 0, values[np.clip(col, 0, None), j], np.nan)
 
 
 def _backwards(times: IntArray) -> int:
@@ -300,6 +320,10 @@ class _BagReader:
             imu_topics = self._topics_of(source, (IMU,))
         if opts.trajectory is not None:
             traj_topics = self._require(source, [t for t in opts.trajectory if t], (TRAJECTORY,), "trajectory")
+        elif custom.get("trajectory_needed") is False:
+            # Written by this package from the joint-state group itself, which it repeats
+            # (a 100k-point JointTrajectory costs seconds to deserialize and adds nothing).
+            traj_topics = []
         else:
             traj_topics = self._topics_of(source, (TRAJECTORY,))
         if opts.points is not None:

@@ -344,6 +344,37 @@ class BagSource:
         return _iter_chunks(storages, wanted)
 
 
+#: Uncompressed chunks above this size (without a CRC to check) are read record by record
+#: instead of whole, so that one huge unwanted message (e.g. a whole-motion JointTrajectory
+#: next to the joint states) does not have to be held in memory.
+BIG_CHUNK = 4 << 20
+
+
+def _iter_records(bio: Any, start: int, size: int, ids: dict[int, str]) -> Iterator[tuple[str, int, bytes]]:
+    """Wanted messages of an uncompressed chunk at ``start``, reading only their bytes."""
+    import struct
+
+    head = struct.Struct("<BQHIQ")
+    pos, end = start, start + size
+    while pos < end:
+        bio.seek(pos)
+        raw = bio.read(head.size)
+        if len(raw) < 9:
+            raise ValueError(f"truncated MCAP chunk record at byte {pos}")
+        if raw[0] == 0x05 and len(raw) == head.size:
+            _, length, cid, _, log_time = head.unpack(raw)
+            topic = ids.get(cid)
+            if topic is not None:
+                bio.seek(pos + 31)
+                data = bio.read(length - 22)
+                if len(data) != length - 22:
+                    raise ValueError(f"truncated MCAP message at byte {pos}")
+                yield topic, log_time, data
+        else:
+            (length,) = struct.unpack_from("<Q", raw, 1)
+        pos += 9 + length
+
+
 def _iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, int, bytes]]:
     import struct
 
@@ -360,7 +391,11 @@ def _iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, i
                 continue
             bio.seek(chunk.chunk_start_offset + 9 + 24)
             (crc,) = u32(bio.read(4))
-            bio.seek(chunk.chunk_start_offset + 9 + 40 + len(chunk.compression))
+            records = chunk.chunk_start_offset + 9 + 40 + len(chunk.compression)
+            if chunk.compression == "" and not crc and chunk.uncompressed_size > BIG_CHUNK:
+                yield from _iter_records(bio, records, chunk.uncompressed_size, ids)
+                continue
+            bio.seek(records)
             compressed = bio.read(chunk.compressed_size)
             if len(compressed) != chunk.compressed_size:
                 raise ValueError(f"truncated MCAP chunk at byte {chunk.chunk_start_offset}")

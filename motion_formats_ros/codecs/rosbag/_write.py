@@ -272,6 +272,16 @@ class _BagWriter:
         present = {attr: getattr(m, ch) for attr, ch in fields if getattr(m, ch) is not None}
         empty = np.zeros(0, dtype=np.float64)
         start = int(stamps[0])
+        conn = writer.add_connection(self.options.trajectory_topic, TRAJECTORY, typestore=self.ts)
+        names = list(m.joint_names)
+        if self.options.bulk and len(names) == sum(m.joint_dims):
+            prefix = self._serialize(
+                t[TRAJECTORY](header=self._header(start, ""), joint_names=names, points=[]), TRAJECTORY
+            )
+            raw = _bulk.encode_trajectory(prefix, stamps - start, present, len(names))
+            if raw is not None:
+                writer.write(conn, start, raw)
+                return
         duration = t["builtin_interfaces/msg/Duration"]
         points = []
         for i, ns in enumerate(stamps.tolist()):
@@ -280,8 +290,7 @@ class _BagWriter:
             points.append(
                 t["trajectory_msgs/msg/JointTrajectoryPoint"](**values, time_from_start=duration(sec=sec, nanosec=nsec))
             )
-        msg = t[TRAJECTORY](header=self._header(start, ""), joint_names=list(m.joint_names), points=points)
-        conn = writer.add_connection(self.options.trajectory_topic, TRAJECTORY, typestore=self.ts)
+        msg = t[TRAJECTORY](header=self._header(start, ""), joint_names=names, points=points)
         writer.write(conn, start, self._serialize(msg, TRAJECTORY))
 
     def _write_imus(self, writer: Any, m: Motion, stamps: IntArray) -> dict[str, str]:
@@ -387,6 +396,10 @@ class _BagWriter:
             "trajectory_group": traj_name,
             "joint_topic": opts.joint_topic,
         }
+        if traj is motion and opts.trajectory_topic:
+            # The trajectory repeats /joint_states; the reader needs it only for what
+            # /joint_states cannot carry (acceleration) and may skip decoding it otherwise.
+            custom["trajectory_needed"] = motion.acceleration is not None
         for key in ("name", "robot"):
             if getattr(self.file, key):
                 custom[key] = getattr(self.file, key)
