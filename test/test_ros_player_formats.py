@@ -106,11 +106,16 @@ def test_scene_tf_tree_static_once_and_moving(tmp_path: Path) -> None:
     with ros_session(tmp_path) as ros:
         trajectories = ros.collect(JointTrajectory, "/joint_trajectory", 10)
         tf = ros.collect(TFMessage, "/tf", 1000)
-        player = ros.start_player(f"file:={path}", "stream_rate:=50.0", "loop:=true", "approach_time:=0.1")
+        # The corpus wave moves the elbow at 1.5 rad/s; the scene allows 1 rad/s: the player
+        # refuses that by default (checked below), so play it knowingly.
+        player = ros.start_player(
+            f"file:={path}", "stream_rate:=50.0", "loop:=true", "approach_time:=0.1", "ignore_limits:=true"
+        )
         assert ros.spin_until(lambda: len(tf) > 100, 30), player.output()  # runs past the 2 s loop
         qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
         static = ros.collect(TFMessage, "/tf_static", qos)  # a late subscriber
         assert ros.spin_until(lambda: bool(static), 10)
+    assert "joint 'elbow' faster than its velocity limit 1 rad/s" in player.output()
     assert len(static) == 1  # every static frame in one message
     edges = {(t.header.frame_id, t.child_frame_id) for t in static[0].transforms}
     assert edges == {(s.parent, s.child) for s in kin.static_transforms()}
@@ -122,3 +127,35 @@ def test_scene_tf_tree_static_once_and_moving(tmp_path: Path) -> None:
     expected = kin.moving_transforms([motion.times[0]])[0]
     got = [first.transform.translation.x, first.transform.translation.y, first.transform.translation.z]
     np.testing.assert_allclose(got, expected.translation[0], atol=1e-9)
+
+
+@pytest.mark.skipif("scene" not in CODECS, reason="no scene codec")
+def test_scene_joint_limits_refuse_a_motion(tmp_path: Path) -> None:
+    from motion_formats_ros.playback import JointLimit
+
+    walk = biped_walk(rate=50.0, cycles=1)
+    path = tmp_path / "walk.json5"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # root pose and velocities the scene keeps differently
+        write(walk, path, joint_limits={"left_knee": JointLimit(0.0, 0.8, 10.0)})
+    assert read(path).extras["joint_limits"]["left_knee"]["maxValue"] == 0.8
+    with ros_session(tmp_path) as ros:
+        player = ros.start_player(f"file:={path}")
+        assert player.wait(30) == 1
+    assert "refusing to play: joint 'left_knee' above its upper limit 0.8" in player.output()
+
+
+def test_start_delay_stamps_the_trajectory(tmp_path: Path) -> None:
+    import time
+
+    from trajectory_msgs.msg import JointTrajectory
+
+    path = tmp_path / "w.msgpack"
+    write(biped_walk(rate=20.0, cycles=1), path)
+    with ros_session(tmp_path) as ros:
+        trajectories = ros.collect(JointTrajectory, "/joint_trajectory", 10)
+        before = time.time_ns()
+        player = ros.start_player(f"file:={path}", "mode:=trajectory", "start_delay:=2.0", "exit_on_end:=false")
+        assert ros.spin_until(lambda: bool(trajectories), 20), player.output()
+    stamp = trajectories[0].header.stamp.sec * 10**9 + trajectories[0].header.stamp.nanosec
+    assert before + 2 * 10**9 <= stamp <= time.time_ns() + 2 * 10**9

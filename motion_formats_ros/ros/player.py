@@ -38,6 +38,7 @@ from ..errors import MotionFormatError
 from ..model import Motion
 from ..playback import (
     FrameSampler,
+    JointLimit,
     LimitViolationError,
     PlaybackClock,
     Schedule,
@@ -66,6 +67,7 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
     "seek": (-1.0, "set at run time to jump to this motion time (s, from the motion start)"),
     "stream_rate": (0.0, "JointState/TF rate in Hz (0 = the file's rate, at most 500)"),
     "approach_time": (1.0, "seconds for the controller to reach the first point"),
+    "start_delay": (0.0, "trajectory header stamp = now + this (s); 0 = stamp 0, the controller starts on receipt"),
     "chunk_duration": (10.0, "split longer trajectories into chunks of this many seconds (0 = never)"),
     "derive_velocities": (False, "send velocities/accelerations derived from positions when the file has none"),
     "wait_for_subscribers": (5.0, "seconds to wait for subscribers before playing (0 = don't)"),
@@ -131,6 +133,7 @@ class MotionPlayer(Node):
             options["body"] = Path(self._param("body_file"))
         motion_file = read(path, format=self._param("format") or None, **options)
         motion = motion_file.group(self._param("group") or None)
+        self.file_extras = motion_file.extras
         self.kinematics: Any = None
         if motion_file.format == "scene":
             from ..kinematics import SceneKinematics
@@ -155,9 +158,14 @@ class MotionPlayer(Node):
                 urdf = Path(source).read_text()
             except OSError as exc:
                 raise PlayerError(f"{source}: {exc.strerror}") from None
-        if not urdf:
-            return
-        limits = joint_limits(urdf, source)
+        if urdf:
+            limits = joint_limits(urdf, source)
+        else:
+            # A scene knows its robots' joint limits.
+            limits = _scene_limits(self.file_extras.get("joint_limits"))
+            source = "the scene"
+            if not limits:
+                return
         try:
             check_limits(self.motion, limits, speed=self._param("rate"))
         except LimitViolationError as exc:
@@ -406,14 +414,16 @@ class MotionPlayer(Node):
             derive=self._param("derive_velocities"),
             chunk_duration=self._param("chunk_duration"),
         )
+        delay = max(self._param("start_delay"), 0.0)
         if len(plan.chunks) == 1:
-            self.trajectory_pub.publish(adapters.trajectory_chunk(plan, plan.chunks[0], 0))
+            stamp = self.get_clock().now().nanoseconds + round(delay * 1e9) if delay > 0 else 0
+            self.trajectory_pub.publish(adapters.trajectory_chunk(plan, plan.chunks[0], stamp))
             self.get_logger().info(f"sent trajectory: {plan.time_from_start.size} points, {plan.duration:.3f} s")
-            wait_until = time.monotonic() + plan.duration
+            wait_until = time.monotonic() + delay + plan.duration
         else:
             # Chunks share one absolute start so the controller splices them; each is sent
             # half a chunk before it starts.
-            lead = 0.2
+            lead = max(0.2, delay)
             start_ns = self.get_clock().now().nanoseconds + int(lead * 1e9)
             start_mono = time.monotonic() + lead
             chunk_duration = self._param("chunk_duration")
@@ -470,6 +480,17 @@ class MotionPlayer(Node):
         self._stop.set()
         for thread in self._threads:
             thread.join(timeout=2.0)
+
+
+def _scene_limits(raw: Any) -> dict[str, JointLimit]:
+    """JointLimits from a scene's limits (minValue / maxValue / maxVelocity)."""
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        str(name): JointLimit(lower=spec.get("minValue"), upper=spec.get("maxValue"), velocity=spec.get("maxVelocity"))
+        for name, spec in raw.items()
+        if isinstance(spec, dict)
+    }
 
 
 def main(args: list[str] | None = None) -> int:
