@@ -68,6 +68,7 @@ def test_player_process_runs_confined(tmp_path: Path) -> None:
     write(biped_walk(rate=20.0, cycles=1), walk)
     with ros_session(tmp_path) as ros:
         player = ros.start_player(f"file:={walk}", "start_paused:=true", "wait_for_subscribers:=0.0")
+        assert ros.spin_until(lambda: "loaded" in player.output(), 30), player.output()  # exec'd and running
         environ = Path(f"/proc/{player.proc.pid}/environ").read_bytes().split(b"\0")
         env = dict(item.decode().split("=", 1) for item in environ if b"=" in item)
         assert env["ROS_AUTOMATIC_DISCOVERY_RANGE"] == "LOCALHOST"

@@ -30,6 +30,31 @@ def _wait_matched(ros, publisher, timeout: float = 15.0) -> None:  # type: ignor
     assert ros.spin_until(lambda: publisher.get_subscription_count() >= 1, timeout), publisher.topic_name
 
 
+def _prime(ros, out: Path, sends, timeout: float = 20.0) -> int:  # type: ignore[no-untyped-def]
+    """Send warm-up messages until a snapshot shows the recorder has them from every sender.
+
+    Our side sees the match first; until the recorder's side has matched too, what we send
+    is dropped. Returns how many frames the warm-up left in the recording.
+    """
+    from std_srvs.srv import Trigger
+
+    snapshot = ros.node.create_client(Trigger, "/motion_recorder/snapshot")
+    assert snapshot.wait_for_service(timeout_sec=timeout)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for send in sends:
+            send()
+        ros.spin_for(0.05)
+        future = snapshot.call_async(Trigger.Request())
+        assert ros.spin_until(future.done, 10)
+        if future.result().success:
+            m = read(out).groups["actual"]
+            assert m.position is not None
+            if np.all(np.isfinite(m.position[-1])):  # every sender's joints have arrived
+                return m.num_frames
+    raise AssertionError("the recorder never received the warm-up messages")
+
+
 def test_player_to_recorder_round_trip(tmp_path: Path) -> None:
     from sensor_msgs.msg import JointState
 
@@ -74,6 +99,15 @@ def test_two_publishers_merge_into_one_motion(tmp_path: Path) -> None:
         head = ros.node.create_publisher(JointState, "/head/joint_states", 100)
         _wait_matched(ros, arm)
         _wait_matched(ros, head)
+        early = time.time_ns() - 10**9
+        primed = _prime(
+            ros,
+            out,
+            [
+                lambda: arm.publish(_js(["shoulder", "elbow"], [-1.0, -1.0], early)),
+                lambda: head.publish(_js(["pan"], [-1.0], early)),
+            ],
+        )
         base = time.time_ns()
         sent_arm = sent_head = 0
         for k in range(100):  # 1 s of 100 Hz arm, 30 Hz head
@@ -95,13 +129,13 @@ def test_two_publishers_merge_into_one_motion(tmp_path: Path) -> None:
         assert recorder.wait(30) == 0, recorder.output()
     m = read(out).groups["actual"]
     assert m.joint_names == ("shoulder", "elbow", "pan")
-    assert m.num_frames == sent_arm + sent_head  # every message is a frame (own stamps)
+    assert m.num_frames == primed + sent_arm + sent_head  # every message is a frame (own stamps)
+    m = m.slice_time(base / 1e9 - 1e-3, None)
     pos = m.position
     assert pos is not None
-    head_rows = np.isfinite(pos[:, 2])
-    assert np.isnan(pos[0, 2]) or pos[0, 2] == 0.0
+    assert pos[0, 2] == -1.0  # the head's warm-up value, held until its first real message
     assert pos[-1, 2] == 96.0 and pos[-1, 0] == pytest.approx(0.99)  # last values held across streams
-    assert head_rows.sum() >= m.num_frames - 1
+    np.testing.assert_allclose(np.unique(pos[:, 0]), np.arange(100) * 0.01, atol=1e-12)  # every arm value
 
 
 def test_sigkill_then_recover_keeps_all_but_the_last_flush(tmp_path: Path) -> None:
@@ -163,6 +197,7 @@ def test_snapshot_and_max_frames(tmp_path: Path) -> None:
         recorder = start_node(ros, "motion_recorder", f"output:={out}", "max_frames:=50", name="recorder")
         pub = ros.node.create_publisher(JointState, "/joint_states", 100)
         _wait_matched(ros, pub)
+        primed = _prime(ros, out, [lambda: pub.publish(JointState(name=["a"], position=[-1.0]))])
         for k in range(20):
             pub.publish(JointState(name=["a"], position=[float(k)]))
             ros.spin_for(0.005)
@@ -171,8 +206,8 @@ def test_snapshot_and_max_frames(tmp_path: Path) -> None:
         ros.spin_for(0.2)
         future = snapshot.call_async(Trigger.Request())
         assert ros.spin_until(future.done, 10) and future.result().success, future.result()
-        assert read(out).groups["actual"].num_frames == 20  # written without stopping
-        for k in range(20, 60):
+        assert read(out).groups["actual"].num_frames == primed + 20  # written without stopping
+        for k in range(20, 80):
             pub.publish(JointState(name=["a"], position=[float(k)]))
             ros.spin_for(0.005)
         assert recorder.wait(30) == 0, recorder.output()
@@ -180,7 +215,7 @@ def test_snapshot_and_max_frames(tmp_path: Path) -> None:
     m = read(out).groups["actual"]
     assert m.num_frames == 50  # receive-time stamps (headers are zero)
     assert m.position is not None
-    np.testing.assert_array_equal(m.position[:, 0], np.arange(50.0))
+    np.testing.assert_array_equal(m.position[primed:, 0], np.arange(50.0 - primed))
 
 
 def test_disk_full_during_recording_keeps_what_was_recorded(tmp_path: Path) -> None:
@@ -228,4 +263,13 @@ def test_disk_full_during_recording_keeps_what_was_recorded(tmp_path: Path) -> N
     m = read(out).groups["actual"]
     assert m.num_frames > 100  # what reached the disk before it was full
     assert m.position is not None
-    np.testing.assert_array_equal(m.position[:, 0], np.arange(m.num_frames, dtype=float))
+    # Consecutive messages from the first one the recorder got (earlier ones: before it matched us).
+    np.testing.assert_array_equal(m.position[:, 0], m.position[0, 0] + np.arange(m.num_frames, dtype=float))
+
+
+def _js(names: list[str], values: list[float], stamp_ns: int):  # type: ignore[no-untyped-def]
+    from sensor_msgs.msg import JointState
+
+    msg = JointState(name=names, position=values)
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp_ns, 1_000_000_000)
+    return msg

@@ -47,8 +47,11 @@ from ..playback import (
 )
 from ..urdf import joint_limits
 from . import adapters
+from .spin import spin_until_done
 
 MAX_STREAM_RATE = 500.0
+#: Seconds to wait after our publisher has matched its readers, for them to match us.
+MATCH_SETTLE = 0.2
 MODES = ("both", "stream", "trajectory")
 
 #: name → (default, description). Types follow the defaults.
@@ -266,6 +269,11 @@ class MotionPlayer(Node):
                 )
                 break
             if self._stop.wait(0.02):
+                return
+        else:
+            # Matching is seen from our side first; give the readers a moment to match us
+            # too, or they drop what arrives before (DDS volatile readers do).
+            if timeout > 0 and self._stop.wait(MATCH_SETTLE):
                 return
         if self.sim_time:
             # Wait for /clock: playback follows simulated time from its first value on.
@@ -502,8 +510,7 @@ def main(args: list[str] | None = None) -> int:
         node = MotionPlayer()
         executor = SingleThreadedExecutor()
         executor.add_node(node)
-        while rclpy.ok() and not node.done.is_set():
-            executor.spin_once(timeout_sec=0.05)
+        spin_until_done(executor, node.done)
         code = node.exit_code
     except (KeyboardInterrupt, ExternalShutdownException):
         code = 0

@@ -35,6 +35,7 @@ from .._io import check_writable
 from ..errors import MotionFormatError, UnknownFormatError, WriteError
 from ..journal import JournalWriter, assemble, read_journal
 from ..registry import codec_for_path, write
+from .spin import spin_until_done
 
 #: Formats the recorder writes (by the output's suffix).
 RECORDABLE = ("omf", "seq")
@@ -420,8 +421,7 @@ def main(args: list[str] | None = None) -> int:
         node = MotionRecorder()
         executor = SingleThreadedExecutor()
         executor.add_node(node)
-        while rclpy.ok() and not node.done.is_set():
-            executor.spin_once(timeout_sec=0.05)
+        spin_until_done(executor, node.done)
         code = node.exit_code
     except (KeyboardInterrupt, ExternalShutdownException):
         code = 0
