@@ -191,6 +191,8 @@ def load(spec: str | os.PathLike[str] | JointMap, paths: Sequence[Path] | None =
         raise JointMapError(f"{path}: {exc.strerror or exc}") from exc
     except yaml.YAMLError as exc:
         raise JointMapError(f"{path}: invalid YAML: {exc}") from exc
+    except (UnicodeDecodeError, TypeError, ValueError) as exc:  # not UTF-8, or ``!!float word``
+        raise JointMapError(f"{path}: {exc}") from exc
     return parse(doc, path)
 
 

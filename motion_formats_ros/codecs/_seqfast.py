@@ -35,6 +35,8 @@ _FRAMES_KEY = re.compile(rb"( *)((?:- +)?)frames:[ \t]*")
 _DIGITS = b"0123456789.eE+- "
 _DIGITS_AND_WORDS = b"0123456789.eE+- aAfFiInNtTyY"
 _LAYOUT = re.compile(rb"\[(?:,|\[,*\])*\]")
+#: Field boundaries with nothing between them, in a row with its spaces removed.
+_EMPTY_FIELDS = (b",,", b"[,", b",]", b"[]")
 #: Rows converted per numpy call (bounds the temporary copies of the text).
 CHUNK_ROWS = 256
 
@@ -96,7 +98,8 @@ def _parse_block(data: bytes, chunks: list[tuple[int, int, int]], prefix: bytes,
     first = 0
     separator = b"\n" + prefix[:-1]
     for start, end, rows in chunks:
-        payload = data[start + len(prefix) - 1 : end].replace(separator, b",").translate(None, b"[]")
+        text = data[start + len(prefix) - 1 : end].replace(separator, b",")
+        payload = text.translate(None, b"[]")
         count = rows * fields
         if words:
             numbers = [to_number(token.strip(b" ").decode("ascii")) for token in payload.split(b",")]
@@ -112,6 +115,10 @@ def _parse_block(data: bytes, chunks: list[tuple[int, int, int]], prefix: bytes,
                     raise ValueError("not a number") from None
             if values.size != count:
                 raise ValueError("wrong count")
+            if np.any(values == -1.0) and any(e in text.translate(None, b" ") for e in _EMPTY_FIELDS):
+                # An empty field (``[ 1, , 3 ]``, ``[ 1, 2, ]``): numpy reads it as -1 and the
+                # layout check cannot see it; YAML gives an error or another row width.
+                raise ValueError("empty field")
         out[first : first + rows] = values.reshape(rows, fields)
         first += rows
     return Rows(out, layout.decode("ascii"), data.count(b"\n", 0, chunks[0][0]) + 1)
@@ -198,7 +205,9 @@ def extract(data: bytes | str) -> tuple[str, dict[str, Rows]] | None:
         if after < size:
             rest = data[after : _line_end(data, after)]
             rest_indent = len(rest) - len(rest.lstrip(b" "))
-            if rest_indent > indent or (rest_indent == indent and rest.lstrip(b" ").startswith(b"-")):
+            # What follows the rows must belong to the frames key's mapping or an outer node:
+            # a deeper line would continue the placeholder (YAML reads it differently).
+            if rest_indent > key_indent or (rest_indent == indent and rest.lstrip(b" ").startswith(b"-")):
                 return None
         try:
             rows = _parse_block(data, chunks, data[row_start : row_start + indent + 3], layout, words)

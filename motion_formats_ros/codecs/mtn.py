@@ -150,9 +150,14 @@ def decode(data: bytes, path: str | Path = "<bytes>", joint_map: Any = None) -> 
     if num_joints > room:  # every locator takes at least its length byte
         raise p.fail(s2 + 8, f"joint count {num_joints} cannot fit in section 2 ({room} bytes for the locators)")
     locators: list[str] = []
+    first_seen: dict[str, int] = {}
     pos = s2 + 10
     for i in range(num_joints):
+        at = pos
         loc, pos = p.string(pos, end2, 2, f"locator of joint {i}")
+        if loc in first_seen:
+            raise p.fail(at, f"joint {i} repeats the PRM locator {loc!r} of joint {first_seen[loc]}")
+        first_seen[loc] = i
         locators.append(loc)
     tails["2"] = data[pos:end2].hex()
 
@@ -239,10 +244,12 @@ def _choose_map(spec: Any, design_label: str, locators: list[str]) -> joint_maps
 
 def _joint_names(locators: list[str], jmap: joint_maps.JointMap | None) -> tuple[str, ...]:
     names: list[str] = []
-    for loc in locators:
+    for i, loc in enumerate(locators):
         name = (jmap.name_for(loc) if jmap is not None else None) or loc
         if name in names:  # a map name clashing with an unknown locator: keep the locator
             name = loc
+        if name in names:  # that locator is itself another joint's map name
+            name = f"{loc}#{i}"
         names.append(name)
     return tuple(names)
 

@@ -246,7 +246,8 @@ class _Builder:
                     return number
             try:
                 value = self.loader.construct_object(node, deep=True)
-            except yaml.YAMLError as exc:
+            except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
+                # PyYAML's constructors raise plain ValueError for e.g. ``!!float word``.
                 problem = getattr(exc, "problem", None) or str(exc)
                 raise self.fail(node, f"invalid value: {problem}") from None
             self.memo[key] = value
@@ -452,6 +453,8 @@ def _load_safe(path: str | os.PathLike[str], what: str) -> Any:
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc)
         raise ReadError(path, f"invalid YAML in the {what}: {problem}", line=_mark_line(exc, text)) from None
+    except (ValueError, TypeError, OverflowError) as exc:  # a constructor's own error (``!!float word``)
+        raise ReadError(path, f"invalid value in the {what}: {exc}") from None
 
 
 def load_joint_map(source: str | os.PathLike[str] | Mapping[Any, Any] | Sequence[str]) -> list[str]:
@@ -667,7 +670,7 @@ class _Reader:
         has_time = self.flag(maps, "hasFrameTime")
         rate = self.number(maps, "frameRate")
         if rate is not None and not (rate[0] > 0 and math.isfinite(rate[0])):
-            raise self.fail(f"frameRate must be positive, got {rate[0]:g}", rate[1])
+            raise self.fail(f"frameRate must be positive and finite, got {rate[0]:g}", rate[1])
         if rate is None and not has_time:
             raise self.fail(f"component {index + 1} ({name}): no frameRate (here or in the top node)", comp.line)
         fmt = DEFAULT_SE3_FORMAT
@@ -870,7 +873,9 @@ class _Reader:
             extras["seq_components"] = [u for _, u in sorted(unknown, key=lambda u: u[0])]
         if not comps:
             top_rate = self.number([top], "frameRate")
-            empty_rate = top_rate[0] if top_rate is not None and top_rate[0] > 0 else None
+            if top_rate is not None and not (top_rate[0] > 0 and math.isfinite(top_rate[0])):
+                raise self.fail(f"frameRate must be positive and finite, got {top_rate[0]:g}", top_rate[1])
+            empty_rate = top_rate[0] if top_rate is not None else None
             return Motion(times=np.zeros(0), rate=empty_rate, extras=extras)
         ref = max(comps, key=lambda c: len(c.times))
         times = ref.times
