@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -37,17 +38,29 @@ PEER = textwrap.dedent(
     names = [f"joint_{i}" for i in range(30)]
     while pub.get_subscription_count() == 0:
         rclpy.spin_once(node, timeout_sec=0.01)
+    import time
+    import numpy as np
     count = [0]
     total = int(rate * seconds) + 1
+    late = np.zeros(total, dtype=np.int64)
+    start = [0]
+    period = round(1e9 / rate)
     def tick():
         msg = JointState(name=names, position=[0.0] * 30)
         msg.header.stamp = node.get_clock().now().to_msg()
         pub.publish(msg)
+        now = time.monotonic_ns()
+        if count[0] == 0:
+            start[0] = now
+        late[count[0]] = now - (start[0] + count[0] * period)
         count[0] += 1
     node.create_timer(1.0 / rate, tick)
     ex = SingleThreadedExecutor(); ex.add_node(node)
     while count[0] < total:
         ex.spin_once(timeout_sec=0.1)
+    v = late / 1e6
+    p50, p99 = np.percentile(v, [50, 99])
+    print(f"publish lateness over {v.size} ticks: p50 {p50:.3f} ms, p99 {p99:.3f} ms, max {v.max():.3f} ms")
     rclpy.shutdown()
     """
 )
@@ -86,7 +99,7 @@ def measure(cmd: list[str], env: dict[str, str], seconds: float, expected: int) 
     )
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + seconds + 20
     while proc.poll() is None and time.monotonic() < deadline:
         executor.spin_once(timeout_sec=0.001)
@@ -94,11 +107,15 @@ def measure(cmd: list[str], env: dict[str, str], seconds: float, expected: int) 
     while time.monotonic() < end:
         executor.spin_once(timeout_sec=0.001)
     proc.kill()
+    output = proc.communicate()[0]
     executor.shutdown()
     node.destroy_node()
     context.try_shutdown()
     out = stats(received, 1.0 / (expected / seconds))
     out["lost"] = float(expected + 1 - len(received))
+    match = re.search(r"publish lateness over \d+ ticks: p50 ([\d.]+) ms, p99 ([\d.]+) ms, max ([\d.]+) ms", output)
+    if match:
+        out["src_p50_ms"], out["src_p99_ms"], out["src_max_ms"] = (float(g) for g in match.groups())
     return out
 
 
@@ -145,6 +162,11 @@ def main() -> None:
         f"p99 ratio peer/ours: {peer['p99_ms'] / max(ours['p99_ms'], 1e-9):.2f}x; "
         f"|drift| ratio: {abs(peer['drift_ms']) / max(abs(ours['drift_ms']), 1e-9):.1f}x"
     )
+    print("\nAt the source: how late each message left its publisher after its scheduled time")
+    print(f"{'':<22} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    for label, s in (("motion_player", ours), ("rcl wall timer (peer)", peer)):
+        if "src_p99_ms" in s:
+            print(f"{label:<22} {s['src_p50_ms']:>8.3f} {s['src_p99_ms']:>8.3f} {s['src_max_ms']:>8.3f}")
 
 
 if __name__ == "__main__":

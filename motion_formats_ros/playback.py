@@ -307,10 +307,12 @@ class Schedule:
 
     :meth:`wait` sleeps until the next tick (coarse sleep, then a short spin for the
     last ``spin`` seconds) and returns the tick's scheduled time; ticks that are already
-    past when a late wake-up happens are skipped (counted in ``skipped``).
+    past when a late wake-up happens are skipped (counted in ``skipped``). To publish
+    exactly on time, prepare a tick's messages after :meth:`upcoming` and publish them
+    after :meth:`sleep_until`.
     """
 
-    def __init__(self, rate: float, start_ns: int | None = None, spin: float = 2e-4) -> None:
+    def __init__(self, rate: float, start_ns: int | None = None, spin: float = 3e-4) -> None:
         if not rate > 0:
             raise ValueError(f"rate must be positive, got {rate}")
         self.period_ns = round(1e9 / rate)
@@ -322,19 +324,47 @@ class Schedule:
     def next_deadline(self) -> int:
         return self.start_ns + self.index * self.period_ns
 
-    def wait(self, stop: object = None) -> int:
-        """Sleep until the next tick; returns its scheduled monotonic time in ns."""
+    def upcoming(self) -> int:
+        """The next tick still ahead (ticks already missed are skipped and counted)."""
         deadline = self.next_deadline()
-        now = time.monotonic_ns()
-        if now - deadline >= self.period_ns:
-            missed = (now - deadline) // self.period_ns
+        late = time.monotonic_ns() - deadline
+        if late >= self.period_ns:
+            missed = late // self.period_ns
             self.index += int(missed)
             self.skipped += int(missed)
             deadline = self.next_deadline()
-        remaining = deadline - now
+        return deadline
+
+    def sleep_until(self, deadline: int) -> None:
+        """Sleep until ``deadline`` (coarse sleep, then spin the last stretch); next tick after it."""
+        remaining = deadline - time.monotonic_ns()
         if remaining > self.spin_ns:
             time.sleep((remaining - self.spin_ns) / 1e9)
         while time.monotonic_ns() < deadline:
             pass
-        self.index += 1
+        self.index = (deadline - self.start_ns) // self.period_ns + 1
+
+    def wait(self) -> int:
+        """Sleep until the next tick; returns its scheduled monotonic time in ns."""
+        deadline = self.upcoming()
+        self.sleep_until(deadline)
         return deadline
+
+
+class Lateness:
+    """How late ticks were published (ns after their scheduled time), over the last ``size``."""
+
+    def __init__(self, size: int = 1 << 16) -> None:
+        self.values = np.zeros(size, dtype=np.int64)
+        self.count = 0
+
+    def add(self, late_ns: int) -> None:
+        self.values[self.count % self.values.size] = late_ns
+        self.count += 1
+
+    def summary(self) -> str:
+        if self.count == 0:
+            return "no ticks timed"
+        v = self.values[: min(self.count, self.values.size)] / 1e6
+        p50, p99 = np.percentile(v, [50, 99])
+        return f"publish lateness over {v.size} ticks: p50 {p50:.3f} ms, p99 {p99:.3f} ms, max {v.max():.3f} ms"

@@ -12,18 +12,18 @@ limits (from a URDF) are refused unless ``ignore_limits`` is set.
 
 from __future__ import annotations
 
+import gc
 import math
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import rclpy
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -39,6 +39,7 @@ from ..model import Motion
 from ..playback import (
     FrameSampler,
     JointLimit,
+    Lateness,
     LimitViolationError,
     PlaybackClock,
     Schedule,
@@ -47,7 +48,7 @@ from ..playback import (
 )
 from ..urdf import joint_limits
 from . import adapters
-from .spin import spin_until_done
+from .spin import declare_parameters, run
 
 MAX_STREAM_RATE = 500.0
 #: Seconds to wait after our publisher has matched its readers, for them to match us.
@@ -96,8 +97,7 @@ class MotionPlayer(Node):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("motion_player", **kwargs)
-        for name, (default, description) in PARAMETERS.items():
-            self.declare_parameter(name, default, ParameterDescriptor(description=description))
+        declare_parameters(self, PARAMETERS)
         self.done = threading.Event()
         self.exit_code = 0
         self._lock = threading.Lock()
@@ -327,13 +327,18 @@ class MotionPlayer(Node):
             return tick_ns
         return self._stamp_origin + (tick_ns - self._elapsed_origin)
 
-    def _ticks(self) -> Iterator[int]:
-        """Tick times (playback time base) at stream_rate, drift-free in either time base."""
+    def _ticks(self) -> Iterator[tuple[int, Callable[[], None]]]:
+        """(tick time, wait until it) at stream_rate, drift-free in either time base.
+
+        The caller prepares the tick's messages, then waits and publishes, so what leaves
+        the node at each tick does not depend on how long preparing took.
+        """
         if not self.sim_time:
             schedule = Schedule(self.stream_rate, start_ns=self._elapsed_origin)
             self._schedule = schedule
             while not self._stop.is_set():
-                yield schedule.wait()
+                deadline = schedule.upcoming()
+                yield deadline, partial(schedule.sleep_until, deadline)
             return
         clock = self.get_clock()
         period = round(1e9 / self.stream_rate)
@@ -344,14 +349,18 @@ class MotionPlayer(Node):
                 if self._stop.wait(0.0005):
                     return
             k = max(k + 1, (clock.now().nanoseconds - self._elapsed_origin) // period + 1)
-            yield target
+            yield target, _no_wait
 
     # ----------------------------------------------------------------- stream
     def _stream_loop(self) -> None:
         m = self.motion
         names = m.joint_names
         end_reported = False
-        for tick in self._ticks():
+        publish_links = bool(self._param("publish_links")) and bool(self.link_frames)
+        self.timing = Lateness()
+        gc.freeze()  # what exists now is never collected: no long collection pauses mid-stream
+        for tick, wait in self._ticks():
+            outgoing: list[tuple[Any, Any]] = []
             with self._lock:
                 elapsed = self._elapsed(tick)
                 t = self.clock_state.motion_time(elapsed)
@@ -360,11 +369,10 @@ class MotionPlayer(Node):
             frame = self.sampler.frame(t)
             stamp = self._stamp(tick)
             if m.position is not None or m.velocity is not None or m.effort is not None:
-                self.joint_pub.publish(
-                    adapters.joint_state(
-                        names, stamp, frame.get("position"), frame.get("velocity"), frame.get("effort")
-                    )
+                joint_msg = adapters.joint_state(
+                    names, stamp, frame.get("position"), frame.get("velocity"), frame.get("effort")
                 )
+                outgoing.append((self.joint_pub, joint_msg))
             transforms = []
             if self.kinematics is not None:
                 transforms += [
@@ -383,7 +391,7 @@ class MotionPlayer(Node):
                         frame.get("root_orientation", np.array([0.0, 0.0, 0.0, 1.0])),
                     )
                 )
-            if self._param("publish_links") and self.link_frames:
+            if publish_links:
                 pos = frame.get("link.position")
                 rot = frame.get("link.orientation")
                 for i, child in enumerate(self.link_frames):
@@ -397,13 +405,20 @@ class MotionPlayer(Node):
                         )
                     )
             if transforms:
-                self.tf_pub.publish(TFMessage(transforms=transforms))
+                outgoing.append((self.tf_pub, TFMessage(transforms=transforms)))
             if self.clock_pub is not None:
-                self.clock_pub.publish(Clock(clock=adapters.time_msg(round(played * 1e9))))
+                outgoing.append((self.clock_pub, Clock(clock=adapters.time_msg(round(played * 1e9)))))
+            wait()
+            for publisher, msg in outgoing:
+                publisher.publish(msg)
+            if not self.sim_time:
+                self.timing.add(time.monotonic_ns() - tick)
             if finished and not end_reported:
                 end_reported = True
                 skipped = self._schedule.skipped if not self.sim_time else 0
-                self.get_logger().info(f"played to {t - float(m.times[0]):.3f} s; {skipped} ticks skipped")
+                self.get_logger().info(
+                    f"played to {t - float(m.times[0]):.3f} s; {skipped} ticks skipped; {self.timing.summary()}"
+                )
                 self._finished("stream")
                 if self._param("exit_on_end"):
                     return
@@ -490,6 +505,10 @@ class MotionPlayer(Node):
             thread.join(timeout=2.0)
 
 
+def _no_wait() -> None:
+    """Sim-time ticks are published when the clock has reached them already."""
+
+
 def _scene_limits(raw: Any) -> dict[str, JointLimit]:
     """JointLimits from a scene's limits (minValue / maxValue / maxVelocity)."""
     if not isinstance(raw, dict):
@@ -501,29 +520,14 @@ def _scene_limits(raw: Any) -> dict[str, JointLimit]:
     }
 
 
+def _stop(node: MotionPlayer, code: int) -> int:
+    node.stop()
+    return code
+
+
 def main(args: list[str] | None = None) -> int:
     """Entry point (``motion_player``); returns the exit status."""
-    rclpy.init(args=args)
-    node: MotionPlayer | None = None
-    code = 0
-    try:
-        node = MotionPlayer()
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        spin_until_done(executor, node.done)
-        code = node.exit_code
-    except (KeyboardInterrupt, ExternalShutdownException):
-        code = 0
-    except (MotionFormatError, PlayerError, ValueError) as exc:
-        rclpy.logging.get_logger("motion_player").error(str(exc))
-        print(f"error: {exc}", file=sys.stderr)
-        code = 1
-    finally:
-        if node is not None:
-            node.stop()
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return code
+    return run(MotionPlayer, "motion_player", (MotionFormatError, PlayerError, ValueError), _stop, args)
 
 
 def entry() -> None:

@@ -12,7 +12,6 @@ SIGTERM the output is written atomically from it. After a SIGKILL or power loss,
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
@@ -21,9 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import rclpy
-from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Imu, JointState
@@ -35,7 +31,7 @@ from .._io import check_writable
 from ..errors import MotionFormatError, UnknownFormatError, WriteError
 from ..journal import JournalWriter, assemble, read_journal
 from ..registry import codec_for_path, write
-from .spin import spin_until_done
+from .spin import declare_parameters, run
 
 #: Formats the recorder writes (by the output's suffix).
 RECORDABLE = ("omf", "seq")
@@ -71,8 +67,7 @@ class MotionRecorder(Node):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("motion_recorder", **kwargs)
-        for name, (default, description) in PARAMETERS.items():
-            self.declare_parameter(name, default, ParameterDescriptor(description=description))
+        declare_parameters(self, PARAMETERS)
         self.done = threading.Event()
         self.exit_code = 0
         self._lock = threading.Lock()
@@ -412,36 +407,21 @@ def _rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.asarray(v + 2.0 * np.cross(u, np.cross(u, v) + w * v))
 
 
+def _finish(node: MotionRecorder, code: int) -> int:
+    """Write the output from the journal (also after SIGINT / SIGTERM); keep it on failure."""
+    if code != 0:
+        return code
+    try:
+        node.finish()
+    except (MotionFormatError, OSError) as exc:
+        print(f"error: {exc}; the journal {node.journal_path} is kept (motion-formats recover)", file=sys.stderr)
+        return 1
+    return code
+
+
 def main(args: list[str] | None = None) -> int:
     """Entry point (``motion_recorder``); returns the exit status."""
-    rclpy.init(args=args)
-    node: MotionRecorder | None = None
-    code = 0
-    try:
-        node = MotionRecorder()
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        spin_until_done(executor, node.done)
-        code = node.exit_code
-    except (KeyboardInterrupt, ExternalShutdownException):
-        code = 0
-    except (MotionFormatError, RecorderError, WriteError) as exc:
-        rclpy.logging.get_logger("motion_recorder").error(str(exc))
-        print(f"error: {exc}", file=sys.stderr)
-        code = 1
-    finally:
-        if node is not None:
-            try:
-                if code == 0 and not node.finish():
-                    pass
-            except (MotionFormatError, OSError) as exc:
-                print(
-                    f"error: {exc}; the journal {node.journal_path} is kept (motion-formats recover)", file=sys.stderr
-                )
-                code = 1
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return code
+    return run(MotionRecorder, "motion_recorder", (MotionFormatError, RecorderError, WriteError), _finish, args)
 
 
 def entry() -> None:
@@ -453,4 +433,4 @@ if __name__ == "__main__":
     entry()
 
 
-__all__ = ["MotionRecorder", "RecorderError", "entry", "main", "os"]
+__all__ = ["MotionRecorder", "RecorderError", "entry", "main"]
