@@ -220,7 +220,7 @@ def test_use_sim_time_follows_clock(tmp_path: Path) -> None:
     assert np.all(np.diff(stamps) > 0)
     played = np.array([s.position[0] for s in states])
     np.testing.assert_allclose(played, (stamps - stamps[0]) / 1e9, atol=1e-9)  # ramp value = sim time played
-    assert played[-1] > 0.9  # ~1.2 s of sim time passed in ~0.25 s of wall time
+    assert played[-1] > 0.5  # up to 1.2 s of sim time passed in ~0.25 s of wall time
 
 
 def _time(ns: int):  # type: ignore[no-untyped-def]
