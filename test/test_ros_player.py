@@ -208,8 +208,11 @@ def test_use_sim_time_follows_clock(tmp_path: Path) -> None:
                 ros.spin_for(0.002)
 
         assert ros.spin_until(lambda: clock_pub.get_subscription_count() > 0, 10), player.output()
-        tick(60)
-        assert ros.spin_until(lambda: len(states) > 20, 10), player.output()
+        for _ in range(100):  # the clock runs until the player is playing
+            tick(10)
+            if len(states) > 20:
+                break
+        assert len(states) > 20, player.output()
         frozen = len(states)
         ros.spin_for(0.3)  # the clock stands still: so does playback
         assert len(states) - frozen <= 1
