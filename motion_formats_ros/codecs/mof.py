@@ -18,7 +18,7 @@ jump returns to a place already played (the loop, reported as ``Motion.loop``):
   row's target is a keyframe reached ``Dur`` ms after the previous one;
 - ``Int`` bit 0 set: linear interpolation from the previous target (``"linear"``);
   clear: jump to the target and hold it (``"next"``);
-- ``*`` and ``-`` give NaN with the masks ``keep`` and ``off``;
+- ``*`` holds the previous target (mask ``keep``), ``-`` gives NaN (mask ``off``);
 - hardness/stiffness: the channel ``stiffness`` (0..1, NaN = default) holds the command in
   force at each keyframe, the time column ``stiffness_ramp`` (seconds) the ramp time of
   the line issued before that keyframe's row (NaN where none).
@@ -455,6 +455,13 @@ def _keyframes(run: Expansion, jmap: joint_maps.JointMap, start_pose: Mapping[st
         any_stiffness = True
     n = len(vals_l)
     keep_a, off_a = np.array(keep_l), np.array(off_l)
+    # `*` keeps the previous target: the value is the previous keyframe's (as the robot
+    # plays it), the mask remembers the `*` for writing back. A `*` before any number
+    # stays NaN (the robot's pose, unknown here).
+    for k in range(1, n):
+        held = keep_a[k] & ~off_a[k]
+        if held.any():
+            vals_l[k] = np.where(held, vals_l[k - 1], vals_l[k])
     masks = {}
     if keep_a.any():
         masks[MASK_KEEP] = keep_a
@@ -665,6 +672,8 @@ def encode(
     deg = jmap.from_standard(np.degrees(column(position)))
     off_mask = motion.joint_masks.get(MASK_OFF)
     off = column(off_mask.astype(np.float64) if off_mask is not None else None) == 1.0
+    keep_mask = motion.joint_masks.get(MASK_KEEP)
+    kept = column(keep_mask.astype(np.float64) if keep_mask is not None else None) == 1.0
     stiff_arr = motion.joint_channels.get(STIFFNESS)
     if stiff_arr is None:
         stiff_arr = motion.joint_channels.get("hardness")
@@ -673,7 +682,8 @@ def encode(
     if ramp is None:
         ramp = np.full(n, np.nan)
     tokens = [
-        ["-" if off[k, j] else ("*" if math.isnan(deg[k, j]) else _fmt(deg[k, j])) for j in range(d)] for k in range(n)
+        ["-" if off[k, j] else ("*" if kept[k, j] or math.isnan(deg[k, j]) else _fmt(deg[k, j])) for j in range(d)]
+        for k in range(n)
     ]
     stiff_tokens = (
         [["*" if math.isnan(x) else _fmt(x * 100.0) for x in stiff[k]] for k in range(n)] if stiff is not None else None
