@@ -125,7 +125,9 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     if args.input.resolve() == args.bag.resolve():
         raise ValueError(f"{args.bag}: the output is the input; the input is never modified")
     check_writable(args.bag, args.overwrite)
-    motion_file = read(args.input, format=args.from_format)
+    from .commands import read_options
+
+    motion_file = read(args.input, format=args.from_format, **read_options(args))
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
     trajectory = None if args.trajectory_topic.lower() in ("", "none") else args.trajectory_topic
     write(
