@@ -249,3 +249,36 @@ def test_publish_clock_drives_clock_from_the_motion(tmp_path: Path) -> None:
     assert len(values) == len(states) >= 20
     assert values[0] == 0.0 and np.all(np.diff(values) > 0)
     np.testing.assert_allclose(np.diff(values), 0.04, atol=1e-9)  # 50 Hz stream at 2x: 40 ms of motion per tick
+
+
+def test_long_motion_in_chunks_and_link_frames(tmp_path: Path) -> None:
+    from tf2_msgs.msg import TFMessage
+    from trajectory_msgs.msg import JointTrajectory
+
+    frames = 61  # 3 s at 20 Hz
+    t = np.arange(frames) / 20
+    links = {
+        "position": np.stack([np.column_stack([t, 0 * t, 0 * t])] * 2, axis=1),
+        "orientation": np.tile([0.0, 0.0, 0.0, 1.0], (frames, 2, 1)),
+    }
+    m = Motion(times=t, joint_names=("a",), position=np.sin(t)[:, None], link_names=("foot_l", "foot_r"), links=links)
+    path = tmp_path / "long.msgpack"
+    write(MotionFile.single(m), path)
+    with ros_session(tmp_path) as ros:
+        chunks = ros.collect(JointTrajectory, "/joint_trajectory", 10)
+        tf = ros.collect(TFMessage, "/tf", 1000)
+        player = ros.start_player(
+            f"file:={path}", "chunk_duration:=1.0", "approach_time:=0.5", "publish_links:=true", "frame_prefix:=r1/"
+        )
+        assert ros.spin_until(lambda: player.proc.poll() is not None, 30), player.output()
+        ros.spin_for(0.2)
+    assert player.proc.returncode == 0, player.output()
+    assert len(chunks) == 4  # 3.5 s of points in 1 s chunks
+    stamps = {(c.header.stamp.sec, c.header.stamp.nanosec) for c in chunks}
+    assert len(stamps) == 1 and (0, 0) not in stamps  # one absolute start so the controller splices them
+    points = [p for c in chunks for p in c.points]
+    times = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in points])
+    np.testing.assert_allclose(times, t + 0.5, atol=1e-9)  # every point once, in order
+    np.testing.assert_allclose([p.positions[0] for p in points], np.sin(t), atol=1e-12)
+    frames_seen = {tr.child_frame_id for msg in tf for tr in msg.transforms}
+    assert {"r1/foot_l", "r1/foot_r"} <= frames_seen

@@ -273,3 +273,15 @@ def _js(names: list[str], values: list[float], stamp_ns: int):  # type: ignore[n
     msg = JointState(name=names, position=values)
     msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp_ns, 1_000_000_000)
     return msg
+
+
+def test_duration_limit_ends_the_recording(tmp_path: Path) -> None:
+    out = tmp_path / "short.msgpack"
+    with ros_session(tmp_path) as ros:
+        start = time.monotonic()
+        recorder = start_node(ros, "motion_recorder", f"output:={out}", "duration:=0.5", name="recorder")
+        assert recorder.wait(30) == 0, recorder.output()
+        assert time.monotonic() - start < 15
+    assert "duration 0.5 s reached" in recorder.output()
+    assert "nothing was recorded" in recorder.output() and not out.exists()
+    assert not Path(str(out) + ".journal").exists()
