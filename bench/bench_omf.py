@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import otter_motion_format as otter
+from benchutil import best
 from scipy.spatial.transform import Rotation
 
 from motion_formats_ros import Motion, MotionFile, read, write
@@ -35,15 +34,6 @@ def make(frames: int, joints: int) -> MotionFile:
             root_orientation=Rotation.random(frames, random_state=1).as_quat(),
         )
     return MotionFile(groups=groups, name="bench", robot="bench_bot")
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:

@@ -15,12 +15,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pyjson5
+from benchutil import best
 
 from motion_formats_ros import read
 from motion_formats_ros.codecs.scene import load_scene
@@ -41,15 +40,6 @@ def make_text(points: int, dims: int) -> str:
         f'  objects: {{robot: {{model: "arm", jointValues: {{{refs}}}}}}},\n'
         "  trajectories: {motion: {controlPoints: [\n" + ",\n".join(lines) + "\n  ]}}\n}\n"
     )
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:
