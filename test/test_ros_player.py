@@ -282,3 +282,32 @@ def test_long_motion_in_chunks_and_link_frames(tmp_path: Path) -> None:
     np.testing.assert_allclose([p.positions[0] for p in points], np.sin(t), atol=1e-12)
     frames_seen = {tr.child_frame_id for msg in tf for tr in msg.transforms}
     assert {"r1/foot_l", "r1/foot_r"} <= frames_seen
+
+
+def test_faster_replay_beyond_velocity_limits_is_refused_at_run_time(tmp_path: Path, walk: tuple[Path, Motion]) -> None:
+    from rcl_interfaces.srv import SetParameters
+    from rclpy.parameter import Parameter
+
+    path, _ = walk
+    (tmp_path / "biped.urdf").write_text(biped_urdf())
+    with ros_session(tmp_path) as ros:
+        player = ros.start_player(
+            f"file:={path}",
+            f"urdf_file:={tmp_path / 'biped.urdf'}",
+            "mode:=stream",
+            "loop:=true",
+            "wait_for_subscribers:=0.0",
+        )
+        setp = ros.node.create_client(SetParameters, "/motion_player/set_parameters")
+        assert setp.wait_for_service(timeout_sec=10), player.output()
+
+        def set_rate(value: float):  # type: ignore[no-untyped-def]
+            future = setp.call_async(
+                SetParameters.Request(parameters=[Parameter("rate", value=value).to_parameter_msg()])
+            )
+            assert ros.spin_until(future.done, 5)
+            return future.result().results[0]
+
+        too_fast = set_rate(3.0)  # the walk at 3x is far beyond the 6 rad/s the URDF allows
+        assert not too_fast.successful and "faster than its velocity limit 6 rad/s" in too_fast.reason
+        assert set_rate(1.2).successful  # 4.8 rad/s at most: allowed

@@ -153,6 +153,7 @@ class MotionPlayer(Node):
         return motion
 
     def _check_limits(self) -> None:
+        self.limits: dict[str, JointLimit] = {}
         urdf = self._param("robot_description")
         source = "robot_description"
         if not urdf and self._param("urdf_file"):
@@ -169,6 +170,7 @@ class MotionPlayer(Node):
             source = "the scene"
             if not limits:
                 return
+        self.limits = limits
         try:
             check_limits(self.motion, limits, speed=self._param("rate"))
         except LimitViolationError as exc:
@@ -212,7 +214,7 @@ class MotionPlayer(Node):
         )
         self.tf_static_pub = self.create_publisher(TFMessage, "/tf_static", static_qos)
         self.clock_pub = self.create_publisher(Clock, "/clock", 10) if self._param("publish_clock") else None
-        prefix = self._param("frame_prefix")
+        prefix = self.frame_prefix = self._param("frame_prefix")
         self.world_frame = self._param("world_frame")
         self.root_frame = prefix + self._param("root_frame")
         self.link_frames = [prefix + name for name in self.motion.link_names]
@@ -233,7 +235,7 @@ class MotionPlayer(Node):
 
     def _frame(self, name: str) -> str:
         """A scene frame with frame_prefix (the world frame keeps its name)."""
-        return name if name == self.world_frame else self._param("frame_prefix") + name
+        return name if name == self.world_frame else self.frame_prefix + name
 
     def _constant_root(self) -> tuple[Any, Any] | None:
         m = self.motion
@@ -489,6 +491,12 @@ class MotionPlayer(Node):
             if p.name == "rate":
                 if not (isinstance(p.value, float) and p.value > 0 and math.isfinite(p.value)):
                     return SetParametersResult(successful=False, reason="rate must be a positive number")
+                if self.limits and not self._param("ignore_limits"):
+                    # Velocities scale with the speed factor: a faster replay may break a limit.
+                    try:
+                        check_limits(self.motion, self.limits, speed=p.value)
+                    except LimitViolationError as exc:
+                        return SetParametersResult(successful=False, reason=f"refused: {exc}")
                 with self._lock:
                     self.clock_state.set_speed(p.value, self._elapsed())
             elif p.name == "seek":
