@@ -20,6 +20,7 @@ import mmap
 import os
 import struct
 import time
+import warnings
 import zlib
 from collections.abc import Sequence
 from datetime import datetime
@@ -354,11 +355,12 @@ def _choose_stamps(block: Block, mode: str) -> npt.NDArray[np.int64]:
     return block.stamps
 
 
-def _unique_increasing(times: np.ndarray) -> tuple[np.ndarray, np.ndarray | slice]:
+def _unique_increasing(times: np.ndarray, what: str = "") -> tuple[np.ndarray, np.ndarray | slice]:
     """Sort times; for equal times keep the last sample. Returns (times, source indices).
 
     Times that already increase (the usual case) come back as they are with a slice, so
-    taking the rows does not copy them.
+    taking the rows does not copy them. With ``what``, samples dropped for sharing a
+    time are reported (they are data lost: the stamps mode may be wrong).
     """
     if times.size < 2 or bool(np.all(times[1:] > times[:-1])):
         return times, slice(None)
@@ -366,6 +368,13 @@ def _unique_increasing(times: np.ndarray) -> tuple[np.ndarray, np.ndarray | slic
     t = times[order]
     keep = np.ones(t.size, dtype=bool)
     keep[:-1] = t[1:] != t[:-1]
+    dropped = int(t.size - keep.sum())
+    if dropped and what:
+        warnings.warn(
+            f"{what}: {dropped} of {t.size} samples share a stamp with a later one and were dropped "
+            "(stamps: receive keeps them all)",
+            stacklevel=3,
+        )
     return t[keep], order[keep]
 
 
@@ -414,7 +423,7 @@ def _actual_group(content: JournalContent, joints: Sequence[str] | None, stamps:
     if single:
         # One stream, names as wanted: the block is the motion (sorted, duplicates dropped).
         block = content.joints[0]
-        t, idx = _unique_increasing(block_times[0])
+        t, idx = _unique_increasing(block_times[0], block.stream)
         fields: dict[str, Any] = {c: block.channels[c][idx] for c in channels}
         return Motion(times=t / 1e9, joint_names=tuple(names), **fields)
     all_t = np.unique(np.concatenate(block_times))

@@ -167,3 +167,15 @@ def test_recover_api_and_cli(tmp_path: Path) -> None:
     assert "wrote" in proc.stdout and "actual: 30 frames" in proc.stdout
     proc = subprocess.run([str(cli), "recover", str(tmp_path / "log.seq.journal")], capture_output=True, text=True)
     assert proc.returncode == 1 and "already exists" in proc.stderr
+
+
+def test_repeated_header_stamps_are_reported_not_silently_merged(tmp_path: Path) -> None:
+    j = JournalWriter(tmp_path / "d.journal", _meta(tmp_path / "d.msgpack"))
+    for k in range(5):
+        j.joints("/js", ["a"], 7_000_000_000, 1_000_000_000 + k * 1_000_000, [k])  # a frozen header clock
+    j.close()
+    content = read_journal(tmp_path / "d.journal")
+    with pytest.warns(UserWarning, match=r"/js: 4 of 5 samples share a stamp"):
+        m = assemble(content, stamps="header").groups["actual"]
+    assert m.num_frames == 1
+    assert assemble(content, stamps="receive").groups["actual"].num_frames == 5

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+import warnings
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from trajectory_msgs.msg import JointTrajectory
 from .._io import check_writable
 from ..errors import MotionFormatError, UnknownFormatError, WriteError
 from ..journal import JournalWriter, assemble, read_journal
+from ..model import MotionFile
 from ..registry import codec_for_path, write
 from .spin import declare_parameters, run
 
@@ -76,6 +78,7 @@ class MotionRecorder(Node):
         self.frames = 0
         self._started_at = 0.0
         self._snapshot_written = False
+        self.max_frames = int(self._param("max_frames"))
         self.output = self._check_output()
         self.journal_path = Path(str(self.output) + ".journal")
         self._tf_static: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}
@@ -217,7 +220,7 @@ class MotionRecorder(Node):
             msg.effort or None,
         )
         self.frames += 1
-        limit = self._param("max_frames")
+        limit = self.max_frames
         if limit > 0 and self.frames >= limit:
             self.get_logger().info(f"max_frames {limit} reached")
             self.recording = False
@@ -318,14 +321,8 @@ class MotionRecorder(Node):
         if journal is None:
             return False
         journal.close()
-        content = read_journal(self.journal_path)
         try:
-            motion_file = assemble(
-                content,
-                joints=[j for j in self._param("joints") if j] or None,
-                stamps=self._param("stamps"),
-                rate=self._param("rate"),
-            )
+            motion_file = self._assemble()
         except ValueError as exc:
             self.get_logger().warning(f"{exc}; nothing written, journal removed")
             self.journal_path.unlink(missing_ok=True)
@@ -335,6 +332,21 @@ class MotionRecorder(Node):
         self.journal_path.unlink(missing_ok=True)
         self._report(motion_file, "wrote")
         return True
+
+    def _assemble(self) -> MotionFile:
+        """The motion file the journal stands for; what it reports goes to the log."""
+        content = read_journal(self.journal_path)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            motion_file = assemble(
+                content,
+                joints=[j for j in self._param("joints") if j] or None,
+                stamps=self._param("stamps"),
+                rate=self._param("rate"),
+            )
+        for w in caught:
+            self.get_logger().warning(str(w.message))
+        return motion_file
 
     def _write_options(self) -> dict[str, Any]:
         return {"version": self._param("seq_version")} if self.codec == "seq" else {}
@@ -367,13 +379,7 @@ class MotionRecorder(Node):
         with self._lock:
             self.journal.flush()
         try:
-            content = read_journal(self.journal_path)
-            motion_file = assemble(
-                content,
-                joints=[j for j in self._param("joints") if j] or None,
-                stamps=self._param("stamps"),
-                rate=self._param("rate"),
-            )
+            motion_file = self._assemble()
             write(
                 motion_file,
                 self.output,
