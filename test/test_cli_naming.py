@@ -29,3 +29,13 @@ def test_motion2bag_takes_the_body_file(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert read(bag).motion.joint_names == BIPED_JOINTS  # the group round-trips through the bag
+
+
+def test_validate_takes_the_body_file() -> None:
+    proc = subprocess.run(
+        [str(EXE), "validate", str(ROOT / "examples" / "walk.seq"), "--body", str(ROOT / "examples" / "biped.body")],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "valid seq file (1 group(s), 241 frames)" in proc.stdout

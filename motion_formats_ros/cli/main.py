@@ -95,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace existing images")
     scene_cli.add_parser(sub)
     bag_cli.add_parsers(sub)
-    _add_read_options(sub.choices["motion2bag"])  # a .seq input needs its joint names
+    for name in ("motion2bag", "validate"):
+        _add_read_options(sub.choices[name])  # a .seq input needs its joint names
     return parser
 
 

@@ -48,7 +48,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise ReadError(path, "no such file")
     info = codec_by_name(args.from_format) if args.from_format else codec_for_path(path)
     if info.name != "scene":
-        motion_file = read(path, format=info.name)
+        from .commands import read_options
+
+        motion_file = read(path, format=info.name, **read_options(args))
         frames = sum(m.num_frames for m in motion_file.groups.values())
         print(f"{path}: valid {info.name} file ({len(motion_file.groups)} group(s), {frames} frames)")
         return 0
