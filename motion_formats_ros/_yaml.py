@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 import yaml
 
+from ._nesting import too_deep_reason, yaml_too_deep
+
 SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # A numeric token as PyYAML's resolver sees it: decimal int or float, .inf, .nan.
@@ -187,6 +189,9 @@ def load(text: str) -> Any:
                 continue
         i += 1
     skeleton = "\n".join(lines) if arrays else text
+    deep = yaml_too_deep(skeleton)
+    if deep is not None:
+        raise YamlError(deep, f"invalid YAML: {too_deep_reason()}")
     try:
         doc = yaml.load(skeleton, Loader=SafeLoader)  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as exc:

@@ -270,8 +270,14 @@ class MotionNet:
         if name == at.motion_id:
             return at
         if name not in self._files:
+            if not name or any(c in name for c in "/\\\0") or name in (".", ".."):
+                raise at.fail(line, f"invalid target motion {name!r} (expected the name of a .mof file in the folder)")
             path = self.folder / f"{name}{SUFFIX}"
-            if not path.is_file():
+            try:
+                found = path.is_file()
+            except OSError:  # e.g. a name too long for the file system
+                found = False
+            if not found:
                 raise at.fail(line, f"unknown target motion {name!r} (no {path.name} in {self.folder})")
             mof = parse(path)
             self._files[name] = mof

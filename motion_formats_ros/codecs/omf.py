@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _msgpack, _yaml
+from .. import _msgpack, _nesting, _yaml
 from .._io import atomic_output, check_writable
 from ..errors import ReadError, WriteError
 from ..model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
@@ -130,8 +130,12 @@ def decode(data: bytes, encoding: str, path: str | Path = "<bytes>") -> MotionFi
         except _yaml.YamlError as exc:
             raise ReadError(path, exc.reason, line=exc.line) from None
     else:
+        text = _text(data, path)
+        deep = _nesting.json_too_deep(text)
+        if deep is not None:
+            raise ReadError(path, f"invalid JSON: {_nesting.too_deep_reason()}", line=deep)
         try:
-            doc = json.loads(_text(data, path))
+            doc = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ReadError(path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
     return _Reader(path).file(doc)

@@ -41,6 +41,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .. import _yaml, timing
 from .._io import check_writable, write_bytes_atomic
+from .._nesting import too_deep_reason, yaml_too_deep
 from ..errors import ReadError, WriteError
 from ..model import DEFAULT_GROUP, Motion, MotionFile, Series
 from ..spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS, pose_to_se3, se3_to_pose
@@ -164,6 +165,9 @@ def load_yaml(text: str, path: str | os.PathLike[str], placeholders: Mapping[str
     Plain scalars that are numbers by :func:`._seqfast.to_number` become floats (so
     ``1e-08`` is a number, as Choreonoid reads it).
     """
+    deep = yaml_too_deep(text)
+    if deep is not None:
+        raise ReadError(path, f"invalid YAML: {too_deep_reason()}", line=deep)
     loader = SafeLoader(text)
     try:
         try:
@@ -811,6 +815,8 @@ class _Reader:
                         raise self.fail(
                             f"{what} frame {i} part {j}: expected a list of {width} values, got {got}", line
                         )
+                    if any(isinstance(v, list) for v in g):
+                        raise self.fail(f"{what} frame {i} part {j}: expected numbers, got a nested list", line)
                     values[i, j] = g
             else:
                 items = row[offset:]

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import io
+import os
+import sys
 import warnings
 from collections.abc import Collection, Iterator
 from pathlib import Path
@@ -43,6 +46,54 @@ def typestore_for(distro: str) -> Any:
         return get_typestore(Stores(DISTROS[distro.lower()]))
     except KeyError:
         raise ValueError(f"unknown ROS distro {distro!r}; known: {', '.join(DISTROS)}") from None
+
+
+#: Reads above this size are clamped to what the file has left (see :class:`_BoundedReader`).
+_CLAMP_ABOVE = 1 << 16
+
+
+class _BoundedReader(io.BufferedReader):
+    """A binary file whose reads never ask for more bytes than the file has left.
+
+    rosbags reads sized records with ``bio.read(size)``, and ``BufferedReader.read``
+    allocates ``size`` bytes before it reads: a damaged length field would cost memory
+    that the file cannot back (up to a MemoryError). Clamped, the read comes back short
+    and rosbags reports the damage as a short read.
+    """
+
+    def __init__(self, raw: io.RawIOBase) -> None:
+        super().__init__(raw)
+        self._end = os.fstat(raw.fileno()).st_size
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        if size is not None and size > _CLAMP_ABOVE:
+            size = min(size, max(0, self._end - self.tell()))
+        return super().read(size)
+
+
+if sys.platform == "win32":
+    from pathlib import WindowsPath as _ConcretePath
+else:
+    from pathlib import PosixPath as _ConcretePath
+
+
+class _BoundedPath(_ConcretePath):
+    """A path whose ``open("rb")`` gives a :class:`_BoundedReader` (what rosbags opens bags with).
+
+    Paths rosbags derives from it (``folder / "x.mcap"``) are bounded too.
+    """
+
+    def open(
+        self,
+        mode: str = "r",
+        buffering: int = -1,
+        encoding: str | None = None,
+        errors: str | None = None,
+        newline: str | None = None,
+    ) -> Any:
+        if mode == "rb":
+            return _BoundedReader(io.FileIO(os.fspath(self), "rb"))
+        return super().open(mode, buffering, encoding, errors, newline)
 
 
 def is_rosbag2_folder(path: Path) -> bool:
@@ -133,10 +184,6 @@ class BagSource:
             reader.close()
 
     def open(self) -> None:
-        from rosbags.highlevel import AnyReaderError
-        from rosbags.rosbag1 import ReaderError as Reader1Error
-        from rosbags.rosbag2 import ReaderError as Reader2Error
-
         path = self.path
         if not path.exists():
             raise ReadError(path, "no such file")
@@ -162,13 +209,17 @@ class BagSource:
                     f"and recovered {self.recovered} messages",
                     stacklevel=4,
                 )
-        except (AnyReaderError, Reader1Error, Reader2Error, OSError, KeyError, ValueError) as exc:
+        except ReadError:
+            raise
+        except Exception as exc:
+            # rosbags, sqlite3 and the decompressors fail on damaged bags with every kind
+            # of error (ReaderError, struct.error, TypeError from a mistyped metadata.yaml
+            # field, RuntimeError from lz4, AssertionError …): all of them mean "damaged".
             mcaps = self._mcap_files(files)
             if mcaps and self._footer_missing(mcaps):
                 self._open_scan(mcaps)
                 return
-            reason = str(exc) or type(exc).__name__
-            raise ReadError(path, f"cannot read bag: {reason}") from exc
+            raise ReadError(path, f"cannot read bag: {_reason(exc)}") from exc
 
     def _check_magic(self, files: list[Path]) -> None:
         magics = {".mcap": b"\x89MCAP0\r\n", ".db3": b"SQLite format 3\x00", ".bag": b"#ROSBAG V2.0\n"}
@@ -208,7 +259,7 @@ class BagSource:
         from rosbags.highlevel import AnyReader
 
         default = typestore_for(self.requested_distro or ("noetic" if files[0].suffix == ".bag" else DEFAULT_DISTRO))
-        reader = AnyReader(files, default_typestore=default)
+        reader = AnyReader([_BoundedPath(f) for f in files], default_typestore=default)
         reader.open()
         try:
             self.ros1 = not reader.is2
@@ -297,7 +348,20 @@ class BagSource:
         return self.typestore.deserialize_cdr(raw, msgtype)
 
     def messages(self, topics: Collection[str]) -> Iterator[tuple[str, int, bytes]]:
-        """(topic, receive time ns, raw message) for ``topics``, in receive-time order."""
+        """(topic, receive time ns, raw message) for ``topics``, in receive-time order.
+
+        Raises:
+            ReadError: The bag's data is damaged (a chunk does not decompress, a record
+                is cut short …).
+        """
+        try:
+            yield from self._messages(topics)
+        except ReadError:
+            raise
+        except Exception as exc:  # rosbags / decompressors on damaged data: see open()
+            raise ReadError(self.path, f"cannot read bag messages: {_reason(exc)}") from exc
+
+    def _messages(self, topics: Collection[str]) -> Iterator[tuple[str, int, bytes]]:
         wanted = set(topics)
         fast = self._mcap_chunks(wanted)
         if fast is not None:
@@ -342,6 +406,15 @@ class BagSource:
         if not storages or not all(isinstance(s, McapReader) and s.chunks and s.bio for s in storages):
             return None
         return _iter_chunks(storages, wanted)
+
+
+def _reason(exc: BaseException) -> str:
+    """What a library error says, for a ReadError (its type when it says nothing useful)."""
+    text = str(exc)
+    module = type(exc).__module__
+    if not text or not module.startswith("rosbags"):
+        text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return text
 
 
 #: Uncompressed chunks above this size (without a CRC to check) are read record by record
@@ -389,23 +462,30 @@ def _iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, i
         for chunk in sorted(storage.chunks, key=lambda c: c.chunk_start_offset):
             if not any(chunk.channel_count.get(cid) for cid in ids):
                 continue
-            bio.seek(chunk.chunk_start_offset + 9 + 24)
-            (crc,) = u32(bio.read(4))
-            records = chunk.chunk_start_offset + 9 + 40 + len(chunk.compression)
-            if chunk.compression == "" and not crc and chunk.uncompressed_size > BIG_CHUNK:
-                yield from _iter_records(bio, records, chunk.uncompressed_size, ids)
-                continue
-            bio.seek(records)
-            compressed = bio.read(chunk.compressed_size)
-            if len(compressed) != chunk.compressed_size:
-                raise ValueError(f"truncated MCAP chunk at byte {chunk.chunk_start_offset}")
-            data = decompress(compressed, chunk.compression, chunk.uncompressed_size, crc)
-            pos, end = 0, len(data)
-            while pos < end:
-                op, length = rec(data, pos)
-                if op == 0x05:
-                    cid, _, log_time = msg(data, pos + 9)
-                    topic = ids.get(cid)
-                    if topic is not None:
-                        yield topic, log_time, data[pos + 31 : pos + 9 + length]
-                pos += 9 + length
+            try:
+                bio.seek(chunk.chunk_start_offset + 9 + 24)
+                (crc,) = u32(bio.read(4))
+                records = chunk.chunk_start_offset + 9 + 40 + len(chunk.compression)
+                if chunk.compression == "" and not crc and chunk.uncompressed_size > BIG_CHUNK:
+                    yield from _iter_records(bio, records, chunk.uncompressed_size, ids)
+                    continue
+                bio.seek(records)
+                compressed = bio.read(chunk.compressed_size)
+                if len(compressed) != chunk.compressed_size:
+                    raise ValueError("truncated MCAP chunk")
+                data = decompress(compressed, chunk.compression, chunk.uncompressed_size, crc)
+                pos, end = 0, len(data)
+                while pos < end:
+                    op, length = rec(data, pos)
+                    if op == 0x05:
+                        cid, _, log_time = msg(data, pos + 9)
+                        topic = ids.get(cid)
+                        if topic is not None:
+                            yield topic, log_time, data[pos + 31 : pos + 9 + length]
+                    pos += 9 + length
+            except ReadError:
+                raise
+            except Exception as exc:  # short reads, bad CRC, a decompressor's error, a cut record
+                raise ReadError(
+                    storage.path, f"damaged MCAP chunk: {_reason(exc)}", offset=chunk.chunk_start_offset
+                ) from exc

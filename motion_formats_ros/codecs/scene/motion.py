@@ -20,9 +20,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...errors import ReadError
 from ...model import Motion, MotionFile
 from .preprocess import Scene
-from .transforms import Ref, Value
+from .transforms import Ref, TransformError, Value
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -163,7 +164,11 @@ def scene_to_motion_file(scene: Scene, rate: float | None = None, links: bool = 
     scene, so that writing back keeps models and objects) and ``repeat`` (trajectory →
     period, for every repeating trajectory that drives a joint).
     """
-    motion = scene_to_motion(scene, rate, links)
+    try:
+        motion = scene_to_motion(scene, rate, links)
+    except TransformError as exc:  # a pose driven by trajectory values that overflow
+        field, _, reason = str(exc).partition(": ")
+        raise ReadError(scene.path, reason or field, field=field if reason else None) from None
     robots = scene.robots
     robot = scene.objects[robots[0]].model if len(robots) == 1 else ""
     periods = {name: t.period for name, t in scene.trajectories.items() if t.period is not None}

@@ -247,6 +247,18 @@ class Element:
 
     def evaluate(self, lookup: Lookup | None = None, n: int = 1) -> tuple[FloatArray, FloatArray]:
         """Translation (n, 3) and unit quaternion x, y, z, w (n, 4) of this element."""
+        try:
+            t, q = self._evaluate(lookup, n)
+        except TransformError:
+            raise
+        except ValueError as exc:  # scipy on angles so large that sin / cos lose all meaning
+            raise TransformError(f"{self.path}: the values give no valid rotation ({exc})") from None
+        if not (np.all(np.isfinite(t)) and np.all(np.isfinite(q))):
+            # Finite but huge values (1e308) overflow: cos(1e308) is fine, 1e308 * 1e308 is not.
+            raise TransformError(f"{self.path}: the values give a pose that is not finite (too large)")
+        return t, q
+
+    def _evaluate(self, lookup: Lookup | None, n: int) -> tuple[FloatArray, FloatArray]:
         c = self.components(lookup, n)
         zero = np.zeros((n, 3))
         identity = np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
@@ -315,7 +327,7 @@ class Element:
 
 def _unit(v: FloatArray, what: str, path: str) -> FloatArray:
     norm = np.linalg.norm(v, axis=1)
-    bad = ~(norm >= MIN_NORM)
+    bad = ~((norm >= MIN_NORM) & np.isfinite(norm))  # 1e308 squared overflows: v / inf would be 0
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
         raise TransformError(f"{path}: the {what} {v[i].tolist()} has norm {norm[i]:.3g}, cannot normalise it")

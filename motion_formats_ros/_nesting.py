@@ -1,0 +1,73 @@
+"""Nesting-depth checks run before a JSON or YAML text is parsed.
+
+Parsers recurse once per nesting level: ``json.loads`` raises RecursionError on a few
+thousand ``[``, and libyaml's composer (the C loader) overflows the C stack, killing
+the process, on a deep enough ``[[[[…``. No motion file nests more than a handful of
+levels, so a text that nests deeper than :data:`MAX_DEPTH` is rejected up front with
+the line where it goes too deep.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+#: Deepest nesting of lists / mappings a file may have (real files: under 10).
+MAX_DEPTH = 100
+
+#: Tokens of a JSON text that matter for its depth: strings (skipped) and brackets.
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+#: What can open a YAML nesting level: flow brackets, block sequence / mapping indicators.
+_YAML_OPENERS = re.compile(r"[\[{]|[-?:](?=[ \t\r\n])")
+
+_SafeParser: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def json_too_deep(text: str, limit: int = MAX_DEPTH) -> int | None:
+    """The 1-based line where ``text`` (JSON) nests deeper than ``limit``, or None."""
+    if text.count("[") + text.count("{") <= limit:
+        return None
+    depth = 0
+    for m in _JSON_TOKENS.finditer(text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > limit:
+                return text.count("\n", 0, m.start()) + 1
+        elif c in "]}":
+            depth -= 1
+    return None
+
+
+def yaml_too_deep(text: str, limit: int = MAX_DEPTH) -> int | None:
+    """The 1-based line where ``text`` (YAML) nests deeper than ``limit``, or None.
+
+    libyaml's parser (unlike its composer) keeps its state on the heap, so walking the
+    events is safe at any depth; it stops at the first level too deep. Malformed YAML
+    is left to the real parse, which reports it.
+    """
+    if len(_YAML_OPENERS.findall(text)) <= limit:
+        return None
+    depth = 0
+    loader = _SafeParser(text)
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > limit:
+                    mark = event.start_mark
+                    return mark.line + 1 if mark is not None else None
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    return None
+
+
+def too_deep_reason(limit: int = MAX_DEPTH) -> str:
+    """The ReadError reason for a text nested too deeply."""
+    return f"lists / mappings nested more than {limit} levels deep (expected a motion file's few levels)"
