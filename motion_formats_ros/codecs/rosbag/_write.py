@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import shutil
 import tempfile
 import warnings
@@ -422,6 +423,7 @@ class _BagWriter:
             bag_dir = tmp / (out.stem if self.bare else out.name)
             try:
                 self._fill(bag_dir)
+                self._stamp_distro(bag_dir / "metadata.yaml")
             except OSError as exc:
                 raise WriteError(out, exc.strerror or str(exc)) from exc
             except WriteError:
@@ -441,6 +443,12 @@ class _BagWriter:
             shutil.rmtree(tmp, ignore_errors=True)
         if self.dropped:
             warnings.warn(f"{out}: a bag cannot hold {', '.join(dict.fromkeys(self.dropped))}; dropped", stacklevel=4)
+
+    def _stamp_distro(self, metadata: Path) -> None:
+        """Name the distro the bag was written for (rosbags' Writer puts its own name there)."""
+        if metadata.exists():
+            text = metadata.read_text(encoding="utf-8")
+            metadata.write_text(re.sub(r"(?m)^(\s*ros_distro:) rosbags$", rf"\1 {self.distro}", text), encoding="utf-8")
 
     @staticmethod
     def _place(src: Path, out: Path, overwrite: bool, tmp: Path) -> None:
