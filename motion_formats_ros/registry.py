@@ -71,6 +71,13 @@ CODECS: dict[str, CodecInfo] = {
         shared=(".yaml", ".yml"),
         description="Choreonoid Standard Body Motion, format versions 1-4 (YAML)",
     ),
+    "pseq": CodecInfo(
+        name="pseq",
+        module="motion_formats_ros.codecs.pseq",
+        suffixes=(".pseq",),
+        description="Choreonoid PoseSeq key poses (read only)",
+        writable=False,
+    ),
     "mof": CodecInfo(
         name="mof",
         module="motion_formats_ros.codecs.mof",

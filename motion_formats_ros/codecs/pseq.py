@@ -1,0 +1,153 @@
+"""Choreonoid PoseSeq ``.pseq`` (keyframed poses made in the choreography editor), read only.
+
+A PoseSeq lists key poses (``refs``): each at a ``time``, naming some joints by joint ID
+with their values ``q``, optionally the base link's pose (``ikLinks`` entry with
+``isBaseLink``: translation and a row-major rotation matrix) and the ZMP. A pose need not
+name every joint: a joint moves between the poses that name it.
+
+The reader gives a keyframed motion: one keyframe per pose time, each joint interpolated
+linearly between the poses that set it and held before its first and after its last
+(the mask ``unset`` marks values a pose did not give). Choreonoid's own interpolator
+smooths the transitions with splines and honours ``maxTransitionTime``; that is kept in
+extras, not reproduced. Joint names come from the same options as ``.seq``
+(``joint_names``, ``joint_map``, ``body``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from ..errors import ReadError
+from ..model import Motion, MotionFile, Series
+from .seq import _load_safe, resolve_names
+
+
+def _number(value: Any, path: Path, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ReadError(path, f"expected a finite number, got {value!r}", field=field)
+    return float(value)
+
+
+def _numbers(value: Any, path: Path, field: str, count: int | None = None) -> list[float]:
+    if not isinstance(value, list):
+        raise ReadError(path, f"expected a list of numbers, got {type(value).__name__}", field=field)
+    if count is not None and len(value) != count:
+        raise ReadError(path, f"expected {count} numbers, got {len(value)}", field=field)
+    return [_number(v, path, f"{field}[{i}]") for i, v in enumerate(value)]
+
+
+def _fill(values: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """Each column linear between its set values, held outside them (all-NaN stays NaN)."""
+    out: np.ndarray = values.copy()
+    for col in range(values.shape[1]):
+        known = np.isfinite(values[:, col])
+        if known.any() and not known.all():
+            out[:, col] = np.interp(times, times[known], values[known, col])
+    return out
+
+
+def read(
+    path: Path,
+    joint_names: Any = None,
+    joint_map: Any = None,
+    body: str | os.PathLike[str] | None = None,
+    **_: Any,
+) -> MotionFile:
+    """Read a ``.pseq`` file into a keyframed motion (group ``target``)."""
+    doc = _load_safe(path, "pose sequence")
+    if not isinstance(doc, dict):
+        raise ReadError(path, f"not a PoseSeq: the top level is a {type(doc).__name__}, expected a mapping")
+    if doc.get("type") != "PoseSeq":
+        raise ReadError(path, f"not a PoseSeq (type is {doc.get('type')!r})", field="type")
+    refs = doc.get("refs")
+    if not isinstance(refs, list):
+        raise ReadError(path, "expected a list of poses", field="refs")
+    poses: list[tuple[float, dict[int, float], Any, Any, dict[str, Any]]] = []
+    for i, ref in enumerate(refs):
+        field = f"refs[{i}]"
+        if not isinstance(ref, dict) or not isinstance(ref.get("refer"), dict):
+            raise ReadError(path, "expected a mapping with 'time' and 'refer'", field=field)
+        t = _number(ref.get("time"), path, f"{field}.time")
+        pose = ref["refer"]
+        if pose.get("type", "Pose") != "Pose":
+            raise ReadError(
+                path, f"unsupported pose type {pose.get('type')!r} (only Pose)", field=f"{field}.refer.type"
+            )
+        ids = pose.get("joints", [])
+        q = _numbers(pose.get("q", []), path, f"{field}.refer.q")
+        if not isinstance(ids, list) or len(ids) != len(q):
+            raise ReadError(
+                path,
+                f"joints and q differ in length ({len(ids) if isinstance(ids, list) else '?'} vs {len(q)})",
+                field=f"{field}.refer.joints",
+            )
+        joints: dict[int, float] = {}
+        for k, jid in enumerate(ids):
+            if isinstance(jid, bool) or not isinstance(jid, int) or not 0 <= jid < 100_000:
+                raise ReadError(path, f"expected a joint ID, got {jid!r}", field=f"{field}.refer.joints[{k}]")
+            joints[jid] = q[k]
+        base = None
+        for k, link in enumerate(pose.get("ikLinks", []) or []):
+            if isinstance(link, dict) and link.get("isBaseLink"):
+                lf = f"{field}.refer.ikLinks[{k}]"
+                xyz = _numbers(link.get("translation"), path, f"{lf}.translation", 3)
+                matrix = np.array(_numbers(link.get("rotation"), path, f"{lf}.rotation", 9)).reshape(3, 3)
+                if not np.allclose(matrix @ matrix.T, np.eye(3), atol=1e-5):
+                    raise ReadError(path, "rotation is not orthonormal", field=f"{lf}.rotation")
+                base = (xyz, Rotation.from_matrix(matrix).as_quat())
+        zmp = _numbers(pose["zmp"], path, f"{field}.refer.zmp", 3) if "zmp" in pose else None
+        other = {k: v for k, v in ref.items() if k not in ("time", "refer")}
+        if poses and t < poses[-1][0]:
+            raise ReadError(path, f"pose time {t} is before the previous pose's {poses[-1][0]}", field=f"{field}.time")
+        if poses and t == poses[-1][0]:  # the later pose at the same time wins
+            poses[-1][1].update(joints)
+            poses[-1] = (t, poses[-1][1], base or poses[-1][2], zmp or poses[-1][3], other or poses[-1][4])
+            continue
+        poses.append((t, joints, base, zmp, other))
+    if not poses:
+        raise ReadError(path, "the pose sequence has no poses", field="refs")
+    count = max((max(p[1]) + 1 for p in poses if p[1]), default=0)
+    names = resolve_names(path, joint_names=joint_names, joint_map=joint_map, body=body)
+    if names.joints is not None and count > len(names.joints):
+        raise ReadError(path, f"a pose sets joint ID {count - 1}, but {names.source} names {len(names.joints)} joints")
+    joint_count = len(names.joints) if names.joints is not None else count
+    joint_list = names.joints if names.joints is not None else [f"joint_{i}" for i in range(joint_count)]
+    times = np.array([p[0] for p in poses])
+    raw = np.full((len(poses), joint_count), np.nan)
+    for k, pose_entry in enumerate(poses):
+        for jid, value in pose_entry[1].items():
+            raw[k, jid] = value
+    fields: dict[str, Any] = {"position": _fill(raw, times), "joint_masks": {"unset": np.isnan(raw)}}
+    if any(p[2] is not None for p in poses):
+        pos = np.full((len(poses), 3), np.nan)
+        rot = np.full((len(poses), 4), np.nan)
+        for k, p in enumerate(poses):
+            if p[2] is not None:
+                pos[k], rot[k] = p[2]
+        fields["root_position"] = _fill(pos, times)
+        known = np.flatnonzero(np.isfinite(rot[:, 0]))
+        # Orientations between base-link poses: slerp, via the model's own sampling.
+        fields["root_orientation"] = (
+            Motion(times=times[known], root_orientation=rot[known]).sample(times).root_orientation
+        )
+    if any(p[3] is not None for p in poses):
+        zmp_rows = np.array([p[3] if p[3] is not None else [np.nan] * 3 for p in poses])
+        fields["series"] = {"zmp": Series(_fill(zmp_rows, times), frame="world", components=("x", "y", "z"))}
+    motion = Motion(
+        times=times,
+        joint_names=tuple(joint_list),
+        interpolation=("linear",) * (len(poses) - 1),
+        extras={"pseq_pose_extras": [p[4] for p in poses]},
+        **fields,
+    )
+    return MotionFile.single(
+        motion,
+        name=str(doc.get("name") or path.stem),
+        robot=str(doc.get("targetBody") or names.robot or ""),
+    )
