@@ -33,6 +33,7 @@ from ..errors import MotionFormatError, UnknownFormatError, WriteError
 from ..journal import JournalWriter, assemble, read_journal
 from ..model import MotionFile
 from ..registry import codec_for_path, write
+from ..spatial import compose
 from .spin import declare_parameters, run
 
 #: Formats the recorder writes (by the output's suffix).
@@ -299,9 +300,8 @@ class MotionRecorder(Node):
             if edge is None:
                 return None
             parent, t, q = edge
-            # pose_in_parent ∘ pose: rotate the accumulated pose into the parent frame.
-            position = t + _rotate(q, position)
-            rotation = _quat_multiply(q, rotation)
+            # pose_in_parent ∘ pose: the accumulated pose expressed in the parent frame.
+            position, rotation = compose((t, q), (position, rotation))
             current = parent
         return None
 
@@ -393,24 +393,6 @@ class MotionRecorder(Node):
         frames = motion_file.groups.get("actual", motion_file.motion).num_frames
         response.success, response.message = True, f"snapshot: {frames} frames in {self.output}"
         return response
-
-
-def _quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return np.array(
-        [
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz,
-        ]
-    )
-
-
-def _rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    u, w = q[:3], q[3]
-    return np.asarray(v + 2.0 * np.cross(u, np.cross(u, v) + w * v))
 
 
 def _finish(node: MotionRecorder, code: int) -> int:

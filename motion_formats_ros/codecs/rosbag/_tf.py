@@ -15,45 +15,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ... import timing
+from ...spatial import compose, invert
 
 FloatArray = npt.NDArray[np.float64]
-
-
-def quat_multiply(a: np.ndarray, b: np.ndarray) -> FloatArray:
-    """Hamilton product a ⊗ b of x, y, z, w quaternions (last axis)."""
-    ax, ay, az, aw = np.moveaxis(a, -1, 0)
-    bx, by, bz, bw = np.moveaxis(b, -1, 0)
-    return np.stack(
-        [
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz,
-        ],
-        axis=-1,
-    )
-
-
-def quat_rotate(q: np.ndarray, v: np.ndarray) -> FloatArray:
-    """Rotate vectors ``v`` (…, 3) by unit quaternions ``q`` (…, 4)."""
-    u = q[..., :3]
-    w = q[..., 3:4]
-    t = 2.0 * np.cross(u, v)
-    return np.asarray(v + w * t + np.cross(u, t))
-
-
-def quat_conjugate(q: np.ndarray) -> FloatArray:
-    return np.concatenate([-q[..., :3], q[..., 3:4]], axis=-1)
-
-
-def compose(a: tuple[FloatArray, FloatArray], b: tuple[FloatArray, FloatArray]) -> tuple[FloatArray, FloatArray]:
-    """T_a ∘ T_b for (translation, rotation) pairs."""
-    return a[0] + quat_rotate(a[1], b[0]), quat_multiply(a[1], b[1])
-
-
-def invert(a: tuple[FloatArray, FloatArray]) -> tuple[FloatArray, FloatArray]:
-    qi = quat_conjugate(a[1])
-    return -quat_rotate(qi, a[0]), qi
 
 
 @dataclasses.dataclass
