@@ -61,6 +61,12 @@ def yaml_too_deep(text: str, limit: int = MAX_DEPTH) -> int | None:
                     return mark.line + 1 if mark is not None else None
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 depth -= 1
+    except yaml.MarkedYAMLError as exc:
+        # PyYAML >= 6.0.4 stops at a nesting limit of its own: the same finding.
+        mark = exc.problem_mark or exc.context_mark
+        if "nesting depth" in str(exc.problem) and mark is not None:
+            return mark.line + 1
+        return None
     except yaml.YAMLError:
         return None
     finally:
