@@ -178,6 +178,6 @@ def test_cli_validate_canonical_and_syntax_errors(tmp_path: Path, capsys: pytest
     report = json.loads(capsys.readouterr().out)
     assert report["canonical"]["objects"]["a"]["pose"] == {"xyz": [0.0, 0.0, 0.0], "qxyzw": [0.0, 0.0, 0.0, 1.0]}
     broken = tmp_path / "broken.json5"
-    broken.write_text("{\n  models: {,}\n}")
+    broken.write_text("{\n  models: {,}\n}")  # json5 (the reference) points at the "}" after the stray comma
     assert main(["validate", str(broken)]) == 1
-    assert f"error: {broken}:2: column 12: JSON5 syntax error" in capsys.readouterr().err
+    assert f"error: {broken}:2: column 13: JSON5 syntax error" in capsys.readouterr().err
