@@ -54,3 +54,20 @@ def test_bag_recover_db3_without_metadata(tmp_path: Path) -> None:
         m = read(bag).motion
     assert m.num_frames == N
     assert np.array_equal(m.position, values)
+
+
+@pytest.mark.parametrize("storage", ["mcap", "sqlite3"])
+def test_bag_without_metadata_yaml_keeps_what_the_storage_embeds(tmp_path: Path, storage: str) -> None:
+    # rosbag2 keeps a copy of metadata.yaml inside each storage file (MCAP: a 'rosbag2'
+    # metadata record; sqlite3: the metadata table); ours carries the motion's name and robot.
+    from motion_formats_ros import Motion, MotionFile, write
+
+    times = np.arange(50) / 50.0
+    motion = Motion(times=times, joint_names=("a", "b"), position=np.stack([np.sin(times), np.cos(times)], axis=1))
+    bag = tmp_path / "walk_bag"
+    write(MotionFile(groups={"actual": motion}, name="walk", robot="acme_biped"), bag, "rosbag", storage=storage)
+    (bag / "metadata.yaml").unlink()
+    with pytest.warns(UserWarning, match="no metadata.yaml"):
+        back = read(bag)
+    assert (back.name, back.robot) == ("walk", "acme_biped")
+    assert np.allclose(back.motion.position, motion.position)

@@ -23,6 +23,7 @@ OP_SCHEMA = 0x03
 OP_CHANNEL = 0x04
 OP_MESSAGE = 0x05
 OP_CHUNK = 0x06
+OP_METADATA = 0x0C
 OP_DATA_END = 0x0F
 
 _REC = struct.Struct("<BQ")
@@ -61,6 +62,17 @@ class ScanResult:
     counts: dict[int, int]
     complete: bool  # a footer / data-end record was reached
     stop_offset: int  # where the scan stopped
+    metadata: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)  # name → map
+
+
+def _string_map(buf: bytes | memoryview, pos: int) -> tuple[dict[str, str], int]:
+    (length,) = _U32.unpack_from(buf, pos)
+    entries: dict[str, str] = {}
+    q, end = pos + 4, pos + 4 + length
+    while q < end:
+        key, q = _string(buf, q)
+        entries[key], q = _string(buf, q)
+    return entries, end
 
 
 def _string(buf: bytes | memoryview, pos: int) -> tuple[str, int]:
@@ -114,6 +126,7 @@ class McapScanner:
         schemas: dict[int, Schema] = {}
         channels: dict[int, Channel] = {}
         counts: dict[int, int] = {}
+        metadata: dict[str, dict[str, str]] = {}
         with open(self.path, "rb") as fh:
             size = fh.seek(0, 2)
             if size < len(MAGIC) + 9:
@@ -123,10 +136,12 @@ class McapScanner:
                     raise ScanError("no MCAP magic")
                 view = memoryview(mm)
                 try:
-                    pos, complete = self._walk(view, len(MAGIC), schemas, channels, counts, on_message, top=True)
+                    pos, complete = self._walk(
+                        view, len(MAGIC), schemas, channels, counts, on_message, top=True, metadata=metadata
+                    )
                 finally:
                     view.release()
-        return ScanResult(schemas, channels, counts, complete, pos)
+        return ScanResult(schemas, channels, counts, complete, pos, metadata)
 
     def _walk(
         self,
@@ -138,6 +153,7 @@ class McapScanner:
         on_message: Callable[[bytes | memoryview, int], None] | None,
         *,
         top: bool,
+        metadata: dict[str, dict[str, str]] | None = None,
     ) -> tuple[int, bool]:
         end = len(buf)
         while pos + 9 <= end:
@@ -184,14 +200,10 @@ class McapScanner:
                     cid, sid = struct.unpack_from("<HH", body, 0)
                     topic, p = _string(body, 4)
                     enc, p = _string(body, p)
-                    (mlen,) = _U32.unpack_from(body, p)
-                    meta: dict[str, str] = {}
-                    q, mend = p + 4, p + 4 + mlen
-                    while q < mend:
-                        key, q = _string(body, q)
-                        value, q = _string(body, q)
-                        meta[key] = value
-                    channels[cid] = Channel(topic, sid, enc, meta)
+                    channels[cid] = Channel(topic, sid, enc, _string_map(body, p)[0])
+                elif op == OP_METADATA and metadata is not None:
+                    name, p = _string(body, 0)
+                    metadata[name] = _string_map(body, p)[0]
                 elif op == OP_MESSAGE:
                     if length < _MSG.size:
                         return pos, False

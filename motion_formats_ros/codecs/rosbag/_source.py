@@ -124,12 +124,9 @@ def _embedded_custom(files: list[Path]) -> dict[str, str]:
     for f in files:
         try:
             if f.suffix == ".mcap":
-                from mcap.reader import make_reader
-
-                with open(f, "rb") as fh:
-                    for record in make_reader(fh).iter_metadata():
-                        if record.name == "rosbag2" and "serialized_metadata" in record.metadata:
-                            return _custom_from_yaml(record.metadata["serialized_metadata"])
+                record = _mcap.McapScanner(f).index().metadata.get("rosbag2", {})
+                if "serialized_metadata" in record:
+                    return _custom_from_yaml(record["serialized_metadata"])
             elif f.suffix == ".db3":
                 import sqlite3
 
