@@ -13,6 +13,33 @@ from motion_formats_ros import Motion, MotionFile
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus"
+SPECS = SHARED / "specs"
+
+#: The one reason every test that needs the real files gives when they are absent.
+NO_SHARED = "needs ../shared beside the checkout (real files from the field; only this project's CI has them)"
+
+
+def shared_path(*parts: str) -> Path:
+    """A file or folder under ../shared, or skip the calling test with :data:`NO_SHARED`."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(NO_SHARED)
+    return path
+
+
+def corpus_path(*parts: str) -> Path:
+    """A file or folder of ../shared/corpus, or skip the calling test with :data:`NO_SHARED`."""
+    return shared_path("corpus", *parts)
+
+
+def corpus_params(folder: str, pattern: str, exclude_stems: tuple[str, ...] = ()) -> list[object]:
+    """Corpus files as pytest params (ids relative to the folder); one skipped param without them."""
+    root = CORPUS / folder
+    paths = sorted(p for p in root.glob(pattern) if p.stem not in exclude_stems)
+    if not paths:
+        return [pytest.param(None, marks=pytest.mark.skip(reason=NO_SHARED), id="corpus")]
+    return [pytest.param(p, id=str(p.relative_to(root))) for p in paths]
+
 
 # Any test process that starts DDS stays on this machine (see DEVELOPERS.md); the
 # Makefile sets the same, this covers pytest started by hand.
@@ -47,9 +74,7 @@ _guard_rclpy_init()
 
 @pytest.fixture
 def corpus() -> Path:
-    if not CORPUS.is_dir():
-        pytest.skip("../shared/corpus is not beside the checkout")
-    return CORPUS
+    return corpus_path()
 
 
 def make_motion(frames: int = 40, rate: float = 50.0, seed: int = 0, dims: tuple[int, ...] = (1, 3, 1)) -> Motion:

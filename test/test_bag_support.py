@@ -7,21 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
+from conftest import corpus_path
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
-
-CORPUS_BAGS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "rosbag"
 
 TS = get_typestore(Stores.ROS2_JAZZY)
 T = TS.types
 
 
 def corpus_bag(rel: str) -> Path:
-    path = CORPUS_BAGS / rel
-    if not path.exists():
-        pytest.skip(f"corpus bag {rel} is not beside the checkout")
-    return path
+    return corpus_path("rosbag", rel)
 
 
 def stamp(ns: int) -> Any:

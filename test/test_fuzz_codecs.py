@@ -29,12 +29,10 @@ from pathlib import Path
 from types import FrameType
 
 import pytest
-from conftest import make_file
+from conftest import corpus_path, make_file
 
 from motion_formats_ros import MotionFile, MotionFormatError, ReadError, read, write
 from motion_formats_ros.examples import biped_walk
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 #: Fixed seed: the same mutations on every run.
 SEED = 20260513
@@ -279,10 +277,7 @@ def _written(mf: MotionFile, path: Path, **options: object) -> Path:
 
 
 def _corpus(folder: str) -> Path:
-    path = CORPUS / folder
-    if not path.is_dir():
-        pytest.skip(f"../shared/corpus/{folder} is not beside the checkout")
-    return path
+    return corpus_path(folder)
 
 
 def omf_seeds(tmp: Path) -> list[Seed]:

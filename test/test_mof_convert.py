@@ -7,12 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CORPUS, corpus_params, corpus_path
 from test_mtn_seed import write_seed
 
 from motion_formats_ros import read, write
 
-MOF = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "mof"
-MOTIONS = sorted(p for p in MOF.glob("*/*.mof") if p.stem != "extern")
+MOF = CORPUS / "mof"
+MOTIONS = corpus_params("mof", "*/*.mof", exclude_stems=("extern",))
 VIA = ["msgpack", "omf.json", "seq"]
 
 
@@ -43,7 +44,7 @@ def assert_values_at_keyframes(src: Path, back: Path) -> None:
 
 
 @pytest.mark.parametrize("via", VIA)
-@pytest.mark.parametrize("path", MOTIONS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", MOTIONS)
 def test_mof_through_another_format_and_back(path: Path, via: str, tmp_path: Path) -> None:
     back = convert(path, tmp_path, via)
     assert_values_at_keyframes(path, back)
@@ -68,9 +69,7 @@ def test_seed_mtn_through_another_format_and_back(via: str, tmp_path: Path) -> N
 
 
 def test_mof_to_mtn_and_back(tmp_path: Path) -> None:
-    src = MOF / "bhuman2009" / "standUpBackNao.mof"
-    if not src.is_file():
-        pytest.skip("corpus missing")
+    src = corpus_path("mof", "bhuman2009", "standUpBackNao.mof")
     mid = tmp_path / "stand.mtn"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -8,26 +8,25 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CORPUS, corpus_params, corpus_path
 
 from motion_formats_ros import read
 from motion_formats_ros.cli.commands import summarize
 
-MOF = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "mof"
-MOTIONS = sorted(p for p in MOF.glob("*/*.mof") if p.stem != "extern")
+MOF = CORPUS / "mof"
+MOTIONS = corpus_params("mof", "*/*.mof", exclude_stems=("extern",))
 
 
 @pytest.fixture
 def mof() -> Path:
-    if not MOF.is_dir():
-        pytest.skip("../shared/corpus/mof is not beside the checkout")
-    return MOF
+    return corpus_path("mof")
 
 
 def deg(values: list[float]) -> np.ndarray:
     return np.radians(np.array(values, dtype=float))
 
 
-@pytest.mark.parametrize("path", MOTIONS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", MOTIONS)
 def test_every_corpus_motion_reads_without_warnings(path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")

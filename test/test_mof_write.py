@@ -8,12 +8,31 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CORPUS, corpus_params, corpus_path
 
-from motion_formats_ros import Motion, MotionFile, WriteError, read, write
+from motion_formats_ros import Motion, MotionFile, WriteError, joint_maps, read, write
 from motion_formats_ros.codecs.mof import reduce_keyframes
 
-MOF = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "mof"
-MOTIONS = sorted(p for p in MOF.glob("*/*.mof") if p.stem != "extern")
+MOF = CORPUS / "mof"
+MOTIONS = corpus_params("mof", "*/*.mof", exclude_stems=("extern",))
+NAO_22 = joint_maps.load("nao_22").names
+
+
+def own_net(tmp_path: Path, motion_id: str = "wave") -> Path:
+    """A 22-column net of this project's own: keyframes, then a loop back to 'repeat'."""
+
+    def row(*degrees: float, interpolate: int = 1, ms: int = 200) -> str:
+        values = [0.0] * 22
+        values[: len(degrees)] = degrees
+        return " " + " ".join(f"{v:g}" for v in values) + f" {interpolate} {ms}"
+
+    path = tmp_path / f"{motion_id}.mof"
+    path.write_text(
+        f"motion_id = {motion_id}\nlabel start\n{row(0, 10)}\n{row(20, -10, ms=300)}\n"
+        f"label repeat\n{row(10, 0, ms=100)}\n{row(0, 10, ms=100)}\n"
+        f"transition {motion_id} {motion_id} repeat\ntransition allMotions extern start\n"
+    )
+    return path
 
 
 def assert_same_keyframes(a: Motion, b: Motion) -> None:
@@ -32,10 +51,8 @@ def assert_same_keyframes(a: Motion, b: Motion) -> None:
         np.testing.assert_allclose(b.time_columns[k], values, rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("path", MOTIONS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", MOTIONS)
 def test_corpus_read_write_read_gives_the_same_keyframes(path: Path, tmp_path: Path) -> None:
-    if not path.is_file():
-        pytest.skip("corpus missing")
     first = read(path)
     out = tmp_path / path.name  # same file name: the motion_id matches the transitions
     with warnings.catch_warnings():
@@ -49,7 +66,7 @@ def test_corpus_read_write_read_gives_the_same_keyframes(path: Path, tmp_path: P
 
 
 def test_written_file_layout(tmp_path: Path) -> None:
-    mf = read(MOF / "bhuman2013" / "sitDown.mof")
+    mf = read(corpus_path("mof", "bhuman2013", "sitDown.mof"))
     out = tmp_path / "sitDown.mof"
     write(mf, out)
     lines = out.read_text().splitlines()
@@ -70,7 +87,7 @@ def test_written_file_layout(tmp_path: Path) -> None:
 
 
 def test_keep_and_off_are_written_back(tmp_path: Path) -> None:
-    mf = read(MOF / "bhuman2009" / "standUpFrontNao.mof")
+    mf = read(corpus_path("mof", "bhuman2009", "standUpFrontNao.mof"))
     out = tmp_path / "standUpFrontNao.mof"
     write(mf, out)
     first = next(line.split() for line in out.read_text().splitlines() if line.startswith(" "))
@@ -105,8 +122,7 @@ def test_dense_motion_is_reduced_within_the_tolerance(tmp_path: Path) -> None:
     pos = np.zeros((t.size, 22))
     pos[:, 2] = 1.2 * np.sin(np.pi * t / 3)
     pos[:, 13] = np.clip(2 * t, 0, 1.5)
-    names = read(MOF / "bhuman2013" / "sitDown.mof").motion.joint_names
-    m = Motion(times=t, joint_names=names, position=pos)
+    m = Motion(times=t, joint_names=NAO_22, position=pos)
     out = tmp_path / "dense.mof"
     write(MotionFile.single(m), out)
     back = read(out).motion
@@ -131,13 +147,15 @@ def test_reduce_keeps_mask_changes() -> None:
 
 
 def test_loop_of_a_dense_motion_is_written(tmp_path: Path) -> None:
-    mf = read(MOF / "bhuman2019" / "getUpEngineDummy.mof")
+    mf = read(own_net(tmp_path))
+    assert mf.motion.loop == pytest.approx((0.5, 0.7))
     dense = mf.motion.resample(100)
-    out = tmp_path / "dummy.mof"
+    out = tmp_path / "out" / "dense.mof"
+    out.parent.mkdir()
     write(MotionFile.single(dense), out)
     back = read(out).motion
-    assert back.loop == pytest.approx((0.0, 0.1))
-    assert "transition dummy dummy repeat" in out.read_text()
+    assert back.loop == pytest.approx((0.5, 0.7))
+    assert "transition dense dense repeat" in out.read_text()
 
 
 def test_writer_refuses_what_mof_cannot_name(tmp_path: Path) -> None:
@@ -145,7 +163,7 @@ def test_writer_refuses_what_mof_cannot_name(tmp_path: Path) -> None:
     with pytest.raises(WriteError, match="joint_map"):
         write(MotionFile.single(m), tmp_path / "x.mof")
     with pytest.raises(WriteError, match="identifier"):
-        write(read(MOF / "bhuman2013" / "sitDown.mof"), tmp_path / "sit down.mof")
+        write(read(own_net(tmp_path)), tmp_path / "sit down.mof")
 
 
 def test_dropped_data_is_named_in_a_warning(tmp_path: Path) -> None:
@@ -164,5 +182,5 @@ def test_existing_output_is_kept(tmp_path: Path) -> None:
     out = tmp_path / "sitDown.mof"
     out.write_text("mine")
     with pytest.raises(WriteError, match="exists"):
-        write(read(MOF / "bhuman2013" / "sitDown.mof"), out)
+        write(read(own_net(tmp_path)), out)
     assert out.read_text() == "mine"

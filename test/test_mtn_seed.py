@@ -10,17 +10,17 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import NO_SHARED, shared_path
 
-SPECS = Path(__file__).resolve().parent.parent.parent / "shared" / "specs"
 SEED_SIZE = 1164
 _DUMP_LINE = re.compile(r"^\s*\d+\.\s+([0-9A-F]{8})\s+:\s+((?:[0-9A-F]{2}\s+)+):")
 
 
 def seed_bytes() -> bytes:
     """The spec's example file, byte for byte (skips the test when the spec is absent)."""
-    specs = sorted(SPECS.glob("004_*.txt"))
+    specs = sorted(shared_path("specs").glob("004_*.txt"))
     if not specs:
-        pytest.skip("../shared/specs/004_*.txt is not beside the checkout")
+        pytest.skip(NO_SHARED)
     text = specs[0].read_text(encoding="utf-8").replace("\xa0", " ")
     data = bytearray()
     for line in text.splitlines():

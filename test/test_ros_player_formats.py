@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS
+from conftest import corpus_path
 from rosutil import requires_ros, ros_session
 
 from motion_formats_ros import CODECS, Motion, read, write
@@ -75,9 +75,7 @@ def test_mtn_keyframes(tmp_path: Path) -> None:
 
 @pytest.mark.skipif("mof" not in CODECS, reason="no .mof codec")
 def test_mof_motion_net(tmp_path: Path) -> None:
-    path = CORPUS / "mof" / "bhuman2013" / "sitDown.mof"
-    if not path.exists():
-        pytest.skip("corpus not beside the checkout")
+    path = corpus_path("mof", "bhuman2013", "sitDown.mof")
     motion = read(path).motion
     trajectories, states, _output = _play(tmp_path, path)
     assert len(trajectories) == 1
@@ -97,9 +95,7 @@ def test_scene_tf_tree_static_once_and_moving(tmp_path: Path) -> None:
 
     from motion_formats_ros.kinematics import SceneKinematics
 
-    path = CORPUS / "scene_json5" / "waving_robot.json"
-    if not path.exists():
-        pytest.skip("corpus not beside the checkout")
+    path = corpus_path("scene_json5", "waving_robot.json")
     kin = SceneKinematics.from_file(path)
     motion = read(path).motion
     assert motion.loop is not None  # a repeating trajectory

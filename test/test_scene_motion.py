@@ -9,20 +9,18 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import corpus_path
 
 from motion_formats_ros import ReadError, UnknownFormatError, read
 from motion_formats_ros.codecs.scene import SceneError, load_scene, preprocess, scene_to_motion
 from motion_formats_ros.kinematics import SceneKinematics
 
-SCENES = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "scene_json5"
 NOT_SCENES = {"test_request.json"}
 
 
 @pytest.fixture
 def scenes() -> Path:
-    if not SCENES.is_dir():
-        pytest.skip("../shared/corpus/scene_json5 is not beside the checkout")
-    return SCENES
+    return corpus_path("scene_json5")
 
 
 def dh(theta: float, a: float, s: float, alpha: float) -> np.ndarray:

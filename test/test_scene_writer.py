@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import corpus_path
 from scipy.spatial.transform import Rotation
 
 from motion_formats_ros import Motion, MotionFile, WriteError, read, write
@@ -15,7 +16,6 @@ from motion_formats_ros.cli.main import main
 from motion_formats_ros.codecs.scene import load_scene
 
 REPO = Path(__file__).resolve().parent.parent
-SCENES = REPO.parent / "shared" / "corpus" / "scene_json5"
 
 
 def arm_motion(frames: int = 30, with_velocity: bool = True, with_acceleration: bool = False) -> Motion:
@@ -98,9 +98,7 @@ def test_root_pose_round_trip(tmp_path: Path) -> None:
 
 
 def test_scene_to_scene_keeps_models_and_objects(tmp_path: Path) -> None:
-    if not SCENES.is_dir():
-        pytest.skip("corpus missing")
-    mf = read(SCENES / "waving_robot.json")
+    mf = read(corpus_path("scene_json5", "waving_robot.json"))
     write(mf, tmp_path / "wave.json5")
     scene = load_scene(tmp_path / "wave.json5")
     assert set(scene.objects) == {"robot1", "pillar1", "pillar2", "pillar3", "pillar4"}

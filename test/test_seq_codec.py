@@ -8,13 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CORPUS, corpus_path
 
 from motion_formats_ros import Motion, MotionFile, ReadError, Series, WriteError, read, write
 from motion_formats_ros.cli.main import main
 from motion_formats_ros.codecs import seq
 from motion_formats_ros.registry import codec_for_path
 
-CHOREONOID = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "choreonoid"
+CHOREONOID = CORPUS / "choreonoid"
 SR1_BODY = CHOREONOID / "model" / "SR1.body"
 SR1_FILES = ["v1/SR1WalkPattern2.yaml", "v2/SR1WalkPattern1.seq", "v2/SR1WalkPattern2.seq"]
 #: SR1's joints in joint-ID order (from SR1.body).
@@ -53,9 +54,7 @@ SR1_JOINTS = [
 
 @pytest.fixture
 def choreonoid() -> Path:
-    if not CHOREONOID.is_dir():
-        pytest.skip("../shared/corpus/choreonoid is not beside the checkout")
-    return CHOREONOID
+    return corpus_path("choreonoid")
 
 
 def doc(text: str, tmp_path: Path, name: str = "m.seq") -> Path:

@@ -8,12 +8,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import CORPUS, corpus_path
 
 from motion_formats_ros import Motion, MotionFile, ReadError, Series, write
 from motion_formats_ros.codecs import seq
 from motion_formats_ros.codecs._seqfast import extract, to_number
 
-CHOREONOID = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "choreonoid"
+CHOREONOID = CORPUS / "choreonoid"
 CORPUS = ["v1/SR1WalkPattern2.yaml", "v2/SR1WalkPattern1.seq", "v2/SR1WalkPattern2.seq"]
 
 
@@ -58,9 +59,7 @@ def both(text: str, names: seq.Names | None = None) -> tuple[MotionFile, MotionF
 
 @pytest.mark.parametrize("name", CORPUS)
 def test_seq_fast_path_equals_yaml_on_corpus(name: str) -> None:
-    if not CHOREONOID.is_dir():
-        pytest.skip("../shared/corpus/choreonoid is not beside the checkout")
-    text = (CHOREONOID / name).read_text()
+    text = corpus_path("choreonoid", name).read_text()
     names = seq.load_body(CHOREONOID / "model" / "SR1.body")
     fast, _ = both(text, names)
     assert fast.motion.num_frames > 6000
