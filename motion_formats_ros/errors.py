@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import Any
 
 
 class MotionFormatError(Exception):
@@ -76,3 +77,27 @@ class UnknownFormatError(MotionFormatError):
             message += f" ({hint})"
         message += "; known formats: " + ", ".join(self.known)
         super().__init__(message)
+
+
+class MissingDependencyError(MotionFormatError):
+    """An optional package a feature needs is not installed (one line: what, and how to get it)."""
+
+    def __init__(self, feature: str, package: str, extra: str, rosdep_key: str | None = None) -> None:
+        self.feature = feature
+        self.package = package
+        self.extra = extra
+        self.rosdep_key = rosdep_key
+        how = f"pip install 'motion_formats_ros[{extra}]'"
+        if rosdep_key:
+            how += f" (ROS: rosdep key {rosdep_key})"
+        super().__init__(f"{feature} needs the optional package {package}: {how}")
+
+
+def require(module: str, feature: str, *, package: str, extra: str, rosdep_key: str | None = None) -> Any:
+    """Import an optional ``module``, or raise :class:`MissingDependencyError` saying how to install it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingDependencyError(feature, package, extra, rosdep_key) from None

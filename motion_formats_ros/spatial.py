@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from scipy.spatial.transform import Rotation
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -43,6 +42,8 @@ def rpy_to_quat(rpy: np.ndarray) -> FloatArray:
     ok = np.all(np.isfinite(flat), axis=1)
     if ok.any():
         # Lower-case "xyz": rotations about the fixed axes x, then y, then z.
+        from scipy.spatial.transform import Rotation  # scipy costs 0.2 s to import: only when used
+
         out[ok] = Rotation.from_euler("xyz", flat[ok]).as_quat()
     return out.reshape((*a.shape[:-1], 4))
 
@@ -57,6 +58,8 @@ def quat_to_rpy(quat: np.ndarray) -> FloatArray:
     out = np.full((flat.shape[0], 3), np.nan)
     ok = np.all(np.isfinite(flat), axis=1) & (np.linalg.norm(flat, axis=1) > 0)
     if ok.any():
+        from scipy.spatial.transform import Rotation
+
         out[ok] = Rotation.from_quat(flat[ok]).as_euler("xyz")
     return out.reshape((*q.shape[:-1], 3))
 

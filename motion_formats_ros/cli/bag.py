@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import convert
 from .._io import check_writable
+from ..distros import DISTROS, STORAGES, WRITE_DISTROS
 from ..errors import MotionFormatError
 from ..registry import CODECS, codec_by_name, codec_for_path, read, write
 
@@ -37,9 +38,6 @@ def _start_time(text: str) -> float:
 
 def add_parsers(sub: Any) -> None:
     """Register ``bag2motion`` and ``motion2bag`` on the ``motion-formats`` subparsers."""
-    from ..codecs.rosbag._source import DISTROS
-    from ..codecs.rosbag._write import STORAGES, WRITE_DISTROS
-
     p = sub.add_parser("bag2motion", help="convert a rosbag2 folder / .mcap / .db3 / ROS 1 .bag to a motion file")
     p.add_argument("bag", type=Path, help="rosbag2 folder, .mcap, .db3 or ROS 1 .bag")
     p.add_argument("output", type=Path)

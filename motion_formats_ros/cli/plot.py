@@ -10,19 +10,14 @@ from typing import Any
 import numpy as np
 
 from .._io import check_writable, write_bytes_atomic
-from ..errors import MotionFormatError
+from ..errors import require
 from ..model import Motion, MotionFile
 
 
 def _pyplot() -> Any:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise MotionFormatError("plotting needs matplotlib: pip install 'motion_formats_ros[plot]'") from None
-    return plt
+    matplotlib = require("matplotlib", "plot", package="matplotlib", extra="plot", rosdep_key="python3-matplotlib")
+    matplotlib.use("Agg")
+    return require("matplotlib.pyplot", "plot", package="matplotlib", extra="plot", rosdep_key="python3-matplotlib")
 
 
 def _figure(m: Motion, title: str, joints: Sequence[str] | None) -> Any:

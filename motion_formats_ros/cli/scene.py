@@ -14,7 +14,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..codecs import scene as scene_codec
 from ..errors import ReadError
 from ..registry import CODECS, codec_by_name, codec_for_path, read
 
@@ -54,6 +53,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         frames = sum(m.num_frames for m in motion_file.groups.values())
         print(f"{path}: valid {info.name} file ({len(motion_file.groups)} group(s), {frames} frames)")
         return 0
+    from ..codecs import scene as scene_codec  # only validate needs the scene codec
+
     try:
         scene = scene_codec.load_scene(path)
     except scene_codec.SceneError as exc:

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ... import timing
-from ...errors import ReadError
+from ...errors import ReadError, require
 from ...model import Motion, MotionFile, Series
 from . import _bulk
 from ._source import BagSource
@@ -267,8 +267,12 @@ class _BagReader:
             enabled = total >= PROGRESS_MIN and sys.stderr.isatty()
         if not enabled:
             return None
-        from tqdm import tqdm
-
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            if self.options.progress:  # asked for: say how to get it
+                require("tqdm", "--progress", package="tqdm", extra="progress", rosdep_key="python3-tqdm")
+            return None  # a bar the user did not ask for is left out
         return tqdm(total=total, unit="msg", desc=self.path.name, file=sys.stderr, leave=False)
 
     # -- main -------------------------------------------------------------------

@@ -19,23 +19,11 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
+from ...distros import DEFAULT_DISTRO, DISTROS
 from ...errors import ReadError
 from . import _mcap
 
 BAG_SUFFIXES = (".db3", ".mcap", ".bag")
-
-#: ``--distro`` names → rosbags typestores.
-DISTROS = {
-    "noetic": "ros1_noetic",
-    "foxy": "ros2_foxy",
-    "galactic": "ros2_galactic",
-    "humble": "ros2_humble",
-    "iron": "ros2_iron",
-    "jazzy": "ros2_jazzy",
-    "kilted": "ros2_kilted",
-}
-#: Distro assumed for rosbag2 bags that name none (and carry no message definitions).
-DEFAULT_DISTRO = "humble"
 
 
 def typestore_for(distro: str) -> Any:

@@ -25,15 +25,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ..._io import check_writable
+from ...distros import DEFAULT_WRITE_DISTRO, STORAGES, WRITE_DISTROS
 from ...errors import WriteError
 from ...model import Motion, MotionFile
 from . import _bulk
 from ._read import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
 from ._source import typestore_for
 
-STORAGES = ("mcap", "sqlite3")
-WRITE_DISTROS = ("humble", "jazzy", "kilted")
-DEFAULT_WRITE_DISTRO = "jazzy"
 #: Rows encoded per bulk batch (bounds the temporary byte matrix).
 BATCH = 8192
 

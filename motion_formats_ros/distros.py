@@ -1,0 +1,25 @@
+"""ROS distributions and rosbag2 storages the bag codec knows (names only, no imports).
+
+The command line builds its ``--distro`` / ``--storage`` choices from here without
+loading the bag codec, and the codec validates against the same names.
+"""
+
+from __future__ import annotations
+
+#: ``--distro`` names → rosbags typestores (reading).
+DISTROS = {
+    "noetic": "ros1_noetic",
+    "foxy": "ros2_foxy",
+    "galactic": "ros2_galactic",
+    "humble": "ros2_humble",
+    "iron": "ros2_iron",
+    "jazzy": "ros2_jazzy",
+    "kilted": "ros2_kilted",
+}
+#: Distro assumed for rosbag2 bags that name none (and carry no message definitions).
+DEFAULT_DISTRO = "humble"
+#: Distros whose message definitions and metadata layout bags are written with.
+WRITE_DISTROS = ("humble", "jazzy", "kilted")
+DEFAULT_WRITE_DISTRO = "jazzy"
+#: rosbag2 storage plugins written.
+STORAGES = ("mcap", "sqlite3")
