@@ -330,3 +330,47 @@ def test_convert_reports_the_frames_in_the_output(tmp_path: Path, capsys: pytest
     frames = int(re.search(r"(\d+) frames", printed).group(1))  # type: ignore[union-attr]
     assert frames == quiet_read(tmp_path / "wave.mof").motion.num_frames
     assert frames < 201
+
+
+# ------------------------------------------------------------------ cosine segments downstream
+def eased(tmp_path: Path) -> MotionFile:
+    path = net(tmp_path, "ease", row([0] * 26, 1, 100), row([40] * 26, 3, 1000))
+    return quiet_read(path, int_bits="naodevils")
+
+
+def test_the_player_traces_a_cosine_segment(tmp_path: Path) -> None:
+    from motion_formats_ros.playback import trajectory_plan
+
+    m = eased(tmp_path).motion
+    plan = trajectory_plan(m, approach_time=1.0)
+    t = plan.time_from_start - 1.0  # motion time of each point
+    inside = (t > 0.1 + 1e-9) & (t < 1.1 - 1e-9)
+    assert inside.sum() >= 40  # a point every 20 ms along the eased second
+    expected = 40 * (1 - np.cos(np.pi * (t[inside] - 0.1))) / 2
+    np.testing.assert_allclose(np.degrees(plan.positions[inside, 0]), expected, atol=1e-9)
+
+
+def test_cosine_segments_written_for_b_human_become_linear_with_a_warning(tmp_path: Path) -> None:
+    out = tmp_path / "out" / "ease.mof"
+    out.parent.mkdir()
+    with pytest.warns(UserWarning, match=r"cosine easing \(B-Human's Int has no bit for it") as caught:
+        write(eased(tmp_path), out, int_bits="bhuman")
+    lossy = next(str(w.message) for w in caught if "lossy" in str(w.message))
+    # Linear instead of eased: the largest gap is at r = 1/4 and 3/4, 40 * (1/4 - 0.1464).
+    assert re.search(r"largest deviation 4\.14°", lossy), lossy
+    codes = [line.split()[-2] for line in out.read_text().splitlines() if line.startswith(" ")]
+    assert codes == ["1", "1"]
+
+
+def test_cosine_segments_reach_mtn_as_keyframes_on_the_curve(tmp_path: Path) -> None:
+    out = tmp_path / "ease.mtn"
+    with pytest.warns(UserWarning, match=r"lossy \.mtn write"):
+        write(eased(tmp_path), out, joint_map="aibo_ers210")
+    back = read(out).motion
+    src = eased(tmp_path).motion
+    assert back.position is not None and src.position is not None
+    t = np.linspace(0.1, 1.1, 51)
+    got = back.sample(t).position
+    want = src.sample(t).position
+    assert got is not None and want is not None
+    assert np.degrees(np.max(np.abs(got[:, 0] - want[:, 0]))) < 0.2  # within the tolerance and the 16 ms grid

@@ -907,19 +907,28 @@ def lossy_write_report(source: Motion, written: Motion) -> tuple[int, float, str
 
     Returns:
         Frames dropped (source frames minus written keyframes, at least 0), the largest
-        joint deviation (radians) at the source's frame times (the written motion starts
-        at 0, the source's first frame is matched to it), and where it occurs.
+        joint deviation (radians) at the source's frames (for keyframes also at eighths of
+        every segment; the written motion starts at 0, the source's first frame is matched
+        to it), and where it occurs.
     """
     dropped = max(source.num_frames - written.num_frames, 0)
     if source.position is None or written.position is None or source.num_frames == 0 or written.num_frames == 0:
         return dropped, 0.0, ""
-    got = written.sample(source.times - source.times[0]).position
+    times = source.times
+    want = source.position
+    if source.is_keyframed and times.size > 1:
+        inner = times[:-1, None] + np.diff(times)[:, None] * (np.arange(1, 8) / 8.0)
+        times = np.sort(np.concatenate([times, inner.ravel()]))
+        sampled = source.sample(times).position
+        assert sampled is not None
+        want = sampled
+    got = written.sample(times - times[0]).position
     assert got is not None
     worst, where = 0.0, ""
     for name in source.joint_names:
         if name not in written.joint_names:
             continue
-        a = source.position[:, source.joint_columns(name)]
+        a = want[:, source.joint_columns(name)]
         b = got[:, written.joint_columns(name)]
         if a.shape != b.shape:
             continue
@@ -929,7 +938,7 @@ def lossy_write_report(source: Motion, written: Motion) -> tuple[int, float, str
         k = int(np.argmax(diff.max(axis=1)))
         if diff[k].max() > worst:
             worst = float(diff[k].max())
-            where = f"{name} at {source.times[k] - source.times[0]:.6g} s"
+            where = f"{name} at {times[k] - times[0]:.6g} s"
     return dropped, worst, where
 
 
@@ -1152,6 +1161,14 @@ def _encode(
     eased = INT_BITS[bits].get(1) == "cosine"
     if "cosine" in kinds and not eased:
         dropped.append(f"cosine easing ({INT_BITS_TEAMS[bits]}'s Int has no bit for it: written as linear)")
+    own = motion.extras.get("mof_int_bits", "bhuman")
+    if codes is not None and own != bits:  # the stored codes mean other things in this convention
+        shaping = sum(
+            1 << b for b, what in INT_BITS.get(own, INT_BITS["bhuman"]).items() if what in ("linear", "cosine")
+        )
+        if any(isinstance(c, int) and c & ~shaping for c in codes):  # deShake or unknown bits
+            dropped.append(f"Int flags of {INT_BITS_TEAMS.get(own, own)}'s convention (deShake, other bits)")
+        codes = None
 
     # Keyframe 0 is implicit when it equals the first row's target (what reading gives).
     implicit = (
