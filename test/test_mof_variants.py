@@ -245,6 +245,15 @@ def test_int_3_alone_in_26_columns_is_ambiguous_and_warns(tmp_path: Path) -> Non
     assert m2.interpolation == ("linear", "cosine")
 
 
+def test_high_unknown_bits_alone_leave_the_convention_open_without_a_guess(tmp_path: Path) -> None:
+    path = net(tmp_path, "a", row([0] * 26), row([40] * 26, 9))
+    with pytest.warns(UserWarning, match="bit 3") as caught:
+        m = read(path).motion
+    assert len(caught) == 1  # the unknown bit; no Int-bits guess (bits 1 and 2 are unused)
+    assert m.interpolation == ("linear", "linear")
+    assert "Int bits" not in m.extras["read_choices"]
+
+
 def test_cli_int_bits_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = net(tmp_path, "a", row([0] * 26), row([40] * 26, 3))
     assert main(["info", str(path), "--int-bits", "naodevils", "--json"]) == 0

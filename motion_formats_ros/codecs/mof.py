@@ -16,22 +16,29 @@ jump returns to a place already played (the loop, reported as ``Motion.loop``):
 - keyframe 0 at t = 0 is the first row's target (the runtime interpolates from the
   robot's current pose; pass ``start_pose`` to start from a given pose instead), every
   row's target is a keyframe reached ``Dur`` ms after the previous one;
-- ``Int`` bit 0 set: linear interpolation from the previous target (``"linear"``);
-  clear: jump to the target and hold it (``"next"``);
-- ``*`` holds the previous target (mask ``keep``), ``-`` gives NaN (mask ``off``);
+- ``Int`` is a bit field (:data:`INT_BITS`, per code base): bit 0 set: linear
+  interpolation from the previous target (``"linear"``; Nao Devils' bit 1 with it:
+  ``"cosine"`` easing); clear: jump to the target and hold it (``"next"``). deShake and
+  unknown bits warn once each and are kept in ``extras["mof_int"]`` for writing back;
+- ``*`` or 2000/20000 holds the previous target (mask ``keep``), ``-`` or 1000/10000
+  gives NaN (mask ``off``);
 - hardness/stiffness: the channel ``stiffness`` (0..1, NaN = default) holds the command in
   force at each keyframe, the time column ``stiffness_ramp`` (seconds) the ramp time of
   the line issued before that keyframe's row (NaN where none).
 
-Columns are named by a joint map from ``config/joint_maps`` chosen by the column count
-(22: ``nao_bhuman_22``, B-Human's 2010–2014 signs; 26: ``nao_26``) or given as the
-``joint_map`` option; values are converted to the standard NAO convention and radians.
+Columns are named by a joint map from ``config/joint_maps`` (26: ``nao_26``; 22: B-Human
+2009's ``nao_bhuman2009_22`` or 2010–2014's ``nao_bhuman_22``, see
+:func:`choose_joint_map`) or given as the ``joint_map`` option; values are converted to
+the standard NAO convention and radians. ``extras["read_choices"]`` says how each open
+reading was settled (``info`` prints it); guesses also warn. A file with no keyframe
+rows (``extern.mof``) raises :class:`NoMotionError`, which carries its description.
 
 Writing produces one self-contained file: ``motion_id``, ``label start``, a header
 comment naming the columns, hardness/stiffness lines where the channel changes or a
 ramp was given, the rows, a loop label and transition when the motion loops, and the
 closing ``transition allMotions extern start``. Reading a ``.mof`` and writing it gives
-a file with the same keyframes.
+a file with the same keyframes. A write that loses something warns with the keyframes
+dropped and the largest deviation of the written file (read back) from the source.
 """
 
 from __future__ import annotations
@@ -566,8 +573,7 @@ def choose_int_bits(run: Expansion, joints: int, spec: str | None = None) -> Cho
         return Choice("bhuman", "unused", "only bit 0 (linear) is used, the same in every code base")
     if joints == 22:
         return Choice("bhuman", "columns", "22 joint columns: B-Human's code (Nao Devils' nets have 26)")
-    mof, row = used[0]
-    bit2 = [(m, r) for m, r in used if r.interpolation & 4 and r.interpolation < 8]
+    bit2 = [(m, r) for m, r in used if r.interpolation & 4]
     if bit2 and all(r.interpolation < 8 for _, r in used):
         mof, row = bit2[0]
         return Choice(
@@ -576,6 +582,10 @@ def choose_int_bits(run: Expansion, joints: int, spec: str | None = None) -> Cho
             f"Int {row.interpolation} at {mof.path.name}:{row.line} sets bit 2, which only Nao Devils' code "
             "defines (deShake; bit 1 is then cosine easing)",
         )
+    bit1 = [(m, r) for m, r in used if r.interpolation & 2]
+    if not bit1:
+        return Choice("bhuman", "unused", "bits 1 and 2 unused: the code bases agree on the rest")
+    mof, row = bit1[0]
     return Choice(
         "bhuman",
         "default",
