@@ -46,8 +46,9 @@ IMU_CHANNELS: dict[str, int] = {
 }
 #: Per-segment interpolation kinds (keyframe formats): ``step`` holds the segment's start
 #: value until its end, ``next`` jumps to its end value right after its start and holds it
-#: (``.mof`` rows without interpolation).
-INTERPOLATIONS = ("linear", "step", "next")
+#: (``.mof`` rows without interpolation), ``cosine`` eases in and out: a + (b − a)(1 − cos πr)/2
+#: at the elapsed fraction r (Nao Devils' ``.mof`` rows).
+INTERPOLATIONS = ("linear", "step", "next", "cosine")
 
 
 def _shape(a: np.ndarray) -> str:

@@ -165,8 +165,14 @@ class TrajectoryPlan:
         return float(self.time_from_start[-1]) if self.time_from_start.size else 0.0
 
 
+#: Spacing (s) of the points that trace a cosine-eased keyframe segment.
+COSINE_POINT_SPACING = 0.02
+
+
 def _keyframe_points(m: Motion) -> tuple[FloatArray, FloatArray]:
-    """Keyframe times/positions with an extra hold point before each step's jump."""
+    """Keyframe times/positions with an extra hold point before each step's jump (and
+    points along each cosine-eased segment, which the controller would otherwise play
+    as a straight line)."""
     assert m.position is not None and m.interpolation is not None
     times = [m.times[0]]
     rows = [m.position[0]]
@@ -176,6 +182,11 @@ def _keyframe_points(m: Motion) -> tuple[FloatArray, FloatArray]:
             hold = t1 - min(1e-3, (t1 - t0) / 2)
             times.append(hold)
             rows.append(m.position[i])
+        elif kind == "cosine":
+            n = max(4, int(np.ceil((t1 - t0) / COSINE_POINT_SPACING)))
+            for r in np.arange(1, n) / n:
+                times.append(t0 + (t1 - t0) * r)
+                rows.append(m.position[i] + (m.position[i + 1] - m.position[i]) * (1 - np.cos(np.pi * r)) / 2)
         times.append(t1)
         rows.append(m.position[i + 1])
     return np.asarray(times), np.asarray(rows)

@@ -4,7 +4,7 @@ Codec modules are imported only when used (their optional dependencies with them
 Each codec module exposes::
 
     read(path: Path, **options) -> MotionFile
-    write(motion_file: MotionFile, path: Path, *, overwrite: bool, **options) -> None
+    write(motion_file: MotionFile, path: Path, *, overwrite: bool, **options) -> int | None
     sniff(path: Path, head: str) -> bool        # only for shared suffixes
 
 The codec for a path comes from its (compound) suffix; where several codecs share a
@@ -198,7 +198,7 @@ def write(
     format: str | None = None,
     overwrite: bool = False,
     **options: Any,
-) -> None:
+) -> int | None:
     """Write ``motion_file`` to ``path`` atomically.
 
     Args:
@@ -207,6 +207,10 @@ def write(
         format: A name from :data:`CODECS`.
         overwrite: Replace an existing file (never done otherwise).
         **options: Codec options.
+
+    Returns:
+        The number of frames in the written file when the codec reports it (keyframe
+        formats that reduce or add frames: ``.mof``, ``.mtn``), else None.
 
     Raises:
         WriteError: The output exists, cannot be written, or cannot hold the data.
@@ -218,4 +222,5 @@ def write(
         raise UnknownFormatError(
             f"format {info.name!r}", [c for c in CODECS if CODECS[c].writable], "cannot be written"
         )
-    info.load().write(motion_file, p, overwrite=overwrite, **options)
+    written = info.load().write(motion_file, p, overwrite=overwrite, **options)
+    return written if isinstance(written, int) and not isinstance(written, bool) else None

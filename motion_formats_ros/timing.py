@@ -75,7 +75,8 @@ def locate(times: np.ndarray, query: np.ndarray, interpolation: Sequence[str] | 
 
     ``interpolation`` gives a kind per segment; ``step`` segments get fraction 0 (the
     segment's start value is held until the next sample time); ``next`` segments get
-    fraction 1 after their start (the end value is reached at once and held).
+    fraction 1 after their start (the end value is reached at once and held); ``cosine``
+    segments ease in and out: fraction (1 − cos πr)/2 at the elapsed fraction r.
     """
     t = np.asarray(times, dtype=np.float64)
     q = np.asarray(query, dtype=np.float64)
@@ -91,6 +92,9 @@ def locate(times: np.ndarray, query: np.ndarray, interpolation: Sequence[str] | 
         jump = np.array([kind == "next" for kind in interpolation], dtype=bool)
         if jump.any():
             fraction = np.where(jump[index] & (fraction > 0.0), 1.0, fraction)
+        eased = np.array([kind == "cosine" for kind in interpolation], dtype=bool)
+        if eased.any():
+            fraction = np.where(eased[index], (1.0 - np.cos(np.pi * fraction)) / 2.0, fraction)
     return Location(index.astype(np.intp), fraction)
 
 

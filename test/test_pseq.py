@@ -101,7 +101,7 @@ def test_convert_to_seq_and_not_back(tmp_path: Path) -> None:
         ("- 1\n- 2\n", r"not a PoseSeq: the top level is a list"),
         ("type: BodyMotion\nrefs: []\n", r"type: not a PoseSeq \(type is 'BodyMotion'\)"),
         ("type: PoseSeq\nrefs: 5\n", r"refs: expected a list of poses"),
-        ("type: PoseSeq\nrefs: []\n", r"refs: the pose sequence has no poses"),
+        ("type: PoseSeq\nrefs: []\n", r"bad\.pseq: no poses\Z"),
         (
             "type: PoseSeq\nrefs:\n  - time: x\n    refer: {joints: [0], q: [1]}\n",
             r"refs\[0\]\.time: expected a finite",

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import convert
+from ..errors import ReadError
 from ..model import Motion, MotionFile
 from ..registry import CODECS, codec_for_path, read, write
 
@@ -36,7 +37,7 @@ def cmd_formats(args: argparse.Namespace) -> int:
 
 def read_options(args: argparse.Namespace) -> dict[str, Any]:
     """Codec read options given on the command line (only those given)."""
-    names = ("joint_names", "joint_map", "body")
+    names = ("joint_names", "joint_map", "body", "int_bits")
     return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
@@ -97,6 +98,8 @@ def summarize_motion(m: Motion) -> dict[str, Any]:
         "interpolation": dict(Counter(m.interpolation)) if m.interpolation else None,
         "loop": list(m.loop) if m.loop else None,
         "joint_map": m.extras.get("joint_map") if isinstance(m.extras.get("joint_map"), str) else None,
+        # How the reader settled what the file leaves open (joint map, Int bits, timing ...).
+        "read_choices": dict(m.extras["read_choices"]) if isinstance(m.extras.get("read_choices"), dict) else {},
         "joints": [_joint_entry(m, n, d) for n, d in zip(m.joint_names, m.joint_dims, strict=True)],
         "links": list(m.link_names),
         "imus": list(m.imu_names),
@@ -122,7 +125,13 @@ def cmd_info(args: argparse.Namespace) -> int:
 
     if bag.is_bag(args):
         return bag.cmd_info_bag(args)
-    motion_file = read(args.file, format=args.from_format, **read_options(args))
+    try:
+        motion_file = read(args.file, format=args.from_format, **read_options(args))
+    except ReadError as exc:
+        net = getattr(exc, "net", None)  # a file with no motion that still describes something (.mof nets)
+        if not isinstance(net, dict):
+            raise
+        return _print_net(args, net)
     info = summarize(motion_file)
     if args.json:
         print(json.dumps(info, indent=2))
@@ -150,6 +159,8 @@ def cmd_info(args: argparse.Namespace) -> int:
             )
             mapped = f", joint map {g['joint_map']}" if g["joint_map"] else ""
             print(f"  joints ({len(g['joints'])}{mapped}): {names}")
+        for what, why in g["read_choices"].items():
+            print(f"  {what}: {why}")
         if g["links"]:
             print(f"  links ({len(g['links'])}): {', '.join(g['links'])}")
         if g["imus"]:
@@ -163,6 +174,26 @@ def cmd_info(args: argparse.Namespace) -> int:
             print(f"    {label:<26} min {_fmt(lo):>12}  max {_fmt(hi):>12}")
             for joint, (jlo, jhi) in c.get("joints", {}).items():
                 print(f"      {joint:<24} min {_fmt(jlo):>12}  max {_fmt(jhi):>12}")
+    return 0
+
+
+def _print_net(args: argparse.Namespace, net: dict[str, Any]) -> int:
+    """``info`` of a motion net file with no keyframes: its labels and transitions."""
+    if args.json:
+        print(json.dumps({"file": str(args.file), **net}, indent=2))
+        return 0
+    print(f"file:     {args.file}")
+    print(f"format:   {net.get('format')}")
+    print(
+        f"net:      {net.get('motion_id')}: no keyframe rows, {len(net['labels'])} label(s), "
+        f"{len(net['transitions'])} transition(s)"
+    )
+    for label in net["labels"]:
+        print(f"  label {label['name']} (line {label['line']})")
+    for t in net["transitions"]:
+        print(f"  transition {t['condition']} -> {t['target']} {t['label']} (line {t['line']})")
+    if net.get("targets"):
+        print(f"  leads to: {', '.join(net['targets'])}")
     return 0
 
 
@@ -184,7 +215,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
         rate=args.rate,
         method=args.resample,
     )
-    write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **write_options(args))
+    written = write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **write_options(args))
+    if written is not None:  # the codec counted what is in the file (one motion)
+        print(f"wrote {args.output} ({fmt}, 1 group, {written} frames)")
+        return 0
     frames = sum(m.num_frames for m in motion_file.groups.values())
     print(f"wrote {args.output} ({fmt}, {len(motion_file.groups)} group(s), {frames} frames)")
     return 0

@@ -32,7 +32,10 @@ def _csv(text: str) -> list[str]:
 def _add_read_options(p: argparse.ArgumentParser) -> None:
     """Naming options for formats without joint names (Choreonoid .seq)."""
     p.add_argument("--joint-names", type=_csv, help="joint names in the file's joint order (a,b,c)")
-    p.add_argument("--joint-map", type=Path, help="joint map file (YAML) naming the file's joints")
+    p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
+    p.add_argument(
+        "--int-bits", choices=["bhuman", "naodevils"], help=".mof: whose meaning of the Int column's bits to use"
+    )
     p.add_argument("--body", type=Path, help="Choreonoid .body model file for joint and link names")
 
 

@@ -16,22 +16,29 @@ jump returns to a place already played (the loop, reported as ``Motion.loop``):
 - keyframe 0 at t = 0 is the first row's target (the runtime interpolates from the
   robot's current pose; pass ``start_pose`` to start from a given pose instead), every
   row's target is a keyframe reached ``Dur`` ms after the previous one;
-- ``Int`` bit 0 set: linear interpolation from the previous target (``"linear"``);
-  clear: jump to the target and hold it (``"next"``);
-- ``*`` holds the previous target (mask ``keep``), ``-`` gives NaN (mask ``off``);
+- ``Int`` is a bit field (:data:`INT_BITS`, per code base): bit 0 set: linear
+  interpolation from the previous target (``"linear"``; Nao Devils' bit 1 with it:
+  ``"cosine"`` easing); clear: jump to the target and hold it (``"next"``). deShake and
+  unknown bits warn once each and are kept in ``extras["mof_int"]`` for writing back;
+- ``*`` or 2000/20000 holds the previous target (mask ``keep``), ``-`` or 1000/10000
+  gives NaN (mask ``off``);
 - hardness/stiffness: the channel ``stiffness`` (0..1, NaN = default) holds the command in
   force at each keyframe, the time column ``stiffness_ramp`` (seconds) the ramp time of
   the line issued before that keyframe's row (NaN where none).
 
-Columns are named by a joint map from ``config/joint_maps`` chosen by the column count
-(22: ``nao_bhuman_22``, B-Human's 2010–2014 signs; 26: ``nao_26``) or given as the
-``joint_map`` option; values are converted to the standard NAO convention and radians.
+Columns are named by a joint map from ``config/joint_maps`` (26: ``nao_26``; 22: B-Human
+2009's ``nao_bhuman2009_22`` or 2010–2014's ``nao_bhuman_22``, see
+:func:`choose_joint_map`) or given as the ``joint_map`` option; values are converted to
+the standard NAO convention and radians. ``extras["read_choices"]`` says how each open
+reading was settled (``info`` prints it); guesses also warn. A file with no keyframe
+rows (``extern.mof``) raises :class:`NoMotionError`, which carries its description.
 
 Writing produces one self-contained file: ``motion_id``, ``label start``, a header
 comment naming the columns, hardness/stiffness lines where the channel changes or a
 ramp was given, the rows, a loop label and transition when the motion loops, and the
 closing ``transition allMotions extern start``. Reading a ``.mof`` and writing it gives
-a file with the same keyframes.
+a file with the same keyframes. A write that loses something warns with the keyframes
+dropped and the largest deviation of the written file (read back) from the source.
 """
 
 from __future__ import annotations
@@ -114,6 +121,7 @@ class MofFile:
     label_lines: dict[str, int]
     joints: int | None
     first_line: int
+    comments: list[tuple[int, str]] = dataclasses.field(default_factory=list)
 
     def fail(self, line: int | None, reason: str) -> ReadError:
         return ReadError(self.path, reason, line=line)
@@ -147,6 +155,7 @@ def parse_text(text: str, path: Path) -> MofFile:
     joints: int | None = None
     joints_line = 0
     first_line = 1
+    comments: list[tuple[int, str]] = []
 
     def fail(line: int, reason: str) -> ReadError:
         return ReadError(path, reason, line=line)
@@ -169,6 +178,7 @@ def parse_text(text: str, path: Path) -> MofFile:
             continue
         first = tokens[0]
         if first.startswith(('"', "//")):
+            comments.append((lineno, raw_line.strip()))
             continue
         if motion_id is None:
             if first.startswith("motion_id"):
@@ -222,7 +232,7 @@ def parse_text(text: str, path: Path) -> MofFile:
         raise fail(1, "no `motion_id = NAME` line")
     if "start" not in labels:
         raise fail(min(label_lines.values(), default=first_line), "no `label start`")
-    mof = MofFile(path, motion_id, nodes, labels, label_lines, joints, first_line)
+    mof = MofFile(path, motion_id, nodes, labels, label_lines, joints, first_line, comments)
     for node in nodes:
         if isinstance(node, Transition) and node.target == motion_id and node.label not in labels:
             raise fail(node.line, f"unknown label {node.label!r} in motion {motion_id!r}")
@@ -339,12 +349,293 @@ def _first_row_line(mof: MofFile) -> int:
     return mof.first_line
 
 
+# --------------------------------------------------------------------------- generations
+#: NAO joint limits in degrees, standard convention (Aldebaran's NAO documentation, body
+#: H25 V3.3 and later). Used to tell the 22-column conventions apart by their result.
+NAO_LIMITS_DEG: dict[str, tuple[float, float]] = {
+    "HeadYaw": (-119.5, 119.5),
+    "HeadPitch": (-38.5, 29.5),
+    "LShoulderPitch": (-119.5, 119.5),
+    "LShoulderRoll": (-18.0, 76.0),
+    "LElbowYaw": (-119.5, 119.5),
+    "LElbowRoll": (-88.5, -2.0),
+    "LWristYaw": (-104.5, 104.5),
+    "RShoulderPitch": (-119.5, 119.5),
+    "RShoulderRoll": (-76.0, 18.0),
+    "RElbowYaw": (-119.5, 119.5),
+    "RElbowRoll": (2.0, 88.5),
+    "RWristYaw": (-104.5, 104.5),
+    "LHipYawPitch": (-65.62, 42.44),
+    "LHipRoll": (-21.74, 45.29),
+    "LHipPitch": (-88.0, 27.73),
+    "LKneePitch": (-5.29, 121.04),
+    "LAnklePitch": (-68.15, 52.86),
+    "LAnkleRoll": (-22.79, 44.06),
+    "RHipYawPitch": (-65.62, 42.44),
+    "RHipRoll": (-45.29, 21.74),
+    "RHipPitch": (-88.0, 27.73),
+    "RKneePitch": (-5.90, 121.47),
+    "RAnklePitch": (-67.97, 53.40),
+    "RAnkleRoll": (-44.06, 22.80),
+}
+#: Limits tests closer than this (degrees of total excess) decide nothing.
+LIMITS_MARGIN_DEG = 0.5
+
+#: Numbers some generations write instead of ``*`` and ``-``: B-Human's JointData
+#: ``ignore`` / ``off`` (2000 / 1000 up to the 2014 code, 20000 / 10000 from 2015 on).
+#: No joint reaches these angles, so they are never read as angles.
+KEEP_NUMBERS = (2000.0, 20000.0)
+OFF_NUMBERS = (1000.0, 10000.0)
+
+#: The 22-column conventions. A header comment naming the columns with one map's
+#: ``source`` labels (2009: HP HT AL0 ...; 2010-2014: HY HP LSP ...) decides between them.
+GENERATIONS_22 = {
+    "nao_bhuman_22": "B-Human 2010-2014",
+    "nao_bhuman2009_22": "B-Human 2009",
+}
+_MAP_COMMENT = re.compile(r"\bjoint map ([A-Za-z0-9_]+)")
+_BITS_COMMENT = re.compile(r"\bInt bits:? *([A-Za-z]+)")
+
+#: What each bit of the Int column means in the code that plays the file (each code
+#: base's SpecialActions module): B-Human (2009-2019 releases, and NomadZ, a fork of it)
+#: and Nao Devils (bit 1 eases the segment, p(r) = a + (b - a)(1 - cos(pi r))/2, only
+#: together with bit 0; deShake moves to bit 2).
+INT_BITS: dict[str, dict[int, str]] = {
+    "bhuman": {0: "linear", 1: "deShake"},
+    "naodevils": {0: "linear", 1: "cosine", 2: "deShake"},
+}
+INT_BITS_TEAMS = {"bhuman": "B-Human", "naodevils": "Nao Devils"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Choice:
+    """How a reading that a file leaves open was chosen.
+
+    Attributes:
+        value: The reading (a joint map name, an Int bit convention).
+        how: ``option``, ``columns``, ``comment`` (the file says so), ``limits`` (the
+            NAO joint limits test), ``bits`` (the bits used), ``default`` (nothing
+            decides) or ``unused`` (nothing depends on it).
+        reason: One sentence for ``info`` and warnings.
+    """
+
+    value: str
+    how: str
+    reason: str
+
+    @property
+    def guessed(self) -> bool:
+        """True when nothing in the file decided (worth a warning)."""
+        return self.how in ("limits", "bits", "default")
+
+
+class NoMotionError(ReadError):
+    """A ``.mof`` with no keyframe rows (labels and transitions only, like ``extern.mof``).
+
+    Attributes:
+        net: The description ``info`` shows (see :func:`describe_net`).
+    """
+
+    def __init__(self, path: Path, reason: str, *, line: int | None, net: dict[str, Any]) -> None:
+        self.net = net
+        super().__init__(path, reason, line=line)
+
+
+def describe_net(mof: MofFile) -> dict[str, Any]:
+    """Labels, transitions (and their targets) and row counts of one parsed file."""
+    transitions = [n for n in mof.nodes if isinstance(n, Transition)]
+    targets = sorted({t.target for t in transitions if t.target not in (EXTERN, mof.motion_id)})
+    return {
+        "format": "mof",
+        "motion_id": mof.motion_id,
+        "rows": sum(isinstance(n, Row) for n in mof.nodes),
+        "stiffness_lines": sum(isinstance(n, StiffnessLine) for n in mof.nodes),
+        "labels": [{"name": name, "line": mof.label_lines[name]} for name in mof.labels],
+        "transitions": [
+            {"line": t.line, "condition": t.condition, "target": t.target, "label": t.label} for t in transitions
+        ],
+        "targets": targets,
+    }
+
+
+_SYMBOLS = {"*": MASK_KEEP, "-": MASK_OFF}
+
+
+def _token_state(token: str) -> str:
+    """``keep``, ``off`` or ``angle`` for a row's joint token."""
+    if token in _SYMBOLS:
+        return _SYMBOLS[token]
+    value = float(token)
+    if value in KEEP_NUMBERS:
+        return MASK_KEEP
+    if value in OFF_NUMBERS:
+        return MASK_OFF
+    return "angle"
+
+
+def _limit_test(run: Expansion, jmap: joint_maps.JointMap) -> tuple[int, float, str]:
+    """Values outside the NAO limits under ``jmap``: count, total excess (deg), the worst."""
+    count, total, worst, where = 0, 0.0, 0.0, ""
+    limits = [NAO_LIMITS_DEG.get(name) for name in jmap.names]
+    for mof, row, _ in run.rows:
+        standard = jmap.to_standard(_row_values(row)[0])
+        for j, lim in enumerate(limits):
+            v = standard[j]
+            if lim is None or math.isnan(v):
+                continue
+            excess = max(lim[0] - v, v - lim[1], 0.0)
+            if excess > 0:
+                count += 1
+                total += excess
+                if excess > worst:
+                    worst = excess
+                    where = f"{jmap.names[j]} {v:g}° at {mof.path.name}:{row.line}"
+    return count, total, where
+
+
+def _comment_choice(run: Expansion, pattern: re.Pattern[str], known: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(value, where) of the first comment of the run's files naming a known value."""
+    for mof in run.files:
+        for line, text in mof.comments:
+            hit = pattern.search(text)
+            if hit and hit.group(1) in known:
+                return hit.group(1), f"{mof.path.name}:{line}"
+    return None
+
+
+def choose_joint_map(run: Expansion, joints: int, spec: Any = None) -> tuple[joint_maps.JointMap, Choice]:
+    """The joint map for the columns: given, else what the files say, else the NAO limits test."""
+    if spec is not None:
+        jmap = joint_maps.load(spec)
+        return jmap, Choice(jmap.name, "option", "given as the joint_map option")
+    if joints != 22:
+        name = DEFAULT_MAPS[joints]
+        return joint_maps.load(name), Choice(
+            name,
+            "columns",
+            f"{joints} joint columns: the 2015+ layout (B-Human, NomadZ, Nao Devils), standard NAO convention",
+        )
+    named = _comment_choice(run, _MAP_COMMENT, joint_maps.available())
+    if named is not None:
+        jmap = joint_maps.load(named[0])
+        if len(jmap) == joints and jmap.format == "mof":
+            return jmap, Choice(jmap.name, "comment", f"the comment at {named[1]} names it")
+    candidates = {name: joint_maps.load(name) for name in GENERATIONS_22}
+    labels = {
+        name: set(m.sources).difference(*(o.sources for other, o in candidates.items() if other != name))
+        for name, m in candidates.items()
+    }
+    votes: dict[str, str] = {}
+    for mof in run.files:
+        for line, text in mof.comments:
+            words = set(text.lstrip('"/').split())
+            hits = {name: words & names for name, names in labels.items()}
+            found = [name for name, h in hits.items() if len(h) >= 3]
+            if len(found) == 1 and not any(hits[n] for n in hits if n != found[0]):
+                words_shown = " ".join(text.lstrip('"/').split()[:5])
+                votes.setdefault(found[0], f"{mof.path.name}:{line} ({words_shown} …)")
+    if len(votes) == 1:
+        name, where = next(iter(votes.items()))
+        return joint_maps.load(name), Choice(
+            name, "comment", f"the column header comment at {where} uses {GENERATIONS_22[name]}'s column names"
+        )
+    conflict = (
+        f"header comments disagree ({', '.join(votes.values())}); " if votes else "no comment names the columns; "
+    )
+    tests = {name: _limit_test(run, m) for name, m in candidates.items()}
+    (best, (n_b, e_b, w_b)), (other, (n_o, e_o, w_o)) = sorted(tests.items(), key=lambda kv: kv[1][1])
+    if e_o - e_b > LIMITS_MARGIN_DEG:
+        detail = f"as {GENERATIONS_22[best]} {n_b} value(s) lie outside the NAO joint limits" + (
+            f" (worst {w_b})" if w_b else ""
+        )
+        detail += f", as {GENERATIONS_22[other]} {n_o} (by {e_o:.0f}° in all, worst {w_o})"
+        return joint_maps.load(best), Choice(best, "limits", conflict + detail)
+    name = DEFAULT_MAPS[22]
+    return joint_maps.load(name), Choice(
+        name,
+        "default",
+        conflict + f"the values fit the NAO joint limits equally well as {' and as '.join(GENERATIONS_22.values())}: "
+        f"read as {GENERATIONS_22[name]}, the default",
+    )
+
+
+def choose_int_bits(run: Expansion, joints: int, spec: str | None = None) -> Choice:
+    """Whose meaning of the Int bits the net follows (see :data:`INT_BITS`)."""
+    if spec is not None:
+        if spec not in INT_BITS:
+            raise ValueError(f"int_bits: unknown {spec!r}; known: {', '.join(INT_BITS)}")
+        return Choice(spec, "option", "given as the int_bits option")
+    named = _comment_choice(run, _BITS_COMMENT, INT_BITS)
+    if named is not None:
+        return Choice(named[0], "comment", f"the comment at {named[1]} names them")
+    used = [(mof, row) for mof, row, _ in run.rows if row.interpolation > 1]
+    if not used:
+        return Choice("bhuman", "unused", "only bit 0 (linear) is used, the same in every code base")
+    if joints == 22:
+        return Choice("bhuman", "columns", "22 joint columns: B-Human's code (Nao Devils' nets have 26)")
+    bit2 = [(m, r) for m, r in used if r.interpolation & 4]
+    if bit2 and all(r.interpolation < 8 for _, r in used):
+        mof, row = bit2[0]
+        return Choice(
+            "naodevils",
+            "bits",
+            f"Int {row.interpolation} at {mof.path.name}:{row.line} sets bit 2, which only Nao Devils' code "
+            "defines (deShake; bit 1 is then cosine easing)",
+        )
+    bit1 = [(m, r) for m, r in used if r.interpolation & 2]
+    if not bit1:
+        return Choice("bhuman", "unused", "bits 1 and 2 unused: the code bases agree on the rest")
+    mof, row = bit1[0]
+    return Choice(
+        "bhuman",
+        "default",
+        f"Int {row.interpolation} at {mof.path.name}:{row.line}: bit 1 is deShake in B-Human's code (read so) "
+        "and cosine easing in Nao Devils'; int_bits='naodevils' reads Nao Devils' nets",
+    )
+
+
+def segment_kind(code: int, bits: str) -> str:
+    """The model's interpolation kind of a row with Int ``code`` under convention ``bits``."""
+    if not code & 1:
+        return "next"
+    if INT_BITS[bits].get(1) == "cosine" and code & 2:
+        return "cosine"
+    return "linear"
+
+
+def _warn_flags(run: Expansion, bits: str) -> None:
+    """One warning per Int bit that changes nothing in a trajectory (deShake, unknown bits)."""
+    meaning = INT_BITS[bits]
+    team = INT_BITS_TEAMS[bits]
+    seen: dict[int, list[tuple[MofFile, Row]]] = {}
+    for mof, row, _ in run.rows:
+        code = row.interpolation
+        for bit in range(code.bit_length()):
+            if code >> bit & 1 and meaning.get(bit) not in ("linear", "cosine"):
+                seen.setdefault(bit, []).append((mof, row))
+    for bit, rows in sorted(seen.items()):
+        mof, row = rows[0]
+        more = f" (and {len(rows) - 1} more row(s))" if len(rows) > 1 else ""
+        if meaning.get(bit) == "deShake":
+            what = (
+                f"bit {bit} is deShake in {team}'s code (the arm joints relax at random while the row plays); "
+                "it means nothing for a trajectory"
+            )
+        else:
+            what = f"bit {bit} (value {1 << bit}) means nothing in {team}'s code"
+        warnings.warn(
+            f"{mof.path}:{row.line}: Int {row.interpolation}{more}: {what}: ignored, kept for writing back",
+            stacklevel=3,
+        )
+
+
 # --------------------------------------------------------------------------- reading
 def read(
     path: Path,
     *,
     motion: str | None = None,
     joint_map: Any = None,
+    int_bits: str | None = None,
     start_pose: Mapping[str, float] | None = None,
     **_: Any,
 ) -> MotionFile:
@@ -354,30 +645,64 @@ def read(
         path: A ``.mof`` file; jumps into other motions are followed in its folder.
         motion: The requested motion (selects conditional transitions); default the
             file's own ``motion_id``.
-        joint_map: Joint map name, path or JointMap (default by column count).
+        joint_map: Joint map name, path or JointMap (default: see :func:`choose_joint_map`).
+        int_bits: Whose meaning of the Int column's bits: ``bhuman`` or ``naodevils``
+            (default: see :func:`choose_int_bits`).
         start_pose: Joint name → radians: keyframe 0 at t = 0 holds this pose and the
             first row interpolates from it (default: the first row's target).
+
+    Raises:
+        NoMotionError: The file has no keyframe rows and leads to none (``extern.mof``).
     """
     mof = parse(path)
     net = MotionNet(path.parent)
     net.add(mof)
     run = net.expand(mof, motion)
     if not run.rows:
+        if not any(isinstance(n, Row) for n in mof.nodes):
+            info = describe_net(mof)
+            n_labels, n_trans = len(info["labels"]), len(info["transitions"])
+            leads = f" (to {', '.join(info['targets'])})" if info["targets"] else ""
+            raise NoMotionError(
+                path,
+                f"no motion in it: a motion net with no keyframe rows, only {n_labels} label(s) and "
+                f"{n_trans} transition(s){leads}; convert one of the motions it leads to, "
+                "or read it with motion=NAME",
+                line=mof.first_line,
+                net=info,
+            )
         raise mof.fail(mof.label_lines["start"], f"the motion net plays no row for motion {motion or mof.motion_id!r}")
     first_file, first_row, _first_line = run.rows[0]
     joints = len(first_row.tokens)
-    jmap = joint_maps.load(joint_map) if joint_map is not None else joint_maps.load(DEFAULT_MAPS[joints])
+    jmap, map_choice = choose_joint_map(run, joints, joint_map)
     if len(jmap) != joints:
         raise first_file.fail(
             first_row.line, f"joint map {jmap.name!r} has {len(jmap)} columns, the rows have {joints} joint values"
         )
-    m = _keyframes(run, jmap, start_pose)
+    bits = choose_int_bits(run, joints, int_bits)
+    for choice, what, override in (
+        (map_choice, f"joint map {map_choice.value}", "joint_map= (--joint-map)"),
+        (bits, f"the Int bits as {INT_BITS_TEAMS[bits.value]}'s code does", "int_bits= (--int-bits)"),
+    ):
+        if choice.guessed:
+            warnings.warn(f"{path}: read with {what} ({choice.reason}); {override} overrides", stacklevel=2)
+    _warn_flags(run, bits.value)
+    m = _keyframes(run, jmap, start_pose, bits.value)
+    m.extras["read_choices"] = {"joint map": f"{jmap.name}: {map_choice.reason}"}
+    if bits.how != "unused":
+        m.extras["read_choices"]["Int bits"] = f"{INT_BITS_TEAMS[bits.value]}'s: {bits.reason}"
+    m.extras["mof_int_bits"] = bits.value
+    spellings = _sentinel_spellings(run)
+    if spellings:
+        m.extras["mof_sentinels"] = spellings
     extras: dict[str, Any] = {
         "mof": {
             "motion_id": mof.motion_id,
             "requested": motion or mof.motion_id,
             "files": [str(f.path) for f in run.files],
             "stiffness_keyword": _stiffness_keyword(run),
+            "joint_map": dataclasses.asdict(map_choice),
+            "int_bits": dataclasses.asdict(bits),
         }
     }
     return MotionFile.single(m, name=motion or mof.motion_id, robot="NAO", extras=extras)
@@ -391,17 +716,31 @@ def _stiffness_keyword(run: Expansion) -> str | None:
 
 
 def _row_values(row: Row) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    vals = np.array([np.nan if t in ("*", "-") else float(t) for t in row.tokens])
-    keep = np.array([t == "*" for t in row.tokens])
-    off = np.array([t == "-" for t in row.tokens])
+    states = [_token_state(t) for t in row.tokens]
+    vals = np.array([float(t) if s == "angle" else np.nan for t, s in zip(row.tokens, states, strict=True)])
+    keep = np.array([s == MASK_KEEP for s in states])
+    off = np.array([s == MASK_OFF for s in states])
     return vals, keep, off
+
+
+def _sentinel_spellings(run: Expansion) -> dict[str, str]:
+    """The numbers the run writes for keep / off, when it writes them as numbers only."""
+    spelled: dict[str, set[str]] = {MASK_KEEP: set(), MASK_OFF: set()}
+    for _, row, _ in run.rows:
+        for token in row.tokens:
+            state = _token_state(token)
+            if state != "angle":
+                spelled[state].add(token)
+    return {state: next(iter(s)) for state, s in spelled.items() if len(s) == 1 and s != {"*"} and s != {"-"}}
 
 
 def _stiffness_values(line: StiffnessLine) -> np.ndarray:
     return np.array([np.nan if t == "*" else float(t) / 100.0 for t in line.tokens])
 
 
-def _keyframes(run: Expansion, jmap: joint_maps.JointMap, start_pose: Mapping[str, float] | None) -> Motion:
+def _keyframes(
+    run: Expansion, jmap: joint_maps.JointMap, start_pose: Mapping[str, float] | None, bits: str = "bhuman"
+) -> Motion:
     d = len(jmap)
     vals_l: list[np.ndarray] = []
     keep_l: list[np.ndarray] = []
@@ -456,7 +795,7 @@ def _keyframes(run: Expansion, jmap: joint_maps.JointMap, start_pose: Mapping[st
         ms_l.append(elapsed)
         codes.append(row.interpolation)
         if len(vals_l) > 1:
-            kinds.append("linear" if row.interpolation & 1 else "next")
+            kinds.append(segment_kind(row.interpolation, bits))
     if run.tail_stiffness is not None:
         any_stiffness = True
     n = len(vals_l)
@@ -568,6 +907,75 @@ def reduce_keyframes(motion: Motion, tolerance: float = 0.1, keep: Sequence[int]
     return dataclasses.replace(sampled, interpolation=("linear",) * max(len(chosen) - 1, 0), rate=None)
 
 
+# --------------------------------------------------------------------------- lossy writes
+#: Deviations up to this (radians, 0.2") are the formats' own resolution, not a loss.
+LOSS_TOLERANCE_RAD = 1e-6
+
+
+def lossy_write_report(source: Motion, written: Motion) -> tuple[int, float, str]:
+    """What writing ``source`` as ``written`` (the file read back) lost.
+
+    Returns:
+        Frames dropped (source frames minus written keyframes, at least 0), the largest
+        joint deviation (radians) at the source's frames (for keyframes also at eighths of
+        every segment; the written motion starts at 0, the source's first frame is matched
+        to it), and where it occurs.
+    """
+    dropped = max(source.num_frames - written.num_frames, 0)
+    if source.position is None or written.position is None or source.num_frames == 0 or written.num_frames == 0:
+        return dropped, 0.0, ""
+    times = source.times
+    want = source.position
+    if source.is_keyframed and times.size > 1:
+        inner = times[:-1, None] + np.diff(times)[:, None] * (np.arange(1, 8) / 8.0)
+        times = np.sort(np.concatenate([times, inner.ravel()]))
+        sampled = source.sample(times).position
+        assert sampled is not None
+        want = sampled
+    got = written.sample(times - times[0]).position
+    assert got is not None
+    worst, where = 0.0, ""
+    for name in source.joint_names:
+        if name not in written.joint_names:
+            continue
+        a = want[:, source.joint_columns(name)]
+        b = got[:, written.joint_columns(name)]
+        if a.shape != b.shape:
+            continue
+        with np.errstate(invalid="ignore"):
+            diff = np.abs(b - a)
+        diff = np.where(np.isnan(diff), 0.0, diff)
+        k = int(np.argmax(diff.max(axis=1)))
+        if diff[k].max() > worst:
+            worst = float(diff[k].max())
+            where = f"{name} at {times[k] - times[0]:.6g} s"
+    return dropped, worst, where
+
+
+def warn_lossy_write(source: Motion, written: Motion, path: Path, fmt: str, reduction: str) -> None:
+    """Warn when a keyframe format's file does not reproduce ``source``: how many frames
+    were dropped and the largest resulting deviation."""
+    dropped, worst, where = lossy_write_report(source, written)
+    if dropped == 0 and worst <= LOSS_TOLERANCE_RAD:
+        return
+    parts = [f"{written.num_frames} keyframe(s) for {source.num_frames} frame(s)"]
+    if dropped:
+        parts.append(f"{dropped} dropped ({reduction})")
+    parts.append(f"largest deviation {math.degrees(worst):.3g}°" + (f" ({where})" if where else ""))
+    warnings.warn(f"{path}: lossy {fmt} write: " + ", ".join(parts), stacklevel=4)
+
+
+def _read_back(text: str, path: Path, jmap: joint_maps.JointMap) -> Motion:
+    """The keyframes a reader gets from ``text``, the file about to be written to ``path``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parsed = parse_text(text, path)
+        net = MotionNet(path.parent)
+        net.add(parsed)
+        run = net.expand(parsed)
+        return _keyframes(run, jmap, None, choose_int_bits(run, len(jmap)).value)
+
+
 # --------------------------------------------------------------------------- writing
 def write(
     motion_file: MotionFile,
@@ -578,8 +986,9 @@ def write(
     joint_map: Any = None,
     tolerance: float = 0.1,
     motion_id: str | None = None,
+    int_bits: str | None = None,
     **_: Any,
-) -> None:
+) -> int:
     """Write one group of ``motion_file`` as a ``.mof`` motion.
 
     Args:
@@ -589,10 +998,18 @@ def write(
         tolerance: Degrees; a dense motion is reduced to keyframes within it.
         motion_id: The motion name (default: the file name without ``.mof``, which is
             what transitions of other motions refer to).
+        int_bits: Whose Int bits to write (``bhuman``, ``naodevils``; default the
+            motion's own, else ``naodevils`` when it has cosine-eased segments).
+
+    Returns:
+        The number of keyframes in the written file (as reading it gives them).
     """
     out = check_writable(path, overwrite)
-    text = encode(motion_file, out, group=group, joint_map=joint_map, tolerance=tolerance, motion_id=motion_id)
+    text, frames = _encode(
+        motion_file, out, group=group, joint_map=joint_map, tolerance=tolerance, motion_id=motion_id, int_bits=int_bits
+    )
     write_bytes_atomic(out, text.encode("utf-8"), overwrite)
+    return frames
 
 
 def _fmt(x: float) -> str:
@@ -635,9 +1052,27 @@ def encode(
     joint_map: Any = None,
     tolerance: float = 0.1,
     motion_id: str | None = None,
+    int_bits: str | None = None,
 ) -> str:
     """The ``.mof`` text of one group of ``motion_file``."""
+    return _encode(
+        motion_file, path, group=group, joint_map=joint_map, tolerance=tolerance, motion_id=motion_id, int_bits=int_bits
+    )[0]
+
+
+def _encode(
+    motion_file: MotionFile,
+    path: Path,
+    *,
+    group: str | None,
+    joint_map: Any,
+    tolerance: float,
+    motion_id: str | None,
+    int_bits: str | None,
+) -> tuple[str, int]:
+    """The ``.mof`` text and its keyframe count; warns about what it could not keep."""
     motion = motion_file.group(group)
+    source = motion
     if motion.num_frames == 0:
         raise WriteError(path, "the motion has no frames")
     if any(d != 1 for d in motion.joint_dims):
@@ -687,8 +1122,19 @@ def encode(
     ramp = motion.time_columns.get(STIFFNESS_RAMP)
     if ramp is None:
         ramp = np.full(n, np.nan)
+    sentinels = {MASK_KEEP: "*", MASK_OFF: "-"}
+    spelled = motion.extras.get("mof_sentinels")
+    if isinstance(spelled, dict):  # the numbers the source wrote for keep / off
+        for which in sentinels:
+            token = spelled.get(which)
+            if isinstance(token, str) and _NUMBER.match(token) and _token_state(token) == which:
+                sentinels[which] = token
+    keep_token, off_token = sentinels[MASK_KEEP], sentinels[MASK_OFF]
     tokens = [
-        ["-" if off[k, j] else ("*" if kept[k, j] or math.isnan(deg[k, j]) else _fmt(deg[k, j])) for j in range(d)]
+        [
+            off_token if off[k, j] else (keep_token if kept[k, j] or math.isnan(deg[k, j]) else _fmt(deg[k, j]))
+            for j in range(d)
+        ]
         for k in range(n)
     ]
     stiff_tokens = (
@@ -718,6 +1164,20 @@ def encode(
     kinds = list(motion.interpolation or ("linear",) * (n - 1))
     codes = motion.extras.get("mof_int")
     if not (isinstance(codes, list) and len(codes) == n):
+        codes = None
+    bits = int_bits or motion.extras.get("mof_int_bits")
+    if bits not in INT_BITS:
+        bits = "naodevils" if "cosine" in kinds else "bhuman"
+    eased = INT_BITS[bits].get(1) == "cosine"
+    if "cosine" in kinds and not eased:
+        dropped.append(f"cosine easing ({INT_BITS_TEAMS[bits]}'s Int has no bit for it: written as linear)")
+    own = motion.extras.get("mof_int_bits", "bhuman")
+    if codes is not None and own != bits:  # the stored codes mean other things in this convention
+        shaping = sum(
+            1 << b for b, what in INT_BITS.get(own, INT_BITS["bhuman"]).items() if what in ("linear", "cosine")
+        )
+        if any(isinstance(c, int) and c & ~shaping for c in codes):  # deShake or unknown bits
+            dropped.append(f"Int flags of {INT_BITS_TEAMS.get(own, own)}'s convention (deShake, other bits)")
         codes = None
 
     # Keyframe 0 is implicit when it equals the first row's target (what reading gives).
@@ -792,9 +1252,16 @@ def encode(
                 dur = 1
             emit_row(tokens[k], 0, dur)
         else:
-            code = 1 if kind == "linear" else 0
-            if codes is not None and isinstance(codes[k], int) and (codes[k] & 1) == code:
-                code = int(codes[k])
+            code = {"linear": 1, "cosine": 3 if eased else 1}.get(kind, 0)
+            stored = codes[k] if codes is not None else None
+            # Keep the stored code (deShake, unknown bits) when it plays the same segment.
+            if (
+                isinstance(stored, int)
+                and not isinstance(stored, bool)
+                and stored >= 0
+                and segment_kind(stored, bits) == segment_kind(code, bits)
+            ):
+                code = stored
             emit_row(tokens[k], code, dur)
         if loop is not None and k == loop[1]:
             lines.append(("text", f"transition {mid} {mid} {label}"))
@@ -811,15 +1278,19 @@ def encode(
     out = [
         f"motion_id = {mid}",
         f'" {motion_file.name or mid}: joint map {jmap.name}, angles in degrees, Dur in ms',
-        "",
-        "label start",
-        "",
-        header,
     ]
+    flagged = any(isinstance(c, int) and c > 1 for c in (codes or []))
+    if bits != "bhuman" or flagged:  # name the convention where it matters
+        meaning = ", ".join(f"{1 << b} {what}" for b, what in INT_BITS[bits].items())
+        out.append(f'" Int bits: {bits} ({meaning})')
+    out += ["", "label start", "", header]
     for kind_, item in lines:
         if kind_ == "row":
             out.append(" " + " ".join(tok.rjust(w) for tok, w in zip(item, widths, strict=True)))
         else:
             out.append(item)
     out += ["", f"transition {ALL_MOTIONS} {EXTERN} start", ""]
-    return "\n".join(out)
+    text = "\n".join(out)
+    written = _read_back(text, path, jmap)
+    warn_lossy_write(source, written, path, ".mof", f"keyframe reduction within {tolerance:g}°")
+    return text, written.num_frames

@@ -13,7 +13,15 @@ where size counts the 8-byte header and the padding to a 4-byte boundary:
 
 Timing as Sony's player: the segment to keyframe i + 1 lasts (N + 1) frames of
 ``frameRate`` ms, interpolated linearly. Joint names come from the PRM locator maps in
-``config/joint_maps`` (ERS-210/220, ERS-7; unknown locators keep the locator string).
+``config/joint_maps`` (ERS-110/111, ERS-210/220, ERS-7; unknown locators keep the
+locator string).
+
+The first AIBO generation (ERS-110/111, design label ``DRX-700``, format 1.0 and 1.1)
+differs: the frame rate (byte 22) is 0 and each keyframe's count field is the duration
+of its segment in milliseconds (a choice: the files give no frame length; ``info`` and a
+warning say so); section 1 is not padded to 4 bytes; section 3 stores the data type as
+a u16. Sections may declare more bytes than their content (kept as they are). Every
+section's bytes after its content are kept, so the file round-trips byte for byte.
 Body roll/pitch/yaw become the root orientation (REP 103: the file's pitch is positive
 leaning backward, ROS pitch is positive nose down, so the sign flips) and are also kept
 as the series ``body_rpy`` in the file's own convention.
@@ -45,6 +53,10 @@ SECTION = struct.Struct("<II")
 HEADER = struct.Struct("<IHHHHI")
 U16 = struct.Struct("<H")
 U32 = struct.Struct("<I")
+#: Format versions before 1.2 are the first generation's (section 3 data type u16, frame rate 0).
+FORMAT_1_2 = (1, 2)
+#: The design label of the first generation (ERS-110/111).
+FIRST_GENERATION_DESIGN = "DRX-700"
 #: The only data type the spec defines (angle line data).
 ANGLE_LINE_DATA = 0
 DEFAULT_FRAME_RATE_MS = 16
@@ -127,9 +139,7 @@ def decode(data: bytes, path: str | Path = "<bytes>", joint_map: Any = None) -> 
         raise p.fail(s0 + 4, f"truncated section 0: size {n0}, {SECTION.size + HEADER.size} needed")
     num_sections, major, minor, num_keyframes, frame_rate, reserved = HEADER.unpack_from(data, s0 + 8)
     if num_keyframes == 0:
-        raise p.fail(s0 + 14, "the motion has no keyframes")
-    if frame_rate == 0 and num_keyframes > 1:
-        raise p.fail(s0 + 16, "frame rate 0 ms per frame")
+        raise p.fail(s0 + 16, "the motion has no keyframes")
     tails: dict[str, str] = {"0": data[s0 + 24 : s0 + n0].hex()}
 
     # Section 1: names.
@@ -161,36 +171,60 @@ def decode(data: bytes, path: str | Path = "<bytes>", joint_map: Any = None) -> 
         locators.append(loc)
     tails["2"] = data[pos:end2].hex()
 
-    # Section 3: motion data.
+    # Section 3: motion data (data type u16 in the first generation, else u32).
     s3, n3 = sections[3]
-    if n3 < SECTION.size + U32.size:
-        raise p.fail(s3 + 4, f"truncated section 3: size {n3}, at least {SECTION.size + U32.size} needed")
-    (data_type,) = U32.unpack_from(data, s3 + 8)
-    if data_type != ANGLE_LINE_DATA:
-        raise p.fail(s3 + 8, f"unknown data type {data_type} (only 0, angle line data, is defined)")
     width = 3 + num_joints
     need = 4 * (width + (num_keyframes - 1) * (width + 1))
-    have = n3 - 12
-    if need > have or have - need >= 4:
+    type_size = U16.size if (major, minor) < FORMAT_1_2 else U32.size
+    if n3 - SECTION.size - type_size < need and n3 - SECTION.size - (6 - type_size) >= need:
+        type_size = 6 - type_size  # the other width is the one that fits: trust the size
+    if n3 < SECTION.size + type_size:
+        raise p.fail(s3 + 4, f"truncated section 3: size {n3}, at least {SECTION.size + type_size} needed")
+    (data_type,) = (U16 if type_size == U16.size else U32).unpack_from(data, s3 + 8)
+    if data_type != ANGLE_LINE_DATA:
+        raise p.fail(s3 + 8, f"unknown data type {data_type} (only 0, angle line data, is defined)")
+    start3 = s3 + SECTION.size + type_size
+    have = s3 + n3 - start3
+    if need > have or have - need >= 4:  # more than padding: the counts do not describe it
         raise p.fail(
-            s3 + 12,
+            start3,
             f"section 3 holds {have} bytes of motion data but {num_keyframes} keyframes of {num_joints} joints "
             f"(joint count at byte {s2 + 8}) need {need}",
         )
-    tails["3"] = data[s3 + 12 + need : s3 + n3].hex()
-    ints = np.frombuffer(data, dtype="<i4", count=need // 4, offset=s3 + 12).astype(np.int64)
+    tails["3"] = data[start3 + need : s3 + n3].hex()
+    ints = np.frombuffer(data, dtype="<i4", count=need // 4, offset=start3).astype(np.int64)
     rest = ints[width:].reshape(num_keyframes - 1, width + 1)
     counts = rest[:, 0]
-    bad = np.flatnonzero(counts < 0)
+    bad = np.flatnonzero(counts < (1 if frame_rate == 0 else 0))
     if bad.size:
         i = int(bad[0])
-        raise p.fail(s3 + 12 + 4 * (width + i * (width + 1)), f"negative interpolation count {int(counts[i])}")
-    frames = np.concatenate([[0], np.cumsum(counts + 1)])
+        at = start3 + 4 * (width + i * (width + 1))
+        if frame_rate == 0:
+            raise p.fail(
+                at,
+                f"keyframe {i + 1} lasts {int(counts[i])} ms, at least 1 expected "
+                "(frame rate 0: the count field is the segment's duration in ms)",
+            )
+        raise p.fail(at, f"negative interpolation count {int(counts[i])}")
     keyframes = np.vstack([ints[:width][None, :], rest[:, 1:]])
-    times = frames * (frame_rate / 1000.0)
+    choices: dict[str, str] = {}
+    if frame_rate == 0:
+        # First generation: no frame length; each count field is its segment's duration.
+        times = np.concatenate([[0], np.cumsum(counts)]) / 1000.0
+        choices["timing"] = (
+            f"frame rate 0 (byte {s0 + 18}, format {major}.{minor}): each keyframe's count field is read as "
+            "its segment's duration in ms"
+        )
+        if num_keyframes > 1:
+            warnings.warn(f"{path}: {choices['timing']}", stacklevel=3)
+    else:
+        frames = np.concatenate([[0], np.cumsum(counts + 1)])
+        times = frames * (frame_rate / 1000.0)
 
-    jmap = _choose_map(joint_map, design_label, locators)
+    jmap, why = _choose_map(joint_map, design_label, locators)
     names = _joint_names(locators, jmap)
+    if jmap is not None:
+        choices = {"joint map": f"{jmap.name}: {why}", **choices}
     rpy = keyframes[:, :3].astype(np.float64) * MICRO
     motion = Motion(
         times=times,
@@ -203,6 +237,7 @@ def decode(data: bytes, path: str | Path = "<bytes>", joint_map: Any = None) -> 
             "joint_map": jmap.name if jmap is not None else None,
             "joint_sources": dict(zip(names, locators, strict=True)),
             "mtn_frames": [int(c) for c in counts],
+            "read_choices": choices,
         },
     )
     extras = {
@@ -215,6 +250,8 @@ def decode(data: bytes, path: str | Path = "<bytes>", joint_map: Any = None) -> 
             "design_label": design_label,
             "locators": locators,
             "section_order": order,
+            "section_sizes": {str(n): length for n, (_, length) in sections.items() if n in _REQUIRED},
+            "data_type_size": type_size,
             "tails": tails,
             "unknown_sections": {
                 str(n): data[off + 8 : off + length].hex()
@@ -227,19 +264,20 @@ def decode(data: bytes, path: str | Path = "<bytes>", joint_map: Any = None) -> 
     return MotionFile.single(motion, name=name, robot=robot, extras=extras)
 
 
-def _choose_map(spec: Any, design_label: str, locators: list[str]) -> joint_maps.JointMap | None:
+def _choose_map(spec: Any, design_label: str, locators: list[str]) -> tuple[joint_maps.JointMap | None, str]:
+    """The joint map and why: given, the design label's, else the one knowing most locators."""
     if spec is not None:
-        return joint_maps.load(spec)
+        return joint_maps.load(spec), "given as the joint_map option"
     maps = joint_maps.for_format("mtn")
     for m in maps:
         if design_label in m.design_labels:
-            return m
+            return m, f"the design label {design_label} is {m.robot}'s"
     best: tuple[int, joint_maps.JointMap | None] = (0, None)
     for m in maps:
         known = sum(1 for loc in locators if m.name_for(loc) is not None)
         if known > best[0]:
             best = (known, m)
-    return best[1]
+    return best[1], f"it knows {best[0]} of the {len(locators)} PRM locators"
 
 
 def _joint_names(locators: list[str], jmap: joint_maps.JointMap | None) -> tuple[str, ...]:
@@ -296,27 +334,36 @@ def write(
     joint_map: Any = None,
     tolerance: float = 0.1,
     **_: Any,
-) -> None:
+) -> int:
     """Write ``motion_file`` (one group) as ``.mtn``.
 
     Args:
         group: The group to write (the first by default).
-        frame_rate: Milliseconds per frame (the file's own, else 16).
+        frame_rate: Milliseconds per frame (the file's own, else 16); 0 writes the first
+            generation's timing (each keyframe's count field is its duration in ms).
         joint_map: Map from joint names to PRM locators (the file's own, else the map
             that knows the most joint names; unknown names are written as they are).
         tolerance: Degrees; a dense (not keyframed) motion is reduced to the keyframes
             that reproduce it within this error.
+
+    Returns:
+        The number of keyframes in the written file.
     """
     out = check_writable(path, overwrite)
     data = encode(motion_file, out, group=group, frame_rate=frame_rate, joint_map=joint_map, tolerance=tolerance)
     write_bytes_atomic(out, data, overwrite)
+    (count,) = U16.unpack_from(data, 4 + SECTION.size + 8)  # section 0's keyframe count
+    return int(count)
 
 
-def _section(number: int, body: bytes, tail_hex: str | None) -> bytes:
-    """A section: header, body, then the stored tail (round trips) or zero padding to 4 bytes."""
+def _section(number: int, body: bytes, tail_hex: str | None, size: int | None) -> bytes:
+    """A section: header, body, then what followed the content in the file read (``size``
+    its declared size) when the body is as long as it was: byte-identical round trips;
+    otherwise zero padding to 4 bytes (none where the file read did not pad)."""
     tail = bytes.fromhex(tail_hex) if tail_hex else b""
-    if (SECTION.size + len(body) + len(tail)) % 4:
-        tail = b"\0" * ((-(SECTION.size + len(body))) % 4)
+    if size is None or SECTION.size + len(body) + len(tail) != size:
+        aligned = size is None or size % 4 == 0
+        tail = b"\0" * ((-(SECTION.size + len(body))) % 4) if aligned else b""
     return SECTION.pack(number, SECTION.size + len(body) + len(tail)) + body + tail
 
 
@@ -340,35 +387,39 @@ def encode(
     tolerance: float = 0.1,
 ) -> bytes:
     """The ``.mtn`` bytes of one group of ``motion_file``."""
-    from .mof import reduce_keyframes
+    from .mof import reduce_keyframes, warn_lossy_write
 
     motion = motion_file.group(group)
+    source = motion
     meta: dict[str, Any] = dict(motion_file.extras.get("mtn", {}))
     dropped: list[str] = []
     rate_ms = int(frame_rate if frame_rate is not None else meta.get("frame_rate_ms", DEFAULT_FRAME_RATE_MS))
-    if not 0 < rate_ms <= 0xFFFF:
-        raise WriteError(path, f"frame rate {rate_ms} ms does not fit .mtn (1..65535)")
+    if not 0 <= rate_ms <= 0xFFFF:
+        raise WriteError(path, f"frame rate {rate_ms} ms does not fit .mtn (0..65535)")
+    unit_ms = rate_ms or 1  # frame rate 0 (first generation): counts are durations in ms
     if motion.num_frames == 0:
         raise WriteError(path, "the motion has no frames")
 
-    if motion.interpolation is None:
+    # Dense motions, and segments only dense samples reproduce, are reduced to keyframes.
+    if motion.interpolation is None or "cosine" in motion.interpolation:
         if motion.num_frames > 1:
-            steps = math.floor(motion.duration * 1000 / rate_ms + 1e-6)
-            grid = float(motion.times[0]) + np.arange(steps + 1, dtype=np.float64) * (rate_ms / 1000.0)
+            steps = math.floor(motion.duration * 1000 / unit_ms + 1e-6)
+            grid = float(motion.times[0]) + np.arange(steps + 1, dtype=np.float64) * (unit_ms / 1000.0)
             if grid[-1] < motion.times[-1] - 1e-9:
-                grid = np.append(grid, grid[-1] + rate_ms / 1000.0)
+                grid = np.append(grid, grid[-1] + unit_ms / 1000.0)
             motion = reduce_keyframes(motion.sample(grid), tolerance)
         else:
             motion = dataclasses.replace(motion, interpolation=(), rate=None)
-    motion, changed = _only_linear(motion, rate_ms / 1000.0)
+    motion, changed = _only_linear(motion, unit_ms / 1000.0)
     if changed:
         dropped.append("step/next interpolation (approximated with an extra keyframe one frame from the jump)")
 
     times = motion.times - motion.times[0]
-    exact = times * 1000 / rate_ms
+    exact = times * 1000 / unit_ms
     frames = np.rint(exact).astype(np.int64)
     if np.any(np.abs(exact - frames) > 1e-6):
-        dropped.append(f"keyframe times off the {rate_ms} ms frame grid (moved to the nearest frame)")
+        grid_name = f"{rate_ms} ms frame grid" if rate_ms else "whole milliseconds (frame rate 0)"
+        dropped.append(f"keyframe times off the {grid_name} (moved to the nearest frame)")
     keep = np.concatenate([[True], np.diff(frames) > 0])
     if not keep.all():
         dropped.append(f"{int((~keep).sum())} keyframe(s) closer than one frame to the previous one")
@@ -417,15 +468,19 @@ def encode(
         warnings.warn(f"{path}: .mtn cannot hold, dropped or changed: " + "; ".join(dropped), stacklevel=3)
 
     ints = micro.astype(np.int64)
-    counts = np.diff(frames) - 1
-    body3 = bytearray(U32.pack(ANGLE_LINE_DATA))
+    counts = np.diff(frames) - (1 if rate_ms else 0)
+    version = meta.get("version", DEFAULT_VERSION)
+    type_size = meta.get("data_type_size")
+    if type_size not in (U16.size, U32.size):
+        type_size = U16.size if tuple(version) < FORMAT_1_2 else U32.size
+    body3 = bytearray((U16 if type_size == U16.size else U32).pack(ANGLE_LINE_DATA))
     body3 += ints[0].astype("<i4").tobytes()
     if ints.shape[0] > 1:
         rest = np.column_stack([counts, ints[1:]]).astype("<i4")
         body3 += rest.tobytes()
 
     tails: dict[str, str] = meta.get("tails", {}) if isinstance(meta.get("tails"), dict) else {}
-    version = meta.get("version", DEFAULT_VERSION)
+    sizes: dict[str, int] = meta.get("section_sizes", {}) if isinstance(meta.get("section_sizes"), dict) else {}
     name = motion_file.name or path.stem
     creator = str(meta.get("creator", ""))
     design = str(meta.get("design_label", "") or (jmap.design_labels[0] if jmap and jmap.design_labels else ""))
@@ -445,8 +500,14 @@ def encode(
     out = bytearray(MAGIC)
     for number in order:
         tail = tails.get(str(number)) if number in _REQUIRED else None
-        out += _section(number, bodies[number], tail)
-    return bytes(out)
+        size = sizes.get(str(number)) if number in _REQUIRED else None
+        out += _section(number, bodies[number], tail, size if isinstance(size, int) else None)
+    data = bytes(out)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        written = decode(data, path).motion
+    warn_lossy_write(source, written, path, ".mtn", f"keyframe reduction within {tolerance:g}°")
+    return data
 
 
 def _only_linear(motion: Motion, frame: float) -> tuple[Motion, bool]:
@@ -483,6 +544,10 @@ def _writer_map(spec: Any, motion: Motion, motion_file: MotionFile) -> joint_map
     for m in maps:
         if m.name == name:
             return m
+    # Ties go to the later models: the first generation's locators belong in format 1.0/1.1
+    # files only, and the writer emits 1.2 unless the motion came from an older file.
+    old_format = tuple(motion_file.extras.get("mtn", {}).get("version", DEFAULT_VERSION)) < FORMAT_1_2
+    maps.sort(key=lambda m: (FIRST_GENERATION_DESIGN in m.design_labels) != old_format)
     best: tuple[int, joint_maps.JointMap | None] = (0, None)
     for m in maps:
         known = sum(1 for n in motion.joint_names if m.source_for(n) is not None)

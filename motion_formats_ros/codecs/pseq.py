@@ -7,7 +7,10 @@ name every joint: a joint moves between the poses that name it.
 
 The reader gives a keyframed motion: one keyframe per pose time, each joint interpolated
 linearly between the poses that set it and held before its first and after its last
-(the mask ``unset`` marks values a pose did not give). Choreonoid's own interpolator
+(the mask ``unset`` marks values a pose did not give). Two poses at the same time: the
+later one in the file replaces the earlier (as Choreonoid's PoseSeq does), with a
+warning naming both lines. Numbers may be written in exponent form (``1e-06``, which
+YAML 1.1 resolves to a string, not a float) wherever a number stands. Choreonoid's own interpolator
 smooths the transitions with splines and honours ``maxTransitionTime``; that is kept in
 extras, not reproduced. Joint names come from the same options as ``.seq``
 (``joint_names``, ``joint_map``, ``body``).
@@ -17,21 +20,44 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import yaml
 from scipy.spatial.transform import Rotation
 
 from ..errors import ReadError
 from ..model import Motion, MotionFile, Series
 from .seq import _load_safe, resolve_names
 
+#: A number as Choreonoid's YAML reader takes it (strtod) that YAML 1.1 leaves a string:
+#: exponent form without a dot (``1e-06``, ``-2.5E+01`` has one but ``3E2`` has not).
+_EXPONENT_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+\Z")
+
 
 def _number(value: Any, path: Path, field: str) -> float:
+    if isinstance(value, str) and _EXPONENT_NUMBER.match(value.strip()):
+        value = float(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ReadError(path, f"expected a finite number, got {value!r}", field=field)
     return float(value)
+
+
+def _pose_lines(path: Path) -> list[int]:
+    """1-based line of every entry of ``refs`` (for messages; [] when it cannot tell)."""
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8-sig"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return []
+    if not isinstance(root, yaml.MappingNode):
+        return []
+    for key, value in root.value:
+        if isinstance(key, yaml.ScalarNode) and key.value == "refs" and isinstance(value, yaml.SequenceNode):
+            return [item.start_mark.line + 1 for item in value.value]
+    return []
 
 
 def _numbers(value: Any, path: Path, field: str, count: int | None = None) -> list[float]:
@@ -66,9 +92,12 @@ def read(
     if doc.get("type") != "PoseSeq":
         raise ReadError(path, f"not a PoseSeq (type is {doc.get('type')!r})", field="type")
     refs = doc.get("refs")
+    if refs is None or refs == []:
+        raise ReadError(path, "no poses")
     if not isinstance(refs, list):
         raise ReadError(path, "expected a list of poses", field="refs")
     poses: list[tuple[float, dict[int, float], Any, Any, dict[str, Any]]] = []
+    ref_index: list[int] = []  # the refs entry of each pose
     for i, ref in enumerate(refs):
         field = f"refs[{i}]"
         if not isinstance(ref, dict) or not isinstance(ref.get("refer"), dict):
@@ -105,13 +134,26 @@ def read(
         other = {k: v for k, v in ref.items() if k not in ("time", "refer")}
         if poses and t < poses[-1][0]:
             raise ReadError(path, f"pose time {t} is before the previous pose's {poses[-1][0]}", field=f"{field}.time")
-        if poses and t == poses[-1][0]:  # the later pose at the same time wins
-            poses[-1][1].update(joints)
-            poses[-1] = (t, poses[-1][1], base or poses[-1][2], zmp or poses[-1][3], other or poses[-1][4])
+        if poses and t == poses[-1][0]:  # Choreonoid keeps the later pose at the same time
+            lines = _pose_lines(path)
+            if len(lines) == len(refs):
+                earlier, later = f"line {lines[ref_index[-1]]}", f"line {lines[i]}"
+            else:
+                earlier, later = f"refs[{ref_index[-1]}]", f"refs[{i}]"
+            warnings.warn(
+                f"{path}: two key poses at time {t:g} ({earlier} and {later}): the later one ({later}) "
+                "replaces the earlier, as in Choreonoid",
+                stacklevel=2,
+            )
+            poses[-1] = (t, joints, base, zmp, other)
+            ref_index[-1] = i
             continue
         poses.append((t, joints, base, zmp, other))
+        ref_index.append(i)
     if not poses:
-        raise ReadError(path, "the pose sequence has no poses", field="refs")
+        raise ReadError(path, "no poses")
+    if not any(p[1] or p[2] is not None or p[3] is not None for p in poses):
+        raise ReadError(path, f"no poses: the {len(poses)} key pose(s) set no joint, base link or ZMP")
     count = max((max(p[1]) + 1 for p in poses if p[1]), default=0)
     names = resolve_names(path, joint_names=joint_names, joint_map=joint_map, body=body)
     if names.joints is not None and count > len(names.joints):
