@@ -21,8 +21,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .errors import ReadError, UnknownFormatError
-from .model import MotionFile
+from .core.errors import ReadError, UnknownFormatError
+from .core.model import MotionFile
 
 #: Bytes read from the start of a file for content sniffing.
 SNIFF_BYTES = 65536

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from motion_formats_ros import Motion, MotionFile, WriteError, read, write
-from motion_formats_ros.codecs.mof import reduce_keyframes
+from motion_formats_ros.core.keyframes import reduce_keyframes
 
 MOF = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "mof"
 MOTIONS = sorted(p for p in MOF.glob("*/*.mof") if p.stem != "extern")

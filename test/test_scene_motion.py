@@ -12,7 +12,7 @@ import pytest
 
 from motion_formats_ros import ReadError, UnknownFormatError, read
 from motion_formats_ros.codecs.scene import SceneError, load_scene, preprocess, scene_to_motion
-from motion_formats_ros.kinematics import SceneKinematics
+from motion_formats_ros.codecs.scene.kinematics import SceneKinematics
 
 SCENES = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "scene_json5"
 NOT_SCENES = {"test_request.json"}

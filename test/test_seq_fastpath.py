@@ -11,7 +11,8 @@ import pytest
 
 from motion_formats_ros import Motion, MotionFile, ReadError, Series, write
 from motion_formats_ros.codecs import seq
-from motion_formats_ros.codecs._seqfast import extract, to_number
+from motion_formats_ros.codecs.seq.fast import extract
+from motion_formats_ros.core._flowrows import to_number
 
 CHOREONOID = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "choreonoid"
 CORPUS = ["v1/SR1WalkPattern2.yaml", "v2/SR1WalkPattern1.seq", "v2/SR1WalkPattern2.seq"]

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import convert
-from .._io import check_writable
-from ..errors import MotionFormatError
+from ..core.atomic import check_writable
+from ..core.errors import MotionFormatError
 from ..registry import CODECS, codec_by_name, codec_for_path, read, write
 
 
@@ -125,7 +125,7 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     if args.input.resolve() == args.bag.resolve():
         raise ValueError(f"{args.bag}: the output is the input; the input is never modified")
     check_writable(args.bag, args.overwrite)
-    from .commands import read_options
+    from .options import read_options
 
     motion_file = read(args.input, format=args.from_format, **read_options(args))
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)

@@ -11,8 +11,9 @@ from typing import Any
 import numpy as np
 
 from .. import convert
-from ..model import Motion, MotionFile
+from ..core.model import Motion, MotionFile
 from ..registry import CODECS, codec_for_path, read, write
+from .options import read_options, write_options
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
@@ -32,24 +33,6 @@ def cmd_formats(args: argparse.Namespace) -> int:
         mode = "read/write" if row["writable"] else "read"
         print(f"{row['name']:<8} {mode:<10} {' '.join(row['suffixes']):<40} {row['description']}")
     return 0
-
-
-def read_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Codec read options given on the command line (only those given)."""
-    names = ("joint_names", "joint_map", "body")
-    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
-
-
-def write_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Codec write options given on the command line (only those given)."""
-    opts: dict[str, Any] = {}
-    if getattr(args, "seq_version", None) is not None:
-        opts["version"] = args.seq_version
-    if getattr(args, "lossless", False):
-        opts["lossless"] = True
-    if getattr(args, "se3_format", None) is not None:
-        opts["se3_format"] = args.se3_format
-    return opts
 
 
 # ------------------------------------------------------------------------- info
@@ -171,7 +154,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     if args.input.resolve() == args.output.resolve():
         raise ValueError(f"{args.output}: the output is the input; the input is never modified")
     fmt = args.to_format or codec_for_path(args.output, for_write=True).name
-    from .._io import check_writable
+    from ..core.atomic import check_writable
 
     check_writable(args.output, args.overwrite)
     motion_file = read(args.input, format=args.from_format, **read_options(args))

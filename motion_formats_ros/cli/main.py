@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..errors import MotionFormatError
+from ..core.errors import MotionFormatError
 from ..registry import CODECS
 from . import bag as bag_cli
 from . import commands

@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from .._io import check_writable, write_bytes_atomic
-from ..errors import MotionFormatError
-from ..model import Motion, MotionFile
+from ..core.atomic import check_writable, write_bytes_atomic
+from ..core.errors import MotionFormatError
+from ..core.model import Motion, MotionFile
 
 
 def _pyplot() -> Any:

@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import joint_maps
-from .._io import check_writable, write_bytes_atomic
-from ..errors import ReadError, WriteError
-from ..model import Motion, MotionFile, Series
+from ..core import joint_maps
+from ..core.atomic import check_writable, write_bytes_atomic
+from ..core.errors import ReadError, WriteError
+from ..core.model import Motion, MotionFile, Series
 
 MAGIC = b"OMTN"
 SECTION = struct.Struct("<II")
@@ -61,7 +61,7 @@ def read(path: Path, joint_map: Any = None, **_: Any) -> MotionFile:
 
     Args:
         path: The file.
-        joint_map: A joint map (name, path or :class:`~motion_formats_ros.joint_maps.JointMap`)
+        joint_map: A joint map (name, path or :class:`~motion_formats_ros.core.joint_maps.JointMap`)
             to name the joints; by default the map whose design labels include the file's,
             else the one that knows every locator.
     """
@@ -340,7 +340,7 @@ def encode(
     tolerance: float = 0.1,
 ) -> bytes:
     """The ``.mtn`` bytes of one group of ``motion_file``."""
-    from .mof import reduce_keyframes
+    from ..core.keyframes import reduce_keyframes
 
     motion = motion_file.group(group)
     meta: dict[str, Any] = dict(motion_file.extras.get("mtn", {}))

@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import _msgpack, _nesting, _yaml
-from .._io import atomic_output, check_writable
-from ..errors import ReadError, WriteError
-from ..model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
+from ..core import _msgpack, _nesting, _yaml
+from ..core.atomic import atomic_output, check_writable
+from ..core.errors import ReadError, WriteError
+from ..core.model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
 
 VERSION = 1
 ENCODINGS = ("msgpack", "yaml", "json")

@@ -23,9 +23,10 @@ from typing import Any
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ..errors import ReadError
-from ..model import Motion, MotionFile, Series
-from .seq import _load_safe, resolve_names
+from ..core.errors import ReadError
+from ..core.model import Motion, MotionFile, Series
+from ..core.naming import load_safe as _load_safe
+from ..core.naming import resolve_names
 
 
 def _number(value: Any, path: Path, field: str) -> float:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ...model import MotionFile
+from ...core.model import MotionFile
 from ._read import IMU, JOINT_STATE, POINT, TF_TYPES, TRAJECTORY, ReadOptions, read_bag
 from ._source import BagSource, is_rosbag2_folder
 from ._write import WriteOptions, write_bag

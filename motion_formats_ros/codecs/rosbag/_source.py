@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
-from ...errors import ReadError
+from ...core.errors import ReadError
 from . import _mcap
 
 BAG_SUFFIXES = (".db3", ".mcap", ".bag")

@@ -24,9 +24,9 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..._io import check_writable
-from ...errors import WriteError
-from ...model import Motion, MotionFile
+from ...core.atomic import check_writable
+from ...core.errors import WriteError
+from ...core.model import Motion, MotionFile
 from . import _bulk
 from ._read import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
 from ._source import typestore_for

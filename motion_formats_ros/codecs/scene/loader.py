@@ -19,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 
 import pyjson5
 
-from ...errors import ReadError
+from ...core.errors import ReadError
 from .problems import PathPart, Problems, SceneError, json_path
 
 _NEAR = re.compile(r"\s*near (\d+)")

@@ -122,7 +122,7 @@ class JointMap:
 
 def _installed_prefix() -> Path | None:
     """The install prefix when this package is installed (…/lib/pythonX.Y/site-packages/pkg)."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # core/ → the package folder
     parents = here.parents
     if len(parents) >= 4 and parents[0].name in ("site-packages", "dist-packages"):
         return parents[3]
@@ -137,7 +137,7 @@ def search_paths(prefixes: Iterable[str | os.PathLike[str]] | None = None) -> li
             by default the installed package's prefix, ``sys.prefix`` and
             ``AMENT_PREFIX_PATH``. The source checkout is always searched first.
     """
-    out: list[Path] = [Path(__file__).resolve().parent.parent / SUBDIR]
+    out: list[Path] = [Path(__file__).resolve().parents[2] / SUBDIR]
     if prefixes is None:
         candidates: list[str | os.PathLike[str]] = []
         installed = _installed_prefix()

@@ -18,7 +18,7 @@ times). Components the model has no slot for are kept in ``Motion.extras`` and w
 back. Joint names come from the ``joint_names`` / ``joint_map`` options, else a
 Choreonoid ``.body`` file (``body``), else ``joint_0 …``.
 
-Reading takes the fast path (:mod:`._seqfast`: frame rows parsed with numpy, only the
+Reading takes the fast path (:mod:`.fast`: frame rows parsed with numpy, only the
 small skeleton goes to PyYAML) and falls back to a full safe YAML parse whenever anything
 is unusual; errors always come from the YAML path, so they carry the same line numbers.
 Writing emits Choreonoid's own layout (block nodes, one flow row per frame, ``%.9g``
@@ -39,15 +39,16 @@ import numpy as np
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .. import _yaml, timing
-from .._io import check_writable, write_bytes_atomic
-from .._nesting import too_deep_reason, yaml_too_deep
-from ..errors import ReadError, WriteError
-from ..model import DEFAULT_GROUP, Motion, MotionFile, Series
-from ..spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS, pose_to_se3, se3_to_pose
-from ._seqfast import Rows, extract, to_number
-
-SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from ...core import _yaml, timing
+from ...core._flowrows import Rows, to_number
+from ...core._nesting import too_deep_reason, yaml_too_deep
+from ...core._yaml import SafeLoader, error_line
+from ...core.atomic import check_writable, write_bytes_atomic
+from ...core.errors import ReadError, WriteError
+from ...core.model import DEFAULT_GROUP, Motion, MotionFile, Series
+from ...core.naming import Names, load_body, load_joint_map, resolve_names
+from ...core.spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS, pose_to_se3, se3_to_pose
+from .fast import extract
 
 #: Format versions this codec reads, and the ones it writes.
 READ_VERSIONS = (1, 2, 3, 4)
@@ -147,22 +148,12 @@ class YSeq(list[Any]):
         self.item_lines = []
 
 
-def _mark_line(exc: yaml.YAMLError, text: str) -> int | None:
-    if isinstance(exc, yaml.MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        return mark.line + 1 if mark is not None else None
-    position = getattr(exc, "position", None)
-    if isinstance(position, int):
-        return text.count("\n", 0, position) + 1
-    return None
-
-
 def load_yaml(text: str, path: str | os.PathLike[str], placeholders: Mapping[str, Rows] | None = None) -> Any:
     """``text`` as a tree of :class:`YMap` / :class:`YSeq` / scalars, with lines.
 
     Only safe YAML: tags outside the YAML core schema are errors, aliases may not expand
     to more nodes than the text has characters (alias bombs) and may not be recursive.
-    Plain scalars that are numbers by :func:`._seqfast.to_number` become floats (so
+    Plain scalars that are numbers by :func:`motion_formats_ros.core._flowrows.to_number` become floats (so
     ``1e-08`` is a number, as Choreonoid reads it).
     """
     deep = yaml_too_deep(text)
@@ -174,7 +165,7 @@ def load_yaml(text: str, path: str | os.PathLike[str], placeholders: Mapping[str
             node = loader.get_single_node()
         except yaml.YAMLError as exc:
             problem = getattr(exc, "problem", None) or str(exc)
-            raise ReadError(path, f"invalid YAML: {problem}", line=_mark_line(exc, text)) from None
+            raise ReadError(path, f"invalid YAML: {problem}", line=error_line(exc, text)) from None
         if node is None:
             raise ReadError(path, "empty file: expected a body motion mapping", line=1)
         if "&" in text or "*" in text:
@@ -405,130 +396,6 @@ def _from_skeleton(
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return result
-
-
-class Names:
-    """Joint and link names from the user or a body file (None: not given)."""
-
-    def __init__(
-        self,
-        joints: list[str] | None = None,
-        links: list[str] | None = None,
-        robot: str = "",
-        source: str = "",
-        explicit: bool = False,
-    ) -> None:
-        self.joints = joints
-        self.links = links
-        self.robot = robot
-        self.source = source
-        self.explicit = explicit
-
-
-def resolve_names(
-    path: str | os.PathLike[str],
-    *,
-    joint_names: Sequence[str] | str | None = None,
-    joint_map: str | os.PathLike[str] | Mapping[Any, Any] | Sequence[str] | None = None,
-    body: str | os.PathLike[str] | None = None,
-) -> Names:
-    """Names by precedence: explicit list / map > body file > none (``joint_0 …``)."""
-    body_names = load_body(body) if body is not None else None
-    links = body_names.links if body_names else None
-    robot = body_names.robot if body_names else ""
-    if joint_names is not None:
-        if isinstance(joint_names, str):
-            names = [s.strip() for s in joint_names.split(",") if s.strip()]
-        else:
-            names = [str(s) for s in joint_names]
-        return Names(names, links, robot, "joint_names", True)
-    if joint_map is not None:
-        return Names(load_joint_map(joint_map), links, robot, "joint_map", True)
-    return body_names or Names()
-
-
-def _load_safe(path: str | os.PathLike[str], what: str) -> Any:
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReadError(path, f"cannot read the {what}: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        return yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
-    except yaml.YAMLError as exc:
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ReadError(path, f"invalid YAML in the {what}: {problem}", line=_mark_line(exc, text)) from None
-    except (ValueError, TypeError, OverflowError) as exc:  # a constructor's own error (``!!float word``)
-        raise ReadError(path, f"invalid value in the {what}: {exc}") from None
-
-
-def load_joint_map(source: str | os.PathLike[str] | Mapping[Any, Any] | Sequence[str]) -> list[str]:
-    """Joint names in joint-ID order from a joint map.
-
-    A map is a list of names, a mapping joint ID → name, or a mapping with a
-    ``joint_names`` / ``joints`` entry holding either; given as data or a YAML file.
-    """
-    where = source if isinstance(source, (str, os.PathLike)) else "<joint map>"
-    data: Any = _load_safe(source, "joint map") if isinstance(source, (str, os.PathLike)) else source
-    if isinstance(data, Mapping):
-        for key in ("joint_names", "joints", "columns"):
-            if key in data:
-                data = data[key]
-                break
-    if isinstance(data, list) and data and all(isinstance(v, Mapping) and "name" in v for v in data):
-        # The project's joint-map files: columns of {source, name}; source = joint ID here.
-        sources = [v.get("source") for v in data]
-        if all(isinstance(s, int) or (isinstance(s, str) and s.isdigit()) for s in sources):
-            data = {int(s): v["name"] for s, v in zip(sources, data, strict=True)}
-        else:
-            data = [str(v["name"]) for v in data]
-    if isinstance(data, Mapping):
-        try:
-            ids = {int(k): str(v) for k, v in data.items()}
-        except (TypeError, ValueError):
-            raise ReadError(where, "a joint map must map joint IDs (integers) to names") from None
-        if not ids or min(ids) < 0:
-            raise ReadError(where, "joint IDs must be non-negative integers")
-        return [ids.get(i, f"joint_{i}") for i in range(max(ids) + 1)]
-    if isinstance(data, Sequence) and not isinstance(data, str) and all(isinstance(v, str) for v in data):
-        return list(data)
-    raise ReadError(where, "a joint map must be a list of names or a mapping joint ID → name")
-
-
-def load_body(path: str | os.PathLike[str]) -> Names:
-    """Joint names (by ``jointId`` / ``joint_id``) and links (link-index order) of a ``.body`` file."""
-    doc = _load_safe(path, "body file")
-    if not isinstance(doc, Mapping) or not isinstance(doc.get("links"), list):
-        raise ReadError(path, "not a Choreonoid body file (a YAML mapping with a 'links' list)")
-    links = [link for link in doc["links"] if isinstance(link, Mapping) and isinstance(link.get("name"), str)]
-    ids: dict[int, str] = {}
-    for link in links:
-        jid = link.get("jointId", link.get("joint_id"))
-        if isinstance(jid, int) and not isinstance(jid, bool) and jid >= 0:
-            if jid in ids:
-                raise ReadError(path, f"joint ID {jid} used by {ids[jid]!r} and {link['name']!r}")
-            ids[jid] = link["name"]
-    joints = [ids.get(i, f"joint_{i}") for i in range(max(ids) + 1)] if ids else []
-    # Link-index order: depth first from the root, children in file order.
-    names = [link["name"] for link in links]
-    children: dict[str, list[str]] = {}
-    for link in links:
-        parent = link.get("parent")
-        if isinstance(parent, str):
-            children.setdefault(parent, []).append(link["name"])
-    root = doc.get("rootLink") or doc.get("root_link")
-    if root not in names:
-        root = next((link["name"] for link in links if not isinstance(link.get("parent"), str)), None)
-    order: list[str] = []
-    stack = [root] if root is not None else []
-    while stack:
-        name = stack.pop()
-        if name in order:
-            continue
-        order.append(name)
-        stack.extend(reversed(children.get(name, [])))
-    order.extend(n for n in names if n not in order)
-    robot = doc.get("name")
-    return Names(joints, order, str(robot) if robot is not None else "", f"body file {os.fspath(path)}")
 
 
 class _Component:
