@@ -12,6 +12,7 @@ import pytest
 from motion_formats_ros import Motion, MotionFile, ReadError, Series, write
 from motion_formats_ros.codecs import seq
 from motion_formats_ros.codecs.seq.fast import extract
+from motion_formats_ros.codecs.seq.reader import read_document
 from motion_formats_ros.core._flowrows import to_number
 
 CHOREONOID = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "choreonoid"
@@ -189,7 +190,7 @@ def test_seq_fast_path_reports_the_yaml_line_for_frame_times(tmp_path: Path) -> 
     assert extracted is not None
     skeleton, rows = extracted
     with pytest.raises(ReadError) as fast:
-        seq._Reader("<t>", seq.Names()).file(seq.load_yaml(skeleton, "<t>", rows))
+        read_document(seq.load_yaml(skeleton, "<t>", rows), "<t>")
     with pytest.raises(ReadError) as slow:
         seq.decode(text, "<t>", fast=False)
     assert fast.value.line == slow.value.line == 14

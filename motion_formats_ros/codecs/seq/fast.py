@@ -9,10 +9,18 @@ None) whenever anything is unusual; the caller then parses the whole file with Y
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
+import warnings
 
 from ...core._flowrows import Rows, end_of_line, is_blank_or_comment, parse_block, scan_block
+from ...core.errors import ReadError
+from ...core.model import MotionFile
+from ...core.naming import Names
+from .reader import read_document
+from .schema import DeclineError
+from .tree import load_yaml
 
 _FRAMES_KEY = re.compile(rb"( *)((?:- +)?)frames:[ \t]*")
 
@@ -91,4 +99,29 @@ def extract(data: bytes | str) -> tuple[str, dict[str, Rows]] | None:
     return skeleton, found
 
 
-__all__ = ["extract"]
+def decode_fast(
+    data: bytes | str, path: str | os.PathLike[str] = "<text>", *, names: Names | None = None
+) -> MotionFile | None:
+    """The fast path alone: the file, or None when it declines (unusual or bad input)."""
+    extracted = extract(data)
+    return None if extracted is None else from_skeleton(extracted, path, names)
+
+
+def from_skeleton(
+    extracted: tuple[str, dict[str, Rows]], path: str | os.PathLike[str], names: Names | None
+) -> MotionFile | None:
+    """The motion from :func:`extract`'s skeleton and rows, or None when the YAML path must decide."""
+    skeleton, rows = extracted
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            doc = load_yaml(skeleton, path, rows)
+            result = read_document(doc, path, names)
+    except (ReadError, DeclineError):
+        return None  # the YAML path decides, with its line numbers
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return result
+
+
+__all__ = ["decode_fast", "extract", "from_skeleton"]
