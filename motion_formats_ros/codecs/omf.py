@@ -148,8 +148,8 @@ def _text(data: bytes, path: str | Path) -> str:
         raise ReadError(path, "not valid UTF-8 text", offset=exc.start) from None
 
 
-class _Reader:
-    """Turns a decoded OMF document into the model, with field paths in every error."""
+class _Fields:
+    """Typed values of a decoded OMF document; every error names the field path."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = path
@@ -243,7 +243,10 @@ class _Reader:
         self._first_bad(rows, field, row_shape)
         raise self.fail(field, f"expected rows of shape {row_shape}")  # pragma: no cover
 
-    # ----------------------------------------------------------------- document
+
+class _Reader(_Fields):
+    """Turns a decoded OMF document into the model, with field paths in every error."""
+
     def file(self, doc: Any) -> MotionFile:
         doc = self.mapping(doc, "(top level)")
         fmt = doc.get("format")
@@ -253,6 +256,26 @@ class _Reader:
         if version != VERSION:
             raise self.fail("version", f"unsupported version {version!r} (supported: {VERSION})")
         basic = self.mapping(doc.get("basic", {}), "basic")
+        ctx, data_names = self.context(doc, basic)
+        groups = {name: self.section(doc.get(name, {}), name, ctx) for name in data_names}
+        extras: dict[str, Any] = {}
+        basic_extra = {k: v for k, v in basic.items() if k not in _BASIC_KEYS}
+        if basic_extra:
+            extras["omf_basic"] = basic_extra
+        top_extra = {k: v for k, v in doc.items() if k not in _TOP_KEYS and k not in data_names}
+        if top_extra:
+            extras["omf_top"] = top_extra
+        date = self.date(basic.get("date"), extras)
+        return MotionFile(
+            groups=groups,
+            name=str(basic.get("name") or ""),
+            robot=str(basic.get("robot") or ""),
+            date=date,
+            extras=extras,
+        )
+
+    def context(self, doc: dict[str, Any], basic: dict[str, Any]) -> tuple[_Context, list[str]]:
+        """The names every group shares (``basic``), and the data groups' names."""
         joint_names = self.names(basic.get("joint_names"), "basic.joint_names")
         dims_raw = basic.get("joint_dims")
         if dims_raw is None or (isinstance(dims_raw, list) and not dims_raw and joint_names):
@@ -277,23 +300,7 @@ class _Reader:
                 raise self.fail("basic.data_names", f"{name!r} is reserved")
         if not data_names:
             raise self.fail("basic.data_names", "no data groups")
-        ctx = _Context(joint_names, joint_dims, link_names, imu_names, time_names)
-        groups = {name: self.section(doc.get(name, {}), name, ctx) for name in data_names}
-        extras: dict[str, Any] = {}
-        basic_extra = {k: v for k, v in basic.items() if k not in _BASIC_KEYS}
-        if basic_extra:
-            extras["omf_basic"] = basic_extra
-        top_extra = {k: v for k, v in doc.items() if k not in _TOP_KEYS and k not in data_names}
-        if top_extra:
-            extras["omf_top"] = top_extra
-        date = self.date(basic.get("date"), extras)
-        return MotionFile(
-            groups=groups,
-            name=str(basic.get("name") or ""),
-            robot=str(basic.get("robot") or ""),
-            date=date,
-            extras=extras,
-        )
+        return _Context(joint_names, joint_dims, link_names, imu_names, time_names), data_names
 
     def date(self, value: Any, extras: dict[str, Any]) -> datetime | None:
         if value is None or value == "":
