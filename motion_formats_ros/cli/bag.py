@@ -11,7 +11,7 @@ from typing import Any
 from .. import convert
 from ..core.atomic import check_writable
 from ..core.errors import MotionFormatError
-from ..registry import CODECS, codec_by_name, codec_for_path, read, write
+from ..registry import CODECS, codec_for_path, read, write
 
 
 def _csv(text: str) -> list[str]:
@@ -167,7 +167,7 @@ def is_bag(args: argparse.Namespace) -> bool:
 
 def cmd_info_bag(args: argparse.Namespace) -> int:
     """``info`` of a bag: its topics, which convert, and their message counts."""
-    codec = codec_by_name("rosbag").load()
+    from ..codecs import rosbag as codec
     info = codec.describe(args.file)
     if getattr(args, "json", False):
         print(json.dumps(info, indent=2))

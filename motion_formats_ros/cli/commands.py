@@ -12,19 +12,27 @@ import numpy as np
 
 from .. import convert
 from ..core.model import Motion, MotionFile
-from ..registry import CODECS, codec_for_path, read, write
+from ..core.options import Option
+from ..registry import CODECS, Codec, codec_for_path, read, write
 from .options import read_options, write_options
 
 
+def _option_rows(options: tuple[Option, ...]) -> list[dict[str, Any]]:
+    return [{"name": o.name, "type": o.type_name, "default": o.default, "help": o.help} for o in options]
+
+
 def cmd_formats(args: argparse.Namespace) -> int:
+    codecs: list[Codec] = list(CODECS.values())
     rows: list[dict[str, Any]] = [
         {
             "name": c.name,
             "suffixes": list(c.suffixes) + list(c.shared),
             "writable": c.writable,
             "description": c.description,
+            "read_options": _option_rows(c.read_options),
+            "write_options": _option_rows(c.write_options) if c.writable else [],
         }
-        for c in CODECS.values()
+        for c in codecs
     ]
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -32,6 +40,10 @@ def cmd_formats(args: argparse.Namespace) -> int:
     for row in rows:
         mode = "read/write" if row["writable"] else "read"
         print(f"{row['name']:<8} {mode:<10} {' '.join(row['suffixes']):<40} {row['description']}")
+        if getattr(args, "options", False):
+            for kind in ("read", "write"):
+                for o in row[f"{kind}_options"]:
+                    print(f"    {kind:<5} {o['name']:<18} {o['type']:<28} default {o['default']!r:<14} {o['help']}")
     return 0
 
 

@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("formats", help="list the supported formats")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--options", action="store_true", help="also list each format's read and write options")
 
     p = sub.add_parser("info", help="summarise a motion file")
     p.add_argument("file", type=Path)

@@ -51,6 +51,7 @@ from ..core.atomic import check_writable, write_bytes_atomic
 from ..core.errors import ReadError, WriteError
 from ..core.keyframes import reduce_keyframes
 from ..core.model import Motion, MotionFile
+from ..core.options import NUMBER, Option
 
 JOINT_COUNTS = (22, 26)
 #: Default joint map per column count.
@@ -339,6 +340,28 @@ def _first_row_line(mof: MofFile) -> int:
     return mof.first_line
 
 
+# --------------------------------------------------------------------------- options, sniffing
+#: Options of :func:`read` and :func:`write`.
+READ_OPTIONS = (
+    Option("motion", (str,), None, "the requested motion (selects conditional transitions)"),
+    joint_maps.JOINT_MAP_OPTION,
+    Option("start_pose", (Mapping,), None, "joint name -> angle (rad) to start from"),
+)
+WRITE_OPTIONS = (
+    Option("group", (str,), None, "the group to write"),
+    joint_maps.JOINT_MAP_OPTION,
+    Option("tolerance", NUMBER, 0.1, "keyframe reduction tolerance in degrees"),
+    Option("motion_id", (str,), None, "the motion_id written (default: the file name)"),
+)
+
+_MOTION_ID = re.compile(r"^[ \t]*motion_id[ \t]*=", re.MULTILINE)
+
+
+def sniff(path: Path, head: str) -> bool:
+    """True when ``head`` has a ``motion_id = …`` line."""
+    return _MOTION_ID.search(head) is not None
+
+
 # --------------------------------------------------------------------------- reading
 def read(
     path: Path,
@@ -346,7 +369,6 @@ def read(
     motion: str | None = None,
     joint_map: Any = None,
     start_pose: Mapping[str, float] | None = None,
-    **_: Any,
 ) -> MotionFile:
     """Read one motion of a motion net as keyframes.
 
@@ -517,7 +539,6 @@ def write(
     joint_map: Any = None,
     tolerance: float = 0.1,
     motion_id: str | None = None,
-    **_: Any,
 ) -> None:
     """Write one group of ``motion_file`` as a ``.mof`` motion.
 

@@ -38,6 +38,7 @@ from ..core import joint_maps
 from ..core.atomic import check_writable, write_bytes_atomic
 from ..core.errors import ReadError, WriteError
 from ..core.model import Motion, MotionFile, Series
+from ..core.options import NUMBER, Option
 
 MAGIC = b"OMTN"
 SECTION = struct.Struct("<II")
@@ -55,8 +56,24 @@ _INT32 = (-(2**31), 2**31 - 1)
 _REQUIRED = (0, 1, 2, 3)
 
 
+# --------------------------------------------------------------------------- options, sniffing
+#: Options of :func:`read` and :func:`write`.
+READ_OPTIONS = (joint_maps.JOINT_MAP_OPTION,)
+WRITE_OPTIONS = (
+    Option("group", (str,), None, "the group to write"),
+    Option("frame_rate", (int,), None, "frame period in ms (default 16)"),
+    joint_maps.JOINT_MAP_OPTION,
+    Option("tolerance", NUMBER, 0.1, "keyframe reduction tolerance in degrees"),
+)
+
+
+def sniff(path: Path, head: str) -> bool:
+    """True when the file starts with the ``OMTN`` magic."""
+    return head.startswith(MAGIC.decode("ascii"))
+
+
 # --------------------------------------------------------------------------- reading
-def read(path: Path, joint_map: Any = None, **_: Any) -> MotionFile:
+def read(path: Path, joint_map: Any = None) -> MotionFile:
     """Read a ``.mtn`` file.
 
     Args:
@@ -295,7 +312,6 @@ def write(
     frame_rate: int | None = None,
     joint_map: Any = None,
     tolerance: float = 0.1,
-    **_: Any,
 ) -> None:
     """Write ``motion_file`` (one group) as ``.mtn``.
 

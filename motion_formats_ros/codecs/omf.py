@@ -30,6 +30,7 @@ from ..core import _msgpack, _nesting, _yaml
 from ..core.atomic import atomic_output, check_writable
 from ..core.errors import ReadError, WriteError
 from ..core.model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
+from ..core.options import Option
 
 VERSION = 1
 ENCODINGS = ("msgpack", "yaml", "json")
@@ -67,6 +68,11 @@ _OMF_YAML = re.compile(rb"^format:[ \t]*['\"]?omf['\"]?[ \t]*(#.*)?$", re.MULTIL
 _OMF_JSON = re.compile(rb'"format"\s*:\s*"omf"')
 
 
+#: Options of :func:`read` and :func:`write`.
+READ_OPTIONS = (Option("encoding", (str,), None, "yaml, json or msgpack (default: from the suffix)"),)
+WRITE_OPTIONS = READ_OPTIONS
+
+
 # --------------------------------------------------------------------------- sniffing
 def sniff(path: Path, head: str) -> bool:
     """True when ``path`` holds OMF (a top-level ``format: omf``)."""
@@ -97,7 +103,7 @@ def encoding_for(path: Path, encoding: str | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- reading
-def read(path: Path, encoding: str | None = None, **_: Any) -> MotionFile:
+def read(path: Path, encoding: str | None = None) -> MotionFile:
     """Read an OMF file (encoding from ``encoding`` or the suffix)."""
     try:
         data = path.read_bytes()
@@ -674,12 +680,8 @@ def _json_floats(values: np.ndarray) -> list[str]:
     return texts
 
 
-def write(
-    motion_file: MotionFile, path: Path, *, overwrite: bool = False, encoding: str | None = None, **options: Any
-) -> None:
+def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False, encoding: str | None = None) -> None:
     """Write ``motion_file`` as OMF (encoding from ``encoding`` or the suffix)."""
-    if options:
-        raise TypeError(f"unknown OMF write options: {', '.join(sorted(options))}")
     check_writable(path, overwrite)
     parts = _encode_parts(motion_file, encoding_for(path, encoding), path)  # checks before the file exists
     with atomic_output(path, overwrite) as fh:
@@ -687,4 +689,14 @@ def write(
             fh.write(part)
 
 
-__all__ = ["DEFAULT_GROUP", "decode", "encode", "read", "sniff", "to_document", "write"]
+__all__ = [
+    "DEFAULT_GROUP",
+    "READ_OPTIONS",
+    "WRITE_OPTIONS",
+    "decode",
+    "encode",
+    "read",
+    "sniff",
+    "to_document",
+    "write",
+]

@@ -33,6 +33,7 @@ import numpy as np
 import yaml
 
 from ._yaml import SafeLoader
+from .options import PATH, Option
 
 PACKAGE = "motion_formats_ros"
 #: Folder of the joint maps relative to the source checkout or the share folder.
@@ -118,6 +119,12 @@ class JointMap:
         """Standard-convention values (…, len(self)) → the file's convention."""
         out: np.ndarray = np.asarray(values, dtype=np.float64) * self.signs - self.offsets
         return out
+
+
+#: The ``joint_map`` option of the formats whose columns a joint map names (``.mof``, ``.mtn``).
+JOINT_MAP_OPTION = Option(
+    "joint_map", (*PATH, JointMap), None, "a joint map: a name from config/joint_maps, a file, or a JointMap"
+)
 
 
 def _installed_prefix() -> Path | None:

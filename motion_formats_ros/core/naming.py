@@ -16,6 +16,14 @@ import yaml
 
 from ._yaml import SafeLoader, error_line
 from .errors import ReadError
+from .options import NAMES, PATH, Option
+
+#: The read options of formats whose files carry no names (``.seq``, ``.pseq``).
+NAMING_OPTIONS = (
+    Option("joint_names", NAMES, None, "joint names in joint-ID order (a list or 'a,b,c')"),
+    Option("joint_map", (*PATH, Mapping, list, tuple), None, "joint ID -> name: a YAML file or data"),
+    Option("body", PATH, None, "a Choreonoid .body file for joint and link names"),
+)
 
 
 class Names:
@@ -142,4 +150,4 @@ def load_body(path: str | os.PathLike[str]) -> Names:
     return Names(joints, order, str(robot) if robot is not None else "", f"body file {os.fspath(path)}")
 
 
-__all__ = ["Names", "load_body", "load_joint_map", "load_safe", "resolve_names"]
+__all__ = ["NAMING_OPTIONS", "Names", "load_body", "load_joint_map", "load_safe", "resolve_names"]

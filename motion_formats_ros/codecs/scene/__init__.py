@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from ...core.errors import ReadError
 from ...core.model import MotionFile
+from ...core.options import NUMBER, PATH, Option
 from .loader import load, parse_json5
 from .motion import scene_to_motion, scene_to_motion_file
 from .preprocess import Scene, load_scene, preprocess
@@ -30,7 +30,19 @@ from .writer import write
 _KEY = re.compile(r"""^\s*(?:"|')?(models|objects|trajectories)(?:"|')?\s*:""", re.MULTILINE)
 
 
-def read(path: Path, rate: float | None = None, links: bool = False, **_: Any) -> MotionFile:
+#: Options of :func:`read` and :func:`write`.
+READ_OPTIONS = (
+    Option("rate", NUMBER, None, "sample at this many frames per second (default: the control points)"),
+    Option("links", (bool,), False, "also give every object's and link's world pose (forward kinematics)"),
+)
+WRITE_OPTIONS = (
+    Option("group", (str,), None, "the group to write (default: the first)"),
+    Option("joint_limits", (object,), None, "joint name -> limits (scene keys, (min, max) or an object)"),
+    Option("urdf", PATH, None, "a URDF file to take joint limits from"),
+)
+
+
+def read(path: Path, rate: float | None = None, links: bool = False) -> MotionFile:
     """Read a scene file as the joint motion of its robots.
 
     Args:
@@ -53,6 +65,8 @@ def sniff(path: Path, head: str) -> bool:
 
 
 __all__ = [
+    "READ_OPTIONS",
+    "WRITE_OPTIONS",
     "Problem",
     "Ref",
     "Scene",

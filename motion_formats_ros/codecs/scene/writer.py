@@ -286,7 +286,6 @@ def write(
     group: str | None = None,
     joint_limits: Mapping[str, Any] | None = None,
     urdf: str | os.PathLike[str] | None = None,
-    **_: Any,
 ) -> None:
     """Write ``motion_file`` as a scene (strict JSON for ``.json``, JSON5 otherwise).
 

@@ -39,12 +39,22 @@ from typing import Any
 
 from ...core.errors import ReadError
 from ...core.model import MotionFile
-from ...core.naming import Names, load_body, load_joint_map, resolve_names
+from ...core.naming import NAMING_OPTIONS, Names, load_body, load_joint_map, resolve_names
+from ...core.options import Option
 from .fast import decode_fast, extract, from_skeleton
 from .reader import read_document
 from .schema import DEFAULT_VERSION, KEYS, READ_VERSIONS, WRITE_VERSIONS, DeclineError, sniff
 from .tree import load_yaml
 from .writer import encode, write
+
+#: Options of :func:`read`: names for the joints (and links).
+READ_OPTIONS = NAMING_OPTIONS
+#: Options of :func:`write`.
+WRITE_OPTIONS = (
+    Option("version", (int, str), None, "format version: 2 (camelCase keys, the default) or 4 (snake_case)"),
+    Option("lossless", (bool,), False, "values as shortest round-trip repr instead of %.9g"),
+    Option("se3_format", (str,), None, "pose layout: XYZQWQXQYQZ (default), XYZQXQYQZQW or XYZRPY"),
+)
 
 
 def read(
@@ -53,7 +63,6 @@ def read(
     joint_names: Sequence[str] | str | None = None,
     joint_map: str | os.PathLike[str] | Mapping[Any, Any] | Sequence[str] | None = None,
     body: str | os.PathLike[str] | None = None,
-    **_: Any,
 ) -> MotionFile:
     """Read a body motion file.
 
@@ -111,7 +120,9 @@ def decode(
 __all__ = [
     "DEFAULT_VERSION",
     "KEYS",
+    "READ_OPTIONS",
     "READ_VERSIONS",
+    "WRITE_OPTIONS",
     "WRITE_VERSIONS",
     "Names",
     "decode",

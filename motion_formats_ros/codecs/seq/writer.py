@@ -303,7 +303,6 @@ def write(
     version: int | str | None = None,
     lossless: bool = False,
     se3_format: str | None = None,
-    **options: Any,
 ) -> None:
     """Write ``motion_file`` as a Choreonoid body motion file.
 
@@ -317,8 +316,6 @@ def write(
 
     Warns naming what a .seq cannot hold (other groups, IMUs, temperatures …).
     """
-    if options:
-        raise TypeError(f"unknown .seq write options: {', '.join(sorted(options))}")
     check_writable(path, overwrite)
     data = encode(motion_file, version=version, lossless=lossless, se3_format=se3_format, path=path)
     write_bytes_atomic(path, data, overwrite)
