@@ -168,6 +168,7 @@ def is_bag(args: argparse.Namespace) -> bool:
 def cmd_info_bag(args: argparse.Namespace) -> int:
     """``info`` of a bag: its topics, which convert, and their message counts."""
     from ..codecs import rosbag as codec
+
     info = codec.describe(args.file)
     if getattr(args, "json", False):
         print(json.dumps(info, indent=2))

@@ -202,7 +202,7 @@ def cmd_recover(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     from . import plot
 
-    motion_file = read(args.file, format=args.from_format)
+    motion_file = read(args.file, format=args.from_format, **read_options(args))
     outputs = plot.plot_file(motion_file, args.output, joints=args.joints, group=args.group, overwrite=args.overwrite)
     for out in outputs:
         print(f"wrote {out}")

@@ -94,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--joints", type=_csv, help="only these joints")
     p.add_argument("--group", help="only this group (default: one figure per group)")
     p.add_argument("--overwrite", action="store_true", help="replace existing images")
+    _add_read_options(p)
     scene_cli.add_parser(sub)
     bag_cli.add_parsers(sub)
     for name in ("motion2bag", "validate"):
