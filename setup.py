@@ -38,7 +38,7 @@ setup(
         "PyYAML>=6.0",
         "msgpack>=1.0.5",
         "rosbags>=0.11.6",
-        "json5>=0.9.0",
+        "json5>=0.9.10",
     ],
     # Optional: a command that needs a missing one says which extra to install.
     extras_require={

@@ -1,12 +1,12 @@
 """Robot motion files as first-class citizens of ROS 2.
 
 ``read`` and ``write`` convert between files and the in-memory model
-(:class:`~motion_formats_ros.model.MotionFile`); the ``ros`` subpackage (the only part
+(:class:`~motion_formats_ros.core.model.MotionFile`); the ``ros`` subpackage (the only part
 that needs ROS) plays and records motions.
 """
 
-from .errors import MotionFormatError, ReadError, UnknownFormatError, WriteError
-from .model import Motion, MotionFile, Series
+from .core.errors import MotionFormatError, ReadError, UnknownFormatError, WriteError
+from .core.model import Motion, MotionFile, Series
 from .registry import CODECS, read, write
 
 __version__ = "0.1.0"

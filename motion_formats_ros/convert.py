@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from .model import Motion, MotionFile
+from .core.model import Motion, MotionFile
 
 
 def transform(

@@ -14,7 +14,7 @@ from datetime import datetime
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from .model import Motion, MotionFile
+from .core.model import Motion, MotionFile
 
 #: Joint order (joint IDs 0..11, as a Choreonoid body would number them).
 BIPED_JOINTS = tuple(

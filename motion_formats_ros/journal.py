@@ -30,8 +30,8 @@ from typing import IO, Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import ReadError
-from .model import IMU_CHANNELS, Motion, MotionFile
+from .core.errors import ReadError
+from .core.model import IMU_CHANNELS, Motion, MotionFile
 
 MAGIC = b"MFR-JOURNAL-1\n"
 FloatArray = npt.NDArray[np.float64]
@@ -458,7 +458,7 @@ def _actual_group(content: JournalContent, joints: Sequence[str] | None, stamps:
 
 
 def _sample_block(times: np.ndarray, block: Block, stamps: str, columns: slice, quaternion: bool) -> FloatArray:
-    from . import timing
+    from .core import timing
 
     t, idx = _unique_increasing(_choose_stamps(block, stamps))
     values = block.channels["values"][idx][:, columns]

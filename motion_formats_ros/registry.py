@@ -1,11 +1,18 @@
-"""The format registry: one explicit map from format name to codec module.
+"""The format registry: one explicit map from format name to codec, typed by :class:`Codec`.
 
-Codec modules are imported only when used (their optional dependencies with them).
-Each codec module exposes::
+Every codec is a module under ``codecs/`` that provides what :class:`CodecModule` says::
 
+    READ_OPTIONS: tuple[Option, ...]           # the keyword options read() accepts
+    WRITE_OPTIONS: tuple[Option, ...]          # the keyword options write() accepts
     read(path: Path, **options) -> MotionFile
     write(motion_file: MotionFile, path: Path, *, overwrite: bool, **options) -> int | None
-    sniff(path: Path, head: str) -> bool        # only for shared suffixes
+    sniff(path: Path, head: str) -> bool       # whether the content is this format's
+
+The registry knows each codec by a :class:`CodecInfo` (name, suffixes, …), which is the
+:class:`Codec` the rest of the package (and the CLI) uses: its ``read``/``write`` import
+the module only when used (its optional dependencies with it) and refuse options the
+codec does not declare (:class:`~motion_formats_ros.core.errors.OptionError`, listing the
+accepted ones).
 
 The codec for a path comes from its (compound) suffix; where several codecs share a
 suffix (``.yaml``, ``.json``) the content decides, and on write the first codec that
@@ -17,24 +24,95 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from .errors import ReadError, UnknownFormatError
-from .model import MotionFile
+from .core.errors import ReadError, UnknownFormatError
+from .core.model import MotionFile
+from .core.options import Option, check_options
 
 #: Bytes read from the start of a file for content sniffing.
 SNIFF_BYTES = 65536
 
 
+class CodecModule(Protocol):
+    """What a codec module provides (structurally: codecs never import the registry)."""
+
+    @property
+    def READ_OPTIONS(self) -> tuple[Option, ...]:  # noqa: N802 - a module constant
+        """The keyword options ``read`` accepts."""
+        ...
+
+    @property
+    def WRITE_OPTIONS(self) -> tuple[Option, ...]:  # noqa: N802 - a module constant
+        """The keyword options ``write`` accepts (besides ``overwrite``)."""
+        ...
+
+    @property
+    def read(self) -> Callable[..., MotionFile]:
+        """``read(path, **options)``."""
+        ...
+
+    @property
+    def write(self) -> Callable[..., int | None]:
+        """``write(motion_file, path, *, overwrite, **options)``."""
+        ...
+
+    def sniff(self, path: Path, head: str, /) -> bool:
+        """Whether the content (``head``: the first bytes as text) is this format's."""
+        ...
+
+
+class Codec(Protocol):
+    """A file format as the registry, the conversion and the CLI use it."""
+
+    @property
+    def name(self) -> str:
+        """Format name used on the command line (``--from``/``--to``)."""
+        ...
+
+    @property
+    def suffixes(self) -> tuple[str, ...]:
+        """Suffixes only this codec uses (compound ones like ``.omf.json`` too)."""
+        ...
+
+    @property
+    def shared(self) -> tuple[str, ...]:
+        """Suffixes other codecs use too: the content decides on read."""
+        ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def writable(self) -> bool: ...
+
+    @property
+    def directories(self) -> bool:
+        """Whether a directory can be a file of this format (rosbag2)."""
+        ...
+
+    @property
+    def read_options(self) -> tuple[Option, ...]: ...
+
+    @property
+    def write_options(self) -> tuple[Option, ...]: ...
+
+    def sniff(self, path: Path, head: str) -> bool: ...
+
+    def read(self, path: Path, **options: Any) -> MotionFile: ...
+
+    def write(self, motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> int | None: ...
+
+
 @dataclasses.dataclass(frozen=True)
 class CodecInfo:
-    """How to find a codec and which files are its own.
+    """A registered codec: how to find it and which files are its own; a :class:`Codec`.
 
     Attributes:
         name: Format name used on the command line (``--from``/``--to``).
-        module: Module implementing read/write(/sniff).
+        module: Module implementing :class:`CodecModule`.
         suffixes: Suffixes only this codec uses (compound ones like ``.omf.json`` too).
         shared: Suffixes other codecs use too: the content decides on read.
         description: One line for ``motion-formats formats``.
@@ -50,9 +128,41 @@ class CodecInfo:
     writable: bool = True
     directories: bool = False
 
-    def load(self) -> ModuleType:
+    def load(self) -> CodecModule:
         """Import the codec module."""
-        return importlib.import_module(self.module)
+        return cast(CodecModule, importlib.import_module(self.module))
+
+    @property
+    def read_options(self) -> tuple[Option, ...]:
+        return tuple(self.load().READ_OPTIONS)
+
+    @property
+    def write_options(self) -> tuple[Option, ...]:
+        return tuple(self.load().WRITE_OPTIONS)
+
+    def sniff(self, path: Path, head: str) -> bool:
+        """Whether ``path`` (whose first bytes are ``head``) is a file of this format."""
+        return self.load().sniff(path, head)
+
+    def read(self, path: Path, **options: Any) -> MotionFile:
+        """Read ``path`` with this codec; options it does not declare are refused."""
+        module = self.load()
+        check_options(self.name, "read", options, module.READ_OPTIONS)
+        return module.read(path, **options)
+
+    def write(self, motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> int | None:
+        """Write ``motion_file`` to ``path`` with this codec; options it does not declare are refused.
+
+        Returns the number of frames (keyframes) in the file when the codec says so.
+        """
+        if not self.writable:
+            raise UnknownFormatError(
+                f"format {self.name!r}", [c for c in CODECS if CODECS[c].writable], "cannot be written"
+            )
+        module = self.load()
+        check_options(self.name, "write", options, module.WRITE_OPTIONS)
+        written = module.write(motion_file, path, overwrite=overwrite, **options)
+        return written if isinstance(written, int) and not isinstance(written, bool) else None
 
 
 #: Every codec, in the order that breaks ties on write for shared suffixes.
@@ -148,7 +258,7 @@ def codec_for_path(path: str | os.PathLike[str], *, for_write: bool = False) -> 
     p = Path(path)
     if not for_write and p.is_dir():
         for info in CODECS.values():
-            if info.directories and info.load().sniff(p, ""):
+            if info.directories and info.sniff(p, ""):
                 return info
         raise UnknownFormatError(str(p), CODECS, "a folder that no codec recognises")
     hits = _suffix_matches(p.name)
@@ -164,7 +274,7 @@ def codec_for_path(path: str | os.PathLike[str], *, for_write: bool = False) -> 
         return candidates[0]
     head = read_head(p)
     for info in candidates:
-        if info.load().sniff(p, head):
+        if info.sniff(p, head):
             return info
     names = ", ".join(info.name for info in candidates)
     raise UnknownFormatError(str(p), CODECS, f"{best[0][0]} files can be {names}, and the content matches none of them")
@@ -176,17 +286,19 @@ def read(path: str | os.PathLike[str], format: str | None = None, **options: Any
     Args:
         path: The file (or rosbag2 folder).
         format: A name from :data:`CODECS`; by default from the suffix / content.
-        **options: Codec options (e.g. ``joint_names`` for formats without names).
+        **options: Codec options (e.g. ``joint_names`` for formats without names); the
+            codec's ``READ_OPTIONS`` lists them (``motion-formats formats`` too).
 
     Raises:
         ReadError: The file is missing or malformed (names the file and the place).
         UnknownFormatError: The format cannot be determined.
+        OptionError: The codec does not accept an option, or its value's type.
     """
     p = Path(path)
     if not p.exists():
         raise ReadError(p, "no such file")
     info = codec_by_name(format) if format else codec_for_path(p)
-    motion_file: MotionFile = info.load().read(p, **options)
+    motion_file = info.read(p, **options)
     motion_file.source = str(p)
     motion_file.format = info.name
     return motion_file
@@ -206,7 +318,7 @@ def write(
         path: Output path; its suffix picks the format unless ``format`` is given.
         format: A name from :data:`CODECS`.
         overwrite: Replace an existing file (never done otherwise).
-        **options: Codec options.
+        **options: Codec options (the codec's ``WRITE_OPTIONS``).
 
     Returns:
         The number of frames in the written file when the codec reports it (keyframe
@@ -215,12 +327,21 @@ def write(
     Raises:
         WriteError: The output exists, cannot be written, or cannot hold the data.
         UnknownFormatError: The format cannot be determined.
+        OptionError: The codec does not accept an option, or its value's type.
     """
     p = Path(path)
     info = codec_by_name(format) if format else codec_for_path(p, for_write=True)
-    if not info.writable:
-        raise UnknownFormatError(
-            f"format {info.name!r}", [c for c in CODECS if CODECS[c].writable], "cannot be written"
-        )
-    written = info.load().write(motion_file, p, overwrite=overwrite, **options)
-    return written if isinstance(written, int) and not isinstance(written, bool) else None
+    return info.write(motion_file, p, overwrite=overwrite, **options)
+
+
+if TYPE_CHECKING:  # mypy checks that every codec module and the registry's records fit the protocols
+    from .codecs import mof, mtn, omf, pseq, rosbag, scene, seq
+
+    _OMF: CodecModule = omf
+    _SEQ: CodecModule = seq
+    _PSEQ: CodecModule = pseq
+    _MOF: CodecModule = mof
+    _MTN: CodecModule = mtn
+    _SCENE: CodecModule = scene
+    _ROSBAG: CodecModule = rosbag
+    _CODEC: Codec = CODECS["omf"]

@@ -11,7 +11,7 @@ from test_bag_support import corpus_bag
 
 from motion_formats_ros import read
 from motion_formats_ros.codecs import rosbag
-from motion_formats_ros.errors import ReadError
+from motion_formats_ros.core.errors import ReadError
 
 
 def _read(path: Path, **options: object) -> tuple[object, list[str]]:

@@ -9,7 +9,7 @@ import pytest
 from test_bag_support import JS, TF, joint_state, tf_message, transform, write_bag
 
 from motion_formats_ros import read
-from motion_formats_ros.errors import ReadError
+from motion_formats_ros.core.errors import ReadError
 
 BASE = 1_600_000_000 * 1_000_000_000
 

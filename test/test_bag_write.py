@@ -11,8 +11,8 @@ from rosbags.highlevel import AnyReader
 from rosbags.interfaces import QosDurability
 
 from motion_formats_ros import Motion, MotionFile, read, write
-from motion_formats_ros.errors import WriteError
-from motion_formats_ros.model import Series
+from motion_formats_ros.core.errors import WriteError
+from motion_formats_ros.core.model import Series
 
 
 def _motion(n: int = 30, t0: float = 0.25) -> Motion:

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from motion_formats_ros.codecs.scene import loader
-from motion_formats_ros.errors import ReadError
+from motion_formats_ros.core.errors import ReadError
 
 pyjson5 = pytest.importorskip("pyjson5", reason="pyjson5 (the optional accelerator) is not installed")
 

@@ -58,5 +58,11 @@ def test_the_described_command_line_records(described: Any, tmp_path: Path) -> N
     assert recorder.returncode == 0, output
     assert "format_version: 4" in out.read_text()
     m = read(out, joint_names=list(biped_walk().motion.joint_names)).motion
-    assert m.num_frames == len(seen) == 61
+    # Every message the probe saw, and nothing else (how many depends on timing, not the point).
+    assert m.num_frames == len(seen) >= 2
     np.testing.assert_allclose(m.position, np.array([s.position for s in seen]), rtol=1e-8, atol=1e-9)
+    # No gap: samples at the stream's 50 Hz; the range: the walk from its first to its last frame.
+    assert np.diff(m.times).max() < 1.5 / 50
+    played = read(walk).motion
+    assert played.position is not None
+    np.testing.assert_allclose(m.position[[0, -1]], played.position[[0, -1]], atol=1e-9)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from motion_formats_ros import joint_maps
+from motion_formats_ros.core import joint_maps
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = REPO / "config" / "joint_maps"

@@ -61,7 +61,7 @@ def test_deshake_bit_is_kept_and_written_back(tmp_path: Path) -> None:
 
 
 def test_joint_map_file_with_a_bad_value_is_a_joint_map_error(tmp_path: Path) -> None:
-    from motion_formats_ros.joint_maps import JointMapError, load
+    from motion_formats_ros.core.joint_maps import JointMapError, load
 
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: bad\nformat: mof\ncolumns:\n  - {source: HY, name: HeadYaw, offset: !!float ninety}\n")

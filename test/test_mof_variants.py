@@ -348,7 +348,7 @@ def eased(tmp_path: Path) -> MotionFile:
 
 
 def test_the_player_traces_a_cosine_segment(tmp_path: Path) -> None:
-    from motion_formats_ros.playback import trajectory_plan
+    from motion_formats_ros.core.playback import trajectory_plan
 
     m = eased(tmp_path).motion
     plan = trajectory_plan(m, approach_time=1.0)

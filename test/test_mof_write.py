@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from conftest import CORPUS, corpus_params, corpus_path
 
-from motion_formats_ros import Motion, MotionFile, WriteError, joint_maps, read, write
-from motion_formats_ros.codecs.mof import reduce_keyframes
+from motion_formats_ros import Motion, MotionFile, WriteError, read, write
+from motion_formats_ros.core import joint_maps
+from motion_formats_ros.core.keyframes import reduce_keyframes
 
 MOF = CORPUS / "mof"
 MOTIONS = corpus_params("mof", "*/*.mof", exclude_stems=("extern",))

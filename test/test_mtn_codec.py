@@ -12,7 +12,7 @@ from test_mtn_seed import seed_bytes, write_seed
 
 from motion_formats_ros import Motion, MotionFile, read, write
 from motion_formats_ros.codecs import mtn
-from motion_formats_ros.joint_maps import load
+from motion_formats_ros.core.joint_maps import load
 
 MICRO = 1e-6
 

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from motion_formats_ros import Motion, ReadError
-from motion_formats_ros.examples import biped_urdf, biped_walk
-from motion_formats_ros.playback import (
+from motion_formats_ros.core.playback import (
     FrameSampler,
     JointLimit,
     LimitViolationError,
@@ -19,7 +18,8 @@ from motion_formats_ros.playback import (
     check_limits,
     trajectory_plan,
 )
-from motion_formats_ros.urdf import joint_limits
+from motion_formats_ros.core.urdf import joint_limits
+from motion_formats_ros.examples import biped_urdf, biped_walk
 
 
 def test_clock_plays_once_and_clamps() -> None:

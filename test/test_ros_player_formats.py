@@ -93,7 +93,7 @@ def test_scene_tf_tree_static_once_and_moving(tmp_path: Path) -> None:
     from tf2_msgs.msg import TFMessage
     from trajectory_msgs.msg import JointTrajectory
 
-    from motion_formats_ros.kinematics import SceneKinematics
+    from motion_formats_ros.codecs.scene.kinematics import SceneKinematics
 
     path = corpus_path("scene_json5", "waving_robot.json")
     kin = SceneKinematics.from_file(path)
@@ -127,7 +127,7 @@ def test_scene_tf_tree_static_once_and_moving(tmp_path: Path) -> None:
 
 @pytest.mark.skipif("scene" not in CODECS, reason="no scene codec")
 def test_scene_joint_limits_refuse_a_motion(tmp_path: Path) -> None:
-    from motion_formats_ros.playback import JointLimit
+    from motion_formats_ros.core.playback import JointLimit
 
     walk = biped_walk(rate=50.0, cycles=1)
     path = tmp_path / "walk.json5"

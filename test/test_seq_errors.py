@@ -8,7 +8,7 @@ import pytest
 
 from motion_formats_ros import ReadError, read
 from motion_formats_ros.codecs import seq
-from motion_formats_ros.codecs._seqfast import extract
+from motion_formats_ros.codecs.seq.fast import extract
 
 GOOD = """\
 type: CompositeSeq

@@ -12,7 +12,9 @@ from conftest import CORPUS, corpus_path
 
 from motion_formats_ros import Motion, MotionFile, ReadError, Series, write
 from motion_formats_ros.codecs import seq
-from motion_formats_ros.codecs._seqfast import extract, to_number
+from motion_formats_ros.codecs.seq.fast import extract
+from motion_formats_ros.codecs.seq.reader import read_document
+from motion_formats_ros.core._flowrows import to_number
 
 CHOREONOID = CORPUS / "choreonoid"
 CORPUS = ["v1/SR1WalkPattern2.yaml", "v2/SR1WalkPattern1.seq", "v2/SR1WalkPattern2.seq"]
@@ -187,7 +189,7 @@ def test_seq_fast_path_reports_the_yaml_line_for_frame_times(tmp_path: Path) -> 
     assert extracted is not None
     skeleton, rows = extracted
     with pytest.raises(ReadError) as fast:
-        seq._Reader("<t>", seq.Names()).file(seq.load_yaml(skeleton, "<t>", rows))
+        read_document(seq.load_yaml(skeleton, "<t>", rows), "<t>")
     with pytest.raises(ReadError) as slow:
         seq.decode(text, "<t>", fast=False)
     assert fast.value.line == slow.value.line == 14

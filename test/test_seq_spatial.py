@@ -1,11 +1,11 @@
-"""SE(3) layouts used by the .seq codec (motion_formats_ros.spatial)."""
+"""SE(3) layouts used by the .seq codec (motion_formats_ros.core.spatial)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from motion_formats_ros.spatial import pose_to_se3, quat_to_rpy, rpy_to_quat, se3_to_pose, se3_width
+from motion_formats_ros.core.spatial import pose_to_se3, quat_to_rpy, rpy_to_quat, se3_to_pose, se3_width
 
 
 def rot(axis: str, angle: float) -> np.ndarray:

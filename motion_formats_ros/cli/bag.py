@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import convert
-from .._io import check_writable
-from ..distros import DISTROS, STORAGES, WRITE_DISTROS
-from ..errors import MotionFormatError
-from ..registry import CODECS, codec_by_name, codec_for_path, read, write
+from ..core.atomic import check_writable
+from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS
+from ..core.errors import MotionFormatError
+from ..registry import CODECS, codec_for_path, read, write
 
 
 def _csv(text: str) -> list[str]:
@@ -123,7 +123,7 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     if args.input.resolve() == args.bag.resolve():
         raise ValueError(f"{args.bag}: the output is the input; the input is never modified")
     check_writable(args.bag, args.overwrite)
-    from .commands import read_options
+    from .options import read_options
 
     motion_file = read(args.input, format=args.from_format, **read_options(args))
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
@@ -165,7 +165,8 @@ def is_bag(args: argparse.Namespace) -> bool:
 
 def cmd_info_bag(args: argparse.Namespace) -> int:
     """``info`` of a bag: its topics, which convert, and their message counts."""
-    codec = codec_by_name("rosbag").load()
+    from ..codecs import rosbag as codec
+
     info = codec.describe(args.file)
     if getattr(args, "json", False):
         print(json.dumps(info, indent=2))

@@ -11,20 +11,29 @@ from typing import Any
 import numpy as np
 
 from .. import convert
-from ..errors import ReadError
-from ..model import Motion, MotionFile
-from ..registry import CODECS, codec_for_path, read, write
+from ..core.errors import ReadError
+from ..core.model import Motion, MotionFile
+from ..core.options import Option
+from ..registry import CODECS, Codec, codec_for_path, read, write
+from .options import read_options, write_options
+
+
+def _option_rows(options: tuple[Option, ...]) -> list[dict[str, Any]]:
+    return [{"name": o.name, "type": o.type_name, "default": o.default, "help": o.help} for o in options]
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
+    codecs: list[Codec] = list(CODECS.values())
     rows: list[dict[str, Any]] = [
         {
             "name": c.name,
             "suffixes": list(c.suffixes) + list(c.shared),
             "writable": c.writable,
             "description": c.description,
+            "read_options": _option_rows(c.read_options),
+            "write_options": _option_rows(c.write_options) if c.writable else [],
         }
-        for c in CODECS.values()
+        for c in codecs
     ]
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -32,25 +41,11 @@ def cmd_formats(args: argparse.Namespace) -> int:
     for row in rows:
         mode = "read/write" if row["writable"] else "read"
         print(f"{row['name']:<8} {mode:<10} {' '.join(row['suffixes']):<40} {row['description']}")
+        if getattr(args, "options", False):
+            for kind in ("read", "write"):
+                for o in row[f"{kind}_options"]:
+                    print(f"    {kind:<5} {o['name']:<18} {o['type']:<28} default {o['default']!r:<14} {o['help']}")
     return 0
-
-
-def read_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Codec read options given on the command line (only those given)."""
-    names = ("joint_names", "joint_map", "body", "int_bits")
-    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
-
-
-def write_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Codec write options given on the command line (only those given)."""
-    opts: dict[str, Any] = {}
-    if getattr(args, "seq_version", None) is not None:
-        opts["version"] = args.seq_version
-    if getattr(args, "lossless", False):
-        opts["lossless"] = True
-    if getattr(args, "se3_format", None) is not None:
-        opts["se3_format"] = args.se3_format
-    return opts
 
 
 # ------------------------------------------------------------------------- info
@@ -202,7 +197,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     if args.input.resolve() == args.output.resolve():
         raise ValueError(f"{args.output}: the output is the input; the input is never modified")
     fmt = args.to_format or codec_for_path(args.output, for_write=True).name
-    from .._io import check_writable
+    from ..core.atomic import check_writable
 
     check_writable(args.output, args.overwrite)
     motion_file = read(args.input, format=args.from_format, **read_options(args))
@@ -241,7 +236,7 @@ def cmd_recover(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     from . import plot
 
-    motion_file = read(args.file, format=args.from_format)
+    motion_file = read(args.file, format=args.from_format, **read_options(args))
     outputs = plot.plot_file(motion_file, args.output, joints=args.joints, group=args.group, overwrite=args.overwrite)
     for out in outputs:
         print(f"wrote {out}")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..errors import MotionFormatError
+from ..core.errors import MotionFormatError
 from ..registry import CODECS
 from . import bag as bag_cli
 from . import commands
@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("formats", help="list the supported formats")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--options", action="store_true", help="also list each format's read and write options")
 
     p = sub.add_parser("info", help="summarise a motion file")
     p.add_argument("file", type=Path)
@@ -96,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--joints", type=_csv, help="only these joints")
     p.add_argument("--group", help="only this group (default: one figure per group)")
     p.add_argument("--overwrite", action="store_true", help="replace existing images")
+    _add_read_options(p)
     scene_cli.add_parser(sub)
     bag_cli.add_parsers(sub)
     for name in ("motion2bag", "validate"):

@@ -1,4 +1,9 @@
-"""Plots of motion files (matplotlib, the ``plot`` extra): one figure per group."""
+"""Plots of motion files (matplotlib, the ``plot`` extra): one figure per group.
+
+One panel per joint channel, then the root position and orientation, against time;
+every axis names its quantity and unit (the model's SI units: joint positions in rad
+— m for a prismatic joint —, velocities in rad/s, the root in m and rad, time in s).
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .._io import check_writable, write_bytes_atomic
-from ..errors import require
-from ..model import Motion, MotionFile
+from ..core.atomic import check_writable, write_bytes_atomic
+from ..core.errors import require
+from ..core.model import Motion, MotionFile
 
 
 def _pyplot() -> Any:
@@ -20,7 +25,26 @@ def _pyplot() -> Any:
     return require("matplotlib.pyplot", "plot", package="matplotlib", extra="plot", rosdep_key="python3-matplotlib")
 
 
-def _figure(m: Motion, title: str, joints: Sequence[str] | None) -> Any:
+#: Unit of each standard joint channel (the model's SI units).
+CHANNEL_UNITS = {
+    "position": "rad",
+    "velocity": "rad/s",
+    "acceleration": "rad/s²",
+    "effort": "N·m",
+    "temperature": "°C",
+}
+#: Units of extra joint channels the codecs produce.
+EXTRA_UNITS = {"stiffness": "0–1"}
+
+
+def channel_label(name: str) -> str:
+    """The y-axis label of a joint channel: ``joint position (rad)``; extras without a known unit by name only."""
+    unit = CHANNEL_UNITS.get(name) or EXTRA_UNITS.get(name)
+    return f"joint {name} ({unit})" if unit else f"joint {name}"
+
+
+def figure(m: Motion, title: str, joints: Sequence[str] | None = None) -> Any:
+    """The matplotlib figure of one motion (one panel per channel, the root, against time)."""
     plt = _pyplot()
     if joints:
         m = m.select_joints(joints)
@@ -40,7 +64,7 @@ def _figure(m: Motion, title: str, joints: Sequence[str] | None) -> Any:
         ax = axes[i]
         for col in range(values.shape[1]):
             ax.plot(t, values[:, col], label=labels[col], linewidth=1)
-        ax.set_ylabel(name)
+        ax.set_ylabel(channel_label(name))
         if values.shape[1] <= 24:
             ax.legend(fontsize=6, ncol=4, loc="upper right")
         i += 1
@@ -86,7 +110,7 @@ def plot_file(
         path = output if len(groups) == 1 else output.with_name(f"{output.stem}-{name}{output.suffix}")
         check_writable(path, overwrite)
         title = f"{Path(motion_file.source or '').name} — {name}"
-        fig = _figure(m, title, joints)
+        fig = figure(m, title, joints)
         buf = io.BytesIO()
         fig.savefig(buf, format=(path.suffix.lstrip(".") or "png"), dpi=110)
         plt.close(fig)

@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..errors import ReadError
+from ..core.errors import ReadError
 from ..registry import CODECS, codec_by_name, codec_for_path, read
 
 
@@ -47,7 +47,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise ReadError(path, "no such file")
     info = codec_by_name(args.from_format) if args.from_format else codec_for_path(path)
     if info.name != "scene":
-        from .commands import read_options
+        from .options import read_options
 
         motion_file = read(path, format=info.name, **read_options(args))
         frames = sum(m.num_frames for m in motion_file.groups.values())

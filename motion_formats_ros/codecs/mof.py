@@ -44,20 +44,21 @@ dropped and the largest deviation of the written file (read back) from the sourc
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .. import joint_maps, timing
-from .._io import check_writable, write_bytes_atomic
-from ..errors import ReadError, WriteError
-from ..model import Motion, MotionFile
+from ..core import joint_maps
+from ..core.atomic import check_writable, write_bytes_atomic
+from ..core.errors import ReadError, WriteError
+from ..core.keyframes import reduce_keyframes, warn_lossy_write
+from ..core.model import Motion, MotionFile
+from ..core.options import NUMBER, Option
 
 JOINT_COUNTS = (22, 26)
 #: Default joint map per column count.
@@ -629,6 +630,30 @@ def _warn_flags(run: Expansion, bits: str) -> None:
         )
 
 
+# --------------------------------------------------------------------------- options, sniffing
+#: Options of :func:`read` and :func:`write`.
+READ_OPTIONS = (
+    Option("motion", (str,), None, "the requested motion (selects conditional transitions)"),
+    joint_maps.JOINT_MAP_OPTION,
+    Option("start_pose", (Mapping,), None, "joint name -> angle (rad) to start from"),
+    Option("int_bits", (str,), None, "whose Int bit meanings: bhuman or naodevils (default: from the file)"),
+)
+WRITE_OPTIONS = (
+    Option("group", (str,), None, "the group to write"),
+    joint_maps.JOINT_MAP_OPTION,
+    Option("tolerance", NUMBER, 0.1, "keyframe reduction tolerance in degrees"),
+    Option("motion_id", (str,), None, "the motion_id written (default: the file name)"),
+    Option("int_bits", (str,), None, "whose Int bit meanings the net follows (default: from the motion)"),
+)
+
+_MOTION_ID = re.compile(r"^[ \t]*motion_id[ \t]*=", re.MULTILINE)
+
+
+def sniff(path: Path, head: str) -> bool:
+    """True when ``head`` has a ``motion_id = …`` line."""
+    return _MOTION_ID.search(head) is not None
+
+
 # --------------------------------------------------------------------------- reading
 def read(
     path: Path,
@@ -637,7 +662,6 @@ def read(
     joint_map: Any = None,
     int_bits: str | None = None,
     start_pose: Mapping[str, float] | None = None,
-    **_: Any,
 ) -> MotionFile:
     """Read one motion of a motion net as keyframes.
 
@@ -846,125 +870,6 @@ def _keyframes(
     )
 
 
-# --------------------------------------------------------------------------- keyframe reduction
-def reduce_keyframes(motion: Motion, tolerance: float = 0.1, keep: Sequence[int] = ()) -> Motion:
-    """The fewest frames (Ramer–Douglas–Peucker) that reproduce ``motion`` by linear interpolation.
-
-    Joint positions (and the root orientation, slerped) stay within ``tolerance`` degrees
-    at every original frame. Frames where a mask, the NaN pattern or an extra channel
-    changes, the ends and the frames in ``keep`` are always kept. Returns a keyframed
-    motion (linear segments).
-    """
-    n = motion.num_frames
-    if n <= 2:
-        chosen = np.arange(n)
-    else:
-        t = motion.times
-        values = motion.position if motion.position is not None else np.zeros((n, 0))
-        quats = motion.root_orientation
-        tol = math.radians(tolerance)
-        must = np.zeros(n, dtype=bool)
-        must[[0, -1]] = True
-        must[np.asarray(list(keep), dtype=np.intp)] = True
-        states = [np.isnan(values)] + ([np.isnan(quats)] if quats is not None else [])
-        states.extend(motion.joint_masks.values())
-        for arr in states:
-            change = np.any(arr[1:] != arr[:-1], axis=1)
-            must[1:] |= change
-            must[:-1] |= change
-        for arr in (*motion.joint_channels.values(), *motion.time_columns.values()):
-            flat = arr.reshape(n, -1)
-            same = (flat[1:] == flat[:-1]) | (np.isnan(flat[1:]) & np.isnan(flat[:-1]))
-            change = ~np.all(same, axis=1)
-            must[1:] |= change
-            must[:-1] |= change
-        chosen_mask = must.copy()
-        anchors = np.flatnonzero(must)
-        stack = [(int(a), int(b)) for a, b in itertools.pairwise(anchors) if b - a > 1]
-        while stack:
-            a, b = stack.pop()
-            inner = slice(a + 1, b)
-            f = ((t[inner] - t[a]) / (t[b] - t[a]))[:, None]
-            with np.errstate(invalid="ignore"):
-                err = np.abs(values[a] + (values[b] - values[a]) * f - values[inner])
-            err = np.where(np.isnan(err), 0.0, err).max(axis=1, initial=0.0)
-            if quats is not None:  # the angle between the slerp of the ends and the frame
-                q = timing.slerp(quats[a][None], quats[b][None], f)
-                dot = np.abs(np.sum(q * quats[inner], axis=1))
-                with np.errstate(invalid="ignore"):
-                    angle = 2 * np.arccos(np.clip(dot / np.linalg.norm(quats[inner], axis=1), 0.0, 1.0))
-                err = np.maximum(err, np.where(np.isnan(angle), 0.0, angle))
-            k = int(np.argmax(err))
-            if err[k] > tol:
-                m = a + 1 + k
-                chosen_mask[m] = True
-                if m - a > 1:
-                    stack.append((a, m))
-                if b - m > 1:
-                    stack.append((m, b))
-        chosen = np.flatnonzero(chosen_mask)
-    sampled = motion.sample(motion.times[chosen])
-    return dataclasses.replace(sampled, interpolation=("linear",) * max(len(chosen) - 1, 0), rate=None)
-
-
-# --------------------------------------------------------------------------- lossy writes
-#: Deviations up to this (radians, 0.2") are the formats' own resolution, not a loss.
-LOSS_TOLERANCE_RAD = 1e-6
-
-
-def lossy_write_report(source: Motion, written: Motion) -> tuple[int, float, str]:
-    """What writing ``source`` as ``written`` (the file read back) lost.
-
-    Returns:
-        Frames dropped (source frames minus written keyframes, at least 0), the largest
-        joint deviation (radians) at the source's frames (for keyframes also at eighths of
-        every segment; the written motion starts at 0, the source's first frame is matched
-        to it), and where it occurs.
-    """
-    dropped = max(source.num_frames - written.num_frames, 0)
-    if source.position is None or written.position is None or source.num_frames == 0 or written.num_frames == 0:
-        return dropped, 0.0, ""
-    times = source.times
-    want = source.position
-    if source.is_keyframed and times.size > 1:
-        inner = times[:-1, None] + np.diff(times)[:, None] * (np.arange(1, 8) / 8.0)
-        times = np.sort(np.concatenate([times, inner.ravel()]))
-        sampled = source.sample(times).position
-        assert sampled is not None
-        want = sampled
-    got = written.sample(times - times[0]).position
-    assert got is not None
-    worst, where = 0.0, ""
-    for name in source.joint_names:
-        if name not in written.joint_names:
-            continue
-        a = want[:, source.joint_columns(name)]
-        b = got[:, written.joint_columns(name)]
-        if a.shape != b.shape:
-            continue
-        with np.errstate(invalid="ignore"):
-            diff = np.abs(b - a)
-        diff = np.where(np.isnan(diff), 0.0, diff)
-        k = int(np.argmax(diff.max(axis=1)))
-        if diff[k].max() > worst:
-            worst = float(diff[k].max())
-            where = f"{name} at {times[k] - times[0]:.6g} s"
-    return dropped, worst, where
-
-
-def warn_lossy_write(source: Motion, written: Motion, path: Path, fmt: str, reduction: str) -> None:
-    """Warn when a keyframe format's file does not reproduce ``source``: how many frames
-    were dropped and the largest resulting deviation."""
-    dropped, worst, where = lossy_write_report(source, written)
-    if dropped == 0 and worst <= LOSS_TOLERANCE_RAD:
-        return
-    parts = [f"{written.num_frames} keyframe(s) for {source.num_frames} frame(s)"]
-    if dropped:
-        parts.append(f"{dropped} dropped ({reduction})")
-    parts.append(f"largest deviation {math.degrees(worst):.3g}°" + (f" ({where})" if where else ""))
-    warnings.warn(f"{path}: lossy {fmt} write: " + ", ".join(parts), stacklevel=4)
-
-
 def _read_back(text: str, path: Path, jmap: joint_maps.JointMap) -> Motion:
     """The keyframes a reader gets from ``text``, the file about to be written to ``path``."""
     with warnings.catch_warnings():
@@ -987,7 +892,6 @@ def write(
     tolerance: float = 0.1,
     motion_id: str | None = None,
     int_bits: str | None = None,
-    **_: Any,
 ) -> int:
     """Write one group of ``motion_file`` as a ``.mof`` motion.
 

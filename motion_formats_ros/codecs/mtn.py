@@ -42,10 +42,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import joint_maps
-from .._io import check_writable, write_bytes_atomic
-from ..errors import ReadError, WriteError
-from ..model import Motion, MotionFile, Series
+from ..core import joint_maps
+from ..core.atomic import check_writable, write_bytes_atomic
+from ..core.errors import ReadError, WriteError
+from ..core.model import Motion, MotionFile, Series
+from ..core.options import NUMBER, Option
 
 MAGIC = b"OMTN"
 SECTION = struct.Struct("<II")
@@ -67,13 +68,29 @@ _INT32 = (-(2**31), 2**31 - 1)
 _REQUIRED = (0, 1, 2, 3)
 
 
+# --------------------------------------------------------------------------- options, sniffing
+#: Options of :func:`read` and :func:`write`.
+READ_OPTIONS = (joint_maps.JOINT_MAP_OPTION,)
+WRITE_OPTIONS = (
+    Option("group", (str,), None, "the group to write"),
+    Option("frame_rate", (int,), None, "frame period in ms (default 16)"),
+    joint_maps.JOINT_MAP_OPTION,
+    Option("tolerance", NUMBER, 0.1, "keyframe reduction tolerance in degrees"),
+)
+
+
+def sniff(path: Path, head: str) -> bool:
+    """True when the file starts with the ``OMTN`` magic."""
+    return head.startswith(MAGIC.decode("ascii"))
+
+
 # --------------------------------------------------------------------------- reading
-def read(path: Path, joint_map: Any = None, **_: Any) -> MotionFile:
+def read(path: Path, joint_map: Any = None) -> MotionFile:
     """Read a ``.mtn`` file.
 
     Args:
         path: The file.
-        joint_map: A joint map (name, path or :class:`~motion_formats_ros.joint_maps.JointMap`)
+        joint_map: A joint map (name, path or :class:`~motion_formats_ros.core.joint_maps.JointMap`)
             to name the joints; by default the map whose design labels include the file's,
             else the one that knows every locator.
     """
@@ -333,7 +350,6 @@ def write(
     frame_rate: int | None = None,
     joint_map: Any = None,
     tolerance: float = 0.1,
-    **_: Any,
 ) -> int:
     """Write ``motion_file`` (one group) as ``.mtn``.
 
@@ -387,7 +403,7 @@ def encode(
     tolerance: float = 0.1,
 ) -> bytes:
     """The ``.mtn`` bytes of one group of ``motion_file``."""
-    from .mof import reduce_keyframes, warn_lossy_write
+    from ..core.keyframes import reduce_keyframes, warn_lossy_write
 
     motion = motion_file.group(group)
     source = motion

@@ -26,10 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import _msgpack, _nesting, _yaml
-from .._io import atomic_output, check_writable
-from ..errors import ReadError, WriteError
-from ..model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
+from ..core import _msgpack, _nesting, _yaml
+from ..core.atomic import atomic_output, check_writable
+from ..core.errors import ReadError, WriteError
+from ..core.model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
+from ..core.options import Option
 
 VERSION = 1
 ENCODINGS = ("msgpack", "yaml", "json")
@@ -67,6 +68,11 @@ _OMF_YAML = re.compile(rb"^format:[ \t]*['\"]?omf['\"]?[ \t]*(#.*)?$", re.MULTIL
 _OMF_JSON = re.compile(rb'"format"\s*:\s*"omf"')
 
 
+#: Options of :func:`read` and :func:`write`.
+READ_OPTIONS = (Option("encoding", (str,), None, "yaml, json or msgpack (default: from the suffix)"),)
+WRITE_OPTIONS = READ_OPTIONS
+
+
 # --------------------------------------------------------------------------- sniffing
 def sniff(path: Path, head: str) -> bool:
     """True when ``path`` holds OMF (a top-level ``format: omf``)."""
@@ -97,7 +103,7 @@ def encoding_for(path: Path, encoding: str | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- reading
-def read(path: Path, encoding: str | None = None, **_: Any) -> MotionFile:
+def read(path: Path, encoding: str | None = None) -> MotionFile:
     """Read an OMF file (encoding from ``encoding`` or the suffix)."""
     try:
         data = path.read_bytes()
@@ -148,8 +154,8 @@ def _text(data: bytes, path: str | Path) -> str:
         raise ReadError(path, "not valid UTF-8 text", offset=exc.start) from None
 
 
-class _Reader:
-    """Turns a decoded OMF document into the model, with field paths in every error."""
+class _Fields:
+    """Typed values of a decoded OMF document; every error names the field path."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = path
@@ -243,7 +249,10 @@ class _Reader:
         self._first_bad(rows, field, row_shape)
         raise self.fail(field, f"expected rows of shape {row_shape}")  # pragma: no cover
 
-    # ----------------------------------------------------------------- document
+
+class _Reader(_Fields):
+    """Turns a decoded OMF document into the model, with field paths in every error."""
+
     def file(self, doc: Any) -> MotionFile:
         doc = self.mapping(doc, "(top level)")
         fmt = doc.get("format")
@@ -253,6 +262,26 @@ class _Reader:
         if version != VERSION:
             raise self.fail("version", f"unsupported version {version!r} (supported: {VERSION})")
         basic = self.mapping(doc.get("basic", {}), "basic")
+        ctx, data_names = self.context(doc, basic)
+        groups = {name: self.section(doc.get(name, {}), name, ctx) for name in data_names}
+        extras: dict[str, Any] = {}
+        basic_extra = {k: v for k, v in basic.items() if k not in _BASIC_KEYS}
+        if basic_extra:
+            extras["omf_basic"] = basic_extra
+        top_extra = {k: v for k, v in doc.items() if k not in _TOP_KEYS and k not in data_names}
+        if top_extra:
+            extras["omf_top"] = top_extra
+        date = self.date(basic.get("date"), extras)
+        return MotionFile(
+            groups=groups,
+            name=str(basic.get("name") or ""),
+            robot=str(basic.get("robot") or ""),
+            date=date,
+            extras=extras,
+        )
+
+    def context(self, doc: dict[str, Any], basic: dict[str, Any]) -> tuple[_Context, list[str]]:
+        """The names every group shares (``basic``), and the data groups' names."""
         joint_names = self.names(basic.get("joint_names"), "basic.joint_names")
         dims_raw = basic.get("joint_dims")
         if dims_raw is None or (isinstance(dims_raw, list) and not dims_raw and joint_names):
@@ -277,23 +306,7 @@ class _Reader:
                 raise self.fail("basic.data_names", f"{name!r} is reserved")
         if not data_names:
             raise self.fail("basic.data_names", "no data groups")
-        ctx = _Context(joint_names, joint_dims, link_names, imu_names, time_names)
-        groups = {name: self.section(doc.get(name, {}), name, ctx) for name in data_names}
-        extras: dict[str, Any] = {}
-        basic_extra = {k: v for k, v in basic.items() if k not in _BASIC_KEYS}
-        if basic_extra:
-            extras["omf_basic"] = basic_extra
-        top_extra = {k: v for k, v in doc.items() if k not in _TOP_KEYS and k not in data_names}
-        if top_extra:
-            extras["omf_top"] = top_extra
-        date = self.date(basic.get("date"), extras)
-        return MotionFile(
-            groups=groups,
-            name=str(basic.get("name") or ""),
-            robot=str(basic.get("robot") or ""),
-            date=date,
-            extras=extras,
-        )
+        return _Context(joint_names, joint_dims, link_names, imu_names, time_names), data_names
 
     def date(self, value: Any, extras: dict[str, Any]) -> datetime | None:
         if value is None or value == "":
@@ -667,12 +680,8 @@ def _json_floats(values: np.ndarray) -> list[str]:
     return texts
 
 
-def write(
-    motion_file: MotionFile, path: Path, *, overwrite: bool = False, encoding: str | None = None, **options: Any
-) -> None:
+def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False, encoding: str | None = None) -> None:
     """Write ``motion_file`` as OMF (encoding from ``encoding`` or the suffix)."""
-    if options:
-        raise TypeError(f"unknown OMF write options: {', '.join(sorted(options))}")
     check_writable(path, overwrite)
     parts = _encode_parts(motion_file, encoding_for(path, encoding), path)  # checks before the file exists
     with atomic_output(path, overwrite) as fh:
@@ -680,4 +689,14 @@ def write(
             fh.write(part)
 
 
-__all__ = ["DEFAULT_GROUP", "decode", "encode", "read", "sniff", "to_document", "write"]
+__all__ = [
+    "DEFAULT_GROUP",
+    "READ_OPTIONS",
+    "WRITE_OPTIONS",
+    "decode",
+    "encode",
+    "read",
+    "sniff",
+    "to_document",
+    "write",
+]

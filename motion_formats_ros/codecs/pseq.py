@@ -29,9 +29,11 @@ import numpy as np
 import yaml
 from scipy.spatial.transform import Rotation
 
-from ..errors import ReadError
-from ..model import Motion, MotionFile, Series
-from .seq import _load_safe, resolve_names
+from ..core.errors import ReadError, WriteError
+from ..core.model import Motion, MotionFile, Series
+from ..core.naming import NAMING_OPTIONS, resolve_names
+from ..core.naming import load_safe as _load_safe
+from ..core.options import Option
 
 #: A number as Choreonoid's YAML reader takes it (strtod) that YAML 1.1 leaves a string:
 #: exponent form without a dot (``1e-06``, ``-2.5E+01`` has one but ``3E2`` has not).
@@ -78,12 +80,28 @@ def _fill(values: np.ndarray, times: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Options of :func:`read` (names for the joints); a PoseSeq is never written.
+READ_OPTIONS = NAMING_OPTIONS
+WRITE_OPTIONS: tuple[Option, ...] = ()
+
+_POSE_SEQ = re.compile(r"^type:[ \t]*['\"]?PoseSeq\b", re.MULTILINE)
+
+
+def sniff(path: Path, head: str) -> bool:
+    """True when ``head`` has a top-level ``type: PoseSeq``."""
+    return _POSE_SEQ.search(head) is not None
+
+
+def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False) -> None:
+    """PoseSeq files are only read."""
+    raise WriteError(path, "Choreonoid PoseSeq (.pseq) files are read only; write a .seq instead")
+
+
 def read(
     path: Path,
     joint_names: Any = None,
     joint_map: Any = None,
     body: str | os.PathLike[str] | None = None,
-    **_: Any,
 ) -> MotionFile:
     """Read a ``.pseq`` file into a keyframed motion (group ``target``)."""
     doc = _load_safe(path, "pose sequence")

@@ -34,9 +34,9 @@ from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectory
 
 from .. import read
-from ..errors import MotionFormatError
-from ..model import Motion
-from ..playback import (
+from ..core.errors import MotionFormatError
+from ..core.model import Motion
+from ..core.playback import (
     FrameSampler,
     JointLimit,
     Lateness,
@@ -46,7 +46,7 @@ from ..playback import (
     check_limits,
     trajectory_plan,
 )
-from ..urdf import joint_limits
+from ..core.urdf import joint_limits
 from . import adapters
 from .spin import declare_parameters, run
 
@@ -93,7 +93,7 @@ class PlayerError(Exception):
 
 
 class MotionPlayer(Node):
-    """The player node; all playback arithmetic lives in motion_formats_ros.playback."""
+    """The player node; all playback arithmetic lives in motion_formats_ros.core.playback."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("motion_player", **kwargs)
@@ -139,7 +139,7 @@ class MotionPlayer(Node):
         self.file_extras = motion_file.extras
         self.kinematics: Any = None
         if motion_file.format == "scene":
-            from ..kinematics import SceneKinematics
+            from ..codecs.scene.kinematics import SceneKinematics
 
             # A scene describes its whole TF tree: objects, links, what moves and what doesn't.
             self.kinematics = SceneKinematics.from_file(path, world_frame=self._param("world_frame"))

@@ -28,12 +28,12 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectory
 
-from .._io import check_writable
-from ..errors import MotionFormatError, UnknownFormatError, WriteError
+from ..core.atomic import check_writable
+from ..core.errors import MotionFormatError, UnknownFormatError, WriteError
+from ..core.model import MotionFile
+from ..core.spatial import compose
 from ..journal import JournalWriter, assemble, read_journal
-from ..model import MotionFile
 from ..registry import codec_for_path, write
-from ..spatial import compose
 from .spin import declare_parameters, run
 
 #: Formats the recorder writes (by the output's suffix).

@@ -14,15 +14,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ...model import MotionFile
+from ...core.model import MotionFile
+from ...core.options import dataclass_options
 from ._read import IMU, JOINT_STATE, POINT, TF_TYPES, TRAJECTORY, ReadOptions, read_bag
 from ._source import BagSource, is_rosbag2_folder
 from ._write import WriteOptions, write_bag
 
-__all__ = ["ReadOptions", "WriteOptions", "describe", "read", "sniff", "write"]
+__all__ = ["READ_OPTIONS", "WRITE_OPTIONS", "ReadOptions", "WriteOptions", "describe", "read", "sniff", "write"]
 
-_READ_KEYS = set(ReadOptions.__dataclass_fields__)
-_WRITE_KEYS = set(WriteOptions.__dataclass_fields__)
+#: Options of :func:`read` (the fields of :class:`ReadOptions`) and :func:`write` (:class:`WriteOptions`).
+READ_OPTIONS = dataclass_options(ReadOptions)
+WRITE_OPTIONS = dataclass_options(WriteOptions)
 
 
 def sniff(path: Path, head: str) -> bool:
@@ -33,15 +35,13 @@ def sniff(path: Path, head: str) -> bool:
 
 
 def read(path: Path, **options: Any) -> MotionFile:
-    """Read a bag (see :class:`ReadOptions` for the options; unknown ones are ignored)."""
-    return read_bag(Path(path), ReadOptions(**{k: v for k, v in options.items() if k in _READ_KEYS}))
+    """Read a bag (see :class:`ReadOptions` for the options; unknown ones are refused)."""
+    return read_bag(Path(path), ReadOptions(**options))
 
 
 def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> None:
-    """Write a rosbag2 bag (see :class:`WriteOptions`; unknown options are ignored)."""
-    write_bag(
-        motion_file, Path(path), WriteOptions(**{k: v for k, v in options.items() if k in _WRITE_KEYS}), overwrite
-    )
+    """Write a rosbag2 bag (see :class:`WriteOptions`; unknown options are refused)."""
+    write_bag(motion_file, Path(path), WriteOptions(**options), overwrite)
 
 
 #: Message types this codec converts, and what into.

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ... import timing
-from ...errors import ReadError, require
-from ...model import Motion, MotionFile, Series
+from ...core import timing
+from ...core.errors import ReadError, require
+from ...core.model import Motion, MotionFile, Series
 from . import _bulk
 from ._source import BagSource
 from ._tf import Edge, TfBuffer

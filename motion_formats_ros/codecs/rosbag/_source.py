@@ -19,8 +19,8 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
-from ...distros import DEFAULT_DISTRO, DISTROS
-from ...errors import ReadError
+from ...core.distros import DEFAULT_DISTRO, DISTROS
+from ...core.errors import ReadError
 from . import _mcap
 
 BAG_SUFFIXES = (".db3", ".mcap", ".bag")

@@ -14,8 +14,8 @@ import dataclasses
 import numpy as np
 import numpy.typing as npt
 
-from ... import timing
-from ...spatial import compose, invert
+from ...core import timing
+from ...core.spatial import compose, invert
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -24,10 +24,10 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..._io import check_writable
-from ...distros import DEFAULT_WRITE_DISTRO, STORAGES, WRITE_DISTROS
-from ...errors import WriteError
-from ...model import Motion, MotionFile
+from ...core.atomic import check_writable
+from ...core.distros import DEFAULT_WRITE_DISTRO, STORAGES, WRITE_DISTROS
+from ...core.errors import WriteError
+from ...core.model import Motion, MotionFile
 from . import _bulk
 from ._read import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
 from ._source import typestore_for

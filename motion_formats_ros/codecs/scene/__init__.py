@@ -3,7 +3,7 @@
 Spec: ../shared/specs/002_*.txt; decisions: ../shared/specs/README.md ("Scene
 Description (JSON5)"). Reading a scene file gives the joint motion of its robots (see
 :mod:`.motion`); :func:`load_scene` gives the validated :class:`~.preprocess.Scene`
-itself (for forward kinematics see :mod:`motion_formats_ros.kinematics`). Writing turns
+itself (for forward kinematics see :mod:`.kinematics`). Writing turns
 a motion into a scene whose trajectories reproduce it (see :mod:`.writer`).
 
 Modules: :mod:`.loader` (JSON5 and ``uri`` references), :mod:`.preprocess`
@@ -13,16 +13,15 @@ Modules: :mod:`.loader` (JSON5 and ``uri`` references), :mod:`.preprocess`
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
-from typing import Any
 
-from ...errors import ReadError
-from ...model import MotionFile
+from ...core.errors import ReadError
+from ...core.model import MotionFile
+from ...core.options import NUMBER, PATH, Option
 from .loader import load, parse_json5
 from .motion import scene_to_motion, scene_to_motion_file
-from .preprocess import Scene, preprocess
+from .preprocess import Scene, load_scene, preprocess
 from .problems import Problem, SceneError
 from .trajectory import Trajectory
 from .transforms import Ref, Transform, parse_transform
@@ -31,18 +30,19 @@ from .writer import write
 _KEY = re.compile(r"""^\s*(?:"|')?(models|objects|trajectories)(?:"|')?\s*:""", re.MULTILINE)
 
 
-def load_scene(path: str | os.PathLike[str], text: str | None = None) -> Scene:
-    """Load ``path`` (resolving references) and preprocess it.
+#: Options of :func:`read` and :func:`write`.
+READ_OPTIONS = (
+    Option("rate", NUMBER, None, "sample at this many frames per second (default: the control points)"),
+    Option("links", (bool,), False, "also give every object's and link's world pose (forward kinematics)"),
+)
+WRITE_OPTIONS = (
+    Option("group", (str,), None, "the group to write (default: the first)"),
+    Option("joint_limits", (object,), None, "joint name -> limits (scene keys, (min, max) or an object)"),
+    Option("urdf", PATH, None, "a URDF file to take joint limits from"),
+)
 
-    Raises:
-        ReadError: syntax errors (line and column), unreadable files.
-        SceneError: every problem, each with its JSON path.
-    """
-    loaded = load(path, text)
-    return preprocess(loaded.data, loaded.path, loaded.origins)
 
-
-def read(path: Path, rate: float | None = None, links: bool = False, **_: Any) -> MotionFile:
+def read(path: Path, rate: float | None = None, links: bool = False) -> MotionFile:
     """Read a scene file as the joint motion of its robots.
 
     Args:
@@ -65,6 +65,8 @@ def sniff(path: Path, head: str) -> bool:
 
 
 __all__ = [
+    "READ_OPTIONS",
+    "WRITE_OPTIONS",
     "Problem",
     "Ref",
     "Scene",

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ...errors import ReadError
+from ...core.errors import ReadError
 from .problems import PathPart, Problems, SceneError, json_path
 
 _NEAR = re.compile(r"\s*near (\d+)")

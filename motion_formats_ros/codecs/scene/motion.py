@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...errors import ReadError
-from ...model import Motion, MotionFile
+from ...core.errors import ReadError
+from ...core.model import Motion, MotionFile
 from .preprocess import Scene
 from .transforms import Ref, TransformError, Value
 
@@ -115,7 +115,7 @@ def scene_to_motion(scene: Scene, rate: float | None = None, links: bool = False
     )
     kwargs: dict[str, Any] = {}
     if robots and (len(robots) == 1 or links):
-        from ...kinematics import SceneKinematics
+        from .kinematics import SceneKinematics
 
         poses = SceneKinematics(scene).world_poses(times)
         if len(robots) == 1:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .loader import LoadedScene
+from .loader import LoadedScene, load
 from .problems import PathPart, Problem, Problems, SceneError
 from .trajectory import Trajectory, parse_trajectory
 from .transforms import (
@@ -844,4 +845,15 @@ def preprocess(
 
 def from_loaded(loaded: LoadedScene) -> Scene:
     """Preprocess a :class:`~.loader.LoadedScene`."""
+    return preprocess(loaded.data, loaded.path, loaded.origins)
+
+
+def load_scene(path: str | os.PathLike[str], text: str | None = None) -> Scene:
+    """Load ``path`` (resolving references) and preprocess it.
+
+    Raises:
+        ReadError: syntax errors (line and column), unreadable files.
+        SceneError: every problem, each with its JSON path.
+    """
+    loaded = load(path, text)
     return preprocess(loaded.data, loaded.path, loaded.origins)

@@ -7,7 +7,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 
-from ...errors import ReadError
+from ...core.errors import ReadError
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 

@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..._io import check_writable, write_bytes_atomic
-from ...errors import WriteError
-from ...model import Motion, MotionFile
+from ...core.atomic import check_writable, write_bytes_atomic
+from ...core.errors import WriteError
+from ...core.model import Motion, MotionFile
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -76,7 +76,7 @@ def _collect_limits(
         for name, value in known.items():
             limits[str(name)] = _limits_from_option(value)
     if urdf is not None:
-        from ... import urdf as urdf_module
+        from ...core import urdf as urdf_module
 
         text = Path(urdf).read_text(encoding="utf-8")
         for name, value in urdf_module.joint_limits(text, urdf).items():
@@ -286,7 +286,6 @@ def write(
     group: str | None = None,
     joint_limits: Mapping[str, Any] | None = None,
     urdf: str | os.PathLike[str] | None = None,
-    **_: Any,
 ) -> None:
     """Write ``motion_file`` as a scene (strict JSON for ``.json``, JSON5 otherwise).
 

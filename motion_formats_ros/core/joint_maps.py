@@ -33,6 +33,7 @@ import numpy as np
 import yaml
 
 from ._yaml import SafeLoader
+from .options import PATH, Option
 
 PACKAGE = "motion_formats_ros"
 #: Folder of the joint maps relative to the source checkout or the share folder.
@@ -120,9 +121,15 @@ class JointMap:
         return out
 
 
+#: The ``joint_map`` option of the formats whose columns a joint map names (``.mof``, ``.mtn``).
+JOINT_MAP_OPTION = Option(
+    "joint_map", (*PATH, JointMap), None, "a joint map: a name from config/joint_maps, a file, or a JointMap"
+)
+
+
 def _installed_prefix() -> Path | None:
     """The install prefix when this package is installed (…/lib/pythonX.Y/site-packages/pkg)."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # core/ → the package folder
     parents = here.parents
     if len(parents) >= 4 and parents[0].name in ("site-packages", "dist-packages"):
         return parents[3]
@@ -137,7 +144,7 @@ def search_paths(prefixes: Iterable[str | os.PathLike[str]] | None = None) -> li
             by default the installed package's prefix, ``sys.prefix`` and
             ``AMENT_PREFIX_PATH``. The source checkout is always searched first.
     """
-    out: list[Path] = [Path(__file__).resolve().parent.parent / SUBDIR]
+    out: list[Path] = [Path(__file__).resolve().parents[2] / SUBDIR]
     if prefixes is None:
         candidates: list[str | os.PathLike[str]] = []
         installed = _installed_prefix()

@@ -79,6 +79,26 @@ class UnknownFormatError(MotionFormatError):
         super().__init__(message)
 
 
+class OptionError(MotionFormatError, TypeError):
+    """A codec was given an option it does not accept, or a value of the wrong type.
+
+    Attributes:
+        codec: The codec's name (``seq``, ``omf`` …).
+        operation: ``read`` or ``write``.
+        option: The option refused.
+        accepted: The names of the options the codec accepts for ``operation``.
+    """
+
+    def __init__(self, codec: str, operation: str, option: str, accepted: Iterable[str], reason: str = "") -> None:
+        self.codec = codec
+        self.operation = operation
+        self.option = option
+        self.accepted = list(accepted)
+        listed = ", ".join(self.accepted) if self.accepted else "none"
+        problem = reason or "is not an option of this format"
+        super().__init__(f"{codec} {operation} option {option!r} {problem}; accepted: {listed}")
+
+
 class MissingDependencyError(MotionFormatError):
     """An optional package a feature needs is not installed (one line: what, and how to get it)."""
 

@@ -1,11 +1,16 @@
-"""Forward kinematics of a scene: the pose of every object and link at any time.
+"""Forward kinematics of a frame tree: the pose of every frame at any time.
 
-ROS-free; the player publishes the result as TF. Frames are named ``object`` (an
-object's frame, attached to the world frame, to another object or to a link of a
-robot object) and ``object/link`` (a robot link, attached to its parent link or to
-the object's frame). Edges come parent before child. An edge is *static* when its
-transform depends on no trajectory (directly or through a joint value), *moving*
-otherwise; static edges are evaluated once.
+ROS-free and format-free; the player publishes the result as TF. A tree is a list of
+edges, parent before child, each with a transform that gives translation (N, 3) and
+quaternion x, y, z, w (N, 4) for the values its references take at N times. An edge is
+*static* when its transform depends on no trajectory, *moving* otherwise; static edges
+are evaluated once. A format that describes kinematics (the scene codec) builds the
+edges and says how references get their values (``values``); see
+:class:`motion_formats_ros.codecs.scene.kinematics.SceneKinematics`.
+
+Frames are named ``object`` (an object's frame, attached to the world frame, to another
+object or to a link of a robot object) and ``object/link`` (a robot link, attached to its
+parent link or to the object's frame).
 
 Example::
 
@@ -20,20 +25,37 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-import os
-from pathlib import Path
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from .codecs.scene import load_scene
-from .codecs.scene.preprocess import Scene
-from .codecs.scene.transforms import Transform, compose
+from .spatial import compose
 
 FloatArray = npt.NDArray[np.float64]
 
 #: Default name of the root frame.
 WORLD_FRAME = "world"
+
+#: Gives the values of one reference at the evaluation times, shape (N,).
+Lookup = Callable[[Any], FloatArray]
+
+
+class EdgeTransform(Protocol):
+    """A transform whose numbers may refer to values that change with time."""
+
+    def evaluate(self, lookup: Lookup | None = None, n: int = 1) -> tuple[FloatArray, FloatArray]:
+        """Translation (n, 3) and unit quaternion x, y, z, w (n, 4)."""
+        ...
+
+
+class Values(Protocol):
+    """The values every reference takes at fixed times."""
+
+    def lookup(self, obj: str) -> Lookup:
+        """A lookup for the references of ``obj`` (the object an edge belongs to)."""
+        ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,14 +85,14 @@ class Edge:
     Attributes:
         parent, child: Frame names.
         obj: The object whose values (joints) the transform reads.
-        transform: The parsed transform.
+        transform: The transform.
         moving: Whether it depends on a trajectory.
     """
 
     parent: str
     child: str
     obj: str
-    transform: Transform
+    transform: EdgeTransform
     moving: bool
 
 
@@ -84,34 +106,22 @@ def link_frame(obj: str, link: str) -> str:
     return f"{obj}/{link}"
 
 
-class SceneKinematics:
-    """The frame tree of a scene and its evaluation at arrays of times."""
+class Kinematics:
+    """A frame tree and its evaluation at arrays of times.
 
-    def __init__(self, scene: Scene, world_frame: str = WORLD_FRAME) -> None:
-        self.scene = scene
+    Args:
+        edges: The edges, parent before child.
+        values: Gives the values of the references at an array of times.
+        world_frame: Name of the root frame.
+    """
+
+    def __init__(
+        self, edges: Sequence[Edge], values: Callable[[FloatArray], Values], world_frame: str = WORLD_FRAME
+    ) -> None:
         self.world_frame = world_frame
-        edges: list[Edge] = []
-        for name, obj in scene.objects.items():
-            if obj.parent is None:
-                parent = world_frame
-            elif obj.parent_link is None:
-                parent = object_frame(obj.parent)
-            else:
-                parent = link_frame(obj.parent, obj.parent_link)
-            moving = bool(scene.transform_trajectories(obj.transform, name))
-            edges.append(Edge(parent, object_frame(name), name, obj.transform, moving))
-            model = scene.models[obj.model]
-            for link in model.links.values():
-                lparent = object_frame(name) if link.parent is None else link_frame(name, link.parent)
-                lmoving = bool(scene.transform_trajectories(link.transform, name))
-                edges.append(Edge(lparent, link_frame(name, link.name), name, link.transform, lmoving))
         self.edges: tuple[Edge, ...] = tuple(edges)
+        self._values = values
         self._static = self._evaluate_static()
-
-    @classmethod
-    def from_file(cls, path: str | os.PathLike[str], world_frame: str = WORLD_FRAME) -> SceneKinematics:
-        """Load, validate and build the kinematics of the scene at ``path``."""
-        return cls(load_scene(Path(path)), world_frame)
 
     # ------------------------------------------------------------------ structure
     @property
@@ -123,19 +133,10 @@ class SceneKinematics:
     def moving_edges(self) -> list[Edge]:
         return [e for e in self.edges if e.moving]
 
-    @property
-    def time_range(self) -> tuple[float, float]:
-        """(start, end) of the trajectories that move something ((0, 0) when static)."""
-        names = {ref.name for e in self.moving_edges for ref in self.scene.transform_trajectories(e.transform, e.obj)}
-        if not names:
-            return 0.0, 0.0
-        trajs = [self.scene.trajectories[n] for n in names]
-        return min(t.start for t in trajs), max(t.end for t in trajs)
-
     # ------------------------------------------------------------------ evaluation
     def _evaluate_static(self) -> dict[str, StaticTransform]:
         out: dict[str, StaticTransform] = {}
-        ev = self.scene.evaluator([0.0])
+        ev = self._values(np.zeros(1))
         for e in self.edges:
             if not e.moving:
                 t, q = e.transform.evaluate(ev.lookup(e.obj), 1)
@@ -149,7 +150,7 @@ class SceneKinematics:
     def moving_transforms(self, times: npt.ArrayLike) -> list[MovingTransform]:
         """Every moving edge evaluated at ``times`` (N,), parent before child."""
         t = np.atleast_1d(np.asarray(times, dtype=np.float64))
-        ev = self.scene.evaluator(t)
+        ev = self._values(t)
         out = []
         for e in self.edges:
             if e.moving:
@@ -182,17 +183,18 @@ class SceneKinematics:
             self.world_frame: (np.zeros((n, 3)), np.tile([0.0, 0.0, 0.0, 1.0], (n, 1)))
         }
         for tf in self.transforms(t):
-            pt, pq = poses[tf.parent]
-            poses[tf.child] = compose(pt, pq, tf.translation, tf.rotation)
+            poses[tf.child] = compose(poses[tf.parent], (tf.translation, tf.rotation))
         return poses
 
 
 __all__ = [
     "WORLD_FRAME",
     "Edge",
+    "EdgeTransform",
+    "Kinematics",
     "MovingTransform",
-    "SceneKinematics",
     "StaticTransform",
+    "Values",
     "link_frame",
     "object_frame",
 ]

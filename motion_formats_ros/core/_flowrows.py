@@ -1,25 +1,23 @@
-"""Fast path of the Choreonoid ``.seq`` reader: frame rows parsed with numpy.
+"""Rows of numbers, one YAML flow sequence per line, parsed with numpy (format-free).
 
-A body motion file is a small tree of mappings around large ``frames:`` blocks with one
-flow row per line (``      - [ 0.1, 0.2 ]``, ``      - [ [ x, y, z, qw, qx, qy, qz ] ]``).
-:func:`extract` works on the file's bytes: it finds those blocks, checks that every row
-of a block has the same bracket-and-comma layout and only number characters, converts
-the values with ``numpy.fromstring`` a chunk of rows at a time (so the text is never
-copied whole) and replaces the block by a placeholder scalar, so that only a tiny
-skeleton is left for the YAML parser.
+Motion files written as YAML often hold large blocks of rows like ``      - [ 0.1, 0.2 ]``
+or ``      - [ [ x, y, z, qw, qx, qy, qz ] ]``. :func:`scan_block` checks that every row
+of a block has the same bracket-and-comma layout and only number characters;
+:func:`parse_block` converts the values with ``numpy.fromstring`` a chunk of rows at a
+time (so the text is never copied whole). A format's fast path (``.seq``:
+:mod:`motion_formats_ros.codecs.seq.fast`) finds its blocks and uses these.
 
-The fast path never decides that a file is bad: whenever anything is unusual (comments
+These functions never decide that a file is bad: whenever anything is unusual (comments
 or tabs in rows, rows spanning lines, a field that is not exactly one number, a row that
-differs from the first …) it declines (returns None) and the caller parses the whole file
-with the YAML parser, which reports the problem with its line. Numbers follow one rule
-on both paths (:func:`to_number`), so both give identical values.
+differs from the first …) they decline (None / ValueError) and the caller parses the
+whole file with the YAML parser, which reports the problem with its line. Numbers follow
+one rule on both paths (:func:`to_number`), so both give identical values.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-import secrets
 import warnings
 
 import numpy as np
@@ -31,7 +29,6 @@ FloatArray = npt.NDArray[np.float64]
 #: without hex), or inf / infinity / nan in C or YAML spelling (``-.inf``, ``.nan``).
 NUMBER = re.compile(r"[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|\.?(?i:inf(?:inity)?|nan))")
 
-_FRAMES_KEY = re.compile(rb"( *)((?:- +)?)frames:[ \t]*")
 _DIGITS = b"0123456789.eE+- "
 _DIGITS_AND_WORDS = b"0123456789.eE+- aAfFiInNtTyY"
 _LAYOUT = re.compile(rb"\[(?:,|\[,*\])*\]")
@@ -80,17 +77,17 @@ class Rows:
         return None
 
 
-def _is_blank_or_comment(line: bytes) -> bool:
+def is_blank_or_comment(line: bytes) -> bool:
     body = line.lstrip(b" ")
     return not body or body.startswith(b"#")
 
 
-def _line_end(data: bytes, start: int) -> int:
+def end_of_line(data: bytes, start: int) -> int:
     end = data.find(b"\n", start)
     return len(data) if end < 0 else end
 
 
-def _parse_block(data: bytes, chunks: list[tuple[int, int, int]], prefix: bytes, layout: bytes, words: bool) -> Rows:
+def parse_block(data: bytes, chunks: list[tuple[int, int, int]], prefix: bytes, layout: bytes, words: bool) -> Rows:
     """Convert the rows in ``chunks`` ((start, end, rows) each, checked already); raises ValueError."""
     fields = layout.count(b",") + 1
     n = sum(rows for _, _, rows in chunks)
@@ -124,10 +121,10 @@ def _parse_block(data: bytes, chunks: list[tuple[int, int, int]], prefix: bytes,
     return Rows(out, layout.decode("ascii"), data.count(b"\n", 0, chunks[0][0]) + 1)
 
 
-def _scan_block(data: bytes, row_start: int, indent: int) -> tuple[list[tuple[int, int, int]], bytes, bool] | None:
+def scan_block(data: bytes, row_start: int, indent: int) -> tuple[list[tuple[int, int, int]], bytes, bool] | None:
     """Chunks (start, end, rows) of the rows from ``row_start`` on and their shared layout, or None."""
     prefix = data[row_start : row_start + indent + 3]
-    first = data[row_start : _line_end(data, row_start)]
+    first = data[row_start : end_of_line(data, row_start)]
     words = False
     layout = first.translate(None, _DIGITS)
     if not _LAYOUT.fullmatch(layout):
@@ -141,7 +138,7 @@ def _scan_block(data: bytes, row_start: int, indent: int) -> tuple[list[tuple[in
     size = len(data)
     chunk_start, rows, end = pos, 0, pos
     while pos < size and data.startswith(prefix, pos):
-        end = _line_end(data, pos)
+        end = end_of_line(data, pos)
         if data[pos:end].translate(None, delete) != layout:
             return None
         rows += 1
@@ -154,78 +151,13 @@ def _scan_block(data: bytes, row_start: int, indent: int) -> tuple[list[tuple[in
     return chunks, layout, words
 
 
-def extract(data: bytes | str) -> tuple[str, dict[str, Rows]] | None:
-    """The YAML skeleton of ``data`` with every frame block parsed, or None to decline.
-
-    Returns:
-        The text with each ``frames:`` block replaced by a placeholder scalar (row
-        lines blanked, so line numbers stay), and the placeholders' rows.
-    """
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    if b"\t" in data or b"\r" in data:
-        return None
-    tag = "mfr-seq-" + secrets.token_hex(6) + "-"
-    found: dict[str, Rows] = {}
-    pieces: list[bytes] = []
-    done = 0  # data[:done] is in pieces
-    size = len(data)
-    search = 0
-    while True:
-        hit = data.find(b"frames:", search)
-        if hit < 0:
-            break
-        line_start = data.rfind(b"\n", 0, hit) + 1
-        line_end = _line_end(data, hit)
-        search = line_end
-        key = _FRAMES_KEY.fullmatch(data, line_start, line_end)
-        if key is None:
-            continue
-        key_indent = len(key.group(1)) + len(key.group(2))
-        row_start = line_end + 1
-        while row_start < size and _is_blank_or_comment(data[row_start : _line_end(data, row_start)]):
-            row_start = _line_end(data, row_start) + 1
-        if row_start >= size:
-            continue
-        indent = 0
-        while row_start + indent < size and data[row_start + indent] == 32:
-            indent += 1
-        if indent < key_indent or not data.startswith(b"- [", row_start + indent):
-            continue
-        scanned = _scan_block(data, row_start, indent)
-        if scanned is None:
-            return None
-        chunks, layout, words = scanned
-        block_end = chunks[-1][1]
-        after = block_end + 1
-        while after < size and _is_blank_or_comment(data[after : _line_end(data, after)]):
-            after = _line_end(data, after) + 1
-        if after < size:
-            rest = data[after : _line_end(data, after)]
-            rest_indent = len(rest) - len(rest.lstrip(b" "))
-            # What follows the rows must belong to the frames key's mapping or an outer node:
-            # a deeper line would continue the placeholder (YAML reads it differently).
-            if rest_indent > key_indent or (rest_indent == indent and rest.lstrip(b" ").startswith(b"-")):
-                return None
-        try:
-            rows = _parse_block(data, chunks, data[row_start : row_start + indent + 3], layout, words)
-        except ValueError:
-            return None
-        name = f"{tag}{len(found)}"
-        found[name] = rows
-        pieces.append(data[done:line_end].rstrip(b" "))
-        pieces.append(b" " + name.encode("ascii"))
-        pieces.append(b"\n" * data.count(b"\n", line_end, block_end))
-        done = block_end
-        search = block_end
-    pieces.append(data[done:])
-    try:
-        skeleton = b"".join(pieces).decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    return skeleton, found
-
-
-__all__ = ["NUMBER", "Rows", "extract", "to_number"]
+__all__ = [
+    "CHUNK_ROWS",
+    "NUMBER",
+    "Rows",
+    "end_of_line",
+    "is_blank_or_comment",
+    "parse_block",
+    "scan_block",
+    "to_number",
+]

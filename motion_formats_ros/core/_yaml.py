@@ -319,3 +319,14 @@ def _dump_node(node: dict[str, Any], indent: str, out: list[str]) -> None:
                 out.extend(flow_rows(value, indent))
         else:
             out.append(f"{indent}{k}: {dump_scalar(value)}")
+
+
+def error_line(exc: yaml.YAMLError, text: str) -> int | None:
+    """The 1-based line of ``text`` where PyYAML reports ``exc``, when it says."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        return mark.line + 1 if mark is not None else None
+    position = getattr(exc, "position", None)
+    if isinstance(position, int):
+        return text.count("\n", 0, position) + 1
+    return None

@@ -1,0 +1,27 @@
+"""Codec options given on the command line, shared by every subcommand."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def read_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Codec read options given on the command line (only those given)."""
+    names = ("joint_names", "joint_map", "body", "int_bits")
+    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+
+
+def write_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Codec write options given on the command line (only those given)."""
+    opts: dict[str, Any] = {}
+    if getattr(args, "seq_version", None) is not None:
+        opts["version"] = args.seq_version
+    if getattr(args, "lossless", False):
+        opts["lossless"] = True
+    if getattr(args, "se3_format", None) is not None:
+        opts["se3_format"] = args.se3_format
+    return opts
+
+
+__all__ = ["read_options", "write_options"]

@@ -1,0 +1,138 @@
+"""Choreonoid Standard Body Motion (``.seq``, also ``.yaml``): format versions 1 to 4.
+
+A body motion is a YAML mapping (``type: CompositeSeq``, ``content: BodyMotion``; v1:
+``type: BodyMotion``) whose ``components`` hold one trajectory each (spec:
+../shared/specs/000_*.txt, decisions: ../shared/specs/README.md):
+
+- ``MultiValueSeq`` ``JointDisplacement`` (v1 ``JointPosition``, v3
+  ``MultiJointDisplacementSeq``): joint values in joint-ID order → ``position``;
+  ``JointVelocity`` / ``JointEffort`` → ``velocity`` / ``effort``;
+- ``MultiSE3Seq`` ``LinkPosition`` (v3 ``MultiLinkPositionSeq``): part 0 is the root
+  pose, further parts are links in link-index order (``SE3Format``, v1 ``format``);
+- ``Vector3Seq`` ``ZMP`` (v3 ``ZMPSeq``, v1 ``RelativeZMP``): ``series["zmp"]`` in frame
+  ``"root"`` when ``isRootRelative``, else ``"world"``.
+
+Keys are read in both spellings (``frameRate`` / ``frame_rate`` …); components inherit
+keys from the top node; ``hasFrameTime`` rows start with their time (kept as the motion's
+times). Components the model has no slot for are kept in ``Motion.extras`` and written
+back. Joint names come from the ``joint_names`` / ``joint_map`` options, else a
+Choreonoid ``.body`` file (``body``), else ``joint_0 …``.
+
+Reading takes the fast path (:mod:`.fast`: frame rows parsed with numpy, only the
+small skeleton goes to PyYAML) and falls back to a full safe YAML parse whenever anything
+is unusual; errors always come from the YAML path, so they carry the same line numbers.
+Writing emits Choreonoid's own layout (block nodes, one flow row per frame, ``%.9g``
+values or ``repr`` with ``lossless=True``), format version 2 by default or 4.
+
+Modules, one job each: :mod:`.schema` (versions, keys, types, sniffing), :mod:`.tree`
+(the YAML tree with lines), :mod:`.fields` (typed keys), :mod:`.components` (one
+component's frames), :mod:`.reader` (document → motion), :mod:`.fast` (the fast path),
+:mod:`.writer`. Names come from :mod:`motion_formats_ros.core.naming`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...core.errors import ReadError
+from ...core.model import MotionFile
+from ...core.naming import NAMING_OPTIONS, Names, load_body, load_joint_map, resolve_names
+from ...core.options import Option
+from .fast import decode_fast, extract, from_skeleton
+from .reader import read_document
+from .schema import DEFAULT_VERSION, KEYS, READ_VERSIONS, WRITE_VERSIONS, DeclineError, sniff
+from .tree import load_yaml
+from .writer import encode, write
+
+#: Options of :func:`read`: names for the joints (and links).
+READ_OPTIONS = NAMING_OPTIONS
+#: Options of :func:`write`.
+WRITE_OPTIONS = (
+    Option("version", (int, str), None, "format version: 2 (camelCase keys, the default) or 4 (snake_case)"),
+    Option("lossless", (bool,), False, "values as shortest round-trip repr instead of %.9g"),
+    Option("se3_format", (str,), None, "pose layout: XYZQWQXQYQZ (default), XYZQXQYQZQW or XYZRPY"),
+)
+
+
+def read(
+    path: Path,
+    *,
+    joint_names: Sequence[str] | str | None = None,
+    joint_map: str | os.PathLike[str] | Mapping[Any, Any] | Sequence[str] | None = None,
+    body: str | os.PathLike[str] | None = None,
+) -> MotionFile:
+    """Read a body motion file.
+
+    Args:
+        path: The ``.seq`` / ``.yaml`` file.
+        joint_names: Joint names in joint-ID order (a list or ``"a,b,c"``).
+        joint_map: A joint map: a YAML file or data (see :func:`load_joint_map`).
+        body: A Choreonoid ``.body`` file for joint and link names.
+
+    Raises:
+        ReadError: The file is not a body motion or is malformed (with its line).
+    """
+    names = resolve_names(path, joint_names=joint_names, joint_map=joint_map, body=body)
+    extracted = extract(_read_bytes(path))  # the text is freed before the motion is built
+    if extracted is not None:
+        result = from_skeleton(extracted, path, names)
+        if result is not None:
+            return result
+    return decode(_read_bytes(path), path, names=names, fast=False)
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ReadError(path, exc.strerror or str(exc)) from exc
+
+
+def _text(data: bytes | str, path: str | os.PathLike[str]) -> str:
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ReadError(path, "not valid UTF-8 text", offset=exc.start, line=line) from None
+
+
+def decode(
+    data: bytes | str, path: str | os.PathLike[str] = "<text>", *, names: Names | None = None, fast: bool = True
+) -> MotionFile:
+    """Parse a body motion: the fast path, else (or with ``fast=False``) the YAML path."""
+    names = names or Names()
+    if fast:
+        result = decode_fast(data, path, names=names)
+        if result is not None:
+            return result
+    doc = load_yaml(_text(data, path), path)
+    try:
+        return read_document(doc, path, names)
+    except DeclineError:  # pragma: no cover - YAML trees never decline
+        raise ReadError(path, "internal error: unexpected frame layout") from None
+
+
+__all__ = [
+    "DEFAULT_VERSION",
+    "KEYS",
+    "READ_OPTIONS",
+    "READ_VERSIONS",
+    "WRITE_OPTIONS",
+    "WRITE_VERSIONS",
+    "Names",
+    "decode",
+    "decode_fast",
+    "encode",
+    "load_body",
+    "load_joint_map",
+    "load_yaml",
+    "read",
+    "resolve_names",
+    "sniff",
+    "write",
+]

@@ -1,0 +1,153 @@
+"""Joint and link names for formats whose files carry none (Choreonoid ``.seq`` / ``.pseq``).
+
+By precedence: names given by the user (a list or ``"a,b,c"``), a joint map (joint ID →
+name, as data or a YAML file), a Choreonoid ``.body`` file (joints by ``jointId``, links
+in link-index order), else none (the codec numbers them ``joint_0 …``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ._yaml import SafeLoader, error_line
+from .errors import ReadError
+from .options import NAMES, PATH, Option
+
+#: The read options of formats whose files carry no names (``.seq``, ``.pseq``).
+NAMING_OPTIONS = (
+    Option("joint_names", NAMES, None, "joint names in joint-ID order (a list or 'a,b,c')"),
+    Option("joint_map", (*PATH, Mapping, list, tuple), None, "joint ID -> name: a YAML file or data"),
+    Option("body", PATH, None, "a Choreonoid .body file for joint and link names"),
+)
+
+
+class Names:
+    """Joint and link names from the user or a body file (None: not given)."""
+
+    def __init__(
+        self,
+        joints: list[str] | None = None,
+        links: list[str] | None = None,
+        robot: str = "",
+        source: str = "",
+        explicit: bool = False,
+    ) -> None:
+        self.joints = joints
+        self.links = links
+        self.robot = robot
+        self.source = source
+        self.explicit = explicit
+
+
+def resolve_names(
+    path: str | os.PathLike[str],
+    *,
+    joint_names: Sequence[str] | str | None = None,
+    joint_map: str | os.PathLike[str] | Mapping[Any, Any] | Sequence[str] | None = None,
+    body: str | os.PathLike[str] | None = None,
+) -> Names:
+    """Names by precedence: explicit list / map > body file > none (``joint_0 …``)."""
+    body_names = load_body(body) if body is not None else None
+    links = body_names.links if body_names else None
+    robot = body_names.robot if body_names else ""
+    if joint_names is not None:
+        if isinstance(joint_names, str):
+            names = [s.strip() for s in joint_names.split(",") if s.strip()]
+        else:
+            names = [str(s) for s in joint_names]
+        return Names(names, links, robot, "joint_names", True)
+    if joint_map is not None:
+        return Names(load_joint_map(joint_map), links, robot, "joint_map", True)
+    return body_names or Names()
+
+
+def load_safe(path: str | os.PathLike[str], what: str) -> Any:
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReadError(path, f"cannot read the {what}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        return yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ReadError(path, f"invalid YAML in the {what}: {problem}", line=error_line(exc, text)) from None
+    except (ValueError, TypeError, OverflowError) as exc:  # a constructor's own error (``!!float word``)
+        raise ReadError(path, f"invalid value in the {what}: {exc}") from None
+
+
+def load_joint_map(source: str | os.PathLike[str] | Mapping[Any, Any] | Sequence[str]) -> list[str]:
+    """Joint names in joint-ID order from a joint map.
+
+    A map is a list of names, a mapping joint ID → name, or a mapping with a
+    ``joint_names`` / ``joints`` entry holding either; given as data or a YAML file.
+    """
+    where = source if isinstance(source, (str, os.PathLike)) else "<joint map>"
+    data: Any = load_safe(source, "joint map") if isinstance(source, (str, os.PathLike)) else source
+    if isinstance(data, Mapping):
+        for key in ("joint_names", "joints", "columns"):
+            if key in data:
+                data = data[key]
+                break
+    if isinstance(data, list) and data and all(isinstance(v, Mapping) and "name" in v for v in data):
+        # The project's joint-map files: columns of {source, name}; source = joint ID here.
+        sources = [v.get("source") for v in data]
+        if all(isinstance(s, int) or (isinstance(s, str) and s.isdigit()) for s in sources):
+            data = {int(s): v["name"] for s, v in zip(sources, data, strict=True)}
+        else:
+            data = [str(v["name"]) for v in data]
+    if isinstance(data, Mapping):
+        try:
+            ids = {int(k): str(v) for k, v in data.items()}
+        except (TypeError, ValueError):
+            raise ReadError(where, "a joint map must map joint IDs (integers) to names") from None
+        if not ids or min(ids) < 0:
+            raise ReadError(where, "joint IDs must be non-negative integers")
+        return [ids.get(i, f"joint_{i}") for i in range(max(ids) + 1)]
+    if isinstance(data, Sequence) and not isinstance(data, str) and all(isinstance(v, str) for v in data):
+        return list(data)
+    raise ReadError(where, "a joint map must be a list of names or a mapping joint ID → name")
+
+
+def load_body(path: str | os.PathLike[str]) -> Names:
+    """Joint names (by ``jointId`` / ``joint_id``) and links (link-index order) of a ``.body`` file."""
+    doc = load_safe(path, "body file")
+    if not isinstance(doc, Mapping) or not isinstance(doc.get("links"), list):
+        raise ReadError(path, "not a Choreonoid body file (a YAML mapping with a 'links' list)")
+    links = [link for link in doc["links"] if isinstance(link, Mapping) and isinstance(link.get("name"), str)]
+    ids: dict[int, str] = {}
+    for link in links:
+        jid = link.get("jointId", link.get("joint_id"))
+        if isinstance(jid, int) and not isinstance(jid, bool) and jid >= 0:
+            if jid in ids:
+                raise ReadError(path, f"joint ID {jid} used by {ids[jid]!r} and {link['name']!r}")
+            ids[jid] = link["name"]
+    joints = [ids.get(i, f"joint_{i}") for i in range(max(ids) + 1)] if ids else []
+    # Link-index order: depth first from the root, children in file order.
+    names = [link["name"] for link in links]
+    children: dict[str, list[str]] = {}
+    for link in links:
+        parent = link.get("parent")
+        if isinstance(parent, str):
+            children.setdefault(parent, []).append(link["name"])
+    root = doc.get("rootLink") or doc.get("root_link")
+    if root not in names:
+        root = next((link["name"] for link in links if not isinstance(link.get("parent"), str)), None)
+    order: list[str] = []
+    stack = [root] if root is not None else []
+    while stack:
+        name = stack.pop()
+        if name in order:
+            continue
+        order.append(name)
+        stack.extend(reversed(children.get(name, [])))
+    order.extend(n for n in names if n not in order)
+    robot = doc.get("name")
+    return Names(joints, order, str(robot) if robot is not None else "", f"body file {os.fspath(path)}")
+
+
+__all__ = ["NAMING_OPTIONS", "Names", "load_body", "load_joint_map", "load_safe", "resolve_names"]
