@@ -45,7 +45,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument(
         "--topics",
         type=_csv,
-        help="JointState topics merged by joint name (default /joint_states, else every JointState topic)",
+        help="JointState topics merged by joint name (default /joint_states, else every JointState topic); "
+        "TOPIC:FIELD for joint states inside another message (e.g. /x:trajectory_start.joint_state)",
     )
     p.add_argument(
         "--stamps",
@@ -56,7 +57,12 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--root", help="root pose from TF as PARENT:CHILD (e.g. world:base_link); 'none' for no root")
     p.add_argument("--links", type=_csv, help="TF frames to record as link poses (in the root's parent frame)")
     p.add_argument("--imu", type=_csv, help="sensor_msgs/Imu topics (default: all; 'none': none)")
-    p.add_argument("--trajectory", type=_csv, help="JointTrajectory topics → 'target' group (default: all)")
+    p.add_argument(
+        "--trajectory",
+        type=_csv,
+        help="JointTrajectory topics → 'target' group (default: all); TOPIC:FIELD for trajectories inside "
+        "another message (e.g. /display_planned_path:trajectory[].joint_trajectory; `info` lists them)",
+    )
     p.add_argument("--points", type=_csv, help="PointStamped topics → series (default: /zmp)")
     p.add_argument("--hold", action="store_true", help="hold a joint's last value instead of NaN where it is absent")
     p.add_argument("--distro", choices=list(DISTROS), help="typestore for types the bag does not define")

@@ -1,7 +1,8 @@
 """ROS bags: rosbag2 folders (sqlite3 / MCAP), bare ``.db3`` / ``.mcap`` files, ROS 1 ``.bag``.
 
 Reading (:func:`read`) turns JointState topics (merged by joint name), the TF root pose,
-IMUs, point series (ZMP) and JointTrajectory topics into a MotionFile; writing
+IMUs, point series (ZMP) and JointTrajectory topics (also those inside other types, such
+as MoveIt's DisplayTrajectory) into a MotionFile; writing
 (:func:`write`) records a motion as a rosbag2 bag that ``ros2 bag play``, Foxglove and
 PlotJuggler open. Both use the rosbags library (no ROS installation needed); JointState
 messages are decoded / encoded in bulk with numpy when their layout is regular.
@@ -18,6 +19,7 @@ from ...core.model import MotionFile
 from ...core.options import dataclass_options
 from ._read import IMU, JOINT_STATE, POINT, TF_TYPES, TRAJECTORY, ReadOptions, read_bag
 from ._source import BagSource, is_rosbag2_folder
+from ._types import joint_fields
 from ._write import WriteOptions, write_bag
 
 __all__ = ["READ_OPTIONS", "WRITE_OPTIONS", "ReadOptions", "WriteOptions", "describe", "read", "sniff", "write"]
@@ -52,20 +54,44 @@ CONVERTIBLE = {
     POINT: "point series (ZMP)",
     **dict.fromkeys(TF_TYPES, "TF (root pose, links)"),
 }
+#: The ``bag2motion`` option that converts a field inside another type, by the field's type.
+_FIELD_OPTION = {TRAJECTORY: "--trajectory", JOINT_STATE: "--topics"}
 
 
 def describe(path: Path, distro: str | None = None) -> dict[str, Any]:
-    """Topics of a bag, which of them convert (and into what) and their message counts."""
+    """Topics of a bag, which of them convert (and into what) and their message counts.
+
+    A topic of another type is searched for JointTrajectory / JointState fields (using
+    the definitions the bag carries, else the distro's and :data:`_types.KNOWN`); each
+    is listed under ``fields`` by its path. ``note`` says why a topic does not convert
+    when that is not just its type (service events, a definition that does not parse).
+    """
     with BagSource(Path(path), distro) as source:
-        topics: list[dict[str, Any]] = [
-            {
+        topics: list[dict[str, Any]] = []
+        for t in sorted(source.topics.values(), key=lambda t: t.name):
+            entry: dict[str, Any] = {
                 "topic": t.name,
                 "type": t.msgtype,
                 "messages": t.count,
                 "converts_to": CONVERTIBLE.get(t.msgtype),
+                "fields": [],
+                "note": None,
             }
-            for t in sorted(source.topics.values(), key=lambda t: t.name)
-        ]
+            if entry["converts_to"] is None:
+                problem = source.type_problem(t.name)
+                if problem is not None:
+                    entry["note"] = problem
+                else:
+                    entry["fields"] = [
+                        {
+                            "field": f.path,
+                            "type": f.msgtype,
+                            "converts_to": CONVERTIBLE[f.msgtype],
+                            "option": f"{_FIELD_OPTION[f.msgtype]} {t.name}:{f.path}",
+                        }
+                        for f in joint_fields(source.typestore.fielddefs, t.msgtype)
+                    ]
+            topics.append(entry)
         return {
             "file": str(path),
             "format": "rosbag",
@@ -83,13 +109,20 @@ def format_description(info: dict[str, Any], out: Sequence[str] = ()) -> list[st
         lines.append(f"distro:   {info['distro']}")
     if info.get("recovered_messages") is not None:
         lines.append(f"recovered: {info['recovered_messages']} messages (recording was not closed)")
-    convertible = [t for t in info["topics"] if t["converts_to"]]
-    other = [t for t in info["topics"] if not t["converts_to"]]
-    lines.append(f"convertible topics ({len(convertible)}):")
+    convertible = [t for t in info["topics"] if t["converts_to"] or t.get("fields")]
+    other = [t for t in info["topics"] if not (t["converts_to"] or t.get("fields"))]
+    count = sum(1 if t["converts_to"] else len(t["fields"]) for t in convertible)
+    lines.append(f"convertible topics ({count}):")
     for t in convertible:
-        lines.append(f"  {t['topic']:<32} {t['type']:<36} {t['messages']:>8} msgs  -> {t['converts_to']}")
+        if t["converts_to"]:
+            lines.append(f"  {t['topic']:<32} {t['type']:<36} {t['messages']:>8} msgs  -> {t['converts_to']}")
+            continue
+        for f in t["fields"]:
+            name = f"{t['topic']}: {f['field']}"
+            lines.append(f"  {name:<32} {t['type']:<36} {t['messages']:>8} msgs  -> {f['converts_to']} ({f['option']})")
     if other:
-        lines.append(f"other topics ({len(other)}):")
+        lines.append(f"other topics, not convertible ({len(other)}):")
         for t in other:
-            lines.append(f"  {t['topic']:<32} {t['type']:<36} {t['messages']:>8} msgs")
+            note = f"  ({t['note']})" if t.get("note") else ""
+            lines.append(f"  {t['topic']:<32} {t['type']:<36} {t['messages']:>8} msgs{note}")
     return list(out) + lines

@@ -15,7 +15,7 @@ import dataclasses
 import json
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +28,15 @@ from ...core.model import Motion, MotionFile, Series
 from . import _bulk
 from ._source import BagSource
 from ._tf import Edge, TfBuffer
+from ._types import JointField, joint_fields, parse_path, values_at
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
 IMU = "sensor_msgs/msg/Imu"
 TRAJECTORY = "trajectory_msgs/msg/JointTrajectory"
 POINT = "geometry_msgs/msg/PointStamped"
 TF_TYPES = ("tf2_msgs/msg/TFMessage", "tf/msg/tfMessage")
+#: Types converted as a whole topic (other types are searched for joint data inside).
+CONVERTIBLE_TYPES = (JOINT_STATE, IMU, TRAJECTORY, POINT, *TF_TYPES)
 DEFAULT_JOINT_TOPIC = "/joint_states"
 CUSTOM_KEY = "motion_formats_ros"
 STAMPS = ("auto", "header", "receive")
@@ -137,6 +140,22 @@ def _flush(stream: _TopicStream, source: BagSource, msgtype: str, bulk: bool) ->
         stream.segments.append(Segment(decoded.layout.names, decoded.stamps, recv, decoded.channels))
         return
     stream.slow_batches += 1
+    source.require_types([stream.topic])  # only an irregular batch needs the message definition
+
+    def decoded_msgs() -> Iterator[tuple[int, Any]]:
+        for raw, t in zip(raws, recv.tolist(), strict=True):
+            try:
+                msg = source.deserialize(raw, msgtype)
+            except Exception:
+                stream.undecodable += 1
+                continue
+            yield t, msg
+
+    _append_rows(stream, decoded_msgs())
+
+
+def _append_rows(stream: _TopicStream, msgs: Iterable[tuple[int, Any]]) -> None:
+    """Segments of JointState objects ``(receive ns, message)`` appended to ``stream``."""
     current: Segment | None = None
     rows: list[tuple[int, int, dict[str, FloatArray]]] = []
 
@@ -148,12 +167,7 @@ def _flush(stream: _TopicStream, source: BagSource, msgtype: str, bulk: bool) ->
         current.channels = {ch: np.stack([r[2][ch] for r in rows]) for ch in rows[0][2]}
         stream.segments.append(current)
 
-    for raw, t in zip(raws, recv.tolist(), strict=True):
-        try:
-            msg = source.deserialize(raw, msgtype)
-        except Exception:
-            stream.undecodable += 1
-            continue
+    for t, msg in msgs:
         names = tuple(str(n) for n in msg.name)
         values = {ch: np.asarray(getattr(msg, ch), dtype=np.float64) for ch in _bulk.CHANNELS}
         if any(v.size not in (0, len(names)) for v in values.values()) or len(set(names)) != len(names):
@@ -222,6 +236,18 @@ def _hold(values: FloatArray, filled: npt.NDArray[np.bool_]) -> None:
         values[:, j] = np.where(col >= 0, values[np.clip(col, 0, None), j], np.nan)
 
 
+def _preferred(found: list[JointField]) -> JointField | None:
+    """The shallowest field (``trajectory[].joint_trajectory`` before ``…attached_objects[].detach_posture``).
+
+    None when several share the smallest depth.
+    """
+    if not found:
+        return None
+    depth = min(f.depth for f in found)
+    best = [f for f in found if f.depth == depth]
+    return best[0] if len(best) == 1 else None
+
+
 def _backwards(times: IntArray) -> int:
     return int(np.count_nonzero(np.diff(times) < 0)) if times.size > 1 else 0
 
@@ -240,18 +266,83 @@ class _BagReader:
     def _topics_of(self, source: BagSource, msgtypes: Sequence[str]) -> list[str]:
         return [t.name for t in source.topics.values() if t.msgtype in msgtypes]
 
+    @staticmethod
+    def _resolve(source: BagSource, topic: str) -> str:
+        """A topic as the bag spells it: given with or without its leading slash."""
+        if topic in source.topics:
+            return topic
+        other = topic[1:] if topic.startswith("/") else "/" + topic
+        return other if other in source.topics else topic
+
     def _require(self, source: BagSource, topics: Sequence[str], msgtypes: Sequence[str], what: str) -> list[str]:
         out = []
-        for topic in topics:
+        for given in topics:
+            topic = self._resolve(source, given)
             info = source.topics.get(topic)
             if info is None:
-                raise ReadError(self.path, f"no such topic {topic!r}; the bag has: {self._listing(source)}")
+                raise ReadError(self.path, f"no such topic {given!r}; the bag has: {self._listing(source)}")
             if info.msgtype not in msgtypes:
                 raise ReadError(
                     self.path,
                     f"topic {topic!r} is {info.msgtype}, not {' or '.join(msgtypes)} ({what})",
                 )
             out.append(topic)
+        return out
+
+    def _requests(
+        self, source: BagSource, specs: Sequence[str], msgtype: str, what: str
+    ) -> tuple[list[str], list[tuple[str, JointField]]]:
+        """``TOPIC`` / ``TOPIC:FIELD`` requests → (topics of ``msgtype``, fields of it inside other types)."""
+        topics: list[str] = []
+        fields: list[tuple[str, JointField]] = []
+        for spec in specs:
+            given, sep, path = spec.partition(":")
+            topic = self._resolve(source, given.strip())
+            info = source.topics.get(topic)
+            if info is None:
+                raise ReadError(self.path, f"no such topic {given.strip()!r}; the bag has: {self._listing(source)}")
+            if info.msgtype == msgtype and not path.strip():
+                topics.append(topic)
+                continue
+            if info.msgtype in CONVERTIBLE_TYPES and not path.strip():
+                raise ReadError(self.path, f"topic {topic!r} is {info.msgtype}, not {msgtype} ({what})")
+            fields.append((topic, self._field(source, topic, path.strip() if sep else None, msgtype, what)))
+        return topics, fields
+
+    def _field(self, source: BagSource, topic: str, path: str | None, msgtype: str, what: str) -> JointField:
+        """The ``msgtype`` field at ``path`` inside ``topic``'s type (None: the only / shallowest one)."""
+        info = source.topics[topic]
+        problem = source.type_problem(topic)
+        if problem is not None:
+            raise ReadError(self.path, f"topic {topic!r} ({info.msgtype}): {problem}")
+        found = [f for f in joint_fields(source.typestore.fielddefs, info.msgtype) if f.msgtype == msgtype]
+        if not found:
+            raise ReadError(self.path, f"topic {topic!r} is {info.msgtype}, not {msgtype} ({what}) nor holds one")
+        listing = ", ".join(f"{topic}:{f.path}" for f in found)
+        if path is not None:
+            wanted = parse_path(path)
+            for f in found:
+                if tuple(name for name, _ in f.steps) == wanted:
+                    return f
+            raise ReadError(self.path, f"{topic}:{path}: no {msgtype} at that field; {info.msgtype} has {listing}")
+        best = _preferred(found)
+        if best is None:
+            raise ReadError(self.path, f"topic {topic!r} holds several {msgtype} fields; choose one of {listing}")
+        if len(found) > 1:
+            self.warn(f"{topic}: read {msgtype} from {best.path} (also at: {listing}; choose with TOPIC:FIELD)")
+        return best
+
+    def _nested_trajectories(self, source: BagSource) -> list[tuple[str, JointField]]:
+        """JointTrajectory fields inside the bag's other topics (when nothing else converts)."""
+        out = []
+        for topic in sorted(source.topics):
+            msgtype = source.topics[topic].msgtype
+            if msgtype in CONVERTIBLE_TYPES or not msgtype or source.type_problem(topic) is not None:
+                continue
+            found = [f for f in joint_fields(source.typestore.fielddefs, msgtype) if f.msgtype == TRAJECTORY]
+            best = _preferred(found)
+            if best is not None:
+                out.append((topic, best))
         return out
 
     @staticmethod
@@ -288,16 +379,20 @@ class _BagReader:
 
     def _plan(self, source: BagSource, custom: dict[str, Any]) -> dict[str, Any]:
         opts = self.options
-        explicit_joints = opts.topics is not None
-        if explicit_joints:
-            joint_topics = self._require(source, list(opts.topics or ()), (JOINT_STATE,), "joint states")
+        joint_fields_: list[tuple[str, JointField]] = []
+        if opts.topics is not None:
+            joint_topics, joint_fields_ = self._requests(source, list(opts.topics), JOINT_STATE, "joint states")
         elif DEFAULT_JOINT_TOPIC in source.topics and source.topics[DEFAULT_JOINT_TOPIC].msgtype == JOINT_STATE:
             joint_topics = [DEFAULT_JOINT_TOPIC]
         elif custom.get("joint_topic") in source.topics:
             joint_topics = [str(custom["joint_topic"])]
         else:
             joint_topics = self._topics_of(source, (JOINT_STATE,))
-        tf_topics = [t for t in (opts.tf_topic, opts.tf_static_topic) if t in source.topics]
+        tf_topics = [
+            self._resolve(source, t)
+            for t in (opts.tf_topic, opts.tf_static_topic)
+            if self._resolve(source, t) in source.topics
+        ]
         for t in tf_topics:
             if source.topics[t].msgtype not in TF_TYPES:
                 raise ReadError(self.path, f"topic {t!r} is {source.topics[t].msgtype}, not tf2_msgs/msg/TFMessage")
@@ -311,36 +406,51 @@ class _BagReader:
                     f"no such topic {opts.tf_topic!r} for the root pose {root}; the bag has: {self._listing(source)}",
                 )
         want_root = bool(tf_topics) and root not in ("", "none")
-        if not joint_topics and not want_root:
-            wanted = DEFAULT_JOINT_TOPIC
-            raise ReadError(
-                self.path,
-                f"no such topic {wanted!r} (no sensor_msgs/msg/JointState topic and no /tf to convert); "
-                f"the bag has: {self._listing(source)}",
-            )
-        if opts.imu is not None:
-            imu_topics = self._require(source, [t for t in opts.imu if t], (IMU,), "IMU")
-        else:
-            imu_topics = self._topics_of(source, (IMU,))
+        traj_fields: list[tuple[str, JointField]] = []
         if opts.trajectory is not None:
-            traj_topics = self._require(source, [t for t in opts.trajectory if t], (TRAJECTORY,), "trajectory")
+            specs = [t for t in opts.trajectory if t]
+            traj_topics, traj_fields = self._requests(source, specs, TRAJECTORY, "trajectory")
         elif custom.get("trajectory_needed") is False:
             # Written by this package from the joint-state group itself, which it repeats
             # (a 100k-point JointTrajectory costs seconds to deserialize and adds nothing).
             traj_topics = []
         else:
             traj_topics = self._topics_of(source, (TRAJECTORY,))
+        if not joint_topics and not joint_fields_ and not want_root and not traj_topics and not traj_fields:
+            if opts.trajectory is None:
+                traj_fields = self._nested_trajectories(source)
+            if traj_fields:
+                found = ", ".join(f"{topic}:{f.path}" for topic, f in traj_fields)
+                self.warn(
+                    f"no JointState, TF or JointTrajectory topic; converting the trajectories inside {found} "
+                    "(choose with --trajectory TOPIC:FIELD)"
+                )
+            else:
+                wanted = DEFAULT_JOINT_TOPIC
+                raise ReadError(
+                    self.path,
+                    f"no such topic {wanted!r} (no sensor_msgs/msg/JointState topic and no /tf to convert); "
+                    f"the bag has: {self._listing(source)}",
+                )
+        joints_wanted = bool(joint_topics or joint_fields_ or want_root)
+        if opts.imu is not None:
+            imu_topics = self._require(source, [t for t in opts.imu if t], (IMU,), "IMU")
+        else:
+            imu_topics = self._topics_of(source, (IMU,)) if joints_wanted else []
         if opts.points is not None:
             point_topics = self._require(source, [t for t in opts.points if t], (POINT,), "point series")
         else:
             known = list(custom.get("series", {})) or ["/zmp"]
             point_topics = [t for t in known if t in source.topics and source.topics[t].msgtype == POINT]
+            point_topics = point_topics if joints_wanted else []
         return {
             "joints": joint_topics,
+            "joint_fields": joint_fields_,
             "tf": tf_topics if want_root or opts.links or custom.get("links") else [],
             "root": (root if root is not None else "auto") if want_root else None,
             "imu": imu_topics,
             "trajectory": traj_topics,
+            "trajectory_fields": traj_fields,
             "points": point_topics,
         }
 
@@ -349,7 +459,10 @@ class _BagReader:
         joint_set = set(plan["joints"])
         streams = {t: _TopicStream(t) for t in plan["joints"]}
         others: dict[str, list[tuple[int, bytes]]] = {}
-        topics = plan["joints"] + plan["tf"] + plan["imu"] + plan["trajectory"] + plan["points"]
+        containers = [topic for topic, _ in plan["joint_fields"] + plan["trajectory_fields"]]
+        decoded = list(dict.fromkeys(plan["tf"] + plan["imu"] + plan["trajectory"] + plan["points"] + containers))
+        source.require_types(decoded)  # JointState topics: only when a batch needs the slow path
+        topics = plan["joints"] + [t for t in decoded if t not in joint_set]
         bar = self._progress(source, topics)
         count = 0
         try:
@@ -462,6 +575,7 @@ class _BagReader:
         return ns, np.array(rows, dtype=np.float64).reshape(-1, 10)
 
     def _trajectory_segments(self, source: BagSource, topic: str, raws: list[tuple[int, bytes]]) -> list[Segment]:
+        """JointTrajectory messages of a topic: each at its stamp, replacing the rest of the one before."""
         msgs = list(self._decode(source, topic, raws))
         stamps = np.array([_stamp_ns(m.header.stamp) for _, m in msgs], dtype=np.int64)
         recv = np.array([t for t, _ in msgs], dtype=np.int64)
@@ -471,6 +585,34 @@ class _BagReader:
             bases = stamps
         else:  # a zero stamp means "start on receipt"
             bases = np.where(stamps == 0, recv, stamps)
+        return self._place(topic, [(int(b), m) for b, (_, m) in zip(bases, msgs, strict=True)])
+
+    def _nested_trajectory_segments(
+        self, source: BagSource, topic: str, field: JointField, raws: list[tuple[int, bytes]]
+    ) -> list[Segment]:
+        """JointTrajectory values inside another type, one after another on the timeline.
+
+        Such values (MoveIt's planned paths: a DisplayTrajectory holds the plan's parts in
+        order) carry no stamp, or none a controller would act on: a value without a stamp
+        starts when its message was received, but not before the value placed before it
+        ends, so that consecutive parts and plans follow each other instead of cutting
+        each other short. A value with a stamp starts there (``--stamps header``: always).
+        """
+        placed: list[tuple[int, Any]] = []
+        end: int | None = None
+        mode = self.options.stamps
+        for t, msg in self._decode(source, topic, raws):
+            for value in values_at(msg, field.steps):
+                stamp = _stamp_ns(value.header.stamp)
+                stamped = mode == "header" or (mode == "auto" and stamp != 0)
+                base = stamp if stamped else (t if end is None else max(t, end))
+                placed.append((base, value))
+                last = max((_stamp_ns(p.time_from_start) for p in value.points), default=0)
+                end = base + last
+        return self._place(f"{topic}:{field.path}", placed)
+
+    def _place(self, label: str, placed: list[tuple[int, Any]]) -> list[Segment]:
+        """Segments of JointTrajectory values: points at base + time_from_start, cut at the next base."""
         segments = []
         bad = 0
         fields: tuple[tuple[str, str], ...] = (
@@ -479,9 +621,9 @@ class _BagReader:
             ("acceleration", "accelerations"),
             ("effort", "effort"),
         )
-        for k, (_, msg) in enumerate(msgs):
+        for k, (base, msg) in enumerate(placed):
             names = tuple(str(n) for n in msg.joint_names)
-            limit = int(bases[k + 1]) if k + 1 < len(msgs) else None
+            limit = placed[k + 1][0] if k + 1 < len(placed) else None
             rows_t: list[int] = []
             rows: dict[str, list[FloatArray]] = {}
             layout: tuple[str, ...] | None = None
@@ -490,7 +632,7 @@ class _BagReader:
                 if any(v.size not in (0, len(names)) for v in values.values()):
                     bad += 1
                     continue
-                t = int(bases[k]) + _stamp_ns(point.time_from_start)
+                t = base + _stamp_ns(point.time_from_start)
                 if limit is not None and t >= limit:
                     continue
                 present = tuple(ch for ch, v in values.items() if v.size)
@@ -507,8 +649,17 @@ class _BagReader:
                 seg.times = ts
                 segments.append(seg)
         if bad:
-            self.warn(f"{topic}: skipped {bad} trajectory points whose arrays do not match joint_names")
+            self.warn(f"{label}: skipped {bad} trajectory points whose arrays do not match joint_names")
         return segments
+
+    def _nested_joint_stream(
+        self, source: BagSource, topic: str, field: JointField, raws: list[tuple[int, bytes]]
+    ) -> _TopicStream:
+        """JointState values inside another type, each a sample at its own stamp."""
+        stream = _TopicStream(f"{topic}:{field.path}")
+        decoded = self._decode(source, topic, raws)
+        _append_rows(stream, ((t, value) for t, msg in decoded for value in values_at(msg, field.steps)))
+        return stream
 
     # -- assembling -------------------------------------------------------------
     def _joint_segments(self, streams: dict[str, _TopicStream]) -> list[Segment]:
@@ -540,12 +691,20 @@ class _BagReader:
     ) -> MotionFile:
         opts = self.options
         others = data["others"]
-        segments = self._joint_segments(data["streams"])
-        if plan["joints"] and not any(s.times.size for s in segments):
-            raise ReadError(self.path, f"no usable JointState message on {', '.join(plan['joints'])}")
+        streams = dict(data["streams"])
+        for topic, field in plan["joint_fields"]:
+            stream = self._nested_joint_stream(source, topic, field, others.get(topic, []))
+            streams[stream.topic] = stream
+        segments = self._joint_segments(streams)
+        joint_labels = list(plan["joints"]) + [f"{topic}:{f.path}" for topic, f in plan["joint_fields"]]
+        if joint_labels and not any(s.times.size for s in segments):
+            raise ReadError(self.path, f"no usable JointState message on {', '.join(joint_labels)}")
         traj_segments: list[Segment] = []
         for topic in plan["trajectory"]:
             traj_segments += self._trajectory_segments(source, topic, others.get(topic, []))
+        for topic, field in plan["trajectory_fields"]:
+            traj_segments += self._nested_trajectory_segments(source, topic, field, others.get(topic, []))
+        traj_labels = list(plan["trajectory"]) + [f"{topic}:{f.path}" for topic, f in plan["trajectory_fields"]]
         tf_samples = self._tf(source, plan, others) if plan["tf"] else {}
 
         # Time origin: the writer's, else the first joint sample (else the first of anything).
@@ -579,6 +738,65 @@ class _BagReader:
                 raise ReadError(self.path, f"no TF path from {parent!r} to {child!r}; frames in the bag: {frames}")
             root_pair = (parent, child)
 
+        if segments or root_pair is not None:
+            groups[group], origin = self._actual(
+                source, custom, plan, others, segments, root_pair, (buf, tf_samples), origin
+            )
+        elif not traj_segments:
+            what = (
+                f"no usable message on {', '.join(traj_labels)}"
+                if traj_labels
+                else "no joint states and no TF root pose"
+            )
+            raise ReadError(self.path, f"nothing to convert: {what}")
+
+        if traj_segments:
+            for s in traj_segments:
+                s.times = s.times if s.times.size else s.stamps
+            t_ns, t_names, t_channels = _merge(traj_segments, opts.hold)
+            t_fields: dict[str, Any] = dict(t_channels)
+            target = Motion(
+                times=(t_ns - origin) / 1e9,
+                joint_names=t_names,
+                extras={"time_origin_ns": origin, "topics": traj_labels},
+                **t_fields,
+            )
+            if traj_group == group and group in groups:
+                main = groups[group]
+                if (
+                    "acceleration" in t_channels
+                    and main.joint_names == target.joint_names
+                    and np.array_equal(main.times, target.times)
+                ):
+                    main.acceleration = target.acceleration
+                    groups[group] = dataclasses.replace(main)
+            else:
+                groups[traj_group] = target
+
+        for note in dict.fromkeys(self.notes):
+            self.warn(note)
+        groups = {k: self._transform(k, m) for k, m in groups.items()}
+        meta = {k: custom[k] for k in ("name", "robot") if isinstance(custom.get(k), str)}
+        extras: dict[str, Any] = {"bag_topics": {t.name: t.msgtype for t in source.topics.values()}}
+        if source.recovered is not None:
+            extras["recovered_messages"] = source.recovered
+        return MotionFile(groups=groups, extras=extras, **meta)
+
+    def _actual(
+        self,
+        source: BagSource,
+        custom: dict[str, Any],
+        plan: dict[str, Any],
+        others: dict[str, list[tuple[int, bytes]]],
+        segments: list[Segment],
+        root_pair: tuple[str, str] | None,
+        tf: tuple[TfBuffer | None, dict[tuple[str, str], Any]],
+        origin: int,
+    ) -> tuple[Motion, int]:
+        """The joint-state group (root pose, links, IMUs, series sampled at its times) and the time origin."""
+        opts = self.options
+        origin_value = custom.get("origin_ns")
+        buf, tf_samples = tf
         fields: dict[str, Any] = {}
         if segments:
             times_ns, names, channels = _merge(segments, opts.hold)
@@ -672,39 +890,7 @@ class _BagReader:
         fields["extras"] = {"time_origin_ns": origin, "topics": list(plan["joints"])}
         if root_pair is not None:
             fields["extras"]["root"] = ":".join(root_pair)
-        groups[group] = Motion(times=times, **fields)
-
-        if traj_segments:
-            for s in traj_segments:
-                s.times = s.times if s.times.size else s.stamps
-            t_ns, t_names, t_channels = _merge(traj_segments, opts.hold)
-            t_fields: dict[str, Any] = dict(t_channels)
-            target = Motion(
-                times=(t_ns - origin) / 1e9,
-                joint_names=t_names,
-                extras={"time_origin_ns": origin, "topics": list(plan["trajectory"])},
-                **t_fields,
-            )
-            if traj_group == group and group in groups:
-                main = groups[group]
-                if (
-                    "acceleration" in t_channels
-                    and main.joint_names == target.joint_names
-                    and np.array_equal(main.times, target.times)
-                ):
-                    main.acceleration = target.acceleration
-                    groups[group] = dataclasses.replace(main)
-            else:
-                groups[traj_group] = target
-
-        for note in dict.fromkeys(self.notes):
-            self.warn(note)
-        groups = {k: self._transform(k, m) for k, m in groups.items()}
-        meta = {k: custom[k] for k in ("name", "robot") if isinstance(custom.get(k), str)}
-        extras: dict[str, Any] = {"bag_topics": {t.name: t.msgtype for t in source.topics.values()}}
-        if source.recovered is not None:
-            extras["recovered_messages"] = source.recovered
-        return MotionFile(groups=groups, extras=extras, **meta)
+        return Motion(times=times, **fields), origin
 
     def _transform(self, group: str, m: Motion) -> Motion:
         opts = self.options

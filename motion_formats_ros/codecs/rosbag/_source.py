@@ -1,19 +1,26 @@
 """Opening bags: rosbag2 folders, bare ``.db3`` / ``.mcap`` files, ROS 1 ``.bag`` files.
 
 Everything the rest of the codec needs from a bag goes through :class:`BagSource`:
-topic names, types and counts, a typestore that can deserialize every topic, and raw
-messages in time order. Intact bags are read with rosbags' ``AnyReader``; a crashed
-recording (MCAP without footer / summary, rosbag2 folder without ``metadata.yaml``) is
-recovered up to its last intact message, with a warning saying how many were found.
+topic names, types and counts, the types to deserialize the topics a command reads, and
+raw messages in time order. Storage files are read with rosbags' readers; message
+definitions are parsed per topic, only for the topics a command needs
+(:meth:`BagSource.type_problem`), so that a definition rosbags cannot parse (a Jazzy
+service event's) concerns its own topic only. A folder whose ``metadata.yaml`` rosbags
+cannot use (see ``_metadata``) is read from its storage files directly; a crashed
+recording (MCAP without footer / summary, a folder without or with a cut
+``metadata.yaml``, also with ``.zstd`` file compression) is recovered up to its last
+intact message, with a warning saying how many were found.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import heapq
 import io
 import os
 import sys
+import tempfile
 import warnings
 from collections.abc import Collection, Iterator
 from pathlib import Path
@@ -21,7 +28,7 @@ from typing import Any
 
 from ...core.distros import DEFAULT_DISTRO, DISTROS
 from ...core.errors import ReadError
-from . import _mcap
+from . import _mcap, _metadata, _types
 
 BAG_SUFFIXES = (".db3", ".mcap", ".bag")
 
@@ -85,12 +92,8 @@ class _BoundedPath(_ConcretePath):
 
 
 def is_rosbag2_folder(path: Path) -> bool:
-    """A folder with ``metadata.yaml`` or with ``.db3`` / ``.mcap`` storage files."""
-    if not path.is_dir():
-        return False
-    if (path / "metadata.yaml").is_file():
-        return True
-    return any(p.suffix in (".db3", ".mcap") and p.is_file() for p in path.iterdir())
+    """A folder with ``metadata.yaml`` or with storage files (``.db3``, ``.mcap``, ``.zstd`` of them)."""
+    return _metadata.is_storage_folder(path)
 
 
 def _custom_from_yaml(text: str) -> dict[str, str]:
@@ -130,6 +133,57 @@ def _embedded_custom(files: list[Path]) -> dict[str, str]:
     return {}
 
 
+def _zstd() -> Any:
+    if sys.version_info >= (3, 14):  # pragma: no cover - the standard library's module
+        from compression import zstd  # type: ignore[import-not-found]
+    else:
+        from backports import zstd
+    return zstd
+
+
+#: zstd frames start with these bytes (RFC 8878); CDR and ROS 1 messages never do.
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_BLOCK = 1 << 20
+
+
+def decompress_file(src: Path, dest: Path) -> tuple[int, bool]:
+    """Stream-decompress a zstd file (rosbag2 file compression) into ``dest``.
+
+    A file cut short (the recorder was killed while compressing) or damaged gives what
+    decompresses before the cut.
+
+    Returns:
+        (bytes written, whether the last frame was complete).
+    """
+    zstd = _zstd()
+    written = 0
+    started = False  # the current decompressor has been fed part of a frame
+    with open(src, "rb") as fin, open(dest, "wb") as fout:
+        dec = zstd.ZstdDecompressor()
+        try:
+            while chunk := fin.read(_BLOCK):
+                pending = chunk
+                while True:
+                    if pending:
+                        started = True
+                    out = dec.decompress(pending, max_length=4 * _BLOCK)
+                    pending = b""
+                    fout.write(out)
+                    written += len(out)
+                    if dec.eof:
+                        pending = dec.unused_data
+                        dec = zstd.ZstdDecompressor()
+                        started = False
+                        if not pending:
+                            break
+                        continue
+                    if dec.needs_input:
+                        break
+        except zstd.ZstdError:
+            return written, False
+    return written, not started
+
+
 @dataclasses.dataclass
 class Topic:
     """One topic of a bag."""
@@ -137,6 +191,66 @@ class Topic:
     name: str
     msgtype: str
     count: int
+
+
+class _Readers:
+    """rosbags' readers of the files of one bag, opened without parsing any message definition.
+
+    rosbags' ``AnyReader`` parses every topic's definition when it opens a bag and fails
+    on the first it cannot parse (e.g. the service definitions Jazzy stores for service
+    event topics); this opens the same readers and leaves definitions to :class:`BagSource`,
+    which parses only those of the topics a command reads.
+    """
+
+    def __init__(self, paths: list[Path]) -> None:
+        from rosbags.rosbag1 import Reader as Reader1
+        from rosbags.rosbag2 import Reader as Reader2
+
+        self.is2 = any(p.suffix != ".bag" for p in paths)
+        self.readers: list[Any] = [Reader2(p) if self.is2 else Reader1(p) for p in paths]
+        self._opened: list[Any] = []
+
+    def open(self) -> None:
+        try:
+            for reader in self.readers:
+                reader.open()
+                self._opened.append(reader)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        while self._opened:
+            reader = self._opened.pop()
+            with contextlib.suppress(Exception):
+                reader.close()
+
+    @property
+    def connections(self) -> list[Any]:
+        return [c for reader in self.readers for c in reader.connections]
+
+    def topics(self) -> dict[str, tuple[str, int, list[Any]]]:
+        """Topic → (message type, or '' when it has several; message count; connections)."""
+        out: dict[str, tuple[str, int, list[Any]]] = {}
+        for conn in self.connections:
+            msgtype, count, conns = out.get(conn.topic, (conn.msgtype, 0, []))
+            if msgtype != conn.msgtype:
+                msgtype = ""
+            out[conn.topic] = (msgtype, count + conn.msgcount, [*conns, conn])
+        return out
+
+    def messages(self, connections: list[Any]) -> Iterator[tuple[Any, int, bytes]]:
+        """(connection, time, raw) of ``connections`` from every file, in time order."""
+        wanted = {id(c) for c in connections}  # connections hold lists (QoS): not hashable
+        streams = []
+        for reader in self.readers:
+            own = [c for c in reader.connections if id(c) in wanted]
+            if own:
+                streams.append(reader.messages(connections=own))
+        if len(streams) == 1:
+            yield from streams[0]
+        else:
+            yield from heapq.merge(*streams, key=lambda m: m[1])
 
 
 class BagSource:
@@ -151,9 +265,17 @@ class BagSource:
         self.distro: str | None = None
         self.recovered: int | None = None
         self.typestore: Any = None
-        self._reader: Any = None
+        self._reader: _Readers | None = None
         self._scanners: list[tuple[_mcap.McapScanner, dict[int, str]]] = []
-        self._no_metadata = False
+        self._plan: _metadata.FolderPlan | None = None
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._shown: dict[Path, Path] = {}  # decompressed copy → the file it came from
+        #: Definitions each topic's connections carry: (``msg`` / ``idl``, text).
+        self._definitions: dict[str, list[tuple[str, str]]] = {}
+        self._digests: dict[str, str] = {}
+        self._connections: dict[str, list[Any]] = {}
+        self._problems: dict[str, str | None] = {}
+        self._defaults_loaded = False
 
     # ------------------------------------------------------------------ opening
     def __enter__(self) -> BagSource:
@@ -167,59 +289,110 @@ class BagSource:
         if self._reader is not None:
             reader, self._reader = self._reader, None
             reader.close()
+        if self._tmp is not None:
+            tmp, self._tmp = self._tmp, None
+            tmp.cleanup()
 
     def open(self) -> None:
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self) -> None:
         path = self.path
         if not path.exists():
             raise ReadError(path, "no such file")
         if path.is_dir():
-            if (path / "metadata.yaml").is_file():
-                files = [path]
+            plan = _metadata.plan_folder(path)
+            for note in plan.notes:
+                warnings.warn(note, stacklevel=5)
+            if plan.direct:
+                self._plan = plan
+                self._check_magic(plan.files)
+                files = self._materialize(plan.files)
             else:
-                files = sorted(p for p in path.iterdir() if p.suffix in (".db3", ".mcap") and p.is_file())
-                if not files:
-                    raise ReadError(path, "not a rosbag2 folder (no metadata.yaml, no .db3 / .mcap files)")
-                self._no_metadata = True
+                files = [path]
         elif path.suffix.lower() in BAG_SUFFIXES:
             files = [path]
         else:
             raise ReadError(path, f"not a bag (expected a rosbag2 folder or a {', '.join(BAG_SUFFIXES)} file)")
         self._check_magic(files)
+        recovering = self._plan.recovering if self._plan is not None else None
         try:
             self._open_reader(files)
-            if self._no_metadata:
-                self.recovered = sum(t.count for t in self.topics.values())
-                warnings.warn(
-                    f"{path}: no metadata.yaml (the recording was not closed); read its storage files directly "
-                    f"and recovered {self.recovered} messages",
-                    stacklevel=4,
-                )
         except ReadError:
             raise
         except Exception as exc:
             # rosbags, sqlite3 and the decompressors fail on damaged bags with every kind
             # of error (ReaderError, struct.error, TypeError from a mistyped metadata.yaml
             # field, RuntimeError from lz4, AssertionError …): all of them mean "damaged".
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
             mcaps = self._mcap_files(files)
             if mcaps and self._footer_missing(mcaps):
-                self._open_scan(mcaps)
+                self._open_scan(mcaps, recovering)
                 return
             raise ReadError(path, f"cannot read bag: {_reason(exc)}") from exc
+        if recovering is not None:
+            self.recovered = sum(t.count for t in self.topics.values())
+            warnings.warn(
+                f"{path}: {recovering}; read its storage files directly and recovered {self.recovered} messages",
+                stacklevel=5,
+            )
+
+    def _show(self, p: Path) -> Path:
+        """The file a user knows: the compressed original of a decompressed copy."""
+        return self._shown.get(p, p)
+
+    def _materialize(self, files: list[Path]) -> list[Path]:
+        """Storage files ready to open: ``.zstd`` ones decompressed into a temporary folder."""
+        out: list[Path] = []
+        for f in files:
+            if not f.name.endswith(_metadata.COMPRESSED_SUFFIX):
+                out.append(f)
+                continue
+            if self._tmp is None:
+                self._tmp = tempfile.TemporaryDirectory(prefix="motion_formats_bag_")
+            dest = Path(self._tmp.name) / f.name[: -len(_metadata.COMPRESSED_SUFFIX)]
+            try:
+                size, complete = decompress_file(f, dest)
+            except OSError as exc:
+                raise ReadError(f, f"cannot decompress: {exc.strerror or exc}") from exc
+            if not size:
+                raise ReadError(f, "cut short before the end of its first zstd block: nothing decompresses")
+            if not complete:
+                warnings.warn(
+                    f"{f}: the compressed file ends before its last zstd frame does (compression was "
+                    f"interrupted); read the {size} bytes that decompress",
+                    stacklevel=6,
+                )
+            self._shown[dest] = f
+            out.append(dest)
+        return out
 
     def _check_magic(self, files: list[Path]) -> None:
         magics = {".mcap": b"\x89MCAP0\r\n", ".db3": b"SQLite format 3\x00", ".bag": b"#ROSBAG V2.0\n"}
         for f in files:
             if f.is_dir():
                 continue
-            want = magics[f.suffix.lower()]
+            suffix = f.suffix.lower()
+            want = ZSTD_MAGIC if suffix == _metadata.COMPRESSED_SUFFIX else magics[suffix]
             try:
                 with open(f, "rb") as fh:
                     head = fh.read(len(want))
             except OSError as exc:
-                raise ReadError(f, exc.strerror or str(exc)) from exc
+                raise ReadError(self._show(f), exc.strerror or str(exc)) from exc
             if head != want:
-                kind = {".mcap": "MCAP", ".db3": "SQLite", ".bag": "ROS 1 bag"}[f.suffix.lower()]
-                raise ReadError(f, f"not a bag: no {kind} signature at the start", offset=0)
+                if suffix == _metadata.COMPRESSED_SUFFIX:
+                    kind = "zstd"
+                else:
+                    kind = {".mcap": "MCAP", ".db3": "SQLite", ".bag": "ROS 1 bag"}[suffix]
+                shown = self._show(f)
+                extra = " after decompression" if shown != f else ""
+                raise ReadError(shown, f"not a bag: no {kind} signature at the start{extra}", offset=0)
 
     def _mcap_files(self, files: list[Path]) -> list[Path]:
         out: list[Path] = []
@@ -241,45 +414,46 @@ class BagSource:
         return False
 
     def _open_reader(self, files: list[Path]) -> None:
-        from rosbags.highlevel import AnyReader
+        from rosbags.interfaces import MessageDefinitionFormat
+        from rosbags.typesys import Stores, get_typestore
 
-        default = typestore_for(self.requested_distro or ("noetic" if files[0].suffix == ".bag" else DEFAULT_DISTRO))
-        reader = AnyReader([_BoundedPath(f) for f in files], default_typestore=default)
+        reader = _Readers([_BoundedPath(f) for f in files])
         reader.open()
-        try:
-            self.ros1 = not reader.is2
-            if reader.is2:
-                inner: Any = reader.readers[0]
-                distro = inner.ros_distro
-                self.distro = distro if isinstance(distro, str) else None
-                custom = getattr(inner.storage, "metadata", None)
-                custom_data = getattr(custom, "custom", None)
-                if isinstance(custom_data, dict):
-                    self.custom = {str(k): str(v) for k, v in custom_data.items()}
-            else:
-                self.distro = "noetic"
-            if reader.is2 and not self.custom:
-                self.custom = _embedded_custom(files)
-            self.topics = {name: Topic(name, info.msgtype or "", info.msgcount) for name, info in reader.topics.items()}
-            self.typestore = reader.typestore
-            self._complete_typestore(default)
-        except BaseException:
-            reader.close()
-            raise
         self._reader = reader
+        self.ros1 = not reader.is2
+        if reader.is2:
+            inner: Any = reader.readers[0]
+            distro = inner.ros_distro
+            self.distro = distro if isinstance(distro, str) and distro else None
+            custom = getattr(inner.storage, "metadata", None)
+            custom_data = getattr(custom, "custom", None)
+            if isinstance(custom_data, dict):
+                self.custom = {str(k): str(v) for k, v in custom_data.items()}
+        else:
+            self.distro = "noetic"
+        if self._plan is not None:
+            self.custom = self._plan.custom or self.custom
+            self.distro = self._plan.distro or self.distro
+        if reader.is2 and not self.custom:
+            self.custom = _embedded_custom(files)
+        kinds = {MessageDefinitionFormat.MSG: "msg", MessageDefinitionFormat.IDL: "idl"}
+        for name, (msgtype, count, conns) in reader.topics().items():
+            self._connections[name] = conns
+            self.topics[name] = Topic(name, msgtype, count)
+            self._definitions[name] = [
+                (kinds[c.msgdef.format], c.msgdef.data) for c in conns if c.msgdef.format in kinds and c.msgdef.data
+            ]
+            digest = next((c.digest for c in conns if c.digest), "")
+            if digest and reader.is2:
+                self._digests[name] = digest
+        self.typestore = get_typestore(Stores.EMPTY)
 
-    def _complete_typestore(self, default: Any) -> None:
-        """Types the bag does not define come from the distro's typestore."""
-        if self.requested_distro is None and self.distro in DISTROS:
-            default = typestore_for(self.distro)
-        missing = {t.msgtype for t in self.topics.values() if t.msgtype not in self.typestore.fielddefs}
-        if missing & set(default.fielddefs):
-            self.typestore.register({k: v for k, v in default.fielddefs.items() if k not in self.typestore.fielddefs})
+    def _open_scan(self, mcaps: list[Path], recovering: str | None) -> None:
+        from rosbags.typesys import Stores, get_typestore
 
-    def _open_scan(self, mcaps: list[Path]) -> None:
-        from rosbags.typesys import Stores, get_types_from_idl, get_types_from_msg, get_typestore
-
-        typestore = get_typestore(Stores.EMPTY)
+        kinds = {"ros2msg": "msg", "ros1msg": "msg", "ros2idl": "idl", "omgidl": "idl"}
+        self.topics = {}
+        self._definitions = {}
         recovered = 0
         lost = []
         for f in mcaps:
@@ -287,7 +461,7 @@ class BagSource:
             try:
                 result = scanner.index()
             except (_mcap.ScanError, OSError) as exc:
-                raise ReadError(f, f"cannot read bag: {exc}") from exc
+                raise ReadError(self._show(f), f"cannot read bag: {exc}") from exc
             names: dict[int, str] = {}
             for cid, channel in result.channels.items():
                 schema = result.schemas.get(channel.schema_id)
@@ -299,32 +473,105 @@ class BagSource:
                     self.topics[channel.topic] = Topic(channel.topic, schema.name, count)
                 else:
                     topic.count += count
+                    if topic.msgtype != schema.name:
+                        topic.msgtype = ""
                 names[cid] = channel.topic
-                if schema.name not in typestore.fielddefs and schema.data:
-                    try:
-                        if schema.encoding == "ros2msg":
-                            typestore.register(get_types_from_msg(schema.data, schema.name))
-                        else:
-                            sep = "=" * 80 + "\n"
-                            for part in schema.data.split(sep):
-                                if part.startswith("IDL: "):
-                                    part = part.split("\n", 1)[1]
-                                if part.strip():
-                                    typestore.register(get_types_from_idl(part))
-                    except Exception as exc:
-                        warnings.warn(f"{f}: cannot parse the definition of {schema.name}: {exc}", stacklevel=4)
+                if schema.data and schema.encoding in kinds:
+                    self._definitions.setdefault(channel.topic, []).append((kinds[schema.encoding], schema.data))
             recovered += sum(result.counts.values())
             if not result.complete:
-                lost.append(f"{f.name} ends in an incomplete record at byte {result.stop_offset}")
+                lost.append(f"{self._show(f).name} ends in an incomplete record at byte {result.stop_offset}")
             self._scanners.append((scanner, names))
-        self.typestore = typestore
-        self._complete_typestore(typestore_for(self.requested_distro or DEFAULT_DISTRO))
+        self.typestore = get_typestore(Stores.EMPTY)
         self.recovered = recovered
+        why = f"{recovering}; " if recovering else ""
         warnings.warn(
-            f"{self.path}: recording was not closed (MCAP without footer/summary: {', '.join(lost) or 'no index'}); "
-            f"recovered {recovered} messages up to the last intact one",
-            stacklevel=4,
+            f"{self.path}: {why}recording was not closed (MCAP without footer/summary: "
+            f"{', '.join(lost) or 'no index'}); recovered {recovered} messages up to the last intact one",
+            stacklevel=6,
         )
+
+    # ------------------------------------------------------------------ types
+    def _default_store(self) -> Any:
+        if self.requested_distro is not None:
+            return typestore_for(self.requested_distro)
+        if self.distro in DISTROS:
+            return typestore_for(str(self.distro))
+        return typestore_for("noetic" if self.ros1 else DEFAULT_DISTRO)
+
+    def _load_defaults(self) -> None:
+        """Types the bag does not define: the distro's typestore, then :data:`_types.KNOWN`."""
+        if self._defaults_loaded:
+            return
+        self._defaults_loaded = True
+        have = self.typestore.fielddefs
+        default = self._default_store()
+        self.typestore.register({k: v for k, v in default.fielddefs.items() if k not in have})
+        self.typestore.register({k: v for k, v in _types.known_types().items() if k not in have})
+
+    def type_problem(self, topic: str) -> str | None:
+        """Why ``topic``'s messages cannot be decoded, or None when they can (its types are loaded).
+
+        Only this topic's definition is parsed (once); a definition that rosbags cannot parse
+        (a service event's, a damaged one) concerns its topic only.
+        """
+        if topic not in self._problems:
+            self._problems[topic] = self._load_types(topic)
+        return self._problems[topic]
+
+    def _load_types(self, topic: str) -> str | None:
+        info = self.topics.get(topic)
+        if info is None:
+            return "no such topic"
+        msgtype = info.msgtype
+        if not msgtype:
+            return "its connections have different message types"
+        if _types.is_service_event(msgtype):
+            return "service events (service requests and responses), not convertible"
+        store = self.typestore
+        failed = ""
+        for kind, text in self._definitions.get(topic, []):
+            try:
+                parsed = _types.parse_definition(kind, text, msgtype)
+                new = {k: v for k, v in parsed.items() if k not in store.fielddefs}
+                if new:
+                    store.register(new)
+            except Exception as exc:  # rosbags' parse / codegen errors: this definition is unusable
+                failed = _reason(exc)
+                continue
+            break
+        if _types.missing_types(store.fielddefs, msgtype):
+            self._load_defaults()
+        missing = _types.missing_types(store.fielddefs, msgtype)
+        if missing:
+            if failed:
+                return f"cannot parse its definition: {failed}"
+            distro = self.requested_distro or self.distro or DEFAULT_DISTRO
+            return f"no definition of {', '.join(sorted(missing))} (neither in the bag nor the {distro} types)"
+        digest = self._digests.get(topic)
+        if digest and not failed and self._definitions.get(topic):
+            try:
+                mismatch = store.hash_rihs01(msgtype) != digest
+            except Exception:  # rosbags cannot hash every type: no check
+                mismatch = False
+            if mismatch:
+                warnings.warn(
+                    f"{self.path}: {topic}: the bag's definition of {msgtype} does not match the type hash "
+                    "recorded with it; its messages may decode wrongly",
+                    stacklevel=4,
+                )
+        return None
+
+    def require_types(self, topics: Collection[str]) -> None:
+        """Load the types of ``topics``.
+
+        Raises:
+            ReadError: A topic's messages cannot be decoded (names the topic and why).
+        """
+        for topic in topics:
+            problem = self.type_problem(topic)
+            if problem is not None:
+                raise ReadError(self.path, f"topic {topic!r} ({self.topics[topic].msgtype}): {problem}")
 
     # ------------------------------------------------------------------ reading
     def deserialize(self, raw: bytes | memoryview, msgtype: str) -> Any:
@@ -340,11 +587,23 @@ class BagSource:
                 is cut short …).
         """
         try:
-            yield from self._messages(topics)
+            if self._plan is not None and self._plan.message_compression is not False:
+                yield from self._unzstd(self._messages(topics), always=bool(self._plan.message_compression))
+            else:
+                yield from self._messages(topics)
         except ReadError:
             raise
         except Exception as exc:  # rosbags / decompressors on damaged data: see open()
             raise ReadError(self.path, f"cannot read bag messages: {_reason(exc)}") from exc
+
+    @staticmethod
+    def _unzstd(stream: Iterator[tuple[str, int, bytes]], always: bool) -> Iterator[tuple[str, int, bytes]]:
+        """Messages of ``compression_mode: message`` bags (or detected by their zstd magic)."""
+        zstd = _zstd()
+        for topic, t, raw in stream:
+            if always or raw[:4] == ZSTD_MAGIC:
+                raw = zstd.decompress(raw)
+            yield topic, t, raw
 
     def _messages(self, topics: Collection[str]) -> Iterator[tuple[str, int, bytes]]:
         wanted = set(topics)
@@ -353,10 +612,10 @@ class BagSource:
             yield from fast
             return
         if self._reader is not None:
-            conns = [c for c in self._reader.connections if c.topic in wanted]
+            conns = [c for t in wanted for c in self._connections.get(t, [])]
             if not conns:
                 return
-            for conn, timestamp, raw in self._reader.messages(connections=conns):
+            for conn, timestamp, raw in self._reader.messages(conns):
                 yield conn.topic, timestamp, raw
             return
         streams = []
