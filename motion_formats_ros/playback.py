@@ -263,9 +263,22 @@ def check_limits(motion: Motion, limits: Mapping[str, JointLimit], speed: float 
     """Raise :class:`LimitViolationError` at the first position or velocity beyond its limit.
 
     Velocities are the motion's own, or finite differences of positions, times ``speed``.
+    A non-finite position or velocity of any joint is a violation too (NaN compares false
+    with every limit, so it would pass otherwise): resolve them first (core.nonfinite).
     """
     if motion.position is None or not limits:
         return
+    for label, channel in (("value", motion.position), ("velocity", motion.velocity)):
+        if channel is None:
+            continue
+        bad = ~np.isfinite(channel)
+        if bad.any():
+            i, j = (int(v[0]) for v in np.nonzero(bad))
+            name = motion.joint_names[int(np.searchsorted(np.cumsum(motion.joint_dims), j, side="right"))]
+            kind = "NaN" if np.isnan(channel[i, j]) else "infinite"
+            raise LimitViolationError(
+                f"joint {name!r} has an undefined {label} ({kind}) at t = {motion.times[i]:.6g} s"
+            )
     velocity = motion.velocity
     if velocity is None and motion.num_frames > 1:
         velocity = np.asarray(np.gradient(motion.position, motion.times, axis=0))

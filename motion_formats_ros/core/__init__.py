@@ -1,0 +1,1 @@
+"""The core: ROS-free, format-free; imports nothing above it (see README, Layout)."""
