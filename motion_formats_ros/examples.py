@@ -187,3 +187,40 @@ def biped_body() -> str:
             "    mass: 0.1",
         ]
     return "\n".join(lines) + "\n"
+
+
+def peak_rates(motion: Motion) -> tuple[float, str, float, str]:
+    """(peak |velocity|, its joint, peak |acceleration|, its joint) from the positions."""
+    assert motion.position is not None
+    v = np.gradient(motion.position, motion.times, axis=0)
+    a = np.gradient(v, motion.times, axis=0)
+    vj = int(np.argmax(np.abs(v).max(axis=0)))
+    aj = int(np.argmax(np.abs(a).max(axis=0)))
+    return float(np.abs(v).max()), motion.joint_names[vj], float(np.abs(a).max()), motion.joint_names[aj]
+
+
+def smooth_motion(
+    duration: float = 60.0, rate: float = 500.0, joints: int = 30, seed: int = 0, name: str = "smooth"
+) -> MotionFile:
+    """A smooth motion in which every joint has its own frequency content.
+
+    Each joint is an offset plus three sines of its own frequencies (0.1 to 2 Hz),
+    amplitudes and phases, drawn from ``seed``; velocities are the exact derivatives. This
+    is the trajectory benchmark's motion (bench/bench_trajectory.py).
+    """
+    rng = np.random.default_rng(seed)
+    frames = round(duration * rate) + 1
+    t = np.arange(frames) / rate
+    q = np.zeros((frames, joints))
+    v = np.zeros((frames, joints))
+    for j in range(joints):
+        q[:, j] = rng.uniform(-0.5, 0.5)
+        for _ in range(3):
+            omega = 2.0 * math.pi * rng.uniform(0.1, 2.0)
+            amplitude = rng.uniform(0.02, 0.3)
+            phi = rng.uniform(0.0, 2.0 * math.pi)
+            q[:, j] += amplitude * np.sin(omega * t + phi)
+            v[:, j] += amplitude * omega * np.cos(omega * t + phi)
+    names = tuple(f"joint_{j + 1:02d}" for j in range(joints))
+    motion = Motion(times=t, joint_names=names, position=q, velocity=v, rate=rate)
+    return MotionFile.single(motion, name=name, robot="mfr_benchmark_arm")
