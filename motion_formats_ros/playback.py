@@ -1,11 +1,12 @@
 """Playback logic shared by the player node, free of ROS so it is tested without DDS.
 
 - :class:`PlaybackClock` maps elapsed time to motion time (speed factor, pause, seek,
-  loops that repeat a segment) so that stamps never go backwards when the motion wraps.
+  loops that repeat a segment) so that played time never goes backwards, whatever
+  threads change it and in whatever order.
 - :class:`FrameSampler` evaluates a motion at one time quickly (per-tick streaming).
 - :func:`trajectory_plan` turns a motion into JointTrajectory points (approach point,
   keyframes or frames, derived velocities, final velocity zero) split into chunks.
-- :func:`check_limits` refuses motions beyond position or velocity limits.
+- :func:`check_limits` refuses motions beyond position or velocity limits, or undefined.
 - :class:`Schedule` is a drift-free periodic schedule on the monotonic clock.
 """
 
@@ -14,8 +15,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +29,14 @@ FloatArray = npt.NDArray[np.float64]
 
 
 class PlaybackClock:
-    """Motion time as a function of elapsed (wall or ROS) time.
+    """Motion time as a function of elapsed (wall or ROS) time; safe to share between threads.
+
+    Two quantities advance at ``speed`` motion seconds per elapsed second while playing:
+    the *position* (unwrapped motion seconds since ``start``: what is shown, moved by
+    :meth:`seek` and :meth:`restart`) and the *played* time (never moved back: what a
+    published ``/clock`` follows). Every method takes one lock, and an elapsed time
+    earlier than one already seen counts as that one, so callers on other threads that
+    read their clock before taking their turn never make played time go back.
 
     Args:
         start: First motion time played.
@@ -49,21 +58,46 @@ class PlaybackClock:
         self.loop = loop
         self.speed = speed
         self.paused = False
+        self._lock = threading.RLock()
+        self._latest = -math.inf  # the latest elapsed time seen
         self._anchor_elapsed = 0.0
-        self._anchor_played = 0.0  # motion seconds played since start, unwrapped
+        self._anchor_played = 0.0  # motion seconds played, never moved back
+        self._anchor_position = 0.0  # unwrapped motion seconds since start (seek moves it)
+
+    def _at(self, elapsed: float) -> float:
+        self._latest = max(self._latest, elapsed)
+        return self._latest
+
+    def _advance(self, elapsed: float) -> float:
+        return 0.0 if self.paused else (elapsed - self._anchor_elapsed) * self.speed
 
     def played(self, elapsed: float) -> float:
-        """Unwrapped motion seconds played at ``elapsed`` (grows monotonically)."""
-        if self.paused:
-            return self._anchor_played
-        return self._anchor_played + (elapsed - self._anchor_elapsed) * self.speed
+        """Motion seconds played at ``elapsed`` (monotonic: pauses stop it, seeks don't move it)."""
+        with self._lock:
+            return self._anchor_played + self._advance(self._at(elapsed))
+
+    def position(self, elapsed: float) -> float:
+        """Unwrapped motion seconds from ``start`` to what is shown at ``elapsed``."""
+        with self._lock:
+            return self._anchor_position + self._advance(self._at(elapsed))
 
     def motion_time(self, elapsed: float) -> float:
         """The motion time to show at ``elapsed``."""
-        return self.wrap(self.played(elapsed))
+        return self.wrap(self.position(elapsed))
 
-    def wrap(self, played: float) -> float:
-        t = self.start + played
+    def state(self, elapsed: float) -> tuple[float, float, bool]:
+        """(motion time, played, finished) at ``elapsed``, consistent with each other."""
+        with self._lock:
+            at = self._at(elapsed)
+            position = self._anchor_position + self._advance(at)
+            return (
+                self.wrap(position),
+                self._anchor_played + self._advance(at),
+                self.loop is None and self.start + position >= self.end,
+            )
+
+    def wrap(self, position: float) -> float:
+        t = self.start + position
         if self.loop is None:
             return min(t, self.end)
         ls, le = self.loop
@@ -73,31 +107,38 @@ class PlaybackClock:
 
     def finished(self, elapsed: float) -> bool:
         """True once a non-looping motion has reached its end."""
-        return self.loop is None and self.start + self.played(elapsed) >= self.end
+        return self.state(elapsed)[2]
 
     def _reanchor(self, elapsed: float) -> None:
-        self._anchor_played = self.played(elapsed)
-        self._anchor_elapsed = elapsed
+        at = self._at(elapsed)
+        advance = self._advance(at)
+        self._anchor_played += advance
+        self._anchor_position += advance
+        self._anchor_elapsed = at
 
     def pause(self, elapsed: float) -> None:
-        self._reanchor(elapsed)
-        self.paused = True
+        with self._lock:
+            self._reanchor(elapsed)
+            self.paused = True
 
     def resume(self, elapsed: float) -> None:
-        self._anchor_elapsed = elapsed
-        self.paused = False
+        with self._lock:
+            self._reanchor(elapsed)
+            self.paused = False
 
     def set_speed(self, speed: float, elapsed: float) -> None:
         if not speed > 0:
             raise ValueError(f"speed factor must be positive, got {speed}")
-        self._reanchor(elapsed)
-        self.speed = speed
+        with self._lock:
+            self._reanchor(elapsed)
+            self.speed = speed
 
     def seek(self, motion_time: float, elapsed: float) -> None:
         """Continue from ``motion_time`` (clamped to the played range)."""
         target = min(max(motion_time, self.start), self.end)
-        self._anchor_played = target - self.start
-        self._anchor_elapsed = elapsed
+        with self._lock:
+            self._reanchor(elapsed)
+            self._anchor_position = target - self.start
 
     def restart(self, elapsed: float) -> None:
         self.seek(self.start, elapsed)
@@ -325,9 +366,16 @@ class Schedule:
     after :meth:`sleep_until`.
     """
 
-    def __init__(self, rate: float, start_ns: int | None = None, spin: float = 3e-4) -> None:
+    def __init__(
+        self,
+        rate: float,
+        start_ns: int | None = None,
+        spin: float = 3e-4,
+        sleep: Callable[[float], object] = time.sleep,
+    ) -> None:
         if not rate > 0:
             raise ValueError(f"rate must be positive, got {rate}")
+        self.sleep = sleep  # e.g. an Event's wait, so that a stop request cuts a long sleep short
         self.period_ns = round(1e9 / rate)
         self.start_ns = time.monotonic_ns() if start_ns is None else start_ns
         self.spin_ns = int(spin * 1e9)
@@ -352,7 +400,7 @@ class Schedule:
         """Sleep until ``deadline`` (coarse sleep, then spin the last stretch); next tick after it."""
         remaining = deadline - time.monotonic_ns()
         if remaining > self.spin_ns:
-            time.sleep((remaining - self.spin_ns) / 1e9)
+            self.sleep((remaining - self.spin_ns) / 1e9)
         while time.monotonic_ns() < deadline:
             pass
         self.index = (deadline - self.start_ns) // self.period_ns + 1

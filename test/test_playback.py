@@ -1,8 +1,10 @@
-"""ROS-free playback logic: the player's clock, trajectory plans, limits, schedule, URDF limits."""
+"""ROS-free playback logic: the player's clock, limits, schedule, URDF limits (plans: test_core_trajectory)."""
 
 from __future__ import annotations
 
 import itertools
+import random
+import threading
 import time
 
 import numpy as np
@@ -25,8 +27,8 @@ from motion_formats_ros.urdf import joint_limits
 def test_clock_plays_once_and_clamps() -> None:
     c = PlaybackClock(0.0, 2.0)
     assert c.motion_time(0.5) == 0.5
-    assert c.motion_time(5.0) == 2.0
     assert not c.finished(1.9) and c.finished(2.0)
+    assert c.motion_time(5.0) == 2.0
 
 
 def test_clock_loops_a_segment_and_never_goes_back_in_played_time() -> None:
@@ -53,6 +55,63 @@ def test_clock_pause_resume_seek_speed() -> None:
     assert c.motion_time(9.0) == 10.0
     with pytest.raises(ValueError, match="positive"):
         c.set_speed(0.0, 9.0)
+
+
+def test_seek_moves_the_shown_time_but_never_the_played_time() -> None:
+    c = PlaybackClock(0.0, 10.0)
+    c.seek(8.0, 1.0)
+    assert c.state(1.5) == (8.5, 1.5, False)
+    c.seek(2.0, 2.0)  # back: what is shown goes back, /clock (played) does not
+    assert c.state(2.5) == (2.5, 2.5, False)
+    c.seek(10.0, 3.0)
+    assert c.state(3.0) == (10.0, 3.0, True)
+    # An elapsed time older than one already seen (another thread read its clock earlier).
+    c.pause(3.0)
+    c.resume(2.0)
+    assert c.played(2.5) == 3.0 and c.played(4.0) == 4.0
+
+
+def test_clock_shared_by_threads_never_plays_back() -> None:
+    """A reader at 500 Hz while other threads change rate, seek, pause and resume at random."""
+    c = PlaybackClock(0.0, 5.0, loop=(0.0, 5.0))
+    origin = time.monotonic()
+    stop = threading.Event()
+    errors: list[str] = []
+
+    def elapsed() -> float:
+        return time.monotonic() - origin
+
+    def changer(seed: int) -> None:
+        rng = random.Random(seed)
+        while not stop.is_set():
+            e = elapsed()  # read before the clock is reached: the race the clock must absorb
+            time.sleep(rng.uniform(0, 0.002))
+            action = rng.randrange(4)
+            if action == 0:
+                c.set_speed(rng.choice((0.01, 0.5, 1.0, 3.0)), e)
+            elif action == 1:
+                c.seek(rng.uniform(0.0, 5.0), e)
+            elif action == 2:
+                c.pause(e)
+            else:
+                c.resume(e)
+
+    threads = [threading.Thread(target=changer, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    played = []
+    for _ in range(250):  # 0.5 s at 500 Hz
+        shown, p, _ = c.state(elapsed())
+        played.append(p)
+        if not 0.0 <= shown <= 5.0:
+            errors.append(f"shown {shown}")
+        time.sleep(0.002)
+    stop.set()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert all(b >= a for a, b in itertools.pairwise(played)), "played time went back"
+    assert played[-1] > 0.0
 
 
 def test_clock_rejects_bad_ranges() -> None:
