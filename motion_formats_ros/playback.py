@@ -4,8 +4,6 @@
   loops that repeat a segment) so that played time never goes backwards, whatever
   threads change it and in whatever order.
 - :class:`FrameSampler` evaluates a motion at one time quickly (per-tick streaming).
-- :func:`trajectory_plan` turns a motion into JointTrajectory points (approach point,
-  keyframes or frames, derived velocities, final velocity zero) split into chunks.
 - :func:`check_limits` refuses motions beyond position or velocity limits, or undefined.
 - :class:`Schedule` is a drift-free periodic schedule on the monotonic clock.
 """
@@ -13,7 +11,6 @@
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 import threading
 import time
@@ -179,112 +176,6 @@ class FrameSampler:
         for key, arr in m.links.items():
             out[f"link.{key}"] = timing.interpolate(arr, where, "quaternion" if key == "orientation" else "value")[0]
         return out
-
-
-@dataclasses.dataclass
-class TrajectoryPlan:
-    """JointTrajectory content: points relative to the trajectory start, and chunks.
-
-    Attributes:
-        joint_names: Names (multi-DOF joints expanded as ``name[i]`` is not supported by
-            JointTrajectory, so such motions are refused earlier).
-        time_from_start: (K,) seconds, strictly increasing, > 0.
-        positions: (K, D).
-        velocities, accelerations: (K, D) or None.
-        chunks: (first, last) point index ranges (inclusive, exclusive), in order.
-    """
-
-    joint_names: tuple[str, ...]
-    time_from_start: FloatArray
-    positions: FloatArray
-    velocities: FloatArray | None
-    accelerations: FloatArray | None
-    chunks: list[tuple[int, int]]
-
-    @property
-    def duration(self) -> float:
-        return float(self.time_from_start[-1]) if self.time_from_start.size else 0.0
-
-
-def _keyframe_points(m: Motion) -> tuple[FloatArray, FloatArray]:
-    """Keyframe times/positions with an extra hold point before each step's jump."""
-    assert m.position is not None and m.interpolation is not None
-    times = [m.times[0]]
-    rows = [m.position[0]]
-    for i, kind in enumerate(m.interpolation):
-        t0, t1 = m.times[i], m.times[i + 1]
-        if kind == "step":
-            hold = t1 - min(1e-3, (t1 - t0) / 2)
-            times.append(hold)
-            rows.append(m.position[i])
-        times.append(t1)
-        rows.append(m.position[i + 1])
-    return np.asarray(times), np.asarray(rows)
-
-
-def trajectory_plan(
-    motion: Motion,
-    *,
-    start: float | None = None,
-    end: float | None = None,
-    speed: float = 1.0,
-    approach_time: float = 1.0,
-    derive: bool = False,
-    chunk_duration: float = 0.0,
-) -> TrajectoryPlan:
-    """The points a joint_trajectory_controller needs to play ``motion``.
-
-    Keyframed motions give their keyframes (the controller interpolates; step segments
-    get a hold point just before the jump); dense motions give their frames. The first
-    point is the first frame at ``approach_time`` (the controller moves there from
-    wherever the robot is). Velocities come from the motion, or from finite differences
-    when ``derive``; the last velocity is zero.
-    """
-    if motion.position is None:
-        raise ValueError("the motion has no joint positions to send")
-    if any(d != 1 for d in motion.joint_dims):
-        raise ValueError("JointTrajectory carries one value per joint; the motion has multi-DOF joints")
-    if not speed > 0:
-        raise ValueError(f"speed factor must be positive, got {speed}")
-    m = motion.slice_time(start, end) if (start is not None or end is not None) else motion
-    if m.num_frames == 0:
-        raise ValueError(f"no frames between {start} and {end} s")
-    velocities: FloatArray | None = None
-    if m.is_keyframed:
-        times, positions = _keyframe_points(m)
-    else:
-        assert m.position is not None
-        times, positions = m.times, m.position
-        velocities = m.velocity
-    rel = (times - times[0]) / speed + approach_time
-    if velocities is not None:
-        velocities = velocities * speed
-    accelerations = m.acceleration * speed**2 if (m.acceleration is not None and not m.is_keyframed) else None
-    if rel[0] <= 0.0:  # no approach: the first point may not be at t = 0 for every controller
-        rel = rel + 1e-3
-    if derive and rel.size > 1:
-        if velocities is None:
-            velocities = np.asarray(np.gradient(positions, rel, axis=0))
-        if accelerations is None:
-            accelerations = np.asarray(np.gradient(velocities, rel, axis=0))
-    if velocities is not None:
-        velocities = velocities.copy()
-        velocities[-1] = 0.0
-        velocities[0] = 0.0 if approach_time > 0 else velocities[0]
-    if accelerations is not None:
-        accelerations = accelerations.copy()
-        accelerations[-1] = 0.0
-    chunks = _chunks(rel, chunk_duration)
-    return TrajectoryPlan(m.joint_names, rel, np.asarray(positions), velocities, accelerations, chunks)
-
-
-def _chunks(rel: FloatArray, chunk_duration: float) -> list[tuple[int, int]]:
-    if chunk_duration <= 0 or rel[-1] <= chunk_duration:
-        return [(0, rel.size)]
-    edges = np.arange(chunk_duration, rel[-1], chunk_duration)
-    cuts = np.searchsorted(rel, edges, side="left")
-    bounds = [0, *sorted({int(c) for c in cuts if 0 < c < rel.size}), rel.size]
-    return list(itertools.pairwise(bounds))
 
 
 @dataclasses.dataclass(frozen=True)

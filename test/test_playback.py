@@ -19,7 +19,6 @@ from motion_formats_ros.playback import (
     PlaybackClock,
     Schedule,
     check_limits,
-    trajectory_plan,
 )
 from motion_formats_ros.urdf import joint_limits
 
@@ -130,41 +129,6 @@ def test_sampler_matches_motion_sample() -> None:
         assert ref.position is not None and ref.root_orientation is not None
         np.testing.assert_array_equal(frame["position"], ref.position[0])
         np.testing.assert_array_equal(frame["root_orientation"], ref.root_orientation[0])
-
-
-def test_trajectory_plan_dense_motion() -> None:
-    m = Motion(times=[0.0, 0.1, 0.2], joint_names=("a",), position=[[0.0], [1.0], [2.0]])
-    plan = trajectory_plan(m, approach_time=1.0, derive=True)
-    np.testing.assert_allclose(plan.time_from_start, [1.0, 1.1, 1.2])
-    assert plan.velocities is not None and plan.accelerations is not None
-    assert plan.velocities[0, 0] == 0.0 and plan.velocities[1, 0] == pytest.approx(10.0)
-    assert plan.velocities[-1, 0] == 0.0 and plan.accelerations[-1, 0] == 0.0
-    fast = trajectory_plan(m, approach_time=0.0, speed=2.0)
-    np.testing.assert_allclose(fast.time_from_start, [0.001, 0.051, 0.101])
-    assert fast.velocities is None
-
-
-def test_trajectory_plan_keyframes_hold_before_steps() -> None:
-    m = Motion(
-        times=[0.0, 1.0, 2.0], joint_names=("a",), position=[[0.0], [1.0], [5.0]], interpolation=("step", "linear")
-    )
-    plan = trajectory_plan(m, approach_time=0.5)
-    np.testing.assert_allclose(plan.time_from_start, [0.5, 1.499, 1.5, 2.5])
-    np.testing.assert_array_equal(plan.positions[:, 0], [0.0, 0.0, 1.0, 5.0])
-
-
-def test_trajectory_chunks_cover_all_points_in_order() -> None:
-    m = biped_walk(rate=100.0, cycles=5, period=1.2).motion  # 6 s
-    plan = trajectory_plan(m, approach_time=1.0, chunk_duration=2.0)
-    assert len(plan.chunks) == 4
-    assert plan.chunks[0][0] == 0 and plan.chunks[-1][1] == m.num_frames
-    assert all(a[1] == b[0] for a, b in zip(plan.chunks, plan.chunks[1:], strict=False))
-
-
-def test_trajectory_refuses_multi_dof() -> None:
-    m = Motion(times=[0, 1], joint_names=("hip",), joint_dims=(3,), position=np.zeros((2, 3)))
-    with pytest.raises(ValueError, match="multi-DOF"):
-        trajectory_plan(m)
 
 
 def test_limits_name_joint_time_and_value() -> None:
