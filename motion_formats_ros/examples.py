@@ -53,9 +53,11 @@ def biped_walk(rate: float = 100.0, cycles: int = 2, period: float = 1.2, name: 
     for side, offset in (("left", 0.0), ("right", math.pi)):
         p = phase + offset
         base = 6 * (0 if side == "left" else 1)
-        swing = np.clip(np.sin(p), 0.0, None)  # > 0 while this leg swings
-        hip_pitch = -0.35 * np.cos(p) - 0.25  # forward (negative) in front, slight crouch
-        knee = 0.5 + 0.6 * swing
+        # The knee bends while this leg swings (sin p > 0) and is still in stance. sin³ starts
+        # and ends its bump with zero velocity and acceleration: no jump at touch-down or lift-off.
+        swing = np.clip(np.sin(p), 0.0, None) ** 3
+        hip_pitch = -0.25 * np.cos(p) - 0.25  # forward (negative) in front, slight crouch
+        knee = 0.5 + 0.4 * swing
         ankle_pitch = -(hip_pitch + knee)  # keep the sole parallel to the ground
         sway = 0.06 * np.sin(phase)  # the whole body sways over the stance foot
         q[:, base + 0] = 0.0
