@@ -441,7 +441,7 @@ class MotionPlayer(Node):
         log.info(
             f"trajectory: {plan.frames} frames -> {plan.points} points ({', '.join(plan.fields)}: "
             f"{plan.rule} interpolation), {len(messages)} message(s) of {size} bytes, {bound}, largest deviation "
-            f"{dev.value:.3g} at joint {dev.joint!r}, t = {dev.time - t0:.3f} s, {plan.duration:.3f} s"
+            f"{dev.value:.4g} at joint {dev.joint!r}, t = {dev.time - t0:.3f} s; {plan.duration:.3f} s long"
         )
         if len(messages) > 1:
             log.warning(
