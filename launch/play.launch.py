@@ -1,90 +1,83 @@
 """Play a motion file into ROS 2.
 
-    ros2 launch motion_formats_ros play.launch.py file:=walk.seq body:=biped.body
+    ros2 launch motion_formats_ros play.launch.py file:=walk.seq body_file:=biped.body
     ros2 launch motion_formats_ros play.launch.py file:=log.msgpack group:=actual loop:=true \
         trajectory_topic:=/arm_controller/joint_trajectory urdf:=/path/robot.urdf
 
-With ``urdf`` given, robot_state_publisher is started too (so RViz shows the robot) and
-the player refuses motions beyond the URDF's joint limits.
+Every parameter of config/player.yaml is a launch argument with the same name and
+default (``ros2 launch motion_formats_ros play.launch.py --show-args``). ``params_file``
+replaces config/player.yaml; arguments given on the command line override it. With
+``urdf`` (or ``urdf_file``) given, robot_state_publisher is started too (so RViz shows the
+robot) and the player refuses motions beyond the URDF's joint limits.
 """
 
-from launch.actions import DeclareLaunchArgument
-from launch.conditions import IfCondition
-from launch.substitutions import Command, LaunchConfiguration, PathJoinSubstitution, PythonExpression
+from pathlib import Path
+
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from launch_ros.parameter_descriptions import ParameterValue
-from launch_ros.substitutions import FindPackageShare
 
 from launch import LaunchDescription
+from motion_formats_ros.ros.launch_args import default_text, descriptions, overrides, read_config
 
-#: name, default, description: every one becomes a launch argument.
-ARGUMENTS = [
-    ("file", "", "motion file to play (.seq, .msgpack/.yaml/.json OMF, .json5 scene, .mof, .mtn, bag)"),
-    ("format", "", "format when the suffix and content are not enough"),
-    ("group", "", "group to play (OMF target/actual); default the first"),
-    ("mode", "both", "both | stream (JointState + TF) | trajectory"),
-    ("rate", "1.0", "speed factor"),
-    ("loop", "false", "repeat the motion"),
-    ("start_paused", "false", "wait for ~/resume before playing"),
-    ("stream_rate", "0.0", "JointState/TF rate in Hz (0 = the file's, at most 500)"),
+#: The package's share folder (launch/ and config/ side by side, as in the source tree).
+SHARE = Path(__file__).resolve().parent.parent
+CONFIG = SHARE / "config" / "player.yaml"
+NODE = "motion_player"
+#: Launch arguments that are not player parameters: name, default, description.
+EXTRA = [
+    ("params_file", "", "YAML file with player parameters used instead of config/player.yaml"),
     ("trajectory_topic", "joint_trajectory", "where JointTrajectory goes, e.g. /arm_controller/joint_trajectory"),
     ("joint_states_topic", "joint_states", "where the JointState stream goes"),
-    ("world_frame", "world", "parent frame of the root pose"),
-    ("root_frame", "base_link", "frame of the root pose"),
-    ("frame_prefix", "", "prefix for the robot's frames"),
-    ("use_sim_time", "false", "follow /clock"),
-    ("urdf", "", "URDF file: joint limits, and robot_state_publisher for RViz"),
-    ("body", "", "Choreonoid .body file naming the joints of a .seq"),
-    ("params_file", "", "YAML with more player parameters (default: the package's config/player.yaml)"),
+    ("urdf", "", "URDF file: the player's joint limits (urdf_file) and robot_state_publisher for RViz"),
+    ("body", "", "same as body_file"),
 ]
 
 
 def generate_launch_description() -> LaunchDescription:
-    args = [DeclareLaunchArgument(name, default_value=default, description=text) for name, default, text in ARGUMENTS]
-    config = LaunchConfiguration
-    default_params = PathJoinSubstitution([FindPackageShare("motion_formats_ros"), "config", "player.yaml"])
-    params_file = PythonExpression(["'", config("params_file"), "' or '", default_params, "'"])
+    defaults = read_config(CONFIG, NODE)
+    text = descriptions(CONFIG)
+    args = [
+        DeclareLaunchArgument(n, default_value=default_text(v), description=text.get(n, n)) for n, v in defaults.items()
+    ]
+    args += [DeclareLaunchArgument(n, default_value=d, description=t) for n, d, t in EXTRA]
+    return LaunchDescription([*args, OpaqueFunction(function=nodes)])
+
+
+def nodes(context, *args, **kwargs):  # type: ignore[no-untyped-def]
+    """The player (and robot_state_publisher with a URDF), from the arguments' values."""
+    defaults = read_config(CONFIG, NODE)
+    given = {n: LaunchConfiguration(n).perform(context) for n in [*defaults, *(e[0] for e in EXTRA)]}
+    params = overrides(defaults, given)
+    urdf = given["urdf"] or params.get("urdf_file", "")
+    if given["urdf"]:
+        params["urdf_file"] = given["urdf"]
+    if given["body"]:
+        params["body_file"] = given["body"]
     player = Node(
         package="motion_formats_ros",
         executable="motion_player",
-        name="motion_player",
+        name=NODE,
         output="screen",
-        parameters=[
-            params_file,
-            {
-                "file": config("file"),
-                "format": config("format"),
-                "group": config("group"),
-                "mode": config("mode"),
-                "rate": ParameterValue(config("rate"), value_type=float),
-                "loop": ParameterValue(config("loop"), value_type=bool),
-                "start_paused": ParameterValue(config("start_paused"), value_type=bool),
-                "stream_rate": ParameterValue(config("stream_rate"), value_type=float),
-                "world_frame": config("world_frame"),
-                "root_frame": config("root_frame"),
-                "frame_prefix": config("frame_prefix"),
-                "use_sim_time": ParameterValue(config("use_sim_time"), value_type=bool),
-                "urdf_file": config("urdf"),
-                "body_file": config("body"),
-            },
-        ],
+        parameters=[given["params_file"] or str(CONFIG), params],
         remappings=[
-            ("joint_trajectory", config("trajectory_topic")),
-            ("joint_states", config("joint_states_topic")),
+            ("joint_trajectory", given["trajectory_topic"]),
+            ("joint_states", given["joint_states_topic"]),
         ],
     )
+    if not urdf:
+        return [player]
     robot_state_publisher = Node(
         package="robot_state_publisher",
         executable="robot_state_publisher",
         output="screen",
-        condition=IfCondition(PythonExpression(["'", config("urdf"), "' != ''"])),
         parameters=[
             {
-                "robot_description": ParameterValue(Command(["cat ", config("urdf")]), value_type=str),
-                "frame_prefix": config("frame_prefix"),
-                "use_sim_time": ParameterValue(config("use_sim_time"), value_type=bool),
+                "robot_description": Path(urdf).read_text(encoding="utf-8"),
+                "frame_prefix": params.get("frame_prefix", defaults["frame_prefix"]),
+                "use_sim_time": params.get("use_sim_time", defaults["use_sim_time"]),
             }
         ],
-        remappings=[("joint_states", config("joint_states_topic"))],
+        remappings=[("joint_states", given["joint_states_topic"])],
     )
-    return LaunchDescription([*args, player, robot_state_publisher])
+    return [player, robot_state_publisher]

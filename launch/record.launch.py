@@ -5,51 +5,48 @@
     ros2 launch motion_formats_ros record.launch.py output:=log.msgpack \\
         target_topic:=/arm_controller/joint_trajectory world_frame:=odom root_frame:=base_link
 
-Stop with Ctrl-C (or the ~/stop service): the output is written from the journal. After a
-crash: `motion-formats recover robot_log.msgpack.journal`.
+Every parameter of config/recorder.yaml is a launch argument with the same name and
+default; ``params_file`` replaces config/recorder.yaml, arguments given on the command
+line override it. Stop with Ctrl-C (or the ~/stop service): the output is written from
+the journal. After a crash: `motion-formats recover robot_log.msgpack.journal`.
 """
 
-from launch.actions import DeclareLaunchArgument
+from pathlib import Path
+
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from launch_ros.parameter_descriptions import ParameterValue
 
 from launch import LaunchDescription
+from motion_formats_ros.ros.launch_args import default_text, descriptions, overrides, read_config
 
-#: name, default, description, type (None: a YAML list) for each launch argument / parameter.
-ARGUMENTS = [
-    ("output", "robot_log.msgpack", "file to write: .msgpack/.yaml/.json (OMF) or .seq", str),
-    ("topics", "[joint_states]", "JointState topics, merged by joint name", None),
-    ("rate", "0.0", "0 keeps every sample; > 0 resamples to this rate (Hz)", float),
-    ("stamps", "auto", "header | receive | auto", str),
-    ("world_frame", "", "with root_frame: record the root pose from TF", str),
-    ("root_frame", "", "the robot's root frame", str),
-    ("target_topic", "", "JointTrajectory topic recorded as the target group", str),
-    ("imu_topics", "['']", "sensor_msgs/Imu topics", None),
-    ("robot", "", "robot name stored in the file", str),
-    ("seq_version", "2", "Choreonoid .seq version (2 or 4)", int),
-    ("duration", "0.0", "stop after this many seconds (0 = until stopped)", float),
-    ("flush_interval", "1.0", "seconds between journal flushes", float),
-    ("overwrite", "false", "replace an existing output", bool),
-    ("use_sim_time", "false", "stamp receive times with /clock", bool),
-]
+SHARE = Path(__file__).resolve().parent.parent
+CONFIG = SHARE / "config" / "recorder.yaml"
+NODE = "motion_recorder"
+EXTRA = [("params_file", "", "YAML file with recorder parameters used instead of config/recorder.yaml")]
 
 
 def generate_launch_description() -> LaunchDescription:
+    defaults = read_config(CONFIG, NODE)
+    text = descriptions(CONFIG)
     args = [
-        DeclareLaunchArgument(name, default_value=default, description=text) for name, default, text, _ in ARGUMENTS
+        DeclareLaunchArgument(n, default_value=default_text(v), description=text.get(n, n)) for n, v in defaults.items()
     ]
-    parameters = {
-        name: LaunchConfiguration(name) if kind is None else ParameterValue(LaunchConfiguration(name), value_type=kind)
-        for name, _, _, kind in ARGUMENTS
-    }
+    args += [DeclareLaunchArgument(n, default_value=d, description=t) for n, d, t in EXTRA]
+    return LaunchDescription([*args, OpaqueFunction(function=nodes)])
+
+
+def nodes(context, *args, **kwargs):  # type: ignore[no-untyped-def]
+    """The recorder, from the arguments' values."""
+    defaults = read_config(CONFIG, NODE)
+    given = {n: LaunchConfiguration(n).perform(context) for n in [*defaults, "params_file"]}
     recorder = Node(
         package="motion_formats_ros",
         executable="motion_recorder",
-        name="motion_recorder",
+        name=NODE,
         output="screen",
-        parameters=[parameters],
+        parameters=[given["params_file"] or str(CONFIG), overrides(defaults, given)],
         # Give the recorder time to write the file when the launch is interrupted.
         sigterm_timeout="30",
     )
-    return LaunchDescription([*args, recorder])
+    return [recorder]

@@ -53,9 +53,11 @@ def biped_walk(rate: float = 100.0, cycles: int = 2, period: float = 1.2, name: 
     for side, offset in (("left", 0.0), ("right", math.pi)):
         p = phase + offset
         base = 6 * (0 if side == "left" else 1)
-        swing = np.clip(np.sin(p), 0.0, None)  # > 0 while this leg swings
-        hip_pitch = -0.35 * np.cos(p) - 0.25  # forward (negative) in front, slight crouch
-        knee = 0.5 + 0.6 * swing
+        # The knee bends while this leg swings (sin p > 0) and is still in stance. sin³ starts
+        # and ends its bump with zero velocity and acceleration: no jump at touch-down or lift-off.
+        swing = np.clip(np.sin(p), 0.0, None) ** 3
+        hip_pitch = -0.25 * np.cos(p) - 0.25  # forward (negative) in front, slight crouch
+        knee = 0.5 + 0.4 * swing
         ankle_pitch = -(hip_pitch + knee)  # keep the sole parallel to the ground
         sway = 0.06 * np.sin(phase)  # the whole body sways over the stance foot
         q[:, base + 0] = 0.0
@@ -187,3 +189,40 @@ def biped_body() -> str:
             "    mass: 0.1",
         ]
     return "\n".join(lines) + "\n"
+
+
+def peak_rates(motion: Motion) -> tuple[float, str, float, str]:
+    """(peak |velocity|, its joint, peak |acceleration|, its joint) from the positions."""
+    assert motion.position is not None
+    v = np.gradient(motion.position, motion.times, axis=0)
+    a = np.gradient(v, motion.times, axis=0)
+    vj = int(np.argmax(np.abs(v).max(axis=0)))
+    aj = int(np.argmax(np.abs(a).max(axis=0)))
+    return float(np.abs(v).max()), motion.joint_names[vj], float(np.abs(a).max()), motion.joint_names[aj]
+
+
+def smooth_motion(
+    duration: float = 60.0, rate: float = 500.0, joints: int = 30, seed: int = 0, name: str = "smooth"
+) -> MotionFile:
+    """A smooth motion in which every joint has its own frequency content.
+
+    Each joint is an offset plus three sines of its own frequencies (0.1 to 2 Hz),
+    amplitudes and phases, drawn from ``seed``; velocities are the exact derivatives. This
+    is the trajectory benchmark's motion (bench/bench_trajectory.py).
+    """
+    rng = np.random.default_rng(seed)
+    frames = round(duration * rate) + 1
+    t = np.arange(frames) / rate
+    q = np.zeros((frames, joints))
+    v = np.zeros((frames, joints))
+    for j in range(joints):
+        q[:, j] = rng.uniform(-0.5, 0.5)
+        for _ in range(3):
+            omega = 2.0 * math.pi * rng.uniform(0.1, 2.0)
+            amplitude = rng.uniform(0.02, 0.3)
+            phi = rng.uniform(0.0, 2.0 * math.pi)
+            q[:, j] += amplitude * np.sin(omega * t + phi)
+            v[:, j] += amplitude * omega * np.cos(omega * t + phi)
+    names = tuple(f"joint_{j + 1:02d}" for j in range(joints))
+    motion = Motion(times=t, joint_names=names, position=q, velocity=v, rate=rate)
+    return MotionFile.single(motion, name=name, robot="mfr_benchmark_arm")

@@ -1,5 +1,11 @@
 """Recording stand-ins for launch / launch_ros (which cannot be installed here) and helpers
-to evaluate what a launch file describes and turn its nodes into command lines."""
+to evaluate what a launch file describes and turn its nodes into command lines.
+
+The stand-ins only record what the launch file builds; the values the nodes get are
+computed by the launch file's own code (motion_formats_ros.ros.launch_args), and
+:func:`node_command` passes a node's parameters the way launch_ros does: dictionaries
+written to a parameters YAML file (``yaml.dump`` of the values), files as given.
+"""
 
 from __future__ import annotations
 
@@ -43,6 +49,12 @@ def _standins() -> dict[str, types.ModuleType]:
         def evaluate(self, context: dict[str, str]) -> str:
             return context[self.args[0]]
 
+        def perform(self, context: Any) -> str:
+            return str(context.launch_configurations[self.args[0]])
+
+    class OpaqueFunction(Recorded):
+        pass
+
     class PathJoinSubstitution(Recorded):
         def evaluate(self, context: dict[str, str]) -> str:
             return "/".join(str(evaluate(p, context)) for p in self.args[0])
@@ -80,7 +92,7 @@ def _standins() -> dict[str, types.ModuleType]:
     modules = {}
     for name, members in {
         "launch": {"LaunchDescription": LaunchDescription},
-        "launch.actions": {"DeclareLaunchArgument": DeclareLaunchArgument},
+        "launch.actions": {"DeclareLaunchArgument": DeclareLaunchArgument, "OpaqueFunction": OpaqueFunction},
         "launch.conditions": {"IfCondition": IfCondition},
         "launch.substitutions": {
             "Command": Command,
@@ -124,18 +136,40 @@ def launch_context(description: Any, **overrides: str) -> dict[str, str]:
     return context
 
 
+class Context:
+    """What an OpaqueFunction is given: the launch configurations (argument values)."""
+
+    def __init__(self, configurations: dict[str, str]) -> None:
+        self.launch_configurations = configurations
+
+
+def launch_nodes(description: Any, context: dict[str, str]) -> list[Any]:
+    """The Node actions a description launches with these argument values."""
+    nodes = []
+    for entity in description.args[0]:
+        kind = type(entity).__name__
+        if kind == "Node":
+            nodes.append(entity)
+        elif kind == "OpaqueFunction":
+            nodes.extend(entity.kwargs["function"](Context(context)))
+    return nodes
+
+
 def node_command(node: Any, context: dict[str, str], tmp: Path) -> list[str]:
-    """The command line launch_ros would run for ``node``."""
+    """The command line launch_ros would run for ``node`` (dict parameters via a YAML file)."""
+    import yaml
+
     kw = node.kwargs
-    cmd = [str(Path(sys.executable).parent / kw["executable"]), "--ros-args", "-r", f"__node:={kw['name']}"]
-    for entry in kw["parameters"]:
+    name = kw.get("name", kw["executable"])
+    cmd = [str(Path(sys.executable).parent / kw["executable"]), "--ros-args", "-r", f"__node:={name}"]
+    for k, entry in enumerate(kw["parameters"]):
         if isinstance(entry, dict):
-            for key, value in entry.items():
-                v = evaluate(value, context)
-                if isinstance(v, bool):
-                    v = "true" if v else "false"
-                if v != "":
-                    cmd += ["-p", f"{key}:={v}"]
+            values = {
+                key: value.evaluate(context) if isinstance(value, Recorded) else value for key, value in entry.items()
+            }
+            path = tmp / f"launch_params_{name}_{k}.yaml"
+            path.write_text(yaml.dump({"/**": {"ros__parameters": values}}))
+            cmd += ["--params-file", str(path)]
         else:
             cmd += ["--params-file", str(evaluate(entry, context))]
     for src, dst in kw.get("remappings", []):

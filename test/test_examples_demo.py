@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -12,6 +13,16 @@ import numpy as np
 from motion_formats_ros.examples import BIPED_JOINTS, biped_urdf, biped_walk
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_walk_is_smooth() -> None:
+    """Continuous velocity: no jump from one frame to the next (the old gait's knee had one)."""
+    m = biped_walk().motion
+    assert m.position is not None
+    velocity = np.diff(m.position, axis=0) / np.diff(m.times)[:, None]
+    acceleration = np.diff(velocity, axis=0) / np.diff(m.times)[1:, None]
+    assert np.abs(velocity).max() < 0.6 * 6.0  # well within the URDF's 6 rad/s
+    assert np.abs(acceleration).max() < 40.0  # rad/s², i.e. < 0.4 rad/s change per 10 ms frame
 
 
 def test_walk_stays_within_the_urdf_limits() -> None:
@@ -41,8 +52,13 @@ def test_demo_runs(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "group target: 241 frames, 2.4 s, rate 100 Hz" in proc.stdout  # info of the walk
+    assert "walk: peak joint velocity 3.50 rad/s (left_ankle_pitch; URDF limit 6 rad/s)" in proc.stdout
     if "JointTrajectory:" in proc.stdout:  # played into ROS 2 and received by the probe
-        assert "JointTrajectory:  241 points x 12 joints" in proc.stdout
+        match = re.search(
+            r"JointTrajectory: 1 message, (\d+) points x 12 joints \(cubic\).* ([0-9.e-]+) rad \(the", proc.stdout
+        )
+        assert match, proc.stdout
+        assert int(match.group(1)) < 241 / 2 and float(match.group(2)) <= 1e-3  # fewer points, within tolerance
     rows = [line.split() for line in proc.stdout.splitlines() if line.startswith("omf ")]
     assert len(rows) == 3 and all(float(r[3]) == 0.0 for r in rows)  # OMF is lossless
 

@@ -9,13 +9,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from launchutil import describe, evaluate, launch_context, node_command, real_launch_available
+from launchutil import describe, launch_context, launch_nodes, node_command, real_launch_available
 from rosutil import requires_ros, ros_session
 
 from motion_formats_ros import read, write
 from motion_formats_ros.examples import biped_walk
+from motion_formats_ros.ros.launch_args import default_text, read_config
 
 ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / "config" / "recorder.yaml"
 pytestmark = pytest.mark.skipif(real_launch_available(), reason="stand-in checks; real launch present")
 
 
@@ -24,16 +26,37 @@ def described(monkeypatch: pytest.MonkeyPatch) -> Any:
     return describe(ROOT / "launch" / "record.launch.py", monkeypatch)
 
 
-def test_arguments_and_parameters(described: Any) -> None:
-    (node,) = [e for e in described.args[0] if type(e).__name__ == "Node"]
-    assert (node.kwargs["package"], node.kwargs["executable"]) == ("motion_formats_ros", "motion_recorder")
+def test_arguments_and_parameters(described: Any, tmp_path: Path) -> None:
+    arguments = {
+        e.args[0]: e.kwargs["default_value"] for e in described.args[0] if type(e).__name__ == "DeclareLaunchArgument"
+    }
+    config = read_config(CONFIG, "motion_recorder")
+    assert {n: arguments[n] for n in config} == {n: default_text(v) for n, v in config.items()}
+    assert "params_file" in arguments
+    output = tmp_path / "a b's" / "log.seq"
     context = launch_context(
-        described, output="log.seq", rate="200.0", seq_version="4", topics="[arm/joint_states, head/joint_states]"
+        described, output=str(output), rate="200", seq_version="4", topics="[arm/joint_states, head/joint_states]"
     )
-    params = {k: evaluate(v, context) for k, v in node.kwargs["parameters"][0].items()}
-    assert params["output"] == "log.seq" and params["rate"] == 200.0 and params["seq_version"] == 4
-    assert params["topics"] == "[arm/joint_states, head/joint_states]"  # a YAML list for ROS
-    assert params["overwrite"] is False
+    (node,) = launch_nodes(described, context)
+    assert (node.kwargs["package"], node.kwargs["executable"]) == ("motion_formats_ros", "motion_recorder")
+    files, params = node.kwargs["parameters"]
+    assert files == str(CONFIG)
+    assert params == {
+        "output": str(output),
+        "rate": 200.0,
+        "seq_version": 4,
+        "topics": ["arm/joint_states", "head/joint_states"],
+    }
+
+
+@requires_ros
+def test_config_lists_every_recorder_parameter_with_the_node_default() -> None:
+    from motion_formats_ros.ros.recorder import PARAMETERS
+
+    config = read_config(CONFIG, "motion_recorder")
+    assert [n for n in config if n != "use_sim_time"] == list(PARAMETERS)
+    for name, spec in PARAMETERS.items():
+        assert config[name] == spec.default and type(config[name]) is type(spec.default), name
 
 
 @requires_ros
@@ -43,9 +66,11 @@ def test_the_described_command_line_records(described: Any, tmp_path: Path) -> N
 
     walk = tmp_path / "walk.msgpack"
     write(biped_walk(rate=50.0, cycles=1), walk)
-    out = tmp_path / "log.seq"
-    (node,) = [e for e in described.args[0] if type(e).__name__ == "Node"]
-    cmd = node_command(node, launch_context(described, output=str(out), seq_version="4"), tmp_path)
+    out = tmp_path / 'it\'s a "log"' / "log.seq"
+    out.parent.mkdir()
+    context = launch_context(described, output=str(out), seq_version="4")
+    (node,) = launch_nodes(described, context)
+    cmd = node_command(node, context, tmp_path)
     with ros_session(tmp_path) as ros:
         seen = ros.collect(JointState, "/joint_states", 1000)
         recorder = subprocess.Popen(cmd, env=ros.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

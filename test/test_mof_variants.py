@@ -348,10 +348,10 @@ def eased(tmp_path: Path) -> MotionFile:
 
 
 def test_the_player_traces_a_cosine_segment(tmp_path: Path) -> None:
-    from motion_formats_ros.core.playback import trajectory_plan
+    from motion_formats_ros.core.trajectory import plan_trajectory
 
     m = eased(tmp_path).motion
-    plan = trajectory_plan(m, approach_time=1.0)
+    plan = plan_trajectory(m, approach_time=1.0)
     t = plan.time_from_start - 1.0  # motion time of each point
     inside = (t > 0.1 + 1e-9) & (t < 1.1 - 1e-9)
     assert inside.sum() >= 40  # a point every 20 ms along the eased second

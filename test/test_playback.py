@@ -1,8 +1,10 @@
-"""ROS-free playback logic: the player's clock, trajectory plans, limits, schedule, URDF limits."""
+"""ROS-free playback logic: the player's clock, limits, schedule, URDF limits (plans: test_core_trajectory)."""
 
 from __future__ import annotations
 
 import itertools
+import random
+import threading
 import time
 
 import numpy as np
@@ -16,7 +18,6 @@ from motion_formats_ros.core.playback import (
     PlaybackClock,
     Schedule,
     check_limits,
-    trajectory_plan,
 )
 from motion_formats_ros.core.urdf import joint_limits
 from motion_formats_ros.examples import biped_urdf, biped_walk
@@ -25,8 +26,8 @@ from motion_formats_ros.examples import biped_urdf, biped_walk
 def test_clock_plays_once_and_clamps() -> None:
     c = PlaybackClock(0.0, 2.0)
     assert c.motion_time(0.5) == 0.5
-    assert c.motion_time(5.0) == 2.0
     assert not c.finished(1.9) and c.finished(2.0)
+    assert c.motion_time(5.0) == 2.0
 
 
 def test_clock_loops_a_segment_and_never_goes_back_in_played_time() -> None:
@@ -55,6 +56,63 @@ def test_clock_pause_resume_seek_speed() -> None:
         c.set_speed(0.0, 9.0)
 
 
+def test_seek_moves_the_shown_time_but_never_the_played_time() -> None:
+    c = PlaybackClock(0.0, 10.0)
+    c.seek(8.0, 1.0)
+    assert c.state(1.5) == (8.5, 1.5, False)
+    c.seek(2.0, 2.0)  # back: what is shown goes back, /clock (played) does not
+    assert c.state(2.5) == (2.5, 2.5, False)
+    c.seek(10.0, 3.0)
+    assert c.state(3.0) == (10.0, 3.0, True)
+    # An elapsed time older than one already seen (another thread read its clock earlier).
+    c.pause(3.0)
+    c.resume(2.0)
+    assert c.played(2.5) == 3.0 and c.played(4.0) == 4.0
+
+
+def test_clock_shared_by_threads_never_plays_back() -> None:
+    """A reader at 500 Hz while other threads change rate, seek, pause and resume at random."""
+    c = PlaybackClock(0.0, 5.0, loop=(0.0, 5.0))
+    origin = time.monotonic()
+    stop = threading.Event()
+    errors: list[str] = []
+
+    def elapsed() -> float:
+        return time.monotonic() - origin
+
+    def changer(seed: int) -> None:
+        rng = random.Random(seed)
+        while not stop.is_set():
+            e = elapsed()  # read before the clock is reached: the race the clock must absorb
+            time.sleep(rng.uniform(0, 0.002))
+            action = rng.randrange(4)
+            if action == 0:
+                c.set_speed(rng.choice((0.01, 0.5, 1.0, 3.0)), e)
+            elif action == 1:
+                c.seek(rng.uniform(0.0, 5.0), e)
+            elif action == 2:
+                c.pause(e)
+            else:
+                c.resume(e)
+
+    threads = [threading.Thread(target=changer, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    played = []
+    for _ in range(250):  # 0.5 s at 500 Hz
+        shown, p, _ = c.state(elapsed())
+        played.append(p)
+        if not 0.0 <= shown <= 5.0:
+            errors.append(f"shown {shown}")
+        time.sleep(0.002)
+    stop.set()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert all(b >= a for a, b in itertools.pairwise(played)), "played time went back"
+    assert played[-1] > 0.0
+
+
 def test_clock_rejects_bad_ranges() -> None:
     with pytest.raises(ValueError, match="before start"):
         PlaybackClock(2.0, 1.0)
@@ -71,41 +129,6 @@ def test_sampler_matches_motion_sample() -> None:
         assert ref.position is not None and ref.root_orientation is not None
         np.testing.assert_array_equal(frame["position"], ref.position[0])
         np.testing.assert_array_equal(frame["root_orientation"], ref.root_orientation[0])
-
-
-def test_trajectory_plan_dense_motion() -> None:
-    m = Motion(times=[0.0, 0.1, 0.2], joint_names=("a",), position=[[0.0], [1.0], [2.0]])
-    plan = trajectory_plan(m, approach_time=1.0, derive=True)
-    np.testing.assert_allclose(plan.time_from_start, [1.0, 1.1, 1.2])
-    assert plan.velocities is not None and plan.accelerations is not None
-    assert plan.velocities[0, 0] == 0.0 and plan.velocities[1, 0] == pytest.approx(10.0)
-    assert plan.velocities[-1, 0] == 0.0 and plan.accelerations[-1, 0] == 0.0
-    fast = trajectory_plan(m, approach_time=0.0, speed=2.0)
-    np.testing.assert_allclose(fast.time_from_start, [0.001, 0.051, 0.101])
-    assert fast.velocities is None
-
-
-def test_trajectory_plan_keyframes_hold_before_steps() -> None:
-    m = Motion(
-        times=[0.0, 1.0, 2.0], joint_names=("a",), position=[[0.0], [1.0], [5.0]], interpolation=("step", "linear")
-    )
-    plan = trajectory_plan(m, approach_time=0.5)
-    np.testing.assert_allclose(plan.time_from_start, [0.5, 1.499, 1.5, 2.5])
-    np.testing.assert_array_equal(plan.positions[:, 0], [0.0, 0.0, 1.0, 5.0])
-
-
-def test_trajectory_chunks_cover_all_points_in_order() -> None:
-    m = biped_walk(rate=100.0, cycles=5, period=1.2).motion  # 6 s
-    plan = trajectory_plan(m, approach_time=1.0, chunk_duration=2.0)
-    assert len(plan.chunks) == 4
-    assert plan.chunks[0][0] == 0 and plan.chunks[-1][1] == m.num_frames
-    assert all(a[1] == b[0] for a, b in zip(plan.chunks, plan.chunks[1:], strict=False))
-
-
-def test_trajectory_refuses_multi_dof() -> None:
-    m = Motion(times=[0, 1], joint_names=("hip",), joint_dims=(3,), position=np.zeros((2, 3)))
-    with pytest.raises(ValueError, match="multi-DOF"):
-        trajectory_plan(m)
 
 
 def test_limits_name_joint_time_and_value() -> None:

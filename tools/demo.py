@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from motion_formats_ros import CODECS, read, write
-from motion_formats_ros.examples import biped_urdf, biped_walk
+from motion_formats_ros.core.urdf import joint_limits
+from motion_formats_ros.examples import biped_urdf, biped_walk, peak_rates
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "out" / "demo"
@@ -47,6 +48,12 @@ def main() -> int:
     print(
         f"example: {reference.num_frames} frames x {len(reference.joint_names)} joints "
         f"at {reference.rate:g} Hz ({reference.duration:g} s), URDF {OUT / 'biped.urdf'}"
+    )
+    velocity, v_joint, acceleration, a_joint = peak_rates(reference)
+    limit = joint_limits(biped_urdf())[v_joint].velocity
+    print(
+        f"walk: peak joint velocity {velocity:.2f} rad/s ({v_joint}; URDF limit {limit:g} rad/s), "
+        f"peak joint acceleration {acceleration:.1f} rad/s^2 ({a_joint})"
     )
     first = OUT / CHAIN[0][1]
     write(original, first)
@@ -148,7 +155,18 @@ def play_into_ros(walk: Path, urdf: Path, reference) -> int:  # type: ignore[no-
         print("playback failed", file=sys.stderr)
         return 1
     traj = got["traj"][0]
+    from rclpy.serialization import serialize_message
+
+    from motion_formats_ros.core.trajectory import evaluate
+
     points = np.array([p.positions for p in traj.points])
+    point_times = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in traj.points])
+    velocities = np.array([p.velocities for p in traj.points]) if len(traj.points[0].velocities) else None
+    accelerations = np.array([p.accelerations for p in traj.points]) if len(traj.points[0].accelerations) else None
+    rule = "quintic" if accelerations is not None else "cubic" if velocities is not None else "linear"
+    # What the controller makes of the points at every frame of the file (after the approach).
+    frame_times = point_times[0] + reference.times - reference.times[0]
+    executed = evaluate(point_times, points, velocities, accelerations, frame_times)
     stamps = np.array([m.header.stamp.sec * 10**9 + m.header.stamp.nanosec for m in got["js"]], dtype=np.int64)
     rel = (stamps - stamps[0]) / 1e9
     streamed = np.array([m.position for m in got["js"]])
@@ -156,9 +174,10 @@ def play_into_ros(walk: Path, urdf: Path, reference) -> int:  # type: ignore[no-
     roots = [t for m in got["tf"] for t in m.transforms if t.child_frame_id == "base_link"]
     print("\nreceived over ROS 2                     file                    max |difference|")
     print(
-        f"JointTrajectory: {len(traj.points):>4} points x {len(traj.joint_names):>2} joints   "
-        f"{reference.num_frames:>4} frames x {len(reference.joint_names):>2}   "
-        f"{np.abs(points - reference.position).max():.3g} rad"
+        f"JointTrajectory: {len(got['traj'])} message, {len(traj.points)} points x {len(traj.joint_names)} joints "
+        f"({rule}), {len(serialize_message(traj))} bytes   {reference.num_frames} frames x "
+        f"{len(reference.joint_names)}   {np.abs(executed - reference.position).max():.3g} rad "
+        f"(the controller's {rule} interpolation at every frame)"
     )
     print(
         f"JointState:      {len(got['js']):>4} messages at {1 / np.median(np.diff(rel)):.0f} Hz   "

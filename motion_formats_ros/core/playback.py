@@ -1,21 +1,20 @@
 """Playback logic shared by the player node, free of ROS so it is tested without DDS.
 
 - :class:`PlaybackClock` maps elapsed time to motion time (speed factor, pause, seek,
-  loops that repeat a segment) so that stamps never go backwards when the motion wraps.
+  loops that repeat a segment) so that played time never goes backwards, whatever
+  threads change it and in whatever order.
 - :class:`FrameSampler` evaluates a motion at one time quickly (per-tick streaming).
-- :func:`trajectory_plan` turns a motion into JointTrajectory points (approach point,
-  keyframes or frames, derived velocities, final velocity zero) split into chunks.
-- :func:`check_limits` refuses motions beyond position or velocity limits.
+- :func:`check_limits` refuses motions beyond position or velocity limits, or undefined.
 - :class:`Schedule` is a drift-free periodic schedule on the monotonic clock.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +26,14 @@ FloatArray = npt.NDArray[np.float64]
 
 
 class PlaybackClock:
-    """Motion time as a function of elapsed (wall or ROS) time.
+    """Motion time as a function of elapsed (wall or ROS) time; safe to share between threads.
+
+    Two quantities advance at ``speed`` motion seconds per elapsed second while playing:
+    the *position* (unwrapped motion seconds since ``start``: what is shown, moved by
+    :meth:`seek` and :meth:`restart`) and the *played* time (never moved back: what a
+    published ``/clock`` follows). Every method takes one lock, and an elapsed time
+    earlier than one already seen counts as that one, so callers on other threads that
+    read their clock before taking their turn never make played time go back.
 
     Args:
         start: First motion time played.
@@ -49,21 +55,46 @@ class PlaybackClock:
         self.loop = loop
         self.speed = speed
         self.paused = False
+        self._lock = threading.RLock()
+        self._latest = -math.inf  # the latest elapsed time seen
         self._anchor_elapsed = 0.0
-        self._anchor_played = 0.0  # motion seconds played since start, unwrapped
+        self._anchor_played = 0.0  # motion seconds played, never moved back
+        self._anchor_position = 0.0  # unwrapped motion seconds since start (seek moves it)
+
+    def _at(self, elapsed: float) -> float:
+        self._latest = max(self._latest, elapsed)
+        return self._latest
+
+    def _advance(self, elapsed: float) -> float:
+        return 0.0 if self.paused else (elapsed - self._anchor_elapsed) * self.speed
 
     def played(self, elapsed: float) -> float:
-        """Unwrapped motion seconds played at ``elapsed`` (grows monotonically)."""
-        if self.paused:
-            return self._anchor_played
-        return self._anchor_played + (elapsed - self._anchor_elapsed) * self.speed
+        """Motion seconds played at ``elapsed`` (monotonic: pauses stop it, seeks don't move it)."""
+        with self._lock:
+            return self._anchor_played + self._advance(self._at(elapsed))
+
+    def position(self, elapsed: float) -> float:
+        """Unwrapped motion seconds from ``start`` to what is shown at ``elapsed``."""
+        with self._lock:
+            return self._anchor_position + self._advance(self._at(elapsed))
 
     def motion_time(self, elapsed: float) -> float:
         """The motion time to show at ``elapsed``."""
-        return self.wrap(self.played(elapsed))
+        return self.wrap(self.position(elapsed))
 
-    def wrap(self, played: float) -> float:
-        t = self.start + played
+    def state(self, elapsed: float) -> tuple[float, float, bool]:
+        """(motion time, played, finished) at ``elapsed``, consistent with each other."""
+        with self._lock:
+            at = self._at(elapsed)
+            position = self._anchor_position + self._advance(at)
+            return (
+                self.wrap(position),
+                self._anchor_played + self._advance(at),
+                self.loop is None and self.start + position >= self.end,
+            )
+
+    def wrap(self, position: float) -> float:
+        t = self.start + position
         if self.loop is None:
             return min(t, self.end)
         ls, le = self.loop
@@ -73,31 +104,38 @@ class PlaybackClock:
 
     def finished(self, elapsed: float) -> bool:
         """True once a non-looping motion has reached its end."""
-        return self.loop is None and self.start + self.played(elapsed) >= self.end
+        return self.state(elapsed)[2]
 
     def _reanchor(self, elapsed: float) -> None:
-        self._anchor_played = self.played(elapsed)
-        self._anchor_elapsed = elapsed
+        at = self._at(elapsed)
+        advance = self._advance(at)
+        self._anchor_played += advance
+        self._anchor_position += advance
+        self._anchor_elapsed = at
 
     def pause(self, elapsed: float) -> None:
-        self._reanchor(elapsed)
-        self.paused = True
+        with self._lock:
+            self._reanchor(elapsed)
+            self.paused = True
 
     def resume(self, elapsed: float) -> None:
-        self._anchor_elapsed = elapsed
-        self.paused = False
+        with self._lock:
+            self._reanchor(elapsed)
+            self.paused = False
 
     def set_speed(self, speed: float, elapsed: float) -> None:
         if not speed > 0:
             raise ValueError(f"speed factor must be positive, got {speed}")
-        self._reanchor(elapsed)
-        self.speed = speed
+        with self._lock:
+            self._reanchor(elapsed)
+            self.speed = speed
 
     def seek(self, motion_time: float, elapsed: float) -> None:
         """Continue from ``motion_time`` (clamped to the played range)."""
         target = min(max(motion_time, self.start), self.end)
-        self._anchor_played = target - self.start
-        self._anchor_elapsed = elapsed
+        with self._lock:
+            self._reanchor(elapsed)
+            self._anchor_position = target - self.start
 
     def restart(self, elapsed: float) -> None:
         self.seek(self.start, elapsed)
@@ -140,123 +178,6 @@ class FrameSampler:
         return out
 
 
-@dataclasses.dataclass
-class TrajectoryPlan:
-    """JointTrajectory content: points relative to the trajectory start, and chunks.
-
-    Attributes:
-        joint_names: Names (multi-DOF joints expanded as ``name[i]`` is not supported by
-            JointTrajectory, so such motions are refused earlier).
-        time_from_start: (K,) seconds, strictly increasing, > 0.
-        positions: (K, D).
-        velocities, accelerations: (K, D) or None.
-        chunks: (first, last) point index ranges (inclusive, exclusive), in order.
-    """
-
-    joint_names: tuple[str, ...]
-    time_from_start: FloatArray
-    positions: FloatArray
-    velocities: FloatArray | None
-    accelerations: FloatArray | None
-    chunks: list[tuple[int, int]]
-
-    @property
-    def duration(self) -> float:
-        return float(self.time_from_start[-1]) if self.time_from_start.size else 0.0
-
-
-#: Spacing (s) of the points that trace a cosine-eased keyframe segment.
-COSINE_POINT_SPACING = 0.02
-
-
-def _keyframe_points(m: Motion) -> tuple[FloatArray, FloatArray]:
-    """Keyframe times/positions with an extra hold point before each step's jump (and
-    points along each cosine-eased segment, which the controller would otherwise play
-    as a straight line)."""
-    assert m.position is not None and m.interpolation is not None
-    times = [m.times[0]]
-    rows = [m.position[0]]
-    for i, kind in enumerate(m.interpolation):
-        t0, t1 = m.times[i], m.times[i + 1]
-        if kind == "step":
-            hold = t1 - min(1e-3, (t1 - t0) / 2)
-            times.append(hold)
-            rows.append(m.position[i])
-        elif kind == "cosine":
-            n = max(4, int(np.ceil((t1 - t0) / COSINE_POINT_SPACING)))
-            for r in np.arange(1, n) / n:
-                times.append(t0 + (t1 - t0) * r)
-                rows.append(m.position[i] + (m.position[i + 1] - m.position[i]) * (1 - np.cos(np.pi * r)) / 2)
-        times.append(t1)
-        rows.append(m.position[i + 1])
-    return np.asarray(times), np.asarray(rows)
-
-
-def trajectory_plan(
-    motion: Motion,
-    *,
-    start: float | None = None,
-    end: float | None = None,
-    speed: float = 1.0,
-    approach_time: float = 1.0,
-    derive: bool = False,
-    chunk_duration: float = 0.0,
-) -> TrajectoryPlan:
-    """The points a joint_trajectory_controller needs to play ``motion``.
-
-    Keyframed motions give their keyframes (the controller interpolates; step segments
-    get a hold point just before the jump); dense motions give their frames. The first
-    point is the first frame at ``approach_time`` (the controller moves there from
-    wherever the robot is). Velocities come from the motion, or from finite differences
-    when ``derive``; the last velocity is zero.
-    """
-    if motion.position is None:
-        raise ValueError("the motion has no joint positions to send")
-    if any(d != 1 for d in motion.joint_dims):
-        raise ValueError("JointTrajectory carries one value per joint; the motion has multi-DOF joints")
-    if not speed > 0:
-        raise ValueError(f"speed factor must be positive, got {speed}")
-    m = motion.slice_time(start, end) if (start is not None or end is not None) else motion
-    if m.num_frames == 0:
-        raise ValueError(f"no frames between {start} and {end} s")
-    velocities: FloatArray | None = None
-    if m.is_keyframed:
-        times, positions = _keyframe_points(m)
-    else:
-        assert m.position is not None
-        times, positions = m.times, m.position
-        velocities = m.velocity
-    rel = (times - times[0]) / speed + approach_time
-    if velocities is not None:
-        velocities = velocities * speed
-    accelerations = m.acceleration * speed**2 if (m.acceleration is not None and not m.is_keyframed) else None
-    if rel[0] <= 0.0:  # no approach: the first point may not be at t = 0 for every controller
-        rel = rel + 1e-3
-    if derive and rel.size > 1:
-        if velocities is None:
-            velocities = np.asarray(np.gradient(positions, rel, axis=0))
-        if accelerations is None:
-            accelerations = np.asarray(np.gradient(velocities, rel, axis=0))
-    if velocities is not None:
-        velocities = velocities.copy()
-        velocities[-1] = 0.0
-        velocities[0] = 0.0 if approach_time > 0 else velocities[0]
-    if accelerations is not None:
-        accelerations = accelerations.copy()
-        accelerations[-1] = 0.0
-    chunks = _chunks(rel, chunk_duration)
-    return TrajectoryPlan(m.joint_names, rel, np.asarray(positions), velocities, accelerations, chunks)
-
-
-def _chunks(rel: FloatArray, chunk_duration: float) -> list[tuple[int, int]]:
-    if chunk_duration <= 0 or rel[-1] <= chunk_duration:
-        return [(0, rel.size)]
-    edges = np.arange(chunk_duration, rel[-1], chunk_duration)
-    cuts = np.searchsorted(rel, edges, side="left")
-    bounds = [0, *sorted({int(c) for c in cuts if 0 < c < rel.size}), rel.size]
-    return list(itertools.pairwise(bounds))
-
-
 @dataclasses.dataclass(frozen=True)
 class JointLimit:
     """Limits of one joint (None = unlimited)."""
@@ -274,9 +195,22 @@ def check_limits(motion: Motion, limits: Mapping[str, JointLimit], speed: float 
     """Raise :class:`LimitViolationError` at the first position or velocity beyond its limit.
 
     Velocities are the motion's own, or finite differences of positions, times ``speed``.
+    A non-finite position or velocity of any joint is a violation too (NaN compares false
+    with every limit, so it would pass otherwise): resolve them first (core.nonfinite).
     """
     if motion.position is None or not limits:
         return
+    for label, channel in (("value", motion.position), ("velocity", motion.velocity)):
+        if channel is None:
+            continue
+        bad = ~np.isfinite(channel)
+        if bad.any():
+            i, j = (int(v[0]) for v in np.nonzero(bad))
+            name = motion.joint_names[int(np.searchsorted(np.cumsum(motion.joint_dims), j, side="right"))]
+            kind = "NaN" if np.isnan(channel[i, j]) else "infinite"
+            raise LimitViolationError(
+                f"joint {name!r} has an undefined {label} ({kind}) at t = {motion.times[i]:.6g} s"
+            )
     velocity = motion.velocity
     if velocity is None and motion.num_frames > 1:
         velocity = np.asarray(np.gradient(motion.position, motion.times, axis=0))
@@ -323,9 +257,16 @@ class Schedule:
     after :meth:`sleep_until`.
     """
 
-    def __init__(self, rate: float, start_ns: int | None = None, spin: float = 3e-4) -> None:
+    def __init__(
+        self,
+        rate: float,
+        start_ns: int | None = None,
+        spin: float = 3e-4,
+        sleep: Callable[[float], object] = time.sleep,
+    ) -> None:
         if not rate > 0:
             raise ValueError(f"rate must be positive, got {rate}")
+        self.sleep = sleep  # e.g. an Event's wait, so that a stop request cuts a long sleep short
         self.period_ns = round(1e9 / rate)
         self.start_ns = time.monotonic_ns() if start_ns is None else start_ns
         self.spin_ns = int(spin * 1e9)
@@ -350,7 +291,7 @@ class Schedule:
         """Sleep until ``deadline`` (coarse sleep, then spin the last stretch); next tick after it."""
         remaining = deadline - time.monotonic_ns()
         if remaining > self.spin_ns:
-            time.sleep((remaining - self.spin_ns) / 1e9)
+            self.sleep((remaining - self.spin_ns) / 1e9)
         while time.monotonic_ns() < deadline:
             pass
         self.index = (deadline - self.start_ns) // self.period_ns + 1

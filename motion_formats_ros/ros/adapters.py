@@ -11,19 +11,13 @@ from geometry_msgs.msg import TransformStamped
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from ..core.playback import TrajectoryPlan
+from ..core.trajectory import TrajectoryPlan
 
 
 def time_msg(nanoseconds: int) -> Time:
     """builtin_interfaces/Time from integer nanoseconds (non-negative)."""
     sec, nsec = divmod(int(nanoseconds), 1_000_000_000)
     return Time(sec=sec, nanosec=nsec)
-
-
-def duration_msg(seconds: float) -> Duration:
-    """builtin_interfaces/Duration from seconds, rounded to the nanosecond."""
-    sec, nsec = divmod(round(seconds * 1e9), 1_000_000_000)
-    return Duration(sec=int(sec), nanosec=int(nsec))
 
 
 def joint_state(
@@ -46,9 +40,14 @@ def joint_state(
     return msg
 
 
-def trajectory_chunk(plan: TrajectoryPlan, chunk: tuple[int, int], stamp_ns: int) -> JointTrajectory:
-    """One chunk of a trajectory plan; ``stamp_ns`` 0 means "start on receipt"."""
-    first, last = chunk
+def duration_ns(nanoseconds: int) -> Duration:
+    """builtin_interfaces/Duration from integer nanoseconds (non-negative)."""
+    sec, nsec = divmod(int(nanoseconds), 1_000_000_000)
+    return Duration(sec=sec, nanosec=nsec)
+
+
+def trajectory(plan: TrajectoryPlan, first: int, last: int, stamp_ns: int) -> JointTrajectory:
+    """Points ``first`` to ``last`` (exclusive) of a plan; ``stamp_ns`` 0 means "start on receipt"."""
     msg = JointTrajectory()
     msg.header.stamp = time_msg(stamp_ns)
     msg.joint_names = list(plan.joint_names)
@@ -60,7 +59,7 @@ def trajectory_chunk(plan: TrajectoryPlan, chunk: tuple[int, int], stamp_ns: int
             point.velocities = plan.velocities[i].tolist()
         if plan.accelerations is not None:
             point.accelerations = plan.accelerations[i].tolist()
-        point.time_from_start = duration_msg(float(plan.time_from_start[i]))
+        point.time_from_start = duration_ns(int(plan.time_from_start_ns[i]))
         points.append(point)
     msg.points = points
     return msg

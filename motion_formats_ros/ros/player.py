@@ -1,11 +1,13 @@
 """``motion_player``: plays any supported motion file into ROS 2.
 
-Publishes the motion as a ``trajectory_msgs/JointTrajectory`` (for a
-joint_trajectory_controller), streams ``sensor_msgs/JointState`` at a fixed rate, and
-publishes the root pose (and, on request, link poses) on ``/tf``. Playback control:
-speed factor, loop, start/end times, pause/resume/restart services, ``seek`` and
-``rate`` changeable at run time, ``publish_clock``. Motions beyond the robot's joint
-limits (from a URDF) are refused unless ``ignore_limits`` is set.
+Sends the motion to a joint_trajectory_controller as **one** ``JointTrajectory`` however
+long (points reduced so that the controller's own interpolation stays within
+``trajectory_tolerance`` of every frame), streams ``sensor_msgs/JointState`` at a fixed
+rate, and publishes the root pose (and, on request, link poses) on ``/tf``. Playback
+control: speed factor, loop, start/end times, pause/resume/restart services, ``seek``
+and ``rate`` changeable at run time, ``publish_clock``. Nothing non-finite is ever sent:
+undefined values (``.mof`` ``*`` / ``-``) are resolved first (core.nonfinite). Motions
+beyond the robot's joint limits (from a URDF) are refused unless ``ignore_limits`` is set.
 
     motion_player --ros-args -p file:=walk.seq -p loop:=true
 """
@@ -13,7 +15,6 @@ limits (from a URDF) are refused unless ``ignore_limits`` is set.
 from __future__ import annotations
 
 import gc
-import math
 import sys
 import threading
 import time
@@ -24,9 +25,9 @@ from typing import Any
 
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
@@ -36,6 +37,7 @@ from trajectory_msgs.msg import JointTrajectory
 from .. import read
 from ..core.errors import MotionFormatError
 from ..core.model import Motion
+from ..core.nonfinite import MissingJointError, defined_joints, first_nonfinite, needs_state, resolve
 from ..core.playback import (
     FrameSampler,
     JointLimit,
@@ -44,47 +46,80 @@ from ..core.playback import (
     PlaybackClock,
     Schedule,
     check_limits,
-    trajectory_plan,
 )
+from ..core.trajectory import CHOICES, TrajectoryPlan, approach_speeds, plan_trajectory
 from ..core.urdf import joint_limits
 from . import adapters
-from .spin import declare_parameters, run
+from .scaffold import COMMAND_QOS, LATCHED_QOS, STREAM_QOS, Param, check_changes, declare, run
+from .sending import TopicSender, TrajectorySender, message_bytes
+from .state import StateListener
 
 MAX_STREAM_RATE = 500.0
 #: Seconds to wait after our publisher has matched its readers, for them to match us.
 MATCH_SETTLE = 0.2
 MODES = ("both", "stream", "trajectory")
+#: Seconds for discovery to show a publisher of the robot's state, if there is one.
+DISCOVERY = 0.5
+#: Seconds the node gives its threads to stop when asked to (the process exits within 2 s).
+STOP_TIMEOUT = 1.0
 
-#: name → (default, description). Types follow the defaults.
-PARAMETERS: dict[str, tuple[Any, str]] = {
-    "file": ("", "motion file to play (any supported format)"),
-    "format": ("", "format name when the suffix/content is not enough (omf, seq, …)"),
-    "group": ("", "group to play (OMF target/actual…); default: the first"),
-    "joint_names": ([""], "joint names for formats without them (Choreonoid .seq)"),
-    "body_file": ("", "Choreonoid .body file naming the joints of a .seq"),
-    "mode": ("both", "both | stream (JointState + TF) | trajectory (JointTrajectory only)"),
-    "rate": (1.0, "speed factor (2.0 = twice as fast); changeable at run time"),
-    "loop": (False, "repeat the motion (its own loop segment for .mof / repeating scenes)"),
-    "start_time": (0.0, "start this many seconds into the motion"),
-    "end_time": (0.0, "stop this many seconds into the motion (0 = the end)"),
-    "start_paused": (False, "wait for the resume service before playing"),
-    "seek": (-1.0, "set at run time to jump to this motion time (s, from the motion start)"),
-    "stream_rate": (0.0, "JointState/TF rate in Hz (0 = the file's rate, at most 500)"),
-    "approach_time": (1.0, "seconds for the controller to reach the first point"),
-    "start_delay": (0.0, "trajectory header stamp = now + this (s); 0 = stamp 0, the controller starts on receipt"),
-    "chunk_duration": (10.0, "split longer trajectories into chunks of this many seconds (0 = never)"),
-    "derive_velocities": (False, "send velocities/accelerations derived from positions when the file has none"),
-    "wait_for_subscribers": (5.0, "seconds to wait for subscribers before playing (0 = don't)"),
-    "min_subscribers": (1, "how many subscribers to wait for (e.g. 2: a controller and a recorder)"),
-    "world_frame": ("world", "parent frame of the root pose"),
-    "root_frame": ("base_link", "frame of the root pose"),
-    "frame_prefix": ("", "prefix for the robot's frames (root and links)"),
-    "publish_links": (False, "also publish the link poses stored in the file on /tf"),
-    "publish_clock": (False, "publish /clock from the played motion time"),
-    "robot_description": ("", "URDF text with the joint limits"),
-    "urdf_file": ("", "URDF file with the joint limits (instead of robot_description)"),
-    "ignore_limits": (False, "play even if the motion exceeds a joint limit"),
-    "exit_on_end": (True, "shut down when a non-looping motion has been played"),
+PARAMETERS: dict[str, Param] = {
+    "file": Param("", "motion file to play (any supported format)"),
+    "format": Param("", "format name when the suffix/content is not enough (omf, seq, …)"),
+    "group": Param("", "group to play (OMF target/actual…); default: the first"),
+    "joint_names": Param([""], "joint names for formats without them (Choreonoid .seq)"),
+    "body_file": Param("", "Choreonoid .body file naming the joints of a .seq"),
+    "joints": Param(
+        [""],
+        "joints to send, in this order (default: every joint of the file); a listed joint the file lacks "
+        "holds its current position from state_topic",
+    ),
+    "state_topic": Param(
+        "joint_states",
+        "JointState topic with the robot's current positions, heard before playing (approach, undefined "
+        "leading values, held joints); the player's own stream does not count",
+    ),
+    "mode": Param("both", "both | stream (JointState + TF) | trajectory (JointTrajectory only)", choices=MODES),
+    "rate": Param(1.0, "speed factor (2.0 = twice as fast); changeable at run time", above=0.0, runtime=True),
+    "loop": Param(False, "repeat the motion (its own loop segment for .mof / repeating scenes)"),
+    "start_time": Param(0.0, "start this many seconds into the motion", minimum=0.0),
+    "end_time": Param(0.0, "stop this many seconds into the motion (0 = the end)", minimum=0.0),
+    "start_paused": Param(False, "wait for the resume service before playing"),
+    "seek": Param(-1.0, "set at run time to jump to this motion time (s, from the motion start)", runtime=True),
+    "stream_rate": Param(0.0, "JointState/TF rate in Hz (0 = the file's rate, at most 500)", minimum=0.0),
+    "approach_time": Param(1.0, "seconds for the controller to reach the first point", minimum=0.0),
+    "start_delay": Param(
+        0.0, "trajectory header stamp = now + this (s); 0 = stamp 0, the controller starts on receipt", minimum=0.0
+    ),
+    "trajectory_tolerance": Param(
+        1e-3,
+        "largest deviation (rad or m) of the controller's interpolation of the sent points from any frame "
+        "of the file; fewer points the larger it is",
+        minimum=0.0,
+    ),
+    "trajectory_interpolation": Param(
+        "auto",
+        "fields sent, hence joint_trajectory_controller's interpolation: linear (positions), cubic (+ velocities), "
+        "quintic (+ accelerations); auto = cubic, keyframed files linear (their own)",
+        choices=CHOICES,
+    ),
+    "chunk_duration": Param(
+        0.0,
+        "opt-in, 0 = one message: split the trajectory into messages of this many seconds for a controller "
+        "that queues them (joint_trajectory_controller replaces its trajectory with each message)",
+        minimum=0.0,
+    ),
+    "wait_for_subscribers": Param(5.0, "seconds to wait for subscribers before playing (0 = don't)", minimum=0.0),
+    "min_subscribers": Param(1, "how many subscribers to wait for (e.g. 2: a controller and a recorder)", minimum=1),
+    "world_frame": Param("world", "parent frame of the root pose"),
+    "root_frame": Param("base_link", "frame of the root pose"),
+    "frame_prefix": Param("", "prefix for the robot's frames (root and links)"),
+    "publish_links": Param(False, "also publish the link poses stored in the file on /tf"),
+    "publish_clock": Param(False, "publish /clock from the played motion time"),
+    "robot_description": Param("", "URDF text with the joint limits"),
+    "urdf_file": Param("", "URDF file with the joint limits (instead of robot_description)"),
+    "ignore_limits": Param(False, "play even if the motion exceeds a joint limit"),
+    "exit_on_end": Param(True, "shut down when a non-looping motion has been played"),
 }
 
 
@@ -93,31 +128,47 @@ class PlayerError(Exception):
 
 
 class MotionPlayer(Node):
-    """The player node; all playback arithmetic lives in motion_formats_ros.core.playback."""
+    """The player node; the arithmetic lives in the ROS-free core (playback, trajectory, nonfinite)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("motion_player", **kwargs)
-        declare_parameters(self, PARAMETERS)
+        self._created = time.monotonic()
         self.done = threading.Event()
         self.exit_code = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-
+        self._pending: set[str] = set()
+        try:
+            declare(self, PARAMETERS)
+        except ValueError as exc:
+            raise PlayerError(str(exc)) from None
         self.mode = self._param("mode")
-        if self.mode not in MODES:
-            raise PlayerError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
-        self.motion = self._load()
+        self.joints = [j for j in self._param("joints") if j]
+        self.source = self._load()
+        # Until the robot's state is heard, undefined leading values take the file's first
+        # defined value; joints only the state can give are left to the final resolution.
+        self.motion = self._resolve({}, preliminary=True)
+        self.plan: TrajectoryPlan | None = None
         self._check_limits()
         self._setup_playback()
         self._setup_publishers()
+        self.state = StateListener(self, self._param("state_topic"))
+        self.sender: TrajectorySender = TopicSender(
+            self,
+            self.trajectory_pub,
+            self._stop,
+            start_delay=self._param("start_delay"),
+            chunk_duration=self._param("chunk_duration"),
+        )
         self.add_on_set_parameters_callback(self._on_parameters)
+        services = ReentrantCallbackGroup()  # pause/resume/seek may run at once: the clock is shared safely
         for service, handler in (
             ("~/pause", self._srv_pause),
             ("~/resume", self._srv_resume),
             ("~/restart", self._srv_restart),
         ):
-            self.create_service(Trigger, service, handler)
+            self.create_service(Trigger, service, handler, callback_group=services)
         self._start_threads()
 
     # ----------------------------------------------------------------- setup
@@ -137,6 +188,7 @@ class MotionPlayer(Node):
         motion_file = read(path, format=self._param("format") or None, **options)
         motion = motion_file.group(self._param("group") or None)
         self.file_extras = motion_file.extras
+        self.file_format = motion_file.format
         self.kinematics: Any = None
         if motion_file.format == "scene":
             from ..codecs.scene.kinematics import SceneKinematics
@@ -151,6 +203,34 @@ class MotionPlayer(Node):
             + (f", loop {motion.loop[0]:g}-{motion.loop[1]:g} s" if motion.loop else "")
         )
         return motion
+
+    def _resolve(self, current: dict[str, float], preliminary: bool = False) -> Motion:
+        """The motion to play: the ``joints`` asked for, every sent value finite."""
+        joints = self.joints
+        if preliminary and joints:
+            # Joints only the robot's state can give wait for it (the final resolution).
+            defined = defined_joints(self.source)
+            joints = [j for j in joints if j in defined] or list(defined)
+        try:
+            resolution = resolve(self.source, current, joints or None)
+        except MissingJointError as exc:
+            raise PlayerError(f"{exc} (nothing heard on {self.state.topic})") from None
+        except ValueError as exc:
+            raise PlayerError(f"joints: {exc}") from None
+        if not preliminary:
+            log = self.get_logger()
+            for note in resolution.notes:
+                # rclpy fixes a call site's severity: one call site per level.
+                if note.level == "warning":
+                    log.warning(note.text)
+                else:
+                    log.info(note.text)
+        if not resolution.motion.joint_names:
+            raise PlayerError("no joint to play: every joint of the motion is undefined")
+        problem = first_nonfinite(resolution.motion)
+        if problem is not None:  # resolve() leaves nothing undefined; never send it if it did
+            raise PlayerError(f"undefined value left after resolution: {problem}")
+        return resolution.motion
 
     def _check_limits(self) -> None:
         self.limits: dict[str, JointLimit] = {}
@@ -171,19 +251,25 @@ class MotionPlayer(Node):
             if not limits:
                 return
         self.limits = limits
+        self.limits_source = source
+        if self._limits_ok(self.motion):
+            self.get_logger().info(f"motion within the limits of {len(limits)} joints from {source}")
+
+    def _limits_ok(self, motion: Motion) -> bool:
+        """Check ``motion`` against the limits: refuse (PlayerError) or warn with ignore_limits."""
         try:
-            check_limits(self.motion, limits, speed=self._param("rate"))
+            check_limits(motion, self.limits, speed=self._param("rate"))
         except LimitViolationError as exc:
             if not self._param("ignore_limits"):
                 raise PlayerError(f"refusing to play: {exc} (set ignore_limits to play anyway)") from None
             self.get_logger().warning(f"playing beyond the limits (ignore_limits): {exc}")
-        else:
-            self.get_logger().info(f"motion within the limits of {len(limits)} joints from {source}")
+            return False
+        return True
 
     def _setup_playback(self) -> None:
         m = self.motion
         t0 = float(m.times[0])
-        start = t0 + max(self._param("start_time"), 0.0)
+        start = t0 + self._param("start_time")
         end_param = self._param("end_time")
         end = t0 + end_param if end_param > 0 else float(m.times[-1])
         end = min(end, float(m.times[-1]))
@@ -200,20 +286,16 @@ class MotionPlayer(Node):
         rate = self._param("stream_rate")
         if rate <= 0:
             rate = min(m.rate or MAX_STREAM_RATE, MAX_STREAM_RATE)
-        self.stream_rate = rate
+        self.stream_rate = min(rate, MAX_STREAM_RATE)
         if self._param("start_paused"):
             self.clock_state.pause(0.0)
 
     def _setup_publishers(self) -> None:
-        deep = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
-        self.joint_pub = self.create_publisher(JointState, "joint_states", deep)
-        self.trajectory_pub = self.create_publisher(JointTrajectory, "joint_trajectory", 10)
-        self.tf_pub = self.create_publisher(TFMessage, "/tf", deep)
-        static_qos = QoSProfile(
-            depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE
-        )
-        self.tf_static_pub = self.create_publisher(TFMessage, "/tf_static", static_qos)
-        self.clock_pub = self.create_publisher(Clock, "/clock", 10) if self._param("publish_clock") else None
+        self.joint_pub = self.create_publisher(JointState, "joint_states", STREAM_QOS)
+        self.trajectory_pub = self.create_publisher(JointTrajectory, "joint_trajectory", COMMAND_QOS)
+        self.tf_pub = self.create_publisher(TFMessage, "/tf", STREAM_QOS)
+        self.tf_static_pub = self.create_publisher(TFMessage, "/tf_static", LATCHED_QOS)
+        self.clock_pub = self.create_publisher(Clock, "/clock", COMMAND_QOS) if self._param("publish_clock") else None
         prefix = self.frame_prefix = self._param("frame_prefix")
         self.world_frame = self._param("world_frame")
         self.root_frame = prefix + self._param("root_frame")
@@ -253,30 +335,26 @@ class MotionPlayer(Node):
         self._stamp_origin = self.get_clock().now().nanoseconds
         self._spawn(self._start_when_subscribed, "start")
 
+    # ----------------------------------------------------------------- start
     def _start_when_subscribed(self) -> None:
-        """Wait (bounded) for a subscriber so the first messages are not lost, then play.
+        """Wait (bounded) for subscribers and the robot's state, prepare what to send, then play.
 
         Messages sent before a controller (or any reader) has matched are dropped by DDS;
         the trajectory is waited for in trajectory/both mode, the JointState stream in
         stream mode. Stream and trajectory then start from the same instant.
         """
-        publisher = self.trajectory_pub if self.mode in ("both", "trajectory") else self.joint_pub
-        timeout = self._param("wait_for_subscribers")
-        wanted = max(int(self._param("min_subscribers")), 1)
-        deadline = time.monotonic() + timeout
-        while timeout > 0 and publisher.get_subscription_count() < wanted:
-            if time.monotonic() > deadline:
-                self.get_logger().warning(
-                    f"no subscriber on {publisher.topic_name} after {timeout:g} s; playing anyway"
-                )
-                break
-            if self._stop.wait(0.02):
-                return
-        else:
-            # Matching is seen from our side first; give the readers a moment to match us
-            # too, or they drop what arrives before (DDS volatile readers do).
-            if timeout > 0 and self._stop.wait(MATCH_SETTLE):
-                return
+        if not self._wait_for_subscribers():
+            return
+        current = self._wait_for_state()
+        if current is None:
+            return
+        self.state.close()  # from here on the topic may carry our own stream
+        self.motion = self._resolve(current)
+        if current and self.limits:
+            self._limits_ok(self.motion)
+        self.sampler = FrameSampler(self.motion)
+        if self.mode in ("both", "trajectory"):
+            self.plan = self._plan(current)
         if self.sim_time:
             # Wait for /clock: playback follows simulated time from its first value on.
             while self.get_clock().now().nanoseconds == 0:
@@ -285,14 +363,118 @@ class MotionPlayer(Node):
         with self._lock:
             self._elapsed_origin = self._now()
             self._stamp_origin = self.get_clock().now().nanoseconds
-        workers = []
+        workers: list[tuple[str, Callable[[], None]]] = []
         if self.mode in ("both", "stream"):
             workers.append(("stream", self._stream_loop))
         if self.mode in ("both", "trajectory"):
             workers.append(("trajectory", self._send_trajectory))
-        self._pending = {name for name, _ in workers}
+        with self._lock:
+            self._pending = {name for name, _ in workers}
         for name, target in workers:
             self._spawn(target, name)
+
+    def _wait_for_subscribers(self) -> bool:
+        """False when asked to stop while waiting."""
+        publisher = self.trajectory_pub if self.mode in ("both", "trajectory") else self.joint_pub
+        timeout = self._param("wait_for_subscribers")
+        wanted = int(self._param("min_subscribers"))
+        # Our own state listener may be on the same topic: it does not count.
+        own = 1 if self.state.topic == publisher.topic_name else 0
+        deadline = time.monotonic() + timeout
+        while timeout > 0 and publisher.get_subscription_count() - own < wanted:
+            if time.monotonic() > deadline:
+                self.get_logger().warning(
+                    f"no subscriber on {publisher.topic_name} after {timeout:g} s; playing anyway"
+                )
+                return not self._stop.is_set()
+            if self._stop.wait(0.02):
+                return False
+        # Matching is seen from our side first; give the readers a moment to match us
+        # too, or they drop what arrives before (DDS volatile readers do).
+        return not (timeout > 0 and self._stop.wait(MATCH_SETTLE))
+
+    def _wait_for_state(self) -> dict[str, float] | None:
+        """The robot's positions heard on state_topic ({} if none); None when asked to stop.
+
+        When another node publishes there, waits (within wait_for_subscribers) for a first
+        message and for the joints that need it (held joints, undefined leading values).
+        """
+        timeout = self._param("wait_for_subscribers")
+        required = set(needs_state(self.source, self.joints or None))
+        deadline = time.monotonic() + timeout
+        while timeout > 0 and time.monotonic() < deadline:
+            if self.state.messages > 0 and not (required - set(self.state.positions())):
+                break
+            if time.monotonic() - self._created > DISCOVERY and self.state.other_publishers() == 0:
+                break  # nobody publishes the robot's state
+            if self._stop.wait(0.02):
+                return None
+        current = self.state.positions()
+        if current:
+            self.get_logger().info(f"current state of {len(current)} joints heard on {self.state.topic}")
+        return current
+
+    def _plan(self, current: dict[str, float]) -> TrajectoryPlan:
+        t0 = float(self.motion.times[0])
+        clock = self.clock_state
+        if clock.loop is not None:
+            self.get_logger().warning("loop applies to the JointState/TF stream; the trajectory is sent once")
+        try:
+            plan = plan_trajectory(
+                self.motion,
+                start=clock.start if clock.start > t0 else None,
+                end=clock.end if clock.end < float(self.motion.times[-1]) else None,
+                speed=clock.speed,
+                approach_time=self._param("approach_time"),
+                interpolation=self._param("trajectory_interpolation"),
+                tolerance=self._param("trajectory_tolerance"),
+            )
+        except ValueError as exc:
+            raise PlayerError(f"cannot send the trajectory: {exc}") from None
+        log = self.get_logger()
+        for note in plan.notes:
+            log.info(note)
+        messages = TopicSender(self, None, self._stop, chunk_duration=self._param("chunk_duration")).messages(plan)
+        size = sum(message_bytes(m) for m in messages)
+        dev = plan.deviation
+        bound = f"tolerance {plan.tolerance:g}" if self.source.interpolation is None else "the file's keyframes"
+        log.info(
+            f"trajectory: {plan.frames} frames -> {plan.points} points ({', '.join(plan.fields)}: "
+            f"{plan.rule} interpolation), {len(messages)} message(s) of {size} bytes, {bound}, largest deviation "
+            f"{dev.value:.4g} at joint {dev.joint!r}, t = {dev.time - t0:.3f} s; {plan.duration:.3f} s long"
+        )
+        if len(messages) > 1:
+            log.warning(
+                f"chunk_duration {self._param('chunk_duration'):g} s: the trajectory goes out as {len(messages)} "
+                "messages; joint_trajectory_controller replaces its running trajectory with each new message and "
+                "would execute only the last: use chunks only for a controller that queues them"
+            )
+        if current:
+            self._check_approach(plan, current)
+        return plan
+
+    def _check_approach(self, plan: TrajectoryPlan, current: dict[str, float]) -> None:
+        """The controller's way from the robot's state to the first point, against the limits."""
+        speeds = approach_speeds(plan, current)
+        if not speeds:
+            return
+        joint = max(speeds, key=lambda j: speeds[j])
+        col = plan.joint_names.index(joint)
+        move = abs(float(plan.positions[0, col]) - current[joint])
+        self.get_logger().info(
+            f"approach from the current state: largest move {move:.4g} on {joint!r} in "
+            f"{plan.time_from_start_ns[0] / 1e9:g} s (peak {speeds[joint]:.3g}/s)"
+        )
+        for name, speed in speeds.items():
+            limit = self.limits.get(name)
+            if limit is not None and limit.velocity is not None and speed > limit.velocity * (1 + 1e-6):
+                message = (
+                    f"the approach from the current state moves {name!r} at {speed:.3g} rad/s, beyond its velocity "
+                    f"limit {limit.velocity:g}: raise approach_time"
+                )
+                if not self._param("ignore_limits"):
+                    raise PlayerError(f"refusing to play: {message}")
+                self.get_logger().warning(f"playing beyond the limits (ignore_limits): {message}")
 
     def _finished(self, worker: str) -> None:
         """A worker is done; with exit_on_end the node ends when all are."""
@@ -309,7 +491,14 @@ class MotionPlayer(Node):
     def _guard(self, target: Any) -> None:
         try:
             target()
+        except PlayerError as exc:  # a refusal found once the robot's state is known
+            self.get_logger().error(str(exc))
+            print(f"error: {exc}", file=sys.stderr)
+            self.exit_code = 1
+            self.done.set()
         except Exception as exc:  # a crash in a worker must end the node with its message
+            if self._stop.is_set():
+                return  # stopping: whatever failed on the way out is not news
             self.get_logger().error(f"{type(exc).__name__}: {exc}")
             self.exit_code = 1
             self.done.set()
@@ -336,7 +525,7 @@ class MotionPlayer(Node):
         the node at each tick does not depend on how long preparing took.
         """
         if not self.sim_time:
-            schedule = Schedule(self.stream_rate, start_ns=self._elapsed_origin)
+            schedule = Schedule(self.stream_rate, start_ns=self._elapsed_origin, sleep=self._stop.wait)
             self._schedule = schedule
             while not self._stop.is_set():
                 deadline = schedule.upcoming()
@@ -363,11 +552,7 @@ class MotionPlayer(Node):
         gc.freeze()  # what exists now is never collected: no long collection pauses mid-stream
         for tick, wait in self._ticks():
             outgoing: list[tuple[Any, Any]] = []
-            with self._lock:
-                elapsed = self._elapsed(tick)
-                t = self.clock_state.motion_time(elapsed)
-                played = self.clock_state.played(elapsed)
-                finished = self.clock_state.finished(elapsed)
+            t, played, finished = self.clock_state.state(self._elapsed(tick))
             frame = self.sampler.frame(t)
             stamp = self._stamp(tick)
             if m.position is not None or m.velocity is not None or m.effort is not None:
@@ -411,6 +596,8 @@ class MotionPlayer(Node):
             if self.clock_pub is not None:
                 outgoing.append((self.clock_pub, Clock(clock=adapters.time_msg(round(played * 1e9)))))
             wait()
+            if self._stop.is_set():
+                return  # stopping: nothing more goes out
             for publisher, msg in outgoing:
                 publisher.publish(msg)
             if not self.sim_time:
@@ -427,90 +614,51 @@ class MotionPlayer(Node):
 
     # ----------------------------------------------------------------- trajectory
     def _send_trajectory(self) -> None:
-        if self.clock_state.loop is not None:
-            self.get_logger().warning("loop applies to the JointState/TF stream; the trajectory is sent once")
-        t0 = float(self.motion.times[0])
-        plan = trajectory_plan(
-            self.motion,
-            start=self.clock_state.start if self.clock_state.start > t0 else None,
-            end=self.clock_state.end if self.clock_state.end < float(self.motion.times[-1]) else None,
-            speed=self.clock_state.speed,
-            approach_time=self._param("approach_time"),
-            derive=self._param("derive_velocities"),
-            chunk_duration=self._param("chunk_duration"),
-        )
-        delay = max(self._param("start_delay"), 0.0)
-        if len(plan.chunks) == 1:
-            stamp = self.get_clock().now().nanoseconds + round(delay * 1e9) if delay > 0 else 0
-            self.trajectory_pub.publish(adapters.trajectory_chunk(plan, plan.chunks[0], stamp))
-            self.get_logger().info(f"sent trajectory: {plan.time_from_start.size} points, {plan.duration:.3f} s")
-            wait_until = time.monotonic() + delay + plan.duration
-        else:
-            # Chunks share one absolute start so the controller splices them; each is sent
-            # half a chunk before it starts.
-            lead = max(0.2, delay)
-            start_ns = self.get_clock().now().nanoseconds + int(lead * 1e9)
-            start_mono = time.monotonic() + lead
-            chunk_duration = self._param("chunk_duration")
-            for first, last in plan.chunks:
-                send_at = start_mono + float(plan.time_from_start[first]) - chunk_duration / 2
-                if self._stop.wait(max(0.0, send_at - time.monotonic())):
-                    return
-                self.trajectory_pub.publish(adapters.trajectory_chunk(plan, (first, last), start_ns))
-            self.get_logger().info(
-                f"sent trajectory in {len(plan.chunks)} chunks: {plan.time_from_start.size} points, "
-                f"{plan.duration:.3f} s"
-            )
-            wait_until = start_mono + plan.duration
-        # Stay up while the controller executes it (logs and services stay available).
-        if not self._stop.wait(max(0.0, wait_until - time.monotonic())):
+        assert self.plan is not None
+        if self.sender.execute(self.plan):
             self._finished("trajectory")
 
     # ----------------------------------------------------------------- control
     def _srv_pause(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        with self._lock:
-            self.clock_state.pause(self._elapsed())
-            t = self.clock_state.motion_time(self._elapsed())
+        elapsed = self._elapsed()
+        self.clock_state.pause(elapsed)
+        t = self.clock_state.motion_time(elapsed)
         response.success, response.message = True, f"paused at {t - float(self.motion.times[0]):.3f} s"
         return response
 
     def _srv_resume(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        with self._lock:
-            self.clock_state.resume(self._elapsed())
+        self.clock_state.resume(self._elapsed())
         response.success, response.message = True, "playing"
         return response
 
     def _srv_restart(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        with self._lock:
-            self.clock_state.restart(self._elapsed())
+        self.clock_state.restart(self._elapsed())
         response.success, response.message = True, "restarted"
         return response
 
     def _on_parameters(self, params: Sequence[Parameter[Any]]) -> SetParametersResult:
+        problem = check_changes(PARAMETERS, params)
+        if problem is not None:
+            return SetParametersResult(successful=False, reason=problem)
         for p in params:
             if p.name == "rate":
-                if not (isinstance(p.value, float) and p.value > 0 and math.isfinite(p.value)):
-                    return SetParametersResult(successful=False, reason="rate must be a positive number")
                 if self.limits and not self._param("ignore_limits"):
                     # Velocities scale with the speed factor: a faster replay may break a limit.
                     try:
                         check_limits(self.motion, self.limits, speed=p.value)
                     except LimitViolationError as exc:
                         return SetParametersResult(successful=False, reason=f"refused: {exc}")
-                with self._lock:
-                    self.clock_state.set_speed(p.value, self._elapsed())
-            elif p.name == "seek":
-                if p.value >= 0:
-                    with self._lock:
-                        self.clock_state.seek(float(self.motion.times[0]) + p.value, self._elapsed())
-            elif p.name in ("file", "format", "group", "mode", "joint_names", "body_file"):
-                return SetParametersResult(successful=False, reason=f"{p.name} can only be set at start")
+                self.clock_state.set_speed(p.value, self._elapsed())
+            elif p.name == "seek" and p.value >= 0:
+                self.clock_state.seek(float(self.motion.times[0]) + p.value, self._elapsed())
         return SetParametersResult(successful=True)
 
     def stop(self) -> None:
+        """Stop publishing: every thread of the node ends (bounded), nothing goes out after."""
         self._stop.set()
+        deadline = time.monotonic() + STOP_TIMEOUT
         for thread in self._threads:
-            thread.join(timeout=2.0)
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
 
 def _no_wait() -> None:
@@ -535,7 +683,7 @@ def _stop(node: MotionPlayer, code: int) -> int:
 
 def main(args: list[str] | None = None) -> int:
     """Entry point (``motion_player``); returns the exit status."""
-    return run(MotionPlayer, "motion_player", (MotionFormatError, PlayerError, ValueError), _stop, args)
+    return run(MotionPlayer, "motion_player", (MotionFormatError, PlayerError, ValueError), _stop, args, threads=2)
 
 
 def entry() -> None:

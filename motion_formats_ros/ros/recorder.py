@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Imu, JointState
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
@@ -34,30 +33,34 @@ from ..core.model import MotionFile
 from ..core.spatial import compose
 from ..journal import JournalWriter, assemble, read_journal
 from ..registry import codec_for_path, write
-from .spin import declare_parameters, run
+from .scaffold import LATCHED_SUB_QOS, RECORD_QOS, Param, declare, run
 
 #: Formats the recorder writes (by the output's suffix).
 RECORDABLE = ("omf", "seq")
 
-PARAMETERS: dict[str, tuple[Any, str]] = {
-    "output": ("", "file to write: OMF .msgpack/.yaml/.json or Choreonoid .seq"),
-    "overwrite": (False, "replace an existing output"),
-    "topics": (["joint_states"], "JointState topics, merged by joint name"),
-    "joints": ([""], "record only these joints, in this order (default: every joint seen)"),
-    "world_frame": ("", "with root_frame: record the root pose from TF (world_frame → root_frame)"),
-    "root_frame": ("", "the robot's root frame (e.g. base_link)"),
-    "imu_topics": ([""], "sensor_msgs/Imu topics to record"),
-    "target_topic": ("", "trajectory_msgs/JointTrajectory topic recorded as the target group"),
-    "target_joint_state_topic": ("", "JointState command topic recorded as the target group"),
-    "rate": (0.0, "0 keeps every sample with its own time; > 0 resamples to this rate (Hz)"),
-    "stamps": ("auto", "header | receive | auto (receive time when header stamps are zero)"),
-    "name": ("", "motion name stored in the file"),
-    "robot": ("", "robot name stored in the file"),
-    "seq_version": (2, "Choreonoid .seq format version (2 or 4)"),
-    "duration": (0.0, "stop after this many seconds (0 = until stopped)"),
-    "max_frames": (0, "stop after this many JointState messages (0 = no limit)"),
-    "flush_interval": (1.0, "seconds between journal flushes (at most this much is lost on a crash)"),
-    "autostart": (True, "start recording at once (else wait for ~/start)"),
+PARAMETERS: dict[str, Param] = {
+    "output": Param("", "file to write: OMF .msgpack/.yaml/.json or Choreonoid .seq"),
+    "overwrite": Param(False, "replace an existing output"),
+    "topics": Param(["joint_states"], "JointState topics, merged by joint name"),
+    "joints": Param([""], "record only these joints, in this order (default: every joint seen)"),
+    "world_frame": Param("", "with root_frame: record the root pose from TF (world_frame → root_frame)"),
+    "root_frame": Param("", "the robot's root frame (e.g. base_link)"),
+    "imu_topics": Param([""], "sensor_msgs/Imu topics to record"),
+    "target_topic": Param("", "trajectory_msgs/JointTrajectory topic recorded as the target group"),
+    "target_joint_state_topic": Param("", "JointState command topic recorded as the target group"),
+    "rate": Param(0.0, "0 keeps every sample with its own time; > 0 resamples to this rate (Hz)", minimum=0.0),
+    "stamps": Param(
+        "auto",
+        "header | receive | auto (receive time when header stamps are zero)",
+        choices=("auto", "header", "receive"),
+    ),
+    "name": Param("", "motion name stored in the file"),
+    "robot": Param("", "robot name stored in the file"),
+    "seq_version": Param(2, "Choreonoid .seq format version (2 or 4)", choices=(2, 4)),
+    "duration": Param(0.0, "stop after this many seconds (0 = until stopped)", minimum=0.0),
+    "max_frames": Param(0, "stop after this many JointState messages (0 = no limit)", minimum=0),
+    "flush_interval": Param(1.0, "seconds between journal flushes (at most this much is lost on a crash)", above=0.0),
+    "autostart": Param(True, "start recording at once (else wait for ~/start)"),
 }
 
 
@@ -70,7 +73,10 @@ class MotionRecorder(Node):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("motion_recorder", **kwargs)
-        declare_parameters(self, PARAMETERS)
+        try:
+            declare(self, PARAMETERS)
+        except ValueError as exc:
+            raise RecorderError(str(exc)) from None
         self.done = threading.Event()
         self.exit_code = 0
         self._lock = threading.Lock()
@@ -112,15 +118,11 @@ class MotionRecorder(Node):
         if codec.name not in RECORDABLE:
             raise RecorderError(f"{path}: the recorder writes OMF (.msgpack, .yaml, .json) or .seq, not {codec.name}")
         check_writable(path, self._param("overwrite"))
-        if self._param("stamps") not in ("auto", "header", "receive"):
-            raise RecorderError(f"stamps must be auto, header or receive, got {self._param('stamps')!r}")
-        if self._param("seq_version") not in (2, 4):
-            raise RecorderError(f"seq_version must be 2 or 4, got {self._param('seq_version')}")
         self.codec = codec.name
         return path
 
     def _subscribe(self) -> None:
-        deep = QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+        deep = RECORD_QOS
         for topic in self._param("topics"):
             if topic:
                 self.create_subscription(JointState, topic, lambda m, t=topic: self._on_joints(m, t), deep)
@@ -134,9 +136,7 @@ class MotionRecorder(Node):
                 self.create_subscription(Imu, topic, lambda m, t=topic: self._on_imu(m, t), deep)
         if self._param("world_frame") and self._param("root_frame"):
             self.create_subscription(TFMessage, "/tf", self._on_tf, deep)
-            static = QoSProfile(
-                depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE
-            )
+            static = LATCHED_SUB_QOS
             self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, static=True), static)
 
     # ----------------------------------------------------------------- recording

@@ -1,0 +1,409 @@
+"""Non-finite values (NaN, ±Inf) resolved before anything of a motion is sent to a robot.
+
+Keyframe formats leave joint values undefined on purpose: a ``.mof`` row's ``*`` keeps
+the previous target (mask ``keep``), ``-`` switches the joint off (mask ``off``, value
+NaN). Neither a JointTrajectory nor a JointState can say either, and a controller given
+NaN passes it to the hardware or rejects the whole motion. :func:`resolve` gives every
+joint that is sent a finite value at every frame:
+
+- a non-finite value after a finite one holds the last commanded (finite) value; for
+  ``off`` that is reported once per joint, as "stiffness off" cannot be expressed;
+- a leading non-finite value takes the robot's current position when it is known, else
+  the joint's first finite value (reported);
+- a joint with no finite value at all is left out (reported), unless it is asked for by
+  name: then it is treated like a joint the file lacks and holds the current position;
+- velocities and accelerations are 0 where the position is held; an effort, velocity or
+  acceleration channel that still has a non-finite value is not sent (reported);
+- root and link poses hold their last finite pose (leading: the first finite one); a pose
+  channel with none is not sent (reported).
+
+Everything derived from the resolved motion (the JointState stream, the trajectory,
+``seek``, loops) is then finite, because it only interpolates finite values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .model import Motion
+
+FloatArray = npt.NDArray[np.float64]
+
+MASK_OFF = "off"
+MASK_KEEP = "keep"
+
+
+@dataclasses.dataclass(frozen=True)
+class Note:
+    """Something the resolution did that the user should hear about."""
+
+    level: str  # "info" or "warning"
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Resolution:
+    """A motion whose sent channels are finite everywhere, and what it took.
+
+    Attributes:
+        motion: The resolved motion (the joints to send, in the order to send them).
+        notes: One note per joint and event, in joint order.
+        left_out: Joints of the file that are not sent because they have no finite value.
+        held: Joints not in the file (or without any finite value) that hold the current
+            position for the whole motion.
+        from_state: Joints whose leading undefined values came from the current position.
+    """
+
+    motion: Motion
+    notes: tuple[Note, ...]
+    left_out: tuple[str, ...]
+    held: tuple[str, ...]
+    from_state: tuple[str, ...]
+
+
+class MissingJointError(ValueError):
+    """A joint asked for by name is neither in the file nor in the current state."""
+
+
+def needs_state(motion: Motion, joints: Sequence[str] | None = None) -> tuple[str, ...]:
+    """Joints whose resolution would use the current position (leading gaps, held joints)."""
+    wanted = _wanted(motion, joints)
+    out = []
+    for name in wanted:
+        if name not in motion.joint_names or motion.position is None:
+            out.append(name)
+            continue
+        cols = motion.position[:, motion.joint_columns(name)]
+        if cols.shape[0] and not np.all(np.isfinite(cols[0])):
+            out.append(name)
+    return tuple(out)
+
+
+def defined_joints(motion: Motion) -> tuple[str, ...]:
+    """Joints of ``motion`` with at least one defined position (in every column)."""
+    if motion.position is None:
+        return ()
+    ok: npt.NDArray[np.bool_] = np.asarray(np.isfinite(motion.position).any(axis=0))
+    return tuple(name for name in motion.joint_names if ok[motion.joint_columns(name)].all())
+
+
+def resolve(
+    motion: Motion,
+    current: Mapping[str, float] | None = None,
+    joints: Sequence[str] | None = None,
+) -> Resolution:
+    """Resolve every non-finite value of the channels a player sends (see the module doc).
+
+    Args:
+        motion: The motion as read (NaN where a format leaves a value undefined).
+        current: The robot's current joint positions by name, when known.
+        joints: The joints to send, in that order (None or empty: every joint of the file).
+            A listed joint the file lacks holds its current position.
+
+    Raises:
+        MissingJointError: A listed joint is not in the file and ``current`` lacks it.
+        ValueError: ``joints`` names a joint twice.
+    """
+    current = {k: float(v) for k, v in (current or {}).items() if np.isfinite(v)}
+    wanted = _wanted(motion, joints)
+    explicit = bool(joints)
+    notes: list[Note] = []
+    times = motion.times
+    n = motion.num_frames
+
+    position = motion.position
+    keep_mask = motion.joint_masks.get(MASK_KEEP)
+    off_mask = motion.joint_masks.get(MASK_OFF)
+    columns: dict[str, FloatArray] = {}
+    held_cols: dict[str, FloatArray] = {}  # True where a value was held (position constant)
+    left_out: list[str] = []
+    held: list[str] = []
+    from_state: list[str] = []
+    for name in wanted:
+        if name not in motion.joint_names or position is None:
+            held.append(name)
+            continue
+        sl = motion.joint_columns(name)
+        block = position[:, sl].copy()
+        hold_block = np.zeros(block.shape, dtype=bool)
+        empty = False
+        for c in range(block.shape[1]):
+            col = block[:, c]
+            finite = np.isfinite(col)
+            if finite.all():
+                continue
+            if not finite.any():
+                empty = True
+                break
+            first = int(np.argmax(finite))
+            idx = np.where(finite, np.arange(n), -1)
+            np.maximum.accumulate(idx, out=idx)
+            filled = col[np.maximum(idx, first)]
+            if first > 0:
+                state = current.get(name) if block.shape[1] == 1 else None
+                if state is not None:
+                    filled[:first] = state
+                    from_state.append(name)
+                    notes.append(
+                        Note(
+                            "info",
+                            f"joint {name!r} is undefined until t = {times[first]:.6g} s: "
+                            f"it starts from its current position {state:.6g}",
+                        )
+                    )
+                else:
+                    notes.append(
+                        Note(
+                            "warning",
+                            f"joint {name!r} is undefined until t = {times[first]:.6g} s and its "
+                            f"current position is not known: it holds its first value {col[first]:.6g} from the start",
+                        )
+                    )
+            after = ~finite
+            after[:first] = False
+            off = after & (off_mask[:, sl][:, c] if off_mask is not None else False)
+            keep = after & (keep_mask[:, sl][:, c] if keep_mask is not None else False)
+            if off.any():
+                k = int(np.argmax(off))
+                notes.append(
+                    Note(
+                        "warning",
+                        f"joint {name!r} is switched off ('-') from t = {times[k]:.6g} s: a "
+                        "JointTrajectory or JointState cannot switch a joint off, so it holds its last "
+                        "commanded value",
+                    )
+                )
+            other = after & ~off & ~keep
+            if other.any():
+                k = int(np.argmax(other))
+                notes.append(
+                    Note(
+                        "warning",
+                        f"joint {name!r} has {int(other.sum())} undefined value(s) "
+                        f"({_kind(col[k])} first at t = {times[k]:.6g} s): each holds the previous value",
+                    )
+                )
+            block[:, c] = filled
+            hold_block[:, c] = ~finite
+        if empty:
+            if explicit:
+                held.append(name)
+                notes.append(
+                    Note("warning", f"joint {name!r} has no defined value in the file: it holds its current position")
+                )
+            else:
+                left_out.append(name)
+                notes.append(Note("warning", f"joint {name!r} has no defined value in the file: it is left out"))
+            continue
+        columns[name] = block
+        held_cols[name] = hold_block
+
+    missing = [name for name in held if name not in current]
+    if missing:
+        names = ", ".join(repr(m) for m in missing)
+        raise MissingJointError(
+            f"joint(s) {names} not in the file (or never defined there), and their current position, "
+            "to hold, is not known"
+        )
+    for name in held:
+        if name not in motion.joint_names:
+            notes.append(
+                Note("info", f"joint {name!r} is not in the file: it holds its current position {current[name]:.6g}")
+            )
+
+    sent = [name for name in wanted if name in columns or name in held]
+    in_file = [name for name in sent if name in columns]
+    base = motion.select_joints(in_file)
+    dims = tuple(1 if name in held else base.joint_dims[in_file.index(name)] for name in sent)
+
+    def assemble(channel: FloatArray | None, fill_held: float) -> FloatArray | None:
+        if channel is None:
+            return None
+        parts = []
+        for name in sent:
+            if name in held:
+                parts.append(np.full((n, 1), fill_held))
+            else:
+                parts.append(channel[:, base.joint_columns(name)])
+        return np.concatenate(parts, axis=1) if parts else np.zeros((n, 0))
+
+    pos_parts = [np.full((n, 1), current[name]) if name in held else columns[name] for name in sent]
+    new_position = np.concatenate(pos_parts, axis=1) if pos_parts else (None if position is None else np.zeros((n, 0)))
+    hold_all = (
+        np.concatenate([np.ones((n, 1), dtype=bool) if name in held else held_cols[name] for name in sent], axis=1)
+        if sent
+        else np.zeros((n, 0), dtype=bool)
+    )
+
+    fields: dict[str, Any] = {"position": new_position}
+    for channel in ("velocity", "acceleration"):
+        arr = assemble(getattr(base, channel), 0.0)
+        if arr is not None:
+            arr = np.where(hold_all & ~np.isfinite(arr), 0.0, arr)
+            bad = ~np.isfinite(arr)
+            if bad.any():
+                k, j = (int(v[0]) for v in np.nonzero(bad))
+                notes.append(
+                    Note(
+                        "warning",
+                        f"{channel} of joint {_column_joint(sent, dims, j)!r} is undefined at "
+                        f"t = {times[k]:.6g} s: the {channel} channel is not sent",
+                    )
+                )
+                arr = None
+        fields[channel] = arr
+    effort = assemble(base.effort, np.nan)
+    if effort is not None and not np.all(np.isfinite(effort)):
+        bad = ~np.isfinite(effort)
+        k, j = (int(v[0]) for v in np.nonzero(bad))
+        notes.append(
+            Note(
+                "warning",
+                f"effort of joint {_column_joint(sent, dims, j)!r} is undefined at "
+                f"t = {times[k]:.6g} s: the effort channel is not sent",
+            )
+        )
+        effort = None
+    fields["effort"] = effort
+    fields["temperature"] = assemble(base.temperature, np.nan)
+    fields["joint_channels"] = {
+        key: a for key, value in base.joint_channels.items() if (a := assemble(value, np.nan)) is not None
+    }
+    fields["joint_masks"] = {
+        key: np.concatenate(
+            [np.zeros((n, 1), dtype=bool) if name in held else value[:, base.joint_columns(name)] for name in sent],
+            axis=1,
+        )
+        if sent
+        else np.zeros((n, 0), dtype=bool)
+        for key, value in base.joint_masks.items()
+    }
+    fields["root_position"] = _hold_rows(motion.root_position, times, "root position", notes)
+    fields["root_orientation"] = _hold_rows(motion.root_orientation, times, "root orientation", notes, quaternion=True)
+    link_names, links = _hold_links(motion, notes)
+    resolved = dataclasses.replace(
+        base, joint_names=tuple(sent), joint_dims=dims, link_names=link_names, links=links, **fields
+    )
+    return Resolution(resolved, tuple(notes), tuple(left_out), tuple(held), tuple(dict.fromkeys(from_state)))
+
+
+def first_nonfinite(motion: Motion) -> str | None:
+    """Where a sent channel of ``motion`` is not finite ("position of joint 'a' at t = …"), or None."""
+    for channel in ("position", "velocity", "acceleration", "effort"):
+        arr = getattr(motion, channel)
+        if arr is None:
+            continue
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            k, j = (int(v[0]) for v in np.nonzero(bad))
+            return (
+                f"{channel} of joint {_column_joint(motion.joint_names, motion.joint_dims, j)!r} at t = "
+                f"{motion.times[k]:.6g} s"
+            )
+    for label, arr in (("root position", motion.root_position), ("root orientation", motion.root_orientation)):
+        if arr is not None and not np.all(np.isfinite(arr)):
+            return f"{label} at t = {motion.times[int(np.argmax(~np.all(np.isfinite(arr), axis=1)))]:.6g} s"
+    for key, arr in motion.links.items():
+        if not np.all(np.isfinite(arr)):
+            return f"link {key}"
+    return None
+
+
+# --------------------------------------------------------------------------- helpers
+def _wanted(motion: Motion, joints: Sequence[str] | None) -> list[str]:
+    names = [j for j in (joints or ()) if j]
+    if not names:
+        return list(motion.joint_names)
+    seen: set[str] = set()
+    dup = [j for j in names if j in seen or seen.add(j)]  # type: ignore[func-returns-value]
+    if dup:
+        raise ValueError(f"joints lists {', '.join(repr(d) for d in dict.fromkeys(dup))} more than once")
+    return names
+
+
+def _kind(value: float) -> str:
+    return "NaN" if np.isnan(value) else "infinite"
+
+
+def _column_joint(names: Sequence[str], dims: Sequence[int], column: int) -> str:
+    edges = np.cumsum(dims)
+    return names[int(np.searchsorted(edges, column, side="right"))]
+
+
+def _row_ok(arr: np.ndarray, quaternion: bool) -> npt.NDArray[np.bool_]:
+    """Rows (first axis) whose values are all finite (quaternions: and not of zero length)."""
+    ok: npt.NDArray[np.bool_] = np.all(np.isfinite(arr), axis=-1)
+    if quaternion:
+        with np.errstate(invalid="ignore"):
+            ok = ok & (np.linalg.norm(np.where(np.isfinite(arr), arr, 0.0), axis=-1) > 1e-9)
+    return ok
+
+
+def _fill_rows(arr: np.ndarray, ok: npt.NDArray[np.bool_]) -> np.ndarray:
+    n = ok.shape[0]
+    first = int(np.argmax(ok))
+    idx = np.where(ok, np.arange(n), -1)
+    np.maximum.accumulate(idx, out=idx)
+    return arr[np.maximum(idx, first)]
+
+
+def _hold_rows(
+    arr: FloatArray | None, times: FloatArray, label: str, notes: list[Note], quaternion: bool = False
+) -> FloatArray | None:
+    """(N, k) rows: a non-finite row holds the previous finite one (leading: the first)."""
+    if arr is None:
+        return None
+    ok = _row_ok(arr, quaternion)
+    if ok.all():
+        return arr
+    if not ok.any():
+        notes.append(Note("warning", f"the {label} is never defined: it is not sent"))
+        return None
+    k = int(np.argmax(~ok))
+    notes.append(
+        Note(
+            "warning",
+            f"the {label} is undefined at {int((~ok).sum())} frame(s) (first at "
+            f"t = {times[k]:.6g} s): each holds the previous defined pose",
+        )
+    )
+    return _fill_rows(arr, ok)
+
+
+def _hold_links(motion: Motion, notes: list[Note]) -> tuple[tuple[str, ...], dict[str, FloatArray]]:
+    """Link channels (N, L, k) held like root rows; a link never defined in a channel is dropped."""
+    if not motion.links:
+        return motion.link_names, motion.links
+    keep = np.ones(len(motion.link_names), dtype=bool)
+    filled: dict[str, FloatArray] = {}
+    for key, arr in motion.links.items():
+        out = arr.copy()
+        for i, link in enumerate(motion.link_names):
+            ok = _row_ok(arr[:, i, :], key == "orientation")
+            if ok.all():
+                continue
+            if not ok.any():
+                keep[i] = False
+                continue
+            k = int(np.argmax(~ok))
+            notes.append(
+                Note(
+                    "warning",
+                    f"link {link!r} {key} is undefined at {int((~ok).sum())} frame(s) (first "
+                    f"at t = {motion.times[k]:.6g} s): each holds the previous defined value",
+                )
+            )
+            out[:, i, :] = _fill_rows(arr[:, i, :], ok)
+        filled[key] = out
+    if not keep.all():
+        dropped = [name for name, k in zip(motion.link_names, keep, strict=True) if not k]
+        notes.append(
+            Note("warning", f"link(s) {', '.join(repr(d) for d in dropped)} never have a defined pose: not sent")
+        )
+    names = tuple(name for name, k in zip(motion.link_names, keep, strict=True) if k)
+    return names, {key: arr[:, keep, :] for key, arr in filled.items()}

@@ -1,0 +1,523 @@
+"""JointTrajectory content that joint_trajectory_controller executes as the file says.
+
+ros2_control's joint_trajectory_controller (JTC) replaces its running trajectory with
+every message it receives, so a motion goes out as **one** message however long, and
+JTC interpolates between consecutive points by the fields they carry:
+
+- positions only: linear;
+- positions and velocities: cubic Hermite (position and velocity at both ends);
+- positions, velocities and accelerations: quintic Hermite.
+
+:func:`plan_trajectory` chooses the fields, then keeps the fewest frames it can (a
+greedy farthest reach from each kept frame) such that that interpolation of what is sent
+reproduces **every** frame of the file within a tolerance; :func:`evaluate` is the
+interpolation, :func:`reduce` the reduction. Keyframed motions (``.mof``, ``.mtn``,
+``.pseq``) keep their keyframes and go out linear, which is their own interpolation; a
+``step`` segment (hold, then jump) and a ``next`` segment (jump, then hold) become two
+points a millisecond apart.
+
+Times are whole nanoseconds, as ``builtin_interfaces/Duration`` carries them, and the
+reduction checks the interpolation at exactly those times.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import numpy.typing as npt
+
+from . import timing
+from .model import Motion
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: JTC's interpolation rules, by the fields every point carries.
+RULES = ("linear", "cubic", "quintic")
+#: ``interpolation`` choices of :func:`plan_trajectory`.
+CHOICES = ("auto", *RULES)
+#: Seconds between the two points of a step or jump.
+JUMP = 1e-3
+#: Seconds (of motion time) between the points that trace a cosine-eased keyframe segment,
+#: which the controller would otherwise play as a straight line.
+COSINE_POINT_SPACING = 0.02
+#: When the approach time is 0, the first point still comes this long after the start.
+FIRST_POINT = 1e-3
+
+
+@dataclasses.dataclass(frozen=True)
+class Deviation:
+    """The largest distance of the controller's interpolation from a frame of the file."""
+
+    value: float
+    joint: str
+    time: float  # motion time of the frame (s)
+
+
+@dataclasses.dataclass
+class TrajectoryPlan:
+    """What one JointTrajectory carries, and how well it matches the file.
+
+    Attributes:
+        joint_names: One name per column.
+        time_from_start_ns: (K,) strictly increasing integer nanoseconds.
+        positions: (K, D).
+        velocities, accelerations: (K, D), or None when the rule does not send them.
+        rule: ``linear``, ``cubic`` or ``quintic`` (what JTC does with these fields).
+        frames: Frames of the file (or of the played slice) the points stand for.
+        tolerance: The bound the reduction kept (rad or m).
+        deviation: The largest deviation of ``rule`` over the sent points from any frame.
+        notes: Things worth telling the user (choices made for them).
+    """
+
+    joint_names: tuple[str, ...]
+    time_from_start_ns: IntArray
+    positions: FloatArray
+    velocities: FloatArray | None
+    accelerations: FloatArray | None
+    rule: str
+    frames: int
+    tolerance: float
+    deviation: Deviation
+    notes: tuple[str, ...] = ()
+
+    @property
+    def time_from_start(self) -> FloatArray:
+        return self.time_from_start_ns / 1e9
+
+    @property
+    def points(self) -> int:
+        return int(self.time_from_start_ns.size)
+
+    @property
+    def duration(self) -> float:
+        return float(self.time_from_start_ns[-1]) / 1e9 if self.time_from_start_ns.size else 0.0
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return (
+            ("positions",)
+            + (("velocities",) if self.velocities is not None else ())
+            + (("accelerations",) if self.accelerations is not None else ())
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Reduction:
+    """Frames kept by :func:`reduce` and the largest deviation over all frames."""
+
+    indices: npt.NDArray[np.intp]
+    deviation: float
+    frame: int
+    column: int
+
+
+# --------------------------------------------------------------------------- interpolation
+def _basis(
+    u: FloatArray,
+    span: FloatArray | float,
+    p0: FloatArray,
+    p1: FloatArray,
+    v0: FloatArray | None,
+    v1: FloatArray | None,
+    a0: FloatArray | None,
+    a1: FloatArray | None,
+) -> FloatArray:
+    """Hermite interpolation at fractions ``u`` (L, 1) of segments of length ``span`` (L, 1)."""
+    if v0 is None or v1 is None:
+        return p0 + (p1 - p0) * u
+    u2 = u * u
+    u3 = u2 * u
+    if a0 is None or a1 is None:
+        return (
+            p0 * (2 * u3 - 3 * u2 + 1)
+            + (span * v0) * (u3 - 2 * u2 + u)
+            + p1 * (3 * u2 - 2 * u3)
+            + (span * v1) * (u3 - u2)
+        )
+    u4 = u3 * u
+    u5 = u4 * u
+    s2 = span * span
+    return (
+        p0 * (1 - 10 * u3 + 15 * u4 - 6 * u5)
+        + (span * v0) * (u - 6 * u3 + 8 * u4 - 3 * u5)
+        + (s2 * a0) * (0.5 * u2 - 1.5 * u3 + 1.5 * u4 - 0.5 * u5)
+        + p1 * (10 * u3 - 15 * u4 + 6 * u5)
+        + (span * v1) * (-4 * u3 + 7 * u4 - 3 * u5)
+        + (s2 * a1) * (0.5 * u3 - u4 + 0.5 * u5)
+    )
+
+
+def evaluate(
+    times: npt.ArrayLike,
+    positions: FloatArray,
+    velocities: FloatArray | None,
+    accelerations: FloatArray | None,
+    query: npt.ArrayLike,
+) -> FloatArray:
+    """Positions (Q, D) that JTC's rule for the given fields produces at ``query`` times.
+
+    ``times`` and ``query`` are seconds. Before the first point the first is held, after
+    the last the last (JTC itself starts from the robot's state before the first point).
+    """
+    t = np.asarray(times, dtype=np.float64)
+    q = np.asarray(query, dtype=np.float64)
+    if t.size == 1:
+        return np.repeat(positions[:1], q.size, axis=0)
+    if accelerations is not None and velocities is None:
+        raise ValueError("accelerations without velocities: JTC would interpolate linearly")
+    i = np.clip(np.searchsorted(t, q, side="right") - 1, 0, t.size - 2)
+    span = (t[i + 1] - t[i])[:, None]
+    u = np.clip((q - t[i])[:, None] / span, 0.0, 1.0)
+    v0 = velocities[i] if velocities is not None else None
+    v1 = velocities[i + 1] if velocities is not None else None
+    a0 = accelerations[i] if accelerations is not None else None
+    a1 = accelerations[i + 1] if accelerations is not None else None
+    return _basis(u, span, positions[i], positions[i + 1], v0, v1, a0, a1)
+
+
+# --------------------------------------------------------------------------- reduction
+def reduce(
+    times: npt.ArrayLike,
+    positions: FloatArray,
+    velocities: FloatArray | None = None,
+    accelerations: FloatArray | None = None,
+    tolerance: float = 1e-3,
+    keep: npt.ArrayLike | None = None,
+) -> Reduction:
+    """The frames to send so that JTC's interpolation stays within ``tolerance`` of every frame.
+
+    From each kept frame the reduction reaches as far as it can: it tries the length of the
+    previous segment, doubles it while the whole segment stays within the tolerance, then
+    bisects. Every accepted segment has been checked at every frame it spans, so the bound
+    holds whatever the data (a segment between neighbouring frames spans none). Frames in
+    ``keep`` (indices or a boolean mask) are always sent.
+
+    Args:
+        times: (N,) seconds, strictly increasing (the times the points will carry).
+        positions: (N, D) values at those times.
+        velocities: (N, D) velocities to send, or None (linear).
+        accelerations: (N, D) accelerations to send (needs velocities), or None.
+        tolerance: Largest allowed |interpolation − frame| (rad or m).
+        keep: Frames that must be points.
+    """
+    t = np.asarray(times, dtype=np.float64)
+    n = t.size
+    if not tolerance >= 0:
+        raise ValueError(f"tolerance must be >= 0, got {tolerance}")
+    if accelerations is not None and velocities is None:
+        raise ValueError("accelerations without velocities: JTC would interpolate linearly")
+    if n <= 2:
+        return Reduction(np.arange(n, dtype=np.intp), 0.0, 0, 0)
+    forced = np.zeros(n, dtype=bool)
+    if keep is not None:
+        k = np.asarray(keep)
+        if k.dtype == bool:
+            forced |= k
+        else:
+            forced[k.astype(np.intp)] = True
+    forced[0] = forced[-1] = True
+    stops = np.flatnonzero(forced)
+
+    def error(i: int, j: int) -> tuple[float, int, int]:
+        """Largest deviation on the frames strictly inside segment i..j (value, frame, column)."""
+        if j - i < 2:
+            return 0.0, i, 0
+        inner = slice(i + 1, j)
+        span = t[j] - t[i]
+        u = ((t[inner] - t[i]) / span)[:, None]
+        est = _basis(
+            u,
+            float(span),
+            positions[i],
+            positions[j],
+            None if velocities is None else velocities[i],
+            None if velocities is None else velocities[j],
+            None if accelerations is None else accelerations[i],
+            None if accelerations is None else accelerations[j],
+        )
+        diff = np.abs(est - positions[inner])
+        flat = int(np.argmax(diff))
+        row, col = divmod(flat, diff.shape[1]) if diff.shape[1] else (0, 0)
+        value = float(diff.flat[flat]) if diff.size else 0.0
+        if not math.isfinite(value):
+            value = math.inf
+        return value, i + 1 + row, col
+
+    kept = [0]
+    worst = (0.0, 0, 0)
+    guess = 4
+    i = 0
+    while i < n - 1:
+        limit = int(stops[np.searchsorted(stops, i, side="right")])  # the next forced frame
+        j = min(i + guess, limit)
+        best = error(i, j)
+        if best[0] <= tolerance:
+            good, bad = j, None
+            while good < limit:
+                cand = min(i + 2 * (good - i), limit)
+                e = error(i, cand)
+                if e[0] <= tolerance:
+                    good, best = cand, e
+                else:
+                    bad = cand
+                    break
+        else:
+            good, bad = i + 1, j
+            best = (0.0, i, 0)
+        while bad is not None and bad - good > 1:
+            mid = (good + bad) // 2
+            e = error(i, mid)
+            if e[0] <= tolerance:
+                good, best = mid, e
+            else:
+                bad = mid
+        if best[0] > worst[0]:
+            worst = best
+        kept.append(good)
+        guess = max(good - i, 2)
+        i = good
+    return Reduction(np.asarray(kept, dtype=np.intp), worst[0], worst[1], worst[2])
+
+
+# --------------------------------------------------------------------------- plans
+def plan_trajectory(
+    motion: Motion,
+    *,
+    start: float | None = None,
+    end: float | None = None,
+    speed: float = 1.0,
+    approach_time: float = 1.0,
+    interpolation: str = "auto",
+    tolerance: float = 1e-3,
+) -> TrajectoryPlan:
+    """The points of the one JointTrajectory that plays ``motion`` (or its start..end slice).
+
+    The first point (the first frame of the slice) is at ``approach_time``: JTC moves there
+    from wherever the robot is. Times are divided by ``speed``, velocities multiplied by it
+    (accelerations by its square). The last point has zero velocity and acceleration, as JTC
+    requires unless told otherwise.
+
+    Args:
+        motion: A motion whose position channel is finite (see ``core.nonfinite``).
+        start, end: Motion times of the slice (None: the motion's own ends).
+        speed: Speed factor.
+        approach_time: Seconds to reach the first point.
+        interpolation: ``auto`` (keyframed: linear; frames: cubic), ``linear``, ``cubic`` or
+            ``quintic``: which fields go out, hence how JTC interpolates.
+        tolerance: Largest deviation from any frame (rad or m) for dense motions.
+    """
+    if motion.position is None:
+        raise ValueError("the motion has no joint positions to send")
+    if any(d != 1 for d in motion.joint_dims):
+        raise ValueError("JointTrajectory carries one value per joint; the motion has multi-DOF joints")
+    if not (speed > 0 and math.isfinite(speed)):
+        raise ValueError(f"speed factor must be positive, got {speed}")
+    if interpolation not in CHOICES:
+        raise ValueError(f"interpolation must be one of {', '.join(CHOICES)}, got {interpolation!r}")
+    if not (tolerance >= 0 and math.isfinite(tolerance)):
+        raise ValueError(f"trajectory tolerance must be a number >= 0, got {tolerance}")
+    if not np.all(np.isfinite(motion.position)):
+        raise ValueError("the motion has non-finite positions; resolve them first (core.nonfinite)")
+    window = _window(motion, start, end)
+    if window.is_keyframed:
+        notes: tuple[str, ...] = ()
+        if interpolation in ("cubic", "quintic"):
+            notes = (
+                f"keyframes go out with linear interpolation, the file's own, not {interpolation} "
+                "(extra fields would change the segments between keyframes)",
+            )
+        return _keyframe_plan(window, speed, approach_time, notes)
+    rule = "cubic" if interpolation == "auto" else interpolation
+    return _dense_plan(window, speed, approach_time, rule, tolerance)
+
+
+def _window(motion: Motion, start: float | None, end: float | None) -> Motion:
+    """The motion between ``start`` and ``end`` with exact values at both (interpolated)."""
+    t = motion.times
+    lo = t[0] if start is None else max(float(start), float(t[0]))
+    hi = t[-1] if end is None else min(float(end), float(t[-1]))
+    if hi < lo:
+        raise ValueError(f"no frames between {start} and {end} s")
+    if lo == t[0] and hi == t[-1]:
+        return motion
+    inside = np.flatnonzero((t > lo) & (t < hi))
+    first = int(np.searchsorted(t, lo, side="right")) - 1  # segment holding lo
+    cut_times = np.concatenate([[lo], t[inside], [hi]]) if hi > lo else np.array([lo])
+    where = timing.locate(t, cut_times, motion.interpolation)
+
+    def cut(a: FloatArray | None) -> FloatArray | None:
+        return None if a is None else np.asarray(timing.interpolate(a, where))
+
+    interp = None
+    if motion.interpolation is not None and cut_times.size > 1:
+        kinds = motion.interpolation
+        seg = [min(max(first, 0), len(kinds) - 1), *(min(int(k), len(kinds) - 1) for k in inside)]
+        interp = tuple(kinds[s] for s in seg)
+    return Motion(
+        times=cut_times,
+        joint_names=motion.joint_names,
+        joint_dims=motion.joint_dims,
+        position=cut(motion.position),
+        velocity=cut(motion.velocity),
+        acceleration=cut(motion.acceleration),
+        interpolation=interp if motion.interpolation is not None else None,
+        rate=None,
+    )
+
+
+def _relative_ns(times: FloatArray, t0: float, speed: float, approach_time: float) -> IntArray:
+    rel = (times - t0) / speed + max(approach_time, 0.0)
+    if approach_time <= 0:  # the first point is not at 0 (some controllers refuse that)
+        rel = rel + FIRST_POINT
+    ns = np.round(rel * 1e9).astype(np.int64)
+    if ns.size > 1 and np.any(np.diff(ns) <= 0):
+        raise ValueError("frames closer than a nanosecond at this speed cannot be sent as points")
+    return ns
+
+
+def _dense_plan(m: Motion, speed: float, approach_time: float, rule: str, tolerance: float) -> TrajectoryPlan:
+    assert m.position is not None
+    q = m.position
+    ns = _relative_ns(m.times, float(m.times[0]), speed, approach_time)
+    rel = ns / 1e9
+    notes: list[str] = []
+    velocities = accelerations = None
+    if rule in ("cubic", "quintic"):
+        if m.velocity is not None and np.all(np.isfinite(m.velocity)):
+            velocities = m.velocity * speed
+        else:
+            velocities = _derivative(q, rel)
+            notes.append("velocities derived from the positions (the file has none)")
+        velocities = velocities.copy()
+        velocities[-1] = 0.0
+    if rule == "quintic":
+        assert velocities is not None
+        if m.acceleration is not None and np.all(np.isfinite(m.acceleration)):
+            accelerations = m.acceleration * speed**2
+        else:
+            accelerations = _derivative(velocities, rel)
+            notes.append("accelerations derived from the velocities")
+        accelerations = accelerations.copy()
+        accelerations[-1] = 0.0
+    reduction = reduce(rel, q, velocities, accelerations, tolerance)
+    idx = reduction.indices
+    deviation = Deviation(
+        reduction.deviation, m.joint_names[reduction.column] if m.joint_names else "", float(m.times[reduction.frame])
+    )
+    return TrajectoryPlan(
+        joint_names=m.joint_names,
+        time_from_start_ns=ns[idx],
+        positions=np.ascontiguousarray(q[idx]),
+        velocities=None if velocities is None else np.ascontiguousarray(velocities[idx]),
+        accelerations=None if accelerations is None else np.ascontiguousarray(accelerations[idx]),
+        rule=rule,
+        frames=m.num_frames,
+        tolerance=tolerance,
+        deviation=deviation,
+        notes=tuple(notes),
+    )
+
+
+def _derivative(values: FloatArray, times: FloatArray) -> FloatArray:
+    if times.size < 2:
+        return np.zeros_like(values)
+    return np.asarray(np.gradient(values, times, axis=0, edge_order=2 if times.size > 2 else 1))
+
+
+def _keyframe_plan(m: Motion, speed: float, approach_time: float, notes: tuple[str, ...]) -> TrajectoryPlan:
+    """Keyframes as points; step and next segments get a second point ``JUMP`` s from the jump,
+    cosine-eased segments a point every :data:`COSINE_POINT_SPACING` s along the easing."""
+    assert m.position is not None and m.interpolation is not None
+    ns = _relative_ns(m.times, float(m.times[0]), speed, approach_time)
+    jump = round(JUMP * 1e9)
+    times: list[int] = [int(ns[0])]
+    rows: list[FloatArray] = [m.position[0]]
+    for k, kind in enumerate(m.interpolation):
+        t0, t1 = int(ns[k]), int(ns[k + 1])
+        gap = min(jump, (t1 - t0) // 2)
+        if kind == "step" and gap > 0:
+            times.append(t1 - gap)
+            rows.append(m.position[k])
+        elif kind == "next" and gap > 0:
+            times.append(t0 + gap)
+            rows.append(m.position[k + 1])
+        elif kind == "cosine":
+            a, b = m.position[k], m.position[k + 1]
+            n = max(4, int(np.ceil((m.times[k + 1] - m.times[k]) / COSINE_POINT_SPACING)))
+            for r in np.arange(1, n) / n:
+                times.append(t0 + round((t1 - t0) * r))
+                rows.append(a + (b - a) * (1 - np.cos(np.pi * r)) / 2)
+        times.append(t1)
+        rows.append(m.position[k + 1])
+    points_ns = np.asarray(times, dtype=np.int64)
+    positions = np.asarray(rows, dtype=np.float64).reshape(len(rows), m.dof)
+    # The file's frames are its keyframes: check the linear interpolation there.
+    at = evaluate(points_ns / 1e9, positions, None, None, ns / 1e9)
+    diff = np.abs(at - m.position)
+    flat = int(np.argmax(diff)) if diff.size else 0
+    row, col = divmod(flat, diff.shape[1]) if diff.size else (0, 0)
+    deviation = Deviation(
+        float(diff.flat[flat]) if diff.size else 0.0, m.joint_names[col] if m.joint_names else "", float(m.times[row])
+    )
+    return TrajectoryPlan(
+        joint_names=m.joint_names,
+        time_from_start_ns=points_ns,
+        positions=positions,
+        velocities=None,
+        accelerations=None,
+        rule="linear",
+        frames=m.num_frames,
+        tolerance=0.0,
+        deviation=deviation,
+        notes=notes,
+    )
+
+
+def split_chunks(plan: TrajectoryPlan, chunk_duration: float) -> list[tuple[int, int]]:
+    """(first, last) point ranges of about ``chunk_duration`` s each (for controllers that queue)."""
+    rel = plan.time_from_start
+    if chunk_duration <= 0 or rel.size == 0 or rel[-1] <= chunk_duration:
+        return [(0, rel.size)]
+    edges = np.arange(chunk_duration, rel[-1], chunk_duration)
+    cuts = np.searchsorted(rel, edges, side="left")
+    bounds = [0, *sorted({int(c) for c in cuts if 0 < c < rel.size}), rel.size]
+    return list(itertools.pairwise(bounds))
+
+
+def approach_speeds(plan: TrajectoryPlan, current: Mapping[str, float]) -> dict[str, float]:
+    """Peak speed of each joint on JTC's way from ``current`` (at rest) to the first point.
+
+    JTC interpolates from the robot's state to the first point with the same rule as
+    between points; at rest means zero velocity and acceleration at the start.
+    """
+    if plan.points == 0:
+        return {}
+    span = plan.time_from_start_ns[0] / 1e9
+    out: dict[str, float] = {}
+    names = [n for n in plan.joint_names if n in current]
+    if not names or span <= 0:
+        return out
+    cols = [plan.joint_names.index(n) for n in names]
+    p0 = np.array([current[n] for n in names])
+    p1 = plan.positions[0, cols]
+    v1 = None if plan.velocities is None else plan.velocities[0, cols]
+    a1 = None if plan.accelerations is None else plan.accelerations[0, cols]
+    zeros = np.zeros_like(p0)
+    u = np.linspace(0.0, 1.0, 401)[:, None]
+    path = _basis(
+        u,
+        float(span),
+        p0,
+        p1,
+        None if v1 is None else zeros,
+        v1,
+        None if a1 is None else zeros,
+        a1,
+    )
+    speed = np.abs(np.diff(path, axis=0)).max(axis=0) / (span / 400)
+    return {n: float(s) for n, s in zip(names, speed, strict=True)}
