@@ -37,7 +37,7 @@ setup(
         "scipy>=1.9.3",
         "PyYAML>=6.0",
         "msgpack>=1.0.5",
-        "rosbags>=0.11.6",
+        "rosbags>=0.11.7",  # the first with backports.zstd, which the MCAP scanner uses
         "json5>=0.9.10",
     ],
     # Optional: a command that needs a missing one says which extra to install.
