@@ -88,7 +88,7 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
 }
 
 
-class PlayerError(Exception):
+class PlayerError(MotionFormatError):
     """The player cannot start (bad file, limits, parameters); the node exits non-zero."""
 
 

@@ -61,7 +61,7 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
 }
 
 
-class RecorderError(Exception):
+class RecorderError(MotionFormatError):
     """The recorder cannot start or continue; the node exits non-zero with this message."""
 
 
