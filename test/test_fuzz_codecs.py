@@ -561,3 +561,22 @@ def test_rosbag2_metadata_field_of_the_wrong_type_is_a_read_error(tmp_path: Path
     meta.write_text(re.sub(r"- message_count: \d+", "- message_count: []", meta.read_text(), count=1))
     err = _read_error(folder)
     assert "cannot read bag" in err.reason and "TypeError" in err.reason
+
+
+def test_rosbag2_custom_data_nested_too_deep_is_a_read_error(tmp_path: Path) -> None:
+    # The project's JSON in custom_data (also embedded in each MCAP's rosbag2 metadata
+    # record) went to json.loads unchecked: RecursionError.
+    import yaml
+
+    from motion_formats_ros.codecs.rosbag._read import CUSTOM_KEY
+
+    folder = _written(biped_walk(rate=10.0, cycles=1), tmp_path / "bag", format="rosbag", storage="mcap")
+    meta = folder / "metadata.yaml"
+    doc = yaml.safe_load(meta.read_text())
+    info = doc["rosbag2_bagfile_information"]
+    assert CUSTOM_KEY in info["custom_data"]  # the writer puts it there: the mutation hits a real field
+    info["custom_data"][CUSTOM_KEY] = '{"a":' * 20_000 + "1" + "}" * 20_000
+    meta.write_text(yaml.safe_dump(doc))
+    err = _read_error(folder)
+    assert err.path == str(folder) and err.field == f"custom_data.{CUSTOM_KEY} (line 1 of its JSON)"
+    assert "nested more than 100 levels" in err.reason
