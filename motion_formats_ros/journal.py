@@ -549,13 +549,18 @@ def recover(
 
     content = read_journal(journal)
     meta = content.metadata
+    if output is None and not isinstance(meta.get("output"), str):
+        raise ReadError(journal, "the metadata names no output file: give one", offset=len(MAGIC))
     out = Path(output) if output is not None else Path(meta["output"])
-    motion_file = assemble(
-        content,
-        joints=meta.get("joints") or None,
-        stamps=meta.get("stamps", "auto"),
-        rate=float(meta.get("rate", 0.0)),
-    )
+    try:
+        motion_file = assemble(
+            content,
+            joints=meta.get("joints") or None,
+            stamps=meta.get("stamps", "auto"),
+            rate=float(meta.get("rate", 0.0)),
+        )
+    except (ValueError, TypeError) as exc:  # nothing recorded, or metadata of the wrong type
+        raise ReadError(journal, str(exc)) from None
     from .registry import codec_for_path
 
     # The recording's writer options (e.g. .seq version) only apply to its own format.

@@ -37,7 +37,7 @@ from conftest import corpus_path, make_file
 
 from motion_formats_ros import MotionFile, MotionFormatError, ReadError, read, write
 from motion_formats_ros.examples import biped_walk
-from motion_formats_ros.journal import JournalWriter, read_journal
+from motion_formats_ros.journal import JournalWriter, recover
 
 #: Fixed seed: the same mutations on every run.
 SEED = 20260513
@@ -378,6 +378,11 @@ def rosbag_seeds(tmp: Path) -> list[Seed]:
     return seeds
 
 
+def _recover(journal: Path) -> None:
+    """``motion-formats recover``: read the journal, assemble it, write the motion file."""
+    recover(journal, journal.with_suffix(".msgpack"), overwrite=True)
+
+
 def journal_seeds(tmp: Path) -> list[Seed]:
     """A killed recording and a finished one with every record kind (the recover path)."""
     seeds = []
@@ -392,7 +397,7 @@ def journal_seeds(tmp: Path) -> list[Seed]:
         if finished:
             journal.trajectory(["a", "b"], stamp, stamp, [0, 10_000_000], [[0.0, 0.0], [1.0, 1.0]], [[0.0, 0.0]] * 2)
         journal.close(clean=finished)  # unclean: no END record, as after a crash
-        seeds.append(Seed(tmp / name, tmp / name, text=False, reader=read_journal))
+        seeds.append(Seed(tmp / name, tmp / name, text=False, reader=_recover))
     return seeds
 
 

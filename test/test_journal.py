@@ -237,3 +237,13 @@ def test_sample_of_an_undeclared_stream_is_a_read_error(tmp_path: Path) -> None:
     (tmp_path / "u.journal").write_bytes(data[:last] + record)
     with pytest.raises(ReadError, match=rf"u\.journal: byte {last}: malformed record .*stream 9"):
         read_journal(tmp_path / "u.journal")
+
+
+def test_recover_a_journal_with_nothing_recorded_is_a_read_error(tmp_path: Path) -> None:
+    JournalWriter(tmp_path / "e.journal", _meta(tmp_path / "e.msgpack")).close(clean=False)
+    with pytest.raises(ReadError, match=r"e\.journal: nothing was recorded"):
+        recover(tmp_path / "e.journal")
+    assert not (tmp_path / "e.msgpack").exists()
+    JournalWriter(tmp_path / "n.journal", {"name": "log"}).close(clean=False)
+    with pytest.raises(ReadError, match=r"n\.journal: byte 14: the metadata names no output file"):
+        recover(tmp_path / "n.journal")
