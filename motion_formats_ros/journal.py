@@ -20,6 +20,7 @@ import mmap
 import os
 import struct
 import time
+import traceback
 import warnings
 import zlib
 from collections.abc import Sequence
@@ -216,7 +217,14 @@ def read_journal(path: str | os.PathLike[str]) -> JournalContent:
             if size < len(MAGIC) or fh.read(len(MAGIC)) != MAGIC:
                 raise ReadError(p, "not a motion_formats_ros recording journal (bad magic)", offset=0)
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-                return _read_mapped(p, memoryview(mm), size, _Releaser(mm))
+                try:
+                    return _read_mapped(p, memoryview(mm), size, _Releaser(mm))
+                except Exception as exc:
+                    # The traceback's frames still hold views of the map, and closing a
+                    # map with views alive raises BufferError, which would replace this
+                    # error: drop the frames' locals before the map is closed.
+                    traceback.clear_frames(exc.__traceback__)
+                    raise
     except OSError as exc:
         raise ReadError(p, exc.strerror or str(exc)) from exc
 
@@ -243,6 +251,11 @@ class _Releaser:
     def reset(self) -> None:
         self.upto(self.mm.size())
         self.done = 0
+
+
+def _check_stream(schemas: dict[int, tuple[str, tuple[str, ...]]], sid: int) -> None:
+    if sid not in schemas:
+        raise ValueError(f"sample of stream {sid}, which no schema record declared")
 
 
 def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> JournalContent:
@@ -272,13 +285,17 @@ def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> Jo
                 schemas[sid] = (str(body["stream"]), tuple(body["names"]))
             elif kind == JOINTS:
                 _, sid, _, _, flags, _ = _SAMPLE.unpack_from(data, start)
+                _check_stream(schemas, sid)
                 counts[(sid, flags)] = counts.get((sid, flags), 0) + 1
             elif kind in (POSE, IMU):
                 (sid,) = struct.unpack_from("<H", data, start + 1)
+                _check_stream(schemas, sid)
                 counts[(sid, -kind)] = counts.get((sid, -kind), 0) + 1
+            elif kind == TRAJECTORY:
+                _check_stream(schemas, _SAMPLE.unpack_from(data, start)[1])
             elif kind == END:
                 content.complete = True
-            elif kind != TRAJECTORY:
+            else:
                 raise ValueError(f"unknown record kind {kind}")
             starts.append(start)
             kinds.append(kind)
@@ -532,13 +549,18 @@ def recover(
 
     content = read_journal(journal)
     meta = content.metadata
+    if output is None and not isinstance(meta.get("output"), str):
+        raise ReadError(journal, "the metadata names no output file: give one", offset=len(MAGIC))
     out = Path(output) if output is not None else Path(meta["output"])
-    motion_file = assemble(
-        content,
-        joints=meta.get("joints") or None,
-        stamps=meta.get("stamps", "auto"),
-        rate=float(meta.get("rate", 0.0)),
-    )
+    try:
+        motion_file = assemble(
+            content,
+            joints=meta.get("joints") or None,
+            stamps=meta.get("stamps", "auto"),
+            rate=float(meta.get("rate", 0.0)),
+        )
+    except (ValueError, TypeError) as exc:  # nothing recorded, or metadata of the wrong type
+        raise ReadError(journal, str(exc)) from None
     from .registry import codec_for_path
 
     # The recording's writer options (e.g. .seq version) only apply to its own format.

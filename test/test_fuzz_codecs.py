@@ -8,6 +8,10 @@ mutated file ``read()`` must succeed or raise a :class:`MotionFormatError`
 (``ReadError`` / ``UnknownFormatError``), finish within a time budget and allocate
 no memory out of proportion to the file. Anything else fails the test with the file,
 the mutation and the traceback; ``FUZZ_KEEP=folder`` keeps the failing inputs.
+
+CI runs the fixed :data:`MUTATIONS` counts. ``make fuzz`` runs a longer campaign: with
+``FUZZ_SECONDS=600`` each format is mutated for that many seconds instead, from a new
+random seed each run (``FUZZ_SEED`` repeats one; the report names it).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from conftest import corpus_path, make_file
 
 from motion_formats_ros import MotionFile, MotionFormatError, ReadError, read, write
 from motion_formats_ros.examples import biped_walk
+from motion_formats_ros.journal import JournalWriter, recover
 
 #: Fixed seed: the same mutations on every run.
 SEED = 20260513
@@ -41,7 +46,11 @@ READ_BUDGET = 5.0
 #: Peak Python/numpy allocation one read may make, beyond a generous multiple of the file size.
 MEMORY_BUDGET = 64 << 20
 #: Mutations per format.
-MUTATIONS = {"omf": 300, "seq": 200, "scene": 200, "mof": 300, "mtn": 300, "rosbag": 160}
+MUTATIONS = {"omf": 300, "seq": 200, "scene": 200, "mof": 300, "mtn": 300, "rosbag": 160, "journal": 150}
+#: Seconds per format of a long campaign (``make fuzz``); 0: the fixed counts above.
+FUZZ_SECONDS = float(os.environ.get("FUZZ_SECONDS") or 0)
+#: The random seed of a long campaign.
+FUZZ_SEED = os.environ.get("FUZZ_SEED") or str(random.SystemRandom().randrange(1 << 32))
 
 TEXT_MUTATIONS = ("truncate", "flip", "insert", "delete", "swap_lines", "number_to_word", "huge_number", "nesting")
 BINARY_MUTATIONS = ("truncate", "flip", "insert", "delete", "huge_count", "huge_count", "splice")
@@ -62,6 +71,13 @@ class Seed:
     target: Path
     text: bool
     format: str | None = None  # forced format; None lets the registry decide
+    reader: Callable[[Path], object] | None = None  # instead of read(): e.g. the journal reader
+
+    def load(self) -> None:
+        if self.reader is not None:
+            self.reader(self.path)
+        else:
+            read(self.path, format=self.format)
 
     def label(self) -> str:
         return self.path.name if self.target == self.path else f"{self.path.name}/{self.target.name}"
@@ -191,7 +207,7 @@ def check_read(seed: Seed, description: str) -> str | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            read(seed.path, format=seed.format)
+            seed.load()
     except MotionFormatError:
         pass
     except Hang:
@@ -214,7 +230,8 @@ def check_read(seed: Seed, description: str) -> str | None:
 
 def fuzz(seeds: list[Seed], count: int, tmp: Path, salt: str) -> tuple[list[str], int]:
     """Mutate ``seeds`` ``count`` times in all; the failures and the number of reads."""
-    rng = random.Random(f"{SEED}:{salt}")
+    rng = random.Random(f"{FUZZ_SEED if FUZZ_SECONDS else SEED}:{salt}")
+    deadline = time.monotonic() + FUZZ_SECONDS if FUZZ_SECONDS else None
     keep = os.environ.get("FUZZ_KEEP")
     failures: list[str] = []
     reads = 0
@@ -224,7 +241,11 @@ def fuzz(seeds: list[Seed], count: int, tmp: Path, salt: str) -> tuple[list[str]
             assert problem is None, problem
             reads += 1
         originals = {seed.target: seed.target.read_bytes() for seed in seeds}
-        for i in range(count):
+        i = -1
+        while True:
+            i += 1
+            if (i >= count) if deadline is None else (time.monotonic() >= deadline):
+                break
             seed = seeds[i % len(seeds)]
             original = originals[seed.target]
             kinds = TEXT_MUTATIONS if seed.text else BINARY_MUTATIONS
@@ -263,7 +284,13 @@ def report(failures: list[str], reads: int) -> None:
         for failure in failures:
             kinds.setdefault(_signature(failure), []).append(failure)
         shown = "\n\n".join(f"[{len(v)}x] {k}\n{v[0]}" for k, v in kinds.items())
-        pytest.fail(f"{len(failures)} of {reads} reads misbehaved ({len(kinds)} kinds):\n\n{shown}", pytrace=False)
+        campaign = f" (FUZZ_SEED={FUZZ_SEED}, {FUZZ_SECONDS:g} s)" if FUZZ_SECONDS else ""
+        every = "\n".join(failure.splitlines()[0] for failure in failures)
+        pytest.fail(
+            f"{len(failures)} of {reads} reads misbehaved{campaign} ({len(kinds)} kinds):\n\n{shown}\n\n"
+            f"every failing input:\n{every}",
+            pytrace=False,
+        )
 
 
 # -- seeds per format --------------------------------------------------------------------
@@ -351,6 +378,29 @@ def rosbag_seeds(tmp: Path) -> list[Seed]:
     return seeds
 
 
+def _recover(journal: Path) -> None:
+    """``motion-formats recover``: read the journal, assemble it, write the motion file."""
+    recover(journal, journal.with_suffix(".msgpack"), overwrite=True)
+
+
+def journal_seeds(tmp: Path) -> list[Seed]:
+    """A killed recording and a finished one with every record kind (the recover path)."""
+    seeds = []
+    for name, finished in (("killed.journal", False), ("done.journal", True)):
+        journal = JournalWriter(tmp / name, {"output": str(tmp / "out.msgpack"), "name": "log"})
+        for k in range(20):
+            stamp = 1_000_000_000 + k * 10_000_000
+            journal.joints("/joint_states", ["a", "b"], stamp, stamp, [k, -k], [1.0, 1.0], None)
+            journal.pose("/base", stamp, stamp, [k, 0, 0], [0, 0, 0, 1])
+            if finished:
+                journal.imu("imu", stamp, stamp, [0, 0, 0, 1], [0, 0, k], [0, 0, 9.8])
+        if finished:
+            journal.trajectory(["a", "b"], stamp, stamp, [0, 10_000_000], [[0.0, 0.0], [1.0, 1.0]], [[0.0, 0.0]] * 2)
+        journal.close(clean=finished)  # unclean: no END record, as after a crash
+        seeds.append(Seed(tmp / name, tmp / name, text=False, reader=_recover))
+    return seeds
+
+
 SEEDS: dict[str, Callable[[Path], list[Seed]]] = {
     "omf": omf_seeds,
     "seq": seq_seeds,
@@ -358,6 +408,7 @@ SEEDS: dict[str, Callable[[Path], list[Seed]]] = {
     "mof": mof_seeds,
     "mtn": mtn_seeds,
     "rosbag": rosbag_seeds,
+    "journal": journal_seeds,
 }
 
 
@@ -515,3 +566,22 @@ def test_rosbag2_metadata_field_of_the_wrong_type_is_a_read_error(tmp_path: Path
     meta.write_text(re.sub(r"- message_count: \d+", "- message_count: []", meta.read_text(), count=1))
     err = _read_error(folder)
     assert "cannot read bag" in err.reason and "TypeError" in err.reason
+
+
+def test_rosbag2_custom_data_nested_too_deep_is_a_read_error(tmp_path: Path) -> None:
+    # The project's JSON in custom_data (also embedded in each MCAP's rosbag2 metadata
+    # record) went to json.loads unchecked: RecursionError.
+    import yaml
+
+    from motion_formats_ros.codecs.rosbag._read import CUSTOM_KEY
+
+    folder = _written(biped_walk(rate=10.0, cycles=1), tmp_path / "bag", format="rosbag", storage="mcap")
+    meta = folder / "metadata.yaml"
+    doc = yaml.safe_load(meta.read_text())
+    info = doc["rosbag2_bagfile_information"]
+    assert CUSTOM_KEY in info["custom_data"]  # the writer puts it there: the mutation hits a real field
+    info["custom_data"][CUSTOM_KEY] = '{"a":' * 20_000 + "1" + "}" * 20_000
+    meta.write_text(yaml.safe_dump(doc))
+    err = _read_error(folder)
+    assert err.path == str(folder) and err.field == f"custom_data.{CUSTOM_KEY} (line 1 of its JSON)"
+    assert "nested more than 100 levels" in err.reason

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import array
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from motion_formats_ros import ReadError, read
-from motion_formats_ros.journal import JournalWriter, assemble, read_journal, recover
+from motion_formats_ros.journal import MAGIC, JournalWriter, assemble, read_journal, recover
 
 NAMES = [f"j{i}" for i in range(5)]
 
@@ -179,3 +181,69 @@ def test_repeated_header_stamps_are_reported_not_silently_merged(tmp_path: Path)
         m = assemble(content, stamps="header").groups["actual"]
     assert m.num_frames == 1
     assert assemble(content, stamps="receive").groups["actual"].num_frames == 5
+
+
+def _killed_recording(tmp_path: Path, frames: int) -> tuple[bytes, np.ndarray, int]:
+    """A journal without END (the recorder was killed), its values and where its last record starts."""
+    j = JournalWriter(tmp_path / "k.journal", _meta(tmp_path / "k.msgpack"))
+    values = _write_stream(j, frames)
+    j.flush()
+    data = (tmp_path / "k.journal").read_bytes()
+    record = 8 + 24 + 2 * 5 * 8  # length+crc, sample header, positions and efforts
+    return data, values, len(data) - record
+
+
+def test_recover_cut_at_every_byte_of_the_last_record(tmp_path: Path) -> None:
+    """Regression (fuzz): a tail cut inside a record is dropped; everything before it is written."""
+    data, values, last = _killed_recording(tmp_path, 6)
+    for cut in range(last, len(data)):
+        journal = tmp_path / f"cut{cut}.journal"
+        journal.write_bytes(data[:cut])
+        out, _, content = recover(journal, tmp_path / f"cut{cut}.msgpack")
+        assert content.truncated_at == (last if cut > last else None), cut
+        back = read(out).groups["actual"]
+        assert back.num_frames == 5, cut
+        np.testing.assert_array_equal(back.position, values[:5])
+        assert journal.read_bytes() == data[:cut]  # the input is never modified
+    cut = last + 17
+    (tmp_path / "cli.journal").write_bytes(data[:cut])
+    cli = Path(sys.executable).parent / "motion-formats"
+    proc = subprocess.run(
+        [str(cli), "recover", str(tmp_path / "cli.journal"), str(tmp_path / "cli.msgpack")],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"torn tail of 17 bytes after byte {last} dropped" in proc.stdout
+    assert "actual: 5 frames" in proc.stdout
+
+
+def test_cut_inside_the_metadata_record_is_a_read_error(tmp_path: Path) -> None:
+    """Regression (fuzz): this raised BufferError (the map closed while the traceback held views of it)."""
+    data, _, _ = _killed_recording(tmp_path, 1)
+    (meta_length,) = struct.unpack_from("<I", data, len(MAGIC))
+    for cut in range(len(MAGIC), len(MAGIC) + 8 + meta_length):
+        (tmp_path / "m.journal").write_bytes(data[:cut])
+        with pytest.raises(ReadError, match=r"m\.journal: byte \d+: the journal has no metadata record"):
+            read_journal(tmp_path / "m.journal")
+
+
+def test_sample_of_an_undeclared_stream_is_a_read_error(tmp_path: Path) -> None:
+    data, _, last = _killed_recording(tmp_path, 2)
+    # Point the last sample at stream 9, which has no schema, with a valid CRC.
+    payload = bytearray(data[last + 8 :])
+    struct.pack_into("<H", payload, 1, 9)
+    record = struct.pack("<II", len(payload), zlib.crc32(payload)) + bytes(payload)
+    (tmp_path / "u.journal").write_bytes(data[:last] + record)
+    with pytest.raises(ReadError, match=rf"u\.journal: byte {last}: malformed record .*stream 9"):
+        read_journal(tmp_path / "u.journal")
+
+
+def test_recover_a_journal_with_nothing_recorded_is_a_read_error(tmp_path: Path) -> None:
+    JournalWriter(tmp_path / "e.journal", _meta(tmp_path / "e.msgpack")).close(clean=False)
+    with pytest.raises(ReadError, match=r"e\.journal: nothing was recorded"):
+        recover(tmp_path / "e.journal")
+    assert not (tmp_path / "e.msgpack").exists()
+    JournalWriter(tmp_path / "n.journal", {"name": "log"}).close(clean=False)
+    with pytest.raises(ReadError, match=r"n\.journal: byte 14: the metadata names no output file"):
+        recover(tmp_path / "n.journal")

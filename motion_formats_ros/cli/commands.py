@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -225,7 +226,10 @@ def cmd_recover(args: argparse.Namespace) -> int:
 
     out, motion_file, content = recover(args.journal, args.output, overwrite=args.overwrite)
     state = "complete" if content.complete else "cut short"
-    lost = f", torn data after byte {content.truncated_at} ignored" if content.truncated_at is not None else ""
+    lost = ""
+    if content.truncated_at is not None:
+        dropped = Path(args.journal).stat().st_size - content.truncated_at
+        lost = f", torn tail of {dropped} bytes after byte {content.truncated_at} dropped"
     print(f"journal {args.journal}: {content.records} records ({state}{lost})")
     for group, m in motion_file.groups.items():
         print(f"wrote {out}: {group}: {m.num_frames} frames, {m.duration:.3f} s, {len(m.joint_names)} joints")

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import MotionFormatError
+
 _MAX_DEPTH = 64
 _FLOAT_MARKERS = {0xCB: (9, ">f8"), 0xCA: (5, ">f4")}
 _U8 = struct.Struct(">B")
@@ -33,7 +35,7 @@ _F32 = struct.Struct(">f")
 _F64 = struct.Struct(">d")
 
 
-class MsgpackError(ValueError):
+class MsgpackError(MotionFormatError, ValueError):
     """Malformed msgpack; ``offset`` is the byte where decoding failed."""
 
     def __init__(self, offset: int, reason: str) -> None:

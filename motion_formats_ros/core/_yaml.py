@@ -21,6 +21,7 @@ import numpy as np
 import yaml
 
 from ._nesting import too_deep_reason, yaml_too_deep
+from .errors import MotionFormatError
 
 SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -37,7 +38,7 @@ _NUMBER_CHARS = str.maketrans("", "", "0123456789.eE+-naNIfF")
 _MIN_BLOCK_LINES = 2
 
 
-class YamlError(ValueError):
+class YamlError(MotionFormatError, ValueError):
     """YAML that cannot be parsed; ``line`` is 1-based."""
 
     def __init__(self, line: int | None, reason: str) -> None:

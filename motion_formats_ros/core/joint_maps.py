@@ -33,6 +33,7 @@ import numpy as np
 import yaml
 
 from ._yaml import SafeLoader
+from .errors import MotionFormatError
 from .options import PATH, Option
 
 PACKAGE = "motion_formats_ros"
@@ -41,7 +42,7 @@ SUBDIR = Path("config") / "joint_maps"
 SUFFIX = ".yaml"
 
 
-class JointMapError(ValueError):
+class JointMapError(MotionFormatError, ValueError):
     """A joint map is missing or malformed."""
 
 

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import timing
+from .errors import MotionFormatError
 from .model import Motion
 
 FloatArray = npt.NDArray[np.float64]
@@ -187,7 +188,7 @@ class JointLimit:
     velocity: float | None = None
 
 
-class LimitViolationError(ValueError):
+class LimitViolationError(MotionFormatError, ValueError):
     """The motion exceeds a joint limit; the message names joint, time and value."""
 
 

@@ -123,7 +123,7 @@ PARAMETERS: dict[str, Param] = {
 }
 
 
-class PlayerError(Exception):
+class PlayerError(MotionFormatError):
     """The player cannot start (bad file, limits, parameters); the node exits non-zero."""
 
 

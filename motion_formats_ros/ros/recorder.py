@@ -64,7 +64,7 @@ PARAMETERS: dict[str, Param] = {
 }
 
 
-class RecorderError(Exception):
+class RecorderError(MotionFormatError):
     """The recorder cannot start or continue; the node exits non-zero with this message."""
 
 

@@ -15,6 +15,8 @@ import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ...core.errors import MotionFormatError
+
 MAGIC = b"\x89MCAP0\r\n"
 
 OP_HEADER = 0x01
@@ -34,7 +36,7 @@ _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
 
 
-class ScanError(Exception):
+class ScanError(MotionFormatError):
     """The file is not MCAP at all (bad magic / header)."""
 
 

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core import timing
+from ...core._nesting import json_too_deep, too_deep_reason
 from ...core.errors import ReadError, require
 from ...core.model import Motion, MotionFile, Series
 from . import _bulk
@@ -110,6 +111,10 @@ def _custom(source: BagSource) -> dict[str, Any]:
     text = source.custom.get(CUSTOM_KEY)
     if not text:
         return {}
+    line = json_too_deep(text)
+    if line is not None:  # json.loads would raise RecursionError
+        where = f"custom_data.{CUSTOM_KEY} (line {line} of its JSON)"
+        raise ReadError(source.path, too_deep_reason(), field=where)
     try:
         data = json.loads(text)
     except ValueError:

@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.spatial.transform import Rotation
 
+from ...core.errors import MotionFormatError
 from .problems import PathPart, Problems, json_path
 
 FloatArray = npt.NDArray[np.float64]
@@ -52,7 +53,7 @@ AXES = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
 _EULER = re.compile(r"^([xyz])([0-2])([xyz])([0-2])([xyz])([0-2])$")
 
 
-class TransformError(ValueError):
+class TransformError(MotionFormatError, ValueError):
     """A transform cannot be evaluated (degenerate quaternion or axis, not a rotation …)."""
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core._flowrows import Rows
+from ...core.errors import MotionFormatError
 
 #: Format versions this codec reads, and the ones it writes.
 READ_VERSIONS = (1, 2, 3, 4)
@@ -60,7 +61,7 @@ _SNIFF_BLOCK = re.compile(r"^type:[ \t]*['\"]?(?:CompositeSeq|BodyMotion)['\"]?[
 _SNIFF_FLOW = re.compile(r"['\"]?type['\"]?[ \t]*:[ \t]*['\"]?(?:CompositeSeq|BodyMotion)\b")
 
 
-class DeclineError(Exception):
+class DeclineError(MotionFormatError):
     """The fast path's data does not fit what a component needs: parse with YAML instead."""
 
 
