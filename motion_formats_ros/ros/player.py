@@ -51,7 +51,7 @@ from ..playback import (
 from ..urdf import joint_limits
 from . import adapters
 from .scaffold import COMMAND_QOS, LATCHED_QOS, STREAM_QOS, Param, check_changes, declare, run
-from .sending import TopicSender, TrajectorySender, message_bytes
+from .sending import TopicSender, TrajectorySender, message_bytes, trajectory_messages
 from .state import StateListener
 
 MAX_STREAM_RATE = 500.0
@@ -363,6 +363,8 @@ class MotionPlayer(Node):
             while self.get_clock().now().nanoseconds == 0:
                 if self._stop.wait(0.01):
                     return
+        if self._stop.is_set():
+            return
         with self._lock:
             self._elapsed_origin = self._now()
             self._stamp_origin = self.get_clock().now().nanoseconds
@@ -441,7 +443,7 @@ class MotionPlayer(Node):
         log = self.get_logger()
         for note in plan.notes:
             log.info(note)
-        messages = TopicSender(self, None, self._stop, chunk_duration=self._param("chunk_duration")).messages(plan)
+        messages = trajectory_messages(plan, self._param("chunk_duration"))
         size = sum(message_bytes(m) for m in messages)
         dev = plan.deviation
         bound = f"tolerance {plan.tolerance:g}" if self.source.interpolation is None else "the file's keyframes"
