@@ -70,6 +70,15 @@ def test_seek_moves_the_shown_time_but_never_the_played_time() -> None:
     assert c.played(2.5) == 3.0 and c.played(4.0) == 4.0
 
 
+def test_rebase_continues_from_the_state_in_a_new_time_base() -> None:
+    c = PlaybackClock(0.0, 10.0)
+    c.pause(0.0)
+    c.seek(4.0, 7.5)  # while waiting, in the old time base
+    c.rebase(0.0)  # the new base starts at 0, before what the old one had seen
+    c.resume(0.0)
+    assert c.state(0.5) == (4.5, 0.5, False)
+
+
 def test_clock_shared_by_threads_never_plays_back() -> None:
     """A reader at 500 Hz while other threads change rate, seek, pause and resume at random."""
     c = PlaybackClock(0.0, 5.0, loop=(0.0, 5.0))

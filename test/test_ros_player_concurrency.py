@@ -69,3 +69,37 @@ def test_concurrent_rate_seek_and_pause_while_streaming_at_500_hz(tmp_path: Path
     values = np.array([s.position[0] for s in states])
     assert np.all((values >= 0.0) & (values <= 2.0))
     assert len(np.unique(np.round(np.diff(values), 4))) > 3  # rates and seeks did change what was shown
+
+
+def test_seek_and_pause_while_waiting_for_subscribers_take_effect_at_the_start(tmp_path: Path) -> None:
+    from rcl_interfaces.srv import SetParameters
+    from rclpy.parameter import Parameter
+    from sensor_msgs.msg import JointState
+    from std_srvs.srv import Trigger
+
+    times = np.arange(501) / 100.0
+    m = Motion(times=times, joint_names=("ramp",), position=times[:, None])
+    path = tmp_path / "ramp.msgpack"
+    write(MotionFile.single(m), path)
+    with ros_session(tmp_path) as ros:
+        states = ros.collect(JointState, "/joint_states", 10000)
+        # Waits 2 s for a second subscriber that never comes, then plays anyway.
+        player = ros.start_player(f"file:={path}", "mode:=stream", "wait_for_subscribers:=2.0", "min_subscribers:=2")
+        setter = ros.node.create_client(SetParameters, "/motion_player/set_parameters")
+        pause = ros.node.create_client(Trigger, "/motion_player/pause")
+        resume = ros.node.create_client(Trigger, "/motion_player/resume")
+        for client in (setter, pause, resume):
+            assert client.wait_for_service(timeout_sec=10)
+        seek = setter.call_async(SetParameters.Request(parameters=[Parameter("seek", value=3.0).to_parameter_msg()]))
+        paused = pause.call_async(Trigger.Request())
+        assert ros.spin_until(lambda: seek.done() and paused.done(), 5)
+        assert not states, "played before the wait was over"
+        assert ros.spin_until(lambda: len(states) > 20, 10), player.output()
+        held = np.array([s.position[0] for s in states])
+        np.testing.assert_array_equal(held, 3.0)  # starts paused at the sought time
+        resumed = resume.call_async(Trigger.Request())
+        assert ros.spin_until(resumed.done, 5)
+        count = len(states)
+        ros.spin_for(0.3)
+    moving = np.array([s.position[0] for s in states[count:]])
+    assert moving[-1] > 3.2 and np.all(np.diff(moving) >= 0)  # resumed at once, from there

@@ -100,7 +100,6 @@ def test_player_stops_cleanly_at_any_point(tmp_path: Path, sig: int) -> None:
 @pytest.mark.parametrize("sig", SIGNALS)
 def test_recorder_stops_cleanly_and_writes_its_file(tmp_path: Path, sig: int) -> None:
     from rclpy.parameter import Parameter
-    from sensor_msgs.msg import JointState
 
     path = _motion(tmp_path)
     with ros_session(tmp_path) as ros:
@@ -121,16 +120,22 @@ def test_recorder_stops_cleanly_and_writes_its_file(tmp_path: Path, sig: int) ->
                 "motion_recorder",
                 f"output:={outputs[name]}",
                 topics,
+                "flush_interval:=0.1",
                 *(["autostart:=false"] if name == "waiting" else []),
                 name=name,
                 extra=["-r", f"__node:={name}"],
             )
             for name in outputs
         }
-        assert ros.spin_until(lambda: all("recording to" in nodes[n].output() for n in ("recording", "params")), 20)
-        streaming = ros.collect(JointState, "/source/joint_states", 100)
-        assert ros.spin_until(lambda: len(streaming) > 10, 30), source.output()
-        ros.spin_for(1.0)  # samples arrive
+        recording = ("recording", "params")
+        assert ros.spin_until(lambda: all("recording to" in nodes[n].output() for n in recording), 20)
+        journals = {n: Path(str(outputs[n]) + ".journal") for n in recording}
+        empty = {n: journals[n].stat().st_size for n in recording}
+        # Samples have reached both journals (discovery can take a while on a busy machine).
+        assert ros.spin_until(lambda: all(journals[n].stat().st_size > empty[n] for n in recording), 30), {
+            n: nodes[n].output() for n in recording
+        }
+        ros.spin_for(0.5)
         _hammer_parameters(ros, "params", lambda k: Parameter("rate", value=float(k)).to_parameter_msg())
         took = _stop_all(nodes, sig)
         source.proc.send_signal(signal.SIGINT)
@@ -139,5 +144,5 @@ def test_recorder_stops_cleanly_and_writes_its_file(tmp_path: Path, sig: int) ->
     assert not outputs["waiting"].exists()  # nothing was recorded
     for name in ("recording", "params"):
         motion = read(outputs[name]).group("actual")
-        assert motion.num_frames > 100, name  # what arrived before the signal, written on the way out
+        assert motion.num_frames > 50, name  # what arrived before the signal, written on the way out
         assert not Path(str(outputs[name]) + ".journal").exists()

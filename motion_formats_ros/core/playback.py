@@ -124,6 +124,15 @@ class PlaybackClock:
             self._reanchor(elapsed)
             self.paused = False
 
+    def rebase(self, elapsed: float) -> None:
+        """Elapsed time restarts in a new base, ``elapsed`` being now; position and played stay.
+
+        For a clock that waited paused (the player waits for subscribers before its time
+        base starts): whatever it advanced since its last change is dropped.
+        """
+        with self._lock:
+            self._anchor_elapsed = self._latest = elapsed
+
     def set_speed(self, speed: float, elapsed: float) -> None:
         if not speed > 0:
             raise ValueError(f"speed factor must be positive, got {speed}")

@@ -51,7 +51,7 @@ from ..core.trajectory import CHOICES, TrajectoryPlan, approach_speeds, plan_tra
 from ..core.urdf import joint_limits
 from . import adapters
 from .scaffold import COMMAND_QOS, LATCHED_QOS, STREAM_QOS, Param, check_changes, declare, run
-from .sending import TopicSender, TrajectorySender, message_bytes
+from .sending import TopicSender, TrajectorySender, message_bytes, trajectory_messages
 from .state import StateListener
 
 MAX_STREAM_RATE = 500.0
@@ -286,9 +286,12 @@ class MotionPlayer(Node):
         rate = self._param("stream_rate")
         if rate <= 0:
             rate = min(m.rate or MAX_STREAM_RATE, MAX_STREAM_RATE)
-        self.stream_rate = min(rate, MAX_STREAM_RATE)
-        if self._param("start_paused"):
-            self.clock_state.pause(0.0)
+        self.stream_rate = rate
+        # The clock waits paused until playback starts; pause/resume meanwhile only say
+        # whether it will start paused.
+        self.clock_state.pause(0.0)
+        self._playing = False
+        self._start_paused = bool(self._param("start_paused"))
 
     def _setup_publishers(self) -> None:
         self.joint_pub = self.create_publisher(JointState, "joint_states", STREAM_QOS)
@@ -360,9 +363,15 @@ class MotionPlayer(Node):
             while self.get_clock().now().nanoseconds == 0:
                 if self._stop.wait(0.01):
                     return
+        if self._stop.is_set():
+            return
         with self._lock:
             self._elapsed_origin = self._now()
             self._stamp_origin = self.get_clock().now().nanoseconds
+            self.clock_state.rebase(0.0)
+            if not self._start_paused:
+                self.clock_state.resume(0.0)
+            self._playing = True
         workers: list[tuple[str, Callable[[], None]]] = []
         if self.mode in ("both", "stream"):
             workers.append(("stream", self._stream_loop))
@@ -434,7 +443,7 @@ class MotionPlayer(Node):
         log = self.get_logger()
         for note in plan.notes:
             log.info(note)
-        messages = TopicSender(self, None, self._stop, chunk_duration=self._param("chunk_duration")).messages(plan)
+        messages = trajectory_messages(plan, self._param("chunk_duration"))
         size = sum(message_bytes(m) for m in messages)
         dev = plan.deviation
         bound = f"tolerance {plan.tolerance:g}" if self.source.interpolation is None else "the file's keyframes"
@@ -620,14 +629,22 @@ class MotionPlayer(Node):
 
     # ----------------------------------------------------------------- control
     def _srv_pause(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        elapsed = self._elapsed()
-        self.clock_state.pause(elapsed)
-        t = self.clock_state.motion_time(elapsed)
+        with self._lock:
+            elapsed = self._elapsed()
+            if self._playing:
+                self.clock_state.pause(elapsed)
+            else:
+                self._start_paused = True
+            t = self.clock_state.motion_time(elapsed)
         response.success, response.message = True, f"paused at {t - float(self.motion.times[0]):.3f} s"
         return response
 
     def _srv_resume(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        self.clock_state.resume(self._elapsed())
+        with self._lock:
+            if self._playing:
+                self.clock_state.resume(self._elapsed())
+            else:
+                self._start_paused = False
         response.success, response.message = True, "playing"
         return response
 

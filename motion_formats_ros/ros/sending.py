@@ -27,6 +27,11 @@ class TrajectorySender(Protocol):
     def execute(self, plan: TrajectoryPlan) -> bool: ...
 
 
+def trajectory_messages(plan: TrajectoryPlan, chunk_duration: float = 0.0, stamp_ns: int = 0) -> list[JointTrajectory]:
+    """The message(s) that carry ``plan``: one, or its chunks when ``chunk_duration`` > 0."""
+    return [adapters.trajectory(plan, first, last, stamp_ns) for first, last in split_chunks(plan, chunk_duration)]
+
+
 def message_bytes(msg: Any) -> int:
     """Serialized (CDR) size of a message: what goes over the wire."""
     return len(serialize_message(msg))
@@ -60,12 +65,6 @@ class TopicSender:
         self.stop = stop
         self.start_delay = max(start_delay, 0.0)
         self.chunk_duration = max(chunk_duration, 0.0)
-
-    def messages(self, plan: TrajectoryPlan, stamp_ns: int = 0) -> list[JointTrajectory]:
-        """The message(s) that carry ``plan``: one, or its chunks when chunking is asked for."""
-        return [
-            adapters.trajectory(plan, first, last, stamp_ns) for first, last in split_chunks(plan, self.chunk_duration)
-        ]
 
     def execute(self, plan: TrajectoryPlan) -> bool:
         if self.stop.is_set():
