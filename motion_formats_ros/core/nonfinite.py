@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .errors import MotionFormatError
 from .model import Motion
 
 FloatArray = npt.NDArray[np.float64]
@@ -66,7 +67,7 @@ class Resolution:
     from_state: tuple[str, ...]
 
 
-class MissingJointError(ValueError):
+class MissingJointError(MotionFormatError, ValueError):
     """A joint asked for by name is neither in the file nor in the current state."""
 
 
