@@ -188,7 +188,6 @@ class MotionPlayer(Node):
         motion_file = read(path, format=self._param("format") or None, **options)
         motion = motion_file.group(self._param("group") or None)
         self.file_extras = motion_file.extras
-        self.file_format = motion_file.format
         self.kinematics: Any = None
         if motion_file.format == "scene":
             from ..codecs.scene.kinematics import SceneKinematics
