@@ -196,7 +196,9 @@ def test_use_sim_time_follows_clock(tmp_path: Path) -> None:
     from rosgraph_msgs.msg import Clock
     from sensor_msgs.msg import JointState
 
-    m = Motion(times=np.arange(201) / 100, joint_names=("ramp",), position=(np.arange(201) / 100)[:, None])
+    # 20 s of motion: longer than the simulated time the loop below can ever run (10.6 s),
+    # so playback is still going whenever the probe's first samples arrive.
+    m = Motion(times=np.arange(2001) / 100, joint_names=("ramp",), position=(np.arange(2001) / 100)[:, None])
     path = tmp_path / "ramp.msgpack"
     write(MotionFile.single(m), path)
     with ros_session(tmp_path) as ros:
