@@ -11,6 +11,7 @@ scene's folder tree, and cycles are errors.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 from pathlib import Path
@@ -43,12 +44,30 @@ def decode_text(data: bytes, path: str | os.PathLike[str]) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-#: A number with a digit separator (``1_000``): pyjson5 accepts it, JSON5 (and json5) do not.
-_DIGIT_SEPARATOR = re.compile(r"(?<![\w$])[+-]?\.?[0-9][0-9A-Za-z.]*_")
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+_TOKEN_CHARS = frozenset("0123456789abcdefABCDEFxX_.+-$ghijklmnopqrstuvwyzGHIJKLMNOPQRSTUVWYZ")
+
+
+def _has_digit_separator(text: str) -> bool:
+    """Whether a number is written with a digit separator (``1_000``), which only pyjson5
+    accepts (JSON5 and json5 do not). Identifiers such as ``joint_1`` are not numbers."""
+    at = text.find("_", 1)
+    while at != -1 and at + 1 < len(text):
+        if text[at - 1] in _HEX_DIGITS and text[at + 1] in _HEX_DIGITS:
+            start = at
+            while start > 0 and text[start - 1] in _TOKEN_CHARS:
+                start -= 1
+            if text[start] in "0123456789.+-":
+                return True
+        at = text.find("_", at + 1)
+    return False
+
+
 #: json5's syntax errors: ``<string>:LINE Unexpected "X" at column C``.
 _JSON5_WHERE = re.compile(r"^<string>:(\d+) (.*?)(?: at column (\d+))?$", re.DOTALL)
 
 
+@functools.cache
 def _fast_parser() -> tuple[Any, type[Exception]] | None:
     """pyjson5's ``loads`` and its error class when the accelerator is installed."""
     try:
@@ -69,7 +88,7 @@ def parse_json5(text: str, path: str | os.PathLike[str] = "<text>") -> Any:
     """
     fast = _fast_parser()
     near: int | None = None
-    if fast is not None and not _DIGIT_SEPARATOR.search(text):
+    if fast is not None and not _has_digit_separator(text):
         loads, fast_error = fast
         try:
             return loads(text)
