@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS
+from conftest import corpus_path
 
 from motion_formats_ros import Motion, read
 from motion_formats_ros.core.nonfinite import MissingJointError, first_nonfinite, needs_state, resolve
@@ -69,9 +69,7 @@ def test_generated_mof_holds_what_each_symbol_promises(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", CORPUS_MOF)
 def test_corpus_mof_resolves_to_held_values(name: str) -> None:
-    path = CORPUS / "mof" / name
-    if not path.exists():
-        pytest.skip(f"{path} not beside the checkout (../shared/corpus)")
+    path = corpus_path("mof", *name.split("/"))
     m = read(path).motion
     assert m.position is not None and np.isnan(m.position).any()  # what the issue is about
     r = resolve(m)
