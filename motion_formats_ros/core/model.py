@@ -452,6 +452,10 @@ class MotionFile:
         date: Recording / creation date.
         source: The path this was read from, if any.
         format: The codec name this was read with, if any.
+        start_time_ns: Absolute time of the first frame (ROS time, ns since the epoch) when the
+            motion was recorded from ROS data. Frame times stay relative (first sample at 0);
+            OMF stores this as metadata ``start_time_ns``, ``.seq`` as the extra key
+            ``startTimeNs`` (which Choreonoid ignores), and ``motion2bag`` restores stamps from it.
         extras: File-level data the model has no slot for (kept for round trips).
     """
 
@@ -461,6 +465,7 @@ class MotionFile:
     date: datetime | None = None
     source: str | None = None
     format: str | None = None
+    start_time_ns: int | None = None
     extras: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
