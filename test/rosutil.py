@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -46,6 +47,8 @@ def ros_env(log_dir: Path, domain: int) -> dict[str, str]:
         "ROS_LOG_DIR": str(log_dir),
         "RCUTILS_COLORIZED_OUTPUT": "0",
         "PYTHONUNBUFFERED": "1",
+        # A child that hangs is ended with SIGABRT by Player.wait: this makes it print where it hung.
+        "PYTHONFAULTHANDLER": "1",
     }
 
 
@@ -75,7 +78,16 @@ class Player:
         return self.log.read_text() if self.log.exists() else ""
 
     def wait(self, timeout: float = 30.0) -> int:
-        return self.proc.wait(timeout=timeout)
+        """The exit status; a child still running after ``timeout`` fails the test with its stacks."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGABRT)  # the faulthandler prints every thread's stack
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+            raise AssertionError(f"{self.proc.args[0]} still running after {timeout} s:\n{self.output()}") from None
 
 
 class RosSession:

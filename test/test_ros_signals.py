@@ -146,3 +146,26 @@ def test_recorder_stops_cleanly_and_writes_its_file(tmp_path: Path, sig: int) ->
         motion = read(outputs[name]).group("actual")
         assert motion.num_frames > 50, name  # what arrived before the signal, written on the way out
         assert not Path(str(outputs[name]) + ".journal").exists()
+
+
+@pytest.mark.parametrize("code", [0, 1])
+def test_a_hanging_middleware_teardown_still_ends_the_process(tmp_path: Path, code: int) -> None:
+    """Once the node's work is done, a teardown that hangs does not keep the process alive."""
+    import subprocess
+    import sys
+
+    script = (
+        "import time\n"
+        "from motion_formats_ros.ros.scaffold import _teardown_watchdog\n"
+        "with _teardown_watchdog('probe', 0, 0.1):\n"
+        "    time.sleep(0.01)\n"  # a teardown that finishes: the watchdog stays quiet
+        f"with _teardown_watchdog('probe', {code}, 0.3):\n"
+        "    time.sleep(30)\n"  # one that hangs
+        "print('not reached')\n"
+    )
+    began = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=20)
+    assert done.returncode == code, done.stderr
+    assert time.monotonic() - began < 10
+    assert done.stderr.count("teardown took over 0.3 s") == 1, done.stderr
+    assert "not reached" not in done.stdout

@@ -14,12 +14,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
+import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import FrameType
 from typing import Any, Protocol
 
@@ -188,13 +190,43 @@ def run(
             print(f"error: {exc}", file=sys.stderr)
             code = 1
         finally:
-            if node is not None:
-                if finish is not None:
-                    code = finish(node, code)
-                if executor is not None:
-                    executor.shutdown(timeout_sec=1.0)
-                node.destroy_node()
-            rclpy.try_shutdown()
+            if node is not None and finish is not None:
+                code = finish(node, code)
+            # The node's work is done (its file written). Tearing DDS down can hang in the
+            # middleware (a reader destroyed while a fast writer floods it); the process must
+            # still end, as ros2 launch expects, with the status it earned.
+            with _teardown_watchdog(name, code):
+                if node is not None:
+                    if executor is not None:
+                        executor.shutdown(timeout_sec=1.0)
+                    node.destroy_node()
+                rclpy.try_shutdown()
     finally:
         stop.restore()
     return code
+
+
+#: Seconds the middleware gets to tear down once the node has finished its work.
+TEARDOWN_TIMEOUT = 1.5
+
+
+@contextlib.contextmanager
+def _teardown_watchdog(name: str, code: int, timeout: float = TEARDOWN_TIMEOUT) -> Iterator[None]:
+    """Exit the process with ``code`` if the block has not finished after ``timeout`` seconds."""
+
+    def expire() -> None:
+        print(
+            f"[WARN] [{name}]: ROS middleware teardown took over {timeout:g} s; exiting with status {code}",
+            file=sys.stderr,
+            flush=True,
+        )
+        sys.stdout.flush()
+        os._exit(code)
+
+    timer = threading.Timer(timeout, expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
