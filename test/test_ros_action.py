@@ -258,3 +258,67 @@ def test_recorder_records_the_controllers_reference_feedback_and_error(tmp_path:
     # The controller's reference went through the whole motion: its end is the file's last frame.
     assert np.abs(target.position[-1] - motion.position[-1]).max() <= 1e-3
     assert "Traceback" not in recorder.output() + server.output()
+
+
+def test_launch_arguments_reach_the_player_as_parameters(monkeypatch: pytest.MonkeyPatch) -> None:
+    from launchutil import describe, launch_context, launch_nodes, real_launch_available
+
+    from motion_formats_ros.ros.sending import parse_tolerance
+
+    if real_launch_available():
+        pytest.skip("stand-in launch checks; real launch present")
+    described = describe(HERE.parent / "launch" / "play.launch.py", monkeypatch)
+    given = {"controller": "/arm_controller", "goal_tolerance": "{shoulder: 0.1}", "path_tolerance": "0.2"}
+    context = launch_context(described, **given, goal_time_tolerance="0.5", wait_for_server="3")
+    (player,) = launch_nodes(described, context)
+    params = player.kwargs["parameters"][1]
+    assert params == {**given, "goal_time_tolerance": 0.5, "wait_for_server": 3.0}
+    # The player reads the tolerance texts as a map and as one number for every joint.
+    assert parse_tolerance("goal_tolerance", params["goal_tolerance"]) == {"shoulder": 0.1}
+    assert parse_tolerance("path_tolerance", params["path_tolerance"]) == 0.2
+    with pytest.raises(ValueError, match="path_tolerance: expected a number > 0"):
+        parse_tolerance("path_tolerance", "-0.5")
+
+
+def test_the_stand_in_refuses_goals_as_joint_trajectory_controller_does(tmp_path: Path) -> None:
+    """The stand-in's own checks, goal by goal (invalid:=abort says which code and why)."""
+    from builtin_interfaces.msg import Duration, Time
+    from control_msgs.action import FollowJointTrajectory
+    from rclpy.action.client import ActionClient
+    from trajectory_msgs.msg import JointTrajectoryPoint
+
+    def point(t: float, positions: list[float], velocities: list[float] | None = None) -> JointTrajectoryPoint:
+        return JointTrajectoryPoint(
+            positions=positions,
+            velocities=velocities or [],
+            time_from_start=Duration(sec=int(t), nanosec=int(t % 1 * 1e9)),
+        )
+
+    ok = [point(0.1, [0.0, 0.0, 0.0]), point(0.2, [0.1, 0.1, 0.1])]
+    cases = {
+        "unknown joint": (["joint_01", "joint_02", "joint_09"], ok, 0, -2),
+        "partial": (["joint_01", "joint_02"], [point(0.1, [0.0, 0.0])], 0, -2),
+        "repeated time": (JOINTS, [ok[0], point(0.1, [0.1, 0.1, 0.1])], 0, -1),
+        "NaN": (JOINTS, [ok[0], point(0.2, [0.1, float("nan"), 0.1])], 0, -1),
+        "short positions": (JOINTS, [ok[0], point(0.2, [0.1, 0.1])], 0, -1),
+        "velocities size": (JOINTS, [ok[0], point(0.2, [0.1, 0.1, 0.1], [0.0])], 0, -1),
+        "in the past": (JOINTS, ok, 1_000_000_000, -3),
+        "valid": (JOINTS, ok, 0, 0),
+    }
+    codes = {}
+    with ros_session(tmp_path) as ros:
+        start_server(ros, "invalid:=abort", "goal_time:=0.1")
+        client = ActionClient(ros.node, FollowJointTrajectory, "/arm/follow_joint_trajectory")
+        assert client.wait_for_server(timeout_sec=20)
+        for name, (joints, points, stamp, _) in cases.items():
+            goal = FollowJointTrajectory.Goal()
+            goal.trajectory.joint_names = joints
+            goal.trajectory.points = points
+            goal.trajectory.header.stamp = Time(sec=stamp)
+            sent = client.send_goal_async(goal)
+            assert ros.spin_until(sent.done, 10) and sent.result().accepted, name
+            result = sent.result().get_result_async()
+            assert ros.spin_until(result.done, 10), name
+            codes[name] = result.result().result.error_code
+        client.destroy()
+    assert codes == {name: case[3] for name, case in cases.items()}

@@ -267,7 +267,10 @@ class MotionRecorder(Node):
         receive = self.get_clock().now().nanoseconds
         stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
         names, n = list(msg.joint_names), len(msg.joint_names)
-        ref, fb, err = msg.reference, msg.feedback, msg.error
+        # control_msgs before 5.0 (Humble) names reference / feedback desired / actual.
+        ref = msg.reference if hasattr(msg, "reference") else msg.desired
+        fb = msg.feedback if hasattr(msg, "feedback") else msg.actual
+        err = msg.error
         if len(ref.positions) == n and n:
             velocities = [ref.velocities] if len(ref.velocities) == n else None
             self._record(self.journal.trajectory, names, stamp, receive, [0], [ref.positions], velocities)
