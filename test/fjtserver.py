@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import threading
 import time
@@ -44,6 +45,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from jtcsim import Controller, from_msg
+from rosutil import assert_confined
 
 RATE = 50.0
 
@@ -251,6 +253,7 @@ def main() -> int:
             msg.speed_scaling_factor = 1.0
             self.state_pub.publish(msg)
 
+    assert_confined(os.environ)  # started by test_ros_action.start_server with rosutil's env
     rclpy.init()
     node = StandIn()
     executor = MultiThreadedExecutor(num_threads=4)

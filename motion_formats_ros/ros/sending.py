@@ -28,11 +28,12 @@ from rclpy.node import Node
 from rclpy.serialization import serialize_message
 from trajectory_msgs.msg import JointTrajectory
 
+from ..core.errors import MotionFormatError
 from ..core.trajectory import TrajectoryPlan, split_chunks
 from . import adapters
 
 
-class SendError(Exception):
+class SendError(MotionFormatError):
     """The controller refused the motion or did not execute it; the message says why."""
 
 
