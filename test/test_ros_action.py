@@ -322,3 +322,21 @@ def test_the_stand_in_refuses_goals_as_joint_trajectory_controller_does(tmp_path
             codes[name] = result.result().result.error_code
         client.destroy()
     assert codes == {name: case[3] for name, case in cases.items()}
+
+
+def test_server_gone_while_the_goal_runs_ends_the_player_with_the_reason(tmp_path: Path) -> None:
+    path, _ = _motion(tmp_path, 10.0)
+    with ros_session(tmp_path) as ros:
+        server, record = start_server(ros)
+        player = play(ros, path)
+        deadline = time.monotonic() + 30
+        while not events(record, "accepted"):
+            assert time.monotonic() < deadline and player.proc.poll() is None, player.output()
+            time.sleep(0.05)
+        time.sleep(0.3)  # feedback is coming
+        server.proc.kill()  # a controller that crashes mid-motion
+        server.proc.wait()
+        assert player.wait(15) == 1, player.output()
+    out = player.output()
+    assert "/arm/follow_joint_trajectory: goal 1: the action server went away (no result)" in out
+    assert "Traceback" not in out

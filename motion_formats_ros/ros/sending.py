@@ -170,11 +170,20 @@ def tolerances(name: str, tolerance: Tolerance, joints: Sequence[str]) -> list[J
     return [JointTolerance(name=j, position=tolerance) for j in joints]
 
 
-def _wait(future: Any, stop: threading.Event) -> Any:
-    """The future's result once done; None when ``stop`` is set first."""
+def _wait(future: Any, stop: threading.Event, lost: Callable[[], bool] | None = None) -> Any:
+    """The future's result once done; None when ``stop`` is set first.
+
+    Raises:
+        SendError: ``lost()`` says the other side is gone (checked every 0.1 s).
+    """
+    checked = time.monotonic()
     while not future.done():
         if stop.wait(0.01):
             return None
+        if lost is not None and time.monotonic() - checked >= 0.1:
+            checked = time.monotonic()
+            if lost():
+                raise SendError("the action server went away (no result)")
     return future.result()
 
 
@@ -195,6 +204,12 @@ class ActionSender:
 
     #: Seconds between progress lines.
     FEEDBACK_PERIOD = 1.0
+    #: Seconds without the action server in the ROS graph (while a goal runs) after which it
+    #: counts as gone. A killed process stays in the graph until its DDS lease expires, so:
+    SERVER_LOST = 2.0
+    #: … also gone when feedback had been coming (joint_trajectory_controller sends it at 20 Hz)
+    #: and stopped for this many seconds.
+    FEEDBACK_SILENCE = 3.0
 
     def __init__(
         self,
@@ -227,6 +242,7 @@ class ActionSender:
         self._goal_handle: Any = None
         self._result_future: Any = None
         self._last_feedback = 0.0
+        self._feedback_at: float | None = None
         self._duration = 0.0
         self.goals = 0
 
@@ -270,6 +286,7 @@ class ActionSender:
         self.goals += 1
         self._duration = plan.duration
         self._last_feedback = time.monotonic()
+        self._feedback_at = None
         log.info(
             f"sending goal {self.goals} to {self.action}: {plan.points} points, {plan.duration:.3f} s, "
             f"path_tolerance {_describe(self.path_tolerance)}, goal_tolerance {_describe(self.goal_tolerance)}, "
@@ -288,7 +305,21 @@ class ActionSender:
         with self._lock:
             self._goal_handle = handle
             self._result_future = handle.get_result_async()
-        response = _wait(self._result_future, self.stop)
+        seen = [time.monotonic()]
+
+        def lost() -> bool:
+            now = time.monotonic()
+            if self.client.server_is_ready():
+                seen[0] = now
+            silent = self._feedback_at is not None and now - self._feedback_at > self.FEEDBACK_SILENCE
+            return silent or now - seen[0] > self.SERVER_LOST
+
+        try:
+            response = _wait(self._result_future, self.stop, lost)
+        except SendError as exc:
+            with self._lock:
+                self._goal_future = self._goal_handle = self._result_future = None
+            raise SendError(f"{self.action}: goal {self.goals}: {exc}") from None
         if response is None:
             return False
         with self._lock:  # nothing left to cancel
@@ -306,7 +337,7 @@ class ActionSender:
         raise SendError(f"{self.action}: goal {self.goals} {status}, result {words}{said}")
 
     def _on_feedback(self, message: Any) -> None:
-        now = time.monotonic()
+        now = self._feedback_at = time.monotonic()
         if now - self._last_feedback < self.FEEDBACK_PERIOD:
             return
         self._last_feedback = now
