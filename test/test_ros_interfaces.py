@@ -104,3 +104,21 @@ def test_every_interface_package_is_stamped_and_up_to_date() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["tf2_msgs: up to date in the venv", "control_msgs: up to date in the venv"]
+
+
+def test_a_changed_definition_makes_its_package_out_of_date(tmp_path: Path) -> None:
+    import importlib.util
+    import shutil
+
+    spec = importlib.util.spec_from_file_location("build_interfaces", ROOT / "tools" / "ros" / "build_interfaces.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    python = VENV / "bin" / "python"
+    copy_ = tmp_path / "control_msgs"
+    shutil.copytree(ROOT / "tools" / "ros" / "control_msgs", copy_)
+    assert build.up_to_date(VENV, python, copy_)  # same definitions: nothing to rebuild
+    state = copy_ / "msg" / "JointTrajectoryControllerState.msg"
+    state.write_text(state.read_text().replace("float64 speed_scaling_factor\n", ""))
+    assert not build.up_to_date(VENV, python, copy_)  # a field less: rebuild
+    assert [p.name for p in build.packages()] == ["tf2_msgs", "control_msgs"]
