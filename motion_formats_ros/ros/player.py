@@ -2,7 +2,9 @@
 
 Sends the motion to a joint_trajectory_controller as **one** ``JointTrajectory`` however
 long (points reduced so that the controller's own interpolation stays within
-``trajectory_tolerance`` of every frame), streams ``sensor_msgs/JointState`` at a fixed
+``trajectory_tolerance`` of every frame) — on its topic, or with ``controller`` set as one
+``control_msgs/FollowJointTrajectory`` goal whose acceptance, progress and result are
+followed (exit status 0 only on SUCCESSFUL; SIGINT/SIGTERM cancel it) — streams ``sensor_msgs/JointState`` at a fixed
 rate, and publishes the root pose (and, on request, link poses) on ``/tf``. Playback
 control: speed factor, loop, start/end times, pause/resume/restart services, ``seek``
 and ``rate`` changeable at run time, ``publish_clock``. Nothing non-finite is ever sent:
@@ -51,7 +53,7 @@ from ..core.trajectory import CHOICES, TrajectoryPlan, approach_speeds, plan_tra
 from ..core.urdf import joint_limits
 from . import adapters
 from .scaffold import COMMAND_QOS, LATCHED_QOS, STREAM_QOS, Param, check_changes, declare, run
-from .sending import TopicSender, TrajectorySender, message_bytes, trajectory_messages
+from .sending import ActionSender, SendError, TopicSender, TrajectorySender, message_bytes, trajectory_messages
 from .state import StateListener
 
 MAX_STREAM_RATE = 500.0
@@ -62,6 +64,8 @@ MODES = ("both", "stream", "trajectory")
 DISCOVERY = 0.5
 #: Seconds the node gives its threads to stop when asked to (the process exits within 2 s).
 STOP_TIMEOUT = 1.0
+#: Seconds to wait for the action server to acknowledge a cancel on SIGINT / SIGTERM.
+CANCEL_TIMEOUT = 1.0
 
 PARAMETERS: dict[str, Param] = {
     "file": Param("", "motion file to play (any supported format)"),
@@ -102,6 +106,30 @@ PARAMETERS: dict[str, Param] = {
         "fields sent, hence joint_trajectory_controller's interpolation: linear (positions), cubic (+ velocities), "
         "quintic (+ accelerations); auto = cubic, keyframed files linear (their own)",
         choices=CHOICES,
+    ),
+    "controller": Param(
+        "",
+        "controller namespace (e.g. /arm_controller): send the motion as one FollowJointTrajectory goal to "
+        "<controller>/follow_joint_trajectory instead of publishing on joint_trajectory",
+    ),
+    "wait_for_server": Param(
+        10.0, "seconds to wait for the controller's action server (then exit 1 naming it)", minimum=0.0
+    ),
+    "path_tolerance": Param(
+        "",
+        'position tolerance while moving, rad or m: one number for every joint or a map "{joint: value}"; '
+        "empty or 0 = the controller's default, -1 = none (with controller)",
+        dynamic=True,
+    ),
+    "goal_tolerance": Param(
+        "",
+        "position tolerance at the end, same form as path_tolerance (with controller)",
+        dynamic=True,
+    ),
+    "goal_time_tolerance": Param(
+        0.0,
+        "s the controller may take beyond the end to reach the goal; 0 = its default (with controller)",
+        minimum=0.0,
     ),
     "chunk_duration": Param(
         0.0,
@@ -154,13 +182,8 @@ class MotionPlayer(Node):
         self._setup_playback()
         self._setup_publishers()
         self.state = StateListener(self, self._param("state_topic"))
-        self.sender: TrajectorySender = TopicSender(
-            self,
-            self.trajectory_pub,
-            self._stop,
-            start_delay=self._param("start_delay"),
-            chunk_duration=self._param("chunk_duration"),
-        )
+        self.controller = self._param("controller")
+        self.sender: TrajectorySender = self._sender()
         self.add_on_set_parameters_callback(self._on_parameters)
         services = ReentrantCallbackGroup()  # pause/resume/seek may run at once: the clock is shared safely
         for service, handler in (
@@ -202,6 +225,30 @@ class MotionPlayer(Node):
             + (f", loop {motion.loop[0]:g}-{motion.loop[1]:g} s" if motion.loop else "")
         )
         return motion
+
+    def _sender(self) -> TrajectorySender:
+        """Topic (fire and forget) or, with ``controller``, a FollowJointTrajectory action client."""
+        if not self.controller:
+            return TopicSender(
+                self,
+                self.trajectory_pub,
+                self._stop,
+                start_delay=self._param("start_delay"),
+                chunk_duration=self._param("chunk_duration"),
+            )
+        try:
+            return ActionSender(
+                self,
+                self.controller,
+                self._stop,
+                start_delay=self._param("start_delay"),
+                path_tolerance=self._param("path_tolerance"),
+                goal_tolerance=self._param("goal_tolerance"),
+                goal_time_tolerance=self._param("goal_time_tolerance"),
+                wait_for_server=self._param("wait_for_server"),
+            )
+        except ValueError as exc:
+            raise PlayerError(str(exc)) from None
 
     def _resolve(self, current: dict[str, float], preliminary: bool = False) -> Motion:
         """The motion to play: the ``joints`` asked for, every sent value finite."""
@@ -382,7 +429,9 @@ class MotionPlayer(Node):
             self._spawn(target, name)
 
     def _wait_for_subscribers(self) -> bool:
-        """False when asked to stop while waiting."""
+        """False when asked to stop while waiting (with ``controller``: for its action server)."""
+        if isinstance(self.sender, ActionSender) and self.mode in ("both", "trajectory"):
+            return self.sender.wait_for_server()
         publisher = self.trajectory_pub if self.mode in ("both", "trajectory") else self.joint_pub
         timeout = self._param("wait_for_subscribers")
         wanted = int(self._param("min_subscribers"))
@@ -425,7 +474,7 @@ class MotionPlayer(Node):
     def _plan(self, current: dict[str, float]) -> TrajectoryPlan:
         t0 = float(self.motion.times[0])
         clock = self.clock_state
-        if clock.loop is not None:
+        if clock.loop is not None and not self.controller:
             self.get_logger().warning("loop applies to the JointState/TF stream; the trajectory is sent once")
         try:
             plan = plan_trajectory(
@@ -442,7 +491,10 @@ class MotionPlayer(Node):
         log = self.get_logger()
         for note in plan.notes:
             log.info(note)
-        messages = trajectory_messages(plan, self._param("chunk_duration"))
+        chunks = self._param("chunk_duration") if not self.controller else 0.0
+        if self.controller and self._param("chunk_duration") > 0:
+            log.warning("chunk_duration is ignored with controller: the motion goes as one goal")
+        messages = trajectory_messages(plan, chunks)
         size = sum(message_bytes(m) for m in messages)
         dev = plan.deviation
         bound = f"tolerance {plan.tolerance:g}" if self.source.interpolation is None else "the file's keyframes"
@@ -499,7 +551,7 @@ class MotionPlayer(Node):
     def _guard(self, target: Any) -> None:
         try:
             target()
-        except PlayerError as exc:  # a refusal found once the robot's state is known
+        except (PlayerError, SendError) as exc:  # a refusal found later, or the controller's
             self.get_logger().error(str(exc))
             print(f"error: {exc}", file=sys.stderr)
             self.exit_code = 1
@@ -622,9 +674,13 @@ class MotionPlayer(Node):
 
     # ----------------------------------------------------------------- trajectory
     def _send_trajectory(self) -> None:
+        """Send the plan; with ``controller`` and ``loop``, a new goal after each success."""
         assert self.plan is not None
-        if self.sender.execute(self.plan):
-            self._finished("trajectory")
+        repeat = isinstance(self.sender, ActionSender) and bool(self._param("loop"))
+        while self.sender.execute(self.plan):
+            if not repeat:
+                self._finished("trajectory")
+                return
 
     # ----------------------------------------------------------------- control
     def _srv_pause(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
@@ -670,8 +726,22 @@ class MotionPlayer(Node):
         return SetParametersResult(successful=True)
 
     def stop(self) -> None:
-        """Stop publishing: every thread of the node ends (bounded), nothing goes out after."""
+        """Stop publishing: every thread of the node ends (bounded), nothing goes out after.
+
+        A goal still running on the controller is canceled first; the executor is spun here
+        (the node's own loop has ended) until the server acknowledges, at most CANCEL_TIMEOUT.
+        """
         self._stop.set()
+        if isinstance(self.sender, ActionSender):
+            executor = self.executor
+
+            def spin(seconds: float) -> None:
+                if executor is not None:
+                    executor.spin_once(timeout_sec=seconds)
+                else:
+                    time.sleep(seconds)
+
+            self.sender.cancel(spin, CANCEL_TIMEOUT)
         deadline = time.monotonic() + STOP_TIMEOUT
         for thread in self._threads:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))

@@ -12,15 +12,18 @@ SIGTERM the output is written atomically from it. After a SIGKILL or power loss,
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import threading
 import time
 import warnings
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from control_msgs.msg import JointTrajectoryControllerState
 from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
 from std_srvs.srv import Trigger
@@ -31,10 +34,15 @@ from ..core.atomic import check_writable
 from ..core.errors import MotionFormatError, UnknownFormatError, WriteError
 from ..core.model import MotionFile
 from ..core.spatial import compose
-from ..journal import JournalWriter, assemble, read_journal
+from ..journal import Block, JournalWriter, assemble, read_journal
 from ..registry import codec_for_path, write
 from .scaffold import LATCHED_SUB_QOS, RECORD_QOS, Param, declare, run
 
+#: Journal stream of a controller's error, its joints named ERROR_NAME + joint: kept out of the
+#: JointState merge and made the actual group's "error" channel (error_channel). A journal
+#: recovered after a crash shows them as extra joints, never mixed into the positions.
+ERROR_STREAM = "controller error:"
+ERROR_NAME = "error:"
 #: Formats the recorder writes (by the output's suffix).
 RECORDABLE = ("omf", "seq")
 
@@ -48,6 +56,11 @@ PARAMETERS: dict[str, Param] = {
     "imu_topics": Param([""], "sensor_msgs/Imu topics to record"),
     "target_topic": Param("", "trajectory_msgs/JointTrajectory topic recorded as the target group"),
     "target_joint_state_topic": Param("", "JointState command topic recorded as the target group"),
+    "controller_state_topic": Param(
+        "",
+        "control_msgs/JointTrajectoryControllerState topic (e.g. /arm_controller/controller_state): reference "
+        "recorded as the target group, feedback as actual, error as actual's 'error' channel",
+    ),
     "rate": Param(0.0, "0 keeps every sample with its own time; > 0 resamples to this rate (Hz)", minimum=0.0),
     "stamps": Param(
         "auto",
@@ -129,6 +142,11 @@ class MotionRecorder(Node):
         target_js = self._param("target_joint_state_topic")
         if target_js:
             self.create_subscription(JointState, target_js, self._on_target_joints, deep)
+        if self._param("controller_state_topic"):
+            topic = self._param("controller_state_topic")
+            self.create_subscription(
+                JointTrajectoryControllerState, topic, lambda m: self._on_controller(m, topic), deep
+            )
         if self._param("target_topic"):
             self.create_subscription(JointTrajectory, self._param("target_topic"), self._on_trajectory, 100)
         for topic in self._param("imu_topics"):
@@ -242,6 +260,27 @@ class MotionRecorder(Node):
             [msg.velocity] if len(msg.velocity) == len(msg.name) else None,
         )
 
+    def _on_controller(self, msg: JointTrajectoryControllerState, topic: str) -> None:
+        """The controller's view: reference → target, feedback → actual, error → actual's error channel."""
+        if not self.recording or self.journal is None:
+            return
+        receive = self.get_clock().now().nanoseconds
+        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        names, n = list(msg.joint_names), len(msg.joint_names)
+        # control_msgs before 5.0 (Humble) names reference / feedback desired / actual.
+        ref = msg.reference if hasattr(msg, "reference") else msg.desired
+        fb = msg.feedback if hasattr(msg, "feedback") else msg.actual
+        err = msg.error
+        if len(ref.positions) == n and n:
+            velocities = [ref.velocities] if len(ref.velocities) == n else None
+            self._record(self.journal.trajectory, names, stamp, receive, [0], [ref.positions], velocities)
+        if len(fb.positions) == n and n:
+            effort = fb.effort if len(fb.effort) == n else None
+            self._record(self.journal.joints, topic, names, stamp, receive, fb.positions, fb.velocities or None, effort)
+        if len(err.positions) == n and n:
+            error_names = [ERROR_NAME + name for name in names]
+            self._record(self.journal.joints, ERROR_STREAM + topic, error_names, stamp, receive, err.positions)
+
     def _on_trajectory(self, msg: JointTrajectory) -> None:
         if not self.recording or self.journal is None or not msg.points:
             return
@@ -336,6 +375,8 @@ class MotionRecorder(Node):
     def _assemble(self) -> MotionFile:
         """The motion file the journal stands for; what it reports goes to the log."""
         content = read_journal(self.journal_path)
+        errors = [b for b in content.joints if b.stream.startswith(ERROR_STREAM)]
+        content.joints = [b for b in content.joints if not b.stream.startswith(ERROR_STREAM)]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             motion_file = assemble(
@@ -346,6 +387,16 @@ class MotionRecorder(Node):
             )
         for w in caught:
             self.get_logger().warning(str(w.message))
+        if errors and "actual" in motion_file.groups:
+            actual = motion_file.groups["actual"]
+            channel = error_channel(
+                actual.times, actual.joint_names, errors, self._param("stamps"), self._param("rate")
+            )
+            channels = {**actual.joint_channels, "error": channel}
+            motion_file = dataclasses.replace(
+                motion_file,
+                groups={**motion_file.groups, "actual": dataclasses.replace(actual, joint_channels=channels)},
+            )
         return motion_file
 
     def _write_options(self) -> dict[str, Any]:
@@ -393,6 +444,41 @@ class MotionRecorder(Node):
         frames = motion_file.groups.get("actual", motion_file.motion).num_frames
         response.success, response.message = True, f"snapshot: {frames} frames in {self.output}"
         return response
+
+
+def error_channel(
+    times: np.ndarray, names: Sequence[str], blocks: Sequence[Block], stamps: str, rate: float
+) -> np.ndarray:
+    """The controller's per-joint error at the frame ``times`` (s), merged by joint name.
+
+    Like the JointState merge: with ``rate`` 0 a joint holds its last error (NaN before the
+    first), with ``rate`` > 0 it is interpolated.
+    """
+    out = np.full((times.size, len(names)), np.nan)
+    for col, joint in enumerate(names):
+        name = ERROR_NAME + joint
+        parts_t, parts_v = [], []
+        for b in blocks:
+            if name in b.names and "position" in b.channels:
+                t = (
+                    b.receive
+                    if stamps == "receive"
+                    else np.where((b.stamps == 0) & (stamps == "auto"), b.receive, b.stamps)
+                )
+                parts_t.append(t / 1e9)
+                parts_v.append(b.channels["position"][:, b.names.index(name)])
+        if not parts_t:
+            continue
+        t, v = np.concatenate(parts_t), np.concatenate(parts_v)
+        order = np.argsort(t, kind="stable")
+        t, v = t[order], v[order]
+        if rate > 0:
+            out[:, col] = np.interp(times, t, v, left=np.nan, right=np.nan)
+        else:
+            at = np.searchsorted(t, times + 1e-9, side="right") - 1
+            ok = at >= 0
+            out[ok, col] = v[at[ok]]
+    return out
 
 
 def _finish(node: MotionRecorder, code: int) -> int:

@@ -61,6 +61,7 @@ class Param:
         minimum: Smallest allowed number (inclusive), if any.
         above: Numbers must be greater than this, if given.
         runtime: May change while the node runs; otherwise only at start (read-only).
+        dynamic: Any type is accepted (e.g. a number or a string that holds a map).
     """
 
     default: Any
@@ -69,6 +70,7 @@ class Param:
     minimum: float | None = None
     above: float | None = None
     runtime: bool = False
+    dynamic: bool = False
 
     def problem(self, name: str, value: Any) -> str | None:
         """Why ``value`` is not valid for this parameter, or None."""
@@ -91,7 +93,9 @@ def declare(node: Node, parameters: Mapping[str, Param]) -> None:
         ValueError: A value the node starts with is not valid (the message says why).
     """
     for name, spec in parameters.items():
-        descriptor = ParameterDescriptor(description=spec.description, read_only=not spec.runtime)
+        descriptor = ParameterDescriptor(
+            description=spec.description, read_only=not spec.runtime, dynamic_typing=spec.dynamic
+        )
         node.declare_parameter(name, spec.default, descriptor)
     problems = [p for name, spec in parameters.items() if (p := spec.problem(name, node.get_parameter(name).value))]
     if problems:

@@ -2,23 +2,39 @@
 
 A sender executes a :class:`~motion_formats_ros.core.trajectory.TrajectoryPlan` and
 returns once the controller has run it to its end (True) or the player is stopping
-(False). :class:`TopicSender` publishes JointTrajectory messages on a topic, as
-joint_trajectory_controller's ``~/joint_trajectory`` subscription takes them; a
-FollowJointTrajectory action client is another sender with the same interface.
+(False); a controller that refuses or fails it raises :class:`SendError` with the reason.
+:class:`TopicSender` publishes JointTrajectory messages on a topic, as
+joint_trajectory_controller's ``~/joint_trajectory`` subscription takes them (fire and
+forget); :class:`ActionSender` sends the plan as one ``control_msgs/FollowJointTrajectory``
+goal and follows it to its result.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+import yaml
+from action_msgs.msg import GoalStatus
+from control_msgs.action import FollowJointTrajectory
+from control_msgs.msg import JointTolerance
+from rcl_interfaces.srv import GetParameters
+from rclpy.action.client import ActionClient
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.serialization import serialize_message
 from trajectory_msgs.msg import JointTrajectory
 
+from ..core.errors import MotionFormatError
 from ..core.trajectory import TrajectoryPlan, split_chunks
 from . import adapters
+
+
+class SendError(MotionFormatError):
+    """The controller refused the motion or did not execute it; the message says why."""
 
 
 class TrajectorySender(Protocol):
@@ -89,3 +105,334 @@ class TopicSender:
             end = start + plan.duration
         # Stay up while the controller executes it (logs and services stay available).
         return not self.stop.wait(max(0.0, end - time.monotonic()))
+
+
+#: FollowJointTrajectory result codes in words.
+RESULT_WORDS = {
+    FollowJointTrajectory.Result.SUCCESSFUL: "SUCCESSFUL",
+    FollowJointTrajectory.Result.INVALID_GOAL: "INVALID_GOAL",
+    FollowJointTrajectory.Result.INVALID_JOINTS: "INVALID_JOINTS",
+    FollowJointTrajectory.Result.OLD_HEADER_TIMESTAMP: "OLD_HEADER_TIMESTAMP",
+    FollowJointTrajectory.Result.PATH_TOLERANCE_VIOLATED: "PATH_TOLERANCE_VIOLATED",
+    FollowJointTrajectory.Result.GOAL_TOLERANCE_VIOLATED: "GOAL_TOLERANCE_VIOLATED",
+}
+STATUS_WORDS = {
+    GoalStatus.STATUS_SUCCEEDED: "succeeded",
+    GoalStatus.STATUS_ABORTED: "aborted",
+    GoalStatus.STATUS_CANCELED: "canceled",
+    GoalStatus.STATUS_UNKNOWN: "unknown",
+}
+
+Tolerance = float | dict[str, float]
+
+
+def parse_tolerance(name: str, value: Any) -> Tolerance:
+    """A tolerance parameter: one number for every joint, or a map joint → number.
+
+    Strings are read as YAML (``"0.05"``, ``"{elbow: 0.1, wrist: 0.2}"``). 0 (or an empty
+    string) leaves the controller's default; -1 lifts the limit (control_msgs/JointTolerance).
+
+    Raises:
+        ValueError: Not a number or a map of numbers, or a value that is neither > 0, 0 nor -1.
+    """
+    if isinstance(value, str):
+        try:
+            value = yaml.safe_load(value) if value.strip() else 0.0
+        except yaml.YAMLError:
+            raise ValueError(f"{name}: expected a number or a map joint: number, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float, dict)):
+        raise ValueError(f"{name}: expected a number or a map joint: number, got {value!r}")
+    items = value.items() if isinstance(value, dict) else [("", value)]
+    out: dict[str, float] = {}
+    for joint, v in items:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not (v >= 0 or v == -1):
+            where = f" (joint {joint!r})" if joint else ""
+            raise ValueError(
+                f"{name}{where}: expected a number > 0, 0 (the controller's default) or -1 (none), got {v!r}"
+            )
+        out[str(joint)] = float(v)
+    return out[""] if not isinstance(value, dict) else out
+
+
+def tolerances(name: str, tolerance: Tolerance, joints: Sequence[str]) -> list[JointTolerance]:
+    """JointTolerance entries (position) for the goal; none where the controller's default applies.
+
+    Raises:
+        SendError: The map names a joint the motion does not send.
+    """
+    if isinstance(tolerance, dict):
+        unknown = [j for j in tolerance if j not in joints]
+        if unknown:
+            raise SendError(f"{name} names joints the motion does not send: {', '.join(unknown)}")
+        return [JointTolerance(name=j, position=v) for j, v in tolerance.items() if v != 0]
+    if tolerance == 0:
+        return []
+    return [JointTolerance(name=j, position=tolerance) for j in joints]
+
+
+def _wait(future: Any, stop: threading.Event, lost: Callable[[], bool] | None = None) -> Any:
+    """The future's result once done; None when ``stop`` is set first.
+
+    Raises:
+        SendError: ``lost()`` says the other side is gone (checked every 0.1 s).
+    """
+    checked = time.monotonic()
+    while not future.done():
+        if stop.wait(0.01):
+            return None
+        if lost is not None and time.monotonic() - checked >= 0.1:
+            checked = time.monotonic()
+            if lost():
+                raise SendError("the action server went away (no result)")
+    return future.result()
+
+
+class ActionSender:
+    """Sends each plan as one FollowJointTrajectory goal and follows it to its result.
+
+    Args:
+        node: The node the client belongs to (clock, logger).
+        controller: Controller namespace (``/arm_controller``): the action is
+            ``<controller>/follow_joint_trajectory``.
+        stop: Set when the player stops: waiting ends; :meth:`cancel` cancels a running goal.
+        start_delay: > 0 stamps the trajectory now + delay; 0 stamps it 0 (start on receipt).
+        path_tolerance, goal_tolerance: See :func:`parse_tolerance`.
+        goal_time_tolerance: Seconds after the end the goal may take to be reached (0 = the
+            controller's default).
+        wait_for_server: Seconds to wait for the action server.
+    """
+
+    #: Seconds between progress lines.
+    FEEDBACK_PERIOD = 1.0
+    #: Seconds without the action server in the ROS graph (while a goal runs) after which it
+    #: counts as gone. A killed process stays in the graph until its DDS lease expires, so:
+    SERVER_LOST = 2.0
+    #: … also gone when feedback had been coming (joint_trajectory_controller sends it at 20 Hz)
+    #: and stopped for this many seconds.
+    FEEDBACK_SILENCE = 3.0
+
+    def __init__(
+        self,
+        node: Node,
+        controller: str,
+        stop: threading.Event,
+        start_delay: float = 0.0,
+        path_tolerance: Any = 0.0,
+        goal_tolerance: Any = 0.0,
+        goal_time_tolerance: float = 0.0,
+        wait_for_server: float = 10.0,
+    ) -> None:
+        self.node = node
+        self.stop = stop
+        self.controller = "/" + controller.strip("/")
+        self.start_delay = max(start_delay, 0.0)
+        self.path_tolerance = parse_tolerance("path_tolerance", path_tolerance)
+        self.goal_tolerance = parse_tolerance("goal_tolerance", goal_tolerance)
+        self.goal_time_tolerance = max(goal_time_tolerance, 0.0)
+        self.timeout = max(wait_for_server, 0.0)
+        self.client: ActionClient[Any, Any, Any] = ActionClient(
+            node,
+            FollowJointTrajectory,
+            f"{self.controller}/follow_joint_trajectory",
+            callback_group=ReentrantCallbackGroup(),
+        )
+        self.action = node.resolve_topic_name(f"{self.controller}/follow_joint_trajectory")
+        self._lock = threading.Lock()
+        self._goal_future: Any = None
+        self._goal_handle: Any = None
+        self._result_future: Any = None
+        self._last_feedback = 0.0
+        self._feedback_at: float | None = None
+        self._duration = 0.0
+        self.goals = 0
+
+    # ----------------------------------------------------------------- server
+    def wait_for_server(self) -> bool:
+        """True once the server is there, False when stopping first.
+
+        Raises:
+            SendError: No server within ``wait_for_server`` seconds.
+        """
+        deadline = time.monotonic() + self.timeout
+        while not self.client.server_is_ready():
+            if time.monotonic() >= deadline:
+                raise SendError(
+                    f"no FollowJointTrajectory action server at {self.action} after {self.timeout:g} s "
+                    "(is the controller loaded and active? see wait_for_server)"
+                )
+            if self.stop.wait(0.05):
+                return False
+        self.node.get_logger().info(f"action server {self.action} is there")
+        return True
+
+    # ----------------------------------------------------------------- goal
+    def goal(self, plan: TrajectoryPlan) -> Any:
+        """The FollowJointTrajectory goal for ``plan`` (stamped now + start_delay, or 0)."""
+        now_ns = self.node.get_clock().now().nanoseconds
+        stamp = now_ns + round(self.start_delay * 1e9) if self.start_delay > 0 else 0
+        joints = list(plan.joint_names)
+        goal = FollowJointTrajectory.Goal()
+        goal.trajectory = adapters.trajectory(plan, 0, plan.points, stamp)
+        goal.path_tolerance = tolerances("path_tolerance", self.path_tolerance, joints)
+        goal.goal_tolerance = tolerances("goal_tolerance", self.goal_tolerance, joints)
+        goal.goal_time_tolerance = adapters.duration_ns(round(self.goal_time_tolerance * 1e9))
+        return goal
+
+    def execute(self, plan: TrajectoryPlan) -> bool:
+        if self.stop.is_set():
+            return False
+        log = self.node.get_logger()
+        goal = self.goal(plan)
+        self.goals += 1
+        self._duration = plan.duration
+        self._last_feedback = time.monotonic()
+        self._feedback_at = None
+        log.info(
+            f"sending goal {self.goals} to {self.action}: {plan.points} points, {plan.duration:.3f} s, "
+            f"path_tolerance {_describe(self.path_tolerance)}, goal_tolerance {_describe(self.goal_tolerance)}, "
+            f"goal_time_tolerance {self.goal_time_tolerance:g} s"
+        )
+        with self._lock:
+            self._goal_future = self.client.send_goal_async(goal, feedback_callback=self._on_feedback)
+        handle = _wait(self._goal_future, self.stop)
+        if handle is None:
+            return False
+        if not handle.accepted:
+            with self._lock:
+                self._goal_future = None
+            raise SendError(f"{self.action} rejected the goal: {self._rejection_reason(plan)}")
+        log.info(f"{self.action} accepted goal {self.goals}")
+        with self._lock:
+            self._goal_handle = handle
+            self._result_future = handle.get_result_async()
+        seen = [time.monotonic()]
+
+        def lost() -> bool:
+            now = time.monotonic()
+            if self.client.server_is_ready():
+                seen[0] = now
+            silent = self._feedback_at is not None and now - self._feedback_at > self.FEEDBACK_SILENCE
+            return silent or now - seen[0] > self.SERVER_LOST
+
+        try:
+            response = _wait(self._result_future, self.stop, lost)
+        except SendError as exc:
+            with self._lock:
+                self._goal_future = self._goal_handle = self._result_future = None
+            raise SendError(f"{self.action}: goal {self.goals}: {exc}") from None
+        if response is None:
+            return False
+        with self._lock:  # nothing left to cancel
+            self._goal_future = self._goal_handle = self._result_future = None
+        result = response.result
+        words = RESULT_WORDS.get(result.error_code, f"error code {result.error_code}")
+        said = f": {result.error_string}" if result.error_string else ""
+        status = STATUS_WORDS.get(response.status, f"status {response.status}")
+        if (
+            response.status == GoalStatus.STATUS_SUCCEEDED
+            and result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
+        ):
+            log.info(f"{self.action}: goal {self.goals} {status}, result SUCCESSFUL{said}")
+            return True
+        raise SendError(f"{self.action}: goal {self.goals} {status}, result {words}{said}")
+
+    def _on_feedback(self, message: Any) -> None:
+        now = self._feedback_at = time.monotonic()
+        if now - self._last_feedback < self.FEEDBACK_PERIOD:
+            return
+        self._last_feedback = now
+        fb = message.feedback
+        t = fb.desired.time_from_start.sec + fb.desired.time_from_start.nanosec * 1e-9
+        errors = [abs(e) for e in fb.error.positions]
+        if errors and len(errors) == len(fb.joint_names):
+            worst = max(range(len(errors)), key=errors.__getitem__)
+            error = f"largest error {errors[worst]:.4g} on {fb.joint_names[worst]!r}"
+        else:
+            error = "no position error reported"
+        self.node.get_logger().info(f"{self.action}: {t:.1f} s of {self._duration:.1f} s, {error}")
+
+    def _rejection_reason(self, plan: TrajectoryPlan) -> str:
+        """Why the goal was rejected, as far as the controller's parameters tell.
+
+        A rejected goal carries no reason in ROS 2 (joint_trajectory_controller logs it):
+        compare the joints sent with the controller's ``joints`` parameter.
+        """
+        fallback = "the action gives no reason (the controller's log says why)"
+        params = self._controller_parameters(("joints", "allow_partial_joints_goal"))
+        if params is None or not params.get("joints"):
+            return fallback
+        theirs = [str(j) for j in params["joints"]]
+        ours = list(plan.joint_names)
+        unknown = [j for j in ours if j not in theirs]
+        missing = [j for j in theirs if j not in ours]
+        partial = bool(params.get("allow_partial_joints_goal", False))
+        problems = []
+        if unknown:
+            problems.append(f"joints the controller does not have: {', '.join(unknown)}")
+        if missing and not partial:
+            problems.append(f"joints missing (allow_partial_joints_goal is false): {', '.join(missing)}")
+        if not problems:
+            return f"{fallback}; the joints match the controller's ({', '.join(theirs)})"
+        return "; ".join(problems) + f" (the controller's joints: {', '.join(theirs)})"
+
+    def _controller_parameters(self, names: Sequence[str], timeout: float = 1.0) -> dict[str, Any] | None:
+        client: Any = self.node.create_client(GetParameters, f"{self.controller}/get_parameters")
+        try:
+            deadline = time.monotonic() + timeout
+            while not client.service_is_ready():
+                if time.monotonic() > deadline or self.stop.wait(0.02):
+                    return None
+            future = client.call_async(GetParameters.Request(names=list(names)))
+            while not future.done():
+                if time.monotonic() > deadline or self.stop.wait(0.01):
+                    return None
+            response: Any = future.result()
+            values = response.values if response is not None else []
+            return {n: _parameter_value(v) for n, v in zip(names, values, strict=False)}
+        finally:
+            self.node.destroy_client(client)
+
+    # ----------------------------------------------------------------- cancel
+    def cancel(self, spin: Callable[[float], None], timeout: float) -> None:
+        """Cancel the running goal and wait (spinning) up to ``timeout`` s for the server to acknowledge."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            pending, handle, result = self._goal_future, self._goal_handle, self._result_future
+        if handle is None and pending is not None:
+            while not pending.done() and time.monotonic() < deadline:
+                spin(0.02)
+            handle = pending.result() if pending.done() else None
+            result = None
+        if handle is None or not handle.accepted or (result is not None and result.done()):
+            return
+        log = self.node.get_logger()
+        cancel = handle.cancel_goal_async()
+        while not cancel.done() and time.monotonic() < deadline:
+            spin(0.02)
+        if cancel.done():
+            log.info(f"{self.action}: goal {self.goals} canceled (the server acknowledged)")
+        else:
+            log.warning(f"{self.action}: no acknowledgement of the cancel within {timeout:g} s")
+
+
+def _describe(tolerance: Tolerance) -> str:
+    if isinstance(tolerance, dict):
+        return "{" + ", ".join(f"{j}: {v:g}" for j, v in tolerance.items()) + "}" if tolerance else "default"
+    return "default" if tolerance == 0 else f"{tolerance:g}"
+
+
+def _parameter_value(value: Any) -> Any:
+    """The Python value of an rcl_interfaces/ParameterValue."""
+    from rclpy.parameter import parameter_value_to_python
+
+    return parameter_value_to_python(value)
+
+
+__all__ = [
+    "ActionSender",
+    "SendError",
+    "TopicSender",
+    "TrajectorySender",
+    "parse_tolerance",
+    "tolerances",
+]
