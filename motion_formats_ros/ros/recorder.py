@@ -7,6 +7,13 @@ beside the output, flushed and fsynced every ``flush_interval``; on stop, SIGINT
 SIGTERM the output is written atomically from it. After a SIGKILL or power loss,
 ``motion-formats recover OUTPUT.journal`` writes the file from the journal.
 
+The file is made by the same ROS-free code as ``bag2motion``'s (``journal.assemble``
+calls ``core.merge``, ``core.stamps`` and ``core.tf``): every /tf and /tf_static
+transform is journaled as received and the root pose is composed by the one TF buffer
+at each frame's time; times are relative to the first sample, whose ROS time (ns) is
+the file's ``start_time_ns``. ``~/snapshot`` writes the file from the journal's
+flushed prefix on another thread, so that recording goes on meanwhile.
+
     motion_recorder --ros-args -p output:=robot_log.msgpack -p topics:="[arm/joint_states, head/joint_states]"
 """
 
@@ -20,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
 from std_srvs.srv import Trigger
@@ -29,8 +36,8 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ..core.atomic import check_writable
 from ..core.errors import MotionFormatError, UnknownFormatError, WriteError
+from ..core.merge import imu_row, joint_state_problem
 from ..core.model import MotionFile
-from ..core.spatial import compose
 from ..journal import JournalWriter, assemble, read_journal
 from ..registry import codec_for_path, write
 from .scaffold import LATCHED_SUB_QOS, RECORD_QOS, Param, declare, run
@@ -85,18 +92,16 @@ class MotionRecorder(Node):
         self.frames = 0
         self._started_at = 0.0
         self._snapshot_written = False
+        self._snapshot_lock = threading.Lock()  # a snapshot being written; the final write waits for it
         self.max_frames = int(self._param("max_frames"))
         self.output = self._check_output()
         self.journal_path = Path(str(self.output) + ".journal")
-        self._tf_static: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}
-        self._tf_dynamic: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}
+        # Latched static transforms as last received (journaled when recording starts).
+        self._tf_static: dict[str, tuple[str, int, int, tuple[float, ...], tuple[float, ...]]] = {}
         self._subscribe()
-        for service, handler in (
-            ("~/start", self._srv_start),
-            ("~/stop", self._srv_stop),
-            ("~/snapshot", self._srv_snapshot),
-        ):
-            self.create_service(Trigger, service, handler)
+        self.create_service(Trigger, "~/start", self._srv_start)
+        self.create_service(Trigger, "~/stop", self._srv_stop)
+        self.create_service(Trigger, "~/snapshot", self._srv_snapshot, callback_group=MutuallyExclusiveCallbackGroup())
         if self._param("duration") > 0:
             self.create_timer(0.05, self._check_duration)
         if self._param("autostart"):
@@ -155,6 +160,8 @@ class MotionRecorder(Node):
                     "topics": [t for t in self._param("topics") if t],
                     "stamps": self._param("stamps"),
                     "rate": self._param("rate"),
+                    "world_frame": self._param("world_frame"),
+                    "root_frame": self._param("root_frame"),
                     "write_options": {"version": self._param("seq_version")} if self.codec == "seq" else {},
                 }
                 try:
@@ -167,6 +174,11 @@ class MotionRecorder(Node):
                 except OSError as exc:
                     raise RecorderError(f"{self.journal_path}: {exc.strerror or exc}") from None
                 self._flush_timer = self.create_timer(max(self._param("flush_interval"), 0.01), self._flush)
+                try:
+                    for child, (parent, stamp, recv, xyz, xyzw) in self._tf_static.items():
+                        self.journal.tf(parent, child, stamp, recv, xyz, xyzw, static=True)
+                except OSError as exc:
+                    raise RecorderError(f"{self.journal_path}: {exc.strerror or exc}") from None
             self.recording = True
             self._started_at = time.monotonic()
         self.get_logger().info(f"recording to {self.output} (journal {self.journal_path})")
@@ -203,11 +215,9 @@ class MotionRecorder(Node):
             return
         receive = self.get_clock().now().nanoseconds
         names = msg.name
-        n = len(names)
-        if len(msg.position) not in (0, n) or len(msg.velocity) not in (0, n) or len(msg.effort) not in (0, n):
-            self.get_logger().warning(
-                f"{topic}: JointState with {n} names but other lengths: skipped", throttle_duration_sec=5.0
-            )
+        problem = joint_state_problem(names, msg.position, msg.velocity, msg.effort)
+        if problem is not None:
+            self.get_logger().warning(f"{topic}: JointState skipped: {problem}", throttle_duration_sec=5.0)
             return
         stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
         self._record(
@@ -266,44 +276,38 @@ class MotionRecorder(Node):
         receive = self.get_clock().now().nanoseconds
         stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
         o, w, a = msg.orientation, msg.angular_velocity, msg.linear_acceleration
-        self._record(
-            self.journal.imu,
-            msg.header.frame_id or topic.strip("/"),
-            stamp,
-            receive,
+        row = imu_row(
             (o.x, o.y, o.z, o.w),
             (w.x, w.y, w.z),
             (a.x, a.y, a.z),
+            msg.orientation_covariance,
+            msg.angular_velocity_covariance,
+            msg.linear_acceleration_covariance,
+        )
+        self._record(
+            self.journal.imu, msg.header.frame_id or topic.strip("/"), stamp, receive, row[0:4], row[4:7], row[7:10]
         )
 
     def _on_tf(self, msg: TFMessage, static: bool = False) -> None:
-        table = self._tf_static if static else self._tf_dynamic
-        latest = 0
+        """Every transform goes to the journal as received; the TF buffer composes them when writing."""
+        receive = self.get_clock().now().nanoseconds
+        rows = []
         for t in msg.transforms:
             tr, q = t.transform.translation, t.transform.rotation
-            table[t.child_frame_id] = (t.header.frame_id, np.array([tr.x, tr.y, tr.z]), np.array([q.x, q.y, q.z, q.w]))
-            latest = max(latest, t.header.stamp.sec * 1_000_000_000 + t.header.stamp.nanosec)
-        if static or not self.recording or self.journal is None:
+            stamp = t.header.stamp.sec * 1_000_000_000 + t.header.stamp.nanosec
+            row = (t.header.frame_id, stamp, receive, (tr.x, tr.y, tr.z), (q.x, q.y, q.z, q.w))
+            if static:
+                self._tf_static[t.child_frame_id] = row
+            rows.append((t.child_frame_id, row))
+        if not self.recording or self.journal is None:
             return
-        pose = self._lookup(self._param("world_frame"), self._param("root_frame"))
-        if pose is not None:
-            self._record(self.journal.pose, "root", latest, self.get_clock().now().nanoseconds, *pose)
+        journal = self.journal
 
-    def _lookup(self, world: str, frame: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """Pose of ``frame`` in ``world`` composed over the latest transforms (None if not connected)."""
-        position, rotation = np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0])
-        current = frame
-        for _ in range(64):
-            if current == world:
-                return position, rotation
-            edge = self._tf_dynamic.get(current) or self._tf_static.get(current)
-            if edge is None:
-                return None
-            parent, t, q = edge
-            # pose_in_parent ∘ pose: the accumulated pose expressed in the parent frame.
-            position, rotation = compose((t, q), (position, rotation))
-            current = parent
-        return None
+        def write() -> None:
+            for child, (parent, stamp, recv, xyz, xyzw) in rows:
+                journal.tf(parent, child, stamp, recv, xyz, xyzw, static=static)
+
+        self._record(write)
 
     # ----------------------------------------------------------------- finishing
     def _check_duration(self) -> None:
@@ -320,6 +324,10 @@ class MotionRecorder(Node):
             self.journal = None
         if journal is None:
             return False
+        with self._snapshot_lock:  # a snapshot's file must not replace the final one
+            return self._finish_from(journal)
+
+    def _finish_from(self, journal: JournalWriter) -> bool:
         journal.close()
         try:
             motion_file = self._assemble()
@@ -333,9 +341,9 @@ class MotionRecorder(Node):
         self._report(motion_file, "wrote")
         return True
 
-    def _assemble(self) -> MotionFile:
-        """The motion file the journal stands for; what it reports goes to the log."""
-        content = read_journal(self.journal_path)
+    def _assemble(self, limit: int | None = None) -> MotionFile:
+        """The motion file the journal (its first ``limit`` bytes) stands for; what it reports goes to the log."""
+        content = read_journal(self.journal_path, limit)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             motion_file = assemble(
@@ -373,23 +381,34 @@ class MotionRecorder(Node):
         return response
 
     def _srv_snapshot(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        if self.journal is None:
-            response.success, response.message = False, "not recording"
-            return response
-        with self._lock:
-            self.journal.flush()
-        try:
-            motion_file = self._assemble()
-            write(
-                motion_file,
-                self.output,
-                overwrite=self._param("overwrite") or self._snapshot_written,
-                **self._write_options(),
-            )
-        except (ValueError, MotionFormatError) as exc:
-            response.success, response.message = False, str(exc)
-            return response
-        self._snapshot_written = True
+        """Write the output from what is flushed so far; recording goes on meanwhile.
+
+        This callback has its own callback group: it runs on another executor thread than
+        the subscriptions, which keep journaling samples while the file is assembled from a
+        consistent copy (the journal's flushed prefix: the journal only grows).
+        """
+        with self._snapshot_lock:
+            with self._lock:
+                if self.journal is None:
+                    response.success, response.message = False, "not recording"
+                    return response
+                try:
+                    size = self.journal.flush()
+                except OSError as exc:
+                    response.success, response.message = False, f"{self.journal_path}: {exc.strerror or exc}"
+                    return response
+            try:
+                motion_file = self._assemble(limit=size)
+                write(
+                    motion_file,
+                    self.output,
+                    overwrite=self._param("overwrite") or self._snapshot_written,
+                    **self._write_options(),
+                )
+            except (ValueError, MotionFormatError, OSError) as exc:
+                response.success, response.message = False, str(exc)
+                return response
+            self._snapshot_written = True
         frames = motion_file.groups.get("actual", motion_file.motion).num_frames
         response.success, response.message = True, f"snapshot: {frames} frames in {self.output}"
         return response
@@ -409,7 +428,9 @@ def _finish(node: MotionRecorder, code: int) -> int:
 
 def main(args: list[str] | None = None) -> int:
     """Entry point (``motion_recorder``); returns the exit status."""
-    return run(MotionRecorder, "motion_recorder", (MotionFormatError, RecorderError, WriteError), _finish, args)
+    # Two threads: a snapshot (own callback group) is written while samples keep coming in.
+    errors = (MotionFormatError, RecorderError, WriteError)
+    return run(MotionRecorder, "motion_recorder", errors, _finish, args, threads=2)
 
 
 def entry() -> None:
