@@ -184,6 +184,11 @@ def take_columns(values: FloatArray, columns: Sequence[int | None]) -> FloatArra
     return out
 
 
+def imu_name(topic: str) -> str:
+    """The name an IMU topic's samples get in the model: the topic without its leading ``/``."""
+    return topic[1:] if topic.startswith("/") else topic
+
+
 def imu_row(
     orientation: Sequence[float],
     angular_velocity: Sequence[float],
@@ -211,6 +216,7 @@ def imu_row(
 __all__ = [
     "CHANNELS",
     "Segment",
+    "imu_name",
     "imu_row",
     "joint_state_problem",
     "merge",

@@ -36,7 +36,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ..core.atomic import check_writable
 from ..core.errors import MotionFormatError, UnknownFormatError, WriteError
-from ..core.merge import imu_row, joint_state_problem
+from ..core.merge import imu_name, imu_row, joint_state_problem
 from ..core.model import MotionFile
 from ..journal import JournalWriter, assemble, read_journal
 from ..registry import codec_for_path, write
@@ -284,9 +284,7 @@ class MotionRecorder(Node):
             msg.angular_velocity_covariance,
             msg.linear_acceleration_covariance,
         )
-        self._record(
-            self.journal.imu, msg.header.frame_id or topic.strip("/"), stamp, receive, row[0:4], row[4:7], row[7:10]
-        )
+        self._record(self.journal.imu, imu_name(topic), stamp, receive, row[0:4], row[4:7], row[7:10])
 
     def _on_tf(self, msg: TFMessage, static: bool = False) -> None:
         """Every transform goes to the journal as received; the TF buffer composes them when writing."""

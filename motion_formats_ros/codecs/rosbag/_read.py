@@ -25,7 +25,7 @@ import numpy.typing as npt
 from ...core import timing
 from ...core._nesting import json_too_deep, too_deep_reason
 from ...core.errors import ReadError, require
-from ...core.merge import Segment, imu_row, joint_state_problem, merge, select_joints
+from ...core.merge import Segment, imu_name, imu_row, joint_state_problem, merge, select_joints
 from ...core.model import Motion, MotionFile, Series
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
@@ -784,7 +784,7 @@ class _BagReader:
             keep = np.append(ns[1:] != ns[:-1], True)
             st = (ns[keep] - origin) / 1e9
             vals = values[keep]
-            imu_names.append(str(imu_names_map.get(topic, _frame(topic))))
+            imu_names.append(str(imu_names_map.get(topic, imu_name(topic))))
             imu_rows.append(
                 (
                     self._sampled(times, st, vals[:, 0:4], "quaternion"),
