@@ -595,15 +595,17 @@ def recover(
     output: str | os.PathLike[str] | None = None,
     *,
     overwrite: bool = False,
+    limit: int | None = None,
     **options: Any,
 ) -> tuple[Path, MotionFile, JournalContent]:
     """Write the motion file a journal stands for (after a crash, or to finish a recording).
 
-    The output path and options default to what the recorder wrote into the journal.
+    The output path and options default to what the recorder wrote into the journal;
+    ``limit`` uses only the journal's first ``limit`` bytes (see :func:`read_journal`).
     """
     from .registry import write
 
-    content = read_journal(journal)
+    content = read_journal(journal, limit)
     meta = content.metadata
     if output is None and not isinstance(meta.get("output"), str):
         raise ReadError(journal, "the metadata names no output file: give one", offset=len(MAGIC))
@@ -625,3 +627,39 @@ def recover(
     write_options.update(options)
     write(motion_file, out, overwrite=overwrite, **write_options)
     return out, motion_file, content
+
+
+def snapshot_main(argv: Sequence[str] | None = None) -> int:
+    """``python -m motion_formats_ros.journal JOURNAL LIMIT OUTPUT [--overwrite]``: the recorder's snapshot.
+
+    Writes OUTPUT from the journal's first LIMIT bytes, in a process of its own: the
+    recorder's process keeps taking samples without sharing its interpreter (and its
+    GIL) with the assembling and writing. Prints the frames per group; exit 1 with the
+    error on stderr.
+    """
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m motion_formats_ros.journal")
+    parser.add_argument("journal", type=Path)
+    parser.add_argument("limit", type=int)
+    parser.add_argument("output", type=Path)
+    parser.add_argument("--overwrite", action="store_true")
+    args = parser.parse_args(argv)
+    from .core.errors import MotionFormatError
+
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _, motion_file, _ = recover(args.journal, args.output, overwrite=args.overwrite, limit=args.limit)
+    except (MotionFormatError, OSError, ValueError) as exc:
+        print(f"snapshot failed: {exc}", file=sys.stderr)
+        return 1
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    print(json.dumps({group: m.num_frames for group, m in motion_file.groups.items()}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(snapshot_main())

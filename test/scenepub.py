@@ -178,6 +178,7 @@ def main(argv: list[str]) -> int:
         names = [f"j{i}" for i in range(joints)]
         msg = JointState(name=names, position=[0.0] * joints, velocity=[0.5] * joints, effort=[-0.5] * joints)
         count = int(seconds * rate)
+        print("publishing", flush=True)
         start = time.monotonic()
         for k in range(count):
             delay = start + k / rate - time.monotonic()
