@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .core.errors import ReadError
-from .core.merge import CHANNELS, Segment, merge, merge_on_grid, select_joints, take_columns
+from .core.merge import CHANNELS, Segment, merge, merge_on_grid, sample_stream, select_joints, take_columns
 from .core.model import IMU_CHANNELS, Motion, MotionFile
 from .core.stamps import choose_times
 from .core.tf import TfSamples
@@ -501,12 +501,8 @@ def _actual_group(
 def _sample_block(
     times: np.ndarray, block: Block, block_times: np.ndarray, origin: int, columns: slice, quaternion: bool
 ) -> FloatArray:
-    from .core import timing
-
-    t, idx = _unique_increasing(block_times)
-    values = block.channels["values"][idx][:, columns]
-    where = timing.locate((t - origin) / 1e9, times)
-    return np.asarray(timing.interpolate(values, where, "quaternion" if quaternion else "value"))
+    values = block.channels["values"][:, columns]
+    return sample_stream(block_times, values, origin, times, "quaternion" if quaternion else "value")
 
 
 def _root_from_tf(m: Motion, content: JournalContent, stamps: str, origin: int) -> dict[str, FloatArray]:

@@ -49,11 +49,12 @@ def main(argv: list[str]) -> int:
     import rclpy
     from geometry_msgs.msg import TransformStamped
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from rosutil import init_confined_child
     from sensor_msgs.msg import Imu, JointState
     from tf2_msgs.msg import TFMessage
 
     mode = argv[0]
-    rclpy.init()
+    init_confined_child()
     node = rclpy.create_node(f"scene_{mode}")
     reliable = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
     latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)

@@ -295,3 +295,26 @@ def test_a_frame_with_two_parents_is_reported_not_mixed(tmp_path: Path) -> None:
         m = assemble(read_journal(tmp_path / "p.journal")).groups["actual"]
     assert m.root_position is not None
     np.testing.assert_array_equal(m.root_position[:, 0], np.arange(10))  # the odom tree only, no zig-zag
+
+
+def test_recover_a_tail_cut_inside_a_tf_record(tmp_path: Path) -> None:
+    """The TF records the recorder now journals: a cut at every byte of the last one drops only it."""
+    out = tmp_path / "t.msgpack"
+    j = JournalWriter(tmp_path / "t.journal", _meta(out, world_frame="odom", root_frame="base_link"))
+    for k in range(4):
+        j.tf("odom", "base_link", 1_000_000_000 + k * 10_000_000, 0, (k, 0, 0), (0, 0, 0, 1))
+        j.joints("/js", ["a"], 1_000_000_000 + k * 10_000_000, 0, [k])
+    j.flush()
+    last = (tmp_path / "t.journal").stat().st_size
+    j.tf("odom", "base_link", 1_000_000_000 + 4 * 10_000_000, 0, (99, 0, 0), (0, 0, 0, 1))
+    j.flush()
+    data = (tmp_path / "t.journal").read_bytes()
+    assert len(data) - last == 8 + 19 + 7 * 8  # length + crc, kind + stream + stamps, pose
+    for cut in range(last, len(data) + 1):
+        journal = tmp_path / f"cut{cut}.journal"
+        journal.write_bytes(data[:cut])
+        _, motion_file, content = recover(journal, tmp_path / f"cut{cut}.msgpack")
+        assert content.truncated_at == (last if last < cut < len(data) else None), cut
+        m = motion_file.groups["actual"]
+        assert m.root_position is not None
+        np.testing.assert_array_equal(m.root_position[:, 0], [0, 1, 2, 3])  # the dropped tail: not used

@@ -184,6 +184,24 @@ def take_columns(values: FloatArray, columns: Sequence[int | None]) -> FloatArra
     return out
 
 
+def sample_stream(stamps_ns: IntArray, values: FloatArray, origin_ns: int, query: FloatArray, kind: str) -> FloatArray:
+    """One stream's samples (IMU, pose, point series) at ``query`` times (s from ``origin_ns``).
+
+    Samples may come in any order; of samples sharing a stamp the later wins. Between
+    samples: linear (``kind="value"``) or slerp (``"quaternion"``); held before the first
+    and after the last. No sample: NaN.
+    """
+    from . import timing
+
+    if stamps_ns.size == 0:
+        return np.full((query.size, *values.shape[1:]), np.nan)
+    order = np.argsort(stamps_ns, kind="stable")
+    ns, vals = stamps_ns[order], values[order]
+    keep = np.append(ns[1:] != ns[:-1], True)
+    where = timing.locate((ns[keep] - origin_ns) / 1e9, query)
+    return np.asarray(timing.interpolate(vals[keep], where, kind))
+
+
 def imu_name(topic: str) -> str:
     """The name an IMU topic's samples get in the model: the topic without its leading ``/``."""
     return topic[1:] if topic.startswith("/") else topic
@@ -221,6 +239,7 @@ __all__ = [
     "joint_state_problem",
     "merge",
     "merge_on_grid",
+    "sample_stream",
     "select_joints",
     "take_columns",
 ]

@@ -22,10 +22,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...core import timing
 from ...core._nesting import json_too_deep, too_deep_reason
 from ...core.errors import ReadError, require
-from ...core.merge import Segment, imu_name, imu_row, joint_state_problem, merge, select_joints
+from ...core.merge import Segment, imu_name, imu_row, joint_state_problem, merge, sample_stream, select_joints
 from ...core.model import Motion, MotionFile, Series
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
@@ -473,12 +472,6 @@ class _BagReader:
         child = dynamic[0].child  # the most often published moving frame
         return f"{buf.root_of(child)}:{child}"
 
-    def _sampled(self, times: FloatArray, sample_times: FloatArray, values: FloatArray, kind: str) -> FloatArray:
-        if sample_times.size == 0:
-            return np.full((times.size, *values.shape[1:]), np.nan)
-        where = timing.locate(sample_times, times)
-        return np.asarray(timing.interpolate(values, where, kind))
-
     def _series_of(
         self, source: BagSource, topic: str, raws: list[tuple[int, bytes]]
     ) -> tuple[IntArray, FloatArray, str]:
@@ -779,17 +772,12 @@ class _BagReader:
             ns, values = self._imu_of(source, topic, others.get(topic, []))
             if not ns.size:
                 continue
-            order = np.argsort(ns, kind="stable")
-            ns, values = ns[order], values[order]
-            keep = np.append(ns[1:] != ns[:-1], True)
-            st = (ns[keep] - origin) / 1e9
-            vals = values[keep]
             imu_names.append(str(imu_names_map.get(topic, imu_name(topic))))
             imu_rows.append(
                 (
-                    self._sampled(times, st, vals[:, 0:4], "quaternion"),
-                    self._sampled(times, st, vals[:, 4:7], "value"),
-                    self._sampled(times, st, vals[:, 7:10], "value"),
+                    sample_stream(ns, values[:, 0:4], origin, times, "quaternion"),
+                    sample_stream(ns, values[:, 4:7], origin, times, "value"),
+                    sample_stream(ns, values[:, 7:10], origin, times, "value"),
                 )
             )
         if imu_names:
@@ -806,9 +794,6 @@ class _BagReader:
             ns, values, frame_id = self._series_of(source, topic, others.get(topic, []))
             if not ns.size:
                 continue
-            order = np.argsort(ns, kind="stable")
-            ns, values = ns[order], values[order]
-            keep = np.append(ns[1:] != ns[:-1], True)
             info = series_map.get(topic, [_frame(topic), 3, None])
             name, width = str(info[0]), int(info[1])
             frame = frame_id
@@ -818,7 +803,7 @@ class _BagReader:
                 frame = "world"
             elif root_pair is not None and frame_id == root_pair[1]:
                 frame = "root"
-            vals = self._sampled(times, (ns[keep] - origin) / 1e9, values[keep], "value")[:, :width]
+            vals = sample_stream(ns, values, origin, times, "value")[:, :width]
             series[name] = Series(vals, frame=frame or "world", components=("x", "y", "z")[:width])
         if series:
             fields["series"] = series
