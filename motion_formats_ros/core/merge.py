@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Sequence, Sized
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -207,25 +208,17 @@ def imu_name(topic: str) -> str:
     return topic[1:] if topic.startswith("/") else topic
 
 
-def imu_row(
-    orientation: Sequence[float],
-    angular_velocity: Sequence[float],
-    linear_acceleration: Sequence[float],
-    orientation_covariance: Sequence[float] = (),
-    angular_velocity_covariance: Sequence[float] = (),
-    linear_acceleration_covariance: Sequence[float] = (),
-) -> list[float]:
-    """One IMU sample as 10 values (quaternion x, y, z, w; angular velocity; linear acceleration).
+def imu_row(msg: Any) -> list[float]:
+    """One ``sensor_msgs/Imu`` message (rclpy's or rosbags') as 10 values.
 
-    sensor_msgs/Imu marks a quantity the sensor does not give with -1 as the first element
-    of its covariance: that quantity becomes NaN (absent), whatever the message carries.
+    Quaternion x, y, z, w; angular velocity; linear acceleration. The message marks a
+    quantity the sensor does not give with -1 as the first element of its covariance:
+    that quantity becomes NaN (absent), whatever values the message carries.
     """
-    row = [float(v) for v in (*orientation, *angular_velocity, *linear_acceleration)]
-    for (start, width), cov in zip(
-        ((0, 4), (4, 3), (7, 3)),
-        (orientation_covariance, angular_velocity_covariance, linear_acceleration_covariance),
-        strict=True,
-    ):
+    o, g, a = msg.orientation, msg.angular_velocity, msg.linear_acceleration
+    row = [float(v) for v in (o.x, o.y, o.z, o.w, g.x, g.y, g.z, a.x, a.y, a.z)]
+    covariances = (msg.orientation_covariance, msg.angular_velocity_covariance, msg.linear_acceleration_covariance)
+    for (start, width), cov in zip(((0, 4), (4, 3), (7, 3)), covariances, strict=True):
         if len(cov) and cov[0] == -1:
             row[start : start + width] = [float("nan")] * width
     return row

@@ -282,15 +282,7 @@ class MotionRecorder(Node):
             return
         receive = self.get_clock().now().nanoseconds
         stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
-        o, w, a = msg.orientation, msg.angular_velocity, msg.linear_acceleration
-        row = imu_row(
-            (o.x, o.y, o.z, o.w),
-            (w.x, w.y, w.z),
-            (a.x, a.y, a.z),
-            msg.orientation_covariance,
-            msg.angular_velocity_covariance,
-            msg.linear_acceleration_covariance,
-        )
+        row = imu_row(msg)
         self._record(self.journal.imu, imu_name(topic), stamp, receive, row[0:4], row[4:7], row[7:10])
 
     def _on_tf(self, msg: TFMessage, static: bool = False) -> None:

@@ -489,17 +489,7 @@ class _BagReader:
         for t, msg in self._decode(source, topic, raws):
             stamps.append(_stamp_ns(msg.header.stamp))
             recv.append(t)
-            o, g, a = msg.orientation, msg.angular_velocity, msg.linear_acceleration
-            rows.append(
-                imu_row(
-                    (o.x, o.y, o.z, o.w),
-                    (g.x, g.y, g.z),
-                    (a.x, a.y, a.z),
-                    msg.orientation_covariance,
-                    msg.angular_velocity_covariance,
-                    msg.linear_acceleration_covariance,
-                )
-            )
+            rows.append(imu_row(msg))
         ns = _choose_times(np.array(stamps, np.int64), np.array(recv, np.int64), self.options.stamps, topic, self.notes)
         return ns, np.array(rows, dtype=np.float64).reshape(-1, 10)
 
