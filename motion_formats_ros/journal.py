@@ -32,7 +32,18 @@ import numpy as np
 import numpy.typing as npt
 
 from .core.errors import ReadError
-from .core.merge import CHANNELS, Segment, merge, merge_on_grid, sample_stream, select_joints, take_columns
+from .core.merge import (
+    CHANNELS,
+    Command,
+    Segment,
+    merge,
+    merge_on_grid,
+    place_trajectories,
+    sample_stream,
+    select_joints,
+    take_columns,
+    trajectory_bases,
+)
 from .core.model import IMU_CHANNELS, Motion, MotionFile
 from .core.stamps import choose_times
 from .core.tf import TfSamples
@@ -446,19 +457,19 @@ def assemble(
     """
     meta = content.metadata
     joint_blocks = _by_stream(content.joints, stamps) if content.joints else []
-    targets = _target_times(content, stamps)
+    targets = _target_segments(content, stamps)
     if joint_blocks:
         origin = int(min(int(t.min()) for _, t in joint_blocks if t.size))
     elif targets:
-        origin = int(min(int(t.min()) for t in targets))
+        origin = int(min(int(s.times.min()) for s in targets))
     else:
         raise ValueError("nothing was recorded")
-    groups: dict[str, Motion] = {}
-    if content.targets:
-        groups["target"] = _target_group(content, targets, origin)
+    groups: dict[str, Motion] = {}  # the measured motion first, as bag2motion orders them
     if joint_blocks:
         actual = _actual_group(content, joint_blocks, joints, rate, origin)
         groups["actual"] = _with_poses_and_imus(actual, content, stamps, origin)
+    if targets:
+        groups["target"] = _target_group(targets, origin)
     date = datetime.fromisoformat(meta["date"]) if meta.get("date") else None
     return MotionFile(
         groups=groups,
@@ -551,39 +562,24 @@ def _with_poses_and_imus(m: Motion, content: JournalContent, stamps: str, origin
     return dataclasses.replace(m, **fields) if fields else m
 
 
-def _target_times(content: JournalContent, stamps: str) -> list[npt.NDArray[np.int64]]:
-    """Absolute ns of every commanded point: stamp + offset (a zero stamp: the receive time)."""
-    out = []
-    for _, stamp, recv, offsets, _, _ in content.targets:
-        base = recv if stamp == 0 or stamps == "receive" else stamp
-        out.append(base + offsets)
-    return out
+def _target_segments(content: JournalContent, stamps: str) -> list[Segment]:
+    """Commanded trajectories on one timeline, by the rule bag2motion uses (:func:`.core.merge.place_trajectories`)."""
+    if not content.targets:
+        return []
+    stamp_ns = np.array([t[1] for t in content.targets], dtype=np.int64)
+    recv_ns = np.array([t[2] for t in content.targets], dtype=np.int64)
+    bases = trajectory_bases(stamp_ns, recv_ns, stamps)
+    commands = []
+    for (names, _, _, offsets, pos, vel), base in zip(content.targets, bases.tolist(), strict=True):
+        channels = {"position": pos} if vel is None else {"position": pos, "velocity": vel}
+        commands.append(Command(int(base), names, offsets, channels))
+    return place_trajectories(commands)
 
 
-def _target_group(content: JournalContent, times: list[npt.NDArray[np.int64]], origin: int) -> Motion:
-    names: dict[str, None] = {}
-    for target_names, *_ in content.targets:
-        for n in target_names:
-            names.setdefault(n, None)
-    order = list(names)
-    col = {n: i for i, n in enumerate(order)}
-    rows: list[np.ndarray] = []
-    vel_rows: list[np.ndarray] = []
-    any_vel = False
-    for target_names, _, _, _, pos, vel in content.targets:
-        block = np.full((pos.shape[0], len(order)), np.nan)
-        cols = [col[n] for n in target_names]
-        block[:, cols] = pos
-        rows.append(block)
-        vblock = np.full_like(block, np.nan)
-        if vel is not None:
-            any_vel = True
-            vblock[:, cols] = vel
-        vel_rows.append(vblock)
-    t_sorted, idx = _unique_increasing(np.concatenate(times))
-    position = np.concatenate(rows)[idx]
-    velocity = np.concatenate(vel_rows)[idx] if any_vel else None
-    return Motion(times=(t_sorted - origin) / 1e9, joint_names=tuple(order), position=position, velocity=velocity)
+def _target_group(segments: list[Segment], origin: int) -> Motion:
+    times_ns, names, channels = merge(segments, hold=False)
+    fields: dict[str, Any] = channels
+    return Motion(times=(times_ns - origin) / 1e9, joint_names=names, **fields)
 
 
 def recover(

@@ -2,7 +2,8 @@
 
     python scenepub.py rsp BASE_NS SECONDS       links on /tf at 50 Hz, fixed links on /tf_static,
                                                   /arm/joint_states 100 Hz, /head/joint_states 30 Hz
-    python scenepub.py odom BASE_NS SECONDS      odom → base_link at 100 Hz on :func:`odom_pose`, /imu 100 Hz
+    python scenepub.py odom BASE_NS SECONDS      odom → base_link at 100 Hz on :func:`odom_pose`, /imu 100 Hz,
+                                                  /joint_trajectory at 10 Hz (each replacing the last)
     python scenepub.py static                    map → odom on /tf_static (latched), then waits
     python scenepub.py parent BASE_NS SECONDS    a second localisation: world → base_link at 20 Hz
     python scenepub.py joints BASE_NS SECONDS RATE JOINTS
@@ -52,6 +53,7 @@ def main(argv: list[str]) -> int:
     from rosutil import init_confined_child
     from sensor_msgs.msg import Imu, JointState
     from tf2_msgs.msg import TFMessage
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
     mode = argv[0]
     init_confined_child()
@@ -144,7 +146,18 @@ def main(argv: list[str]) -> int:
     elif mode == "odom":
         tf_pub = node.create_publisher(TFMessage, "/tf", reliable)
         imu_pub = node.create_publisher(Imu, "/imu", reliable)
-        wait_matched(tf_pub, imu_pub)
+        traj_pub = node.create_publisher(JointTrajectory, "/joint_trajectory", reliable)
+        wait_matched(tf_pub, imu_pub, traj_pub)
+
+        def command(k: int) -> None:
+            # Points up to 150 ms ahead, every 100 ms: each message replaces the rest of the last.
+            msg = JointTrajectory(joint_names=["a0", "a1"])
+            stamp_of(msg, base + k * 100_000_000)
+            for offset in (0, 50, 150):
+                p = JointTrajectoryPoint(positions=[0.1 * k + offset / 1000, -0.1 * k], velocities=[1.0, 0.0])
+                p.time_from_start.nanosec = offset * 1_000_000
+                msg.points.append(p)
+            traj_pub.publish(msg)
 
         def odom(k: int) -> None:
             xyz, yaw = odom_pose(k * 0.01)
@@ -161,6 +174,7 @@ def main(argv: list[str]) -> int:
 
         events += [(k * 0.01, lambda k=k: odom(k)) for k in range(int(seconds * 100) + 1)]
         events += [(k * 0.01 + 0.001, lambda k=k: imu(k)) for k in range(int(seconds * 100))]
+        events += [(k * 0.1 + 0.002, lambda k=k: command(k)) for k in range(int(seconds * 10))]
     elif mode == "parent":
         tf_pub = node.create_publisher(TFMessage, "/tf", reliable)
         wait_matched(tf_pub)

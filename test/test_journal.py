@@ -104,7 +104,7 @@ def test_target_pose_and_imu(tmp_path: Path) -> None:
     j.trajectory(["a"], 1_000_000_000, 0, [0, 500_000_000], [[0.0], [5.0]], [[0.0], [0.0]])
     j.close()
     f = assemble(read_journal(tmp_path / "t.journal"))
-    assert list(f.groups) == ["target", "actual"]
+    assert list(f.groups) == ["actual", "target"]  # the measured motion first, as bag2motion orders them
     target, actual = f.groups["target"], f.groups["actual"]
     np.testing.assert_allclose(target.times, [0.0, 0.5])
     assert f.start_time_ns == 1_000_000_000

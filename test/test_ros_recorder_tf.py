@@ -23,7 +23,7 @@ import pytest
 from rosutil import Player, RosSession, requires_ros, ros_session, start_node
 from scenepub import MAP_ODOM, arm_stamp, head_stamp, odom_pose, yaw_quat
 
-from motion_formats_ros import MotionFile, read
+from motion_formats_ros import MotionFile, read, write
 from motion_formats_ros.core.spatial import compose
 
 pytestmark = [requires_ros, pytest.mark.ros]
@@ -35,6 +35,7 @@ TYPES = {
     "/arm/joint_states": "sensor_msgs/msg/JointState",
     "/head/joint_states": "sensor_msgs/msg/JointState",
     "/imu": "sensor_msgs/msg/Imu",
+    "/joint_trajectory": "trajectory_msgs/msg/JointTrajectory",
 }
 
 
@@ -56,11 +57,17 @@ def collect_raw(ros: RosSession) -> list[tuple[str, int, bytes]]:
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import Imu, JointState
     from tf2_msgs.msg import TFMessage
+    from trajectory_msgs.msg import JointTrajectory
 
     received: list[tuple[str, int, bytes]] = []
     reliable = QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE)
     latched = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-    classes: dict[str, Any] = {"/tf": TFMessage, "/tf_static": TFMessage, "/imu": Imu}
+    classes: dict[str, Any] = {
+        "/tf": TFMessage,
+        "/tf_static": TFMessage,
+        "/imu": Imu,
+        "/joint_trajectory": JointTrajectory,
+    }
     for topic in TYPES:
         cls = classes.get(topic, JointState)
 
@@ -106,6 +113,7 @@ def _run_scene(tmp_path: Path, out: Path, *extra: str, parent: bool = False) -> 
             f"output:={out}",
             "topics:=[arm/joint_states, head/joint_states]",
             "imu_topics:=[imu]",
+            "target_topic:=joint_trajectory",
             "world_frame:=map",
             "root_frame:=base_link",
             *extra,
@@ -143,6 +151,12 @@ def test_root_pose_from_three_tf_publishers_recorder_and_bag_agree(tmp_path: Pat
     assert m.root_position is not None and m.root_orientation is not None
     np.testing.assert_allclose(m.root_position, position, atol=1e-6)
     np.testing.assert_allclose(np.abs(np.sum(m.root_orientation * orientation, axis=1)), 1.0, atol=1e-6)
+    # Commanded trajectories: each message replaces the rest of the one before (its 150 ms point).
+    target = recorded.groups["target"]
+    commanded = [
+        base + k * 100_000_000 + ms * 1_000_000 for k in range(11) for ms in (0, 50, 150) if ms < 100 or k == 10
+    ]
+    np.testing.assert_array_equal(np.round(target.times * 1e9).astype(np.int64) + recorded.start_time_ns, commanded)
     # The IMU says it gives no orientation (covariance[0] = -1): absent, not a zero quaternion.
     assert m.imu_names == ("imu",)
     assert np.isnan(m.imus["orientation"]).all()
@@ -156,12 +170,15 @@ def test_root_pose_from_three_tf_publishers_recorder_and_bag_agree(tmp_path: Pat
             bag,
             topics=["/arm/joint_states", "/head/joint_states"],
             imu=["/imu"],
+            trajectory=["/joint_trajectory"],
             root="map:base_link",
             hold=True,  # the recorder holds a joint's last value between its messages
         )
     assert not any("disagree" in str(w.message) or "several parents" in str(w.message) for w in caught)
     assert converted.start_time_ns == recorded.start_time_ns
-    _assert_equal_motions(recorded, converted)
+    # As bag2motion writes it: the same format as the recording (OMF shares joint names across groups).
+    write(converted, tmp_path / "converted.msgpack")
+    _assert_equal_motions(recorded, read(tmp_path / "converted.msgpack"))
 
 
 def _assert_equal_motions(a: MotionFile, b: MotionFile) -> None:

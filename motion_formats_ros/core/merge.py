@@ -41,6 +41,43 @@ class Segment:
     stream: str = ""
 
 
+@dataclasses.dataclass
+class Command:
+    """One trajectory message: its points at ``base`` + ``offsets`` (ns), channels (P, J) by name."""
+
+    base: int
+    names: tuple[str, ...]
+    offsets: IntArray
+    channels: dict[str, FloatArray]
+
+
+def trajectory_bases(stamps: IntArray, recv: IntArray, mode: str) -> IntArray:
+    """Where trajectory messages start: ``header`` stamps, ``receive`` times, or (``auto``) the
+    stamp unless it is zero, which means "start on receipt" as for a trajectory controller."""
+    if mode == "receive":
+        return recv
+    if mode == "header":
+        return stamps
+    return np.where(stamps == 0, recv, stamps)
+
+
+def place_trajectories(commands: Sequence[Command]) -> list[Segment]:
+    """Trajectory messages on one timeline, in the order received.
+
+    Each message's points are at its base + time_from_start; a message replaces what is
+    left of the one before it (joint_trajectory_controller's rule): points of a message
+    at or after the next message's base are dropped. Merge the result with :func:`merge`.
+    """
+    segments = []
+    for k, c in enumerate(commands):
+        t = c.base + c.offsets
+        keep = t < commands[k + 1].base if k + 1 < len(commands) else np.ones(t.size, dtype=bool)
+        if keep.any():
+            kept = t[keep]
+            segments.append(Segment(c.names, kept, kept, {ch: v[keep] for ch, v in c.channels.items()}, times=kept))
+    return segments
+
+
 def joint_state_problem(names: Sequence[str], *channels: Sized) -> str | None:
     """Why a JointState message cannot be merged (None when it can)."""
     n = len(names)
@@ -226,13 +263,16 @@ def imu_row(msg: Any) -> list[float]:
 
 __all__ = [
     "CHANNELS",
+    "Command",
     "Segment",
     "imu_name",
     "imu_row",
     "joint_state_problem",
     "merge",
     "merge_on_grid",
+    "place_trajectories",
     "sample_stream",
     "select_joints",
     "take_columns",
+    "trajectory_bases",
 ]

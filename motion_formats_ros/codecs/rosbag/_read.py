@@ -24,7 +24,18 @@ import numpy.typing as npt
 
 from ...core._nesting import json_too_deep, too_deep_reason
 from ...core.errors import ReadError, require
-from ...core.merge import Segment, imu_name, imu_row, joint_state_problem, merge, sample_stream, select_joints
+from ...core.merge import (
+    Command,
+    Segment,
+    imu_name,
+    imu_row,
+    joint_state_problem,
+    merge,
+    place_trajectories,
+    sample_stream,
+    select_joints,
+    trajectory_bases,
+)
 from ...core.model import Motion, MotionFile, Series
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
@@ -498,12 +509,7 @@ class _BagReader:
         msgs = list(self._decode(source, topic, raws))
         stamps = np.array([_stamp_ns(m.header.stamp) for _, m in msgs], dtype=np.int64)
         recv = np.array([t for t, _ in msgs], dtype=np.int64)
-        if self.options.stamps == "receive":
-            bases = recv
-        elif self.options.stamps == "header":
-            bases = stamps
-        else:  # a zero stamp means "start on receipt"
-            bases = np.where(stamps == 0, recv, stamps)
+        bases = trajectory_bases(stamps, recv, self.options.stamps)
         return self._place(topic, [(int(b), m) for b, (_, m) in zip(bases, msgs, strict=True)])
 
     def _nested_trajectory_segments(
@@ -532,7 +538,7 @@ class _BagReader:
 
     def _place(self, label: str, placed: list[tuple[int, Any]]) -> list[Segment]:
         """Segments of JointTrajectory values: points at base + time_from_start, cut at the next base."""
-        segments = []
+        commands = []
         bad = 0
         fields: tuple[tuple[str, str], ...] = (
             ("position", "positions"),
@@ -540,36 +546,26 @@ class _BagReader:
             ("acceleration", "accelerations"),
             ("effort", "effort"),
         )
-        for k, (base, msg) in enumerate(placed):
+        for base, msg in placed:
             names = tuple(str(n) for n in msg.joint_names)
-            limit = placed[k + 1][0] if k + 1 < len(placed) else None
-            rows_t: list[int] = []
+            offsets: list[int] = []
             rows: dict[str, list[FloatArray]] = {}
             layout: tuple[str, ...] | None = None
             for point in msg.points:
                 values = {ch: np.asarray(getattr(point, attr), dtype=np.float64) for ch, attr in fields}
-                if any(v.size not in (0, len(names)) for v in values.values()):
-                    bad += 1
-                    continue
-                t = base + _stamp_ns(point.time_from_start)
-                if limit is not None and t >= limit:
-                    continue
                 present = tuple(ch for ch, v in values.items() if v.size)
-                if layout is not None and present != layout:
+                if any(v.size not in (0, len(names)) for v in values.values()) or layout not in (None, present):
                     bad += 1
                     continue
                 layout = present
-                rows_t.append(t)
+                offsets.append(_stamp_ns(point.time_from_start))
                 for ch in present:
                     rows.setdefault(ch, []).append(values[ch])
-            if rows_t:
-                ts = np.array(rows_t, dtype=np.int64)
-                seg = Segment(names, ts, ts, {ch: np.stack(v) for ch, v in rows.items()})
-                seg.times = ts
-                segments.append(seg)
+            channels = {ch: np.stack(v) for ch, v in rows.items()}
+            commands.append(Command(int(base), names, np.array(offsets, dtype=np.int64), channels))
         if bad:
             self.warn(f"{label}: skipped {bad} trajectory points whose arrays do not match joint_names")
-        return segments
+        return place_trajectories(commands)
 
     def _nested_joint_stream(
         self, source: BagSource, topic: str, field: JointField, raws: list[tuple[int, bytes]]
