@@ -493,7 +493,11 @@ def _actual_group(
     rank = {t: i for i, t in enumerate(topics)}
     ordered = sorted(joint_blocks, key=lambda bt: rank.get(bt[0].stream.lstrip("/"), len(rank)))
     segments = [Segment(b.names, b.stamps, b.receive, dict(b.channels), times=t, stream=b.stream) for b, t in ordered]
-    if rate > 0:
+    block, t = ordered[0]
+    if len(ordered) == 1 and rate <= 0 and (t.size < 2 or bool(np.all(t[1:] > t[:-1]))):
+        # One stream in time order (the usual long recording): merging would only copy it.
+        times_ns, names, channels = t, block.names, dict(block.channels)
+    elif rate > 0:
         times_ns, names, channels = merge_on_grid(segments, rate)
     else:
         times_ns, names, channels = merge(segments, hold=True)
