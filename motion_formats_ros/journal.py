@@ -9,6 +9,10 @@ reads every intact record (each carries a CRC-32) and writes the motion file.
 Layout: ``MAGIC`` then records ``[u32 length][u32 crc32 of payload][payload]``; the
 payload starts with a kind byte. Names are sent once per stream in SCHEMA records and
 samples refer to them by id, so a 50-joint JointState costs 25 bytes plus its values.
+TF records keep every transform as received (stream ``tf`` or ``tf_static``, names
+``(parent, child)``); the root pose is composed from them when the file is written, by
+the same TF buffer as ``bag2motion``'s (POSE records, from older recorders, still read).
+Files are assembled with relative times and ``start_time_ns`` (see :func:`assemble`).
 """
 
 from __future__ import annotations
