@@ -12,7 +12,7 @@ calls ``core.merge``, ``core.stamps`` and ``core.tf``): every /tf and /tf_static
 transform is journaled as received and the root pose is composed by the one TF buffer
 at each frame's time; times are relative to the first sample, whose ROS time (ns) is
 the file's ``start_time_ns``. ``~/snapshot`` writes the file from the journal's
-flushed prefix on another thread, so that recording goes on meanwhile.
+flushed prefix in a child process, so that recording goes on meanwhile.
 
     motion_recorder --ros-args -p output:=robot_log.msgpack -p topics:="[arm/joint_states, head/joint_states]"
 """
@@ -319,8 +319,9 @@ class MotionRecorder(Node):
             self.recording = False
             journal = self.journal
             self.journal = None
-        if self._snapshot is not None:
-            self._snapshot.wait()  # its file must not replace the final one
+        snapshot = self._snapshot
+        if snapshot is not None and snapshot.wait() == 0:  # its file must not replace the final one
+            self._snapshot_written = True  # written, though its callback may never resume to say so
         if journal is None:
             return False
         journal.close()
