@@ -9,6 +9,10 @@ reads every intact record (each carries a CRC-32) and writes the motion file.
 Layout: ``MAGIC`` then records ``[u32 length][u32 crc32 of payload][payload]``; the
 payload starts with a kind byte. Names are sent once per stream in SCHEMA records and
 samples refer to them by id, so a 50-joint JointState costs 25 bytes plus its values.
+TF records keep every transform as received (stream ``tf`` or ``tf_static``, names
+``(parent, child)``); the root pose is composed from them when the file is written, by
+the same TF buffer as ``bag2motion``'s (POSE records, from older recorders, still read).
+Files are assembled with relative times and ``start_time_ns`` (see :func:`assemble`).
 """
 
 from __future__ import annotations
@@ -32,18 +36,39 @@ import numpy as np
 import numpy.typing as npt
 
 from .core.errors import ReadError
+from .core.merge import (
+    CHANNELS,
+    Command,
+    Segment,
+    merge,
+    merge_on_grid,
+    place_trajectories,
+    sample_stream,
+    select_joints,
+    take_columns,
+    trajectory_bases,
+)
 from .core.model import IMU_CHANNELS, Motion, MotionFile
+from .core.stamps import choose_times
+from .core.tf import TfSamples
 
 MAGIC = b"MFR-JOURNAL-1\n"
 FloatArray = npt.NDArray[np.float64]
 
-META, SCHEMA, JOINTS, POSE, IMU, TRAJECTORY, END = 1, 2, 3, 4, 5, 6, 9
+META, SCHEMA, JOINTS, POSE, IMU, TRAJECTORY, TF, END = 1, 2, 3, 4, 5, 6, 7, 9
+#: Streams of TF records (names: parent, child).
+TF_STREAM, TF_STATIC_STREAM = "tf", "tf_static"
 _HEAD = struct.Struct("<II")
 _KIND = struct.Struct("<B")
 _SAMPLE = struct.Struct("<BHqqBI")  # kind, stream, stamp ns, receive ns, flags, count
 _POSE = struct.Struct("<BHqq7d")
 _IMU = struct.Struct("<BHqq10d")
 _MAX_RECORD = 64 << 20
+#: A controller's tracking error (JointTrajectoryControllerState ``error``) is journaled as a
+#: JointState stream named ERROR_STREAM + topic whose joints are ERROR_NAME + joint. It is
+#: kept out of the JointState merge and becomes the actual group's ``error`` channel.
+ERROR_STREAM = "controller error:"
+ERROR_NAME = "error:"
 
 #: flags of JOINTS / TRAJECTORY samples: which channels follow the positions.
 HAS_POSITION, HAS_VELOCITY, HAS_EFFORT, HAS_ACCELERATION = 1, 2, 4, 8
@@ -109,6 +134,21 @@ class JournalWriter:
         self._append(_POSE.pack(POSE, sid, stamp_ns, receive_ns, *xyz, *xyzw))
         self._maybe_flush()
 
+    def tf(
+        self,
+        parent: str,
+        child: str,
+        stamp_ns: int,
+        receive_ns: int,
+        xyz: Sequence[float],
+        xyzw: Sequence[float],
+        static: bool = False,
+    ) -> None:
+        """One transform parent → child as received (composed when the file is written)."""
+        sid = self.stream_id(TF_STATIC_STREAM if static else TF_STREAM, (parent, child))
+        self._append(_POSE.pack(TF, sid, stamp_ns, receive_ns, *xyz, *xyzw))
+        self._maybe_flush()
+
     def imu(
         self,
         name: str,
@@ -147,11 +187,12 @@ class JournalWriter:
         if time.monotonic() - self._last_flush >= self.flush_interval:
             self.flush()
 
-    def flush(self) -> None:
-        """Write the buffer out and fsync: everything so far survives a crash."""
+    def flush(self) -> int:
+        """Write the buffer out and fsync: everything so far survives a crash. Returns the journal's size."""
         self._fh.flush()
         os.fsync(self._fh.fileno())
         self._last_flush = time.monotonic()
+        return self._fh.tell()
 
     def close(self, clean: bool = True) -> None:
         if self._fh.closed:
@@ -194,6 +235,7 @@ class JournalContent:
     records: int
     complete: bool
     truncated_at: int | None
+    tf: list[Block] = dataclasses.field(default_factory=list)
 
     @property
     def samples(self) -> int:
@@ -203,8 +245,11 @@ class JournalContent:
 _CHANNELS = ((HAS_POSITION, "position"), (HAS_VELOCITY, "velocity"), (HAS_EFFORT, "effort"))
 
 
-def read_journal(path: str | os.PathLike[str]) -> JournalContent:
+def read_journal(path: str | os.PathLike[str], limit: int | None = None) -> JournalContent:
     """Every intact record of a journal; stops at the first torn or corrupt record.
+
+    ``limit`` reads only the journal's first ``limit`` bytes: a consistent copy of a
+    journal still being written (the recorder's snapshot: everything flushed so far).
 
     Two passes over a memory map: the first checks every record's CRC and counts the
     samples of each stream, the second fills arrays allocated once, so reading needs
@@ -214,6 +259,8 @@ def read_journal(path: str | os.PathLike[str]) -> JournalContent:
     try:
         with open(p, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
+            if limit is not None:
+                size = min(size, limit)
             if size < len(MAGIC) or fh.read(len(MAGIC)) != MAGIC:
                 raise ReadError(p, "not a motion_formats_ros recording journal (bad magic)", offset=0)
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
@@ -287,7 +334,7 @@ def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> Jo
                 _, sid, _, _, flags, _ = _SAMPLE.unpack_from(data, start)
                 _check_stream(schemas, sid)
                 counts[(sid, flags)] = counts.get((sid, flags), 0) + 1
-            elif kind in (POSE, IMU):
+            elif kind in (POSE, IMU, TF):
                 (sid,) = struct.unpack_from("<H", data, start + 1)
                 _check_stream(schemas, sid)
                 counts[(sid, -kind)] = counts.get((sid, -kind), 0) + 1
@@ -315,7 +362,7 @@ def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> Jo
         if flags >= 0:
             channels = {name: np.empty((count, len(names))) for flag, name in _CHANNELS if flags & flag}
         else:
-            channels = {"values": np.empty((count, 7 if flags == -POSE else 10))}
+            channels = {"values": np.empty((count, 10 if flags == -IMU else 7))}
         blocks[key] = Block(stream, names, np.empty(count, np.int64), np.empty(count, np.int64), channels)
         fill[key] = 0
     release.reset()
@@ -329,8 +376,8 @@ def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> Jo
             for channel in block.channels.values():
                 channel[i] = np.frombuffer(data, dtype="<f8", count=n, offset=at)
                 at += 8 * n
-        elif kind in (POSE, IMU):
-            st = _POSE if kind == POSE else _IMU
+        elif kind in (POSE, IMU, TF):
+            st = _IMU if kind == IMU else _POSE
             _, sid, stamp, recv, *values = st.unpack_from(data, start)
             key = (sid, -kind)
             block, i = blocks[key], fill[key]
@@ -358,40 +405,44 @@ def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> Jo
             content.joints.append(block)
         elif flags == -POSE:
             content.poses[block.stream] = block
+        elif flags == -TF:
+            content.tf.append(block)
         else:
             content.imus[block.names[0]] = block
     return content
 
 
 # ------------------------------------------------------------------------ assembling
-def _choose_stamps(block: Block, mode: str) -> npt.NDArray[np.int64]:
-    if mode == "receive":
-        return block.receive
-    if mode == "auto":
-        return np.where(block.stamps == 0, block.receive, block.stamps)
-    return block.stamps
+def _stream_times(blocks: Sequence[Block], mode: str) -> list[npt.NDArray[np.int64]]:
+    """The times of the blocks of one stream, chosen by the one stamps rule (:mod:`.core.stamps`)."""
+    stamps = np.concatenate([b.stamps for b in blocks])
+    recv = np.concatenate([b.receive for b in blocks])
+    _, note = choose_times(stamps, recv, mode)
+    use_recv = mode == "receive" or note is not None
+    if note:
+        warnings.warn(f"{blocks[0].stream}: {note}", stacklevel=4)
+    return [b.receive if use_recv else b.stamps for b in blocks]
 
 
-def _unique_increasing(times: np.ndarray, what: str = "") -> tuple[np.ndarray, np.ndarray | slice]:
-    """Sort times; for equal times keep the last sample. Returns (times, source indices).
+def _by_stream(blocks: Sequence[Block], mode: str) -> list[tuple[Block, npt.NDArray[np.int64]]]:
+    """Every block with its times; the stamps rule applies to each stream as a whole."""
+    streams: dict[str, list[Block]] = {}
+    for b in blocks:
+        streams.setdefault(b.stream, []).append(b)
+    out: list[tuple[Block, npt.NDArray[np.int64]]] = []
+    for group in streams.values():
+        out += zip(group, _stream_times(group, mode), strict=True)
+    return out
 
-    Times that already increase (the usual case) come back as they are with a slice, so
-    taking the rows does not copy them. With ``what``, samples dropped for sharing a
-    time are reported (they are data lost: the stamps mode may be wrong).
-    """
+
+def _unique_increasing(times: np.ndarray) -> tuple[np.ndarray, np.ndarray | slice]:
+    """Sort times; for equal times keep the last sample. Returns (times, source indices)."""
     if times.size < 2 or bool(np.all(times[1:] > times[:-1])):
         return times, slice(None)
     order = np.argsort(times, kind="stable")
     t = times[order]
     keep = np.ones(t.size, dtype=bool)
     keep[:-1] = t[1:] != t[:-1]
-    dropped = int(t.size - keep.sum())
-    if dropped and what:
-        warnings.warn(
-            f"{what}: {dropped} of {t.size} samples share a stamp with a later one and were dropped "
-            "(stamps: receive keeps them all)",
-            stacklevel=3,
-        )
     return t[keep], order[keep]
 
 
@@ -404,91 +455,111 @@ def assemble(
 ) -> MotionFile:
     """The motion file a journal stands for.
 
-    JointState streams are merged by joint name into the ``actual`` group: with ``rate``
-    0 every sample time is a frame and joints a message does not carry hold their last
-    value (NaN before their first); with ``rate`` > 0 every joint's own samples are
-    interpolated onto a uniform grid. Root poses and IMUs are sampled at the frame
-    times; commanded trajectories become the ``target`` group.
+    JointState streams are merged by joint name (:func:`.core.merge.merge`) into the
+    ``actual`` group: with ``rate`` 0 every sample time is a frame and joints a message
+    does not carry hold their last value (NaN before their first); with ``rate`` > 0
+    every joint's own samples are interpolated onto a uniform grid. The root pose
+    (composed from the recorded TF edges by the one TF buffer, :mod:`.core.tf`) and
+    IMUs are sampled at the frame times; commanded trajectories become the ``target``
+    group. Times are relative to the first joint sample (else the first target point),
+    whose absolute ROS time in ns is the file's ``start_time_ns``.
     """
     meta = content.metadata
-    groups: dict[str, Motion] = {}
-    if content.targets:
-        groups["target"] = _target_group(content, stamps)
-    if content.joints:
-        groups["actual"] = _with_poses_and_imus(_actual_group(content, joints, stamps, rate), content, stamps)
-    if not groups:
+    error_blocks = [b for b in content.joints if b.stream.startswith(ERROR_STREAM)]
+    measured = [b for b in content.joints if not b.stream.startswith(ERROR_STREAM)]
+    joint_blocks = _by_stream(measured, stamps) if measured else []
+    targets = _target_segments(content, stamps)
+    if joint_blocks:
+        origin = int(min(int(t.min()) for _, t in joint_blocks if t.size))
+    elif targets:
+        origin = int(min(int(s.times.min()) for s in targets))
+    else:
         raise ValueError("nothing was recorded")
+    groups: dict[str, Motion] = {}  # the measured motion first, as bag2motion orders them
+    if joint_blocks:
+        actual = _actual_group(content, joint_blocks, joints, rate, origin)
+        groups["actual"] = _with_errors(
+            _with_poses_and_imus(actual, content, stamps, origin), error_blocks, stamps, origin
+        )
+    if targets:
+        groups["target"] = _target_group(targets, origin)
     date = datetime.fromisoformat(meta["date"]) if meta.get("date") else None
-    return MotionFile(groups=groups, name=str(meta.get("name", "")), robot=str(meta.get("robot", "")), date=date)
+    return MotionFile(
+        groups=groups,
+        name=str(meta.get("name", "")),
+        robot=str(meta.get("robot", "")),
+        date=date,
+        start_time_ns=origin,
+    )
 
 
-def _actual_group(content: JournalContent, joints: Sequence[str] | None, stamps: str, rate: float) -> Motion:
+def _actual_group(
+    content: JournalContent,
+    joint_blocks: list[tuple[Block, npt.NDArray[np.int64]]],
+    joints: Sequence[str] | None,
+    rate: float,
+    origin: int,
+) -> Motion:
     # Joints in the order of the recorder's topics, then of first appearance: deterministic
     # even though messages of different topics arrive in any order.
     topics = [str(t).lstrip("/") for t in content.metadata.get("topics", [])]
     rank = {t: i for i, t in enumerate(topics)}
-    blocks = sorted(content.joints, key=lambda b: rank.get(b.stream.lstrip("/"), len(rank)))
-    order: dict[str, None] = {}
-    for block in blocks:
-        for n in block.names:
-            order.setdefault(n, None)
-    names = list(joints) if joints else list(order)
-    index = {n: i for i, n in enumerate(names)}
-    block_times = [_choose_stamps(b, stamps) for b in content.joints]
-    channels = sorted({c for b in content.joints for c in b.channels}, key=[n for _, n in _CHANNELS].index)
-    single = len(content.joints) == 1 and list(content.joints[0].names) == names and rate <= 0
-    if single:
-        # One stream, names as wanted: the block is the motion (sorted, duplicates dropped).
-        block = content.joints[0]
-        t, idx = _unique_increasing(block_times[0], block.stream)
-        fields: dict[str, Any] = {c: block.channels[c][idx] for c in channels}
-        return Motion(times=t / 1e9, joint_names=tuple(names), **fields)
-    all_t = np.unique(np.concatenate(block_times))
-    if rate > 0:
-        span = (all_t[-1] - all_t[0]) / 1e9
-        frames = int(np.floor(span * rate + 1e-9)) + 1
-        times_ns = all_t[0] + np.round(np.arange(frames) * (1e9 / rate)).astype(np.int64)
+    ordered = sorted(joint_blocks, key=lambda bt: rank.get(bt[0].stream.lstrip("/"), len(rank)))
+    segments = [Segment(b.names, b.stamps, b.receive, dict(b.channels), times=t, stream=b.stream) for b, t in ordered]
+    block, t = ordered[0]
+    if len(ordered) == 1 and rate <= 0 and (t.size < 2 or bool(np.all(t[1:] > t[:-1]))):
+        # One stream in time order (the usual long recording): merging would only copy it.
+        times_ns, names, channels = t, block.names, dict(block.channels)
+    elif rate > 0:
+        times_ns, names, channels = merge_on_grid(segments, rate)
     else:
-        times_ns = all_t
-    t0 = times_ns[0]
-    merged: dict[str, Any] = {}
-    for channel in channels:
-        out = np.full((times_ns.size, len(names)), np.nan)
-        for name, col in index.items():
-            parts_t, parts_v = [], []
-            for block, bt in zip(content.joints, block_times, strict=True):
-                if channel in block.channels and name in block.names:
-                    parts_t.append(bt)
-                    parts_v.append(block.channels[channel][:, block.names.index(name)])
-            if not parts_t:
-                continue
-            src_t, idx = _unique_increasing(np.concatenate(parts_t))
-            values = np.concatenate(parts_v)[idx]
-            if rate > 0:
-                out[:, col] = np.interp((times_ns - t0) / 1e9, (src_t - t0) / 1e9, values, left=np.nan, right=np.nan)
-            else:
-                at = np.searchsorted(src_t, times_ns, side="right") - 1
-                ok = at >= 0
-                out[ok, col] = values[at[ok]]
-        merged[channel] = out
-    return Motion(times=times_ns / 1e9, joint_names=tuple(names), rate=rate if rate > 0 else None, **merged)
+        times_ns, names, channels = merge(segments, hold=True)
+    if joints:
+        columns, absent = select_joints(names, joints, missing="nan")
+        if absent:
+            warnings.warn(f"joints {', '.join(absent)} were never received: recorded as NaN", stacklevel=3)
+        channels = {ch: take_columns(v, columns) for ch, v in channels.items()}
+        names = tuple(joints)
+    channels_: dict[str, Any] = {ch: channels[ch] for ch in CHANNELS if ch in channels}
+    return Motion(
+        times=(times_ns - origin) / 1e9, joint_names=tuple(names), rate=rate if rate > 0 else None, **channels_
+    )
 
 
-def _sample_block(times: np.ndarray, block: Block, stamps: str, columns: slice, quaternion: bool) -> FloatArray:
-    from .core import timing
-
-    t, idx = _unique_increasing(_choose_stamps(block, stamps))
-    values = block.channels["values"][idx][:, columns]
-    where = timing.locate(t / 1e9, times)
-    return np.asarray(timing.interpolate(values, where, "quaternion" if quaternion else "value"))
+def _sample_block(
+    times: np.ndarray, block: Block, block_times: np.ndarray, origin: int, columns: slice, quaternion: bool
+) -> FloatArray:
+    values = block.channels["values"][:, columns]
+    return sample_stream(block_times, values, origin, times, "quaternion" if quaternion else "value")
 
 
-def _with_poses_and_imus(m: Motion, content: JournalContent, stamps: str) -> Motion:
-    fields: dict[str, Any] = {}
+def _root_from_tf(m: Motion, content: JournalContent, stamps: str, origin: int) -> dict[str, FloatArray]:
+    world, root = str(content.metadata.get("world_frame", "")), str(content.metadata.get("root_frame", ""))
+    if not (world and root and content.tf):
+        return {}
+    samples = TfSamples()
+    for block in content.tf:
+        parent, child = block.names
+        values = block.channels["values"]
+        samples.add_block(parent, child, block.stamps, block.receive, values, block.stream == TF_STATIC_STREAM)
+    buf, notes = samples.buffer(origin, stamps)
+    for text in [*notes, *buf.problems]:
+        warnings.warn(text, stacklevel=4)
+    found = buf.lookup(world.lstrip("/"), root.lstrip("/"), m.times)
+    if found is None:
+        frames = ", ".join(sorted(buf.frames))
+        warnings.warn(f"no TF path from {world!r} to {root!r} (frames received: {frames}): no root pose", stacklevel=4)
+        return {}
+    return {"root_position": found[0], "root_orientation": found[1]}
+
+
+def _with_poses_and_imus(m: Motion, content: JournalContent, stamps: str, origin: int) -> Motion:
+    fields: dict[str, Any] = _root_from_tf(m, content, stamps, origin)
     root = content.poses.get("root")
-    if root is not None:
-        fields["root_position"] = _sample_block(m.times, root, stamps, slice(0, 3), False)
-        fields["root_orientation"] = _sample_block(m.times, root, stamps, slice(3, 7), True)
+    if root is not None and not fields:  # journals written before TF edges were recorded
+        (root_times,) = _stream_times([root], stamps)
+        fields["root_position"] = _sample_block(m.times, root, root_times, origin, slice(0, 3), False)
+        fields["root_orientation"] = _sample_block(m.times, root, root_times, origin, slice(3, 7), True)
     if content.imus:
         names = tuple(content.imus)
         layout = {
@@ -496,42 +567,56 @@ def _with_poses_and_imus(m: Motion, content: JournalContent, stamps: str) -> Mot
             "angular_velocity": (slice(4, 7), False),
             "linear_acceleration": (slice(7, 10), False),
         }
+        imu_times = {n: _stream_times([content.imus[n]], stamps)[0] for n in names}
         fields["imu_names"] = names
         fields["imus"] = {
-            key: np.stack([_sample_block(m.times, content.imus[n], stamps, cols, quat) for n in names], axis=1)
+            key: np.stack(
+                [_sample_block(m.times, content.imus[n], imu_times[n], origin, cols, quat) for n in names], axis=1
+            )
             for key, (cols, quat) in layout.items()
             if key in IMU_CHANNELS
         }
     return dataclasses.replace(m, **fields) if fields else m
 
 
-def _target_group(content: JournalContent, stamps: str) -> Motion:
-    names: dict[str, None] = {}
-    for target_names, *_ in content.targets:
-        for n in target_names:
-            names.setdefault(n, None)
-    order = list(names)
-    col = {n: i for i, n in enumerate(order)}
-    times: list[np.ndarray] = []
-    rows: list[np.ndarray] = []
-    vel_rows: list[np.ndarray] = []
-    any_vel = False
-    for target_names, stamp, recv, offsets, pos, vel in content.targets:
-        base = recv if stamp == 0 or stamps == "receive" else stamp
-        times.append(base + offsets)
-        block = np.full((pos.shape[0], len(order)), np.nan)
-        cols = [col[n] for n in target_names]
-        block[:, cols] = pos
-        rows.append(block)
-        vblock = np.full_like(block, np.nan)
-        if vel is not None:
-            any_vel = True
-            vblock[:, cols] = vel
-        vel_rows.append(vblock)
-    t_sorted, idx = _unique_increasing(np.concatenate(times))
-    position = np.concatenate(rows)[idx]
-    velocity = np.concatenate(vel_rows)[idx] if any_vel else None
-    return Motion(times=t_sorted / 1e9, joint_names=tuple(order), position=position, velocity=velocity)
+def _with_errors(m: Motion, blocks: Sequence[Block], stamps: str, origin: int) -> Motion:
+    """The controller's per-joint tracking error as ``m``'s ``error`` channel (joints it never named: NaN)."""
+    if not blocks:
+        return m
+    timed = _by_stream(blocks, stamps)
+    error = np.full((m.num_frames, len(m.joint_names)), np.nan)
+    for col, joint in enumerate(m.joint_names):
+        name = ERROR_NAME + joint
+        parts = [
+            (t, b.channels["position"][:, b.names.index(name)])
+            for b, t in timed
+            if name in b.names and "position" in b.channels
+        ]
+        if parts:
+            ns = np.concatenate([t for t, _ in parts])
+            values = np.concatenate([v for _, v in parts])[:, None]
+            error[:, col] = sample_stream(ns, values, origin, m.times, "value")[:, 0]
+    return dataclasses.replace(m, joint_channels={**m.joint_channels, "error": error})
+
+
+def _target_segments(content: JournalContent, stamps: str) -> list[Segment]:
+    """Commanded trajectories on one timeline, by the rule bag2motion uses (:func:`.core.merge.place_trajectories`)."""
+    if not content.targets:
+        return []
+    stamp_ns = np.array([t[1] for t in content.targets], dtype=np.int64)
+    recv_ns = np.array([t[2] for t in content.targets], dtype=np.int64)
+    bases = trajectory_bases(stamp_ns, recv_ns, stamps)
+    commands = []
+    for (names, _, _, offsets, pos, vel), base in zip(content.targets, bases.tolist(), strict=True):
+        channels = {"position": pos} if vel is None else {"position": pos, "velocity": vel}
+        commands.append(Command(int(base), names, offsets, channels))
+    return place_trajectories(commands)
+
+
+def _target_group(segments: list[Segment], origin: int) -> Motion:
+    times_ns, names, channels = merge(segments, hold=False)
+    fields: dict[str, Any] = channels
+    return Motion(times=(times_ns - origin) / 1e9, joint_names=names, **fields)
 
 
 def recover(
@@ -539,15 +624,17 @@ def recover(
     output: str | os.PathLike[str] | None = None,
     *,
     overwrite: bool = False,
+    limit: int | None = None,
     **options: Any,
 ) -> tuple[Path, MotionFile, JournalContent]:
     """Write the motion file a journal stands for (after a crash, or to finish a recording).
 
-    The output path and options default to what the recorder wrote into the journal.
+    The output path and options default to what the recorder wrote into the journal;
+    ``limit`` uses only the journal's first ``limit`` bytes (see :func:`read_journal`).
     """
     from .registry import write
 
-    content = read_journal(journal)
+    content = read_journal(journal, limit)
     meta = content.metadata
     if output is None and not isinstance(meta.get("output"), str):
         raise ReadError(journal, "the metadata names no output file: give one", offset=len(MAGIC))
@@ -569,3 +656,39 @@ def recover(
     write_options.update(options)
     write(motion_file, out, overwrite=overwrite, **write_options)
     return out, motion_file, content
+
+
+def snapshot_main(argv: Sequence[str] | None = None) -> int:
+    """``python -m motion_formats_ros.journal JOURNAL LIMIT OUTPUT [--overwrite]``: the recorder's snapshot.
+
+    Writes OUTPUT from the journal's first LIMIT bytes, in a process of its own: the
+    recorder's process keeps taking samples without sharing its interpreter (and its
+    GIL) with the assembling and writing. Prints the frames per group; exit 1 with the
+    error on stderr.
+    """
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m motion_formats_ros.journal")
+    parser.add_argument("journal", type=Path)
+    parser.add_argument("limit", type=int)
+    parser.add_argument("output", type=Path)
+    parser.add_argument("--overwrite", action="store_true")
+    args = parser.parse_args(argv)
+    from .core.errors import MotionFormatError
+
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _, motion_file, _ = recover(args.journal, args.output, overwrite=args.overwrite, limit=args.limit)
+    except (MotionFormatError, OSError, ValueError) as exc:
+        print(f"snapshot failed: {exc}", file=sys.stderr)
+        return 1
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    print(json.dumps({group: m.num_frames for group, m in motion_file.groups.items()}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(snapshot_main())

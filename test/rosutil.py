@@ -60,6 +60,14 @@ def assert_confined(env: dict[str, str] | os._Environ[str]) -> None:
         raise AssertionError("no ROS_DOMAIN_ID: the test would share the default domain")
 
 
+def init_confined_child() -> None:
+    """rclpy.init in a helper process a test started with :func:`ros_env`; refuses an unconfined env."""
+    import rclpy
+
+    assert_confined(os.environ)
+    rclpy.init(domain_id=int(os.environ["ROS_DOMAIN_ID"]))
+
+
 def clean_shm() -> None:
     """Remove Fast DDS shared-memory segments that killed processes left behind."""
     fastdds = shutil.which("fastdds", path=str(BIN))

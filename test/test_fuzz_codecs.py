@@ -585,3 +585,39 @@ def test_rosbag2_custom_data_nested_too_deep_is_a_read_error(tmp_path: Path) -> 
     err = _read_error(folder)
     assert err.path == str(folder) and err.field == f"custom_data.{CUSTOM_KEY} (line 1 of its JSON)"
     assert "nested more than 100 levels" in err.reason
+
+
+def test_rosbag_tf_definition_of_another_shape_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    # The bag's own TFMessage definition (here: a renamed field) decoded into objects
+    # without `child_frame_id`: AttributeError escaped from the TF reading.
+    import sqlite3
+
+    bag = _written(biped_walk(rate=10.0, cycles=1), tmp_path / "walk.db3")
+    with sqlite3.connect(bag) as con:
+        (text,) = con.execute(
+            "SELECT encoded_message_definition FROM message_definitions WHERE topic_type = ?",
+            ("tf2_msgs/msg/TFMessage",),
+        ).fetchone()
+        assert "string child_frame_id" in text
+        con.execute(
+            "UPDATE message_definitions SET encoded_message_definition = ? WHERE topic_type = ?",
+            (text.replace("string child_frame_id", "string child_frame_iX"), "tf2_msgs/msg/TFMessage"),
+        )
+    with (
+        pytest.warns(UserWarning, match=r"/tf: skipped 13 messages that are not usable transforms"),
+        pytest.raises(ReadError, match=r"walk\.db3: no TF path from 'world' to 'base_link'; frames in the bag: none"),
+    ):
+        read(bag)  # the root pose the writer asked for cannot be made: a clear ReadError
+
+
+def test_rosbag_origin_beyond_int64_is_a_read_error(tmp_path: Path) -> None:
+    # A huge origin_ns in the writer's custom data overflowed numpy's int64 in the TF buffer.
+    folder = _written(biped_walk(rate=10.0, cycles=1), tmp_path / "bag", format="rosbag", storage="mcap")
+    meta = folder / "metadata.yaml"
+    text = meta.read_text()
+    assert '"origin_ns":1767225600000000000' in text
+    meta.write_text(text.replace('"origin_ns":1767225600000000000', '"origin_ns":99999999999999999999'))
+    err = _read_error(folder)
+    assert (
+        err.field == "custom_data.motion_formats_ros" and "origin_ns 99999999999999999999 is out of range" in err.reason
+    )

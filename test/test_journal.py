@@ -43,7 +43,7 @@ def test_single_stream_round_trip(tmp_path: Path) -> None:
     np.testing.assert_array_equal(m.position, values)
     np.testing.assert_array_equal(m.effort, -values)
     assert m.velocity is None
-    assert m.times[0] == 5.0
+    assert m.times[0] == 0.0 and f.start_time_ns == 5_000_000_000  # relative times, absolute start apart
 
 
 def test_two_streams_merge_by_name_with_hold(tmp_path: Path) -> None:
@@ -86,8 +86,13 @@ def test_zero_stamps_fall_back_to_receive_time(tmp_path: Path) -> None:
         j.joints("/js", ["a"], 0, 1_000_000_000 + k * 10_000_000, [k])
     j.close()
     content = read_journal(tmp_path / "z.journal")
-    np.testing.assert_allclose(assemble(content).groups["actual"].times, [1.0, 1.01, 1.02])
-    np.testing.assert_allclose(assemble(content, stamps="receive").groups["actual"].times, [1.0, 1.01, 1.02])
+    with pytest.warns(UserWarning, match="/js: every header stamp is zero; using receive times"):
+        auto = assemble(content)
+    np.testing.assert_allclose(auto.groups["actual"].times, [0.0, 0.01, 0.02])
+    assert auto.start_time_ns == 1_000_000_000
+    receive = assemble(content, stamps="receive")
+    np.testing.assert_allclose(receive.groups["actual"].times, [0.0, 0.01, 0.02])
+    assert receive.start_time_ns == 1_000_000_000
 
 
 def test_target_pose_and_imu(tmp_path: Path) -> None:
@@ -99,9 +104,10 @@ def test_target_pose_and_imu(tmp_path: Path) -> None:
     j.trajectory(["a"], 1_000_000_000, 0, [0, 500_000_000], [[0.0], [5.0]], [[0.0], [0.0]])
     j.close()
     f = assemble(read_journal(tmp_path / "t.journal"))
-    assert list(f.groups) == ["target", "actual"]
+    assert list(f.groups) == ["actual", "target"]  # the measured motion first, as bag2motion orders them
     target, actual = f.groups["target"], f.groups["actual"]
-    np.testing.assert_allclose(target.times, [1.0, 1.5])
+    np.testing.assert_allclose(target.times, [0.0, 0.5])
+    assert f.start_time_ns == 1_000_000_000
     assert target.position is not None
     np.testing.assert_array_equal(target.position[:, 0], [0.0, 5.0])
     assert actual.root_position is not None
@@ -247,3 +253,68 @@ def test_recover_a_journal_with_nothing_recorded_is_a_read_error(tmp_path: Path)
     JournalWriter(tmp_path / "n.journal", {"name": "log"}).close(clean=False)
     with pytest.raises(ReadError, match=r"n\.journal: byte 14: the metadata names no output file"):
         recover(tmp_path / "n.journal")
+
+
+def test_root_pose_is_composed_from_tf_edges_by_time(tmp_path: Path) -> None:
+    """The recorder journals raw TF edges; the one TF buffer composes them at the frame times.
+
+    Odometry (odom → base_link at 100 Hz) and a static map → odom; joint states at 50 Hz
+    with stamps between the odometry samples: the root pose is the odometry interpolated
+    at each frame time, composed with map → odom, whatever the order of arrival.
+    """
+    out = tmp_path / "r.msgpack"
+    j = JournalWriter(tmp_path / "r.journal", _meta(out, world_frame="map", root_frame="base_link"))
+    t0 = 3_000_000_000
+    j.tf("map", "odom", 0, t0, (10.0, 0.0, 0.0), (0.0, 0.0, np.sin(np.pi / 4), np.cos(np.pi / 4)), static=True)
+    for k in range(101):  # x = 0.01 k m in odom
+        j.tf("odom", "base_link", t0 + k * 10_000_000, 0, (0.01 * k, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
+        j.tf("base_link", "arm", t0 + k * 10_000_000 + 3, 0, (0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 1.0))  # an rsp link
+    for k in range(50):
+        j.joints("/js", ["a"], t0 + 5_000_000 + k * 20_000_000, 0, [k])
+    j.close()
+    f = assemble(read_journal(tmp_path / "r.journal"))
+    m = f.groups["actual"]
+    assert f.start_time_ns == t0 + 5_000_000 and m.times[0] == 0.0
+    x_odom = 0.005 + 0.02 * np.arange(50)  # interpolated between the odometry samples
+    expected = np.stack([np.full(50, 10.0), x_odom, np.zeros(50)], axis=1)  # rotated 90° about z, shifted
+    assert m.root_position is not None and m.root_orientation is not None
+    np.testing.assert_allclose(m.root_position, expected, atol=1e-12)
+    np.testing.assert_allclose(m.root_orientation[:, 2:], np.tile([np.sin(np.pi / 4), np.cos(np.pi / 4)], (50, 1)))
+
+
+def test_a_frame_with_two_parents_is_reported_not_mixed(tmp_path: Path) -> None:
+    out = tmp_path / "p.msgpack"
+    j = JournalWriter(tmp_path / "p.journal", _meta(out, world_frame="odom", root_frame="base_link"))
+    for k in range(10):
+        j.tf("odom", "base_link", 1_000_000_000 + k * 10_000_000, 0, (k, 0, 0), (0, 0, 0, 1))
+        if k % 3 == 0:  # a second publisher claims base_link under another parent
+            j.tf("world", "base_link", 1_000_000_000 + k * 10_000_000 + 1, 0, (-50, 0, 0), (0, 0, 0, 1))
+        j.joints("/js", ["a"], 1_000_000_000 + k * 10_000_000, 0, [k])
+    j.close()
+    with pytest.warns(UserWarning, match=r"'base_link' is published with several parents: 'odom' \(10 samples\), "):
+        m = assemble(read_journal(tmp_path / "p.journal")).groups["actual"]
+    assert m.root_position is not None
+    np.testing.assert_array_equal(m.root_position[:, 0], np.arange(10))  # the odom tree only, no zig-zag
+
+
+def test_recover_a_tail_cut_inside_a_tf_record(tmp_path: Path) -> None:
+    """The TF records the recorder now journals: a cut at every byte of the last one drops only it."""
+    out = tmp_path / "t.msgpack"
+    j = JournalWriter(tmp_path / "t.journal", _meta(out, world_frame="odom", root_frame="base_link"))
+    for k in range(4):
+        j.tf("odom", "base_link", 1_000_000_000 + k * 10_000_000, 0, (k, 0, 0), (0, 0, 0, 1))
+        j.joints("/js", ["a"], 1_000_000_000 + k * 10_000_000, 0, [k])
+    j.flush()
+    last = (tmp_path / "t.journal").stat().st_size
+    j.tf("odom", "base_link", 1_000_000_000 + 4 * 10_000_000, 0, (99, 0, 0), (0, 0, 0, 1))
+    j.flush()
+    data = (tmp_path / "t.journal").read_bytes()
+    assert len(data) - last == 8 + 19 + 7 * 8  # length + crc, kind + stream + stamps, pose
+    for cut in range(last, len(data) + 1):
+        journal = tmp_path / f"cut{cut}.journal"
+        journal.write_bytes(data[:cut])
+        _, motion_file, content = recover(journal, tmp_path / f"cut{cut}.msgpack")
+        assert content.truncated_at == (last if last < cut < len(data) else None), cut
+        m = motion_file.groups["actual"]
+        assert m.root_position is not None
+        np.testing.assert_array_equal(m.root_position[:, 0], [0, 1, 2, 3])  # the dropped tail: not used

@@ -76,11 +76,13 @@ def test_player_to_recorder_round_trip(tmp_path: Path) -> None:
         assert recorder.wait(30) == 0, recorder.output()
     assert "wrote" in recorder.output() and "actual: 151 frames" in recorder.output()
     assert not Path(str(out) + ".journal").exists()
-    m = read(out).groups["actual"]
+    f = read(out)
+    m = f.groups["actual"]
     assert m.num_frames == len(seen) == 151  # no frame lost
     stamps = np.array([_ns(s.header.stamp) for s in seen])
-    # Times are the header stamps (float seconds: ~240 ns resolution at today's epoch).
-    assert np.abs(np.round(m.times * 1e9).astype(np.int64) - stamps).max() < 500
+    # Times are relative to the first header stamp, kept in the file as start_time_ns.
+    assert f.start_time_ns == stamps[0] and m.times[0] == 0.0
+    assert np.abs(np.round(m.times * 1e9).astype(np.int64) + f.start_time_ns - stamps).max() <= 1
     reference = walk.motion.sample(walk.motion.times[0] + (stamps - stamps[0]) / 1e9)
     np.testing.assert_allclose(m.position, reference.position, atol=1e-12)
     np.testing.assert_allclose(m.root_position, reference.root_position, atol=1e-9)  # from /tf
@@ -127,10 +129,12 @@ def test_two_publishers_merge_into_one_motion(tmp_path: Path) -> None:
         future = stop.call_async(Trigger.Request())
         assert ros.spin_until(future.done, 10)
         assert recorder.wait(30) == 0, recorder.output()
-    m = read(out).groups["actual"]
+    f = read(out)
+    m = f.groups["actual"]
     assert m.joint_names == ("shoulder", "elbow", "pan")
     assert m.num_frames == primed + sent_arm + sent_head  # every message is a frame (own stamps)
-    m = m.slice_time(base / 1e9 - 1e-3, None)
+    assert f.start_time_ns is not None
+    m = m.slice_time((base - f.start_time_ns) / 1e9 - 1e-3, None)
     pos = m.position
     assert pos is not None
     assert pos[0, 2] == -1.0  # the head's warm-up value, held until its first real message

@@ -60,7 +60,12 @@ _BASIC_KEYS = {
     "imu_names",
     "time_names",
     "data_names",
+    "start_time_ns",
 }
+#: ``basic.start_time_ns``: the absolute ROS time (ns since the epoch) of the first frame of a
+#: recording from ROS data, whose frame times are relative (MotionFile.start_time_ns). An extra
+#: key of ``basic``, which the reference implementation keeps as it is.
+START_TIME_KEY = "start_time_ns"
 _TOP_KEYS = {"version", "format", "basic"}
 _RESERVED = {"version", "format", "basic"}
 
@@ -277,8 +282,19 @@ class _Reader(_Fields):
             name=str(basic.get("name") or ""),
             robot=str(basic.get("robot") or ""),
             date=date,
+            start_time_ns=self.start_time(basic.get(START_TIME_KEY)),
             extras=extras,
         )
+
+    def start_time(self, value: Any) -> int | None:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not -(1 << 63) <= value < 1 << 63:
+            raise self.fail(
+                f"basic.{START_TIME_KEY}",
+                f"expected an integer (ns since the epoch), got {_type_name(value)} {value!r}",
+            )
+        return int(value)
 
     def context(self, doc: dict[str, Any], basic: dict[str, Any]) -> tuple[_Context, list[str]]:
         """The names every group shares (``basic``), and the data groups' names."""
@@ -498,6 +514,8 @@ def to_document(motion_file: MotionFile, path: str | Path = "<output>") -> dict[
         "time_names": time_names,
         "data_names": list(groups),
     }
+    if motion_file.start_time_ns is not None:
+        basic[START_TIME_KEY] = int(motion_file.start_time_ns)
     basic.update(motion_file.extras.get("omf_basic", {}))
     doc: dict[str, Any] = {"version": VERSION, "format": "omf", "basic": basic}
     for name, motion in groups.items():

@@ -7,23 +7,33 @@ beside the output, flushed and fsynced every ``flush_interval``; on stop, SIGINT
 SIGTERM the output is written atomically from it. After a SIGKILL or power loss,
 ``motion-formats recover OUTPUT.journal`` writes the file from the journal.
 
+The file is made by the same ROS-free code as ``bag2motion``'s (``journal.assemble``
+calls ``core.merge``, ``core.stamps`` and ``core.tf``): every /tf and /tf_static
+transform is journaled as received and the root pose is composed by the one TF buffer
+at each frame's time; times are relative to the first sample, whose ROS time (ns) is
+the file's ``start_time_ns``. ``~/snapshot`` writes the file from the journal's
+flushed prefix in a child process, so that recording goes on meanwhile.
+
     motion_recorder --ros-args -p output:=robot_log.msgpack -p topics:="[arm/joint_states, head/joint_states]"
 """
 
 from __future__ import annotations
 
-import dataclasses
+import json
+import shutil
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Generator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from control_msgs.msg import JointTrajectoryControllerState
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
 from std_srvs.srv import Trigger
@@ -32,17 +42,12 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ..core.atomic import check_writable
 from ..core.errors import MotionFormatError, UnknownFormatError, WriteError
+from ..core.merge import imu_name, imu_row, joint_state_problem
 from ..core.model import MotionFile
-from ..core.spatial import compose
-from ..journal import Block, JournalWriter, assemble, read_journal
+from ..journal import ERROR_NAME, ERROR_STREAM, JournalWriter, assemble, read_journal
 from ..registry import codec_for_path, write
 from .scaffold import LATCHED_SUB_QOS, RECORD_QOS, Param, declare, run
 
-#: Journal stream of a controller's error, its joints named ERROR_NAME + joint: kept out of the
-#: JointState merge and made the actual group's "error" channel (error_channel). A journal
-#: recovered after a crash shows them as extra joints, never mixed into the positions.
-ERROR_STREAM = "controller error:"
-ERROR_NAME = "error:"
 #: Formats the recorder writes (by the output's suffix).
 RECORDABLE = ("omf", "seq")
 
@@ -98,18 +103,18 @@ class MotionRecorder(Node):
         self.frames = 0
         self._started_at = 0.0
         self._snapshot_written = False
+        self._snapshot: subprocess.Popen[str] | None = None  # the child writing a snapshot
         self.max_frames = int(self._param("max_frames"))
         self.output = self._check_output()
         self.journal_path = Path(str(self.output) + ".journal")
-        self._tf_static: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}
-        self._tf_dynamic: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}
+        # Latched static transforms as last received (journaled when recording starts).
+        self._tf_static: dict[str, tuple[str, int, int, tuple[float, ...], tuple[float, ...]]] = {}
         self._subscribe()
-        for service, handler in (
-            ("~/start", self._srv_start),
-            ("~/stop", self._srv_stop),
-            ("~/snapshot", self._srv_snapshot),
-        ):
-            self.create_service(Trigger, service, handler)
+        self.create_service(Trigger, "~/start", self._srv_start)
+        self.create_service(Trigger, "~/stop", self._srv_stop)
+        # Its own callback group: while the snapshot coroutine awaits its writer, the default
+        # group (the subscriptions) stays free to run.
+        self.create_service(Trigger, "~/snapshot", self._srv_snapshot, callback_group=MutuallyExclusiveCallbackGroup())
         if self._param("duration") > 0:
             self.create_timer(0.05, self._check_duration)
         if self._param("autostart"):
@@ -173,6 +178,8 @@ class MotionRecorder(Node):
                     "topics": [t for t in self._param("topics") if t],
                     "stamps": self._param("stamps"),
                     "rate": self._param("rate"),
+                    "world_frame": self._param("world_frame"),
+                    "root_frame": self._param("root_frame"),
                     "write_options": {"version": self._param("seq_version")} if self.codec == "seq" else {},
                 }
                 try:
@@ -185,6 +192,11 @@ class MotionRecorder(Node):
                 except OSError as exc:
                     raise RecorderError(f"{self.journal_path}: {exc.strerror or exc}") from None
                 self._flush_timer = self.create_timer(max(self._param("flush_interval"), 0.01), self._flush)
+                try:
+                    for child, (parent, stamp, recv, xyz, xyzw) in self._tf_static.items():
+                        self.journal.tf(parent, child, stamp, recv, xyz, xyzw, static=True)
+                except OSError as exc:
+                    raise RecorderError(f"{self.journal_path}: {exc.strerror or exc}") from None
             self.recording = True
             self._started_at = time.monotonic()
         self.get_logger().info(f"recording to {self.output} (journal {self.journal_path})")
@@ -221,11 +233,9 @@ class MotionRecorder(Node):
             return
         receive = self.get_clock().now().nanoseconds
         names = msg.name
-        n = len(names)
-        if len(msg.position) not in (0, n) or len(msg.velocity) not in (0, n) or len(msg.effort) not in (0, n):
-            self.get_logger().warning(
-                f"{topic}: JointState with {n} names but other lengths: skipped", throttle_duration_sec=5.0
-            )
+        problem = joint_state_problem(names, msg.position, msg.velocity, msg.effort)
+        if problem is not None:
+            self.get_logger().warning(f"{topic}: JointState skipped: {problem}", throttle_duration_sec=5.0)
             return
         stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
         self._record(
@@ -304,45 +314,29 @@ class MotionRecorder(Node):
             return
         receive = self.get_clock().now().nanoseconds
         stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
-        o, w, a = msg.orientation, msg.angular_velocity, msg.linear_acceleration
-        self._record(
-            self.journal.imu,
-            msg.header.frame_id or topic.strip("/"),
-            stamp,
-            receive,
-            (o.x, o.y, o.z, o.w),
-            (w.x, w.y, w.z),
-            (a.x, a.y, a.z),
-        )
+        row = imu_row(msg)
+        self._record(self.journal.imu, imu_name(topic), stamp, receive, row[0:4], row[4:7], row[7:10])
 
     def _on_tf(self, msg: TFMessage, static: bool = False) -> None:
-        table = self._tf_static if static else self._tf_dynamic
-        latest = 0
+        """Every transform goes to the journal as received; the TF buffer composes them when writing."""
+        receive = self.get_clock().now().nanoseconds
+        rows = []
         for t in msg.transforms:
             tr, q = t.transform.translation, t.transform.rotation
-            table[t.child_frame_id] = (t.header.frame_id, np.array([tr.x, tr.y, tr.z]), np.array([q.x, q.y, q.z, q.w]))
-            latest = max(latest, t.header.stamp.sec * 1_000_000_000 + t.header.stamp.nanosec)
-        if static or not self.recording or self.journal is None:
+            stamp = t.header.stamp.sec * 1_000_000_000 + t.header.stamp.nanosec
+            row = (t.header.frame_id, stamp, receive, (tr.x, tr.y, tr.z), (q.x, q.y, q.z, q.w))
+            if static:
+                self._tf_static[t.child_frame_id] = row
+            rows.append((t.child_frame_id, row))
+        if not self.recording or self.journal is None:
             return
-        pose = self._lookup(self._param("world_frame"), self._param("root_frame"))
-        if pose is not None:
-            self._record(self.journal.pose, "root", latest, self.get_clock().now().nanoseconds, *pose)
+        journal = self.journal
 
-    def _lookup(self, world: str, frame: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """Pose of ``frame`` in ``world`` composed over the latest transforms (None if not connected)."""
-        position, rotation = np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0])
-        current = frame
-        for _ in range(64):
-            if current == world:
-                return position, rotation
-            edge = self._tf_dynamic.get(current) or self._tf_static.get(current)
-            if edge is None:
-                return None
-            parent, t, q = edge
-            # pose_in_parent ∘ pose: the accumulated pose expressed in the parent frame.
-            position, rotation = compose((t, q), (position, rotation))
-            current = parent
-        return None
+        def write() -> None:
+            for child, (parent, stamp, recv, xyz, xyzw) in rows:
+                journal.tf(parent, child, stamp, recv, xyz, xyzw, static=static)
+
+        self._record(write)
 
     # ----------------------------------------------------------------- finishing
     def _check_duration(self) -> None:
@@ -357,6 +351,9 @@ class MotionRecorder(Node):
             self.recording = False
             journal = self.journal
             self.journal = None
+        snapshot = self._snapshot
+        if snapshot is not None and snapshot.wait() == 0:  # its file must not replace the final one
+            self._snapshot_written = True  # written, though its callback may never resume to say so
         if journal is None:
             return False
         journal.close()
@@ -372,11 +369,9 @@ class MotionRecorder(Node):
         self._report(motion_file, "wrote")
         return True
 
-    def _assemble(self) -> MotionFile:
-        """The motion file the journal stands for; what it reports goes to the log."""
-        content = read_journal(self.journal_path)
-        errors = [b for b in content.joints if b.stream.startswith(ERROR_STREAM)]
-        content.joints = [b for b in content.joints if not b.stream.startswith(ERROR_STREAM)]
+    def _assemble(self, limit: int | None = None) -> MotionFile:
+        """The motion file the journal (its first ``limit`` bytes) stands for; what it reports goes to the log."""
+        content = read_journal(self.journal_path, limit)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             motion_file = assemble(
@@ -387,16 +382,6 @@ class MotionRecorder(Node):
             )
         for w in caught:
             self.get_logger().warning(str(w.message))
-        if errors and "actual" in motion_file.groups:
-            actual = motion_file.groups["actual"]
-            channel = error_channel(
-                actual.times, actual.joint_names, errors, self._param("stamps"), self._param("rate")
-            )
-            channels = {**actual.joint_channels, "error": channel}
-            motion_file = dataclasses.replace(
-                motion_file,
-                groups={**motion_file.groups, "actual": dataclasses.replace(actual, joint_channels=channels)},
-            )
         return motion_file
 
     def _write_options(self) -> dict[str, Any]:
@@ -423,62 +408,63 @@ class MotionRecorder(Node):
         self.done.set()
         return response
 
-    def _srv_snapshot(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        if self.journal is None:
-            response.success, response.message = False, "not recording"
+    async def _srv_snapshot(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        """Write the output from what is flushed so far; recording goes on meanwhile.
+
+        A child process assembles and writes the file from a consistent copy (the journal's
+        flushed prefix: the journal only grows). This callback is a coroutine: while it
+        awaits the child, the executor keeps taking samples (neither a blocked executor
+        nor a thread of this process sharing its interpreter lock holds them up).
+        """
+        if self._snapshot is not None:
+            response.success, response.message = False, "a snapshot is being written"
             return response
         with self._lock:
-            self.journal.flush()
-        try:
-            motion_file = self._assemble()
-            write(
-                motion_file,
-                self.output,
-                overwrite=self._param("overwrite") or self._snapshot_written,
-                **self._write_options(),
-            )
-        except (ValueError, MotionFormatError) as exc:
-            response.success, response.message = False, str(exc)
+            if self.journal is None:
+                response.success, response.message = False, "not recording"
+                return response
+            try:
+                size = self.journal.flush()
+            except OSError as exc:
+                response.success, response.message = False, f"{self.journal_path}: {exc.strerror or exc}"
+                return response
+        # Lower priority: on a busy machine, taking samples comes first.
+        nice = ["nice", "-n", "10"] if shutil.which("nice") else []
+        command = [*nice, sys.executable, "-m", "motion_formats_ros.journal", str(self.journal_path), str(size)]
+        command.append(str(self.output))
+        if self._param("overwrite") or self._snapshot_written:
+            command.append("--overwrite")
+        with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+            self._snapshot = subprocess.Popen(command, stdout=out, stderr=err, text=True)
+            try:
+                while self._snapshot.poll() is None:
+                    await _NextTurn()
+                code = self._snapshot.returncode
+            finally:
+                self._snapshot = None
+            out.seek(0)
+            err.seek(0)
+            stdout, stderr = out.read(), err.read()
+        for line in stderr.splitlines():
+            if line.startswith("warning: "):
+                self.get_logger().warning(line.removeprefix("warning: "))
+        if code != 0:
+            lines = stderr.strip().splitlines()
+            response.success = False
+            response.message = (lines[-1] if lines else f"exit status {code}").removeprefix("snapshot failed: ")
             return response
         self._snapshot_written = True
-        frames = motion_file.groups.get("actual", motion_file.motion).num_frames
-        response.success, response.message = True, f"snapshot: {frames} frames in {self.output}"
+        frames = json.loads(stdout or "{}")
+        count = frames.get("actual", next(iter(frames.values()), 0))
+        response.success, response.message = True, f"snapshot: {count} frames in {self.output}"
         return response
 
 
-def error_channel(
-    times: np.ndarray, names: Sequence[str], blocks: Sequence[Block], stamps: str, rate: float
-) -> np.ndarray:
-    """The controller's per-joint error at the frame ``times`` (s), merged by joint name.
+class _NextTurn:
+    """Awaiting this hands control back to the executor once (rclpy runs coroutine callbacks as tasks)."""
 
-    Like the JointState merge: with ``rate`` 0 a joint holds its last error (NaN before the
-    first), with ``rate`` > 0 it is interpolated.
-    """
-    out = np.full((times.size, len(names)), np.nan)
-    for col, joint in enumerate(names):
-        name = ERROR_NAME + joint
-        parts_t, parts_v = [], []
-        for b in blocks:
-            if name in b.names and "position" in b.channels:
-                t = (
-                    b.receive
-                    if stamps == "receive"
-                    else np.where((b.stamps == 0) & (stamps == "auto"), b.receive, b.stamps)
-                )
-                parts_t.append(t / 1e9)
-                parts_v.append(b.channels["position"][:, b.names.index(name)])
-        if not parts_t:
-            continue
-        t, v = np.concatenate(parts_t), np.concatenate(parts_v)
-        order = np.argsort(t, kind="stable")
-        t, v = t[order], v[order]
-        if rate > 0:
-            out[:, col] = np.interp(times, t, v, left=np.nan, right=np.nan)
-        else:
-            at = np.searchsorted(t, times + 1e-9, side="right") - 1
-            ok = at >= 0
-            out[ok, col] = v[at[ok]]
-    return out
+    def __await__(self) -> Generator[None, None, None]:
+        yield
 
 
 def _finish(node: MotionRecorder, code: int) -> int:

@@ -22,13 +22,25 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...core import timing
 from ...core._nesting import json_too_deep, too_deep_reason
 from ...core.errors import ReadError, require
+from ...core.merge import (
+    Command,
+    Segment,
+    imu_name,
+    imu_row,
+    joint_state_problem,
+    merge,
+    place_trajectories,
+    sample_stream,
+    select_joints,
+    trajectory_bases,
+)
 from ...core.model import Motion, MotionFile, Series
+from ...core.stamps import STAMPS, choose_times
+from ...core.tf import MAX_NS, TfBuffer, TfSamples
 from . import _bulk
 from ._source import BagSource
-from ._tf import Edge, TfBuffer
 from ._types import JointField, joint_fields, parse_path, values_at
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
@@ -40,7 +52,6 @@ TF_TYPES = ("tf2_msgs/msg/TFMessage", "tf/msg/tfMessage")
 CONVERTIBLE_TYPES = (JOINT_STATE, IMU, TRAJECTORY, POINT, *TF_TYPES)
 DEFAULT_JOINT_TOPIC = "/joint_states"
 CUSTOM_KEY = "motion_formats_ros"
-STAMPS = ("auto", "header", "receive")
 #: Messages decoded together by the bulk JointState path.
 BATCH = 4096
 #: Bags with at least this many messages show a progress bar (when stderr is a terminal).
@@ -71,17 +82,6 @@ class ReadOptions:
     end: float | None = None
     rate: float | None = None
     joints: Sequence[str] | None = None
-
-
-@dataclasses.dataclass
-class Segment:
-    """Consecutive samples of one topic sharing joint names and present channels."""
-
-    names: tuple[str, ...]
-    stamps: IntArray
-    recv: IntArray
-    channels: dict[str, FloatArray]
-    times: IntArray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 @dataclasses.dataclass
@@ -123,14 +123,10 @@ def _custom(source: BagSource) -> dict[str, Any]:
 
 
 def _choose_times(stamps: IntArray, recv: IntArray, mode: str, what: str, notes: list[str]) -> IntArray:
-    if mode == "receive":
-        return recv
-    if mode == "header":
-        return stamps
-    if stamps.size and not np.any(stamps):
-        notes.append(f"{what}: every header stamp is zero; using receive times")
-        return recv
-    return stamps
+    times, note = choose_times(stamps, recv, mode)
+    if note:
+        notes.append(f"{what}: {note}")
+    return times
 
 
 # --------------------------------------------------------------------------- joint states
@@ -175,7 +171,7 @@ def _append_rows(stream: _TopicStream, msgs: Iterable[tuple[int, Any]]) -> None:
     for t, msg in msgs:
         names = tuple(str(n) for n in msg.name)
         values = {ch: np.asarray(getattr(msg, ch), dtype=np.float64) for ch in _bulk.CHANNELS}
-        if any(v.size not in (0, len(names)) for v in values.values()) or len(set(names)) != len(names):
+        if joint_state_problem(names, *values.values()) is not None:
             stream.bad += 1
             continue
         present = {ch: v for ch, v in values.items() if v.size}
@@ -185,60 +181,6 @@ def _append_rows(stream: _TopicStream, msgs: Iterable[tuple[int, Any]]) -> None:
             rows = []
         rows.append((_stamp_ns(msg.header.stamp), t, present))
     close()
-
-
-def _merge(segments: list[Segment], hold: bool) -> tuple[IntArray, tuple[str, ...], dict[str, FloatArray]]:
-    """Union of sample times, joints by first appearance, channels (N, J) NaN where absent.
-
-    Memory: channel by channel, each segment's values are released as soon as they are
-    copied into the merged array, so the peak stays below twice the merged arrays (the
-    segments are consumed: their ``channels`` are empty afterwards).
-    """
-    names: dict[str, int] = {}
-    for seg in segments:
-        for joint in seg.names:
-            names.setdefault(joint, len(names))
-    times = np.unique(np.concatenate([seg.times for seg in segments])) if segments else np.zeros(0, np.int64)
-    n, d = times.size, len(names)
-    order = list(dict.fromkeys(ch for seg in segments if seg.times.size for ch in seg.channels))
-    placed = []
-    for seg in segments:
-        if not seg.times.size:
-            seg.channels = {}
-            continue
-        rows = np.searchsorted(times, seg.times)
-        cols = np.array([names[x] for x in seg.names], dtype=np.intp)
-        placed.append((seg, rows, cols, bool(np.all(np.diff(rows) > 0))))
-    out: dict[str, FloatArray] = {}
-    for ch in order:
-        merged = np.full((n, d), np.nan)
-        filled = np.zeros((n, d), dtype=bool) if hold else None
-        for seg, rows, cols, increasing in placed:
-            values = seg.channels.pop(ch, None)
-            if values is None:
-                continue
-            if increasing:
-                merged[rows[:, None], cols[None, :]] = values
-            else:  # duplicate times within a segment: the later message wins
-                for i in range(rows.size):
-                    merged[rows[i], cols] = values[i]
-            if filled is not None:
-                filled[rows[:, None], cols[None, :]] = True
-            del values
-        if filled is not None:
-            _hold(merged, filled)
-        out[ch] = merged
-    return times, tuple(names), out
-
-
-def _hold(values: FloatArray, filled: npt.NDArray[np.bool_]) -> None:
-    """In place: a value absent at a row is the joint's last sample before it (NaN before the first)."""
-    n, d = values.shape
-    idx = np.where(filled, np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)[:, None], -1)
-    np.maximum.accumulate(idx, axis=0, out=idx)
-    for j in range(d):  # column by column: a (N,) temporary instead of (N, J) ones
-        col = idx[:, j]
-        values[:, j] = np.where(col >= 0, values[np.clip(col, 0, None), j], np.nan)
 
 
 def _preferred(found: list[JointField]) -> JointField | None:
@@ -503,35 +445,31 @@ class _BagReader:
         if bad:
             self.warn(f"{topic}: skipped {bad} messages that could not be decoded")
 
-    def _tf(self, source: BagSource, plan: dict[str, Any], others: dict[str, Any]) -> dict[tuple[str, str], Any]:
-        samples: dict[tuple[str, str], list[tuple[int, int, list[float], bool]]] = {}
+    def _tf(self, source: BagSource, plan: dict[str, Any], others: dict[str, Any]) -> TfSamples:
+        samples = TfSamples()
         for topic in plan["tf"]:
-            static = topic == self.options.tf_static_topic
+            static = topic == self._resolve(source, self.options.tf_static_topic)
+            bad = 0
             for t, msg in self._decode(source, topic, others.get(topic, [])):
-                for tr in msg.transforms:
-                    key = (_frame(tr.header.frame_id), _frame(tr.child_frame_id))
-                    tt, rr = tr.transform.translation, tr.transform.rotation
-                    samples.setdefault(key, []).append(
-                        (_stamp_ns(tr.header.stamp), t, [tt.x, tt.y, tt.z, rr.x, rr.y, rr.z, rr.w], static)
-                    )
+                try:
+                    for tr in msg.transforms:
+                        tt, rr = tr.transform.translation, tr.transform.rotation
+                        values = [float(v) for v in (tt.x, tt.y, tt.z, rr.x, rr.y, rr.z, rr.w)]
+                        parent, child = str(tr.header.frame_id), str(tr.child_frame_id)
+                        samples.add(parent, child, _stamp_ns(tr.header.stamp), int(t), values, static)
+                except (AttributeError, TypeError, ValueError, OverflowError):
+                    # A definition in the bag that is not TFMessage's shape, or a stamp no clock gives.
+                    bad += 1
+            if bad:
+                self.warn(f"{topic}: skipped {bad} messages that are not usable transforms")
         return samples
 
-    def _tf_buffer(self, samples: dict[tuple[str, str], Any], origin: int) -> TfBuffer:
-        buf = TfBuffer()
-        for (parent, child), rows in samples.items():
-            for static in (True, False):
-                sel = [r for r in rows if r[3] == static]
-                if not sel:
-                    continue
-                stamps = np.array([r[0] for r in sel], dtype=np.int64)
-                recv = np.array([r[1] for r in sel], dtype=np.int64)
-                ns = _choose_times(stamps, recv, self.options.stamps, f"tf {parent} -> {child}", self.notes)
-                values = np.array([r[2] for r in sel], dtype=np.float64)
-                order = np.argsort(ns, kind="stable")
-                ns, values = ns[order], values[order]
-                keep = np.append(ns[1:] != ns[:-1], True)  # equal times: the later wins
-                ns, values = ns[keep], values[keep]
-                buf.add(Edge(parent, child, (ns - origin) / 1e9, values[:, :3], values[:, 3:], static=static))
+    def _tf_buffer(self, samples: TfSamples, origin: int, report: bool = True) -> TfBuffer:
+        buf, notes = samples.buffer(origin, self.options.stamps)
+        if report:
+            self.notes += notes
+            for problem in buf.problems:
+                self.warn(problem)
         return buf
 
     def _auto_root(self, buf: TfBuffer) -> str | None:
@@ -544,12 +482,6 @@ class _BagReader:
             return None
         child = dynamic[0].child  # the most often published moving frame
         return f"{buf.root_of(child)}:{child}"
-
-    def _sampled(self, times: FloatArray, sample_times: FloatArray, values: FloatArray, kind: str) -> FloatArray:
-        if sample_times.size == 0:
-            return np.full((times.size, *values.shape[1:]), np.nan)
-        where = timing.locate(sample_times, times)
-        return np.asarray(timing.interpolate(values, where, kind))
 
     def _series_of(
         self, source: BagSource, topic: str, raws: list[tuple[int, bytes]]
@@ -568,14 +500,7 @@ class _BagReader:
         for t, msg in self._decode(source, topic, raws):
             stamps.append(_stamp_ns(msg.header.stamp))
             recv.append(t)
-            o, g, a = msg.orientation, msg.angular_velocity, msg.linear_acceleration
-            row = [o.x, o.y, o.z, o.w, g.x, g.y, g.z, a.x, a.y, a.z]
-            for start, cov in ((0, msg.orientation_covariance), (4, msg.angular_velocity_covariance)):
-                if len(cov) and cov[0] == -1:
-                    row[start : start + (4 if start == 0 else 3)] = [np.nan] * (4 if start == 0 else 3)
-            if len(msg.linear_acceleration_covariance) and msg.linear_acceleration_covariance[0] == -1:
-                row[7:10] = [np.nan] * 3
-            rows.append(row)
+            rows.append(imu_row(msg))
         ns = _choose_times(np.array(stamps, np.int64), np.array(recv, np.int64), self.options.stamps, topic, self.notes)
         return ns, np.array(rows, dtype=np.float64).reshape(-1, 10)
 
@@ -584,12 +509,7 @@ class _BagReader:
         msgs = list(self._decode(source, topic, raws))
         stamps = np.array([_stamp_ns(m.header.stamp) for _, m in msgs], dtype=np.int64)
         recv = np.array([t for t, _ in msgs], dtype=np.int64)
-        if self.options.stamps == "receive":
-            bases = recv
-        elif self.options.stamps == "header":
-            bases = stamps
-        else:  # a zero stamp means "start on receipt"
-            bases = np.where(stamps == 0, recv, stamps)
+        bases = trajectory_bases(stamps, recv, self.options.stamps)
         return self._place(topic, [(int(b), m) for b, (_, m) in zip(bases, msgs, strict=True)])
 
     def _nested_trajectory_segments(
@@ -618,7 +538,7 @@ class _BagReader:
 
     def _place(self, label: str, placed: list[tuple[int, Any]]) -> list[Segment]:
         """Segments of JointTrajectory values: points at base + time_from_start, cut at the next base."""
-        segments = []
+        commands = []
         bad = 0
         fields: tuple[tuple[str, str], ...] = (
             ("position", "positions"),
@@ -626,36 +546,26 @@ class _BagReader:
             ("acceleration", "accelerations"),
             ("effort", "effort"),
         )
-        for k, (base, msg) in enumerate(placed):
+        for base, msg in placed:
             names = tuple(str(n) for n in msg.joint_names)
-            limit = placed[k + 1][0] if k + 1 < len(placed) else None
-            rows_t: list[int] = []
+            offsets: list[int] = []
             rows: dict[str, list[FloatArray]] = {}
             layout: tuple[str, ...] | None = None
             for point in msg.points:
                 values = {ch: np.asarray(getattr(point, attr), dtype=np.float64) for ch, attr in fields}
-                if any(v.size not in (0, len(names)) for v in values.values()):
-                    bad += 1
-                    continue
-                t = base + _stamp_ns(point.time_from_start)
-                if limit is not None and t >= limit:
-                    continue
                 present = tuple(ch for ch, v in values.items() if v.size)
-                if layout is not None and present != layout:
+                if any(v.size not in (0, len(names)) for v in values.values()) or layout not in (None, present):
                     bad += 1
                     continue
                 layout = present
-                rows_t.append(t)
+                offsets.append(_stamp_ns(point.time_from_start))
                 for ch in present:
                     rows.setdefault(ch, []).append(values[ch])
-            if rows_t:
-                ts = np.array(rows_t, dtype=np.int64)
-                seg = Segment(names, ts, ts, {ch: np.stack(v) for ch, v in rows.items()})
-                seg.times = ts
-                segments.append(seg)
+            channels = {ch: np.stack(v) for ch, v in rows.items()}
+            commands.append(Command(int(base), names, np.array(offsets, dtype=np.int64), channels))
         if bad:
             self.warn(f"{label}: skipped {bad} trajectory points whose arrays do not match joint_names")
-        return segments
+        return place_trajectories(commands)
 
     def _nested_joint_stream(
         self, source: BagSource, topic: str, field: JointField, raws: list[tuple[int, bytes]]
@@ -710,22 +620,21 @@ class _BagReader:
         for topic, field in plan["trajectory_fields"]:
             traj_segments += self._nested_trajectory_segments(source, topic, field, others.get(topic, []))
         traj_labels = list(plan["trajectory"]) + [f"{topic}:{f.path}" for topic, f in plan["trajectory_fields"]]
-        tf_samples = self._tf(source, plan, others) if plan["tf"] else {}
+        tf_samples = self._tf(source, plan, others) if plan["tf"] else TfSamples()
 
         # Time origin: the writer's, else the first joint sample (else the first of anything).
         origin_value = custom.get("origin_ns")
         candidates = [s.times for s in segments if s.times.size] or [s.times for s in traj_segments if s.times.size]
-        if isinstance(origin_value, int):
+        if isinstance(origin_value, int) and not isinstance(origin_value, bool):
+            if not -MAX_NS < origin_value < MAX_NS:
+                raise ReadError(
+                    self.path, f"origin_ns {origin_value} is out of range", field=f"custom_data.{CUSTOM_KEY}"
+                )
             origin = origin_value
         elif candidates:
             origin = int(min(int(c.min()) for c in candidates))
         else:
-            firsts = [
-                min(r[0] if opts.stamps != "receive" else r[1] for r in rows if not r[3])
-                for rows in tf_samples.values()
-                if any(not r[3] for r in rows)
-            ]
-            origin = int(min(firsts)) if firsts else 0
+            origin = tf_samples.first_ns(opts.stamps) or 0
 
         buf = self._tf_buffer(tf_samples, origin) if tf_samples else None
         groups: dict[str, Motion] = {}
@@ -758,7 +667,7 @@ class _BagReader:
         if traj_segments:
             for s in traj_segments:
                 s.times = s.times if s.times.size else s.stamps
-            t_ns, t_names, t_channels = _merge(traj_segments, opts.hold)
+            t_ns, t_names, t_channels = merge(traj_segments, opts.hold)
             t_fields: dict[str, Any] = dict(t_channels)
             target = Motion(
                 times=(t_ns - origin) / 1e9,
@@ -778,6 +687,7 @@ class _BagReader:
             else:
                 groups[traj_group] = target
 
+        start_time_ns = origin
         for note in dict.fromkeys(self.notes):
             self.warn(note)
         groups = {k: self._transform(k, m) for k, m in groups.items()}
@@ -785,7 +695,7 @@ class _BagReader:
         extras: dict[str, Any] = {"bag_topics": {t.name: t.msgtype for t in source.topics.values()}}
         if source.recovered is not None:
             extras["recovered_messages"] = source.recovered
-        return MotionFile(groups=groups, extras=extras, **meta)
+        return MotionFile(groups=groups, extras=extras, start_time_ns=start_time_ns, **meta)
 
     def _actual(
         self,
@@ -795,7 +705,7 @@ class _BagReader:
         others: dict[str, list[tuple[int, bytes]]],
         segments: list[Segment],
         root_pair: tuple[str, str] | None,
-        tf: tuple[TfBuffer | None, dict[tuple[str, str], Any]],
+        tf: tuple[TfBuffer | None, TfSamples],
         origin: int,
     ) -> tuple[Motion, int]:
         """The joint-state group (root pose, links, IMUs, series sampled at its times) and the time origin."""
@@ -804,14 +714,14 @@ class _BagReader:
         buf, tf_samples = tf
         fields: dict[str, Any] = {}
         if segments:
-            times_ns, names, channels = _merge(segments, opts.hold)
+            times_ns, names, channels = merge(segments, opts.hold)
             fields.update(joint_names=names, **channels)
         elif root_pair is not None and buf is not None:
             # TF only: frames at the root's own sample times, the first at t = 0.
             times_s = buf.dynamic_times(*root_pair)
             if times_s.size and not isinstance(origin_value, int):
                 origin += round(float(times_s[0]) * 1e9)
-                buf = self._tf_buffer(tf_samples, origin)
+                buf = self._tf_buffer(tf_samples, origin, report=False)  # reported once, above
                 times_s = buf.dynamic_times(*root_pair)
             times_ns = np.round(times_s * 1e9).astype(np.int64) + origin if times_s.size else np.array([origin])
         else:
@@ -848,17 +758,12 @@ class _BagReader:
             ns, values = self._imu_of(source, topic, others.get(topic, []))
             if not ns.size:
                 continue
-            order = np.argsort(ns, kind="stable")
-            ns, values = ns[order], values[order]
-            keep = np.append(ns[1:] != ns[:-1], True)
-            st = (ns[keep] - origin) / 1e9
-            vals = values[keep]
-            imu_names.append(str(imu_names_map.get(topic, _frame(topic))))
+            imu_names.append(str(imu_names_map.get(topic, imu_name(topic))))
             imu_rows.append(
                 (
-                    self._sampled(times, st, vals[:, 0:4], "quaternion"),
-                    self._sampled(times, st, vals[:, 4:7], "value"),
-                    self._sampled(times, st, vals[:, 7:10], "value"),
+                    sample_stream(ns, values[:, 0:4], origin, times, "quaternion"),
+                    sample_stream(ns, values[:, 4:7], origin, times, "value"),
+                    sample_stream(ns, values[:, 7:10], origin, times, "value"),
                 )
             )
         if imu_names:
@@ -875,9 +780,6 @@ class _BagReader:
             ns, values, frame_id = self._series_of(source, topic, others.get(topic, []))
             if not ns.size:
                 continue
-            order = np.argsort(ns, kind="stable")
-            ns, values = ns[order], values[order]
-            keep = np.append(ns[1:] != ns[:-1], True)
             info = series_map.get(topic, [_frame(topic), 3, None])
             name, width = str(info[0]), int(info[1])
             frame = frame_id
@@ -887,7 +789,7 @@ class _BagReader:
                 frame = "world"
             elif root_pair is not None and frame_id == root_pair[1]:
                 frame = "root"
-            vals = self._sampled(times, (ns[keep] - origin) / 1e9, values[keep], "value")[:, :width]
+            vals = sample_stream(ns, values, origin, times, "value")[:, :width]
             series[name] = Series(vals, frame=frame or "world", components=("x", "y", "z")[:width])
         if series:
             fields["series"] = series
@@ -899,13 +801,9 @@ class _BagReader:
 
     def _transform(self, group: str, m: Motion) -> Motion:
         opts = self.options
-        if opts.joints:
-            have = [j for j in opts.joints if j in m.joint_names]
-            missing = [j for j in opts.joints if j not in m.joint_names]
-            if missing and m.joint_names:
-                raise KeyError(f"unknown joints {missing} in group {group!r}; joints: {', '.join(m.joint_names)}")
-            if m.joint_names:
-                m = m.select_joints(have)
+        if opts.joints and m.joint_names:
+            select_joints(m.joint_names, opts.joints, what=group)  # unknown joints: KeyError naming them
+            m = m.select_joints(list(opts.joints))
         if opts.start is not None or opts.end is not None:
             m = m.slice_time(opts.start, opts.end)
             if m.num_frames == 0:

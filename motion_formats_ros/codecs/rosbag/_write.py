@@ -125,7 +125,9 @@ class _BagWriter:
         t0 = min(float(m.times[0]) for m in motions if m.num_frames)
         if opts.start_time is not None:
             return round(opts.start_time * 1e9) - round(t0 * 1e9)
-        origin = motions[0].extras.get("time_origin_ns")
+        origin = (
+            self.file.start_time_ns if self.file.start_time_ns is not None else motions[0].extras.get("time_origin_ns")
+        )
         if isinstance(origin, (int, np.integer)):
             base = int(origin)
         elif self.file.date is not None:

@@ -19,7 +19,7 @@ from ...core.model import Motion, MotionFile, Series
 from ...core.naming import Names
 from ...core.spatial import se3_to_pose
 from .components import Component, ComponentReader
-from .schema import TOP_KEYS, camel, kind_of
+from .schema import START_TIME_KEY, TOP_KEYS, camel, kind_of
 from .tree import YMap, YSeq, plain
 
 #: The order in which components are placed on the time base (the first longest wins).
@@ -61,7 +61,22 @@ class Reader(ComponentReader):
         top_extra = {str(k): plain(v) for k, v in doc.items() if camel(k) not in TOP_KEYS}
         motion = self.combine(parsed, unknown, doc, version)
         extras: dict[str, Any] = {"seq_top": top_extra} if top_extra else {}
-        return MotionFile.single(motion, robot=self.names.robot, extras=extras)
+        start = self.start_time(doc)
+        return MotionFile.single(motion, robot=self.names.robot, start_time_ns=start, extras=extras)
+
+    def start_time(self, doc: YMap) -> int | None:
+        """``startTimeNs``: the recording's absolute start (ns since the epoch), if given."""
+        if START_TIME_KEY not in doc or doc[START_TIME_KEY] is None:
+            return None
+        value, line = doc[START_TIME_KEY], doc.key_lines.get(START_TIME_KEY, doc.line)
+        # Written quoted: this YAML path (like many) reads every plain number as a float.
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            value = int(value.strip())
+        if isinstance(value, bool) or not isinstance(value, int) or not -(1 << 63) <= value < 1 << 63:
+            raise self.fail(
+                f"{START_TIME_KEY}: expected an integer in quotes (ns since the epoch), got {value!r}", line
+            )
+        return int(value)
 
     def version(self, doc: YMap) -> float:
         """The format version (1 when the file does not say)."""

@@ -40,7 +40,10 @@ LINK_CONTENTS = ("LinkPosition", "MultiLinkPositionSeq")
 ZMP_CONTENTS = ("ZMP", "ZMPSeq", "RelativeZMP")
 TYPES = ("MultiValueSeq", "MultiSE3Seq", "Vector3Seq")
 
-TOP_KEYS = {"type", "content", "formatVersion", "frameRate", "numFrames", "hasFrameTime", "components"}
+#: An extra top-level key of ours (Choreonoid ignores it): the absolute ROS time (ns since the
+#: epoch) of the first frame of a recording from ROS data (MotionFile.start_time_ns).
+START_TIME_KEY = "startTimeNs"
+TOP_KEYS = {"type", "content", "formatVersion", "frameRate", "numFrames", "hasFrameTime", "components", START_TIME_KEY}
 COMPONENT_KEYS = {
     "type",
     "content",

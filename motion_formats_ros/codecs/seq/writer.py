@@ -19,7 +19,7 @@ from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.errors import WriteError
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
 from ...core.spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS, pose_to_se3
-from .schema import DEFAULT_VERSION, JOINT_CONTENT_FOR, KEYS, TOP_KEYS, WRITE_VERSIONS, camel
+from .schema import DEFAULT_VERSION, JOINT_CONTENT_FOR, KEYS, START_TIME_KEY, TOP_KEYS, WRITE_VERSIONS, camel
 
 
 class _Writer:
@@ -194,6 +194,9 @@ def _header(w: _Writer, motion_file: MotionFile, version: int, rate: float, n: i
     out.append(f"{w.key('numFrames')}: {n}")
     if has_time:
         out.append(f"{w.key('hasFrameTime')}: true")
+    if motion_file.start_time_ns is not None:
+        # Quoted: YAML readers that make every number a float would round the nanoseconds.
+        out.append(f"{START_TIME_KEY}: '{int(motion_file.start_time_ns)}'")
     top_extra = motion_file.extras.get("seq_top")
     if isinstance(top_extra, Mapping):
         w.plain({k: val for k, val in top_extra.items() if camel(k) not in TOP_KEYS}, "")

@@ -1,0 +1,278 @@
+"""The one JointState merge (recorder and bag2motion): samples of several streams by joint name.
+
+A :class:`Segment` is consecutive samples of one stream sharing joint names and present
+channels, with their times (ns, already chosen by :func:`..stamps.choose_times`).
+:func:`merge` puts every segment on the union of the sample times, joints in order of
+first appearance (the caller orders the segments), channels (N, J) with NaN where a
+joint has no sample at a time, or its last value before it with ``hold``. For equal
+times within the segments the later sample wins. :func:`merge_on_grid` instead
+interpolates every joint on its own samples onto a uniform grid (the recorder's
+``rate``). :func:`joint_state_problem` is the one validity check of a JointState
+message, :func:`select_joints` the one selection of joints by name, :func:`imu_row`
+the one reading of an IMU message's covariance flags.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Sequence, Sized
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+#: JointState channels, in the model's order.
+CHANNELS = ("position", "velocity", "effort")
+
+
+@dataclasses.dataclass
+class Segment:
+    """Consecutive samples of one stream sharing joint names and present channels."""
+
+    names: tuple[str, ...]
+    stamps: IntArray
+    recv: IntArray
+    channels: dict[str, FloatArray]
+    times: IntArray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    stream: str = ""
+
+
+@dataclasses.dataclass
+class Command:
+    """One trajectory message: its points at ``base`` + ``offsets`` (ns), channels (P, J) by name."""
+
+    base: int
+    names: tuple[str, ...]
+    offsets: IntArray
+    channels: dict[str, FloatArray]
+
+
+def trajectory_bases(stamps: IntArray, recv: IntArray, mode: str) -> IntArray:
+    """Where trajectory messages start: ``header`` stamps, ``receive`` times, or (``auto``) the
+    stamp unless it is zero, which means "start on receipt" as for a trajectory controller."""
+    if mode == "receive":
+        return recv
+    if mode == "header":
+        return stamps
+    return np.where(stamps == 0, recv, stamps)
+
+
+def place_trajectories(commands: Sequence[Command]) -> list[Segment]:
+    """Trajectory messages on one timeline, in the order received.
+
+    Each message's points are at its base + time_from_start; a message replaces what is
+    left of the one before it (joint_trajectory_controller's rule): points of a message
+    at or after the next message's base are dropped. Merge the result with :func:`merge`.
+    """
+    segments = []
+    for k, c in enumerate(commands):
+        t = c.base + c.offsets
+        keep = t < commands[k + 1].base if k + 1 < len(commands) else np.ones(t.size, dtype=bool)
+        if keep.any():
+            kept = t[keep]
+            segments.append(Segment(c.names, kept, kept, {ch: v[keep] for ch, v in c.channels.items()}, times=kept))
+    return segments
+
+
+def joint_state_problem(names: Sequence[str], *channels: Sized) -> str | None:
+    """Why a JointState message cannot be merged (None when it can)."""
+    n = len(names)
+    if any(len(c) not in (0, n) for c in channels):
+        return "name and position/velocity/effort lengths differ"
+    if len(set(names)) != n:
+        return "duplicate joint names"
+    return None
+
+
+def merge(segments: Sequence[Segment], hold: bool) -> tuple[IntArray, tuple[str, ...], dict[str, FloatArray]]:
+    """Union of sample times, joints by first appearance, channels (N, J) NaN where absent.
+
+    Memory: channel by channel, each segment's values are released as soon as they are
+    copied into the merged array, so the peak stays below twice the merged arrays (the
+    segments are consumed: their ``channels`` are empty afterwards). Samples of one
+    stream dropped for sharing a time with a later one are reported (a warning).
+    """
+    names: dict[str, int] = {}
+    for seg in segments:
+        for joint in seg.names:
+            names.setdefault(joint, len(names))
+    times = np.unique(np.concatenate([seg.times for seg in segments])) if segments else np.zeros(0, np.int64)
+    _report_shared_stamps(segments)
+    n, d = times.size, len(names)
+    order = list(dict.fromkeys(ch for seg in segments if seg.times.size for ch in seg.channels))
+    placed = []
+    for seg in segments:
+        if not seg.times.size:
+            seg.channels = {}
+            continue
+        rows = np.searchsorted(times, seg.times)
+        cols = np.array([names[x] for x in seg.names], dtype=np.intp)
+        placed.append((seg, rows, cols, bool(np.all(np.diff(rows) > 0))))
+    out: dict[str, FloatArray] = {}
+    for ch in order:
+        merged = np.full((n, d), np.nan)
+        filled = np.zeros((n, d), dtype=bool) if hold else None
+        for seg, rows, cols, increasing in placed:
+            values = seg.channels.pop(ch, None)
+            if values is None:
+                continue
+            if increasing:
+                merged[rows[:, None], cols[None, :]] = values
+            else:  # duplicate or unsorted times within a segment: the later message wins
+                for i in range(rows.size):
+                    merged[rows[i], cols] = values[i]
+            if filled is not None:
+                filled[rows[:, None], cols[None, :]] = True
+            del values
+        if filled is not None and not filled.all():
+            _hold(merged, filled)
+        out[ch] = merged
+    return times, tuple(names), out
+
+
+def _report_shared_stamps(segments: Sequence[Segment]) -> None:
+    by_stream: dict[str, list[IntArray]] = {}
+    for seg in segments:
+        if seg.stream:
+            by_stream.setdefault(seg.stream, []).append(seg.times)
+    for stream, parts in by_stream.items():
+        t = np.concatenate(parts)
+        dropped = int(t.size - np.unique(t).size)
+        if dropped:
+            warnings.warn(
+                f"{stream}: {dropped} of {t.size} samples share a stamp with a later one and were dropped "
+                "(stamps: receive keeps them all)",
+                stacklevel=3,
+            )
+
+
+def _hold(values: FloatArray, filled: npt.NDArray[np.bool_]) -> None:
+    """In place: a value absent at a row is the joint's last sample before it (NaN before the first)."""
+    n, d = values.shape
+    idx = np.where(filled, np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)[:, None], -1)
+    np.maximum.accumulate(idx, axis=0, out=idx)
+    for j in range(d):  # column by column: a (N,) temporary instead of (N, J) ones
+        col = idx[:, j]
+        values[:, j] = np.where(col >= 0, values[np.clip(col, 0, None), j], np.nan)
+
+
+def merge_on_grid(segments: Sequence[Segment], rate: float) -> tuple[IntArray, tuple[str, ...], dict[str, FloatArray]]:
+    """Every joint interpolated on its own samples onto a uniform grid at ``rate`` Hz.
+
+    The grid starts at the first sample; NaN outside a joint's own samples.
+    """
+    names: dict[str, None] = {}
+    for seg in segments:
+        for joint in seg.names:
+            names.setdefault(joint, None)
+    all_t = np.unique(np.concatenate([seg.times for seg in segments]))
+    span = (all_t[-1] - all_t[0]) / 1e9
+    frames = int(np.floor(span * rate + 1e-9)) + 1
+    times_ns = all_t[0] + np.round(np.arange(frames) * (1e9 / rate)).astype(np.int64)
+    t0 = times_ns[0]
+    channels = [ch for ch in CHANNELS if any(ch in seg.channels for seg in segments)]
+    out: dict[str, FloatArray] = {}
+    for ch in channels:
+        merged = np.full((times_ns.size, len(names)), np.nan)
+        for col, name in enumerate(names):
+            parts_t, parts_v = [], []
+            for seg in segments:
+                if ch in seg.channels and name in seg.names:
+                    parts_t.append(seg.times)
+                    parts_v.append(seg.channels[ch][:, seg.names.index(name)])
+            if not parts_t:
+                continue
+            src = np.concatenate(parts_t)
+            order = np.argsort(src, kind="stable")
+            src, values = src[order], np.concatenate(parts_v)[order]
+            keep = np.append(src[1:] != src[:-1], True)
+            merged[:, col] = np.interp(
+                (times_ns - t0) / 1e9, (src[keep] - t0) / 1e9, values[keep], left=np.nan, right=np.nan
+            )
+        out[ch] = merged
+    return times_ns, tuple(names), out
+
+
+def select_joints(
+    names: Sequence[str], wanted: Sequence[str], *, missing: str = "error", what: str = ""
+) -> tuple[list[int | None], list[str]]:
+    """Columns of ``wanted`` joints in ``names`` and the joints not found.
+
+    ``missing="error"`` raises KeyError naming the unknown joints; ``"nan"`` gives None
+    for them (a column of NaN: a joint the recorder was told to record but never saw).
+    """
+    index = {n: i for i, n in enumerate(names)}
+    absent = [j for j in wanted if j not in index]
+    if absent and missing == "error":
+        where = f" in group {what!r}" if what else ""
+        raise KeyError(f"unknown joints {absent}{where}; joints: {', '.join(names)}")
+    return [index.get(j) for j in wanted], absent
+
+
+def take_columns(values: FloatArray, columns: Sequence[int | None]) -> FloatArray:
+    """``values[:, columns]`` with NaN columns for None."""
+    out = np.full((values.shape[0], len(columns)), np.nan)
+    for k, c in enumerate(columns):
+        if c is not None:
+            out[:, k] = values[:, c]
+    return out
+
+
+def sample_stream(stamps_ns: IntArray, values: FloatArray, origin_ns: int, query: FloatArray, kind: str) -> FloatArray:
+    """One stream's samples (IMU, pose, point series) at ``query`` times (s from ``origin_ns``).
+
+    Samples may come in any order; of samples sharing a stamp the later wins. Between
+    samples: linear (``kind="value"``) or slerp (``"quaternion"``); held before the first
+    and after the last. No sample: NaN.
+    """
+    from . import timing
+
+    if stamps_ns.size == 0:
+        return np.full((query.size, *values.shape[1:]), np.nan)
+    order = np.argsort(stamps_ns, kind="stable")
+    ns, vals = stamps_ns[order], values[order]
+    keep = np.append(ns[1:] != ns[:-1], True)
+    where = timing.locate((ns[keep] - origin_ns) / 1e9, query)
+    return np.asarray(timing.interpolate(vals[keep], where, kind))
+
+
+def imu_name(topic: str) -> str:
+    """The name an IMU topic's samples get in the model: the topic without its leading ``/``."""
+    return topic[1:] if topic.startswith("/") else topic
+
+
+def imu_row(msg: Any) -> list[float]:
+    """One ``sensor_msgs/Imu`` message (rclpy's or rosbags') as 10 values.
+
+    Quaternion x, y, z, w; angular velocity; linear acceleration. The message marks a
+    quantity the sensor does not give with -1 as the first element of its covariance:
+    that quantity becomes NaN (absent), whatever values the message carries.
+    """
+    o, g, a = msg.orientation, msg.angular_velocity, msg.linear_acceleration
+    row = [float(v) for v in (o.x, o.y, o.z, o.w, g.x, g.y, g.z, a.x, a.y, a.z)]
+    covariances = (msg.orientation_covariance, msg.angular_velocity_covariance, msg.linear_acceleration_covariance)
+    for (start, width), cov in zip(((0, 4), (4, 3), (7, 3)), covariances, strict=True):
+        if len(cov) and cov[0] == -1:
+            row[start : start + width] = [float("nan")] * width
+    return row
+
+
+__all__ = [
+    "CHANNELS",
+    "Command",
+    "Segment",
+    "imu_name",
+    "imu_row",
+    "joint_state_problem",
+    "merge",
+    "merge_on_grid",
+    "place_trajectories",
+    "sample_stream",
+    "select_joints",
+    "take_columns",
+    "trajectory_bases",
+]
