@@ -318,3 +318,25 @@ def test_recover_a_tail_cut_inside_a_tf_record(tmp_path: Path) -> None:
         m = motion_file.groups["actual"]
         assert m.root_position is not None
         np.testing.assert_array_equal(m.root_position[:, 0], [0, 1, 2, 3])  # the dropped tail: not used
+
+
+def test_a_controllers_error_stream_is_the_error_channel_also_when_recovered(tmp_path: Path) -> None:
+    """controller_state's error is journaled as its own stream; every way out of the journal
+    (the recorder's write, a snapshot, recover after a crash) makes it actual's ``error``."""
+    from motion_formats_ros.journal import ERROR_NAME, ERROR_STREAM
+
+    out = tmp_path / "ctl.msgpack"
+    j = JournalWriter(tmp_path / "ctl.journal", _meta(out, topics=["/arm/controller_state"]))
+    t0 = 7_000_000_000
+    for k in range(20):
+        stamp = t0 + k * 10_000_000
+        j.joints("/arm/controller_state", ["a", "b"], stamp, stamp, array.array("d", [k * 0.1, -k * 0.1]))
+        j.joints(ERROR_STREAM + "/arm/controller_state", [ERROR_NAME + "b"], stamp, stamp, array.array("d", [k * 1e-3]))
+    j.close(clean=False)  # a crash: only recover can write it
+    path, motion_file, _ = recover(tmp_path / "ctl.journal")
+    actual = read(path).group("actual")
+    assert actual.joint_names == ("a", "b")  # no "error:b" joint mixed into the positions
+    error = actual.joint_channels["error"]
+    assert np.isnan(error[:, 0]).all()  # the controller reported no error for a
+    np.testing.assert_allclose(error[:, 1], np.arange(20) * 1e-3)
+    assert motion_file.start_time_ns == t0

@@ -452,8 +452,9 @@ class MotionFile:
         date: Recording / creation date.
         source: The path this was read from, if any.
         format: The codec name this was read with, if any.
-        start_time_ns: Absolute time of the first frame (ROS time, ns since the epoch) when the
-            motion was recorded from ROS data. Frame times stay relative (first sample at 0);
+        start_time_ns: Absolute ROS time (ns since the epoch) of time 0 when the motion was
+            recorded from ROS data: the first sample's. Frame times are relative to it (a
+            slice such as ``convert --start 0.5`` keeps its times and this origin);
             OMF stores this as metadata ``start_time_ns``, ``.seq`` as the extra key
             ``startTimeNs`` (which Choreonoid ignores), and ``motion2bag`` restores stamps from it.
         extras: File-level data the model has no slot for (kept for round trips).
