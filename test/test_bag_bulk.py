@@ -267,3 +267,42 @@ def test_bag_bulk_strided_rows_decode_like_contiguous_ones() -> None:
     assert np.array_equal(a.stamps, b.stamps)
     assert all(np.array_equal(a.channels[c], b.channels[c]) for c in b.channels)
     assert a.channels["position"].flags.writeable  # own memory, not a view of the chunk
+
+
+@pytest.mark.parametrize("storage", ["mcap", "sqlite3"])
+def test_bag_bulk_topic_on_two_connections_reads_like_the_reference(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, storage: str
+) -> None:
+    """Two connections of one topic (other QoS), interleaved, times going backwards: same as message by message."""
+    from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
+    from rosbags.rosbag2 import StoragePlugin, Writer
+
+    zero = QosTime(0, 0)
+
+    def qos(depth: int) -> Qos:
+        return Qos(
+            QosHistory.KEEP_LAST,
+            depth,
+            QosReliability.RELIABLE,
+            QosDurability.VOLATILE,
+            zero,
+            zero,
+            QosLiveliness.AUTOMATIC,
+            zero,
+            False,
+        )
+
+    plugin = StoragePlugin.MCAP if storage == "mcap" else StoragePlugin.SQLITE3
+    bag = tmp_path / "two"
+    with Writer(bag, version=9, storage_plugin=plugin) as writer:
+        conns = [
+            writer.add_connection("/joint_states", JS, typestore=TS, offered_qos_profiles=[qos(d)]) for d in (1, 9)
+        ]
+        for k in range(60):
+            stamp = BASE + (k if k % 11 else k - 3) * 1_000_000  # now and then a stamp steps back
+            msg = joint_state(stamp, ["a", "b"] if k % 2 else ["b", "c"], [k, -k])
+            writer.write(conns[k % 2], BASE + k * 1_000_000, TS.serialize_cdr(msg, JS))
+    fast, slow, fast_warnings, slow_warnings = _read_both(bag, monkeypatch)
+    assert fast_warnings == slow_warnings and any("backwards" in w for w in fast_warnings)
+    _equal(fast, slow)
+    assert fast.motion.joint_names == ("b", "c", "a")

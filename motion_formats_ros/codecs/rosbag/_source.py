@@ -865,7 +865,7 @@ def _sqlite_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
     """Blocks of the wanted topics of an sqlite3 storage, in the order rosbags reads them."""
     conn = storage.dbconn
     for topic in sorted(wanted):
-        ids = [c.id for c in storage.connections if c.topic == topic]
+        ids = sorted({c.id for c in storage.connections if c.topic == topic})
         if not ids:
             continue
         marks = ",".join("?" for _ in ids)
@@ -917,7 +917,9 @@ def _mcap_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
             raise ReadError(
                 storage.path, f"damaged MCAP chunk: {_reason(exc)}", offset=chunk.chunk_start_offset
             ) from exc
-        indexed = [_indexed_block(bio, chunk, data, cid, ids[cid]) for cid in present]
+        # A topic on several channels of the chunk interleaves them: walked, in file order.
+        single = len({ids[cid] for cid in present}) == len(present)
+        indexed = [_indexed_block(bio, chunk, data, cid, ids[cid]) for cid in present] if single else [None]
         if all(b is not None for b in indexed):
             yield from (b for b in indexed if b is not None and len(b))
             continue
@@ -930,10 +932,10 @@ def _mcap_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
 
 
 def _walked_blocks(data: bytes, ids: dict[int, str]) -> Iterator[Block]:
-    """Blocks of a decompressed chunk's records, walked one by one (the general way)."""
+    """Blocks of a decompressed chunk's records, walked one by one (the general way), one per topic."""
     rec = struct.Struct("<BQ").unpack_from
     msg = struct.Struct("<HIQ").unpack_from
-    found: dict[int, tuple[list[int], list[bytes]]] = {cid: ([], []) for cid in ids}
+    found: dict[str, tuple[list[int], list[bytes]]] = {topic: ([], []) for topic in ids.values()}
     pos, end = 0, len(data)
     while pos < end:
         op, length = rec(data, pos)
@@ -941,13 +943,14 @@ def _walked_blocks(data: bytes, ids: dict[int, str]) -> Iterator[Block]:
             raise ValueError(f"MCAP record at chunk byte {pos} runs past the chunk")
         if op == 0x05:
             cid, _, log_time = msg(data, pos + 9)
-            if cid in found:
-                found[cid][0].append(log_time)
-                found[cid][1].append(data[pos + _MSG_HEAD : pos + 9 + length])
+            topic = ids.get(cid)
+            if topic is not None:
+                found[topic][0].append(log_time)
+                found[topic][1].append(data[pos + _MSG_HEAD : pos + 9 + length])
         pos += 9 + length
-    for cid, (times, raws) in found.items():
+    for topic, (times, raws) in found.items():
         if times:
-            yield _block(ids[cid], times, raws)
+            yield _block(topic, times, raws)
 
 
 def _gather(buf: npt.NDArray[np.uint8], at: npt.NDArray[np.int64], dtype: str) -> npt.NDArray[Any]:
