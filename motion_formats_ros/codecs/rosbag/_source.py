@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.distros import DEFAULT_DISTRO, DISTROS
-from ...core.errors import ReadError
+from ...core.errors import MotionFormatError, ReadError
 from . import _mcap, _metadata, _types
 
 BAG_SUFFIXES = (".db3", ".mcap", ".bag")
@@ -709,8 +709,8 @@ class BagSource:
         return _iter_chunks(storages, wanted)
 
 
-class PayloadTooShortError(ValueError):
-    """A CDR payload that ends before its message does."""
+class PayloadTooShortError(MotionFormatError, ValueError):
+    """A CDR payload that ends before its message does (counted and reported by the reader)."""
 
 
 def deserialize_cdr(typestore: Any, raw: bytes | memoryview, msgtype: str) -> Any:
