@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from pathlib import Path
 from typing import Any
@@ -306,3 +307,24 @@ def test_bag_bulk_topic_on_two_connections_reads_like_the_reference(
     assert fast_warnings == slow_warnings and any("backwards" in w for w in fast_warnings)
     _equal(fast, slow)
     assert fast.motion.joint_names == ("b", "c", "a")
+
+
+def test_bag_bulk_names_of_equal_length_are_told_apart_in_every_row_size() -> None:
+    """Both ways of comparing the static bytes (8-byte words, byte slices) see a changed name or frame id."""
+    sizes = set()
+    for length, frame, vel in itertools.product(range(1, 17), ("", "odom"), ([], [0.5, 0.25])):
+        # position + velocity without effort: 8-byte rows; position alone: not
+        same = [joint_state(BASE + k, ["x" * length, "y"], [k, 1.0], vel) for k in range(3)]
+        other = joint_state(BASE + 3, ["z" * length, "y"], [3.0, 1.0], vel)
+        for msg in [*same, other]:
+            msg.header.frame_id = frame
+        raws = [bytes(TS.serialize_cdr(m, JS)) for m in same]
+        changed = bytes(TS.serialize_cdr(other, JS))
+        moved = bytearray(raws[-1])
+        moved[12 + 4] ^= 1 if frame else 0  # a frame id byte (when there is one)
+        sizes.add(len(raws[0]) % 8 == 0)
+        assert _bulk.decode(raws, False) is not None
+        assert _bulk.decode([*raws, changed], False) is None, (length, frame)
+        if frame:
+            assert _bulk.decode([*raws, bytes(moved)], False) is None, (length, frame)
+    assert sizes == {True, False}  # both comparisons were exercised

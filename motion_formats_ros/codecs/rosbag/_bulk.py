@@ -216,10 +216,8 @@ def decode_rows(rows: npt.NDArray[np.uint8], ros1: bool) -> Decoded | None:
     layout = parse_layout(first, ros1)
     if layout is None:
         return None
-    head = np.frombuffer(first, dtype=np.uint8)
-    for start, end in layout.static:
-        if not bool((rows[:, start:end] == head[start:end]).all()):
-            return None
+    if not _same_static(rows, np.frombuffer(first, dtype=np.uint8), layout.static):
+        return None
     sec_type = "<u4" if ros1 else "<i4"
     sec = np.ascontiguousarray(rows[:, layout.stamp : layout.stamp + 4]).view(sec_type)[:, 0]
     nsec = np.ascontiguousarray(rows[:, layout.stamp + 4 : layout.stamp + 8]).view("<u4")[:, 0]
@@ -230,6 +228,19 @@ def decode_rows(rows: npt.NDArray[np.uint8], ros1: bool) -> Decoded | None:
             block = np.array(rows[:, offset : offset + 8 * count])  # a copy, contiguous
             channels[channel] = block.view("<f8").astype(np.float64, copy=False)  # native order
     return Decoded(layout, stamps, channels)
+
+
+def _same_static(rows: npt.NDArray[np.uint8], head: npt.NDArray[np.uint8], static: tuple[tuple[int, int], ...]) -> bool:
+    """Every row has ``head``'s bytes in the ``static`` ranges."""
+    size = rows.shape[1]
+    if rows.flags.c_contiguous and size % 8 == 0:
+        # One pass over 8-byte words, the other bytes masked out (a slice per range costs 3× more).
+        mask = np.zeros(size, dtype=np.uint8)
+        for start, end in static:
+            mask[start:end] = 0xFF
+        words, wmask = rows.view("<u8"), mask.view("<u8")
+        return bool(((words & wmask) == (head.view("<u8") & wmask)).all())
+    return all(bool((rows[:, start:end] == head[start:end]).all()) for start, end in static)
 
 
 class Encoder:
