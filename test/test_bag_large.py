@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 from mcap.reader import make_reader
 from rosbags.highlevel import AnyReader
 from test_bag_support import TS, T
@@ -89,11 +90,25 @@ def test_bag_large_single_group_round_trip_with_and_without_acceleration(tmp_pat
     assert (explicit.acceleration is None) == (not acceleration)
 
 
+def _rewritten_by_rosbags(src: Path, dest: Path) -> Path:
+    """``src`` rewritten payload for payload by rosbags' Writer (whose chunks take a big message along)."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+
+    with AnyReader([src]) as reader, Writer(dest, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        conns = {c.topic: writer.add_connection(c.topic, c.msgtype, typestore=TS) for c in reader.connections}
+        for conn, t, raw in reader.messages():
+            writer.write(conns[conn.topic], t, raw)
+        info = yaml.safe_load((src / "metadata.yaml").read_text())["rosbag2_bagfile_information"]
+        for key, value in info["custom_data"].items():
+            writer.set_custom_data(key, value)
+    return dest
+
+
 def test_bag_large_big_uncompressed_chunk_is_read_record_by_record(tmp_path: Path) -> None:
     n, joints = 12_000, 30  # the whole-motion JointTrajectory (≈ 6 MB) shares a chunk with joint states
     m = _motion(n, joints, acceleration=False)
-    bag = tmp_path / "big"
-    write(MotionFile.single(m, group="actual"), bag, format="rosbag")
+    write(MotionFile.single(m, group="actual"), tmp_path / "ours", format="rosbag")
+    bag = _rewritten_by_rosbags(tmp_path / "ours", tmp_path / "big")
     with open(next(bag.glob("*.mcap")), "rb") as fh:
         summary = make_reader(fh).get_summary()
     assert summary is not None
@@ -105,6 +120,20 @@ def test_bag_large_big_uncompressed_chunk_is_read_record_by_record(tmp_path: Pat
     assert np.array_equal(back.position, m.position) and np.array_equal(back.velocity, m.velocity)
     with_traj = read(bag, trajectory=["/joint_trajectory"]).motion  # the big message itself, found by the walk
     assert np.array_equal(with_traj.position, m.position)
+
+
+def test_bag_large_big_message_gets_a_chunk_of_its_own(tmp_path: Path) -> None:
+    n, joints = 12_000, 30
+    m = _motion(n, joints, acceleration=False)
+    bag = tmp_path / "ours"
+    write(MotionFile.single(m, group="actual"), bag, format="rosbag")
+    with open(next(bag.glob("*.mcap")), "rb") as fh:
+        summary = make_reader(fh).get_summary()
+    assert summary is not None
+    channels = {cid: c.topic for cid, c in summary.channels.items()}
+    big = [c for c in summary.chunk_indexes if c.uncompressed_size > BIG_CHUNK]
+    assert len(big) == 1 and [channels[cid] for cid in big[0].message_index_offsets] == ["/joint_trajectory"]
+    assert np.array_equal(read(bag, trajectory=["/joint_trajectory"]).motion.position, m.position)
 
 
 @pytest.mark.parametrize("hold", [False, True])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -117,3 +118,51 @@ def test_reference_round_trip_through_us_is_lossless(tmp_path: Path, encoding: s
         for key in ("pos", "vel"):
             np.testing.assert_array_equal(np.asarray(a["joint"][key]), np.asarray(b["joint"][key]))
     assert again.basic["date"] == ref.basic["date"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("time_names", "columns"),
+    [
+        (["stamp"], [[0.0, 0.013, 0.021, 0.05, 0.07, 0.2]]),  # variable rate
+        (["stamp"], [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]]),  # stamps that happen to be 1 s apart
+        (["stamp", "recv"], [[0.0, 0.01, 0.03, 0.04, 0.08, 0.09], [0.001, 0.012, 0.031, 0.04, 0.081, 0.1]]),
+        (["recv"], [[0.0, 0.013, 0.021, 0.05, 0.07, 0.2]]),  # a time column, but no stamp
+    ],
+)
+def test_fps_0_with_time_columns_survives_every_encoding(
+    tmp_path: Path, time_names: list[str], columns: list[list[float]]
+) -> None:
+    """fps 0 (variable rate) stays 0, with its time columns, through msgpack ⇄ yaml ⇄ json."""
+    ref = otter.OMF(
+        name="var",
+        robot="r",
+        joint_names=["a", "b"],
+        joint_dims=[1, 1],
+        link_names=[],
+        imu_names=[],
+        time_names=time_names,
+        data_names=["actual"],
+    )
+    for i in range(6):
+        ref.actual["joint"]["pos"].append([float(i), -0.5 * i])
+        ref.actual["time"].append([col[i] for col in columns])
+    ref.actual["fps"] = 0
+    src = tmp_path / "ref.msgpack"
+    ref.save(src)
+    chain = ["a.yaml", "b.json", "c.msgpack", "d.json", "e.yaml", "f.msgpack"]
+    prev = src
+    for name in chain:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            f = read(prev)
+        assert bool(caught) == ("stamp" not in time_names)  # without a stamp: frames 1 s apart, said so
+        write(f, tmp_path / name)
+        prev = tmp_path / name
+        again = otter.load(tmp_path / name)
+        sec = again.data_section("actual")
+        assert sec["fps"] == 0, name
+        assert again.basic["time_names"] == time_names, name
+        np.testing.assert_array_equal(np.asarray(sec["time"], dtype=float), np.array(columns).T)
+        np.testing.assert_array_equal(np.asarray(sec["joint"]["pos"], dtype=float)[:, 1], -0.5 * np.arange(6))
+    if time_names[0] == "stamp":
+        np.testing.assert_array_equal(read(prev).groups["actual"].times, columns[0])

@@ -121,6 +121,9 @@ def _run_scene(tmp_path: Path, out: Path, *extra: str, parent: bool = False) -> 
         )
         base = time.time_ns() // 1_000_000 * 1_000_000
         static = start_scene(ros, "static")
+        # The latched map → odom reaches late joiners too, but only while discovery has found
+        # its publisher: this process records the bag, so wait until it has it.
+        assert ros.spin_until(lambda: any(t == "/tf_static" and b"odom" in m for t, _, m in raw), 20), static.output()
         publishers = [start_scene(ros, "rsp", str(base), "1.0"), start_scene(ros, "odom", str(base), "1.1")]
         if parent:
             publishers.append(start_scene(ros, "parent", str(base), "1.0"))

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import convert
 from ..core.atomic import check_writable
-from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS
+from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
 from ..core.errors import MotionFormatError
 from ..registry import CODECS, codec_for_path, read, write
 
@@ -79,8 +79,17 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("bag", type=Path, help="rosbag2 folder to create (or a bare .mcap / .db3 file)")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--storage", choices=list(STORAGES), help="storage plugin (default mcap)")
-    p.add_argument("--distro", choices=list(WRITE_DISTROS), default="jazzy", help="message definitions / metadata")
-    p.add_argument("--start-time", type=_start_time, help="stamp of the first frame: epoch seconds, now, ISO date")
+    p.add_argument(
+        "--distro",
+        choices=list(WRITE_DISTROS),
+        help="ROS distro the bag is written for (message definitions, metadata; default: $ROS_DISTRO when it "
+        "is one of these, else jazzy)",
+    )
+    p.add_argument(
+        "--start-time",
+        type=_start_time,
+        help="stamp of the first frame: epoch seconds, now, ISO date (default: the file's recorded start, else now)",
+    )
     p.add_argument("--group", help="group written as joint states (default: actual, else the first)")
     p.add_argument("--root", default="world:base_link", help="TF frames of the root pose WORLD:BASE")
     p.add_argument("--joint-topic", default="/joint_states")
@@ -151,8 +160,12 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
         imu_topic=args.imu_topic,
         zmp_topic=args.zmp_topic,
     )
+    from ..codecs.rosbag import resolved_storage
+
     frames = sum(m.num_frames for m in motion_file.groups.values())
-    print(f"wrote {args.bag} (rosbag {args.storage or 'mcap'}, {frames} frames)")
+    storage = resolved_storage(args.bag, args.storage)
+    distro = args.distro or default_write_distro()
+    print(f"wrote {args.bag} (rosbag2 {storage}, {distro}, {frames} frames)")
     return 0
 
 

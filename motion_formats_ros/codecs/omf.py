@@ -382,6 +382,8 @@ class _Reader(_Fields):
             extras["omf_section"] = unknown
         if fps_raw is not None and (fps == 0 or STAMP in time_columns):
             extras["omf_fps"] = fps_raw
+        if STAMP in time_columns:
+            extras["omf_stamped"] = True  # written back with its stamp column, however regular its times
         time_columns.pop(STAMP, None)
         try:
             return Motion(
@@ -498,7 +500,10 @@ def to_document(motion_file: MotionFile, path: str | Path = "<output>") -> dict[
     joint_dims = [d for _, d in joints]
     link_names = [n for n, _ in _union([[(n, 1) for n in m.link_names] for m in groups.values()], path, "link")]
     imu_names = [n for n, _ in _union([[(n, 1) for n in m.imu_names] for m in groups.values()], path, "imu")]
-    needs_stamp = any(m.rate is None or (m.num_frames and m.times[0] != 0.0) for m in groups.values())
+    needs_stamp = any(
+        m.rate is None or (m.num_frames and m.times[0] != 0.0) or m.extras.get("omf_stamped") is True
+        for m in groups.values()
+    )
     time_names: list[str] = [STAMP] if needs_stamp else []
     for m in groups.values():
         time_names.extend(k for k in m.time_columns if k not in time_names)
@@ -565,6 +570,11 @@ def _expand_entities(values: np.ndarray, names: list[str], have: tuple[str, ...]
     return out
 
 
+def _variable_rate(fps: Any) -> bool:
+    """A declared ``fps`` of 0 (variable rate: times from the stamp column)."""
+    return isinstance(fps, (int, float)) and not isinstance(fps, bool) and fps == 0
+
+
 def _section(
     m: Motion,
     name: str,
@@ -578,10 +588,13 @@ def _section(
     empty = np.zeros((0,))
     dropped: list[str] = []
     sec: dict[str, Any] = {}
-    if m.rate is not None:
+    declared = m.extras.get("omf_fps")
+    if _variable_rate(declared) and (STAMP in time_names or np.array_equal(m.times, np.arange(m.num_frames))):
+        sec["fps"] = declared  # fps 0 stays 0: its times are in the stamp column (or 1 s apart, as read)
+    elif m.rate is not None:
         sec["fps"] = int(m.rate) if float(m.rate).is_integer() else m.rate
     else:
-        sec["fps"] = m.extras.get("omf_fps", 0)
+        sec["fps"] = declared if declared is not None else 0
     sec["length"] = m.num_frames
     sec["root_pos"] = m.root_position if m.root_position is not None else empty
     sec["root_rot"] = m.root_orientation if m.root_orientation is not None else empty

@@ -23,3 +23,13 @@ WRITE_DISTROS = ("humble", "jazzy", "kilted")
 DEFAULT_WRITE_DISTRO = "jazzy"
 #: rosbag2 storage plugins written.
 STORAGES = ("mcap", "sqlite3")
+
+
+def default_write_distro(environ: dict[str, str] | None = None) -> str:
+    """The distro bags are written for by default: ``$ROS_DISTRO`` when it is one of
+    :data:`WRITE_DISTROS`, else :data:`DEFAULT_WRITE_DISTRO` (as ``ros2 bag record`` names
+    the environment's distro)."""
+    import os
+
+    value = (os.environ if environ is None else environ).get("ROS_DISTRO", "").strip().lower()
+    return value if value in WRITE_DISTROS else DEFAULT_WRITE_DISTRO

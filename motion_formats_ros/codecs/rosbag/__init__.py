@@ -20,9 +20,19 @@ from ...core.options import dataclass_options
 from ._read import IMU, JOINT_STATE, POINT, TF_TYPES, TRAJECTORY, ReadOptions, read_bag
 from ._source import BagSource, is_rosbag2_folder
 from ._types import joint_fields
-from ._write import WriteOptions, write_bag
+from ._write import WriteOptions, resolved_storage, write_bag
 
-__all__ = ["READ_OPTIONS", "WRITE_OPTIONS", "ReadOptions", "WriteOptions", "describe", "read", "sniff", "write"]
+__all__ = [
+    "READ_OPTIONS",
+    "WRITE_OPTIONS",
+    "ReadOptions",
+    "WriteOptions",
+    "describe",
+    "read",
+    "resolved_storage",
+    "sniff",
+    "write",
+]
 
 #: Options of :func:`read` (the fields of :class:`ReadOptions`) and :func:`write` (:class:`WriteOptions`).
 READ_OPTIONS = dataclass_options(ReadOptions)

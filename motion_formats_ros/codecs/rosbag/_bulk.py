@@ -13,7 +13,10 @@ Layouts (little-endian CDR / XCDR1 as rmw writes it, ROS 1 as rosbag writes it):
     CDR:   00 01 00 00 | int32 sec, uint32 nanosec, string frame_id,
            sequence<string> name, sequence<double> position, velocity, effort
            (alignment relative to byte 4; doubles aligned to 8 when the sequence is
-           not empty; strings carry a NUL counted in their length)
+           not empty; strings carry a NUL counted in their length). What
+           ``rclpy.serialization.serialize_message`` returns with Fast DDS may carry
+           bytes after the data and uninitialised alignment padding: neither is part of
+           the message, so neither is compared (rosbag2 stores such payloads as they are).
     ROS 1: uint32 seq, uint32 sec, uint32 nsec, string frame_id, string[] name,
            float64[] position, velocity, effort (no alignment, no NUL)
 """
@@ -44,7 +47,9 @@ class Layout:
         frame_id: Header frame id.
         names: Joint names.
         arrays: Channel → (byte offset of the first double, count).
-        static: Byte ranges that every message of a regular batch shares.
+        static: Byte ranges that every message of a regular batch shares (the bytes
+            that carry meaning: encapsulation, frame id, names, sequence lengths; not
+            the stamp, the doubles, alignment padding or trailing bytes).
     """
 
     size: int
@@ -56,15 +61,14 @@ class Layout:
     static: tuple[tuple[int, int], ...]
 
 
-def _static_ranges(size: int, variable: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    out = []
-    pos = 0
-    for start, end in sorted(variable):
-        if start > pos:
-            out.append((pos, start))
-        pos = max(pos, end)
-    if pos < size:
-        out.append((pos, size))
+def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """Sorted, non-empty, adjacent ones joined."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(r for r in ranges if r[1] > r[0]):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
     return tuple(out)
 
 
@@ -72,7 +76,8 @@ def parse_layout(raw: bytes | memoryview, ros1: bool) -> Layout | None:
     """The layout of one serialized JointState, or None when it is not a well-formed one.
 
     Not well-formed includes: big-endian CDR, arrays whose length is neither 0 nor the
-    number of names, duplicate names, trailing garbage.
+    number of names, duplicate names, a message cut short; for ROS 1 also trailing
+    bytes (CDR payloads may carry trailing bytes, see the module docstring).
     """
     data = bytes(raw)
     try:
@@ -99,14 +104,16 @@ def _parse_ros1(data: bytes) -> Layout | None:
         names.append(data[pos + 4 : pos + 4 + n].decode())
         pos += 4 + n
     arrays: dict[str, tuple[int, int]] = {}
+    static = [(12, pos)]  # frame id and names (seq, sec, nsec before them vary)
     for channel in CHANNELS:
         (k,) = u32(data, pos)
+        static.append((pos, pos + 4))
         pos += 4
         arrays[channel] = (pos, k)
         pos += 8 * k
     if pos != len(data):
         return None
-    return _finish(data, True, 0, frame_id, names, arrays, [(0, 12)])
+    return _finish(data, True, 4, frame_id, names, arrays, static)
 
 
 def _parse_cdr(data: bytes) -> Layout | None:
@@ -118,14 +125,17 @@ def _parse_cdr(data: bytes) -> Layout | None:
     def align(rel: int, n: int) -> int:
         return (rel + n - 1) & -n
 
+    static: list[tuple[int, int]] = [(0, 2)]  # encapsulation kind (the options bytes are not data)
     rel = 8
     (n,) = u32(data, base + rel)
-    if n < 1:
+    if n < 1 or base + rel + 4 + n > len(data):
         return None
     frame_id = data[base + rel + 4 : base + rel + 4 + n - 1].decode()
+    static.append((base + rel, base + rel + 4 + n))
     rel += 4 + n
     rel = align(rel, 4)
     (count,) = u32(data, base + rel)
+    static.append((base + rel, base + rel + 4))
     rel += 4
     if count > len(data):
         return None
@@ -133,23 +143,24 @@ def _parse_cdr(data: bytes) -> Layout | None:
     for _ in range(count):
         rel = align(rel, 4)
         (n,) = u32(data, base + rel)
-        if n < 1:
+        if n < 1 or base + rel + 4 + n > len(data):
             return None
         names.append(data[base + rel + 4 : base + rel + 4 + n - 1].decode())
+        static.append((base + rel, base + rel + 4 + n))
         rel += 4 + n
     arrays: dict[str, tuple[int, int]] = {}
     for channel in CHANNELS:
         rel = align(rel, 4)
         (k,) = u32(data, base + rel)
+        static.append((base + rel, base + rel + 4))
         rel += 4
         if k:
             rel = align(rel, 8)
         arrays[channel] = (base + rel, k)
         rel += 8 * k
-    end = base + rel
-    if not end <= len(data) <= end + 7:
+    if base + rel > len(data):
         return None
-    return _finish(data, False, base, frame_id, names, arrays, [(base, base + 8)])
+    return _finish(data, False, base, frame_id, names, arrays, static)
 
 
 def _finish(
@@ -159,20 +170,18 @@ def _finish(
     frame_id: str,
     names: list[str],
     arrays: dict[str, tuple[int, int]],
-    variable: list[tuple[int, int]],
+    static: list[tuple[int, int]],
 ) -> Layout | None:
     if any(k not in (0, len(names)) for _, k in arrays.values()) or len(set(names)) != len(names):
         return None
-    variable = variable + [(off, off + 8 * k) for off, k in arrays.values() if k]
-    stamp_offset = stamp + 4 if ros1 else stamp
     return Layout(
         size=len(data),
         ros1=ros1,
-        stamp=stamp_offset,
+        stamp=stamp,
         frame_id=frame_id,
         names=tuple(names),
         arrays=arrays,
-        static=_static_ranges(len(data), variable),
+        static=_merged(static),
     )
 
 
@@ -189,30 +198,49 @@ def decode(raws: Sequence[bytes | memoryview], ros1: bool) -> Decoded | None:
     """Decode a batch of serialized JointStates at once, or None when it is not regular."""
     if not raws:
         return None
-    layout = parse_layout(raws[0], ros1)
-    if layout is None:
-        return None
-    size = layout.size
+    size = len(raws[0])
     m = len(raws)
     sizes = np.fromiter(map(len, raws), dtype=np.int64, count=m)
     if not bool(np.all(sizes == size)):
         return None
-    blob = b"".join(raws)
-    rows = np.frombuffer(blob, dtype=np.uint8).reshape(m, size)
-    first = rows[0]
-    for start, end in layout.static:
-        if not bool(np.all(rows[:, start:end] == first[start:end])):
-            return None
+    rows = np.frombuffer(b"".join(raws), dtype=np.uint8).reshape(m, size)
+    return decode_rows(rows, ros1)
+
+
+def decode_rows(rows: npt.NDArray[np.uint8], ros1: bool) -> Decoded | None:
+    """:func:`decode` of ``rows`` (M, size): row i is message i (any strides)."""
+    m = rows.shape[0]
+    if not m:
+        return None
+    first = rows[0].tobytes()
+    layout = parse_layout(first, ros1)
+    if layout is None:
+        return None
+    if not _same_static(rows, np.frombuffer(first, dtype=np.uint8), layout.static):
+        return None
     sec_type = "<u4" if ros1 else "<i4"
-    sec = np.ndarray((m,), dtype=sec_type, buffer=blob, offset=layout.stamp, strides=(size,))
-    nsec = np.ndarray((m,), dtype="<u4", buffer=blob, offset=layout.stamp + 4, strides=(size,))
+    sec = np.ascontiguousarray(rows[:, layout.stamp : layout.stamp + 4]).view(sec_type)[:, 0]
+    nsec = np.ascontiguousarray(rows[:, layout.stamp + 4 : layout.stamp + 8]).view("<u4")[:, 0]
     stamps = sec.astype(np.int64) * 1_000_000_000 + nsec.astype(np.int64)
     channels: dict[str, npt.NDArray[np.float64]] = {}
     for channel, (offset, count) in layout.arrays.items():
         if count:
-            view = np.ndarray((m, count), dtype="<f8", buffer=blob, offset=offset, strides=(size, 8))
-            channels[channel] = view.astype(np.float64)  # copy, native order
+            block = np.array(rows[:, offset : offset + 8 * count])  # a copy, contiguous
+            channels[channel] = block.view("<f8").astype(np.float64, copy=False)  # native order
     return Decoded(layout, stamps, channels)
+
+
+def _same_static(rows: npt.NDArray[np.uint8], head: npt.NDArray[np.uint8], static: tuple[tuple[int, int], ...]) -> bool:
+    """Every row has ``head``'s bytes in the ``static`` ranges."""
+    size = rows.shape[1]
+    if rows.flags.c_contiguous and size % 8 == 0:
+        # One pass over 8-byte words, the other bytes masked out (a slice per range costs 3× more).
+        mask = np.zeros(size, dtype=np.uint8)
+        for start, end in static:
+            mask[start:end] = 0xFF
+        words, wmask = rows.view("<u8"), mask.view("<u8")
+        return bool(((words & wmask) == (head.view("<u8") & wmask)).all())
+    return all(bool((rows[:, start:end] == head[start:end]).all()) for start, end in static)
 
 
 class Encoder:

@@ -40,7 +40,7 @@ from ...core.model import Motion, MotionFile, Series
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
 from . import _bulk
-from ._source import BagSource
+from ._source import BagSource, Block, PayloadTooShortError
 from ._types import JointField, joint_fields, parse_path, values_at
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
@@ -94,6 +94,7 @@ class _TopicStream:
     recv: list[int] = dataclasses.field(default_factory=list)
     bad: int = 0
     undecodable: int = 0
+    truncated: int = 0
     bulk_batches: int = 0
     slow_batches: int = 0
 
@@ -130,16 +131,25 @@ def _choose_times(stamps: IntArray, recv: IntArray, mode: str, what: str, notes:
 
 
 # --------------------------------------------------------------------------- joint states
-def _flush(stream: _TopicStream, source: BagSource, msgtype: str, bulk: bool) -> None:
-    raws, recv = stream.raws, np.asarray(stream.recv, dtype=np.int64)
-    stream.raws, stream.recv = [], []
-    if not raws:
+def _flush(stream: _TopicStream, source: BagSource, msgtype: str, bulk: bool, block: Block | None = None) -> None:
+    """Decode the stream's pending messages (or ``block``): in bulk when regular, else one by one."""
+    if block is not None:
+        raws: Sequence[bytes] | None = block.raws
+        recv = block.times
+        decoded = _bulk.decode_rows(block.rows, source.ros1) if bulk and block.rows is not None else None
+    else:
+        raws, recv = stream.raws, np.asarray(stream.recv, dtype=np.int64)
+        stream.raws, stream.recv = [], []
+        decoded = _bulk.decode(raws, source.ros1) if bulk and raws else None
+    if not recv.size:
         return
-    decoded = _bulk.decode(raws, source.ros1) if bulk else None
     if decoded is not None:
         stream.bulk_batches += 1
         stream.segments.append(Segment(decoded.layout.names, decoded.stamps, recv, decoded.channels))
         return
+    if raws is None:
+        assert block is not None
+        raws = block.payloads()
     stream.slow_batches += 1
     source.require_types([stream.topic])  # only an irregular batch needs the message definition
 
@@ -147,6 +157,9 @@ def _flush(stream: _TopicStream, source: BagSource, msgtype: str, bulk: bool) ->
         for raw, t in zip(raws, recv.tolist(), strict=True):
             try:
                 msg = source.deserialize(raw, msgtype)
+            except PayloadTooShortError:
+                stream.truncated += 1
+                continue
             except Exception:
                 stream.undecodable += 1
                 continue
@@ -412,8 +425,20 @@ class _BagReader:
         topics = plan["joints"] + [t for t in decoded if t not in joint_set]
         bar = self._progress(source, topics)
         count = 0
+        blocks = source.blocks(plan["joints"])
+        if blocks is not None:  # the joint states without a Python step per message
+            topics = [t for t in topics if t not in joint_set]
+            try:
+                for block in blocks:
+                    _flush(streams[block.topic], source, JOINT_STATE, opts.bulk, block)
+                    if bar is not None:
+                        bar.update(len(block))
+            except BaseException:
+                if bar is not None:
+                    bar.close()
+                raise
         try:
-            for topic, t, raw in source.messages(topics):
+            for topic, t, raw in source.messages(topics) if topics else ():
                 if topic in joint_set:
                     stream = streams[topic]
                     stream.raws.append(raw)
@@ -436,14 +461,21 @@ class _BagReader:
     # -- decoding of the non-joint topics ---------------------------------------
     def _decode(self, source: BagSource, topic: str, raws: list[tuple[int, bytes]]) -> Iterator[tuple[int, Any]]:
         msgtype = source.topics[topic].msgtype
-        bad = 0
+        bad = short = 0
         for t, raw in raws:
             try:
                 yield t, source.deserialize(raw, msgtype)
+            except PayloadTooShortError:
+                short += 1
             except Exception:
                 bad += 1
         if bad:
             self.warn(f"{topic}: skipped {bad} messages that could not be decoded")
+        if short:
+            self.warn(
+                f"{topic}: skipped {short} messages whose payload is too short for the message "
+                "(cut inside it, or a length field past its end)"
+            )
 
     def _tf(self, source: BagSource, plan: dict[str, Any], others: dict[str, Any]) -> TfSamples:
         samples = TfSamples()
@@ -587,6 +619,11 @@ class _BagReader:
                 )
             if stream.undecodable:
                 self.warn(f"{topic}: skipped {stream.undecodable} JointState messages that could not be decoded")
+            if stream.truncated:
+                self.warn(
+                    f"{topic}: skipped {stream.truncated} JointState messages whose payload is too short "
+                    "for the message (cut inside it, or a length field past its end)"
+                )
             if not stream.segments:
                 continue
             stamps = np.concatenate([s.stamps for s in stream.segments])

@@ -18,16 +18,21 @@ import contextlib
 import dataclasses
 import heapq
 import io
+import itertools
 import os
+import struct
 import sys
 import tempfile
 import warnings
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from ...core.distros import DEFAULT_DISTRO, DISTROS
-from ...core.errors import ReadError
+from ...core.errors import MotionFormatError, ReadError
 from . import _mcap, _metadata, _types
 
 BAG_SUFFIXES = (".db3", ".mcap", ".bag")
@@ -575,9 +580,19 @@ class BagSource:
 
     # ------------------------------------------------------------------ reading
     def deserialize(self, raw: bytes | memoryview, msgtype: str) -> Any:
+        """A message object from its payload.
+
+        A CDR payload may carry bytes after the message (what
+        ``rclpy.serialization.serialize_message`` returns with Fast DDS, stored as it is
+        by rosbag2): they are ignored. A payload too short for its message is refused.
+
+        Raises:
+            PayloadTooShortError: The payload ends inside the message.
+            Exception: Whatever rosbags raises on other malformed payloads.
+        """
         if self.ros1:
             return self.typestore.deserialize_ros1(raw, msgtype)
-        return self.typestore.deserialize_cdr(raw, msgtype)
+        return deserialize_cdr(self.typestore, raw, msgtype)
 
     def messages(self, topics: Collection[str]) -> Iterator[tuple[str, int, bytes]]:
         """(topic, receive time ns, raw message) for ``topics``, in receive-time order.
@@ -627,6 +642,48 @@ class BagSource:
         for t, topic, data in heapq.merge(*streams, key=lambda m: m[0]):
             yield topic, t, data
 
+    def blocks(self, topics: Collection[str]) -> Iterator[Block] | None:
+        """The messages of ``topics`` in blocks (per topic, in bag order within it), or None.
+
+        Each block holds many messages of one topic, as one byte matrix when their sizes
+        are equal, read without a Python step per message: from indexed MCAP chunks
+        through their message indexes, from sqlite3 storage with one query per topic.
+        The order within a topic is that of :meth:`messages`; across topics it is not
+        kept. None when the bag is of another kind (ROS 1, split, compressed or recovered
+        storage, a metadata.yaml read around): use :meth:`messages`.
+
+        Raises:
+            ReadError: The bag's data is damaged.
+        """
+        reader = self._reader
+        if reader is None or not reader.is2 or len(reader.readers) != 1 or not topics:
+            return None
+        if self._plan is not None and self._plan.message_compression is not False:
+            return None
+        from rosbags.rosbag2.reader import DirectoryReader
+        from rosbags.rosbag2.storage_mcap import McapReader
+        from rosbags.rosbag2.storage_sqlite3 import Sqlite3Reader
+
+        storage = reader.readers[0].storage
+        if isinstance(storage, DirectoryReader):
+            if storage.metadata.compression_mode or len(storage.storages) != 1:
+                return None
+            storage = storage.storages[0]
+        wanted = set(topics)
+        if isinstance(storage, McapReader) and storage.chunks and storage.bio:
+            return self._guard(_mcap_blocks(storage, wanted))
+        if isinstance(storage, Sqlite3Reader) and storage.dbconn is not None:
+            return self._guard(_sqlite_blocks(storage, wanted))
+        return None
+
+    def _guard(self, blocks: Iterator[Block]) -> Iterator[Block]:
+        try:
+            yield from blocks
+        except ReadError:
+            raise
+        except Exception as exc:  # sqlite / decompressors on damaged data: see open()
+            raise ReadError(self.path, f"cannot read bag messages: {_reason(exc)}") from exc
+
     def _mcap_chunks(self, wanted: set[str]) -> Iterator[tuple[str, int, bytes]] | None:
         """Raw messages straight from the chunks of indexed MCAP storage (file order), or None.
 
@@ -650,6 +707,71 @@ class BagSource:
         if not storages or not all(isinstance(s, McapReader) and s.chunks and s.bio for s in storages):
             return None
         return _iter_chunks(storages, wanted)
+
+
+class PayloadTooShortError(MotionFormatError, ValueError):
+    """A CDR payload that ends before its message does (counted and reported by the reader)."""
+
+
+def deserialize_cdr(typestore: Any, raw: bytes | memoryview, msgtype: str) -> Any:
+    """rosbags' CDR deserializer, accepting bytes after the message (see :meth:`BagSource.deserialize`)."""
+    from rosbags.serde import SerdeError
+
+    if len(raw) < 4:
+        raise PayloadTooShortError(f"{len(raw)}-byte payload is too short for {msgtype}")
+    if bytes(raw[:2]) not in (b"\x00\x00", b"\x00\x01"):
+        return typestore.deserialize_cdr(raw, msgtype)  # rosbags names the problem
+    msgdef = typestore.get_msgdef(msgtype)
+    func = msgdef.deserialize_cdr_le if raw[1] else msgdef.deserialize_cdr_be
+    try:
+        message, pos = func(memoryview(raw)[4:], 0, msgdef.cls, typestore)
+    except (struct.error, IndexError) as exc:
+        raise PayloadTooShortError(f"{len(raw)}-byte payload is too short for {msgtype}") from exc
+    except (SerdeError, ValueError) as exc:
+        text = str(exc)
+        past_end = text.startswith(("Invalid string length", "Invalid sequence length"))  # rosbags' bound checks
+        if not past_end and "buffer is smaller" not in text:  # numpy.frombuffer past the end
+            raise
+        raise PayloadTooShortError(f"{len(raw)}-byte payload is too short for {msgtype} ({text})") from exc
+    if pos + 4 > len(raw):  # defensive: the generated code checks its reads, this checks the end
+        raise PayloadTooShortError(f"{len(raw)}-byte payload is too short for {msgtype} (needs {pos + 4})")
+    return message
+
+
+@dataclasses.dataclass
+class Block:
+    """Messages of one topic read at once (see :meth:`BagSource.blocks`).
+
+    Attributes:
+        topic: The topic.
+        times: Receive times (ns), in the order of the payloads.
+        rows: (M, size) bytes when every payload has the same size (row i is message i), else None.
+        raws: The payloads when their sizes differ, else None.
+    """
+
+    topic: str
+    times: npt.NDArray[np.int64]
+    rows: npt.NDArray[np.uint8] | None = None
+    raws: list[bytes] | None = None
+
+    def __len__(self) -> int:
+        return int(self.times.size)
+
+    def payloads(self) -> list[bytes]:
+        """Every payload as bytes."""
+        if self.raws is not None:
+            return self.raws
+        assert self.rows is not None
+        return [row.tobytes() for row in self.rows]
+
+
+def _block(topic: str, times: Sequence[int], raws: Sequence[bytes]) -> Block:
+    """A block of payloads: a byte matrix when they all have the same size."""
+    stamps = np.fromiter(times, dtype=np.int64, count=len(times))
+    if raws and len(set(map(len, raws))) == 1:
+        rows = np.frombuffer(b"".join(raws), dtype=np.uint8).reshape(len(raws), len(raws[0]))
+        return Block(topic, stamps, rows=rows)
+    return Block(topic, stamps, raws=list(raws))
 
 
 def _reason(exc: BaseException) -> str:
@@ -733,3 +855,156 @@ def _iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, i
                 raise ReadError(
                     storage.path, f"damaged MCAP chunk: {_reason(exc)}", offset=chunk.chunk_start_offset
                 ) from exc
+
+
+#: Messages per block read from sqlite3 storage (bounds the rows held at once).
+SQLITE_BLOCK = 8192
+
+
+def _sqlite_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
+    """Blocks of the wanted topics of an sqlite3 storage, in the order rosbags reads them."""
+    conn = storage.dbconn
+    for topic in sorted(wanted):
+        ids = sorted({c.id for c in storage.connections if c.topic == topic})
+        if not ids:
+            continue
+        marks = ",".join("?" for _ in ids)
+        cursor = conn.execute(
+            f"SELECT timestamp, data FROM messages WHERE topic_id IN ({marks}) ORDER BY timestamp, id",  # noqa: S608
+            ids,
+        )
+        while rows := list(itertools.islice(cursor, SQLITE_BLOCK)):
+            times, raws = zip(*rows, strict=True)
+            yield _block(topic, times, raws)
+
+
+_MSG_HEAD = 31  # opcode, record length, channel id, sequence, log time, publish time
+
+
+def _mcap_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
+    """Blocks of the wanted channels of indexed MCAP storage, chunk by chunk in file order.
+
+    Messages are located through each chunk's message index (vectorised); a chunk without
+    an index for a wanted channel, or whose index does not match its records, is walked
+    record by record instead.
+    """
+    from rosbags.rosbag2.storage_mcap import decompress
+
+    ids = {c.id: c.topic for c in storage.connections if c.topic in wanted}
+    bio = storage.bio
+    for chunk in sorted(storage.chunks, key=lambda c: c.chunk_start_offset):
+        present = [cid for cid in ids if chunk.channel_count.get(cid)]
+        if not present:
+            continue
+        try:
+            bio.seek(chunk.chunk_start_offset + 9 + 24)
+            (crc,) = struct.unpack("<I", bio.read(4))
+            records = chunk.chunk_start_offset + 9 + 40 + len(chunk.compression)
+            if chunk.compression == "" and not crc and chunk.uncompressed_size > BIG_CHUNK:
+                found: dict[str, tuple[list[int], list[bytes]]] = {}
+                for topic, t, raw in _iter_records(bio, records, chunk.uncompressed_size, ids):
+                    times, raws = found.setdefault(topic, ([], []))
+                    times.append(t)
+                    raws.append(raw)
+                yield from (_block(topic, times, raws) for topic, (times, raws) in found.items())
+                continue
+            bio.seek(records)
+            compressed = bio.read(chunk.compressed_size)
+            if len(compressed) != chunk.compressed_size:
+                raise ValueError("truncated MCAP chunk")
+            data = decompress(compressed, chunk.compression, chunk.uncompressed_size, crc)
+        except Exception as exc:  # short reads, bad CRC, a decompressor's error
+            raise ReadError(
+                storage.path, f"damaged MCAP chunk: {_reason(exc)}", offset=chunk.chunk_start_offset
+            ) from exc
+        # A topic on several channels of the chunk interleaves them: walked, in file order.
+        single = len({ids[cid] for cid in present}) == len(present)
+        indexed = [_indexed_block(bio, chunk, data, cid, ids[cid]) for cid in present] if single else [None]
+        if all(b is not None for b in indexed):
+            yield from (b for b in indexed if b is not None and len(b))
+            continue
+        try:
+            yield from _walked_blocks(data, {cid: ids[cid] for cid in present})
+        except Exception as exc:
+            raise ReadError(
+                storage.path, f"damaged MCAP chunk: {_reason(exc)}", offset=chunk.chunk_start_offset
+            ) from exc
+
+
+def _walked_blocks(data: bytes, ids: dict[int, str]) -> Iterator[Block]:
+    """Blocks of a decompressed chunk's records, walked one by one (the general way), one per topic."""
+    rec = struct.Struct("<BQ").unpack_from
+    msg = struct.Struct("<HIQ").unpack_from
+    found: dict[str, tuple[list[int], list[bytes]]] = {topic: ([], []) for topic in ids.values()}
+    pos, end = 0, len(data)
+    while pos < end:
+        op, length = rec(data, pos)
+        if pos + 9 + length > end:
+            raise ValueError(f"MCAP record at chunk byte {pos} runs past the chunk")
+        if op == 0x05:
+            cid, _, log_time = msg(data, pos + 9)
+            topic = ids.get(cid)
+            if topic is not None:
+                found[topic][0].append(log_time)
+                found[topic][1].append(data[pos + _MSG_HEAD : pos + 9 + length])
+        pos += 9 + length
+    for topic, (times, raws) in found.items():
+        if times:
+            yield _block(topic, times, raws)
+
+
+def _gather(buf: npt.NDArray[np.uint8], at: npt.NDArray[np.int64], dtype: str) -> npt.NDArray[Any]:
+    """The ``dtype`` value at each byte offset ``at`` of ``buf``."""
+    width = np.dtype(dtype).itemsize
+    out: npt.NDArray[Any] = buf[at[:, None] + np.arange(width)].view(dtype)[:, 0]
+    return out
+
+
+def _indexed_block(bio: Any, chunk: Any, data: bytes, cid: int, topic: str) -> Block | None:
+    """A channel's messages of a decompressed chunk, located by its message index; None: walk instead."""
+    where = chunk.message_index_offsets.get(cid)
+    if where is None:
+        return None
+    bio.seek(where)
+    head = bio.read(15)
+    if len(head) != 15:
+        return None
+    op, _, channel, size = struct.unpack("<BQHI", head)
+    if op != 0x07 or channel != cid or size % 16:
+        return None
+    entries = bio.read(size)
+    if len(entries) != size:
+        return None
+    offsets = np.sort(np.frombuffer(entries, dtype="<u8").reshape(-1, 2)[:, 1].astype(np.int64))
+    n = offsets.size
+    if n != chunk.channel_count.get(cid) or (n and (offsets[0] < 0 or offsets[-1] + _MSG_HEAD > len(data))):
+        return None
+    if n > 1 and not bool(np.all(np.diff(offsets) > 0)):
+        return None
+    buf = np.frombuffer(data, dtype=np.uint8)
+    if not n:
+        return Block(topic, np.zeros(0, dtype=np.int64), raws=[])
+    lengths = _gather(buf, offsets + 1, "<u8").astype(np.int64)
+    if (
+        not bool(np.all(buf[offsets] == 0x05))
+        or not bool(np.all(_gather(buf, offsets + 9, "<u2") == cid))
+        or not bool(np.all(lengths >= _MSG_HEAD - 9))
+        or not bool(np.all(offsets + 9 + lengths <= len(data)))
+        or (n > 1 and not bool(np.all(offsets[:-1] + 9 + lengths[:-1] <= offsets[1:])))
+    ):
+        return None
+    times = _gather(buf, offsets + 15, "<u8").astype(np.int64)
+    sizes = lengths - (_MSG_HEAD - 9)
+    size = int(sizes[0])
+    if not bool(np.all(sizes == size)):
+        raws = [data[o + _MSG_HEAD : o + _MSG_HEAD + k] for o, k in zip(offsets.tolist(), sizes.tolist(), strict=True)]
+        return Block(topic, times, raws=raws)
+    starts = offsets + _MSG_HEAD
+    steps = np.diff(starts)
+    if n == 1 or bool(np.all(steps == steps[0])):
+        stride = int(steps[0]) if n > 1 else size
+        rows = np.lib.stride_tricks.as_strided(
+            buf[int(starts[0]) :], shape=(n, size), strides=(stride, 1), writeable=False
+        )
+        return Block(topic, times, rows=rows)
+    return Block(topic, times, rows=buf[starts[:, None] + np.arange(size)])

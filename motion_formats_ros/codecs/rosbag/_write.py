@@ -5,8 +5,19 @@ effort when present), ``/tf`` (root pose and moving links, one TFMessage per fra
 ``/tf_static`` (a root or links that never move, recorded with the transient-local QoS
 that tf2 latches with), ``/joint_trajectory`` (the whole motion as one JointTrajectory),
 one ``sensor_msgs/Imu`` topic per IMU and ``geometry_msgs/PointStamped`` for ZMP and
-other 2-3 component series. Stamps are ``start_time`` + the motion's time; a
-``motion_formats_ros`` custom-data entry lets the reader restore times and names exactly.
+other 2-3 component series. A ``motion_formats_ros`` custom-data entry lets the reader
+restore times and names exactly.
+
+Stamps (header stamps and bag receive times): a frame at relative time ``t`` is stamped
+``start + t``, where ``start`` is, in this order, the ``start_time`` option (the stamp of
+the first frame), the file's :attr:`~MotionFile.start_time_ns` (the recording's absolute
+start, restoring its original stamps), the time origin a motion read from a bag keeps
+(``extras["time_origin_ns"]``), else the current time, as ``ros2 bag record`` would.
+
+The bag is written as rosbag2 writes it (see ``_storage``): for ``distro`` (default: the
+environment's ``$ROS_DISTRO``, else Jazzy), named in ``metadata.yaml``, the MCAP
+``rosbag2`` metadata record and the sqlite3 ``schema`` and ``metadata`` tables; real MCAP
+CRCs; each topic's RIHS01 type hash (``_typehash``).
 """
 
 from __future__ import annotations
@@ -17,6 +28,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 import warnings
 from pathlib import Path
 from typing import Any, Literal
@@ -25,12 +37,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.atomic import check_writable
-from ...core.distros import DEFAULT_WRITE_DISTRO, STORAGES, WRITE_DISTROS
+from ...core.distros import STORAGES, WRITE_DISTROS, default_write_distro
 from ...core.errors import WriteError
 from ...core.model import Motion, MotionFile
 from . import _bulk
 from ._read import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
 from ._source import typestore_for
+from ._storage import storage_plugins
+from ._typehash import type_hash
 
 #: Rows encoded per bulk batch (bounds the temporary byte matrix).
 BATCH = 8192
@@ -43,7 +57,7 @@ class WriteOptions:
     """Options of :func:`write_bag` (the CLI's ``motion2bag`` flags)."""
 
     storage: str | None = None
-    distro: str = DEFAULT_WRITE_DISTRO
+    distro: str | None = None
     start_time: float | None = None
     joint_topic: str = "/joint_states"
     tf_topic: str = "/tf"
@@ -80,28 +94,14 @@ class _BagWriter:
         self.path = path
         self.options = options
         self.dropped: list[str] = []
-        distro = options.distro.lower()
+        distro = (options.distro or default_write_distro()).lower()
         if distro not in WRITE_DISTROS:
             raise ValueError(f"unknown ROS distro {options.distro!r} for writing; known: {', '.join(WRITE_DISTROS)}")
         self.distro = distro
         self.ts = typestore_for(distro)
         self.t = self.ts.types
-        suffix = path.suffix.lower()
-        storage = options.storage
-        if suffix in (".mcap", ".db3"):
-            implied = "mcap" if suffix == ".mcap" else "sqlite3"
-            if storage is not None and storage != implied:
-                raise WriteError(path, f"a {suffix} file holds {implied} storage, not {storage}")
-            storage = implied
-            self.bare = True
-        elif suffix == ".bag":
-            raise WriteError(path, "writing ROS 1 bags is not supported; write a rosbag2 folder or .mcap / .db3")
-        else:
-            self.bare = False
-        storage = storage or "mcap"
-        if storage not in STORAGES:
-            raise ValueError(f"unknown storage {storage!r}; known: {', '.join(STORAGES)}")
-        self.storage = storage
+        self.storage = resolved_storage(path, options.storage)
+        self.bare = path.suffix.lower() in (".mcap", ".db3")
 
     # ------------------------------------------------------------------ groups / time
     def _groups(self) -> tuple[str, Motion, str | None, Motion | None]:
@@ -121,21 +121,18 @@ class _BagWriter:
         return name, groups[name], traj_name, groups[traj_name] if traj_name else None
 
     def _origin(self, motions: list[Motion]) -> int:
+        """The stamp of relative time 0 (see the module docstring), in ns."""
         opts = self.options
-        t0 = min(float(m.times[0]) for m in motions if m.num_frames)
+        t0 = min(round(float(m.times[0]) * 1e9) for m in motions if m.num_frames)
         if opts.start_time is not None:
-            return round(opts.start_time * 1e9) - round(t0 * 1e9)
-        origin = (
-            self.file.start_time_ns if self.file.start_time_ns is not None else motions[0].extras.get("time_origin_ns")
-        )
-        if isinstance(origin, (int, np.integer)):
+            return round(opts.start_time * 1e9) - t0
+        if self.file.start_time_ns is not None:
+            base = int(self.file.start_time_ns)
+        elif isinstance(origin := motions[0].extras.get("time_origin_ns"), (int, np.integer)):
             base = int(origin)
-        elif self.file.date is not None:
-            base = round(self.file.date.timestamp() * 1e9)
         else:
-            base = 0
-        first = base + round(t0 * 1e9)
-        return base - first if first < 0 else base
+            base = time.time_ns() - t0  # the first frame now
+        return base - (base + t0) if base + t0 < 0 else base
 
     # ------------------------------------------------------------------ messages
     def _stamp(self, ns: int) -> Any:
@@ -147,6 +144,11 @@ class _BagWriter:
 
     def _serialize(self, msg: Any, msgtype: str) -> bytes:
         return bytes(self.ts.serialize_cdr(msg, msgtype))
+
+    def _connection(self, writer: Any, topic: str, msgtype: str, **qos: Any) -> Any:
+        """A topic with the distro's definition and the type's RIHS01 hash (see ``_typehash``)."""
+        msgdef, _ = self.ts.generate_msgdef(msgtype, ros_version=2)
+        return writer.add_connection(topic, msgtype, msgdef=msgdef, rihs01=type_hash(msgtype, self.ts), **qos)
 
     def _joint_state(self, ns: int, names: list[str], values: dict[str, npt.NDArray[np.float64]]) -> bytes:
         empty = np.zeros(0, dtype=np.float64)
@@ -183,7 +185,7 @@ class _BagWriter:
         channels = {ch: getattr(m, ch) for ch in _bulk.CHANNELS if getattr(m, ch) is not None}
         if not names:
             return
-        conn = writer.add_connection(self.options.joint_topic, JOINT_STATE, typestore=self.ts)
+        conn = self._connection(writer, self.options.joint_topic, JOINT_STATE)
         n = stamps.size
         template = self._joint_state(0, names, {ch: np.zeros(len(names)) for ch in channels})
         encoder = _bulk.Encoder(template) if self.options.bulk else None
@@ -236,16 +238,12 @@ class _BagWriter:
         dynamic = [(c, p, r) for c, p, r in poses if not any(c == s[0] for s in static)]
         tf_type = "tf2_msgs/msg/TFMessage"
         if static:
-            conn = writer.add_connection(
-                self.options.tf_static_topic, tf_type, typestore=self.ts, offered_qos_profiles=[_qos(True)]
-            )
+            conn = self._connection(writer, self.options.tf_static_topic, tf_type, offered_qos_profiles=[_qos(True)])
             ns = int(stamps[0])
             msg = self.t[tf_type](transforms=[self._transform(ns, world, c, p[0], r[0]) for c, p, r in static])
             writer.write(conn, ns, self._serialize(msg, tf_type))
         if dynamic:
-            conn = writer.add_connection(
-                self.options.tf_topic, tf_type, typestore=self.ts, offered_qos_profiles=[_qos(False)]
-            )
+            conn = self._connection(writer, self.options.tf_topic, tf_type, offered_qos_profiles=[_qos(False)])
             skipped = 0
             for i, ns in enumerate(stamps.tolist()):
                 transforms = [
@@ -273,7 +271,7 @@ class _BagWriter:
         present = {attr: getattr(m, ch) for attr, ch in fields if getattr(m, ch) is not None}
         empty = np.zeros(0, dtype=np.float64)
         start = int(stamps[0])
-        conn = writer.add_connection(self.options.trajectory_topic, TRAJECTORY, typestore=self.ts)
+        conn = self._connection(writer, self.options.trajectory_topic, TRAJECTORY)
         names = list(m.joint_names)
         if self.options.bulk and len(names) == sum(m.joint_dims):
             prefix = self._serialize(
@@ -306,7 +304,7 @@ class _BagWriter:
         vec, quat = t["geometry_msgs/msg/Vector3"], t["geometry_msgs/msg/Quaternion"]
         for i, name in enumerate(m.imu_names):
             topic = self.options.imu_topic.format(name=name)
-            conn = writer.add_connection(topic, IMU, typestore=self.ts)
+            conn = self._connection(writer, topic, IMU)
             out[topic] = name
             chans = {
                 k: m.imus[k][:, i] if k in m.imus else np.full((n, w), np.nan)
@@ -349,7 +347,7 @@ class _BagWriter:
                 continue
             topic = self.options.zmp_topic if name == "zmp" else "/" + name
             frame = world if s.frame == "world" else base if s.frame == "root" else s.frame
-            conn = writer.add_connection(topic, POINT, typestore=self.ts)
+            conn = self._connection(writer, topic, POINT)
             out[topic] = [name, width, s.frame]
             values = np.zeros((stamps.size, 3))
             values[:, :width] = s.values
@@ -404,7 +402,9 @@ class _BagWriter:
         for key in ("name", "robot"):
             if getattr(self.file, key):
                 custom[key] = getattr(self.file, key)
-        with Writer(bag_path, version=version, storage_plugin=plugin) as writer:
+        bag = Writer(bag_path, version=version, storage_plugin=plugin)
+        bag.STORAGE_PLUGINS = storage_plugins(self.distro)  # type: ignore[assignment]  # rosbag2's layout
+        with bag as writer:
             self._write_joint_states(writer, motion, stamps)
             custom.update(self._write_tf(writer, motion, stamps, world, base))
             custom["world_frame"] = world
@@ -466,6 +466,27 @@ class _BagWriter:
             os.rename(src, out)
         except OSError as exc:
             raise WriteError(out, exc.strerror or str(exc)) from exc
+
+
+def resolved_storage(path: Path, storage: str | None) -> str:
+    """The storage a bag at ``path`` is written with: a bare file's by its suffix, else ``storage`` or MCAP.
+
+    Raises:
+        WriteError: ``storage`` contradicts the suffix, or the path is a ROS 1 ``.bag``.
+        ValueError: Unknown storage.
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix in (".mcap", ".db3"):
+        implied = "mcap" if suffix == ".mcap" else "sqlite3"
+        if storage is not None and storage != implied:
+            raise WriteError(path, f"a {suffix} file holds {implied} storage, not {storage}")
+        return implied
+    if suffix == ".bag":
+        raise WriteError(path, "writing ROS 1 bags is not supported; write a rosbag2 folder or .mcap / .db3")
+    storage = storage or "mcap"
+    if storage not in STORAGES:
+        raise ValueError(f"unknown storage {storage!r}; known: {', '.join(STORAGES)}")
+    return storage
 
 
 def write_bag(motion_file: MotionFile, path: Path, options: WriteOptions, overwrite: bool = False) -> None:
