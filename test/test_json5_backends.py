@@ -149,6 +149,8 @@ def test_damaged_documents_fail_or_parse_the_same_either_way(
         "{s: 'one\\\ntwo', t: \"\\u0041\\x41\"}",
         "// lead\n{/* mid */ a: [1, {b: null},], }\n",
         "{a: 1, a: 2}",
+        "[1e,0]",  # json5 names no column for a bad number: found the same way whichever parsed first
+        "{a: [2,\n -1e+ ]}",
     ],
 )
 def test_known_differences_between_the_parsers_are_resolved_to_the_reference(

@@ -21,8 +21,6 @@ from urllib.parse import unquote, urlsplit
 from ...core.errors import ReadError
 from .problems import PathPart, Problems, SceneError, json_path
 
-_NEAR = re.compile(r"\s*near (\d+)")
-
 #: Deepest chain of references followed (a guard, real scenes use one or two levels).
 MAX_REFERENCE_DEPTH = 64
 
@@ -87,16 +85,12 @@ def parse_json5(text: str, path: str | os.PathLike[str] = "<text>") -> Any:
     messages never depend on which is installed.
     """
     fast = _fast_parser()
-    near: int | None = None
     if fast is not None and not _has_digit_separator(text):
         loads, fast_error = fast
         try:
             return loads(text)
-        except fast_error as exc:
-            found = _NEAR.search(str(getattr(exc, "message", None) or exc))
-            near = max(int(found.group(1)) - 1, 0) if found else None
-        except RecursionError:
-            pass
+        except (fast_error, RecursionError):
+            pass  # the reference says what is wrong, and where, the same with or without pyjson5
     import json5
 
     try:
@@ -111,8 +105,23 @@ def parse_json5(text: str, path: str | os.PathLike[str] = "<text>") -> Any:
             line, column = int(where.group(1)), int(where.group(3) or 1)
             message = where.group(2)
         else:
-            line, column = _position(text, near if near is not None else len(text))
+            line, column = _position(text, _token_offset(text, message))
         raise ReadError(path, f"column {column}: JSON5 syntax error: {message}", line=line) from None
+
+
+_QUOTED_TOKEN = re.compile(r": '([^']+)'$")
+
+
+def _token_offset(text: str, message: str) -> int:
+    """Where the token a json5 message quotes (``could not convert string to float: '1e'``)
+    first stands alone in ``text``; the end of the text when the message names none."""
+    quoted = _QUOTED_TOKEN.search(message)
+    if quoted:
+        token = re.escape(quoted.group(1))
+        found = re.search(rf"(?<![\w.$+-]){token}(?![\w.$])", text)
+        if found:
+            return found.start()
+    return len(text)
 
 
 def read_json5(path: Path) -> Any:
