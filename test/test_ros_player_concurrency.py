@@ -83,8 +83,9 @@ def test_seek_and_pause_while_waiting_for_subscribers_take_effect_at_the_start(t
     write(MotionFile.single(m), path)
     with ros_session(tmp_path) as ros:
         states = ros.collect(JointState, "/joint_states", 10000)
-        # Waits 2 s for a second subscriber that never comes, then plays anyway.
-        player = ros.start_player(f"file:={path}", "mode:=stream", "wait_for_subscribers:=2.0", "min_subscribers:=2")
+        # Waits for a second subscriber, which comes only once seek and pause are done (a
+        # fixed wait would race the player's start-up on a loaded machine).
+        player = ros.start_player(f"file:={path}", "mode:=stream", "wait_for_subscribers:=60.0", "min_subscribers:=2")
         setter = ros.node.create_client(SetParameters, "/motion_player/set_parameters")
         pause = ros.node.create_client(Trigger, "/motion_player/pause")
         resume = ros.node.create_client(Trigger, "/motion_player/resume")
@@ -93,7 +94,9 @@ def test_seek_and_pause_while_waiting_for_subscribers_take_effect_at_the_start(t
         seek = setter.call_async(SetParameters.Request(parameters=[Parameter("seek", value=3.0).to_parameter_msg()]))
         paused = pause.call_async(Trigger.Request())
         assert ros.spin_until(lambda: seek.done() and paused.done(), 5)
+        ros.spin_for(0.2)
         assert not states, "played before the wait was over"
+        ros.collect(JointState, "/joint_states", 10000)  # the second subscriber: the wait is over
         assert ros.spin_until(lambda: len(states) > 20, 10), player.output()
         held = np.array([s.position[0] for s in states])
         np.testing.assert_array_equal(held, 3.0)  # starts paused at the sought time
