@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
@@ -66,6 +67,9 @@ DISCOVERY = 0.5
 STOP_TIMEOUT = 1.0
 #: Seconds to wait for the action server to acknowledge a cancel on SIGINT / SIGTERM.
 CANCEL_TIMEOUT = 1.0
+#: Seconds (in all) that stopping waits for subscribers to acknowledge what was published:
+#: reliable samples still in flight when the node goes away are lost to a recorder.
+DRAIN_TIMEOUT = 0.5
 
 PARAMETERS: dict[str, Param] = {
     "file": Param("", "motion file to play (any supported format)"),
@@ -745,6 +749,17 @@ class MotionPlayer(Node):
         deadline = time.monotonic() + STOP_TIMEOUT
         for thread in self._threads:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        self._drain(DRAIN_TIMEOUT)
+
+    def _drain(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s in all) until subscribers have acknowledged every sample."""
+        deadline = time.monotonic() + timeout
+        publishers = (self.joint_pub, self.tf_pub, self.trajectory_pub, self.tf_static_pub, self.clock_pub)
+        for pub in publishers:
+            left = deadline - time.monotonic()
+            if pub is None or left <= 0:
+                continue
+            pub.wait_for_all_acked(Duration(nanoseconds=int(left * 1e9)))  # the context is still valid here
 
 
 def _no_wait() -> None:
