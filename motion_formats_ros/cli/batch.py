@@ -113,11 +113,11 @@ def settings_from(args: argparse.Namespace) -> batch.Settings:
 class Progress:
     """A tqdm bar (inputs done / total, failures) on a terminal; plain lines otherwise."""
 
-    def __init__(self, total: int, enabled: bool | None, out: TextIO = sys.stdout) -> None:
+    def __init__(self, total: int, enabled: bool | None, out: TextIO | None = None) -> None:
         self.total = total
         self.done = 0
         self.failed = 0
-        self.out = out
+        self.out = out or sys.stdout
         self.bar: Any = None
         terminal = sys.stderr.isatty()
         if enabled or (enabled is None and terminal):
@@ -144,7 +144,9 @@ class Progress:
                 self.bar.write(f"failed: {result.error}", file=sys.stderr)
             return
         if result.status == "failed":
-            print(f"[{self.done}/{self.total}] failed {result.path}: {result.error}", file=self.out, flush=True)
+            error = result.error or ""
+            named = error if result.path in error else f"{result.path}: {error}"
+            print(f"[{self.done}/{self.total}] failed {named}", file=self.out, flush=True)
         else:
             print(
                 f"[{self.done}/{self.total}] converted {result.path} -> {', '.join(result.outputs)} "
@@ -204,7 +206,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if failed:
         print(f"failed ({len(failed)}):", file=sys.stderr)
         for r in failed:
-            print(f"  {r.path}: {r.error}", file=sys.stderr)
+            error = r.error or ""
+            print(f"  {error if r.path in error else f'{r.path}: {error}'}", file=sys.stderr)
         return 1
     return 0
 
