@@ -270,3 +270,47 @@ def test_parquet_without_pyarrow_is_one_line_naming_the_extra(tmp_path: Path) ->
         == "error: writing Parquet needs the optional package pyarrow: pip install 'motion_formats_ros[parquet]'"
     )
     assert not (tmp_path / "a.parquet").exists()
+
+
+# --------------------------------------------------------------------------- damaged tables
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_mutated_tables_fail_only_with_read_errors(tmp_path: Path, suffix: str) -> None:
+    if suffix == "parquet":
+        _pyarrow()
+    m = Motion(
+        times=np.arange(12) / 10.0,
+        joint_names=("a", "b"),
+        joint_dims=(1, 2),
+        position=np.arange(36.0).reshape(12, 3),
+        joint_masks={"off": np.eye(12, 3, dtype=bool)},
+        series={"zmp": Series(np.ones((12, 2)), "root", ("x", "y"))},
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(MotionFile.single(m, robot="r", start_time_ns=START_NS), tmp_path / f"seed.{suffix}")
+    seed = (tmp_path / f"seed.{suffix}").read_bytes()
+    rng = np.random.default_rng(18)
+    target = tmp_path / f"mutant.{suffix}"
+    outcomes = {"read": 0, "error": 0}
+    for _ in range(300):
+        data = bytearray(seed)
+        kind = rng.integers(4)
+        at = int(rng.integers(len(data)))
+        if kind == 0:
+            data[at] = int(rng.integers(256))
+        elif kind == 1:
+            del data[at : at + int(rng.integers(1, 64))]
+        elif kind == 2:
+            data[at:at] = bytes(rng.choice(list(b"0123456789.,-e\\n\\"nan[]x"), int(rng.integers(1, 8))))
+        else:
+            data = data[:at]
+        target.write_bytes(bytes(data))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                read(target, format=suffix)
+            outcomes["read"] += 1
+        except ReadError as exc:
+            assert "mutant" in str(exc)
+            outcomes["error"] += 1
+    assert outcomes["error"] > 0
