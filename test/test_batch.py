@@ -239,3 +239,64 @@ def test_the_scheduler_address_can_come_from_dasks_configuration(
         assert _batch(tree / "site_a/day2", "-o", tmp_path / "local", "--to", "msgpack", "--workers", "1") == 0
         assert "on 1 local worker(s)" in capsys.readouterr().out
     assert (tmp_path / "morning.msgpack").read_bytes() == (tmp_path / "local/morning.msgpack").read_bytes()
+
+
+def test_progress_bar_when_asked_and_its_missing_extra(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("tqdm", reason="needs tqdm (the [progress] extra; `make test-min` runs without it)")
+    assert _batch(tree / "site_a", "-o", tmp_path / "bar", "--to", "msgpack", "--workers", "1", "--progress") == 0
+    captured = capsys.readouterr()
+    assert "] converted" not in captured.out and "3/3" in captured.err and "failed=0" in captured.err
+
+
+def test_progress_asked_without_tqdm_is_one_line(tree: Path, tmp_path: Path) -> None:
+    from test_cli_core_only import cli
+
+    status, _, err, _ = cli(
+        "batch", tree / "site_a", "-o", tmp_path / "out", "--to", "msgpack", "--progress", blocked=("tqdm",)
+    )  # fmt: skip
+    assert status == 1
+    assert err.strip() == (
+        "error: --progress needs the optional package tqdm: pip install 'motion_formats_ros[progress]' "
+        "(ROS: rosdep key python3-tqdm)"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_interrupted_batch_leaves_only_whole_outputs_and_resumes(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    src = tmp_path / "src"
+    src.mkdir()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(6):
+            write(joint_states(i, frames=20_000, joints=10), src / f"run_{i}", "rosbag")
+    out = tmp_path / "out"
+    exe = Path(sys.executable).parent / "motion-formats"
+    command = [str(exe), "batch", str(src), "-o", str(out), "--to", "msgpack"]
+    proc = subprocess.Popen([*command, "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    proc.stdout.readline()  # the plan
+    proc.stdout.readline()  # the first input converted
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    written = sorted(p.name for p in out.iterdir())
+    assert (proc.returncode, err.strip()) == (130, "interrupted") or len(written) == 6
+    assert written and all(name.endswith(".msgpack") for name in written)  # no temporary file left
+    for name in written:
+        assert_equal_motion(read(out / name).motion, read(src / name[: -len(".msgpack")]).motion)
+    # Again: what was written is skipped, the rest converted.
+    done = subprocess.run([*command, "--workers", "1"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"{6 - len(written)} converted, {len(written)} skipped (up to date), 0 failed" in done.stdout
+    assert len(list(out.iterdir())) == 6
+
+
+def assert_equal_motion(a: Motion, b: Motion) -> None:
+    assert a.joint_names == b.joint_names and np.array_equal(a.times, b.times)
+    for label, values in a.iter_arrays():
+        assert np.array_equal(values, dict(b.iter_arrays())[label], equal_nan=True), label
