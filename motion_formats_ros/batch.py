@@ -213,7 +213,11 @@ def _mtime(path: Path) -> int:
 
 
 def existing_outputs(output: Path, codec: str, others: set[Path]) -> list[Path]:
-    """The files a previous run wrote for ``output`` (tables: one per group when several)."""
+    """The files a previous run wrote for ``output`` (tables: one per group when several).
+
+    ``others``: the outputs of the batch's other inputs, never taken for a group's table
+    (``a.b.parquet`` of the input ``a.b.mcap`` is not a group ``b`` of ``a.parquet``).
+    """
     if output.exists():
         return [output]
     if codec not in TABLE_CODECS or not output.parent.is_dir():
@@ -241,13 +245,34 @@ def is_done(source: Path, output: Path, codec: str, others: set[Path]) -> list[P
     return None
 
 
+def _clear_group_tables(
+    inputs: Sequence[tuple[Path, Path]], outputs: list[Path], outdir: Path, target: Target
+) -> list[Path]:
+    """Outputs whose per-group tables (``a.GROUP.csv``) could be another input's output
+    (``a.target.csv`` of ``a.target.mcap``) keep their input's suffix (``a.mcap.GROUP.csv``)."""
+    taken = set(outputs)
+    suffix = target.suffix
+    owners = set()
+    for out in outputs:
+        stem = out.name[: -len(suffix)]
+        head, dot, group = stem.rpartition(".")
+        if dot and head and group:
+            owners.add(out.with_name(head + suffix))
+    return [
+        output_for(source, rel, outdir, target, keep_suffix=True) if out in owners and out in taken else out
+        for (source, rel), out in zip(inputs, outputs, strict=True)
+    ]
+
+
 def plan(
     inputs: Sequence[tuple[Path, Path]], outdir: Path, settings: Settings, overwrite: bool = False
 ) -> tuple[list[Job], list[Result]]:
     """Jobs for the inputs to convert, and ``skipped`` results for those already done.
 
     Two inputs that would share an output (``a.mcap`` and ``a.db3`` side by side) keep
-    their own suffix in the output name (``a.mcap.parquet``, ``a.db3.parquet``).
+    their own suffix in the output name (``a.mcap.parquet``, ``a.db3.parquet``); so does a
+    table output whose per-group files could be another input's (``a.mcap`` beside
+    ``a.target.mcap``: ``a.mcap.target.csv`` and ``a.target.csv``).
     """
     target = TARGETS[settings.to]
     outputs = [output_for(source, rel, outdir, target) for source, rel in inputs]
@@ -258,11 +283,13 @@ def plan(
         output_for(source, rel, outdir, target, keep_suffix=True) if counts[out] > 1 else out
         for (source, rel), out in zip(inputs, outputs, strict=True)
     ]
+    if target.codec in TABLE_CODECS:
+        outputs = _clear_group_tables(inputs, outputs, outdir, target)
     primaries = set(outputs)
     jobs: list[Job] = []
     skipped: list[Result] = []
     for (source, _), out in zip(inputs, outputs, strict=True):
-        done = None if overwrite else is_done(source, out, target.codec, primaries - {out})
+        done = None if overwrite else is_done(source, out, target.codec, primaries)
         if done is not None:
             skipped.append(Result(str(source), "skipped", str(out), [str(p) for p in done]))
         else:

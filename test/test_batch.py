@@ -300,3 +300,29 @@ def assert_equal_motion(a: Motion, b: Motion) -> None:
     assert a.joint_names == b.joint_names and np.array_equal(a.times, b.times)
     for label, values in a.iter_arrays():
         assert np.array_equal(values, dict(b.iter_arrays())[label], equal_nan=True), label
+
+
+def test_a_bag_of_two_groups_gives_one_table_per_group_and_is_skipped_next_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # JointState (actual) and a commanded motion as a JointTrajectory (the target group).
+        two = MotionFile(
+            groups={"actual": joint_states(1, frames=50).motion, "target": joint_states(3, frames=40).motion}
+        )
+        write(two, src / "arm.mcap", "rosbag")
+        write(joint_states(2, frames=50), src / "arm.target.mcap", "rosbag", trajectory_topic=None)
+    out = tmp_path / "out"
+    assert _batch(src, "-o", out, "--to", "csv", "--workers", "1") == 0
+    # arm.target.csv is the other input's table: arm.mcap's tables keep its suffix, nothing is overwritten.
+    assert sorted(p.name for p in out.iterdir()) == ["arm.mcap.actual.csv", "arm.mcap.target.csv", "arm.target.csv"]
+    assert read(out / "arm.mcap.target.csv").motion.num_frames == 40
+    assert read(out / "arm.target.csv").motion.num_frames == 50
+    capsys.readouterr()
+    stamps = {p: p.stat().st_mtime_ns for p in out.iterdir()}
+    assert _batch(src, "-o", out, "--to", "csv", "--workers", "1") == 0
+    assert "0 converted, 2 skipped (up to date), 0 failed" in capsys.readouterr().out
+    assert {p: p.stat().st_mtime_ns for p in out.iterdir()} == stamps
