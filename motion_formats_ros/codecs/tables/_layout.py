@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.errors import MotionFormatError
 from ...core.model import IMU_CHANNELS, JOINT_CHANNELS, LINK_CHANNELS, Motion, Series
 
 ROOT_COLUMNS = ("root.x", "root.y", "root.z", "root.qx", "root.qy", "root.qz", "root.qw")
@@ -118,7 +119,7 @@ def structure(m: Motion) -> dict[str, Any]:
     }
 
 
-class LayoutError(ValueError):
+class LayoutError(MotionFormatError, ValueError):
     """A header the layout cannot place (the codec turns it into a ReadError with its column)."""
 
     def __init__(self, column: int, reason: str) -> None:
