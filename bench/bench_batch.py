@@ -25,6 +25,7 @@ import argparse
 import contextlib
 import hashlib
 import io
+import json
 import os
 import shutil
 import tempfile
@@ -34,7 +35,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from benchutil import best
 
 from motion_formats_ros import Motion, MotionFile, read, write
 from motion_formats_ros.batch import TARGETS
@@ -64,15 +64,18 @@ def _digest(folder: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _timed_batch(args: list[str]) -> float:
+def _timed_batch(args: list[str], report: Path, in_process: bool) -> tuple[float, float]:
+    """(wall s, CPU s: this process's plus, from workers, every input's) of one batch run."""
     quiet = io.StringIO()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     with contextlib.redirect_stdout(quiet):
-        status = main(["batch", *args])
-    elapsed = time.perf_counter() - t0
+        status = main(["batch", *args, "--report", str(report)])
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     if status != 0:
         raise SystemExit(f"batch failed: {quiet.getvalue()[-2000:]}")
-    return elapsed
+    entries = json.loads(report.read_text())["inputs"]
+    in_workers = 0.0 if in_process else sum(e["cpu_seconds"] for e in entries)
+    return elapsed, cpu + in_workers
 
 
 def run(bags: int, messages: int, joints: int, workers: int, to: str, repeat: int) -> None:
@@ -99,18 +102,21 @@ def run(bags: int, messages: int, joints: int, workers: int, to: str, repeat: in
         inputs = sorted(src.glob("*/*"))
         write(read(inputs[0], format="rosbag"), tmp / f"warmup{suffix}", format=codec)
 
-        def serial_loop() -> None:
+        def serial_loop() -> tuple[float, float]:
+            t0, c0 = time.perf_counter(), time.process_time()
             for bag in inputs:
                 target = out / bag.parent.name / (bag.name + suffix)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 write(read(bag, format="rosbag"), target, format=codec, overwrite=True)
+            return time.perf_counter() - t0, time.process_time() - c0
 
-        def batch_run(label: str, *extra: str) -> float:
-            folder = tmp / label.replace(" ", "_")
-            wall = _timed_batch([str(src), "-o", str(folder), "--to", to, "--no-progress", "--overwrite", *extra])
+        def batch_run(label: str, *extra: str, in_process: bool = False) -> tuple[float, float]:
+            folder = tmp / label
+            args = [str(src), "-o", str(folder), "--to", to, "--no-progress", "--overwrite", *extra]
+            measured = _timed_batch(args, tmp / f"{label}.json", in_process)
             assert _digest(folder) == reference, f"{label}: outputs differ from serial"
             shutil.rmtree(folder)
-            return wall
+            return measured
 
         try:
             from distributed import LocalCluster
@@ -118,8 +124,9 @@ def run(bags: int, messages: int, joints: int, workers: int, to: str, repeat: in
             LocalCluster = None  # noqa: N806
             print("dask: distributed not installed (the [batch] extra): skipped")
         with contextlib.ExitStack() as stack:
-            modes: list[tuple[str, int, Callable[[], float]]] = [
-                ("batch --workers 1", 1, lambda: batch_run("j1", "--workers", "1")),
+            modes: list[tuple[str, int, Callable[[], tuple[float, float]]]] = [
+                ("serial (plain loop)", 1, serial_loop),
+                ("batch --workers 1", 1, lambda: batch_run("j1", "--workers", "1", in_process=True)),
                 (f"batch --workers {workers}", workers, lambda: batch_run("jn", "--workers", str(workers))),
             ]
             if LocalCluster is not None:
@@ -140,23 +147,32 @@ def run(bags: int, messages: int, joints: int, workers: int, to: str, repeat: in
                 )
             # Rounds of every mode in turn, best of each: a burst of load from elsewhere on a
             # shared machine then hits every mode alike instead of one whole row.
-            serial = float("inf")
             walls = [float("inf")] * len(modes)
+            cpus = [float("inf")] * len(modes)
             reference = ""
             for _ in range(repeat):
-                serial = min(serial, best(serial_loop, 1))
-                reference = _digest(out)
                 for i, (_, _, fn) in enumerate(modes):
-                    walls[i] = min(walls[i], fn())
-            rows = [("serial (plain loop)", serial, 1)] + [
-                (label, wall, count) for (label, count, _), wall in zip(modes, walls, strict=True)
-            ]
+                    wall, cpu = fn()
+                    if i == 0:
+                        reference = _digest(out)
+                    walls[i], cpus[i] = min(walls[i], wall), min(cpus[i], cpu)
 
-        print(f"{'run':<28} {'wall s':>8} {'per bag s':>10} {'speed-up':>9} {'overhead/input ms':>18}")
-        for label, wall, count in rows:
+        serial, serial_cpu = walls[0], cpus[0]
+        print(
+            f"{'run':<28} {'wall s':>7} {'per bag s':>9} {'speed-up':>8} {'overhead/input ms':>17} "
+            f"{'CPU s':>7} {'CPU overhead/input ms':>21}"
+        )
+        for (label, count, _), wall, cpu in zip(modes, walls, cpus, strict=True):
             overhead = (wall * count - serial) / bags * 1000
-            print(f"{label:<28} {wall:8.2f} {wall / bags:10.3f} {serial / wall:8.2f}x {overhead:18.1f}")
-        print(f"outputs identical across runs (sha256 {reference}); best of {repeat} each")
+            print(
+                f"{label:<28} {wall:7.2f} {wall / bags:9.3f} {serial / wall:7.2f}x {overhead:17.1f} "
+                f"{cpu:7.2f} {(cpu - serial_cpu) / bags * 1000:21.1f}"
+            )
+        print(f"outputs identical across runs (sha256 {reference}); best of {repeat} rounds")
+        print(
+            "CPU: this process's, plus each input's conversion on its worker (worker start-up and "
+            "Dask's own bookkeeping not included)"
+        )
         print("load average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -105,6 +105,7 @@ class Result:
     frames: int | None = None
     duration: float | None = None
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
     error: str | None = None
     warnings: list[str] = dataclasses.field(default_factory=list)
 
@@ -310,6 +311,7 @@ def convert_one(job: Job) -> Result:
     This runs on the workers (local processes or Dask): it takes and returns plain data.
     """
     started = time.perf_counter()
+    cpu_started = time.process_time()
     s = job.settings
     target = TARGETS[s.to]
     result = Result(job.source, "failed", job.output)
@@ -356,6 +358,7 @@ def convert_one(job: Job) -> Result:
             )
     result.warnings = [str(w.message) for w in caught]
     result.seconds = time.perf_counter() - started
+    result.cpu_seconds = time.process_time() - cpu_started
     return result
 
 
