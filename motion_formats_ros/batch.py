@@ -28,7 +28,7 @@ from typing import Any
 
 from . import convert
 from .core.errors import MotionFormatError, ReadError, UnknownFormatError, require
-from .registry import CODECS, codec_for_path, read, write
+from .registry import CODECS, codec_for_path, read, read_head, write
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,6 +131,8 @@ def _is_input(path: Path) -> bool:
     """Whether a file or folder met while walking is a recording or motion file."""
     try:
         info = codec_for_path(path)
+        if info.name == "csv":  # any CSV file is not a motion table: only those with a time column first
+            return info.sniff(path, read_head(path, 4096))
     except (UnknownFormatError, MotionFormatError, OSError):
         return False
     return not path.is_dir() or info.directories
@@ -142,7 +144,8 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
     A file given directly is an input whatever its suffix (a bad one fails in the batch);
     folders are searched recursively for rosbag2 folders (one input each, never their
     member files), ``.mcap``/``.db3``/``.bag`` files and files of every readable format
-    (``.yaml``/``.json`` only when their content is a motion). Hidden files and folders
+    (``.yaml``/``.json`` only when their content is a motion, ``.csv`` only when its first
+    column is ``time``). Hidden files and folders
     and the folders in ``exclude`` (the output folder) are left out.
     """
     skip = {p.resolve() for p in exclude}

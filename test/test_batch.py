@@ -63,6 +63,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (src / DAMAGED).write_bytes(good[:8] + rng.integers(0, 256, 4000, dtype=np.uint8).tobytes())
     (src / "site_b/notes.yaml").write_text("operator: ana\n")
     (src / "site_b/readme.txt").write_text("not a recording\n")
+    (src / "site_b/battery.csv").write_text("stamp,voltage\n0,24.1\n")
     return src
 
 
@@ -100,7 +101,7 @@ def test_inputs_are_the_recordings_a_rosbag2_folder_is_one(tree: Path, tmp_path:
         "site_b/nested/deeper/run_c",
     ]
     found = {str(rel) for _, rel in batch_mod.find_inputs([tree])}
-    assert found == set(GOOD) | {DAMAGED}  # not run_a/run_a_0.mcap, not notes.yaml or readme.txt
+    assert found == set(GOOD) | {DAMAGED}  # not run_a/run_a_0.mcap, not notes.yaml, readme.txt or battery.csv
 
 
 def test_batch_converts_every_good_bag_like_bag2motion_and_names_the_damaged_one(
