@@ -45,7 +45,17 @@ setup(
         "fast": ["pyjson5>=2.0"],  # JSON5 scenes ~400x faster; same results as json5
         "plot": ["matplotlib>=3.5"],
         "progress": ["tqdm>=4.60"],
-        "all": ["pyjson5>=2.0", "matplotlib>=3.5", "tqdm>=4.60"],
+        # motion-formats batch --scheduler (a Dask cluster) and Parquet tables; floors as tested.
+        "batch": ["dask>=2026.8.0", "distributed>=2026.8.0"],
+        "parquet": ["pyarrow>=26.0.1"],
+        "all": [
+            "pyjson5>=2.0",
+            "matplotlib>=3.5",
+            "tqdm>=4.60",
+            "dask>=2026.8.0",
+            "distributed>=2026.8.0",
+            "pyarrow>=26.0.1",
+        ],
         "test": [
             "rosbags==0.11.9",
             "mcap==1.6.0",  # the MCAP reference reader the bag tests check our files with
@@ -59,6 +69,9 @@ setup(
             "types-PyYAML",
             "otter-motion-format==0.1.5",
             "matplotlib==3.11.2",
+            "dask==2026.8.0",
+            "distributed==2026.8.0",
+            "pyarrow==26.0.1",
         ],
     },
     zip_safe=True,

@@ -214,6 +214,18 @@ CODECS: dict[str, CodecInfo] = {
         description="ROS bags: rosbag2 folders (MCAP / sqlite3), .mcap, .db3, ROS 1 .bag",
         directories=True,
     ),
+    "parquet": CodecInfo(
+        name="parquet",
+        module="motion_formats_ros.codecs.tables.parquet",
+        suffixes=(".parquet",),
+        description="Parquet table, one row per frame (pyarrow: extra [parquet])",
+    ),
+    "csv": CodecInfo(
+        name="csv",
+        module="motion_formats_ros.codecs.tables.csv_table",
+        suffixes=(".csv",),
+        description="CSV table, one row per frame (%.9g)",
+    ),
 }
 
 
@@ -336,6 +348,7 @@ def write(
 
 if TYPE_CHECKING:  # mypy checks that every codec module and the registry's records fit the protocols
     from .codecs import mof, mtn, omf, pseq, rosbag, scene, seq
+    from .codecs.tables import csv_table, parquet
 
     _OMF: CodecModule = omf
     _SEQ: CodecModule = seq
@@ -344,4 +357,6 @@ if TYPE_CHECKING:  # mypy checks that every codec module and the registry's reco
     _MTN: CodecModule = mtn
     _SCENE: CodecModule = scene
     _ROSBAG: CodecModule = rosbag
+    _PARQUET: CodecModule = parquet
+    _CSV: CodecModule = csv_table
     _CODEC: Codec = CODECS["omf"]

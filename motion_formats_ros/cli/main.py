@@ -17,6 +17,7 @@ from .. import __version__
 from ..core.errors import MotionFormatError
 from ..registry import CODECS
 from . import bag as bag_cli
+from . import batch as batch_cli
 from . import commands
 from . import scene as scene_cli
 
@@ -100,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_read_options(p)
     scene_cli.add_parser(sub)
     bag_cli.add_parsers(sub)
+    batch_cli.add_parser(sub)
     for name in ("motion2bag", "validate"):
         _add_read_options(sub.choices[name])  # a .seq input needs its joint names
     return parser

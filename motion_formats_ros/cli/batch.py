@@ -1,0 +1,215 @@
+"""``batch``: convert many recordings and motion files at once (see ../batch.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from .. import batch
+from ..core.atomic import write_bytes_atomic
+from ..core.distros import DISTROS, STORAGES
+from ..core.errors import MissingDependencyError, require
+from .options import read_options, write_options
+
+
+def _csv(text: str) -> list[str]:
+    """``a,b,c`` → list; ``none`` → [] (none of them)."""
+    if text.strip().lower() == "none":
+        return []
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: expected 1 or more")
+    return value
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``batch`` on the ``motion-formats`` subparsers."""
+    p = sub.add_parser(
+        "batch",
+        help="convert many bags / motion files (folders searched recursively) on local workers or a Dask cluster",
+        description="Convert every recording (rosbag2 folder, .mcap, .db3, .bag) and motion file under SRC into "
+        "OUTDIR, mirroring the input tree. Outputs newer than their input are skipped; failures are listed "
+        "at the end (exit status 1).",
+    )
+    p.add_argument("sources", type=Path, nargs="+", metavar="SRC", help="files or folders")
+    p.add_argument("-o", "--output-dir", type=Path, required=True, metavar="OUTDIR")
+    p.add_argument("--to", dest="to_format", choices=list(batch.TARGETS), required=True, help="output format")
+    p.add_argument("--workers", type=_positive, help="local worker processes (default: the number of cores)")
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask distributed scheduler (tcp://host:8786; default: Dask's scheduler-address config, "
+        "else local workers); needs the [batch] extra",
+    )
+    p.add_argument("--overwrite", action="store_true", help="redo inputs whose output is up to date")
+    p.add_argument("--report", type=Path, metavar="FILE.json", help="write one entry per input here")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar")
+    # What convert / bag2motion take, applied to every input.
+    p.add_argument("--group", help="write only this group")
+    p.add_argument("--joints", type=_csv, help="keep only these joints, in this order (a,b,c)")
+    p.add_argument("--start", type=float, help="drop frames before this time (s)")
+    p.add_argument("--end", type=float, help="drop frames after this time (s)")
+    p.add_argument("--rate", type=float, help="resample to this many frames per second")
+    p.add_argument("--resample", choices=["linear", "hold"], default="linear", help="resampling method for --rate")
+    p.add_argument("--joint-names", type=_csv, help="motion files without names: joint names (a,b,c)")
+    p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
+    p.add_argument("--int-bits", choices=["bhuman", "naodevils"], help=".mof: meaning of the Int column's bits")
+    p.add_argument("--body", type=Path, help="Choreonoid .body model file for joint and link names")
+    p.add_argument("--topics", type=_csv, help="bags: JointState topics merged by joint name")
+    p.add_argument("--stamps", choices=["auto", "header", "receive"], default="auto", help="bags: sample times")
+    p.add_argument("--root", help="bags: root pose from TF as PARENT:CHILD; 'none' for no root")
+    p.add_argument("--links", type=_csv, help="bags: TF frames to record as link poses")
+    p.add_argument("--imu", type=_csv, help="bags: sensor_msgs/Imu topics (default: all; 'none': none)")
+    p.add_argument("--trajectory", type=_csv, help="bags: JointTrajectory topics → 'target' group")
+    p.add_argument("--points", type=_csv, help="bags: PointStamped topics → series (default: /zmp)")
+    p.add_argument("--hold", action="store_true", help="bags: hold a joint's last value where it is absent")
+    p.add_argument("--distro", choices=list(DISTROS), help="bags: typestore for types the bag does not define")
+    p.add_argument("--seq-version", type=int, choices=[2, 4], help=".seq format version to write (default 2)")
+    p.add_argument("--lossless", action="store_true", help=".seq: shortest exact values instead of %%.9g")
+    p.add_argument("--se3-format", choices=["XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY"], help=".seq pose layout")
+    p.add_argument("--storage", choices=list(STORAGES), help="--to bag: storage plugin (default mcap)")
+    p.set_defaults(handler=cmd_batch)
+
+
+def settings_from(args: argparse.Namespace) -> batch.Settings:
+    """The batch settings the command line gives."""
+    bag = {
+        "topics": args.topics,
+        "stamps": args.stamps,
+        "root": args.root,
+        "links": args.links,
+        "imu": args.imu,
+        "trajectory": args.trajectory,
+        "points": args.points,
+        "hold": args.hold,
+        "distro": args.distro,
+    }
+    writes = write_options(args)
+    if args.storage:
+        writes["storage"] = args.storage
+    return batch.Settings(
+        to=args.to_format,
+        bag_options=bag,
+        read_options=read_options(args),
+        group=args.group,
+        joints=args.joints,
+        start=args.start,
+        end=args.end,
+        rate=args.rate,
+        method=args.resample,
+        write_options=writes,
+    )
+
+
+class Progress:
+    """A tqdm bar (inputs done / total, failures) on a terminal; plain lines otherwise."""
+
+    def __init__(self, total: int, enabled: bool | None, out: TextIO | None = None) -> None:
+        self.total = total
+        self.done = 0
+        self.failed = 0
+        self.out = out or sys.stdout
+        self.bar: Any = None
+        terminal = sys.stderr.isatty()
+        if enabled or (enabled is None and terminal):
+            try:
+                tqdm = require("tqdm", "--progress", package="tqdm", extra="progress", rosdep_key="python3-tqdm")
+            except MissingDependencyError:
+                if enabled:
+                    raise
+                tqdm = None  # no bar asked for and none installed: plain lines
+            if tqdm is not None:
+                self.bar = tqdm.tqdm(total=total, unit="input", file=sys.stderr, dynamic_ncols=True)
+
+    def __call__(self, result: batch.Result) -> None:
+        self.done += 1
+        self.failed += result.status == "failed"
+        for message in result.warnings:
+            self._write(
+                f"warning: {message}" if result.path in message else f"warning: {result.path}: {message}", sys.stderr
+            )
+        if self.bar is not None:
+            self.bar.set_postfix(failed=self.failed, refresh=False)
+            self.bar.update(1)
+            if result.status == "failed":
+                self.bar.write(f"failed: {result.error}", file=sys.stderr)
+            return
+        if result.status == "failed":
+            error = result.error or ""
+            named = error if result.path in error else f"{result.path}: {error}"
+            print(f"[{self.done}/{self.total}] failed {named}", file=self.out, flush=True)
+        else:
+            print(
+                f"[{self.done}/{self.total}] converted {result.path} -> {', '.join(result.outputs)} "
+                f"({result.frames} frames, {result.seconds:.2f} s)",
+                file=self.out,
+                flush=True,
+            )
+
+    def _write(self, text: str, file: TextIO) -> None:
+        if self.bar is not None:
+            self.bar.write(text, file=file)
+        else:
+            print(text, file=file)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    scheduler = args.scheduler
+    if scheduler is None and args.workers is None:
+        scheduler = batch.scheduler_from_config()
+    if scheduler:
+        require("distributed", "--scheduler (a Dask cluster)", package="dask[distributed]", extra="batch")
+    workers = args.workers or os.cpu_count() or 1
+    settings = settings_from(args)
+    outdir: Path = args.output_dir
+    inputs = batch.find_inputs(args.sources, exclude=[outdir])
+    jobs, skipped = batch.plan(inputs, outdir, settings, overwrite=args.overwrite)
+    where = f"Dask scheduler {scheduler}" if scheduler else f"{min(workers, max(len(jobs), 1))} local worker(s)"
+    print(
+        f"batch: {len(inputs)} input(s), {len(skipped)} up to date (skipped), {len(jobs)} to convert on {where}",
+        flush=True,
+    )
+    progress = Progress(len(jobs), args.progress)
+    try:
+        results = batch.run(jobs, workers=workers, scheduler=scheduler, on_result=progress)
+    finally:
+        progress.close()
+    by_path = {r.path: r for r in [*results, *skipped]}
+    ordered = [by_path[str(source)] for source, _ in inputs]
+    counts = batch.summary(ordered)
+    elapsed = time.perf_counter() - started
+    if args.report:
+        report: dict[str, Any] = {
+            "summary": {**counts, "inputs": len(ordered), "seconds": elapsed},
+            "inputs": [r.as_dict() for r in ordered],
+        }
+        write_bytes_atomic(args.report, (json.dumps(report, indent=2) + "\n").encode(), overwrite=True)
+    print(
+        f"batch: {counts['converted']} converted, {counts['skipped']} skipped (up to date), "
+        f"{counts['failed']} failed, in {elapsed:.1f} s" + (f"; report {args.report}" if args.report else "")
+    )
+    failed = [r for r in ordered if r.status == "failed"]
+    if failed:
+        print(f"failed ({len(failed)}):", file=sys.stderr)
+        for r in failed:
+            error = r.error or ""
+            print(f"  {error if r.path in error else f'{r.path}: {error}'}", file=sys.stderr)
+        return 1
+    return 0
+
+
+__all__ = ["Progress", "add_parser", "cmd_batch", "settings_from"]

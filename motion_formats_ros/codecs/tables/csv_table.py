@@ -1,0 +1,131 @@
+"""CSV tables: a header row, one row per frame, values written with ``%.9g``.
+
+The layout is :mod:`._layout`'s (the same columns as Parquet). The ``time`` column is
+written exactly (shortest round-trip repr), every other value to ``%.9g``; NaN is
+``nan``, boolean mask columns are 0 / 1. CSV has no place for file metadata (robot,
+absolute start): use Parquet for those. Reading a CSV written here gives the motion back
+to ``%.9g``; any CSV with a ``time`` column and ``JOINT.CHANNEL`` columns reads too.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ...core.atomic import atomic_output
+from ...core.errors import ReadError
+from ...core.model import DEFAULT_GROUP, Motion, MotionFile
+from ...core.options import Option
+from . import _common, _layout
+
+READ_OPTIONS: tuple[Option, ...] = ()
+WRITE_OPTIONS: tuple[Option, ...] = ()
+
+
+def sniff(path: Path, head: str) -> bool:
+    """A header row whose first column is ``time``."""
+    first = head.lstrip("\ufeff").split("\n", 1)[0]
+    return first.startswith(("time,", '"time",')) or first.strip() in ("time", '"time"')
+
+
+def _dropped(m: Motion) -> list[str]:
+    out = []
+    if m.interpolation is not None and set(m.interpolation) != {"linear"}:
+        out.append("per-segment interpolation")
+    if m.loop is not None:
+        out.append("loop")
+    out.extend(f"series {k!r} frame {s.frame!r}" for k, s in m.series.items() if s.frame != "world")
+    return out
+
+
+def encode(m: Motion) -> bytes:
+    """The CSV text of one motion."""
+    cols = _layout.columns(m)
+    head = io.StringIO()
+    csv.writer(head, lineterminator="\n").writerow([c.name for c in cols])
+    out = [head.getvalue()]
+    if cols[1:]:
+        matrix = np.column_stack([c.values.astype(np.float64) for c in cols[1:]]).tolist()
+        fmt = "%r," + ",".join(["%.9g"] * (len(cols) - 1)) + "\n"
+        times = m.times.tolist()
+        out.extend(fmt % (t, *row) for t, row in zip(times, matrix, strict=True))
+    else:
+        out.extend(f"{t!r}\n" for t in m.times.tolist())
+    return "".join(out).encode("utf-8")
+
+
+def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False) -> None:
+    """Write one CSV table per group (``NAME.GROUP.csv`` when there are several)."""
+    for out, _group, m in _common.plan_write(motion_file, Path(path), overwrite):
+        dropped = _dropped(m)
+        if dropped:
+            warnings.warn(
+                f"{out}: CSV has no place for the {', '.join(dropped)}; written as plain frames", stacklevel=2
+            )
+        data = encode(m)
+        with atomic_output(out, overwrite) as fh:
+            fh.write(data)
+
+
+def read(path: Path) -> MotionFile:
+    """Read a CSV table into a one-group MotionFile."""
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ReadError(path, "not UTF-8 text", offset=exc.start) from None
+    except OSError as exc:
+        raise ReadError(path, exc.strerror or str(exc)) from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        headers = next(reader)
+    except StopIteration:
+        raise ReadError(path, "empty file: expected a header row starting with 'time'", line=1) from None
+    except csv.Error as exc:
+        raise ReadError(path, str(exc), line=1) from None
+    rows: list[list[float]] = []
+    lines: list[int] = []
+    width = len(headers)
+    try:
+        for row in reader:
+            if not row:
+                continue
+            if len(row) != width:
+                raise ReadError(path, f"{len(row)} values, the header has {width} columns", line=reader.line_num)
+            try:
+                rows.append([float(v) if v.strip() else np.nan for v in row])
+                lines.append(reader.line_num)
+            except ValueError:
+                j = next(i for i, v in enumerate(row) if not _is_number(v))
+                raise ReadError(
+                    path, f"column {headers[j]!r}: {row[j][:40]!r} is not a number", line=reader.line_num
+                ) from None
+    except csv.Error as exc:
+        raise ReadError(path, str(exc), line=reader.line_num) from None
+    matrix = np.array(rows, dtype=np.float64).reshape(len(rows), width)
+    values = [matrix[:, i] for i in range(width)]
+    if "time" in headers:
+        bad = _common.first_unordered(values[headers.index("time")])
+        if bad is not None:
+            raise ReadError(path, "times must be finite and strictly increasing", line=lines[bad])
+    values = [v != 0 if h.startswith("mask.") else v for h, v in zip(headers, values, strict=True)]
+    try:
+        motion = _layout.parse(headers, values)
+    except _layout.LayoutError as exc:
+        raise ReadError(path, str(exc), line=1) from None
+    except ValueError as exc:
+        raise ReadError(path, str(exc)) from None
+    return MotionFile(groups={DEFAULT_GROUP: motion}, name=Path(path).stem)
+
+
+def _is_number(text: str) -> bool:
+    if not text.strip():
+        return True  # an empty cell is NaN
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
