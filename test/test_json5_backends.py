@@ -181,3 +181,12 @@ def test_corpus_scenes_parse_the_same_either_way(corpus: Path, monkeypatch: pyte
         text = loader.decode_text(path.read_bytes(), path)
         fast, reference = parse_both(text, monkeypatch)
         assert same(fast, reference), path
+
+
+def test_a_text_nested_too_deep_fails_at_once_with_its_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pure-Python parser would take seconds (and pyjson5 stops at 32 levels): refused up front."""
+    text = "{\n// [[[[ in a comment, 'and [[ in' strings\n a: 'x[[',\n b: " + "[" * 5000 + "]" * 5000 + "}"
+    fast, reference = parse_both(text, monkeypatch)
+    assert fast == reference
+    assert isinstance(reference, tuple) and reference[0] == "error"
+    assert "nested more than 100 levels deep" in str(reference) and ":4:" in str(reference)

@@ -18,18 +18,20 @@ MAX_DEPTH = 100
 
 #: Tokens of a JSON text that matter for its depth: strings (skipped) and brackets.
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+#: The same for JSON5: single-quoted strings and comments are skipped too.
+_JSON5_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|//[^\n]*|/\*.*?\*/|[\[\]{}]', re.DOTALL)
 #: What can open a YAML nesting level: flow brackets, block sequence / mapping indicators.
 _YAML_OPENERS = re.compile(r"[\[{]|[-?:](?=[ \t\r\n])")
 
 _SafeParser: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def json_too_deep(text: str, limit: int = MAX_DEPTH) -> int | None:
-    """The 1-based line where ``text`` (JSON) nests deeper than ``limit``, or None."""
+def json_too_deep(text: str, limit: int = MAX_DEPTH, json5: bool = False) -> int | None:
+    """The 1-based line where ``text`` (JSON, or JSON5 with ``json5``) nests deeper than ``limit``, or None."""
     if text.count("[") + text.count("{") <= limit:
         return None
     depth = 0
-    for m in _JSON_TOKENS.finditer(text):
+    for m in (_JSON5_TOKENS if json5 else _JSON_TOKENS).finditer(text):
         c = m.group()
         if c in "[{":
             depth += 1

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from ...core._nesting import json_too_deep, too_deep_reason
 from ...core.errors import ReadError
 from .problems import PathPart, Problems, SceneError, json_path
 
@@ -93,6 +94,10 @@ def parse_json5(text: str, path: str | os.PathLike[str] = "<text>") -> Any:
             pass  # the reference says what is wrong, and where, the same with or without pyjson5
     import json5
 
+    # The pure-Python parser takes seconds on a text nested thousands deep (pyjson5 stops at 32).
+    deep = json_too_deep(text, json5=True)
+    if deep is not None:
+        raise ReadError(path, f"JSON5 syntax error: {too_deep_reason()}", line=deep)
     try:
         return json5.loads(text)
     except RecursionError:
