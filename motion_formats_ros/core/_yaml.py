@@ -12,12 +12,16 @@ result always equals a plain ``yaml.safe_load``, with numeric blocks as float64 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import secrets
+import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import yaml
 
 from ._nesting import too_deep_reason, yaml_too_deep
@@ -28,7 +32,7 @@ SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # A numeric token as PyYAML's resolver sees it: decimal int or float, .inf, .nan.
 _NUMBER_PATTERN = (
     r"[-+]?(?:0|[1-9][0-9]*)"
-    r"|[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+][0-9]+)?"
+    r"|[-+]?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?|\.[0-9]+(?:[eE][-+][0-9]+)?"
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
 )
 _TOKENS = re.compile(rf"(?:{_NUMBER_PATTERN})(?: (?:{_NUMBER_PATTERN}))*")
@@ -53,8 +57,8 @@ def _indent(line: str) -> int:
 
 def _numbers(tokens: list[str]) -> np.ndarray | None:
     joined = " ".join(tokens)
-    if not _TOKENS.fullmatch(joined):
-        return None
+    if not _TOKENS.fullmatch(joined) or _BIG_INT.search(joined):
+        return None  # not all numbers to PyYAML, or an int a float64 cannot hold exactly
     if "." in joined and any(c in joined for c in "nNiI"):
         tokens = [_SPECIALS.get(t.lower(), t) for t in tokens]
     return np.array(tokens, dtype=np.float64)
@@ -65,10 +69,20 @@ def _parse_block_style(lines: list[str]) -> np.ndarray | None:
     prefixes: list[str] = []
     tokens: list[str] = []
     for line in lines:
-        prefix, _, token = line.rpartition("- ")
+        prefix, dash, token = line.rpartition("- ")
+        if not dash:
+            return None  # a line going on from the one before (a multi-line scalar)
         prefixes.append(prefix)
         tokens.append(token.strip())
     first = prefixes[0]
+    # Every line's dashes sit in the columns of the first line's last dashes.
+    first_dashes = first + "- "
+    columns = {k for k in range(len(first_dashes)) if first_dashes.startswith("- ", k)}
+    for prefix in prefixes:
+        dashes = prefix + "- "
+        column = _indent(dashes)
+        if column not in columns or dashes[column:] != first_dashes[column:]:
+            return None
     depth = first.count("- ") + 1
     if first.replace("- ", "").strip(" ") or "#" in "".join(tokens[:1]):
         return None
@@ -119,9 +133,10 @@ def _parse_flow_rows(lines: list[str]) -> np.ndarray | None:
     """Rows like ``- [1.0, 2.0]`` or ``- [[1, 2, 3], [4, 5, 6]]``."""
     skeleton: str | None = None
     tokens: list[str] = []
+    indent = _indent(lines[0])
     for line in lines:
-        body = line.lstrip(" ")
-        if not body.startswith("- ["):
+        body = line[indent:]
+        if not body.startswith("- [") or line[:indent].strip(" "):
             return None
         body = body[2:].rstrip()
         layout = body.translate(_NUMBER_CHARS).replace(" ", "")
@@ -131,6 +146,8 @@ def _parse_flow_rows(lines: list[str]) -> np.ndarray | None:
             return None
         tokens.extend(body.replace("[", " ").replace("]", " ").replace(",", " ").split())
     assert skeleton is not None
+    if not _FLOW_LAYOUT.fullmatch(skeleton):
+        return None
     if skeleton.startswith("[["):
         inner = skeleton[1:-1].split("],[")
         if len(set(inner)) != 1:
@@ -153,11 +170,46 @@ def _parse_flow_rows(lines: list[str]) -> np.ndarray | None:
 def load(text: str) -> Any:
     """Parse ``text`` like ``yaml.safe_load``, with numeric blocks as float64 arrays.
 
+    The numeric blocks hold exactly the values ``yaml.safe_load`` gives (ints as floats,
+    exact up to 15 digits; longer ints stay with PyYAML). Whenever the fast path is not
+    sure (a block inside a block or quoted scalar, rows continued after a blank line,
+    anything PyYAML reads differently), the whole text goes to PyYAML instead.
+
     Raises:
         YamlError: The YAML is malformed (with its 1-based line).
     """
-    lines = text.split("\n")
+    fast = _skeleton(text)
+    if fast is not None:
+        skeleton, arrays, tag, key_lines = fast
+        doc = _load_skeleton(skeleton, arrays, tag, key_lines)
+        if doc is not _DECLINED:
+            return doc
+    return _safe_load(text)
+
+
+_DECLINED = object()
+#: Line breaks other than LF and CRLF (PyYAML counts them as lines; we would not).
+_ODD_BREAKS = re.compile("[\r\x85\u2028\u2029]")
+_BIG_INT = re.compile(r"(?:^| )[-+]?[0-9]{16,}(?= |$)")
+_FLOW_LAYOUT = re.compile(r"\[,*\]|\[(?:\[,*\],)*\[,*\]\]")
+
+
+def _skeleton(text: str) -> tuple[str, dict[str, np.ndarray], str, dict[str, int]] | None:
+    """``text`` with every numeric block replaced by a placeholder, or None (nothing to do).
+
+    Returns:
+        The skeleton (row lines blanked, so line numbers stay), the arrays by
+        placeholder, the placeholders' common prefix and each placeholder's 0-based line.
+    """
+    bom = text.startswith("\ufeff")
+    body = text[1:] if bom else text
+    if "\r\n" in body:
+        body = body.replace("\r\n", "\n")  # PyYAML reads CRLF as one line break, like LF
+    if _ODD_BREAKS.search(body):
+        return None
+    lines = body.split("\n")
     arrays: dict[str, np.ndarray] = {}
+    key_lines: dict[str, int] = {}
     tag = "mfr-" + secrets.token_hex(8) + "-"
     i = 0
     n = len(lines)
@@ -167,41 +219,121 @@ def load(text: str) -> Any:
             i += 1
             continue
         key_indent = len(m.group(1))
-        j = i + 1
-        while j < n:
-            line = lines[j]
-            ind = _indent(line)
-            if line.strip() == "" or ind < key_indent or (ind == key_indent and not line[ind:].startswith("- ")):
-                break
-            j += 1
+        j = _region_end(lines, i + 1, key_indent)
         region = lines[i + 1 : j]
-        if (len(region) >= _MIN_BLOCK_LINES and region[0][key_indent:].startswith("- ")) or (
-            len(region) == 1 and region[0].lstrip(" ").startswith("- [")
-        ):
-            body = region[0].lstrip(" ")
-            values = _parse_flow_rows(region) if body.startswith("- [") else _parse_block_style(region)
-            if values is not None:
-                name = f"{tag}{len(arrays)}"
-                arrays[name] = values
-                lines[i] = f"{lines[i].rstrip()} {name}"
-                for k in range(i + 1, j):
-                    lines[k] = ""
-                i = j
-                continue
-        i += 1
-    skeleton = "\n".join(lines) if arrays else text
+        values = _region_values(region, key_indent) if region and not _continues(lines, j, key_indent) else None
+        if values is None:
+            i += 1
+            continue
+        name = f"{tag}{len(arrays)}"
+        arrays[name] = values
+        key_lines[name] = i
+        lines[i] = f"{lines[i].rstrip()} {name}"
+        for k in range(i + 1, j):
+            lines[k] = ""
+        i = j
+    if not arrays:
+        return None
+    return ("\ufeff" if bom else "") + "\n".join(lines), arrays, tag, key_lines
+
+
+def _region_end(lines: list[str], start: int, key_indent: int) -> int:
+    """The end of the lines after a ``key:`` line that could be its block sequence."""
+    j = start
+    while j < len(lines):
+        line = lines[j]
+        ind = _indent(line)
+        if line.strip() == "" or ind < key_indent or (ind == key_indent and not line[ind:].startswith("- ")):
+            break
+        j += 1
+    return j
+
+
+def _continues(lines: list[str], j: int, key_indent: int) -> bool:
+    """True when the value of the key goes on after a blank or comment line at ``j``."""
+    while j < len(lines):
+        body = lines[j].lstrip(" ")
+        if body and not body.startswith("#"):
+            ind = len(lines[j]) - len(body)
+            return ind > key_indent or (ind == key_indent and body.startswith("-"))
+        j += 1
+    return False
+
+
+def _region_values(region: list[str], key_indent: int) -> np.ndarray | None:
+    """The numbers of the rows under a ``key:`` line, or None when they are anything else."""
+    body = region[0].lstrip(" ")
+    if not body.startswith("- ") or any("\t" in line for line in region):
+        return None
+    if body.startswith("- ["):
+        return _parse_flow_rows(region)
+    return _parse_block_style(region) if len(region) >= _MIN_BLOCK_LINES else None
+
+
+def _load_skeleton(skeleton: str, arrays: dict[str, np.ndarray], tag: str, key_lines: dict[str, int]) -> Any:
+    """The document with its arrays, or :data:`_DECLINED` when a placeholder is not a plain block value."""
     deep = yaml_too_deep(skeleton)
+    if deep is not None:
+        return _DECLINED  # the whole text decides (and reports) it
+    loader = SafeLoader(skeleton)
+    try:
+        try:
+            node = loader.get_single_node()
+        except yaml.YAMLError:
+            return _DECLINED  # the original text gives the error, with its own words
+        if node is None or not placeholders_in_place(node, tag, key_lines):
+            return _DECLINED
+        doc = loader.construct_document(node)
+    finally:
+        loader.dispose()
+    return _substitute(doc, arrays, tag)
+
+
+def placeholders_in_place(root: Any, tag: str, key_lines: Mapping[str, int]) -> bool:
+    """True when every scalar mentioning ``tag`` is a placeholder where it was put.
+
+    That is: a plain scalar, the value of a key in a block mapping, on the key's line
+    (``key_lines``, 0-based). Anything else (a placeholder swallowed by a block or
+    quoted scalar, a flow collection around it, a key joined to another line) means
+    the text around a numeric block is not what the fast path took it for.
+    """
+    found = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.ScalarNode):
+            if tag in node.value:
+                return False  # a placeholder anywhere but as a block mapping's value
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if (
+                    isinstance(value, yaml.ScalarNode)
+                    and value.value in key_lines
+                    and not value.style
+                    and not node.flow_style
+                    and value.start_mark.line == key_lines[value.value] == key.start_mark.line
+                ):
+                    found += 1
+                    stack.append(key)
+                else:
+                    stack.extend((key, value))
+    return found == len(key_lines)
+
+
+def _safe_load(text: str) -> Any:
+    deep = yaml_too_deep(text)
     if deep is not None:
         raise YamlError(deep, f"invalid YAML: {too_deep_reason()}")
     try:
-        doc = yaml.load(skeleton, Loader=SafeLoader)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line_number = mark.line + 1 if mark is not None else None
         raise YamlError(line_number, f"invalid YAML: {exc.problem or exc}") from None
     except yaml.YAMLError as exc:
         raise YamlError(None, f"invalid YAML: {exc}") from None
-    return _substitute(doc, arrays, tag) if arrays else doc
 
 
 def _substitute(node: Any, arrays: dict[str, np.ndarray], tag: str) -> Any:
@@ -212,6 +344,218 @@ def _substitute(node: Any, arrays: dict[str, np.ndarray], tag: str) -> Any:
     if isinstance(node, str) and node.startswith(tag):
         return arrays[node]
     return node
+
+
+# ------------------------------------------------------- rows by a format's own number rule
+FloatArray = npt.NDArray[np.float64]
+
+#: A number in a frame row: decimal with optional exponent (as C's strtod reads it,
+#: without hex), or inf / infinity / nan in C or YAML spelling (``-.inf``, ``.nan``).
+NUMBER = re.compile(r"[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|\.?(?i:inf(?:inity)?|nan))")
+
+_DIGITS = b"0123456789.eE+- "
+_DIGITS_AND_WORDS = b"0123456789.eE+- aAfFiInNtTyY"
+_LAYOUT = re.compile(rb"\[(?:,|\[,*\])*\]")
+#: Field boundaries with nothing between them, in a row with its spaces removed.
+_EMPTY_FIELDS = (b",,", b"[,", b",]", b"[]")
+#: Rows converted per numpy call (bounds the temporary copies of the text).
+CHUNK_ROWS = 256
+
+
+def to_number(text: str) -> float | None:
+    """The value of a frame-row token, or None when it is not a number."""
+    if not NUMBER.fullmatch(text):
+        return None
+    if text[-1] in "0123456789.":
+        return float(text)
+    return float(text.replace(".", ""))
+
+
+@dataclasses.dataclass(frozen=True)
+class Rows:
+    """The rows of one ``frames:`` block.
+
+    Attributes:
+        values: (N, F) float64, every row's numbers in reading order.
+        layout: The bracket-and-comma layout every row shares, e.g. ``[,,]`` (three
+            values), ``[[,,,,,,]]`` (one group of seven), ``[,[,,,,,,]]`` (a time and a group).
+        line: 1-based line of the first row.
+        key_line: 0-based line of the key the rows belong to (set by :func:`extract_rows`).
+    """
+
+    values: FloatArray
+    layout: str
+    line: int
+    key_line: int | None = None
+
+    def __len__(self) -> int:
+        return int(self.values.shape[0])
+
+    def array(self) -> FloatArray | None:
+        """The rows as (N, w) or (N, k, w) when the layout is that regular, else None."""
+        inner = self.layout[1:-1]
+        if "[" not in inner:
+            return self.values
+        groups = inner[1:-1].split("],[") if inner.startswith("[") and inner.endswith("]") else []
+        if groups and len(set(groups)) == 1 and "[" not in groups[0]:
+            width = groups[0].count(",") + 1
+            return self.values.reshape(len(self), len(groups), width)
+        return None
+
+
+def is_blank_or_comment(line: bytes) -> bool:
+    body = line.lstrip(b" ")
+    return not body or body.startswith(b"#")
+
+
+def end_of_line(data: bytes, start: int) -> int:
+    end = data.find(b"\n", start)
+    return len(data) if end < 0 else end
+
+
+def parse_block(data: bytes, chunks: list[tuple[int, int, int]], prefix: bytes, layout: bytes, words: bool) -> Rows:
+    """Convert the rows in ``chunks`` ((start, end, rows) each, checked already); raises ValueError."""
+    fields = layout.count(b",") + 1
+    n = sum(rows for _, _, rows in chunks)
+    out = np.empty((n, fields), dtype=np.float64)
+    first = 0
+    separator = b"\n" + prefix[:-1]
+    for start, end, rows in chunks:
+        text = data[start + len(prefix) - 1 : end].replace(separator, b",")
+        payload = text.translate(None, b"[]")
+        count = rows * fields
+        if words:
+            numbers = [to_number(token.strip(b" ").decode("ascii")) for token in payload.split(b",")]
+            if len(numbers) != count or any(v is None for v in numbers):
+                raise ValueError("not a number")
+            values = np.array(numbers, dtype=np.float64)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                try:
+                    values = np.fromstring(payload, dtype=np.float64, sep=",")
+                except DeprecationWarning:
+                    raise ValueError("not a number") from None
+            if values.size != count:
+                raise ValueError("wrong count")
+            if np.any(values == -1.0) and any(e in text.translate(None, b" ") for e in _EMPTY_FIELDS):
+                # An empty field (``[ 1, , 3 ]``, ``[ 1, 2, ]``): numpy reads it as -1 and the
+                # layout check cannot see it; YAML gives an error or another row width.
+                raise ValueError("empty field")
+        out[first : first + rows] = values.reshape(rows, fields)
+        first += rows
+    return Rows(out, layout.decode("ascii"), data.count(b"\n", 0, chunks[0][0]) + 1)
+
+
+def scan_block(data: bytes, row_start: int, indent: int) -> tuple[list[tuple[int, int, int]], bytes, bool] | None:
+    """Chunks (start, end, rows) of the rows from ``row_start`` on and their shared layout, or None."""
+    prefix = data[row_start : row_start + indent + 3]
+    first = data[row_start : end_of_line(data, row_start)]
+    words = False
+    layout = first.translate(None, _DIGITS)
+    if not _LAYOUT.fullmatch(layout):
+        layout = first.translate(None, _DIGITS_AND_WORDS)
+        if not _LAYOUT.fullmatch(layout):
+            return None
+        words = True
+    delete = _DIGITS_AND_WORDS if words else _DIGITS
+    chunks: list[tuple[int, int, int]] = []
+    pos = row_start
+    size = len(data)
+    chunk_start, rows, end = pos, 0, pos
+    while pos < size and data.startswith(prefix, pos):
+        end = end_of_line(data, pos)
+        if data[pos:end].translate(None, delete) != layout:
+            return None
+        rows += 1
+        if rows == CHUNK_ROWS:
+            chunks.append((chunk_start, end, rows))
+            chunk_start, rows = end + 1, 0
+        pos = end + 1
+    if rows:
+        chunks.append((chunk_start, end, rows))
+    return chunks, layout, words
+
+
+def extract_rows(data: bytes | str, key: str, tag_prefix: str) -> tuple[str, dict[str, Rows]] | None:
+    """The YAML skeleton of ``data`` with every ``key:`` block of flow rows parsed, or None to decline.
+
+    Rows follow :func:`to_number` (a format's own number rule, not YAML 1.1's); the
+    caller checks with :func:`placeholders_in_place` that each placeholder landed as a
+    plain block value (not inside a block or quoted scalar), else declines.
+
+    Returns:
+        The text with each block replaced by a placeholder scalar (row
+        lines blanked, so line numbers stay), and the placeholders' rows.
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if b"\t" in data or b"\r" in data:
+        return None
+    tag = tag_prefix + secrets.token_hex(6) + "-"
+    key_bytes = key.encode("ascii") + b":"
+    key_line = re.compile(rb"( *)((?:- +)?)" + re.escape(key_bytes) + rb"[ \t]*")
+    found: dict[str, Rows] = {}
+    pieces: list[bytes] = []
+    done = 0  # data[:done] is in pieces
+    size = len(data)
+    search = 0
+    while True:
+        hit = data.find(key_bytes, search)
+        if hit < 0:
+            break
+        line_start = data.rfind(b"\n", 0, hit) + 1
+        line_end = end_of_line(data, hit)
+        search = line_end
+        found_key = key_line.fullmatch(data, line_start, line_end)
+        if found_key is None:
+            continue
+        key_indent = len(found_key.group(1)) + len(found_key.group(2))
+        row_start = line_end + 1
+        while row_start < size and is_blank_or_comment(data[row_start : end_of_line(data, row_start)]):
+            row_start = end_of_line(data, row_start) + 1
+        if row_start >= size:
+            continue
+        indent = 0
+        while row_start + indent < size and data[row_start + indent] == 32:
+            indent += 1
+        if indent < key_indent or not data.startswith(b"- [", row_start + indent):
+            continue
+        scanned = scan_block(data, row_start, indent)
+        if scanned is None:
+            return None
+        chunks, layout, words = scanned
+        block_end = chunks[-1][1]
+        after = block_end + 1
+        while after < size and is_blank_or_comment(data[after : end_of_line(data, after)]):
+            after = end_of_line(data, after) + 1
+        if after < size:
+            rest = data[after : end_of_line(data, after)]
+            rest_indent = len(rest) - len(rest.lstrip(b" "))
+            # What follows the rows must belong to the frames key's mapping or an outer node:
+            # a deeper line would continue the placeholder (YAML reads it differently).
+            if rest_indent > key_indent or (rest_indent == indent and rest.lstrip(b" ").startswith(b"-")):
+                return None
+        try:
+            rows = parse_block(data, chunks, data[row_start : row_start + indent + 3], layout, words)
+        except ValueError:
+            return None
+        rows = dataclasses.replace(rows, key_line=rows.line - 1 - data.count(b"\n", line_start, row_start))
+        name = f"{tag}{len(found)}"
+        found[name] = rows
+        pieces.append(data[done:line_end].rstrip(b" "))
+        pieces.append(b" " + name.encode("ascii"))
+        pieces.append(b"\n" * data.count(b"\n", line_end, block_end))
+        done = block_end
+        search = block_end
+    pieces.append(data[done:])
+    try:
+        skeleton = b"".join(pieces).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return skeleton, found
 
 
 # ------------------------------------------------------------------------ writing
@@ -290,7 +634,11 @@ def dump_scalar(value: Any) -> str:
     if isinstance(value, bool) or value is None or isinstance(value, int):
         return yaml.safe_dump(value, default_flow_style=True).removesuffix("\n...\n").strip()
     text: str = yaml.safe_dump(value, default_flow_style=True, width=1 << 30, allow_unicode=True)
-    return text.removesuffix("\n...\n").strip()
+    text = text.removesuffix("\n...\n").strip()
+    if _ODD_BREAKS.search(text) or "\n" in text:  # a line break in a string: one double-quoted line instead
+        text = yaml.safe_dump(value, default_flow_style=True, default_style='"', width=1 << 30, allow_unicode=True)
+        text = text.removesuffix("\n...\n").strip()
+    return text
 
 
 def dump(doc: Any) -> str:
