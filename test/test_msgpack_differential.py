@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_yaml_differential import same
+from test_yaml_differential import plain_values, same
 
 from motion_formats_ros.core import _msgpack
 
@@ -93,19 +93,11 @@ def numpy_doc(draw: Any) -> Any:
     return {draw(st.text(max_size=4)): arr, "meta": draw(LEAVES)}
 
 
-def plain(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {k: plain(v) for k, v in node.items()}
-    if isinstance(node, np.ndarray):
-        return node.tolist()
-    return node
-
-
 @settings(max_examples=200, deadline=None)
 @given(numpy_doc())
 def test_pack_writes_the_bytes_msgpack_writes(doc: Any) -> None:
     packed = _msgpack.pack(doc)
-    assert packed == msgpack.packb(plain(doc), use_bin_type=True)
+    assert packed == msgpack.packb(plain_values(doc), use_bin_type=True)
     assert same(_msgpack.unpack(packed), reference(packed))
 
 
