@@ -44,3 +44,15 @@ def test_omf_custom_link_field_of_one_number_is_a_read_error(tmp_path: Path) -> 
     # Was IndexError: a custom per-link field given as a number, not as rows.
     path = _omf_json(tmp_path, '"link": {', '"link": {"length": 6, ', links=True)
     assert "target.link.length" in str(_read_error(path))
+
+
+def test_mof_duration_beyond_float_precision_is_a_read_error(tmp_path: Path) -> None:
+    # Was ValueError from Motion (times not increasing): 1e20 ms + 2000 ms == 1e20 ms.
+    def row(value: float, ms: str) -> str:
+        return " " + " ".join(f"{value:g}" for _ in range(22)) + f" 1 {ms}"
+
+    path = tmp_path / "long.mof"
+    lines = ["motion_id = long", "label start", row(0, "200"), row(1, "99999999999999999999"), row(2, "2000")]
+    path.write_text("\n".join([*lines, "transition allMotions extern start", ""]))
+    err = _read_error(path)
+    assert err.line == 5 and "too long" in err.reason, err

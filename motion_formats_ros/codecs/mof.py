@@ -803,6 +803,10 @@ def _keyframes(
             ms_l.append(0.0)
             codes.append(None)
         elapsed += row.duration
+        if not math.isfinite(elapsed) or (vals_l and row.duration > 0 and elapsed <= ms_l[-1]):
+            raise mof.fail(
+                row.line, f"durations add up to {elapsed:g} ms: too long to tell this keyframe from the one before"
+            )
         if vals_l and row.duration == 0:
             if i > 0:
                 warnings.warn(f"{mof.path}:{row.line}: a row lasting 0 ms replaces the previous keyframe", stacklevel=3)
