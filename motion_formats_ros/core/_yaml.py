@@ -1,13 +1,23 @@
 """Fast YAML for motion data: numeric blocks parsed with numpy, the rest by PyYAML.
 
-Motion YAML is a small tree of mappings around large sequences of numbers, written
-either in block style (``- - 1.0`` / ``  - 2.0``, what PyYAML dumps) or as one flow row
-per frame (``- [1.0, 2.0]``, what we write). :func:`load` finds those numeric
-sequences, checks that every row has the same layout and every token is a number in
-YAML 1.1's sense (exactly what PyYAML's safe loader accepts as int or float), converts
-them in one numpy call and hands the remaining skeleton (same line numbers) to PyYAML's
-safe loader (the C one when present). Anything unusual stays in the skeleton, so the
-result always equals a plain ``yaml.safe_load``, with numeric blocks as float64 arrays.
+The one home of YAML reading and writing for motion files. Motion YAML is a small tree
+of mappings around large sequences of numbers, written either in block style
+(``- - 1.0`` / ``  - 2.0``, what PyYAML dumps) or as one flow row per frame
+(``- [1.0, 2.0]``, what we write). :func:`load` finds those numeric sequences, checks
+that every row has the same layout and every token is a number in YAML 1.1's sense
+(exactly what PyYAML's safe loader accepts as int or float), converts them in one numpy
+call and hands the remaining skeleton (same line numbers) to PyYAML's safe loader (the C
+one when present). Each block becomes a placeholder scalar; if the composed skeleton
+does not have every placeholder as a plain block-mapping value on its key's line (the
+"block" was inside a block or quoted scalar, a flow collection, ...), or anything else
+is unusual, the whole text goes to PyYAML. So the result always equals a plain
+``yaml.safe_load``, with numeric blocks as float64 arrays (``test_yaml_differential``
+proves it over generated documents).
+
+:func:`extract_rows` does the same for a format whose numbers follow another rule
+(``.seq``: Choreonoid reads ``1e-08`` as a number, :func:`to_number`), on bytes, for
+its codec's own line-aware YAML tree; :func:`placeholders_in_place` is the shared check.
+:func:`dump` writes what PyYAML loads back to the same values.
 """
 
 from __future__ import annotations
