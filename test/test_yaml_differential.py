@@ -155,18 +155,25 @@ NUMBER_TOKENS = st.sampled_from(
 )  # fmt: skip
 PLAIN_FLOATS = st.floats(allow_nan=True, allow_infinity=True).map(_yaml.format_float)
 TOKENS = st.one_of(NUMBER_TOKENS, PLAIN_FLOATS, PLAIN_FLOATS)
+#: Numbers to PyYAML 1.1 (the fast path's business), in every spelling it accepts here.
+CLEAN_TOKENS = st.one_of(
+    PLAIN_FLOATS, st.sampled_from(["0", "1", "-3", "+1", "10", ".5", "1.0", "-2.5", "1.0e-06", "3.", ".inf", "-.Inf"])
+)
 KEYS = st.sampled_from(["a", "b", "frames", "calib", "root_pos", "'q'", '"dq"', "null", "x y", "a"])
 
 
 @st.composite
-def numeric_block(draw: Any, indent: int) -> list[str]:
+def numeric_block(draw: Any, indent: int, clean: bool | None = None) -> list[str]:
     rows = draw(st.integers(1, 4))
     width = draw(st.integers(1, 3))
     style = draw(st.sampled_from(["flow", "flow", "nested", "block"]))
     pad = " " * (indent + draw(st.sampled_from([0, 0, 2])))
+    if clean is None:
+        clean = draw(st.integers(0, 2)) > 0  # mostly blocks the fast path takes; else anything goes
+    tokens = CLEAN_TOKENS if clean else TOKENS
     out = []
     for _ in range(rows):
-        values = [draw(TOKENS) for _ in range(width)]
+        values = [draw(tokens) for _ in range(width)]
         if style == "flow":
             out.append(f"{pad}- [{', '.join(values)}]")
         elif style == "nested":
@@ -174,6 +181,8 @@ def numeric_block(draw: Any, indent: int) -> list[str]:
         else:
             out.append(f"{pad}- - {values[0]}")
             out.extend(f"{pad}  - {v}" for v in values[1:])
+    if clean:
+        return out
     if draw(st.booleans()):
         at = draw(st.integers(0, len(out)))
         out.insert(at, draw(st.sampled_from(["", "# comment", pad + "# c", pad + "  x", "\t"])))
@@ -187,9 +196,11 @@ def numeric_block(draw: Any, indent: int) -> list[str]:
 def entry(draw: Any, indent: int, depth: int) -> list[str]:
     pad = " " * indent
     key = draw(KEYS)
-    kind = draw(st.sampled_from(["block", "block", "scalar", "block_scalar", "quoted", "flow", "nested", "alias"]))
+    kind = draw(
+        st.sampled_from(["block"] * 4 + ["scalar", "block_scalar", "quoted", "flow", "nested", "nested", "alias"])
+    )
     if kind == "block":
-        anchor = draw(st.sampled_from(["", "", " &r", " !!seq", " # c"]))
+        anchor = draw(st.sampled_from(["", "", "", "", " &r", " !!seq", " # c"]))
         return [f"{pad}{key}:{anchor}", *draw(numeric_block(indent))]
     if kind == "scalar":
         return [f"{pad}{key}: {draw(TOKENS)}{draw(st.sampled_from(['', ' # c', '  ']))}"]
@@ -206,8 +217,8 @@ def entry(draw: Any, indent: int, depth: int) -> list[str]:
         if draw(st.booleans()):
             return [f"{pad}{key}: {{x: [1, 2], y: .5, z: -.5}}"]
         return [f"{pad}{key}: [", f"{pad}calib:", *draw(numeric_block(indent)), f"{pad}]"]
-    if kind == "alias":
-        return [f"{pad}{key}: *r"]
+    if kind == "alias":  # an anchored block and an alias to it
+        return [f"{pad}{key}: &r", *draw(numeric_block(indent)), f"{pad}{key}_again: *r"]
     if depth >= 2:
         return [f"{pad}{key}: {{}}"]
     children = draw(st.lists(entry(indent + 2, depth + 1), min_size=1, max_size=3))
@@ -223,7 +234,7 @@ def document(draw: Any) -> str:
         text = text.replace("\n", "\r\n")
     if draw(st.integers(0, 5)) == 0:
         text = "\ufeff" + text
-    if draw(st.integers(0, 3)) == 0:  # a small edit anywhere
+    if draw(st.integers(0, 4)) == 0:  # a small edit anywhere
         at = draw(st.integers(0, len(text)))
         text = (
             text[:at]
@@ -233,10 +244,43 @@ def document(draw: Any) -> str:
     return text
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(document())
 def test_load_is_safe_load(text: str) -> None:
     assert_same(text)
+
+
+@st.composite
+def usual_document(draw: Any) -> str:
+    """Numeric blocks the fast path must take, between scalars and rows-lookalike block scalars."""
+    lines: list[str] = []
+    for i in range(draw(st.integers(1, 3))):
+        indent = draw(st.sampled_from([0, 2])) if lines else 0
+        if indent:
+            lines.append(f"group{i}:")
+        pad = " " * indent
+        lines.append(f"{pad}data{i}:")
+        lines.extend(draw(numeric_block(indent, clean=True).filter(lambda block: len(block) >= 2)))
+        if draw(st.booleans()):
+            head = draw(st.sampled_from(["|", ">", "|-", ">+"]))
+            lines += [f"{pad}notes{i}: {head}", f"{pad}  calib:", f"{pad}  - [1.0, 2.0]", f"{pad}  - [3.0, 4.0]"]
+        lines.append(f"{pad}rate{i}: {draw(CLEAN_TOKENS)}")
+    return "\n".join(lines) + "\n"
+
+
+def _arrays(node: Any) -> int:
+    if isinstance(node, np.ndarray):
+        return 1
+    if isinstance(node, dict):
+        return sum(_arrays(v) for v in node.values())
+    return 0
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(usual_document())
+def test_usual_documents_take_the_fast_path(text: str) -> None:
+    doc = assert_same(text)
+    assert _arrays(doc) == text.count("data"), text  # every numeric block as an array, nothing else
 
 
 # -- the writer ----------------------------------------------------------------------------

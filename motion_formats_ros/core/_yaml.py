@@ -16,7 +16,7 @@ proves it over generated documents).
 
 :func:`extract_rows` does the same for a format whose numbers follow another rule
 (``.seq``: Choreonoid reads ``1e-08`` as a number, :func:`to_number`), on bytes, for
-its codec's own line-aware YAML tree; :func:`placeholders_in_place` is the shared check.
+its codec's own line-aware YAML tree; :func:`misplaced_placeholders` is the shared check.
 :func:`dump` writes what PyYAML loads back to the same values.
 """
 
@@ -48,7 +48,7 @@ _NUMBER_PATTERN = (
 _TOKENS = re.compile(rf"(?:{_NUMBER_PATTERN})(?: (?:{_NUMBER_PATTERN}))*")
 _KEY_LINE = re.compile(r"^( *)([A-Za-z_][A-Za-z0-9_]*):[ \t]*$")
 _SPECIALS = {".inf": "inf", "+.inf": "inf", "-.inf": "-inf", ".nan": "nan"}
-_NUMBER_CHARS = str.maketrans("", "", "0123456789.eE+-naNIfF")
+_NUMBER_CHARS = str.maketrans("", "", "0123456789.eE+-nNaAiIfF")
 _MIN_BLOCK_LINES = 2
 
 
@@ -159,7 +159,7 @@ def _parse_flow_rows(lines: list[str]) -> np.ndarray | None:
     if not _FLOW_LAYOUT.fullmatch(skeleton):
         return None
     if skeleton.startswith("[["):
-        inner = skeleton[1:-1].split("],[")
+        inner = skeleton[2:-2].split("],[")
         if len(set(inner)) != 1:
             return None
         per_group = inner[0].count(",") + 1
@@ -181,70 +181,112 @@ def load(text: str) -> Any:
     """Parse ``text`` like ``yaml.safe_load``, with numeric blocks as float64 arrays.
 
     The numeric blocks hold exactly the values ``yaml.safe_load`` gives (ints as floats,
-    exact up to 15 digits; longer ints stay with PyYAML). Whenever the fast path is not
-    sure (a block inside a block or quoted scalar, rows continued after a blank line,
-    anything PyYAML reads differently), the whole text goes to PyYAML instead.
+    exact up to 15 digits; longer ints stay with PyYAML). "Blocks" that turn out to be
+    inside a block or quoted scalar are put back as text; whenever the fast path is not
+    sure otherwise (rows continued after a blank line, a skeleton PyYAML refuses, ...),
+    the whole text goes to PyYAML instead.
 
     Raises:
         YamlError: The YAML is malformed (with its 1-based line).
     """
-    fast = _skeleton(text)
-    if fast is not None:
-        skeleton, arrays, tag, key_lines = fast
-        doc = _load_skeleton(skeleton, arrays, tag, key_lines)
-        if doc is not _DECLINED:
+    skeleton = _Skeleton.of(text)
+    for _ in range(2):  # the second pass without the blocks found inside scalars
+        if skeleton is None or not skeleton.arrays:
+            break
+        doc = skeleton.load()
+        if not isinstance(doc, set):
             return doc
+        skeleton.restore(doc)
     return _safe_load(text)
 
 
-_DECLINED = object()
 #: Line breaks other than LF and CRLF (PyYAML counts them as lines; we would not).
 _ODD_BREAKS = re.compile("[\r\x85\u2028\u2029]")
 _BIG_INT = re.compile(r"(?:^| )[-+]?[0-9]{16,}(?= |$)")
 _FLOW_LAYOUT = re.compile(r"\[,*\]|\[(?:\[,*\],)*\[,*\]\]")
 
 
-def _skeleton(text: str) -> tuple[str, dict[str, np.ndarray], str, dict[str, int]] | None:
-    """``text`` with every numeric block replaced by a placeholder, or None (nothing to do).
+class _Skeleton:
+    """A text with its numeric blocks replaced by placeholders (row lines blanked, so line numbers stay)."""
 
-    Returns:
-        The skeleton (row lines blanked, so line numbers stay), the arrays by
-        placeholder, the placeholders' common prefix and each placeholder's 0-based line.
-    """
-    bom = text.startswith("\ufeff")
-    body = text[1:] if bom else text
-    if "\r\n" in body:
-        body = body.replace("\r\n", "\n")  # PyYAML reads CRLF as one line break, like LF
-    if _ODD_BREAKS.search(body):
-        return None
-    lines = body.split("\n")
-    arrays: dict[str, np.ndarray] = {}
-    key_lines: dict[str, int] = {}
-    tag = "mfr-" + secrets.token_hex(8) + "-"
-    i = 0
-    n = len(lines)
-    while i < n:
-        m = _KEY_LINE.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        key_indent = len(m.group(1))
-        j = _region_end(lines, i + 1, key_indent)
-        region = lines[i + 1 : j]
-        values = _region_values(region, key_indent) if region and not _continues(lines, j, key_indent) else None
-        if values is None:
-            i += 1
-            continue
-        name = f"{tag}{len(arrays)}"
-        arrays[name] = values
-        key_lines[name] = i
-        lines[i] = f"{lines[i].rstrip()} {name}"
-        for k in range(i + 1, j):
-            lines[k] = ""
-        i = j
-    if not arrays:
-        return None
-    return ("\ufeff" if bom else "") + "\n".join(lines), arrays, tag, key_lines
+    def __init__(self, lines: list[str], bom: bool) -> None:
+        self.lines = lines
+        self.bom = bom
+        self.tag = "mfr-" + secrets.token_hex(8) + "-"
+        self.arrays: dict[str, np.ndarray] = {}  # by placeholder
+        self.key_lines: dict[str, int] = {}  # 0-based line of each placeholder's key
+        self.saved: dict[str, list[str]] = {}  # the lines each placeholder replaced
+
+    @classmethod
+    def of(cls, text: str) -> _Skeleton | None:
+        """The skeleton of ``text``, or None when its line breaks are not all LF / CRLF."""
+        bom = text.startswith("\ufeff")
+        body = text[1:] if bom else text
+        if "\r\n" in body:
+            body = body.replace("\r\n", "\n")  # PyYAML reads CRLF as one line break, like LF
+        if _ODD_BREAKS.search(body):
+            return None
+        skeleton = cls(body.split("\n"), bom)
+        skeleton.find_blocks()
+        return skeleton
+
+    def find_blocks(self) -> None:
+        lines = self.lines
+        i = 0
+        n = len(lines)
+        while i < n:
+            m = _KEY_LINE.match(lines[i])
+            if not m:
+                i += 1
+                continue
+            key_indent = len(m.group(1))
+            j = _region_end(lines, i + 1, key_indent)
+            region = lines[i + 1 : j]
+            values = _region_values(region, key_indent) if region and not _continues(lines, j, key_indent) else None
+            if values is None:
+                i += 1
+                continue
+            name = f"{self.tag}{len(self.arrays)}"
+            self.arrays[name] = values
+            self.key_lines[name] = i
+            self.saved[name] = lines[i:j]
+            lines[i] = f"{lines[i].rstrip()} {name}"
+            for k in range(i + 1, j):
+                lines[k] = ""
+            i = j
+
+    def restore(self, names: set[str]) -> None:
+        """Put the text of these blocks back."""
+        for name in names:
+            i = self.key_lines.pop(name)
+            original = self.saved.pop(name)
+            self.lines[i : i + len(original)] = original
+            del self.arrays[name]
+
+    def load(self) -> Any:
+        """The document with its arrays, or the placeholders that are not plain block values.
+
+        An empty set: the skeleton is no good at all (PyYAML refuses it, or it nests
+        too deep): the whole text decides, with PyYAML's own words for any error.
+        """
+        text = ("\ufeff" if self.bom else "") + "\n".join(self.lines)
+        if yaml_too_deep(text) is not None:
+            return set()
+        loader = SafeLoader(text)
+        try:
+            try:
+                node = loader.get_single_node()
+                if node is None:
+                    return set()
+                misplaced = misplaced_placeholders(node, self.tag, self.key_lines)
+                if misplaced:
+                    return misplaced
+                doc = loader.construct_document(node)
+            except yaml.YAMLError:  # e.g. an unknown tag
+                return set()
+        finally:
+            loader.dispose()
+        return _substitute(doc, self.arrays, self.tag)
 
 
 def _region_end(lines: list[str], start: int, key_indent: int) -> int:
@@ -280,40 +322,27 @@ def _region_values(region: list[str], key_indent: int) -> np.ndarray | None:
     return _parse_block_style(region) if len(region) >= _MIN_BLOCK_LINES else None
 
 
-def _load_skeleton(skeleton: str, arrays: dict[str, np.ndarray], tag: str, key_lines: dict[str, int]) -> Any:
-    """The document with its arrays, or :data:`_DECLINED` when a placeholder is not a plain block value."""
-    deep = yaml_too_deep(skeleton)
-    if deep is not None:
-        return _DECLINED  # the whole text decides (and reports) it
-    loader = SafeLoader(skeleton)
-    try:
-        try:
-            node = loader.get_single_node()
-        except yaml.YAMLError:
-            return _DECLINED  # the original text gives the error, with its own words
-        if node is None or not placeholders_in_place(node, tag, key_lines):
-            return _DECLINED
-        doc = loader.construct_document(node)
-    finally:
-        loader.dispose()
-    return _substitute(doc, arrays, tag)
+def misplaced_placeholders(root: Any, tag: str, key_lines: Mapping[str, int]) -> set[str]:
+    """The placeholders (names starting with ``tag``) not where they were put; empty when all are.
 
-
-def placeholders_in_place(root: Any, tag: str, key_lines: Mapping[str, int]) -> bool:
-    """True when every scalar mentioning ``tag`` is a placeholder where it was put.
-
-    That is: a plain scalar, the value of a key in a block mapping, on the key's line
-    (``key_lines``, 0-based). Anything else (a placeholder swallowed by a block or
-    quoted scalar, a flow collection around it, a key joined to another line) means
-    the text around a numeric block is not what the fast path took it for.
+    In place means: a plain scalar, the value of a key in a block mapping, on the key's
+    line (``key_lines``, 0-based). Anything else (a placeholder swallowed by a block or
+    quoted scalar, a flow collection around it, a key joined to another line) means the
+    text around that numeric block is not what the fast path took it for.
     """
-    found = 0
+    found: set[str] = set()
+    misplaced: set[str] = set()
+    pattern = re.compile(re.escape(tag) + "[0-9]+")
     stack = [root]
+    seen: set[int] = set()  # aliases share nodes: each once (an alias bomb stays small)
     while stack:
         node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if isinstance(node, yaml.ScalarNode):
             if tag in node.value:
-                return False  # a placeholder anywhere but as a block mapping's value
+                misplaced.update(pattern.findall(node.value))
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
         elif isinstance(node, yaml.MappingNode):
@@ -325,11 +354,11 @@ def placeholders_in_place(root: Any, tag: str, key_lines: Mapping[str, int]) -> 
                     and not node.flow_style
                     and value.start_mark.line == key_lines[value.value] == key.start_mark.line
                 ):
-                    found += 1
+                    found.add(value.value)
                     stack.append(key)
                 else:
                     stack.extend((key, value))
-    return found == len(key_lines)
+    return misplaced | (set(key_lines) - found)
 
 
 def _safe_load(text: str) -> Any:
@@ -491,7 +520,7 @@ def extract_rows(data: bytes | str, key: str, tag_prefix: str) -> tuple[str, dic
     """The YAML skeleton of ``data`` with every ``key:`` block of flow rows parsed, or None to decline.
 
     Rows follow :func:`to_number` (a format's own number rule, not YAML 1.1's); the
-    caller checks with :func:`placeholders_in_place` that each placeholder landed as a
+    caller checks with :func:`misplaced_placeholders` that each placeholder landed as a
     plain block value (not inside a block or quoted scalar), else declines.
 
     Returns:

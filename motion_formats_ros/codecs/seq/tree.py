@@ -16,7 +16,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ...core._nesting import too_deep_reason, yaml_too_deep
-from ...core._yaml import Rows, SafeLoader, error_line, placeholders_in_place, to_number
+from ...core._yaml import Rows, SafeLoader, error_line, misplaced_placeholders, to_number
 from ...core.errors import ReadError
 from .schema import DeclineError
 
@@ -89,7 +89,7 @@ def _placeholders_in_place(node: Node, placeholders: Mapping[str, Rows]) -> bool
     if any(line is None for line in lines.values()):
         return False
     tag = next(iter(placeholders)).rsplit("-", 1)[0] + "-"
-    return placeholders_in_place(node, tag, lines)  # type: ignore[arg-type]
+    return not misplaced_placeholders(node, tag, lines)  # type: ignore[arg-type]
 
 
 def _children(node: Node) -> list[Node]:
