@@ -318,3 +318,8 @@ def test_dump_loads_to_the_same_values(doc: dict[Any, Any]) -> None:
     loaded = yaml.load(text, Loader=Loader)
     assert same(loaded, want) or (not doc and loaded is None), f"{text!r}\n{loaded!r}\n{want!r}"
     assert same(_yaml.load(text), loaded), text
+
+
+def test_dump_keeps_odd_whitespace_and_line_breaks() -> None:
+    doc = {"a": "\xa0", "\xa0": 1, "b": "x\ny", "c": ["p\u2028q", 2], "": None}
+    assert same(yaml.load(_yaml.dump(doc), Loader=Loader), doc)

@@ -40,13 +40,16 @@ from .errors import MotionFormatError
 SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # A numeric token as PyYAML's resolver sees it: decimal int or float, .inf, .nan.
+# Floats first: motion data is mostly floats, and the regex tries the branches in order.
 _NUMBER_PATTERN = (
-    r"[-+]?(?:0|[1-9][0-9]*)"
-    r"|[-+]?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?|\.[0-9]+(?:[eE][-+][0-9]+)?"
+    r"[-+]?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?|\.[0-9]+(?:[eE][-+][0-9]+)?"
+    r"|[-+]?(?:0|[1-9][0-9]*)"
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
 )
 _TOKENS = re.compile(rf"(?:{_NUMBER_PATTERN})(?: (?:{_NUMBER_PATTERN}))*")
 _KEY_LINE = re.compile(r"^( *)([A-Za-z_][A-Za-z0-9_]*):[ \t]*$")
+_INT = re.compile(r"[-+]?[0-9]+")
+_EXACT_INTS = 2.0**53  # every int below this is exactly a float64
 _SPECIALS = {".inf": "inf", "+.inf": "inf", "-.inf": "-inf", ".nan": "nan"}
 _NUMBER_CHARS = str.maketrans("", "", "0123456789.eE+-nNaAiIfF")
 _MIN_BLOCK_LINES = 2
@@ -67,11 +70,15 @@ def _indent(line: str) -> int:
 
 def _numbers(tokens: list[str]) -> np.ndarray | None:
     joined = " ".join(tokens)
-    if not _TOKENS.fullmatch(joined) or _BIG_INT.search(joined):
-        return None  # not all numbers to PyYAML, or an int a float64 cannot hold exactly
+    if not _TOKENS.fullmatch(joined):
+        return None  # not all numbers to PyYAML
     if "." in joined and any(c in joined for c in "nNiI"):
         tokens = [_SPECIALS.get(t.lower(), t) for t in tokens]
-    return np.array(tokens, dtype=np.float64)
+    values = np.array(tokens, dtype=np.float64)
+    big = np.flatnonzero(np.abs(values) >= _EXACT_INTS)
+    if big.size and any(_INT.fullmatch(tokens[k]) for k in big.tolist()):
+        return None  # an int a float64 may not hold exactly: PyYAML's int it stays
+    return values
 
 
 def _parse_block_style(lines: list[str]) -> np.ndarray | None:
@@ -85,14 +92,6 @@ def _parse_block_style(lines: list[str]) -> np.ndarray | None:
         prefixes.append(prefix)
         tokens.append(token.strip())
     first = prefixes[0]
-    # Every line's dashes sit in the columns of the first line's last dashes.
-    first_dashes = first + "- "
-    columns = {k for k in range(len(first_dashes)) if first_dashes.startswith("- ", k)}
-    for prefix in prefixes:
-        dashes = prefix + "- "
-        column = _indent(dashes)
-        if column not in columns or dashes[column:] != first_dashes[column:]:
-            return None
     depth = first.count("- ") + 1
     if first.replace("- ", "").strip(" ") or "#" in "".join(tokens[:1]):
         return None
@@ -104,6 +103,15 @@ def _parse_block_style(lines: list[str]) -> np.ndarray | None:
     if len(prefixes) % period or prefixes != prefixes[:period] * (len(prefixes) // period):
         return None
     pattern = prefixes[:period]
+    # Every line's dashes sit in the columns of the first line's last dashes (the other
+    # elements repeat the pattern exactly).
+    first_dashes = first + "- "
+    columns = {k for k in range(len(first_dashes)) if first_dashes.startswith("- ", k)}
+    for prefix in pattern:
+        dashes = prefix + "- "
+        column = _indent(dashes)
+        if column not in columns or dashes[column:] != first_dashes[column:]:
+            return None
     # Shape of one element from the dash counts of its lines.
     counts = [p.count("- ") + 1 for p in pattern]
     shape = _shape_from_dash_counts(counts, depth)
@@ -144,11 +152,11 @@ def _parse_flow_rows(lines: list[str]) -> np.ndarray | None:
     skeleton: str | None = None
     tokens: list[str] = []
     indent = _indent(lines[0])
+    prefix = " " * indent + "- ["  # every row at the first one's indentation
     for line in lines:
-        body = line[indent:]
-        if not body.startswith("- [") or line[:indent].strip(" "):
+        if not line.startswith(prefix):
             return None
-        body = body[2:].rstrip()
+        body = line[indent + 2 :].rstrip()
         layout = body.translate(_NUMBER_CHARS).replace(" ", "")
         if skeleton is None:
             skeleton = layout
@@ -181,7 +189,7 @@ def load(text: str) -> Any:
     """Parse ``text`` like ``yaml.safe_load``, with numeric blocks as float64 arrays.
 
     The numeric blocks hold exactly the values ``yaml.safe_load`` gives (ints as floats,
-    exact up to 15 digits; longer ints stay with PyYAML). "Blocks" that turn out to be
+    exact below 2**53; larger ints stay with PyYAML). "Blocks" that turn out to be
     inside a block or quoted scalar are put back as text; whenever the fast path is not
     sure otherwise (rows continued after a blank line, a skeleton PyYAML refuses, ...),
     the whole text goes to PyYAML instead.
@@ -202,16 +210,16 @@ def load(text: str) -> Any:
 
 #: Line breaks other than LF and CRLF (PyYAML counts them as lines; we would not).
 _ODD_BREAKS = re.compile("[\r\x85\u2028\u2029]")
-_BIG_INT = re.compile(r"(?:^| )[-+]?[0-9]{16,}(?= |$)")
 _FLOW_LAYOUT = re.compile(r"\[,*\]|\[(?:\[,*\],)*\[,*\]\]")
 
 
 class _Skeleton:
     """A text with its numeric blocks replaced by placeholders (row lines blanked, so line numbers stay)."""
 
-    def __init__(self, lines: list[str], bom: bool) -> None:
+    def __init__(self, lines: list[str], bom: bool, tabs: bool) -> None:
         self.lines = lines
         self.bom = bom
+        self.tabs = tabs
         self.tag = "mfr-" + secrets.token_hex(8) + "-"
         self.arrays: dict[str, np.ndarray] = {}  # by placeholder
         self.key_lines: dict[str, int] = {}  # 0-based line of each placeholder's key
@@ -222,11 +230,13 @@ class _Skeleton:
         """The skeleton of ``text``, or None when its line breaks are not all LF / CRLF."""
         bom = text.startswith("\ufeff")
         body = text[1:] if bom else text
-        if "\r\n" in body:
+        if "\r" in body:
             body = body.replace("\r\n", "\n")  # PyYAML reads CRLF as one line break, like LF
-        if _ODD_BREAKS.search(body):
-            return None
-        skeleton = cls(body.split("\n"), bom)
+            if "\r" in body:
+                return None  # a lone CR: a line break to PyYAML, not to ``str.split``
+        if not body.isascii() and ("\x85" in body or "\u2028" in body or "\u2029" in body):
+            return None  # likewise NEL, LS and PS
+        skeleton = cls(body.split("\n"), bom, "\t" in body)
         skeleton.find_blocks()
         return skeleton
 
@@ -242,7 +252,7 @@ class _Skeleton:
             key_indent = len(m.group(1))
             j = _region_end(lines, i + 1, key_indent)
             region = lines[i + 1 : j]
-            values = _region_values(region, key_indent) if region and not _continues(lines, j, key_indent) else None
+            values = _region_values(region, self.tabs) if region and not _continues(lines, j, key_indent) else None
             if values is None:
                 i += 1
                 continue
@@ -290,12 +300,18 @@ class _Skeleton:
 
 
 def _region_end(lines: list[str], start: int, key_indent: int) -> int:
-    """The end of the lines after a ``key:`` line that could be its block sequence."""
+    """The end of the lines after a ``key:`` line that could be its block sequence.
+
+    That is the lines deeper than the key (not blank), or at its indentation starting
+    with ``- `` (a sequence may sit at its mapping key's indentation).
+    """
+    deeper = " " * (key_indent + 1)
+    entry = " " * key_indent + "- "
     j = start
-    while j < len(lines):
+    n = len(lines)
+    while j < n:
         line = lines[j]
-        ind = _indent(line)
-        if line.strip() == "" or ind < key_indent or (ind == key_indent and not line[ind:].startswith("- ")):
+        if not (line.startswith(entry) or (line.startswith(deeper) and not line.isspace())):
             break
         j += 1
     return j
@@ -312,10 +328,10 @@ def _continues(lines: list[str], j: int, key_indent: int) -> bool:
     return False
 
 
-def _region_values(region: list[str], key_indent: int) -> np.ndarray | None:
+def _region_values(region: list[str], tabs: bool) -> np.ndarray | None:
     """The numbers of the rows under a ``key:`` line, or None when they are anything else."""
     body = region[0].lstrip(" ")
-    if not body.startswith("- ") or any("\t" in line for line in region):
+    if not body.startswith("- ") or (tabs and any("\t" in line for line in region)):
         return None
     if body.startswith("- ["):
         return _parse_flow_rows(region)
@@ -673,10 +689,10 @@ def dump_scalar(value: Any) -> str:
     if isinstance(value, bool) or value is None or isinstance(value, int):
         return yaml.safe_dump(value, default_flow_style=True).removesuffix("\n...\n").strip()
     text: str = yaml.safe_dump(value, default_flow_style=True, width=1 << 30, allow_unicode=True)
-    text = text.removesuffix("\n...\n").strip()
+    text = text.removesuffix("\n...\n").rstrip("\n")  # not strip(): a no-break space is text
     if _ODD_BREAKS.search(text) or "\n" in text:  # a line break in a string: one double-quoted line instead
         text = yaml.safe_dump(value, default_flow_style=True, default_style='"', width=1 << 30, allow_unicode=True)
-        text = text.removesuffix("\n...\n").strip()
+        text = text.removesuffix("\n...\n").rstrip("\n")
     return text
 
 
