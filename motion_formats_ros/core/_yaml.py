@@ -204,6 +204,8 @@ def load(text: str) -> Any:
         doc = skeleton.load()
         if not isinstance(doc, set):
             return doc
+        if not doc:
+            break  # the skeleton is no good at all
         skeleton.restore(doc)
     return _safe_load(text)
 
