@@ -14,7 +14,7 @@ from motion_formats_ros import Motion, MotionFile, ReadError, Series, write
 from motion_formats_ros.codecs import seq
 from motion_formats_ros.codecs.seq.fast import extract
 from motion_formats_ros.codecs.seq.reader import read_document
-from motion_formats_ros.core._flowrows import to_number
+from motion_formats_ros.core._yaml import to_number
 
 CHOREONOID = CORPUS / "choreonoid"
 CORPUS = ["v1/SR1WalkPattern2.yaml", "v2/SR1WalkPattern1.seq", "v2/SR1WalkPattern2.seq"]

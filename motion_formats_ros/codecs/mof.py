@@ -803,6 +803,10 @@ def _keyframes(
             ms_l.append(0.0)
             codes.append(None)
         elapsed += row.duration
+        if not math.isfinite(elapsed) or (vals_l and row.duration > 0 and elapsed <= ms_l[-1]):
+            raise mof.fail(
+                row.line, f"durations add up to {elapsed:g} ms: too long to tell this keyframe from the one before"
+            )
         if vals_l and row.duration == 0:
             if i > 0:
                 warnings.warn(f"{mof.path}:{row.line}: a row lasting 0 ms replaces the previous keyframe", stacklevel=3)
@@ -975,8 +979,34 @@ def _encode(
     int_bits: str | None,
 ) -> tuple[str, int]:
     """The ``.mof`` text and its keyframe count; warns about what it could not keep."""
-    motion = motion_file.group(group)
-    source = motion
+    source = motion_file.group(group)
+    mid = _check_writable_motion(source, path, motion_id)
+    motion = source if source.is_keyframed else _reduce_keeping_loop(source, tolerance)
+    dropped: list[str] = []
+    jmap = _writer_map(joint_map, motion, path)
+    targets = _joint_tokens(motion, jmap, dropped)
+    _note_unwritable_fields(motion, dropped)
+    timing = _timing(motion, int_bits, dropped)
+    loop, label = _loop_keyframes(motion, dropped)
+    keyword = (motion_file.extras.get("mof") or {}).get("stiffness_keyword") or (
+        "stiffness" if len(jmap) == 26 else "hardness"
+    )
+    lines = _keyframe_lines(motion, mid, targets, timing, loop, label, keyword, dropped)
+    tail = motion.extras.get("mof_tail_stiffness")
+    if isinstance(tail, dict) and len(tail.get("tokens", ())) == len(jmap):
+        lines.append(("text", f"{tail.get('keyword', keyword)} {' '.join(tail['tokens'])} {_fmt(tail['ramp'])}"))
+
+    if dropped:
+        warnings.warn(f"{path}: .mof cannot hold, dropped or changed: " + "; ".join(dropped), stacklevel=3)
+
+    text = _layout(motion_file, mid, jmap, timing, lines)
+    written = _read_back(text, path, jmap)
+    warn_lossy_write(source, written, path, ".mof", f"keyframe reduction within {tolerance:g}°")
+    return text, written.num_frames
+
+
+def _check_writable_motion(motion: Motion, path: Path, motion_id: str | None) -> str:
+    """The motion id to write; raises WriteError for what a ``.mof`` cannot hold at all."""
     if motion.num_frames == 0:
         raise WriteError(path, "the motion has no frames")
     if any(d != 1 for d in motion.joint_dims):
@@ -984,16 +1014,30 @@ def _encode(
     mid = motion_id or path.stem
     if not _IDENTIFIER.match(mid):
         raise WriteError(path, f"motion id {mid!r} is not an identifier (letters, digits, _)")
-    dropped: list[str] = []
-    if not motion.is_keyframed:
-        keep: list[int] = []
-        if motion.loop is not None:
-            for edge in motion.loop:
-                hit = np.flatnonzero(np.isclose(motion.times, edge, rtol=0, atol=1e-9))
-                keep.extend(int(h) for h in hit)
-        motion = reduce_keyframes(motion, tolerance, keep)
+    return mid
 
-    jmap = _writer_map(joint_map, motion, path)
+
+def _reduce_keeping_loop(motion: Motion, tolerance: float) -> Motion:
+    """Keyframes within ``tolerance``, keeping the frames at the loop's ends."""
+    keep: list[int] = []
+    if motion.loop is not None:
+        for edge in motion.loop:
+            hit = np.flatnonzero(np.isclose(motion.times, edge, rtol=0, atol=1e-9))
+            keep.extend(int(h) for h in hit)
+    return reduce_keyframes(motion, tolerance, keep)
+
+
+@dataclasses.dataclass
+class _Targets:
+    """Per keyframe, the joint tokens of the target row and of the stiffness line."""
+
+    tokens: list[list[str]]
+    stiffness: list[list[str]] | None
+    ramp: np.ndarray  # (n,) stiffness ramp in s, NaN where none
+
+
+def _joint_tokens(motion: Motion, jmap: joint_maps.JointMap, dropped: list[str]) -> _Targets:
+    """The motion's joints in the joint map's columns as ``.mof`` tokens (degrees, *, -)."""
     d = len(jmap)
     n = motion.num_frames
     position = motion.position if motion.position is not None else np.full((n, motion.dof), np.nan)
@@ -1026,14 +1070,7 @@ def _encode(
     ramp = motion.time_columns.get(STIFFNESS_RAMP)
     if ramp is None:
         ramp = np.full(n, np.nan)
-    sentinels = {MASK_KEEP: "*", MASK_OFF: "-"}
-    spelled = motion.extras.get("mof_sentinels")
-    if isinstance(spelled, dict):  # the numbers the source wrote for keep / off
-        for which in sentinels:
-            token = spelled.get(which)
-            if isinstance(token, str) and _NUMBER.match(token) and _token_state(token) == which:
-                sentinels[which] = token
-    keep_token, off_token = sentinels[MASK_KEEP], sentinels[MASK_OFF]
+    keep_token, off_token = _sentinel_tokens(motion)
     tokens = [
         [
             off_token if off[k, j] else (keep_token if kept[k, j] or math.isnan(deg[k, j]) else _fmt(deg[k, j]))
@@ -1044,6 +1081,23 @@ def _encode(
     stiff_tokens = (
         [["*" if math.isnan(x) else _fmt(x * 100.0) for x in stiff[k]] for k in range(n)] if stiff is not None else None
     )
+    return _Targets(tokens, stiff_tokens, ramp)
+
+
+def _sentinel_tokens(motion: Motion) -> tuple[str, str]:
+    """The tokens for keep and off: ``*`` and ``-``, or the numbers the source wrote for them."""
+    sentinels = {MASK_KEEP: "*", MASK_OFF: "-"}
+    spelled = motion.extras.get("mof_sentinels")
+    if isinstance(spelled, dict):
+        for which in sentinels:
+            token = spelled.get(which)
+            if isinstance(token, str) and _NUMBER.match(token) and _token_state(token) == which:
+                sentinels[which] = token
+    return sentinels[MASK_KEEP], sentinels[MASK_OFF]
+
+
+def _note_unwritable_fields(motion: Motion, dropped: list[str]) -> None:
+    """Name every field of the motion a ``.mof`` has no place for."""
     for name in motion.joint_channels:
         if name not in (STIFFNESS, "hardness"):
             dropped.append(f"joint channel {name!r}")
@@ -1060,6 +1114,20 @@ def _encode(
         if present:
             dropped.append(what)
 
+
+@dataclasses.dataclass
+class _Timing:
+    """Keyframe times in whole ms and the interpolation of each segment (``Int``)."""
+
+    cum: np.ndarray  # (n,) ms since the first keyframe, rounded cumulatively
+    kinds: list[str]  # (n - 1,) segment kinds
+    codes: list[Any] | None  # the source's Int codes, when they mean the same in ``bits``
+    bits: str  # the Int bit convention
+    eased: bool  # the convention has a bit for cosine easing
+
+
+def _timing(motion: Motion, int_bits: str | None, dropped: list[str]) -> _Timing:
+    n = motion.num_frames
     # Durations in whole ms (cumulative rounding, no drift).
     exact = (motion.times - motion.times[0]) * 1000.0
     cum = np.rint(exact)
@@ -1083,17 +1151,11 @@ def _encode(
         if any(isinstance(c, int) and c & ~shaping for c in codes):  # deShake or unknown bits
             dropped.append(f"Int flags of {INT_BITS_TEAMS.get(own, own)}'s convention (deShake, other bits)")
         codes = None
+    return _Timing(cum, kinds, codes, bits, eased)
 
-    # Keyframe 0 is implicit when it equals the first row's target (what reading gives).
-    implicit = (
-        n > 1
-        and tokens[0] == tokens[1]
-        and cum[1] > 0
-        and (stiff_tokens is None or stiff_tokens[0] == stiff_tokens[1])
-        and math.isnan(float(ramp[0]))
-    )
 
-    # Loop: keyframe indices of its start and end.
+def _loop_keyframes(motion: Motion, dropped: list[str]) -> tuple[tuple[int, int] | None, str]:
+    """The keyframe indices of the loop's start and end (None: no loop), and its label."""
     loop: tuple[int, int] | None = None
     if motion.loop is not None:
         hits = [np.flatnonzero(np.isclose(motion.times, x, rtol=0, atol=1e-9)) for x in motion.loop]
@@ -1104,18 +1166,36 @@ def _encode(
     label = str(motion.extras.get("mof_loop_label") or "loop")
     if not _IDENTIFIER.match(label):
         label = "loop"
+    return loop, label
 
-    keyword = (motion_file.extras.get("mof") or {}).get("stiffness_keyword") or ("stiffness" if d == 26 else "hardness")
-    names = list(jmap.names)
-    body: list[list[str]] = []  # rows only, for alignment
+
+def _keyframe_lines(
+    motion: Motion,
+    mid: str,
+    targets: _Targets,
+    timing: _Timing,
+    loop: tuple[int, int] | None,
+    label: str,
+    keyword: str,
+    dropped: list[str],
+) -> list[tuple[str, Any]]:
+    """The body: ("row", tokens with Int and Dur) and ("text", line) entries in file order."""
+    n = motion.num_frames
+    tokens, stiff_tokens, ramp, cum = targets.tokens, targets.stiffness, targets.ramp, timing.cum
+    # Keyframe 0 is implicit when it equals the first row's target (what reading gives).
+    implicit = (
+        n > 1
+        and tokens[0] == tokens[1]
+        and cum[1] > 0
+        and (stiff_tokens is None or stiff_tokens[0] == stiff_tokens[1])
+        and math.isnan(float(ramp[0]))
+    )
     lines: list[tuple[str, Any]] = []  # ("row", tokens) / ("text", str)
-    state = ["*"] * d
+    state = ["*"] * len(tokens[0])
     step_warned = False
 
     def emit_row(toks: list[str], code: int, dur: int) -> None:
-        row = [*toks, str(code), str(dur)]
-        body.append(row)
-        lines.append(("row", row))
+        lines.append(("row", [*toks, str(code), str(dur)]))
 
     def emit_stiffness(k: int) -> None:
         nonlocal state
@@ -1145,7 +1225,7 @@ def _encode(
         if dur <= 0:
             dropped.append(f"keyframe at {motion.times[k]:g} s (less than 1 ms after the previous one)")
             continue
-        kind = kinds[k - 1]
+        kind = timing.kinds[k - 1]
         if kind == "step":
             # Hold the previous target, then jump 1 ms before the keyframe time.
             if not step_warned:
@@ -1156,26 +1236,34 @@ def _encode(
                 dur = 1
             emit_row(tokens[k], 0, dur)
         else:
-            code = {"linear": 1, "cosine": 3 if eased else 1}.get(kind, 0)
-            stored = codes[k] if codes is not None else None
-            # Keep the stored code (deShake, unknown bits) when it plays the same segment.
-            if (
-                isinstance(stored, int)
-                and not isinstance(stored, bool)
-                and stored >= 0
-                and segment_kind(stored, bits) == segment_kind(code, bits)
-            ):
-                code = stored
-            emit_row(tokens[k], code, dur)
+            emit_row(tokens[k], _int_code(kind, k, timing), dur)
         if loop is not None and k == loop[1]:
             lines.append(("text", f"transition {mid} {mid} {label}"))
-    tail = motion.extras.get("mof_tail_stiffness")
-    if isinstance(tail, dict) and len(tail.get("tokens", ())) == d:
-        lines.append(("text", f"{tail.get('keyword', keyword)} {' '.join(tail['tokens'])} {_fmt(tail['ramp'])}"))
+    return lines
 
-    if dropped:
-        warnings.warn(f"{path}: .mof cannot hold, dropped or changed: " + "; ".join(dropped), stacklevel=3)
 
+def _int_code(kind: str, k: int, timing: _Timing) -> int:
+    """The Int of the segment ending at keyframe ``k``: the stored code when it plays the same."""
+    code = {"linear": 1, "cosine": 3 if timing.eased else 1}.get(kind, 0)
+    stored = timing.codes[k] if timing.codes is not None else None
+    # Keep the stored code (deShake, unknown bits) when it plays the same segment.
+    if (
+        isinstance(stored, int)
+        and not isinstance(stored, bool)
+        and stored >= 0
+        and segment_kind(stored, timing.bits) == segment_kind(code, timing.bits)
+    ):
+        code = stored
+    return code
+
+
+def _layout(
+    motion_file: MotionFile, mid: str, jmap: joint_maps.JointMap, timing: _Timing, lines: list[tuple[str, Any]]
+) -> str:
+    """The whole file: header comments, the aligned table of rows, the closing transition."""
+    d = len(jmap)
+    names = list(jmap.names)
+    body = [item for kind, item in lines if kind == "row"]
     widths = [max(len(names[j]) if j < d else 0, *(len(r[j]) for r in body)) for j in range(d)]
     widths += [max(3, *(len(r[d]) for r in body)), max(3, *(len(r[d + 1]) for r in body))]
     header = '"' + " ".join(h.rjust(w) for h, w in zip([*names, "Int", "Dur"], widths, strict=True))
@@ -1183,10 +1271,10 @@ def _encode(
         f"motion_id = {mid}",
         f'" {motion_file.name or mid}: joint map {jmap.name}, angles in degrees, Dur in ms',
     ]
-    flagged = any(isinstance(c, int) and c > 1 for c in (codes or []))
-    if bits != "bhuman" or flagged:  # name the convention where it matters
-        meaning = ", ".join(f"{1 << b} {what}" for b, what in INT_BITS[bits].items())
-        out.append(f'" Int bits: {bits} ({meaning})')
+    flagged = any(isinstance(c, int) and c > 1 for c in (timing.codes or []))
+    if timing.bits != "bhuman" or flagged:  # name the convention where it matters
+        meaning = ", ".join(f"{1 << b} {what}" for b, what in INT_BITS[timing.bits].items())
+        out.append(f'" Int bits: {timing.bits} ({meaning})')
     out += ["", "label start", "", header]
     for kind_, item in lines:
         if kind_ == "row":
@@ -1194,7 +1282,4 @@ def _encode(
         else:
             out.append(item)
     out += ["", f"transition {ALL_MOTIONS} {EXTERN} start", ""]
-    text = "\n".join(out)
-    written = _read_back(text, path, jmap)
-    warn_lossy_write(source, written, path, ".mof", f"keyframe reduction within {tolerance:g}°")
-    return text, written.num_frames
+    return "\n".join(out)

@@ -101,10 +101,25 @@ def read(path: Path, joint_map: Any = None) -> MotionFile:
     return decode(data, path, joint_map=joint_map)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Header:
+    """Section 0 of a ``.mtn``."""
+
+    num_sections: int
+    major: int
+    minor: int
+    num_keyframes: int
+    frame_rate: int
+    reserved: int
+
+
 class _Parser:
     def __init__(self, data: bytes, path: str | Path) -> None:
         self.data = data
         self.path = path
+        self.sections: dict[int, tuple[int, int]] = {}  # number: (offset, length)
+        self.order: list[int] = []
+        self.tails: dict[str, str] = {}  # bytes after each required section's fields, hex
 
     def fail(self, offset: int, reason: str) -> ReadError:
         return ReadError(self.path, reason, offset=offset)
@@ -120,123 +135,145 @@ class _Parser:
             )
         return self.data[pos + 1 : pos + 1 + n].decode("latin-1"), pos + 1 + n
 
+    def find_sections(self) -> None:
+        """Every section's offset and length, checked against the file size; the required ones present."""
+        data, size = self.data, len(self.data)
+        if data[:4] != MAGIC:
+            raise self.fail(0, f"bad magic {data[:4]!r}, expected {MAGIC!r}")
+        offset = 4
+        while offset < size:
+            if size - offset < SECTION.size:
+                raise self.fail(offset, f"truncated section header: {size - offset} bytes left, {SECTION.size} needed")
+            number, length = SECTION.unpack_from(data, offset)
+            if length < SECTION.size:
+                raise self.fail(
+                    offset + 4, f"section {number} size {length} is smaller than its {SECTION.size}-byte header"
+                )
+            if length > size - offset:
+                raise self.fail(
+                    offset + 4,
+                    f"section {number} size {length} runs past the end of the file ({size - offset} bytes left)",
+                )
+            if number in self.sections:
+                raise self.fail(offset, f"section {number} appears twice (first at byte {self.sections[number][0]})")
+            self.sections[number] = (offset, length)
+            self.order.append(number)
+            offset += length
+        for number in _REQUIRED:
+            if number not in self.sections:
+                raise self.fail(size, f"missing section {number}")
+
+    def header(self) -> _Header:
+        """Section 0."""
+        s0, n0 = self.sections[0]
+        if n0 < SECTION.size + HEADER.size:
+            raise self.fail(s0 + 4, f"truncated section 0: size {n0}, {SECTION.size + HEADER.size} needed")
+        header = _Header(*HEADER.unpack_from(self.data, s0 + 8))
+        if header.num_keyframes == 0:
+            raise self.fail(s0 + 16, "the motion has no keyframes")
+        self.tails["0"] = self.data[s0 + 24 : s0 + n0].hex()
+        return header
+
+    def names(self) -> tuple[str, str, str]:
+        """Section 1: the motion name, creator and design label."""
+        s1, n1 = self.sections[1]
+        end1 = s1 + n1
+        name, pos = self.string(s1 + 8, end1, 1, "motion name")
+        creator, pos = self.string(pos, end1, 1, "creator")
+        design_label, pos = self.string(pos, end1, 1, "design label")
+        self.tails["1"] = self.data[pos:end1].hex()
+        return name, creator, design_label
+
+    def locators(self) -> list[str]:
+        """Section 2: the joints' PRM locators, each once."""
+        s2, n2 = self.sections[2]
+        end2 = s2 + n2
+        if n2 < SECTION.size + U16.size:
+            raise self.fail(s2 + 4, f"truncated section 2: size {n2}, at least {SECTION.size + U16.size} needed")
+        (num_joints,) = U16.unpack_from(self.data, s2 + 8)
+        room = end2 - (s2 + 10)
+        if num_joints > room:  # every locator takes at least its length byte
+            raise self.fail(s2 + 8, f"joint count {num_joints} cannot fit in section 2 ({room} bytes for the locators)")
+        locators: list[str] = []
+        first_seen: dict[str, int] = {}
+        pos = s2 + 10
+        for i in range(num_joints):
+            at = pos
+            loc, pos = self.string(pos, end2, 2, f"locator of joint {i}")
+            if loc in first_seen:
+                raise self.fail(at, f"joint {i} repeats the PRM locator {loc!r} of joint {first_seen[loc]}")
+            first_seen[loc] = i
+            locators.append(loc)
+        self.tails["2"] = self.data[pos:end2].hex()
+        return locators
+
+    def motion_data(self, header: _Header, num_joints: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """Section 3: (keyframes (K, 3 + joints) µ-units, count fields (K - 1,), data type size).
+
+        The data type is u16 in the first generation, else u32.
+        """
+        s3, n3 = self.sections[3]
+        num_keyframes, frame_rate = header.num_keyframes, header.frame_rate
+        width = 3 + num_joints
+        need = 4 * (width + (num_keyframes - 1) * (width + 1))
+        type_size = U16.size if (header.major, header.minor) < FORMAT_1_2 else U32.size
+        if n3 - SECTION.size - type_size < need and n3 - SECTION.size - (6 - type_size) >= need:
+            type_size = 6 - type_size  # the other width is the one that fits: trust the size
+        if n3 < SECTION.size + type_size:
+            raise self.fail(s3 + 4, f"truncated section 3: size {n3}, at least {SECTION.size + type_size} needed")
+        (data_type,) = (U16 if type_size == U16.size else U32).unpack_from(self.data, s3 + 8)
+        if data_type != ANGLE_LINE_DATA:
+            raise self.fail(s3 + 8, f"unknown data type {data_type} (only 0, angle line data, is defined)")
+        start3 = s3 + SECTION.size + type_size
+        have = s3 + n3 - start3
+        if need > have or have - need >= 4:  # more than padding: the counts do not describe it
+            raise self.fail(
+                start3,
+                f"section 3 holds {have} bytes of motion data but {num_keyframes} keyframes of {num_joints} joints "
+                f"(joint count at byte {self.sections[2][0] + 8}) need {need}",
+            )
+        self.tails["3"] = self.data[start3 + need : s3 + n3].hex()
+        ints = np.frombuffer(self.data, dtype="<i4", count=need // 4, offset=start3).astype(np.int64)
+        rest = ints[width:].reshape(num_keyframes - 1, width + 1)
+        counts = rest[:, 0]
+        bad = np.flatnonzero(counts < (1 if frame_rate == 0 else 0))
+        if bad.size:
+            i = int(bad[0])
+            at = start3 + 4 * (width + i * (width + 1))
+            if frame_rate == 0:
+                raise self.fail(
+                    at,
+                    f"keyframe {i + 1} lasts {int(counts[i])} ms, at least 1 expected "
+                    "(frame rate 0: the count field is the segment's duration in ms)",
+                )
+            raise self.fail(at, f"negative interpolation count {int(counts[i])}")
+        return np.vstack([ints[:width][None, :], rest[:, 1:]]), counts, type_size
+
+    def times(self, header: _Header, counts: np.ndarray, choices: dict[str, str]) -> np.ndarray:
+        """Keyframe times in s from the count fields (frame rate 0: each is its segment's ms)."""
+        if header.frame_rate != 0:
+            frames = np.concatenate([[0], np.cumsum(counts + 1)])
+            return frames * (header.frame_rate / 1000.0)
+        # First generation: no frame length; each count field is its segment's duration.
+        choices["timing"] = (
+            f"frame rate 0 (byte {self.sections[0][0] + 18}, format {header.major}.{header.minor}): each "
+            "keyframe's count field is read as its segment's duration in ms"
+        )
+        if header.num_keyframes > 1:
+            warnings.warn(f"{self.path}: {choices['timing']}", stacklevel=4)
+        return np.concatenate([[0], np.cumsum(counts)]) / 1000.0
+
 
 def decode(data: bytes, path: str | Path = "<bytes>", joint_map: Any = None) -> MotionFile:
     """Parse ``.mtn`` bytes into a MotionFile (one keyframed motion)."""
     p = _Parser(data, path)
-    size = len(data)
-    if data[:4] != MAGIC:
-        raise p.fail(0, f"bad magic {data[:4]!r}, expected {MAGIC!r}")
-    sections: dict[int, tuple[int, int]] = {}
-    order: list[int] = []
-    offset = 4
-    while offset < size:
-        if size - offset < SECTION.size:
-            raise p.fail(offset, f"truncated section header: {size - offset} bytes left, {SECTION.size} needed")
-        number, length = SECTION.unpack_from(data, offset)
-        if length < SECTION.size:
-            raise p.fail(offset + 4, f"section {number} size {length} is smaller than its {SECTION.size}-byte header")
-        if length > size - offset:
-            raise p.fail(
-                offset + 4,
-                f"section {number} size {length} runs past the end of the file ({size - offset} bytes left)",
-            )
-        if number in sections:
-            raise p.fail(offset, f"section {number} appears twice (first at byte {sections[number][0]})")
-        sections[number] = (offset, length)
-        order.append(number)
-        offset += length
-    for number in _REQUIRED:
-        if number not in sections:
-            raise p.fail(size, f"missing section {number}")
-
-    # Section 0: header.
-    s0, n0 = sections[0]
-    if n0 < SECTION.size + HEADER.size:
-        raise p.fail(s0 + 4, f"truncated section 0: size {n0}, {SECTION.size + HEADER.size} needed")
-    num_sections, major, minor, num_keyframes, frame_rate, reserved = HEADER.unpack_from(data, s0 + 8)
-    if num_keyframes == 0:
-        raise p.fail(s0 + 16, "the motion has no keyframes")
-    tails: dict[str, str] = {"0": data[s0 + 24 : s0 + n0].hex()}
-
-    # Section 1: names.
-    s1, n1 = sections[1]
-    end1 = s1 + n1
-    name, pos = p.string(s1 + 8, end1, 1, "motion name")
-    creator, pos = p.string(pos, end1, 1, "creator")
-    design_label, pos = p.string(pos, end1, 1, "design label")
-    tails["1"] = data[pos:end1].hex()
-
-    # Section 2: joint list.
-    s2, n2 = sections[2]
-    end2 = s2 + n2
-    if n2 < SECTION.size + U16.size:
-        raise p.fail(s2 + 4, f"truncated section 2: size {n2}, at least {SECTION.size + U16.size} needed")
-    (num_joints,) = U16.unpack_from(data, s2 + 8)
-    room = end2 - (s2 + 10)
-    if num_joints > room:  # every locator takes at least its length byte
-        raise p.fail(s2 + 8, f"joint count {num_joints} cannot fit in section 2 ({room} bytes for the locators)")
-    locators: list[str] = []
-    first_seen: dict[str, int] = {}
-    pos = s2 + 10
-    for i in range(num_joints):
-        at = pos
-        loc, pos = p.string(pos, end2, 2, f"locator of joint {i}")
-        if loc in first_seen:
-            raise p.fail(at, f"joint {i} repeats the PRM locator {loc!r} of joint {first_seen[loc]}")
-        first_seen[loc] = i
-        locators.append(loc)
-    tails["2"] = data[pos:end2].hex()
-
-    # Section 3: motion data (data type u16 in the first generation, else u32).
-    s3, n3 = sections[3]
-    width = 3 + num_joints
-    need = 4 * (width + (num_keyframes - 1) * (width + 1))
-    type_size = U16.size if (major, minor) < FORMAT_1_2 else U32.size
-    if n3 - SECTION.size - type_size < need and n3 - SECTION.size - (6 - type_size) >= need:
-        type_size = 6 - type_size  # the other width is the one that fits: trust the size
-    if n3 < SECTION.size + type_size:
-        raise p.fail(s3 + 4, f"truncated section 3: size {n3}, at least {SECTION.size + type_size} needed")
-    (data_type,) = (U16 if type_size == U16.size else U32).unpack_from(data, s3 + 8)
-    if data_type != ANGLE_LINE_DATA:
-        raise p.fail(s3 + 8, f"unknown data type {data_type} (only 0, angle line data, is defined)")
-    start3 = s3 + SECTION.size + type_size
-    have = s3 + n3 - start3
-    if need > have or have - need >= 4:  # more than padding: the counts do not describe it
-        raise p.fail(
-            start3,
-            f"section 3 holds {have} bytes of motion data but {num_keyframes} keyframes of {num_joints} joints "
-            f"(joint count at byte {s2 + 8}) need {need}",
-        )
-    tails["3"] = data[start3 + need : s3 + n3].hex()
-    ints = np.frombuffer(data, dtype="<i4", count=need // 4, offset=start3).astype(np.int64)
-    rest = ints[width:].reshape(num_keyframes - 1, width + 1)
-    counts = rest[:, 0]
-    bad = np.flatnonzero(counts < (1 if frame_rate == 0 else 0))
-    if bad.size:
-        i = int(bad[0])
-        at = start3 + 4 * (width + i * (width + 1))
-        if frame_rate == 0:
-            raise p.fail(
-                at,
-                f"keyframe {i + 1} lasts {int(counts[i])} ms, at least 1 expected "
-                "(frame rate 0: the count field is the segment's duration in ms)",
-            )
-        raise p.fail(at, f"negative interpolation count {int(counts[i])}")
-    keyframes = np.vstack([ints[:width][None, :], rest[:, 1:]])
+    p.find_sections()
+    header = p.header()
+    name, creator, design_label = p.names()
+    locators = p.locators()
+    keyframes, counts, type_size = p.motion_data(header, len(locators))
     choices: dict[str, str] = {}
-    if frame_rate == 0:
-        # First generation: no frame length; each count field is its segment's duration.
-        times = np.concatenate([[0], np.cumsum(counts)]) / 1000.0
-        choices["timing"] = (
-            f"frame rate 0 (byte {s0 + 18}, format {major}.{minor}): each keyframe's count field is read as "
-            "its segment's duration in ms"
-        )
-        if num_keyframes > 1:
-            warnings.warn(f"{path}: {choices['timing']}", stacklevel=3)
-    else:
-        frames = np.concatenate([[0], np.cumsum(counts + 1)])
-        times = frames * (frame_rate / 1000.0)
+    times = p.times(header, counts, choices)
 
     jmap, why = _choose_map(joint_map, design_label, locators)
     names = _joint_names(locators, jmap)
@@ -249,7 +286,7 @@ def decode(data: bytes, path: str | Path = "<bytes>", joint_map: Any = None) -> 
         position=keyframes[:, 3:].astype(np.float64) * MICRO,
         root_orientation=quaternion_from_body_rpy(rpy),
         series={RPY_SERIES: Series(rpy, frame="root", components=("roll", "pitch", "yaw"))},
-        interpolation=("linear",) * (num_keyframes - 1),
+        interpolation=("linear",) * (header.num_keyframes - 1),
         extras={
             "joint_map": jmap.name if jmap is not None else None,
             "joint_sources": dict(zip(names, locators, strict=True)),
@@ -259,20 +296,20 @@ def decode(data: bytes, path: str | Path = "<bytes>", joint_map: Any = None) -> 
     )
     extras = {
         "mtn": {
-            "number_of_sections": int(num_sections),
-            "version": [int(major), int(minor)],
-            "frame_rate_ms": int(frame_rate),
-            "reserved": int(reserved),
+            "number_of_sections": int(header.num_sections),
+            "version": [int(header.major), int(header.minor)],
+            "frame_rate_ms": int(header.frame_rate),
+            "reserved": int(header.reserved),
             "creator": creator,
             "design_label": design_label,
             "locators": locators,
-            "section_order": order,
-            "section_sizes": {str(n): length for n, (_, length) in sections.items() if n in _REQUIRED},
+            "section_order": p.order,
+            "section_sizes": {str(n): length for n, (_, length) in p.sections.items() if n in _REQUIRED},
             "data_type_size": type_size,
-            "tails": tails,
+            "tails": p.tails,
             "unknown_sections": {
                 str(n): data[off + 8 : off + length].hex()
-                for n, (off, length) in sections.items()
+                for n, (off, length) in p.sections.items()
                 if n not in _REQUIRED
             },
         }

@@ -187,7 +187,12 @@ class _Fields:
         return list(value)
 
     def integer(self, value: Any, field: str, minimum: int = 0) -> int:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+            or value != int(value)
+        ):
             raise self.fail(field, f"expected an integer, got {_type_name(value)} {value!r}")
         if value < minimum:
             raise self.fail(field, f"expected an integer >= {minimum}, got {value!r}")
@@ -412,6 +417,8 @@ class _Reader(_Fields):
                 probe = raw if isinstance(raw, np.ndarray) else self._convert(raw, f"{field}.{key}") if raw else None
                 if probe is None or probe.size == 0:
                     continue
+                if probe.ndim == 0:
+                    raise self.fail(f"{field}.{key}", f"expected rows of numbers, got {_type_name(raw)} {raw!r}")
                 width = probe.shape[-1] if probe.ndim == 3 else probe.shape[-1] // max(count, 1)
                 raw = probe
             arr = self.array(raw, f"{field}.{key}", length, (count, width))

@@ -336,8 +336,10 @@ def iter_pack(obj: Any) -> Iterator[bytes | memoryview]:
     import msgpack
 
     if isinstance(obj, np.ndarray):
-        if obj.dtype.kind in "fiu":
+        if obj.dtype.kind == "f":
             yield from _pack_block(obj)
+        elif obj.dtype.kind in "iub":  # integers stay integers (as msgpack.packb writes the list)
+            yield msgpack.packb(obj.tolist(), use_bin_type=True)
         else:
             yield from iter_pack(obj.tolist())
     elif isinstance(obj, dict):

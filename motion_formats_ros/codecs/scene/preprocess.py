@@ -293,6 +293,24 @@ class Evaluator:
 
 
 # =========================================================================== validation
+def _shape_kind(node: dict[str, Any]) -> Any:
+    """A shape's ``kind``, or the one its fields imply when it has none."""
+    kind = node.get("kind")
+    if kind is not None:
+        return kind
+    if "vertices" in node or "faces" in node:
+        return "mesh"
+    if "points" in node:
+        return "orangeNet"
+    if "size" in node:
+        return "box"
+    if "height" in node:
+        return "cylinder"
+    if "radius" in node:
+        return "sphere"
+    return None
+
+
 class _Preprocessor:
     def __init__(self, problems: Problems) -> None:
         self.p = problems
@@ -449,70 +467,13 @@ class _Preprocessor:
         geometry = node.pop("geometry", None)
         if isinstance(geometry, dict):  # the spec's {geometry: Sphere / Box / …} nesting
             node = {**geometry, **node}
-        kind = node.get("kind")
-        if kind is None:
-            if "vertices" in node or "faces" in node:
-                kind = "mesh"
-            elif "points" in node:
-                kind = "orangeNet"
-            elif "size" in node:
-                kind = "box"
-            elif "height" in node:
-                kind = "cylinder"
-            elif "radius" in node:
-                kind = "sphere"
+        kind = _shape_kind(node)
         if kind not in SHAPE_KINDS:
             self.p.error([*parts, "kind"], f"unknown shape kind {kind!r}; known: {', '.join(SHAPE_KINDS)}")
             return {}
         out: dict[str, Any] = {"kind": kind}
         common = ("kind", "collides", "margin", "stickyForce", "visuals")
-        if kind == "sphere":
-            own: tuple[str, ...] = ("center", "radius")
-            out["center"] = self.vector(node.get("center"), [*parts, "center"], (0.0, 0.0, 0.0))
-            out["radius"] = self.number(node.get("radius"), [*parts, "radius"], minimum=0.0)
-        elif kind == "box":
-            own = ("pose", "size")
-            t = self.transform(node.get("pose"), [*parts, "pose"], None, allow_refs=False)
-            out["pose"] = t.canonical() if t is not None else None
-            size = self.vector(node.get("size"), [*parts, "size"])
-            if size is not None and min(size) < 0:
-                self.p.error([*parts, "size"], f"negative box size {size}")
-            out["size"] = size
-        elif kind == "cylinder":
-            own = ("center", "radius", "height", "axis")
-            out["center"] = self.vector(node.get("center"), [*parts, "center"], (0.0, 0.0, 0.0))
-            out["radius"] = self.number(node.get("radius"), [*parts, "radius"], minimum=0.0)
-            out["height"] = self.number(node.get("height"), [*parts, "height"], minimum=0.0)
-            out["axis"] = self.unit_axis(node.get("axis"), [*parts, "axis"])
-        elif kind == "orangeNet":
-            own = ("points", "radius")
-            points = node.get("points")
-            if not isinstance(points, list) or not points:
-                self.p.error([*parts, "points"], "expected a non-empty array of points [x, y, z]")
-                points = []
-            out["points"] = [self.vector(pt, [*parts, "points", i]) for i, pt in enumerate(points)]
-            out["radius"] = self.number(node.get("radius"), [*parts, "radius"], minimum=0.0)
-        else:
-            own = ("vertices", "faces")
-            vertices = node.get("vertices")
-            if not isinstance(vertices, list):
-                self.p.error([*parts, "vertices"], "expected an array of vertices [x, y, z]")
-                vertices = []
-            out["vertices"] = [self.vector(v, [*parts, "vertices", i]) for i, v in enumerate(vertices)]
-            faces = node.get("faces")
-            if not isinstance(faces, list):
-                self.p.error([*parts, "faces"], "expected an array of faces [i, j, k]")
-                faces = []
-            for i, face in enumerate(faces):
-                if not (
-                    isinstance(face, list)
-                    and len(face) >= 3
-                    and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < len(vertices) for x in face)
-                ):
-                    self.p.error(
-                        [*parts, "faces", i], f"expected vertex indices 0..{len(vertices) - 1}, got {_short(face)}"
-                    )
-            out["faces"] = faces
+        own = self.shape_geometry(kind, node, parts, out)
         collides = node.get("collides", True)
         if not isinstance(collides, bool):
             self.p.error([*parts, "collides"], f"expected true or false, got {_short(collides)}")
@@ -523,6 +484,60 @@ class _Preprocessor:
             out["visuals"] = node["visuals"]
         self.unknown_keys(node, parts, common + own, f"{kind} shape")
         return out
+
+    def shape_geometry(
+        self, kind: str, node: dict[str, Any], parts: list[PathPart], out: dict[str, Any]
+    ) -> tuple[str, ...]:
+        """The geometry fields of a shape of ``kind`` into ``out``; returns their keys."""
+        if kind == "sphere":
+            out["center"] = self.vector(node.get("center"), [*parts, "center"], (0.0, 0.0, 0.0))
+            out["radius"] = self.number(node.get("radius"), [*parts, "radius"], minimum=0.0)
+            return ("center", "radius")
+        if kind == "box":
+            t = self.transform(node.get("pose"), [*parts, "pose"], None, allow_refs=False)
+            out["pose"] = t.canonical() if t is not None else None
+            size = self.vector(node.get("size"), [*parts, "size"])
+            if size is not None and min(size) < 0:
+                self.p.error([*parts, "size"], f"negative box size {size}")
+            out["size"] = size
+            return ("pose", "size")
+        if kind == "cylinder":
+            out["center"] = self.vector(node.get("center"), [*parts, "center"], (0.0, 0.0, 0.0))
+            out["radius"] = self.number(node.get("radius"), [*parts, "radius"], minimum=0.0)
+            out["height"] = self.number(node.get("height"), [*parts, "height"], minimum=0.0)
+            out["axis"] = self.unit_axis(node.get("axis"), [*parts, "axis"])
+            return ("center", "radius", "height", "axis")
+        if kind == "orangeNet":
+            points = node.get("points")
+            if not isinstance(points, list) or not points:
+                self.p.error([*parts, "points"], "expected a non-empty array of points [x, y, z]")
+                points = []
+            out["points"] = [self.vector(pt, [*parts, "points", i]) for i, pt in enumerate(points)]
+            out["radius"] = self.number(node.get("radius"), [*parts, "radius"], minimum=0.0)
+            return ("points", "radius")
+        self.mesh(node, parts, out)
+        return ("vertices", "faces")
+
+    def mesh(self, node: dict[str, Any], parts: list[PathPart], out: dict[str, Any]) -> None:
+        vertices = node.get("vertices")
+        if not isinstance(vertices, list):
+            self.p.error([*parts, "vertices"], "expected an array of vertices [x, y, z]")
+            vertices = []
+        out["vertices"] = [self.vector(v, [*parts, "vertices", i]) for i, v in enumerate(vertices)]
+        faces = node.get("faces")
+        if not isinstance(faces, list):
+            self.p.error([*parts, "faces"], "expected an array of faces [i, j, k]")
+            faces = []
+        for i, face in enumerate(faces):
+            if not (
+                isinstance(face, list)
+                and len(face) >= 3
+                and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < len(vertices) for x in face)
+            ):
+                self.p.error(
+                    [*parts, "faces", i], f"expected vertex indices 0..{len(vertices) - 1}, got {_short(face)}"
+                )
+        out["faces"] = faces
 
     # ---------------------------------------------------------------- models
     def model(self, name: str, node: Any, parts: list[PathPart]) -> Model | None:

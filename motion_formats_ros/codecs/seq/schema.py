@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...core._flowrows import Rows
+from ...core._yaml import Rows
 from ...core.errors import MotionFormatError
 
 #: Format versions this codec reads, and the ones it writes.

@@ -15,9 +15,8 @@ import numpy as np
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ...core._flowrows import Rows, to_number
 from ...core._nesting import too_deep_reason, yaml_too_deep
-from ...core._yaml import SafeLoader, error_line
+from ...core._yaml import Rows, SafeLoader, error_line, misplaced_placeholders, to_number
 from ...core.errors import ReadError
 from .schema import DeclineError
 
@@ -61,7 +60,7 @@ def load_yaml(text: str, path: str | os.PathLike[str], placeholders: Mapping[str
 
     Only safe YAML: tags outside the YAML core schema are errors, aliases may not expand
     to more nodes than the text has characters (alias bombs) and may not be recursive.
-    Plain scalars that are numbers by :func:`motion_formats_ros.core._flowrows.to_number` become floats (so
+    Plain scalars that are numbers by :func:`motion_formats_ros.core._yaml.to_number` become floats (so
     ``1e-08`` is a number, as Choreonoid reads it).
     """
     deep = yaml_too_deep(text)
@@ -76,11 +75,21 @@ def load_yaml(text: str, path: str | os.PathLike[str], placeholders: Mapping[str
             raise ReadError(path, f"invalid YAML: {problem}", line=error_line(exc, text)) from None
         if node is None:
             raise ReadError(path, "empty file: expected a body motion mapping", line=1)
+        if placeholders and not _placeholders_in_place(node, placeholders):
+            raise DeclineError  # a frames block inside a block or quoted scalar: the YAML path reads it
         if "&" in text or "*" in text:
             _check_aliases(node, len(text) + 16, path)
         return _Builder(loader, path, placeholders or {}).build(node, 0)
     finally:
         loader.dispose()
+
+
+def _placeholders_in_place(node: Node, placeholders: Mapping[str, Rows]) -> bool:
+    lines = {name: rows.key_line for name, rows in placeholders.items()}
+    if any(line is None for line in lines.values()):
+        return False
+    tag = next(iter(placeholders)).rsplit("-", 1)[0] + "-"
+    return not misplaced_placeholders(node, tag, lines)  # type: ignore[arg-type]
 
 
 def _children(node: Node) -> list[Node]:
