@@ -56,3 +56,19 @@ def test_mof_duration_beyond_float_precision_is_a_read_error(tmp_path: Path) -> 
     path.write_text("\n".join([*lines, "transition allMotions extern start", ""]))
     err = _read_error(path)
     assert err.line == 5 and "too long" in err.reason, err
+
+
+def test_joint_states_missing_a_field_of_their_type_are_skipped_not_a_crash() -> None:
+    """A damaged bag schema gave decoded JointStates without ``effort`` (an AttributeError escaped)."""
+    from types import SimpleNamespace
+
+    from motion_formats_ros.codecs.rosbag._read import _append_rows, _TopicStream
+
+    stamp = SimpleNamespace(sec=1, nanosec=0)
+    good = SimpleNamespace(name=["a"], position=[0.5], velocity=[], effort=[], header=SimpleNamespace(stamp=stamp))
+    no_effort = SimpleNamespace(name=["a"], position=[0.5], velocity=[], header=SimpleNamespace(stamp=stamp))
+    no_stamp = SimpleNamespace(name=["a"], position=[0.5], velocity=[], effort=[], header=None)
+    stream = _TopicStream("/joint_states")
+    _append_rows(stream, [(10, good), (20, no_effort), (30, no_stamp), (40, good)])
+    assert stream.bad == 2
+    assert [int(t) for seg in stream.segments for t in seg.recv] == [10, 40]

@@ -182,8 +182,14 @@ def _append_rows(stream: _TopicStream, msgs: Iterable[tuple[int, Any]]) -> None:
         stream.segments.append(current)
 
     for t, msg in msgs:
-        names = tuple(str(n) for n in msg.name)
-        values = {ch: np.asarray(getattr(msg, ch), dtype=np.float64) for ch in _bulk.CHANNELS}
+        try:
+            names = tuple(str(n) for n in msg.name)
+            values = {ch: np.asarray(getattr(msg, ch), dtype=np.float64) for ch in _bulk.CHANNELS}
+            stamp = _stamp_ns(msg.header.stamp)
+        except (AttributeError, TypeError, ValueError):
+            # The bag's own definition of the type lacks a JointState field (a damaged schema).
+            stream.bad += 1
+            continue
         if joint_state_problem(names, *values.values()) is not None:
             stream.bad += 1
             continue
@@ -192,7 +198,7 @@ def _append_rows(stream: _TopicStream, msgs: Iterable[tuple[int, Any]]) -> None:
             close()
             current = Segment(names, np.zeros(0, np.int64), np.zeros(0, np.int64), {})
             rows = []
-        rows.append((_stamp_ns(msg.header.stamp), t, present))
+        rows.append((stamp, t, present))
     close()
 
 
