@@ -107,18 +107,12 @@ def add_parsers(sub: Any) -> None:
 
 
 def cmd_bag2motion(args: argparse.Namespace) -> int:
+    from .options import bag_read_options
+
     fmt = args.to_format or codec_for_path(args.output, for_write=True).name
     check_writable(args.output, args.overwrite)
     options: dict[str, Any] = {
-        "topics": args.topics,
-        "stamps": args.stamps,
-        "root": args.root,
-        "links": args.links,
-        "imu": args.imu,
-        "trajectory": args.trajectory,
-        "points": args.points,
-        "hold": args.hold,
-        "distro": args.distro,
+        **bag_read_options(args),
         "joints": args.joints,
         "start": args.start,
         "end": args.end,

@@ -14,7 +14,7 @@ from .. import batch
 from ..core.atomic import write_bytes_atomic
 from ..core.distros import DISTROS, STORAGES
 from ..core.errors import MissingDependencyError, require
-from .options import read_options, write_options
+from .options import bag_read_options, read_options, write_options
 
 
 def _csv(text: str) -> list[str]:
@@ -82,17 +82,7 @@ def add_parser(sub: Any) -> None:
 
 def settings_from(args: argparse.Namespace) -> batch.Settings:
     """The batch settings the command line gives."""
-    bag = {
-        "topics": args.topics,
-        "stamps": args.stamps,
-        "root": args.root,
-        "links": args.links,
-        "imu": args.imu,
-        "trajectory": args.trajectory,
-        "points": args.points,
-        "hold": args.hold,
-        "distro": args.distro,
-    }
+    bag = bag_read_options(args)
     writes = write_options(args)
     if args.storage:
         writes["storage"] = args.storage

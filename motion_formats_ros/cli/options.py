@@ -12,6 +12,15 @@ def read_options(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
+#: What selects and merges a bag's messages (``bag2motion`` and ``batch``): the rosbag reader's options.
+BAG_OPTIONS = ("topics", "stamps", "root", "links", "imu", "trajectory", "points", "hold", "distro")
+
+
+def bag_read_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The rosbag reader's options given on the command line."""
+    return {name: getattr(args, name) for name in BAG_OPTIONS}
+
+
 def write_options(args: argparse.Namespace) -> dict[str, Any]:
     """Codec write options given on the command line (only those given)."""
     opts: dict[str, Any] = {}
