@@ -72,3 +72,14 @@ def test_joint_states_missing_a_field_of_their_type_are_skipped_not_a_crash() ->
     _append_rows(stream, [(10, good), (20, no_effort), (30, no_stamp), (40, good)])
     assert stream.bad == 2
     assert [int(t) for seg in stream.segments for t in seg.recv] == [10, 40]
+
+
+def test_a_listed_bag_file_whose_name_is_too_long_is_a_read_error(tmp_path: Path) -> None:
+    """metadata.yaml listing a file name no file system takes raised OSError (ENAMETOOLONG)."""
+    folder = tmp_path / "bag"
+    write(biped_walk(rate=10.0, cycles=1), folder, format="rosbag", storage="mcap")
+    meta = folder / "metadata.yaml"
+    (mcap,) = folder.glob("*.mcap")
+    meta.write_text(meta.read_text().replace(mcap.name, "x" * 300 + ".mcap"))
+    err = _read_error(folder)
+    assert "relative_file_paths" in str(err) and "x" * 300 in str(err)

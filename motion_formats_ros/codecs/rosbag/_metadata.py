@@ -255,7 +255,7 @@ def _plan_with_metadata(folder: Path, meta: Path, info: dict[str, Any], on_disk:
     if isinstance(listed, list) and listed and all(isinstance(x, str) for x in listed):
         for name in listed:
             p = folder / PurePath(name).name
-            if p.is_file():
+            if _is_file(p):
                 files.append(p)
                 continue
             twin = _counterpart(p)
@@ -318,7 +318,15 @@ def _plan_with_metadata(folder: Path, meta: Path, info: dict[str, Any], on_disk:
 def _counterpart(p: Path) -> Path | None:
     """``x.mcap`` for ``x.mcap.zstd`` and the other way round, when it exists."""
     twin = p.with_name(p.name[:-5]) if p.name.endswith(COMPRESSED_SUFFIX) else p.with_name(p.name + COMPRESSED_SUFFIX)
-    return twin if twin.is_file() else None
+    return twin if _is_file(twin) else None
+
+
+def _is_file(p: Path) -> bool:
+    """Whether ``p`` is a file; a name the metadata makes up that no file system takes is not one."""
+    try:
+        return p.is_file()
+    except OSError:  # e.g. ENAMETOOLONG: Path.is_file raises it before Python 3.12
+        return False
 
 
 def _looks_prerelease(info: dict[str, Any]) -> bool:
