@@ -817,8 +817,6 @@ def _iter_records(bio: Any, start: int, size: int, ids: dict[int, str]) -> Itera
 def _iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, int, bytes]]:
     import struct
 
-    from rosbags.rosbag2.storage_mcap import decompress
-
     rec = struct.Struct("<BQ").unpack_from
     msg = struct.Struct("<HIQ").unpack_from
     u32 = struct.Struct("<I").unpack_from
@@ -835,11 +833,7 @@ def _iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, i
                 if chunk.compression == "" and not crc and chunk.uncompressed_size > BIG_CHUNK:
                     yield from _iter_records(bio, records, chunk.uncompressed_size, ids)
                     continue
-                bio.seek(records)
-                compressed = bio.read(chunk.compressed_size)
-                if len(compressed) != chunk.compressed_size:
-                    raise ValueError("truncated MCAP chunk")
-                data = decompress(compressed, chunk.compression, chunk.uncompressed_size, crc)
+                data = _chunk_data(bio, chunk, records, crc)
                 pos, end = 0, len(data)
                 while pos < end:
                     op, length = rec(data, pos)
@@ -888,7 +882,6 @@ def _mcap_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
     an index for a wanted channel, or whose index does not match its records, is walked
     record by record instead.
     """
-    from rosbags.rosbag2.storage_mcap import decompress
 
     ids = {c.id: c.topic for c in storage.connections if c.topic in wanted}
     bio = storage.bio
@@ -908,11 +901,7 @@ def _mcap_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
                     raws.append(raw)
                 yield from (_block(topic, times, raws) for topic, (times, raws) in found.items())
                 continue
-            bio.seek(records)
-            compressed = bio.read(chunk.compressed_size)
-            if len(compressed) != chunk.compressed_size:
-                raise ValueError("truncated MCAP chunk")
-            data = decompress(compressed, chunk.compression, chunk.uncompressed_size, crc)
+            data = _chunk_data(bio, chunk, records, crc)
         except Exception as exc:  # short reads, bad CRC, a decompressor's error
             raise ReadError(
                 storage.path, f"damaged MCAP chunk: {_reason(exc)}", offset=chunk.chunk_start_offset
@@ -1008,3 +997,14 @@ def _indexed_block(bio: Any, chunk: Any, data: bytes, cid: int, topic: str) -> B
         )
         return Block(topic, times, rows=rows)
     return Block(topic, times, rows=buf[starts[:, None] + np.arange(size)])
+
+
+def _chunk_data(bio: Any, chunk: Any, records: int, crc: int) -> bytes:
+    """A chunk's records, decompressed and checked against ``crc`` (0: none), from offset ``records``."""
+    from rosbags.rosbag2.storage_mcap import decompress
+
+    bio.seek(records)
+    compressed = bio.read(chunk.compressed_size)
+    if len(compressed) != chunk.compressed_size:
+        raise ValueError("truncated MCAP chunk")
+    return decompress(compressed, chunk.compression, chunk.uncompressed_size, crc)
