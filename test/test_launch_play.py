@@ -128,6 +128,6 @@ def test_the_described_command_line_plays(described: Any, tmp_path: Path) -> Non
         out = proc.communicate(timeout=10)[0]
         ros.spin_for(0.2)
     assert proc.returncode == 0, out
-    assert f"motion within the limits of 12 joints from {folder / 'r.urdf'}" in out
+    assert f"12 of the motion's 12 joints checked against the limits from {folder / 'r.urdf'}" in out
     assert f"loaded {walk}" in out
     assert 39 <= len(states) <= 43  # 1.2 s played at 1.5x is 0.8 s of 50 Hz stream: 41 frames

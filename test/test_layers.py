@@ -190,9 +190,9 @@ def test_the_walk_sees_the_package() -> None:
         "motion_formats_ros.codecs.seq",
         "motion_formats_ros.ros.player",
     } <= modules
-    # Function-level imports are seen too (the player imports the scene kinematics lazily).
+    # Function-level imports are seen too (the playback session imports the scene kinematics lazily).
     assert any(
-        i.source == "motion_formats_ros.ros.player" and i.target == "motion_formats_ros.codecs.scene.kinematics"
+        i.source == "motion_formats_ros.pipeline.playback" and i.target == "motion_formats_ros.codecs.scene.kinematics"
         for i in imports
     )
     assert any(i.source == "motion_formats_ros.ros.player" and i.target.startswith("rclpy") for i in imports)
