@@ -153,7 +153,7 @@ def declare_config(node: Node, config: type[C]) -> C:
             continue
         override = given[name]
         if override.type_ == Parameter.Type.NOT_SET:
-            problems.append(f"{name}: no value or an empty list (ROS cannot type one): give a {spec.type_name}")
+            problems.append(f"{name} must be a {spec.type_name}, got no value or an empty list (ROS cannot type one)")
             continue
         try:
             values[name] = spec.coerce(override.value)
