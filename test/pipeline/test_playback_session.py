@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from motion_formats_ros import write
+from motion_formats_ros.core.examples import biped_urdf, biped_walk
 from motion_formats_ros.core.settings import make_config, settings_of
-from motion_formats_ros.examples import biped_urdf, biped_walk
 from motion_formats_ros.pipeline.playback import PlaybackSession, PlayerConfig, PlayerError, load, open_session
 from motion_formats_ros.ros.launch_args import read_config
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rosutil import Player, requires_ros, ros_session, start_node
+from support.rosutil import Player, requires_ros, ros_session, start_node
 
 from motion_formats_ros import write
-from motion_formats_ros.examples import biped_urdf, biped_walk
+from motion_formats_ros.core.examples import biped_urdf, biped_walk
 
 pytestmark = [requires_ros, pytest.mark.ros]
 
