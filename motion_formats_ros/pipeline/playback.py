@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,13 +21,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.errors import MotionFormatError, ReadError
+from ..core.kinematics import MovingTransform, RobotModel, StaticTransform, load_robot_model
 from ..core.model import Motion, MotionFile
 from ..core.nonfinite import MissingJointError, defined_joints, first_nonfinite, resolve
-from ..core.playback import FrameSampler, JointLimit, LimitViolationError, PlaybackClock, check_limits
+from ..core.playback import FloatArray, FrameSampler, JointLimit, LimitViolationError, PlaybackClock, check_limits
 from ..core.settings import setting
 from ..core.trajectory import CHOICES, TrajectoryPlan, approach_speeds, plan_trajectory
 from ..core.urdf import joint_limits
-from ..registry import read
+from ..registry import CODECS, codec_for_path, read
 
 if TYPE_CHECKING:
     from ..codecs.scene.kinematics import SceneKinematics
@@ -166,8 +168,8 @@ def load(config: PlayerConfig, log: Log = _silent) -> LoadedMotion:
     options: dict[str, Any] = {}
     if config.joint_names:
         options["joint_names"] = list(config.joint_names)
-    if config.body_file:
-        options["body"] = Path(config.body_file)
+    if config.body_file and _reads_option(path, config.format, "body"):
+        options["body"] = Path(config.body_file)  # the joint names of a .seq; else only the robot model
     motion_file = read(path, format=config.format or None, **options)
     motion = motion_file.group(config.group or None)
     if motion.num_frames == 0:
@@ -184,6 +186,15 @@ def load(config: PlayerConfig, log: Log = _silent) -> LoadedMotion:
         _scene_kinematics(motion_file, path, config),
         _file_limits(motion_file),
     )
+
+
+def _reads_option(path: str, format_name: str, option: str) -> bool:
+    """Whether the codec reading ``path`` takes ``option`` (True when unsure: reading will say)."""
+    try:
+        codec = CODECS[format_name] if format_name in CODECS else codec_for_path(path)
+        return option in {o.name for o in codec.read_options}
+    except MotionFormatError:
+        return True
 
 
 def _scene_kinematics(motion_file: MotionFile, path: str, config: PlayerConfig) -> SceneKinematics | None:
@@ -209,17 +220,20 @@ def _file_limits(motion_file: MotionFile) -> dict[str, JointLimit]:
 
 @dataclasses.dataclass(frozen=True)
 class RobotDescription:
-    """The robot's URDF text and where it is from.
+    """The robot's URDF text, where it is from, and its model when already built.
 
     Attributes:
-        urdf: The URDF text (for a ``.body``: the URDF made from it).
+        urdf: The URDF text (for a ``.body``: the URDF made from it); what
+            ``/robot_description`` carries.
         source: ``robot_description``, the URDF file or the ``.body`` file.
         from_body: Made from a Choreonoid ``.body`` (which need not state limits).
+        model: The robot model (built from ``urdf`` when first needed, if None).
     """
 
     urdf: str
     source: str
     from_body: bool = False
+    model: RobotModel | None = None
 
 
 def robot_description(config: PlayerConfig) -> RobotDescription | None:
@@ -233,16 +247,11 @@ def robot_description(config: PlayerConfig) -> RobotDescription | None:
             reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
             raise PlayerError(f"{config.urdf_file}: {reason}") from None
     if config.body_file:
-        from ..core import kinematics
-
-        loader = getattr(kinematics, "load_robot_model", None)
-        if loader is None:  # a core without robot models: the .body only names the joints
-            return None
         try:
-            model = loader(config.body_file)
+            model = load_robot_model(config.body_file)
         except ReadError as exc:
             raise PlayerError(str(exc)) from None
-        return RobotDescription(model.to_urdf(), config.body_file, from_body=True)
+        return RobotDescription(model.description, config.body_file, from_body=True, model=model)
     return None
 
 
@@ -278,6 +287,7 @@ class PlaybackSession:
         # defined value; joints only the state can give are left to the final resolution.
         self.motion = self.resolve({}, preliminary=True)
         self.robot = robot if robot is not None else robot_description(config)
+        self._model: RobotModel | None = None
         self.limits, self.limits_source = self._limits(loaded.limits)
         if self.limits:
             checked = self._check(self.motion)
@@ -337,7 +347,11 @@ class PlaybackSession:
         if not text.strip():
             raise PlayerError(f"{source}: empty robot description: no joint limits to check")
         try:
-            limits = joint_limits(text, source)
+            limits = {
+                name: limit
+                for name, limit in joint_limits(text, source).items()
+                if (limit.lower, limit.upper, limit.velocity) != (None, None, None)  # something to check
+            }
         except ReadError as exc:
             raise PlayerError(str(exc)) from None
         names = set(self.source.joint_names)
@@ -366,6 +380,57 @@ class PlaybackSession:
             self.log("warning", f"playing beyond the limits (ignore_limits): {exc}")
             return []
         return [j for j in motion.joint_names if j in self.limits]
+
+    def robot_model(self) -> RobotModel | None:
+        """The robot's model (links and joints, for every link's TF), or None without a description.
+
+        Raises:
+            PlayerError: The description is not a valid robot model.
+        """
+        if self.robot is None:
+            return None
+        if self._model is None:
+            self._model = self.robot.model
+        if self._model is None:
+            try:
+                self._model = RobotModel.from_urdf(self.robot.urdf, self.robot.source)
+            except ReadError as exc:
+                raise PlayerError(str(exc)) from None
+        return self._model
+
+    def link_transforms(self) -> tuple[list[StaticTransform], Callable[[FloatArray | None], list[MovingTransform]]]:
+        """robot_state_publisher's frames of the robot model, named with ``frame_prefix``.
+
+        Returns the fixed joints' transforms (once, on /tf_static) and a function giving the
+        movable joints' transforms for one frame's joint positions (the motion's columns).
+        Which joints the model and the motion do not share is said once.
+
+        Raises:
+            PlayerError: No robot description, or one that is not a valid model.
+        """
+        model = self.robot_model()
+        if model is None:
+            raise PlayerError("publish_link_tf needs a robot model: give urdf_file, robot_description or body_file")
+        m = self.motion
+        starts = np.concatenate([[0], np.cumsum(m.joint_dims)[:-1]]).astype(int)
+        single = [
+            (name, int(col)) for name, dim, col in zip(m.joint_names, m.joint_dims, starts, strict=True) if dim == 1
+        ]
+        names = [name for name, _ in single]
+        columns = np.array([col for _, col in single], dtype=int)
+        prefix = self.config.frame_prefix
+        first = m.position[0, columns] if m.position is not None else np.zeros(len(names))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            static, _ = model.joint_transforms(names, first[None, :], prefix)
+        for w in caught:
+            self.log("warning", str(w.message))
+
+        def moving(position: FloatArray | None) -> list[MovingTransform]:
+            values = position[columns] if position is not None else np.zeros(len(names))
+            return model.joint_transforms(names, values[None, :], prefix, warn=False)[1]
+
+        return static, moving
 
     def speed_problem(self, speed: float) -> str | None:
         """Why playing at ``speed`` is refused (velocities scale with it), or None. Changes nothing."""

@@ -39,13 +39,15 @@ from rclpy.parameter import Parameter
 from rclpy.publisher import Publisher
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
+from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectory
 
 from ..core.errors import MotionFormatError
+from ..core.kinematics import MovingTransform, StaticTransform
 from ..core.nonfinite import needs_state
-from ..core.playback import Lateness, Schedule
+from ..core.playback import FloatArray, Lateness, Schedule
 from ..core.trajectory import TrajectoryPlan
 from ..pipeline.playback import PlaybackSession, PlayerConfig, PlayerError, load
 from . import adapters
@@ -106,13 +108,24 @@ class MotionPlayer(Node):
         self.clock_pub: Publisher[Clock] | None = (
             self.create_publisher(Clock, "/clock", COMMAND_QOS) if config.publish_clock else None
         )
+        # The robot: its description (latched, as robot_state_publisher offers it) and, on
+        # request, every link's TF from its joints as robot_state_publisher would make it.
+        self.description_pub: Publisher[String] | None = None
+        if self.session.robot is not None:
+            self.description_pub = self.create_publisher(String, "/robot_description", LATCHED_QOS)
+            self.description_pub.publish(String(data=self.session.robot.urdf))
+        static_links: list[StaticTransform] = []
+        self._link_tf: Callable[[FloatArray | None], list[MovingTransform]] | None = None
+        if config.publish_link_tf:
+            static_links, self._link_tf = self.session.link_transforms()
         # Frames
         self.frame_prefix = config.frame_prefix
         self.world_frame = config.world_frame
         self.root_frame = config.frame_prefix + config.root_frame
         self.link_frames = [config.frame_prefix + name for name in self.session.motion.link_names]
         self.static_root = None if self.session.scene is not None else self.session.constant_root()
-        self._publish_static()
+        self._publish_static(static_links)
+        self._check_root_link()
         self.state = StateListener(self, config.state_topic)
         self.sender: TrajectorySender = self._sender()
         # Parameters change at run time: checked in the first callback, applied in the second.
@@ -168,10 +181,10 @@ class MotionPlayer(Node):
         except ValueError as exc:
             raise PlayerError(str(exc)) from None
 
-    def _publish_static(self) -> None:
+    def _publish_static(self, links: list[StaticTransform]) -> None:
         """What never moves, once on /tf_static (all in one message: late subscribers get only the last)."""
         stamp = self.get_clock().now().nanoseconds
-        static = []
+        static = [adapters.transform(t.parent, t.child, stamp, t.translation, t.rotation) for t in links]
         if self.static_root is not None:
             # A root that never moves (a fixed-base arm).
             static.append(adapters.transform(self.world_frame, self.root_frame, stamp, *self.static_root))
@@ -182,6 +195,17 @@ class MotionPlayer(Node):
             ]
         if static:
             self.tf_static_pub.publish(TFMessage(transforms=static))
+
+    def _check_root_link(self) -> None:
+        """With link TF, the root pose should reach the model's root link."""
+        model = self.session.robot_model() if self._link_tf is not None else None
+        if model is None or self.frame_prefix + model.root_link == self.root_frame:
+            return
+        if self.session.constant_root() is not None or self.session.motion.root_position is not None:
+            self.get_logger().warning(
+                f"the robot model's links hang from {model.root_link!r}, the root pose goes to {self.root_frame!r}: "
+                f"set root_frame:={model.root_link} to join the trees"
+            )
 
     def _frame(self, name: str) -> str:
         """A scene frame with frame_prefix (the world frame keeps its name)."""
@@ -399,6 +423,11 @@ class MotionPlayer(Node):
                         frame.get("root_orientation", np.array([0.0, 0.0, 0.0, 1.0])),
                     )
                 )
+            if self._link_tf is not None:
+                transforms += [
+                    adapters.transform(mt.parent, mt.child, stamp, mt.translation[0], mt.rotation[0])
+                    for mt in self._link_tf(frame.get("position"))
+                ]
             if publish_links:
                 pos = frame.get("link.position")
                 rot = frame.get("link.orientation")
@@ -503,7 +532,14 @@ class MotionPlayer(Node):
     def _drain(self, timeout: float) -> None:
         """Wait (at most ``timeout`` s in all) until subscribers have acknowledged every sample."""
         deadline = time.monotonic() + timeout
-        publishers = (self.joint_pub, self.tf_pub, self.trajectory_pub, self.tf_static_pub, self.clock_pub)
+        publishers = (
+            self.joint_pub,
+            self.tf_pub,
+            self.trajectory_pub,
+            self.tf_static_pub,
+            self.clock_pub,
+            self.description_pub,
+        )
         for pub in publishers:
             left = deadline - time.monotonic()
             if pub is None or left <= 0:
