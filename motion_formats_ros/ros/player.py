@@ -10,6 +10,9 @@ control: speed factor, loop, start/end times, pause/resume/restart services, ``s
 and ``rate`` changeable at run time, ``publish_clock``. Nothing non-finite is ever sent:
 undefined values (``.mof`` ``*`` / ``-``) are resolved first (core.nonfinite). Motions
 beyond the robot's joint limits (from a URDF) are refused unless ``ignore_limits`` is set.
+With a robot model (``urdf_file``, ``robot_description`` or a ``.body``) the node publishes
+``/robot_description`` (transient local) and, with ``publish_link_tf``, every link's TF as
+robot_state_publisher would.
 
 The node is thin: publishers, services, the action client and parameters. What to play
 and when (joints, limits, the plan, the clock) is the ROS-free
