@@ -309,8 +309,11 @@ class PlaybackSession:
         self.start_paused = config.start_paused
 
     # ----------------------------------------------------------------- joints
-    def resolve(self, current: Mapping[str, float], preliminary: bool = False) -> Motion:
-        """The motion to play: the ``joints`` asked for, every value finite (``current``: the robot's state)."""
+    def resolve(self, current: Mapping[str, float], preliminary: bool = False, heard_on: str = "") -> Motion:
+        """The motion to play: the ``joints`` asked for, every value finite.
+
+        ``current`` is the robot's state, as heard on the topic ``heard_on`` (default: ``state_topic``).
+        """
         joints: list[str] = list(self.config.joints)
         if preliminary and joints:
             # Joints only the robot's state can give wait for it (the final resolution).
@@ -319,7 +322,7 @@ class PlaybackSession:
         try:
             resolution = resolve(self.source, dict(current), joints or None)
         except MissingJointError as exc:
-            raise PlayerError(f"{exc} (nothing heard on {self.config.state_topic})") from None
+            raise PlayerError(f"{exc} (nothing heard on {heard_on or self.config.state_topic})") from None
         except ValueError as exc:
             raise PlayerError(f"joints: {exc}") from None
         if not preliminary:
@@ -332,9 +335,9 @@ class PlaybackSession:
             raise PlayerError(f"undefined value left after resolution: {problem}")
         return resolution.motion
 
-    def prepare(self, current: Mapping[str, float]) -> None:
-        """The final motion, once the robot's state is known (empty: nobody publishes it)."""
-        self.motion = self.resolve(current)
+    def prepare(self, current: Mapping[str, float], heard_on: str = "") -> None:
+        """The final motion, once the robot's state is known (empty: nobody publishes it on ``heard_on``)."""
+        self.motion = self.resolve(current, heard_on=heard_on)
         if current and self.limits:
             self._check(self.motion)
         self.sampler = FrameSampler(self.motion)

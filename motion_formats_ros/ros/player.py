@@ -228,7 +228,7 @@ class MotionPlayer(Node):
         if current is None:
             return
         self.state.close()  # from here on the topic may carry our own stream
-        self.session.prepare(current)
+        self.session.prepare(current, heard_on=self.state.topic)
         mode = self.config.mode
         if mode in ("both", "trajectory"):
             self.plan = self._plan(current)
