@@ -398,7 +398,7 @@ def load_robot_model(path: str | os.PathLike[str]) -> RobotModel:
 
 def expand_xacro(path: str | os.PathLike[str]) -> str:
     """The URDF text a ``.xacro`` file expands to (needs the ``xacro`` extra)."""
-    xacro = require("xacro", "reading .xacro robot models", package="xacro", extra="xacro")
+    xacro = require("xacro", "reading .xacro robot models", package="xacro", extra="xacro", rosdep_key="xacro")
     try:
         doc = xacro.process_file(os.fspath(path))
     except OSError as exc:
