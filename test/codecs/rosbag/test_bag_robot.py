@@ -304,3 +304,44 @@ def test_sr1_walk_with_the_sr1_body(tmp_path: Path) -> None:
     assert back.joint_names == original.joint_names
     assert np.array_equal(back.position, original.position)
     assert np.abs(back.root_position - original.root_position).max() < 1e-12  # type: ignore[operator]
+
+
+def test_bulk_tf_decode_equals_rosbags_and_refuses_irregular_batches() -> None:
+    from rosbags.typesys import Stores, get_typestore
+
+    from motion_formats_ros.codecs.rosbag import _tf_bulk
+
+    ts = get_typestore(Stores.ROS2_JAZZY)
+    t = ts.types
+    rng = np.random.default_rng(4)
+
+    def message(sec: int, frames: list[tuple[str, str]]) -> bytes:
+        transforms = [
+            t["geometry_msgs/msg/TransformStamped"](
+                header=t["std_msgs/msg/Header"](stamp=t["builtin_interfaces/msg/Time"](sec=sec, nanosec=7), frame_id=p),
+                child_frame_id=c,
+                transform=t["geometry_msgs/msg/Transform"](
+                    translation=t["geometry_msgs/msg/Vector3"](*rng.normal(size=3)),
+                    rotation=t["geometry_msgs/msg/Quaternion"](*rng.normal(size=4)),
+                ),
+            )
+            for p, c in frames
+        ]
+        return bytes(ts.serialize_cdr(t["tf2_msgs/msg/TFMessage"](transforms=transforms), "tf2_msgs/msg/TFMessage"))
+
+    frames = [("world", "base"), ("base", "a_long_link_name"), ("a_long_link_name", "x")]
+    raws = [message(100 + i, frames) for i in range(5)]
+    decoded = _tf_bulk.decode(raws)
+    assert decoded is not None
+    names, stamps, values = decoded
+    assert names == frames
+    for i, raw in enumerate(raws):
+        msg = ts.deserialize_cdr(raw, "tf2_msgs/msg/TFMessage")
+        for k, tr in enumerate(msg.transforms):
+            assert stamps[i, k] == tr.header.stamp.sec * 1_000_000_000 + 7
+            tt, rr = tr.transform.translation, tr.transform.rotation
+            assert values[i, k].tolist() == [tt.x, tt.y, tt.z, rr.x, rr.y, rr.z, rr.w]
+    # Other frame names of the same length, another count, a cut message: not one batch.
+    assert _tf_bulk.decode([*raws, message(1, [("world", "BASE"), *frames[1:]])]) is None
+    assert _tf_bulk.decode([*raws, message(1, frames[:2])]) is None
+    assert _tf_bulk.decode([raws[0][:-3]]) is None
