@@ -345,3 +345,34 @@ def test_bulk_tf_decode_equals_rosbags_and_refuses_irregular_batches() -> None:
     assert _tf_bulk.decode([*raws, message(1, [("world", "BASE"), *frames[1:]])]) is None
     assert _tf_bulk.decode([*raws, message(1, frames[:2])]) is None
     assert _tf_bulk.decode([raws[0][:-3]]) is None
+
+
+def test_a_model_fixed_to_world_carries_the_root_pose_in_its_floating_joint(tmp_path: Path) -> None:
+    floating = ARM.replace(
+        '<link name="base"/>',
+        '<link name="world"/><link name="base"/><joint name="float" type="floating"><parent link="world"/>'
+        '<child link="base"/></joint>',
+    )
+    model = RobotModel.from_urdf(floating)
+    assert model.root_link == "world"
+    mf = arm_motion(root=True)
+    bag = tmp_path / "bag"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(mf, bag, format="rosbag", robot_model=model)
+        back = read(bag).motion
+    messages = read_bag(bag)[0]
+    m = mf.motion
+    for i, (_, tf) in enumerate(messages["/tf"]):
+        pairs = [(tr.header.frame_id, tr.child_frame_id) for tr in tf.transforms]
+        assert ("world", "world") not in pairs and pairs.count(("world", "base")) == 1
+        frames = world_frames(messages["/tf_static"][0][1].transforms, tf.transforms, "world")
+        assert np.abs(frames["base"][:3, 3] - m.root_position[i]).max() < 1e-12  # type: ignore[index]
+    assert np.abs(back.root_position - m.root_position).max() < 1e-12  # type: ignore[operator]
+    assert np.array_equal(back.position, m.position)
+    # Fixed to the world without a floating joint: the root pose cannot go anywhere, and says so.
+    fixed = floating.replace('type="floating"', 'type="fixed"')
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*not used")  # the motion's joint the model lacks
+        with pytest.warns(UserWarning, match=r"the root pose \(the model is fixed to its root link 'world'\)"):
+            write(mf, tmp_path / "fixed", format="rosbag", robot_model=RobotModel.from_urdf(fixed))
