@@ -572,3 +572,25 @@ def test_to_urdf_round_trips_the_model() -> None:
         warnings.simplefilter("ignore")
         a, b = model.link_poses(names, q), again.link_poses(names, q)
     assert np.abs(matrices(a.translation, a.rotation) - matrices(b.translation, b.rotation)).max() < TOL
+
+
+def test_urdf_colours_by_name_and_shapes() -> None:
+    urdf = """<robot name="c">
+      <link name="a"><visual><origin xyz="1 2 3"/><geometry><box size="1 2 3"/></geometry>
+        <material name="blue"><color rgba="0 0 1 1"/></material></visual></link>
+      <link name="b"><visual><geometry><cylinder radius="0.1" length="0.5"/></geometry><material name="blue"/></visual>
+        <visual><geometry><sphere radius="0.2"/></geometry><material name="red"/></visual>
+        <visual><geometry><mesh filename="meshes/b.stl" scale="2 2 2"/></geometry></visual></link>
+      <material name="red"><color rgba="1 0 0 0.5"/></material>
+      <joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint></robot>"""
+    model = RobotModel.from_urdf(urdf)
+    a, b = model.links
+    assert isinstance(a.visuals[0].geometry, Box) and a.visuals[0].origin_xyz.tolist() == [1, 2, 3]
+    assert [v.rgba for v in b.visuals] == [(0, 0, 1, 1), (1, 0, 0, 0.5), None]
+    assert isinstance(b.visuals[0].geometry, Cylinder) and b.visuals[0].geometry.length == 0.5
+    mesh = b.visuals[2].geometry
+    assert isinstance(mesh, Mesh) and mesh.filename == "meshes/b.stl" and mesh.scale.tolist() == [2, 2, 2]
+    again = RobotModel.from_urdf(model.to_urdf())
+    assert [[v.rgba for v in link.visuals] for link in again.links] == [
+        [v.rgba for v in link.visuals] for link in model.links
+    ]
