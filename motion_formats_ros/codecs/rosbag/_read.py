@@ -39,7 +39,7 @@ from ...core.model import Motion, MotionFile, Series
 from ...core.serial.nesting import json_too_deep, too_deep_reason
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
-from . import _bulk
+from . import _bulk, _tf_bulk
 from ._source import BagSource, Block, PayloadTooShortError
 from ._types import JointField, joint_fields, parse_path, values_at
 
@@ -487,6 +487,14 @@ class _BagReader:
         samples = TfSamples()
         for topic in plan["tf"]:
             static = topic == self._resolve(source, self.options.tf_static_topic)
+            raws = others.get(topic, [])
+            regular = _tf_bulk.decode([r for _, r in raws]) if len(raws) > 1 and not source.ros1 else None
+            if regular is not None:  # one TFMessage layout throughout (a robot's link frames): numpy
+                recv = np.array([t for t, _ in raws], dtype=np.int64)
+                frames, stamps, block = regular
+                for k, (parent, child) in enumerate(frames):
+                    samples.add_block(parent, child, stamps[:, k], recv, block[:, k], static)
+                continue
             bad = 0
             for t, msg in self._decode(source, topic, others.get(topic, [])):
                 try:
