@@ -401,12 +401,10 @@ class PlaybackSession:
                 raise PlayerError(str(exc)) from None
         return self._model
 
-    def link_transforms(self) -> tuple[list[StaticTransform], Callable[[FloatArray | None], list[MovingTransform]]]:
-        """robot_state_publisher's frames of the robot model, named with ``frame_prefix``.
+    def link_frames(self, quiet: bool = False) -> LinkFrames:
+        """robot_state_publisher's frames of the robot model for the motion as it is now.
 
-        Returns the fixed joints' transforms (once, on /tf_static) and a function giving the
-        movable joints' transforms for one frame's joint positions (the motion's columns).
-        Which joints the model and the motion do not share is said once.
+        Which joints the model and the motion do not share is said (unless ``quiet``).
 
         Raises:
             PlayerError: No robot description, or one that is not a valid model.
@@ -414,26 +412,7 @@ class PlaybackSession:
         model = self.robot_model()
         if model is None:
             raise PlayerError("publish_link_tf needs a robot model: give urdf_file, robot_description or body_file")
-        m = self.motion
-        starts = np.concatenate([[0], np.cumsum(m.joint_dims)[:-1]]).astype(int)
-        single = [
-            (name, int(col)) for name, dim, col in zip(m.joint_names, m.joint_dims, starts, strict=True) if dim == 1
-        ]
-        names = [name for name, _ in single]
-        columns = np.array([col for _, col in single], dtype=int)
-        prefix = self.config.frame_prefix
-        first = m.position[0, columns] if m.position is not None else np.zeros(len(names))
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            static, _ = model.joint_transforms(names, first[None, :], prefix)
-        for w in caught:
-            self.log("warning", str(w.message))
-
-        def moving(position: FloatArray | None) -> list[MovingTransform]:
-            values = position[columns] if position is not None else np.zeros(len(names))
-            return model.joint_transforms(names, values[None, :], prefix, warn=False)[1]
-
-        return static, moving
+        return LinkFrames(model, self.motion, self.config.frame_prefix, _silent if quiet else self.log)
 
     def speed_problem(self, speed: float) -> str | None:
         """Why playing at ``speed`` is refused (velocities scale with it), or None. Changes nothing."""
@@ -560,6 +539,62 @@ class PlaybackSession:
         if np.all(pos == pos[0]) and np.all(rot == rot[0]):
             return pos[0], rot[0]
         return None
+
+
+#: Values (frames × movable joints × 7) up to which every frame's link transforms are computed ahead.
+PRECOMPUTE_VALUES = 20_000_000
+
+
+class LinkFrames:
+    """A robot model's frames for one motion: fixed joints once, movable joints at any time.
+
+    As robot_state_publisher makes them: one transform per joint, parent link → child
+    link, named with ``prefix``. The movable joints' transforms of every frame of the
+    motion are computed at once (vectorised) when they fit in :data:`PRECOMPUTE_VALUES`;
+    a time between frames is computed from its interpolated joint values.
+
+    Args:
+        model: The robot model.
+        motion: The motion played (single-valued joints drive the model's joints).
+        prefix: Put before every link name.
+        log: Where the joints that model and motion do not share are said.
+    """
+
+    def __init__(self, model: RobotModel, motion: Motion, prefix: str, log: Log = _silent) -> None:
+        starts = np.concatenate([[0], np.cumsum(motion.joint_dims)[:-1]]).astype(int)
+        joints = zip(motion.joint_names, motion.joint_dims, starts, strict=True)
+        single = [(name, int(col)) for name, dim, col in joints if dim == 1]  # what a model's joint takes
+        self.model = model
+        self.prefix = prefix
+        self.names = [name for name, _ in single]
+        self.columns = np.array([col for _, col in single], dtype=int)
+        self.times = motion.times
+        values = motion.position[:, self.columns] if motion.position is not None else None
+        first = values[:1] if values is not None else np.zeros((1, len(self.names)))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            static, moving = model.joint_transforms(self.names, first, prefix)
+        for w in caught:
+            log("warning", str(w.message))
+        self.static: list[StaticTransform] = static
+        self._table: list[MovingTransform] | None = None
+        if values is not None and motion.num_frames * len(moving) * 7 <= PRECOMPUTE_VALUES:
+            self._table = model.joint_transforms(self.names, values, prefix, warn=False)[1]
+
+    def at(self, t: float, position: FloatArray | None) -> list[tuple[str, str, FloatArray, FloatArray]]:
+        """(parent, child, translation, rotation x y z w) of every movable joint at motion time ``t``.
+
+        ``position`` is the motion's joint values at ``t`` (its columns).
+        """
+        table = self._table
+        if table is not None:
+            i = int(np.searchsorted(self.times, t))
+            for k in (i, i - 1):
+                if 0 <= k < len(self.times) and abs(float(self.times[k]) - t) <= 1e-9:
+                    return [(mt.parent, mt.child, mt.translation[k], mt.rotation[k]) for mt in table]
+        values = position[self.columns] if position is not None else np.zeros(len(self.names))
+        moving = self.model.joint_transforms(self.names, values[None, :], self.prefix, warn=False)[1]
+        return [(mt.parent, mt.child, mt.translation[0], mt.rotation[0]) for mt in moving]
 
 
 def open_session(config: PlayerConfig, log: Log = _silent) -> PlaybackSession:

@@ -48,11 +48,11 @@ from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectory
 
 from ..core.errors import MotionFormatError
-from ..core.kinematics import MovingTransform, StaticTransform
+from ..core.kinematics import StaticTransform
 from ..core.nonfinite import needs_state
-from ..core.playback import FloatArray, Lateness, Schedule
+from ..core.playback import Lateness, Schedule
 from ..core.trajectory import TrajectoryPlan
-from ..pipeline.playback import PlaybackSession, PlayerConfig, PlayerError, load
+from ..pipeline.playback import LinkFrames, PlaybackSession, PlayerConfig, PlayerError, load
 from . import adapters
 from .scaffold import (
     COMMAND_QOS,
@@ -117,17 +117,15 @@ class MotionPlayer(Node):
         if self.session.robot is not None:
             self.description_pub = self.create_publisher(String, "/robot_description", LATCHED_QOS)
             self.description_pub.publish(String(data=self.session.robot.urdf))
-        static_links: list[StaticTransform] = []
-        self._link_tf: Callable[[FloatArray | None], list[MovingTransform]] | None = None
-        if config.publish_link_tf:
-            static_links, self._link_tf = self.session.link_transforms()
+        # Made again for the final motion when playing starts (the robot's state may change it).
+        self._link_frames: LinkFrames | None = self.session.link_frames() if config.publish_link_tf else None
         # Frames
         self.frame_prefix = config.frame_prefix
         self.world_frame = config.world_frame
         self.root_frame = config.frame_prefix + config.root_frame
         self.link_frames = [config.frame_prefix + name for name in self.session.motion.link_names]
         self.static_root = None if self.session.scene is not None else self.session.constant_root()
-        self._publish_static(static_links)
+        self._publish_static(self._link_frames.static if self._link_frames is not None else [])
         self._check_root_link()
         self.state = StateListener(self, config.state_topic)
         self.sender: TrajectorySender = self._sender()
@@ -201,7 +199,7 @@ class MotionPlayer(Node):
 
     def _check_root_link(self) -> None:
         """With link TF, the root pose should reach the model's root link."""
-        model = self.session.robot_model() if self._link_tf is not None else None
+        model = self.session.robot_model() if self._link_frames is not None else None
         if model is None or self.frame_prefix + model.root_link == self.root_frame:
             return
         if self.session.constant_root() is not None or self.session.motion.root_position is not None:
@@ -229,6 +227,8 @@ class MotionPlayer(Node):
             return
         self.state.close()  # from here on the topic may carry our own stream
         self.session.prepare(current, heard_on=self.state.topic)
+        if self._link_frames is not None:
+            self._link_frames = self.session.link_frames(quiet=True)
         mode = self.config.mode
         if mode in ("both", "trajectory"):
             self.plan = self._plan(current)
@@ -396,6 +396,7 @@ class MotionPlayer(Node):
         names = m.joint_names
         end_reported = False
         publish_links = self.config.publish_links and bool(self.link_frames)
+        link_frames = self._link_frames
         self.timing = Lateness()
         gc.freeze()  # what exists now is never collected: no long collection pauses mid-stream
         for tick, wait in self._ticks():
@@ -426,10 +427,10 @@ class MotionPlayer(Node):
                         frame.get("root_orientation", np.array([0.0, 0.0, 0.0, 1.0])),
                     )
                 )
-            if self._link_tf is not None:
+            if link_frames is not None:
                 transforms += [
-                    adapters.transform(mt.parent, mt.child, stamp, mt.translation[0], mt.rotation[0])
-                    for mt in self._link_tf(frame.get("position"))
+                    adapters.transform(parent, child, stamp, xyz, xyzw)
+                    for parent, child, xyz, xyzw in link_frames.at(t, frame.get("position"))
                 ]
             if publish_links:
                 pos = frame.get("link.position")

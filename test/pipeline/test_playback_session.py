@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from motion_formats_ros import write
@@ -90,3 +91,40 @@ def test_pause_before_the_start_starts_paused_and_seek_moves_the_clock(tmp_path:
     assert session.clock.motion_time(0.6) == pytest.approx(0.3)
     plan = session.plan({})
     assert plan.joint_names == session.motion.joint_names
+
+
+def test_link_frames_are_robot_state_publishers_at_and_between_frames(tmp_path: Path) -> None:
+    from motion_formats_ros.core.kinematics import RobotModel
+
+    text = biped_urdf().replace(
+        "</robot>",
+        '<joint name="cam" type="fixed"><parent link="base_link"/><child link="cam_link"/>'
+        '<origin xyz="0 0 0.1"/></joint><link name="cam_link"/></robot>',
+    )
+    notes: list[tuple[str, str]] = []
+    config = PlayerConfig(file=str(_walk(tmp_path)), robot_description=text, frame_prefix="r/")
+    session = open_session(config, lambda *n: notes.append(n))
+    frames = session.link_frames()
+    assert [(t.parent, t.child) for t in frames.static] == [("r/base_link", "r/cam_link")]
+    model = RobotModel.from_urdf(text)
+    m = session.motion
+    assert m.position is not None
+    for k in (0, 7, m.num_frames - 1):  # on a frame: the table computed ahead
+        _, expected = model.joint_transforms(m.joint_names, m.position[k : k + 1], "r/")
+        got = frames.at(float(m.times[k]), m.position[k])
+        assert [(p, c) for p, c, _, _ in got] == [(e.parent, e.child) for e in expected]
+        for (_, _, xyz, q), e in zip(got, expected, strict=True):
+            assert np.array_equal(xyz, e.translation[0]) and np.array_equal(q, e.rotation[0])
+    between = 0.5 * (m.position[3] + m.position[4])
+    _, expected = model.joint_transforms(m.joint_names, between[None, :], "r/")
+    got = frames.at(float(m.times[3] + m.times[4]) / 2, between)
+    for (_, _, xyz, q), e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(xyz, e.translation[0], atol=1e-15)
+        np.testing.assert_allclose(q, e.rotation[0], atol=1e-15)
+    # A model joint the motion lacks is held at 0, and said once.
+    notes.clear()
+    extra = text.replace('joint name="left_knee"', 'joint name="left_knee_x"')
+    open_session(
+        PlayerConfig(file=config.file, robot_description=extra, ignore_limits=True), lambda *n: notes.append(n)
+    ).link_frames()
+    assert sum("left_knee_x" in t for level, t in notes if level == "warning") == 1
