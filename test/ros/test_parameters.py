@@ -73,7 +73,9 @@ def test_robot_descriptions_that_check_nothing_are_errors(tmp_path: Path, walk: 
         given_empty = ros.start_player(f"file:={walk}", 'urdf_file:=""')
         empty_file = ros.start_player(f"file:={walk}", f"urdf_file:={empty}")
         no_joint = ros.start_player(f"file:={walk}", f"urdf_file:={other}")
+        no_model = ros.start_player(f"file:={walk}", "publish_link_tf:=true")
         _refused(given_empty, "urdf_file is empty")
+        _refused(no_model, "publish_link_tf needs a robot model")
         _refused(empty_file, str(empty), "empty")
         _refused(no_joint, str(other), "none of its limited joints", "other_left_knee", "left_knee")
 
