@@ -119,11 +119,11 @@ class MotionPlayer(Node):
             self.description_pub.publish(String(data=self.session.robot.urdf))
         # Made again for the final motion when playing starts (the robot's state may change it).
         self._link_frames: LinkFrames | None = self.session.link_frames() if config.publish_link_tf else None
-        # Frames
+        # Frames (the link poses a file stores are published as they are, with publish_links)
         self.frame_prefix = config.frame_prefix
         self.world_frame = config.world_frame
         self.root_frame = config.frame_prefix + config.root_frame
-        self.link_frames = [config.frame_prefix + name for name in self.session.motion.link_names]
+        self.stored_link_frames = [config.frame_prefix + name for name in self.session.motion.link_names]
         self.static_root = None if self.session.scene is not None else self.session.constant_root()
         self._publish_static(self._link_frames.static if self._link_frames is not None else [])
         self._check_root_link()
@@ -395,7 +395,7 @@ class MotionPlayer(Node):
         m = session.motion
         names = m.joint_names
         end_reported = False
-        publish_links = self.config.publish_links and bool(self.link_frames)
+        publish_links = self.config.publish_links and bool(self.stored_link_frames)
         link_frames = self._link_frames
         self.timing = Lateness()
         gc.freeze()  # what exists now is never collected: no long collection pauses mid-stream
@@ -435,7 +435,7 @@ class MotionPlayer(Node):
             if publish_links:
                 pos = frame.get("link.position")
                 rot = frame.get("link.orientation")
-                for i, child in enumerate(self.link_frames):
+                for i, child in enumerate(self.stored_link_frames):
                     transforms.append(
                         adapters.transform(
                             self.world_frame,
