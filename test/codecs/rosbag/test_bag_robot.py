@@ -169,6 +169,9 @@ def test_a_bag_with_link_frames_converts_back_to_the_same_motion(tmp_path: Path)
         assert back.link_names == ()
         if root:
             assert np.abs(back.root_position - m.root_position).max() < 1e-12  # type: ignore[operator]
+            one_by_one = read(bag, bulk=False).groups["actual"]  # rosbags' deserializer, message by message
+            assert np.array_equal(one_by_one.root_position, back.root_position)  # type: ignore[arg-type]
+            assert np.array_equal(one_by_one.root_orientation, back.root_orientation)  # type: ignore[arg-type]
             assert back.extras["root"] == "world:base"
         else:
             assert back.root_position is None and back.root_orientation is None
