@@ -150,6 +150,8 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
 
     # The model first: a bad one stops before anything is read or written.
     model_file = args.urdf if args.urdf is not None else args.body
+    if args.frame_prefix and model_file is None:
+        raise ValueError("--frame-prefix names the link frames of a robot model: give --urdf FILE or --body FILE")
     robot = load_robot_model(model_file) if model_file is not None else None
     options = read_options(args)
     if "body" in options:
