@@ -32,6 +32,7 @@ component's frames), :mod:`.reader` (document → motion), :mod:`.fast` (the fas
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -39,22 +40,31 @@ from typing import Any
 
 from ...core.errors import ReadError
 from ...core.model import MotionFile
-from ...core.naming import NAMING_OPTIONS, Names, load_body, load_joint_map, resolve_names
-from ...core.options import Option
+from ...core.naming import Names, NamingOptions, load_body, load_joint_map, resolve_names
+from ...core.options import option
 from .fast import decode_fast, extract, from_skeleton
 from .reader import read_document
 from .schema import DEFAULT_VERSION, KEYS, READ_VERSIONS, WRITE_VERSIONS, DeclineError, sniff
 from .tree import load_yaml
 from .writer import encode, write
 
-#: Options of :func:`read`: names for the joints (and links).
-READ_OPTIONS = NAMING_OPTIONS
-#: Options of :func:`write`.
-WRITE_OPTIONS = (
-    Option("version", (int, str), None, "format version: 2 (camelCase keys, the default) or 4 (snake_case)"),
-    Option("lossless", (bool,), False, "values as shortest round-trip repr instead of %.9g"),
-    Option("se3_format", (str,), None, "pose layout: XYZQWQXQYQZ (default), XYZQXQYQZQW or XYZRPY"),
-)
+
+@dataclasses.dataclass(frozen=True)
+class ReadOptions(NamingOptions):
+    """Options of :func:`read`: names for the joints (and links)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteOptions:
+    """Options of :func:`write`."""
+
+    version: int | str | None = option(
+        None, "format version: 2 (camelCase keys, the default) or 4 (snake_case)", metavar="2|4"
+    )
+    lossless: bool = option(False, "values as shortest round-trip repr instead of %.9g")
+    se3_format: str | None = option(
+        None, "pose layout (default XYZQWQXQYQZ)", choices=("XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY")
+    )
 
 
 def read(
@@ -120,11 +130,11 @@ def decode(
 __all__ = [
     "DEFAULT_VERSION",
     "KEYS",
-    "READ_OPTIONS",
     "READ_VERSIONS",
-    "WRITE_OPTIONS",
     "WRITE_VERSIONS",
     "Names",
+    "ReadOptions",
+    "WriteOptions",
     "decode",
     "decode_fast",
     "encode",

@@ -10,6 +10,7 @@ to ``%.9g``; any CSV with a ``time`` column and ``JOINT.CHANNEL`` columns reads 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import warnings
 from pathlib import Path
@@ -19,11 +20,17 @@ import numpy as np
 from ...core.atomic import atomic_output
 from ...core.errors import ReadError
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
-from ...core.options import Option
 from . import _common, _layout
 
-READ_OPTIONS: tuple[Option, ...] = ()
-WRITE_OPTIONS: tuple[Option, ...] = ()
+
+@dataclasses.dataclass(frozen=True)
+class ReadOptions:
+    """No read options."""
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteOptions:
+    """No write options."""
 
 
 def sniff(path: Path, head: str) -> bool:
