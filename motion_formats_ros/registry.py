@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from .core.atomic import read_input
 from .core.errors import ReadError, UnknownFormatError
 from .core.model import MotionFile
 from .core.options import Option, check_options, options_of
@@ -260,11 +261,7 @@ def codec_by_name(name: str) -> CodecInfo:
 
 def read_head(path: Path, size: int = SNIFF_BYTES) -> str:
     """The first ``size`` bytes of ``path`` as text (undecodable bytes replaced)."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(size).decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise ReadError(path, exc.strerror or str(exc)) from exc
+    return read_input(path, size).decode("utf-8", errors="replace")
 
 
 def codec_for_path(path: str | os.PathLike[str], *, for_write: bool = False) -> CodecInfo:

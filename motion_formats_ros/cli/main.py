@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +29,8 @@ from .options import add_option_flags
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+#: A bug: an exception the package does not raise on purpose (sysexits' EX_SOFTWARE).
+EXIT_BUG = 70
 
 
 def _csv(text: str) -> list[str]:
@@ -154,8 +157,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+    """Console-script entry point.
+
+    A bug (any exception that is not the package's own) prints its traceback as Python
+    would, and exits with :data:`EXIT_BUG`, never the status of a bad input.
+    """
+    try:
+        status = main()
+    except Exception:
+        traceback.print_exc()
+        sys.exit(EXIT_BUG)
+    sys.exit(status)
 
 
 __all__ = ["build_parser", "entry", "main"]

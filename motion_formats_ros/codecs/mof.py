@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from ..core import joint_maps
-from ..core.atomic import check_writable, write_bytes_atomic
+from ..core.atomic import check_writable, read_input, write_bytes_atomic
 from ..core.errors import NoMotionError, ReadError, SelectionError, WriteError
 from ..core.keyframes import reduce_keyframes, warn_lossy_write
 from ..core.model import Motion, MotionFile
@@ -137,10 +137,7 @@ def _number(token: str, mof: Path, line: int, what: str) -> float:
 
 def parse(path: Path) -> MofFile:
     """Parse one ``.mof`` file (no expansion)."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ReadError(path, exc.strerror or str(exc)) from exc
+    raw = read_input(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

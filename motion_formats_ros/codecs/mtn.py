@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..core import joint_maps
-from ..core.atomic import check_writable, write_bytes_atomic
+from ..core.atomic import check_writable, read_input, write_bytes_atomic
 from ..core.errors import ReadError, WriteError
 from ..core.model import Motion, MotionFile, Series
 from ..core.options import option
@@ -103,10 +103,7 @@ def read(path: Path, joint_map: Any = None) -> MotionFile:
             to name the joints; by default the map whose design labels include the file's,
             else the one that knows every locator.
     """
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ReadError(path, exc.strerror or str(exc)) from exc
+    data = read_input(path)
     return decode(data, path, joint_map=joint_map)
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.atomic import atomic_output, check_writable
+from ..core.atomic import atomic_output, check_writable, read_input
 from ..core.errors import ReadError, WriteError
 from ..core.model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
 from ..core.options import option
@@ -123,10 +123,7 @@ def encoding_for(path: Path, encoding: str | None = None) -> str:
 # --------------------------------------------------------------------------- reading
 def read(path: Path, encoding: str | None = None) -> MotionFile:
     """Read an OMF file (encoding from ``encoding`` or the suffix)."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ReadError(path, exc.strerror or str(exc)) from exc
+    data = read_input(path)
     if encoding is None and path.suffix.lower() not in (".yaml", ".yml", ".json", ".msgpack"):
         encoding = _guess_encoding(data)
     return decode(data, encoding_for(path, encoding), path)

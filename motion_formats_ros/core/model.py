@@ -164,7 +164,9 @@ class Motion:
             self.joint_dims = (1,) * len(self.joint_names)
         self.joint_dims = tuple(int(d) for d in self.joint_dims)
         if len(self.joint_dims) != len(self.joint_names):
-            raise MotionValueError(f"joint_dims has {len(self.joint_dims)} entries, joint_names {len(self.joint_names)}")
+            raise MotionValueError(
+                f"joint_dims has {len(self.joint_dims)} entries, joint_names {len(self.joint_names)}"
+            )
         if any(d < 1 for d in self.joint_dims):
             raise MotionValueError(f"joint_dims must be positive, got {list(self.joint_dims)}")
         if len(set(self.joint_names)) != len(self.joint_names):
@@ -198,12 +200,16 @@ class Motion:
             if not isinstance(s, Series):
                 raise MotionValueError(f"series[{key!r}] must be a Series")
             if s.values.shape[0] != n:
-                raise MotionValueError(f"series[{key!r}] has shape {_shape(s.values)}, expected ({n}, {s.values.shape[1]})")
+                raise MotionValueError(
+                    f"series[{key!r}] has shape {_shape(s.values)}, expected ({n}, {s.values.shape[1]})"
+                )
         self.time_columns = {k: _expect_shape(f"time_columns[{k!r}]", v, (n,)) for k, v in self.time_columns.items()}
         if self.interpolation is not None:
             self.interpolation = tuple(self.interpolation)
             if len(self.interpolation) != max(n - 1, 0):
-                raise MotionValueError(f"interpolation has {len(self.interpolation)} segments, expected {max(n - 1, 0)}")
+                raise MotionValueError(
+                    f"interpolation has {len(self.interpolation)} segments, expected {max(n - 1, 0)}"
+                )
             unknown = set(self.interpolation) - set(INTERPOLATIONS)
             if unknown:
                 raise MotionValueError(f"unknown interpolation {sorted(unknown)}; known: {list(INTERPOLATIONS)}")

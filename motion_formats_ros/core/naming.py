@@ -10,11 +10,11 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import yaml
 
+from .atomic import read_input
 from .errors import ReadError
 from .options import option
 from .serial.yaml import SafeLoader, error_line
@@ -76,10 +76,11 @@ def resolve_names(
 
 
 def load_safe(path: str | os.PathLike[str], what: str) -> Any:
+    data = read_input(path, what=what)
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReadError(path, f"cannot read the {what}: {getattr(exc, 'strerror', None) or exc}") from None
+        text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as exc:
+        raise ReadError(path, f"cannot read the {what}: {exc}") from None
     try:
         return yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:

@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...core.atomic import read_input
 from ...core.errors import ReadError
 from ...core.model import MotionFile
 from ...core.naming import Names, NamingOptions, load_body, load_joint_map, resolve_names
@@ -86,19 +87,12 @@ def read(
         ReadError: The file is not a body motion or is malformed (with its line).
     """
     names = resolve_names(path, joint_names=joint_names, joint_map=joint_map, body=body)
-    extracted = extract(_read_bytes(path))  # the text is freed before the motion is built
+    extracted = extract(read_input(path))  # the text is freed before the motion is built
     if extracted is not None:
         result = from_skeleton(extracted, path, names)
         if result is not None:
             return result
-    return decode(_read_bytes(path), path, names=names, fast=False)
-
-
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise ReadError(path, exc.strerror or str(exc)) from exc
+    return decode(read_input(path), path, names=names, fast=False)
 
 
 def _text(data: bytes | str, path: str | os.PathLike[str]) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...core.atomic import atomic_output
+from ...core.atomic import atomic_output, read_input
 from ...core.errors import ReadError
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
 from . import _common, _layout
@@ -81,11 +81,9 @@ def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False) -> No
 def read(path: Path) -> MotionFile:
     """Read a CSV table into a one-group MotionFile."""
     try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
+        text = read_input(path).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ReadError(path, "not UTF-8 text", offset=exc.start) from None
-    except OSError as exc:
-        raise ReadError(path, exc.strerror or str(exc)) from None
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         headers = next(reader)
