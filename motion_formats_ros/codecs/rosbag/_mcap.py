@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import mmap
 import struct
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -153,6 +154,13 @@ class McapScanner:
                     pos, complete = self._walk(
                         view, len(MAGIC), schemas, channels, counts, on_message, top=True, metadata=metadata
                     )
+                except ReadError as exc:
+                    # The frames of the traceback still hold views of the map, and closing a map
+                    # with views alive raises BufferError, which would replace this error.
+                    for error in (exc, exc.__cause__):
+                        if error is not None:
+                            traceback.clear_frames(error.__traceback__)
+                    raise
                 finally:
                     view.release()
         return ScanResult(schemas, channels, counts, complete, pos, metadata)
