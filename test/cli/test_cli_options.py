@@ -236,3 +236,10 @@ def test_the_markdown_table_is_generated_from_the_declarations() -> None:
     assert table == expected
     assert table.count("\n") == len(LISTING) + 2
     assert "| mof | write | `tolerance` | int \\| float | `0.1` | `--write-option tolerance=NUMBER` |" in table
+
+
+def test_the_readme_has_the_generated_table() -> None:
+    text = (ROOT / "README.md").read_text()
+    begin, end = "<!-- options table: begin -->\n", "<!-- options table: end -->"
+    table = text[text.index(begin) + len(begin) : text.index(end)]
+    assert table == _listing("--markdown"), "README out of date: paste `motion-formats formats --options --markdown`"
