@@ -64,7 +64,7 @@ class WriteOptions:
     )
     lossless: bool = option(False, "values as shortest round-trip repr instead of %.9g")
     se3_format: str | None = option(
-        None, "pose layout (default XYZQWQXQYQZ)", choices=("XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY")
+        None, "pose layout: XYZQWQXQYQZ (the default), XYZQXQYQZQW or XYZRPY", metavar="XYZQWQXQYQZ|XYZQXQYQZQW|XYZRPY"
     )
 
 
