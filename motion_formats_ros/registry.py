@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .core.errors import ReadError, UnknownFormatError
 from .core.model import MotionFile
+from .core.notices import collect
 from .core.options import Option, check_options
 
 #: Bytes read from the start of a file for content sniffing.
@@ -301,6 +302,11 @@ def read(path: str | os.PathLike[str], format: str | None = None, **options: Any
         **options: Codec options (e.g. ``joint_names`` for formats without names); the
             codec's ``READ_OPTIONS`` lists them (``motion-formats formats`` too).
 
+    Returns:
+        The file; its ``notices`` are the warnings this read gave (each was also issued as
+        a :class:`~.core.notices.MotionFormatWarning`, and reached any enclosing
+        :func:`~.core.notices.collect`).
+
     Raises:
         ReadError: The file is missing or malformed (names the file and the place).
         UnknownFormatError: The format cannot be determined.
@@ -310,7 +316,9 @@ def read(path: str | os.PathLike[str], format: str | None = None, **options: Any
     if not p.exists():
         raise ReadError(p, "no such file")
     info = codec_by_name(format) if format else codec_for_path(p)
-    motion_file = info.read(p, **options)
+    with collect() as report:
+        motion_file = info.read(p, **options)
+    motion_file.notices = tuple(report.notices)
     motion_file.source = str(p)
     motion_file.format = info.name
     return motion_file

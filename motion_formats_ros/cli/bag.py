@@ -182,7 +182,9 @@ def cmd_info_bag(args: argparse.Namespace) -> int:
 
     info = codec.describe(args.file)
     if getattr(args, "json", False):
-        print(json.dumps(info, indent=2))
+        from .commands import notices_json
+
+        print(json.dumps({**info, "notices": notices_json(args)}, indent=2))
         return 0
     for line in codec.format_description(info):
         print(line)

@@ -13,10 +13,17 @@ import numpy as np
 
 from ..core.errors import ReadError
 from ..core.model import Motion, MotionFile
+from ..core.notices import Report
 from ..core.options import Option
 from ..pipeline import convert
 from ..registry import CODECS, Codec, codec_for_path, read, write
 from .options import read_options, write_options
+
+
+def notices_json(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The notices reported so far in this command (``main`` collects them), as plain data."""
+    report = getattr(args, "report", None)
+    return report.as_json() if isinstance(report, Report) else []
 
 
 def _option_rows(options: tuple[Option, ...]) -> list[dict[str, Any]]:
@@ -130,7 +137,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         return _print_net(args, net)
     info = summarize(motion_file)
     if args.json:
-        print(json.dumps(info, indent=2))
+        print(json.dumps({**info, "notices": notices_json(args)}, indent=2))
         return 0
     print(f"file:     {info['file']}")
     print(f"format:   {info['format']}")
@@ -176,7 +183,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 def _print_net(args: argparse.Namespace, net: dict[str, Any]) -> int:
     """``info`` of a motion net file with no keyframes: its labels and transitions."""
     if args.json:
-        print(json.dumps({"file": str(args.file), **net}, indent=2))
+        print(json.dumps({"file": str(args.file), **net, "notices": notices_json(args)}, indent=2))
         return 0
     print(f"file:     {args.file}")
     print(f"format:   {net.get('format')}")
@@ -212,11 +219,15 @@ def cmd_convert(args: argparse.Namespace) -> int:
         method=args.resample,
     )
     written = write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **write_options(args))
-    if written is not None:  # the codec counted what is in the file (one motion)
+    groups = 1 if written is not None else len(motion_file.groups)  # a count from the codec is of one motion
+    frames = written if written is not None else sum(m.num_frames for m in motion_file.groups.values())
+    if getattr(args, "json", False):
+        summary = {"output": str(args.output), "format": fmt, "groups": groups, "frames": frames}
+        print(json.dumps({**summary, "notices": notices_json(args)}, indent=2))
+    elif written is not None:
         print(f"wrote {args.output} ({fmt}, 1 group, {written} frames)")
-        return 0
-    frames = sum(m.num_frames for m in motion_file.groups.values())
-    print(f"wrote {args.output} ({fmt}, {len(motion_file.groups)} group(s), {frames} frames)")
+    else:
+        print(f"wrote {args.output} ({fmt}, {groups} group(s), {frames} frames)")
     return 0
 
 
@@ -247,4 +258,4 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["cmd_convert", "cmd_formats", "cmd_info", "cmd_plot", "summarize"]
+__all__ = ["cmd_convert", "cmd_formats", "cmd_info", "cmd_plot", "notices_json", "summarize"]

@@ -1,7 +1,12 @@
 """``motion-formats``: inspect, convert and plot motion files.
 
 Every subcommand turns a bad input into ``error: FILE:LINE: reason`` on stderr and exit
-status 1, never a traceback; warnings (data a format cannot hold …) go to stderr too.
+status 1, never a traceback; warnings (data a format cannot hold …) go to stderr too, as
+``warning: FILE:LINE: message``. The commands that read or write files collect them as
+typed notices (:mod:`motion_formats_ros.core.notices`): ``--json`` adds them to the output
+as a ``notices`` list, and ``--strict`` fails on them as a compiler's ``-Werror`` does:
+every warning is still printed, no output file is put in place once one was given (the
+write stops with ``error: OUT: not written: …``), and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 from .. import __version__
 from ..core.errors import MotionFormatError
+from ..core.notices import collect
 from ..registry import CODECS
 from . import bag as bag_cli
 from . import batch as batch_cli
@@ -24,6 +30,9 @@ from . import scene as scene_cli
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+
+#: The commands whose warnings ``--strict`` turns into failure (those that read or write motion files).
+STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag")
 
 
 def _csv(text: str) -> list[str]:
@@ -83,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--start", type=float, help="drop frames before this time (s)")
     p.add_argument("--end", type=float, help="drop frames after this time (s)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    p.add_argument("--json", action="store_true", help="machine-readable summary (with the warnings as notices)")
     _add_read_options(p)
     _add_write_options(p)
 
@@ -104,6 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     batch_cli.add_parser(sub)
     for name in ("motion2bag", "validate"):
         _add_read_options(sub.choices[name])  # a .seq input needs its joint names
+    for name in STRICT_COMMANDS:
+        sub.choices[name].add_argument(
+            "--strict", action="store_true", help="fail (exit 1, no output written) on any warning"
+        )
     return parser
 
 
@@ -117,9 +131,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     previous = warnings.showwarning
     warnings.showwarning = _show_warning
+    strict = bool(getattr(args, "strict", False))
     try:
         handler = getattr(args, "handler", None) or getattr(commands, f"cmd_{args.command.replace('-', '_')}")
-        result: int = handler(args)
+        with collect(strict=strict) as report:
+            args.report = report  # the handlers that print JSON add the notices to it
+            result: int = handler(args)
+        if strict and report.notices and result == EXIT_OK:
+            count = len(report.notices)
+            print(f"error: {count} warning{'s' if count > 1 else ''} with --strict", file=sys.stderr)
+            return EXIT_ERROR
         return result
     except MotionFormatError as exc:
         print(f"error: {exc}", file=sys.stderr)

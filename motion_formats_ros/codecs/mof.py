@@ -46,7 +46,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -58,6 +57,7 @@ from ..core.atomic import check_writable, write_bytes_atomic
 from ..core.errors import ReadError, WriteError
 from ..core.keyframes import reduce_keyframes, warn_lossy_write
 from ..core.model import Motion, MotionFile
+from ..core.notices import NoticeKind, collect, notify
 from ..core.options import NUMBER, Option
 
 JOINT_COUNTS = (22, 26)
@@ -239,8 +239,11 @@ def parse_text(text: str, path: Path) -> MofFile:
             raise fail(node.line, f"unknown label {node.label!r} in motion {motion_id!r}")
     last = nodes[-1] if nodes else None
     if motion_id != EXTERN and not (isinstance(last, Transition) and last.condition == ALL_MOTIONS):
-        warnings.warn(
-            f"{path}:{last.line if last else first_line}: missing final `transition {ALL_MOTIONS} extern start`",
+        notify(
+            NoticeKind.MISSING,
+            f"missing final `transition {ALL_MOTIONS} extern start`",
+            file=path,
+            line=last.line if last else first_line,
             stacklevel=2,
         )
     return mof
@@ -624,8 +627,11 @@ def _warn_flags(run: Expansion, bits: str) -> None:
             )
         else:
             what = f"bit {bit} (value {1 << bit}) means nothing in {team}'s code"
-        warnings.warn(
-            f"{mof.path}:{row.line}: Int {row.interpolation}{more}: {what}: ignored, kept for writing back",
+        notify(
+            NoticeKind.KEPT_UNUSED,
+            f"Int {row.interpolation}{more}: {what}: ignored, kept for writing back",
+            file=mof.path,
+            line=row.line,
             stacklevel=3,
         )
 
@@ -709,7 +715,12 @@ def read(
         (bits, f"the Int bits as {INT_BITS_TEAMS[bits.value]}'s code does", "int_bits= (--int-bits)"),
     ):
         if choice.guessed:
-            warnings.warn(f"{path}: read with {what} ({choice.reason}); {override} overrides", stacklevel=2)
+            notify(
+                NoticeKind.READ_CHOICE,
+                f"read with {what} ({choice.reason}); {override} overrides",
+                file=path,
+                stacklevel=2,
+            )
     _warn_flags(run, bits.value)
     m = _keyframes(run, jmap, start_pose, bits.value)
     m.extras["read_choices"] = {"joint map": f"{jmap.name}: {map_choice.reason}"}
@@ -809,7 +820,13 @@ def _keyframes(
             )
         if vals_l and row.duration == 0:
             if i > 0:
-                warnings.warn(f"{mof.path}:{row.line}: a row lasting 0 ms replaces the previous keyframe", stacklevel=3)
+                notify(
+                    NoticeKind.REPLACED,
+                    "a row lasting 0 ms replaces the previous keyframe",
+                    file=mof.path,
+                    line=row.line,
+                    stacklevel=3,
+                )
             vals_l[-1], keep_l[-1], off_l[-1], stiff_l[-1] = v, keep, off, stiffness.copy()
             if not math.isnan(ramp):
                 ramp_l[-1] = ramp
@@ -876,8 +893,7 @@ def _keyframes(
 
 def _read_back(text: str, path: Path, jmap: joint_maps.JointMap) -> Motion:
     """The keyframes a reader gets from ``text``, the file about to be written to ``path``."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with collect(warn=False, isolated=True):
         parsed = parse_text(text, path)
         net = MotionNet(path.parent)
         net.add(parsed)
@@ -997,7 +1013,12 @@ def _encode(
         lines.append(("text", f"{tail.get('keyword', keyword)} {' '.join(tail['tokens'])} {_fmt(tail['ramp'])}"))
 
     if dropped:
-        warnings.warn(f"{path}: .mof cannot hold, dropped or changed: " + "; ".join(dropped), stacklevel=3)
+        notify(
+            NoticeKind.LOSSY_WRITE,
+            ".mof cannot hold, dropped or changed: " + "; ".join(dropped),
+            file=path,
+            stacklevel=3,
+        )
 
     text = _layout(motion_file, mid, jmap, timing, lines)
     written = _read_back(text, path, jmap)

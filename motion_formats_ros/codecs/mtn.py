@@ -36,7 +36,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import struct
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,7 @@ from ..core import joint_maps
 from ..core.atomic import check_writable, write_bytes_atomic
 from ..core.errors import ReadError, WriteError
 from ..core.model import Motion, MotionFile, Series
+from ..core.notices import NoticeKind, collect, notify
 from ..core.options import NUMBER, Option
 
 MAGIC = b"OMTN"
@@ -260,7 +260,7 @@ class _Parser:
             "keyframe's count field is read as its segment's duration in ms"
         )
         if header.num_keyframes > 1:
-            warnings.warn(f"{self.path}: {choices['timing']}", stacklevel=4)
+            notify(NoticeKind.READ_CHOICE, choices["timing"], file=self.path, stacklevel=4)
         return np.concatenate([[0], np.cumsum(counts)]) / 1000.0
 
 
@@ -518,7 +518,12 @@ def encode(
         if present:
             dropped.append(what)
     if dropped:
-        warnings.warn(f"{path}: .mtn cannot hold, dropped or changed: " + "; ".join(dropped), stacklevel=3)
+        notify(
+            NoticeKind.LOSSY_WRITE,
+            ".mtn cannot hold, dropped or changed: " + "; ".join(dropped),
+            file=path,
+            stacklevel=3,
+        )
 
     ints = micro.astype(np.int64)
     counts = np.diff(frames) - (1 if rate_ms else 0)
@@ -556,8 +561,7 @@ def encode(
         size = sizes.get(str(number)) if number in _REQUIRED else None
         out += _section(number, bodies[number], tail, size if isinstance(size, int) else None)
     data = bytes(out)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with collect(warn=False, isolated=True):
         written = decode(data, path).motion
     warn_lossy_write(source, written, path, ".mtn", f"keyframe reduction within {tolerance:g}°")
     return data

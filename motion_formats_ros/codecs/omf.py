@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import warnings
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -29,6 +28,7 @@ import numpy as np
 from ..core.atomic import atomic_output, check_writable
 from ..core.errors import ReadError, WriteError
 from ..core.model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
+from ..core.notices import NoticeKind, notify
 from ..core.options import Option
 from ..core.serial import msgpack as _msgpack
 from ..core.serial import nesting as _nesting
@@ -342,7 +342,13 @@ class _Reader(_Fields):
                     return parse(value)
                 except ValueError:
                     continue
-        warnings.warn(f"{self.path}: basic.date: cannot parse {value!r}; kept as text", stacklevel=4)
+        notify(
+            NoticeKind.KEPT_UNUSED,
+            f"cannot parse {value!r}; kept as text",
+            file=self.path,
+            field="basic.date",
+            stacklevel=4,
+        )
         extras["omf_date_text"] = value
         return None
 
@@ -446,8 +452,11 @@ class _Reader(_Fields):
         if fps > 0:
             return np.arange(length, dtype=np.float64) / fps, columns
         if length > 1:
-            warnings.warn(
-                f"{self.path}: {name}: no fps and no '{STAMP}' time column; frames placed 1 s apart",
+            notify(
+                NoticeKind.READ_CHOICE,
+                f"no fps and no '{STAMP}' time column; frames placed 1 s apart",
+                file=self.path,
+                field=name,
                 stacklevel=4,
             )
         return np.arange(length, dtype=np.float64), columns
@@ -647,7 +656,12 @@ def _section(
     if m.loop is not None:
         dropped.append(f"loop {m.loop[0]:g}-{m.loop[1]:g} s")
     if dropped:
-        warnings.warn(f"{path}: OMF cannot hold, dropped from group {name!r}: " + "; ".join(dropped), stacklevel=4)
+        notify(
+            NoticeKind.LOSSY_WRITE,
+            f"OMF cannot hold, dropped from group {name!r}: " + "; ".join(dropped),
+            file=path,
+            stacklevel=4,
+        )
     return sec
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from ..core.errors import ReadError, WriteError
 from ..core.model import Motion, MotionFile, Series
 from ..core.naming import NAMING_OPTIONS, resolve_names
 from ..core.naming import load_safe as _load_safe
+from ..core.notices import NoticeKind, notify
 from ..core.options import Option
 
 #: A number as Choreonoid's YAML reader takes it (strtod) that YAML 1.1 leaves a string:
@@ -158,9 +158,11 @@ def read(
                 earlier, later = f"line {lines[ref_index[-1]]}", f"line {lines[i]}"
             else:
                 earlier, later = f"refs[{ref_index[-1]}]", f"refs[{i}]"
-            warnings.warn(
-                f"{path}: two key poses at time {t:g} ({earlier} and {later}): the later one ({later}) "
+            notify(
+                NoticeKind.REPLACED,
+                f"two key poses at time {t:g} ({earlier} and {later}): the later one ({later}) "
                 "replaces the earlier, as in Choreonoid",
+                file=path,
                 stacklevel=2,
             )
             poses[-1] = (t, joints, base, zmp, other)

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import timing
+from .notices import Notice
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -458,6 +459,7 @@ class MotionFile:
             OMF stores this as metadata ``start_time_ns``, ``.seq`` as the extra key
             ``startTimeNs`` (which Choreonoid ignores), and ``motion2bag`` restores stamps from it.
         extras: File-level data the model has no slot for (kept for round trips).
+        notices: What reading it reported (:func:`motion_formats_ros.read` fills it).
     """
 
     groups: dict[str, Motion]
@@ -468,6 +470,7 @@ class MotionFile:
     format: str | None = None
     start_time_ns: int | None = None
     extras: dict[str, Any] = dataclasses.field(default_factory=dict)
+    notices: tuple[Notice, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.groups:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from ...core.merge import (
     trajectory_bases,
 )
 from ...core.model import Motion, MotionFile, Series
+from ...core.notices import NoticeKind, notify
 from ...core.serial.nesting import json_too_deep, too_deep_reason
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
@@ -225,8 +225,8 @@ class _BagReader:
         self.options = options
         self.notes: list[str] = []
 
-    def warn(self, message: str) -> None:
-        warnings.warn(f"{self.path}: {message}", stacklevel=5)
+    def warn(self, message: str, kind: NoticeKind = NoticeKind.INCONSISTENT) -> None:
+        notify(kind, message, file=self.path, stacklevel=5)
 
     # -- topic selection --------------------------------------------------------
     def _topics_of(self, source: BagSource, msgtypes: Sequence[str]) -> list[str]:
@@ -295,7 +295,10 @@ class _BagReader:
         if best is None:
             raise ReadError(self.path, f"topic {topic!r} holds several {msgtype} fields; choose one of {listing}")
         if len(found) > 1:
-            self.warn(f"{topic}: read {msgtype} from {best.path} (also at: {listing}; choose with TOPIC:FIELD)")
+            self.warn(
+                f"{topic}: read {msgtype} from {best.path} (also at: {listing}; choose with TOPIC:FIELD)",
+                NoticeKind.READ_CHOICE,
+            )
         return best
 
     def _nested_trajectories(self, source: BagSource) -> list[tuple[str, JointField]]:
@@ -389,7 +392,8 @@ class _BagReader:
                 found = ", ".join(f"{topic}:{f.path}" for topic, f in traj_fields)
                 self.warn(
                     f"no JointState, TF or JointTrajectory topic; converting the trajectories inside {found} "
-                    "(choose with --trajectory TOPIC:FIELD)"
+                    "(choose with --trajectory TOPIC:FIELD)",
+                    NoticeKind.READ_CHOICE,
                 )
             else:
                 wanted = DEFAULT_JOINT_TOPIC
@@ -476,11 +480,12 @@ class _BagReader:
             except Exception:
                 bad += 1
         if bad:
-            self.warn(f"{topic}: skipped {bad} messages that could not be decoded")
+            self.warn(f"{topic}: skipped {bad} messages that could not be decoded", NoticeKind.SKIPPED)
         if short:
             self.warn(
                 f"{topic}: skipped {short} messages whose payload is too short for the message "
-                "(cut inside it, or a length field past its end)"
+                "(cut inside it, or a length field past its end)",
+                NoticeKind.SKIPPED,
             )
 
     def _tf(self, source: BagSource, plan: dict[str, Any], others: dict[str, Any]) -> TfSamples:
@@ -499,7 +504,7 @@ class _BagReader:
                     # A definition in the bag that is not TFMessage's shape, or a stamp no clock gives.
                     bad += 1
             if bad:
-                self.warn(f"{topic}: skipped {bad} messages that are not usable transforms")
+                self.warn(f"{topic}: skipped {bad} messages that are not usable transforms", NoticeKind.SKIPPED)
         return samples
 
     def _tf_buffer(self, samples: TfSamples, origin: int, report: bool = True) -> TfBuffer:
@@ -602,7 +607,9 @@ class _BagReader:
             channels = {ch: np.stack(v) for ch, v in rows.items()}
             commands.append(Command(int(base), names, np.array(offsets, dtype=np.int64), channels))
         if bad:
-            self.warn(f"{label}: skipped {bad} trajectory points whose arrays do not match joint_names")
+            self.warn(
+                f"{label}: skipped {bad} trajectory points whose arrays do not match joint_names", NoticeKind.SKIPPED
+            )
         return place_trajectories(commands)
 
     def _nested_joint_stream(
@@ -621,14 +628,19 @@ class _BagReader:
             if stream.bad:
                 self.warn(
                     f"{topic}: skipped {stream.bad} JointState messages whose name and position/velocity/effort "
-                    "lengths differ (or with duplicate names)"
+                    "lengths differ (or with duplicate names)",
+                    NoticeKind.SKIPPED,
                 )
             if stream.undecodable:
-                self.warn(f"{topic}: skipped {stream.undecodable} JointState messages that could not be decoded")
+                self.warn(
+                    f"{topic}: skipped {stream.undecodable} JointState messages that could not be decoded",
+                    NoticeKind.SKIPPED,
+                )
             if stream.truncated:
                 self.warn(
                     f"{topic}: skipped {stream.truncated} JointState messages whose payload is too short "
-                    "for the message (cut inside it, or a length field past its end)"
+                    "for the message (cut inside it, or a length field past its end)",
+                    NoticeKind.SKIPPED,
                 )
             if not stream.segments:
                 continue
@@ -638,7 +650,7 @@ class _BagReader:
             use_recv = chosen is recv
             back = _backwards(chosen)
             if back:
-                self.warn(f"{topic}: time goes backwards {back} times; samples sorted by time")
+                self.warn(f"{topic}: time goes backwards {back} times; samples sorted by time", NoticeKind.INCONSISTENT)
             for s in stream.segments:
                 s.times = s.recv if use_recv else s.stamps
             segments += stream.segments

@@ -29,7 +29,6 @@ import re
 import shutil
 import tempfile
 import time
-import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,6 +39,7 @@ from ...core.atomic import check_writable
 from ...core.distros import STORAGES, WRITE_DISTROS, default_write_distro
 from ...core.errors import WriteError
 from ...core.model import Motion, MotionFile
+from ...core.notices import NoticeKind, check_commit, notify
 from . import _bulk
 from ._read import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
 from ._source import typestore_for
@@ -434,6 +434,14 @@ class _BagWriter:
                 if isinstance(exc, WriterError):
                     raise WriteError(out, str(exc)) from exc
                 raise
+            if self.dropped:
+                notify(
+                    NoticeKind.LOSSY_WRITE,
+                    f"a bag cannot hold {', '.join(dict.fromkeys(self.dropped))}; dropped",
+                    file=out,
+                    stacklevel=4,
+                )
+            check_commit(out)
             if self.bare:
                 produced = next(p for p in bag_dir.iterdir() if p.suffix in (".mcap", ".db3"))
                 self._place(produced, out, overwrite, tmp)
@@ -441,8 +449,6 @@ class _BagWriter:
                 self._place(bag_dir, out, overwrite, tmp)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        if self.dropped:
-            warnings.warn(f"{out}: a bag cannot hold {', '.join(dict.fromkeys(self.dropped))}; dropped", stacklevel=4)
 
     def _stamp_distro(self, metadata: Path) -> None:
         """Name the distro the bag was written for (rosbags' Writer puts its own name there)."""

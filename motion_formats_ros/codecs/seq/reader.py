@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 from typing import Any
 
 import numpy as np
@@ -17,6 +16,7 @@ import numpy as np
 from ...core import timing
 from ...core.model import Motion, MotionFile, Series
 from ...core.naming import Names
+from ...core.notices import NoticeKind, notify
 from ...core.spatial import se3_to_pose
 from .components import Component, ComponentReader
 from .schema import START_TIME_KEY, TOP_KEYS, camel, kind_of
@@ -124,9 +124,10 @@ class Reader(ComponentReader):
         resampled = [c for c in comps if c is not ref and not np.array_equal(c.times, times)]
         if resampled:
             what = ", ".join(f"{c.channel} ({len(c.times)} frames)" for c in resampled)
-            warnings.warn(
-                f"{self.path}: {what} not on the time base of {ref.channel} ({len(times)} frames): "
-                "interpolated onto it",
+            notify(
+                NoticeKind.RESAMPLED,
+                f"{what} not on the time base of {ref.channel} ({len(times)} frames): interpolated onto it",
+                file=self.path,
                 stacklevel=3,
             )
         rate: float | None = ref.uniform_rate
@@ -148,7 +149,12 @@ class Reader(ComponentReader):
         chosen: dict[str, Component] = {}
         for c in parsed:
             if c.channel in chosen:
-                warnings.warn(f"{self.path}: a second {c.channel} component is kept as an extra", stacklevel=4)
+                notify(
+                    NoticeKind.KEPT_UNUSED,
+                    f"a second {c.channel} component is kept as an extra",
+                    file=self.path,
+                    stacklevel=4,
+                )
                 unknown.append((c.index, plain(c.source)))
                 continue
             chosen[c.channel] = c
@@ -157,9 +163,11 @@ class Reader(ComponentReader):
             ref_joint = chosen.get("position") or joints[0]
             for c in joints:
                 if c.values.shape[1] != ref_joint.values.shape[1]:
-                    warnings.warn(
-                        f"{self.path}: {c.channel} has {c.values.shape[1]} joints, "
+                    notify(
+                        NoticeKind.INCONSISTENT,
+                        f"{c.channel} has {c.values.shape[1]} joints, "
                         f"{ref_joint.channel} {ref_joint.values.shape[1]}: kept as an extra",
+                        file=self.path,
                         stacklevel=4,
                     )
                     unknown.append((c.index, plain(chosen.pop(c.channel).source)))
@@ -215,9 +223,11 @@ class Reader(ComponentReader):
             if names.explicit and len(given) != count:
                 raise self.fail(f"{names.source} gives {len(given)} joint names but the file has {count} joints", None)
             if len(given) != count:
-                warnings.warn(
-                    f"{self.path}: the {names.source} has {len(given)} joints, the motion {count}: "
+                notify(
+                    NoticeKind.INCONSISTENT,
+                    f"the {names.source} has {len(given)} joints, the motion {count}: "
                     + ("extra joints named joint_N" if len(given) < count else "extra names ignored"),
+                    file=self.path,
                     stacklevel=5,
                 )
             out = [given[i] if i < len(given) else f"joint_{i}" for i in range(count)]

@@ -7,7 +7,6 @@ format version 2 (camelCase keys) by default, or 4 (snake_case keys).
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import numpy as np
 from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.errors import WriteError
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
+from ...core.notices import NoticeKind, notify
 from ...core.serial import yaml as _yaml
 from ...core.spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS, pose_to_se3
 from .schema import DEFAULT_VERSION, JOINT_CONTENT_FOR, KEYS, START_TIME_KEY, TOP_KEYS, WRITE_VERSIONS, camel
@@ -179,7 +179,7 @@ def encode(
     _components(w, m, rate, has_time, dropped)
     _note_dropped(m, dropped)
     if dropped:
-        warnings.warn(f"{path}: a .seq cannot hold, dropped: " + "; ".join(dropped), stacklevel=3)
+        notify(NoticeKind.LOSSY_WRITE, "a .seq cannot hold, dropped: " + "; ".join(dropped), file=path, stacklevel=3)
     w.out.append("")
     return "\n".join(w.out).encode("utf-8")
 
