@@ -45,7 +45,8 @@ def masked_motion() -> MotionFile:
 def test_a_notice_prints_like_an_error_and_becomes_plain_data() -> None:
     n = Notice(NoticeKind.MISSING, "no root pose", file="a.mof", line=3)
     assert str(n) == "a.mof:3: no root pose"
-    assert str(Notice(NoticeKind.INCONSISTENT, "stamps", file="b.omf", field="actual.time")) == "b.omf: actual.time: stamps"
+    in_field = Notice(NoticeKind.INCONSISTENT, "stamps", file="b.omf", field="actual.time")
+    assert str(in_field) == "b.omf: actual.time: stamps"
     assert str(Notice(NoticeKind.REPLACED, "dropped", field="/joint_states")) == "/joint_states: dropped"
     assert n.as_dict() == {
         "kind": "missing",
@@ -75,9 +76,8 @@ def test_collect_nests_and_can_silence_the_python_warnings(tmp_path: Path) -> No
     path = unclosed_mof(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any Python warning would raise here
-        with collect(warn=False) as outer:
-            with collect() as inner:
-                read(path)
+        with collect(warn=False) as outer, collect() as inner:
+            read(path)
     assert inner.notices and inner.notices == outer.notices
     assert outer.by_kind(NoticeKind.MISSING)
     assert all(w.startswith(str(path)) for w in outer.warnings)
@@ -103,9 +103,8 @@ def test_a_lossy_write_is_a_notice_naming_the_output(tmp_path: Path) -> None:
 
 def test_strict_puts_no_output_in_place(tmp_path: Path) -> None:
     out = tmp_path / "m.omf.yaml"
-    with pytest.raises(StrictNoticeError, match="not written: 1 warning"):
-        with collect(strict=True, warn=False) as report:
-            write(masked_motion(), out)
+    with pytest.raises(StrictNoticeError, match="not written: 1 warning"), collect(strict=True, warn=False) as report:
+        write(masked_motion(), out)
     assert len(report) == 1
     assert list(tmp_path.iterdir()) == []  # neither the output nor a temporary file
 
