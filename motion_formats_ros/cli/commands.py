@@ -100,9 +100,9 @@ def summarize_motion(m: Motion) -> dict[str, Any]:
         "keyframes": m.num_frames if m.is_keyframed else None,
         "interpolation": dict(Counter(m.interpolation)) if m.interpolation else None,
         "loop": list(m.loop) if m.loop else None,
-        "joint_map": m.extras.get("joint_map") if isinstance(m.extras.get("joint_map"), str) else None,
+        "joint_map": m.joint_map,
         # How the reader settled what the file leaves open (joint map, Int bits, timing ...).
-        "read_choices": dict(m.extras["read_choices"]) if isinstance(m.extras.get("read_choices"), dict) else {},
+        "read_choices": dict(m.read_choices),
         "joints": [_joint_entry(m, n, d) for n, d in zip(m.joint_names, m.joint_dims, strict=True)],
         "links": list(m.link_names),
         "imus": list(m.imu_names),
@@ -113,9 +113,9 @@ def summarize_motion(m: Motion) -> dict[str, Any]:
 def _joint_entry(m: Motion, name: str, dims: int) -> dict[str, Any]:
     """A joint's name and dims, plus its column / locator in the file when a joint map named it."""
     entry: dict[str, Any] = {"name": name, "dims": dims}
-    sources = m.extras.get("joint_sources")
-    if isinstance(sources, dict) and isinstance(sources.get(name), str) and sources[name] != name:
-        entry["source"] = sources[name]
+    source = m.joint_sources.get(name)
+    if source is not None and source != name:
+        entry["source"] = source
     return entry
 
 

@@ -287,12 +287,10 @@ def decode(data: bytes, path: str | Path = "<bytes>", joint_map: Any = None) -> 
         root_orientation=quaternion_from_body_rpy(rpy),
         series={RPY_SERIES: Series(rpy, frame="root", components=("roll", "pitch", "yaw"))},
         interpolation=("linear",) * (header.num_keyframes - 1),
-        extras={
-            "joint_map": jmap.name if jmap is not None else None,
-            "joint_sources": dict(zip(names, locators, strict=True)),
-            "mtn_frames": [int(c) for c in counts],
-            "read_choices": choices,
-        },
+        joint_map=jmap.name if jmap is not None else None,
+        joint_sources=dict(zip(names, locators, strict=True)),
+        read_choices=choices,
+        extras={"mtn_frames": [int(c) for c in counts]},
     )
     extras = {
         "mtn": {
@@ -485,7 +483,7 @@ def encode(
     names, columns = _flat_joints(motion)
     jmap = _writer_map(joint_map, motion, motion_file)
     # The locators the file was read with (only for motions read from .mtn).
-    sources = motion.extras.get("joint_sources", {}) if "mtn" in motion_file.extras else {}
+    sources = motion.joint_sources if "mtn" in motion_file.extras else {}
     locators: list[str] = []
     for n in names:
         loc = sources.get(n) if isinstance(sources, dict) else None
@@ -596,7 +594,7 @@ def _flat_joints(motion: Motion) -> tuple[list[str], np.ndarray | None]:
 def _writer_map(spec: Any, motion: Motion, motion_file: MotionFile) -> joint_maps.JointMap | None:
     if spec is not None:
         return joint_maps.load(spec)
-    name = motion.extras.get("joint_map")
+    name = motion.joint_map
     maps = joint_maps.for_format("mtn")
     for m in maps:
         if m.name == name:

@@ -21,7 +21,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.errors import ReadError
-from ...core.model import Motion, MotionFile
+from ...core.kinematics import Kinematics
+from ...core.model import FrameTree, JointLimit, Motion, MotionFile
 from .preprocess import Scene
 from .transforms import Ref, TransformError, Value
 
@@ -158,11 +159,13 @@ def joint_limits(scene: Scene) -> dict[str, dict[str, float]]:
 
 
 def scene_to_motion_file(scene: Scene, rate: float | None = None, links: bool = False) -> MotionFile:
-    """A MotionFile with the scene's joint motion (group ``target``) and its context in extras.
+    """A MotionFile with the scene's joint motion (group ``target``) and its context.
 
-    ``extras``: ``joint_limits`` (see :func:`joint_limits`), ``scene`` (the canonical
-    scene, so that writing back keeps models and objects) and ``repeat`` (trajectory →
-    period, for every repeating trajectory that drives a joint).
+    ``joint_limits``: the robots' limits (typed); ``frame_tree``: the scene's objects and
+    links (:class:`.kinematics.SceneKinematics`). ``extras``: ``joint_limits`` (in the
+    scene's spelling, see :func:`joint_limits`), ``scene`` (the canonical scene, so that
+    writing back keeps models and objects) and ``repeat`` (trajectory → period, for every
+    repeating trajectory that drives a joint).
     """
     try:
         motion = scene_to_motion(scene, rate, links)
@@ -172,6 +175,33 @@ def scene_to_motion_file(scene: Scene, rate: float | None = None, links: bool = 
     robots = scene.robots
     robot = scene.objects[robots[0]].model if len(robots) == 1 else ""
     periods = {name: t.period for name, t in scene.trajectories.items() if t.period is not None}
-    extras: dict[str, Any] = {"joint_limits": joint_limits(scene), "scene": scene.canonical(), "repeat": periods}
+    limits = joint_limits(scene)
+    extras: dict[str, Any] = {"joint_limits": limits, "scene": scene.canonical(), "repeat": periods}
     name = scene.path.stem if scene.path is not None else ""
-    return MotionFile.single(motion, name=name, robot=robot, extras=extras)
+    return MotionFile.single(
+        motion,
+        name=name,
+        robot=robot,
+        extras=extras,
+        joint_limits=typed_limits(limits),
+        frame_tree=_frame_tree(scene),
+    )
+
+
+def typed_limits(limits: dict[str, dict[str, float]]) -> dict[str, JointLimit]:
+    """The model's limits from a scene's (minValue / maxValue / maxVelocity)."""
+    return {
+        name: JointLimit(lower=spec.get("minValue"), upper=spec.get("maxValue"), velocity=spec.get("maxVelocity"))
+        for name, spec in limits.items()
+    }
+
+
+def _frame_tree(scene: Scene) -> FrameTree:
+    """The scene's frame tree under a given world frame (built when asked: reading does not need it)."""
+
+    def tree(world_frame: str) -> Kinematics:
+        from .kinematics import SceneKinematics
+
+        return SceneKinematics(scene, world_frame)
+
+    return tree

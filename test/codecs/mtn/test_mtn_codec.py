@@ -48,11 +48,11 @@ def test_read_seed_file(tmp_path: Path) -> None:
 
 def test_seed_joint_names_come_from_the_ers210_map(tmp_path: Path) -> None:
     m = read(write_seed(tmp_path)).motion
-    assert m.extras["joint_map"] == "aibo_ers210"
+    assert m.joint_map == "aibo_ers210"
     assert m.joint_names[:6] == ("head_tilt", "head_pan", "head_roll", "mouth", "left_ear", "right_ear")
     assert m.joint_names[6:9] == ("left_front_leg_rotator", "left_front_leg_abductor", "left_front_leg_knee")
     assert m.joint_names[-2:] == ("tail_pan", "tail_tilt")
-    assert m.extras["joint_sources"]["mouth"] == "PRM:/r1/c1/c2/c3/c4-Joint2:j4"
+    assert m.joint_sources["mouth"] == "PRM:/r1/c1/c2/c3/c4-Joint2:j4"
 
 
 def test_seed_values_are_micro_radians(tmp_path: Path) -> None:
@@ -184,7 +184,7 @@ def test_ers7_locators_and_design_label(tmp_path: Path) -> None:
     assert back.extras["mtn"]["locators"][0] == "PRM:/r1/c1-Joint2:11"
     assert back.extras["mtn"]["locators"][-1] == "PRM:/r6/c2-Joint2:62"
     assert back.motion.joint_names == names
-    assert back.motion.extras["joint_map"] == "aibo_ers7"
+    assert back.motion.joint_map == "aibo_ers7"
 
 
 def test_joint_map_option_overrides_the_names(tmp_path: Path) -> None:

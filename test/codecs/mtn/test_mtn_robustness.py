@@ -38,7 +38,7 @@ def test_locator_equal_to_another_joints_mapped_name(tmp_path: Path) -> None:
         interpolation=("linear",),
     )
     mf = MotionFile.single(m, name="clash")
-    mf.motion.extras["joint_sources"] = {"head_tilt": "PRM:/r1/c1-Joint2:j1", "other": "head_tilt"}
+    mf.motion.joint_sources = {"head_tilt": "PRM:/r1/c1-Joint2:j1", "other": "head_tilt"}
     mf.extras["mtn"] = {"locators": ["PRM:/r1/c1-Joint2:j1", "head_tilt"]}
     out = tmp_path / "clash.mtn"
     write(mf, out)

@@ -76,7 +76,7 @@ def test_first_generation_reads_with_the_ers110_map_and_millisecond_durations(tm
         mf = read(path)
     m = mf.motion
     assert mf.robot == "AIBO ERS-110/111"
-    assert m.extras["joint_map"] == "aibo_ers110"
+    assert m.joint_map == "aibo_ers110"
     assert m.joint_names[:4] == ("head_tilt", "head_pan", "head_roll", "mouth")
     assert m.joint_names[4] == "right_front_leg_rotator" and m.joint_names[-1] == "tail_pan"
     np.testing.assert_allclose(m.times, [0.0, 0.5, 1.5])
@@ -84,8 +84,8 @@ def test_first_generation_reads_with_the_ers110_map_and_millisecond_durations(tm
     assert m.position[2, 0] == pytest.approx(0.3)  # 300000 micro-radians
     assert m.position[1, 17] == pytest.approx(0.217)
     assert m.series["body_rpy"].values[2, 1] == pytest.approx(0.002)
-    assert "DRX-700" in m.extras["read_choices"]["joint map"]
-    assert "duration in ms" in m.extras["read_choices"]["timing"]
+    assert "DRX-700" in m.read_choices["joint map"]
+    assert "duration in ms" in m.read_choices["timing"]
 
 
 @pytest.mark.parametrize("minor", [0, 1])

@@ -99,6 +99,7 @@ def test_single_robot_keeps_model_joint_names_and_reports_the_loop(scenes: Path)
     np.testing.assert_array_equal(sampled[:, 2], [0.0, 0.15625, 1.0, 0.84375, 0.0])
     np.testing.assert_array_equal(sampled[:, [0, 1, 3, 4, 5]], np.tile([0.1, 0.2, 0.4, 0.5, 0.6], (5, 1)))
     assert mf.extras["joint_limits"]["elbow"]["maxValue"] == 3.14159265359
+    assert mf.joint_limits["elbow"].upper == 3.14159265359  # the typed fact other layers read
     assert mf.extras["repeat"] == {"wave": 2.0}
     # root pose of the single robot
     assert motion.root_position is not None
