@@ -19,6 +19,7 @@ import pytest
 
 from motion_formats_ros import Motion, MotionFile, ReadError, read, write
 from motion_formats_ros.cli.main import main
+from motion_formats_ros.codecs.mtn import MtnRecord
 
 ERS110 = [
     "PRM:/r0/c0-Joint:j0",
@@ -166,7 +167,7 @@ def test_sections_larger_than_their_strings_round_trip(
         warnings.simplefilter("error")
         mf = read(path)
         assert mf.name == "wave_head1"
-        assert mf.extras["mtn"]["design_label"] == "DRX-910"
+        assert mf.record(MtnRecord).design_label == "DRX-910"
         assert mf.motion.joint_names == ("head_tilt", "head_pan")
         out = tmp_path / "back.mtn"
         write(mf, out)
