@@ -9,7 +9,7 @@ through every control point). A root pose becomes a 7-D trajectory ``root``
 (x, y, z, qx, qy, qz, qw) read by the object's pose. A loop over the whole motion
 becomes ``repeat: {t: end}``.
 
-When the motion came from a scene (``extras["scene"]``) with the same joints, that
+When the motion came from a scene (its :class:`~.motion.SceneRecord`) with the same joints, that
 scene's models and objects are kept and only the joint values are replaced.
 
 Numbers are written with Python's shortest round-trip repr, so reading the file back
@@ -34,6 +34,7 @@ from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.errors import WriteError
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
+from .motion import SceneRecord
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -71,10 +72,10 @@ def _collect_limits(
     motion_file: MotionFile, names: list[str], joint_limits: Mapping[str, Any] | None, urdf: Any
 ) -> dict[str, dict[str, float]]:
     limits: dict[str, dict[str, float]] = {}
-    known = motion_file.extras.get("joint_limits")
-    if isinstance(known, Mapping):
-        for name, value in known.items():
-            limits[str(name)] = _limits_from_option(value)
+    kept = motion_file.record(SceneRecord)
+    if kept is not None:
+        for name, spelled in kept.limits.items():
+            limits[str(name)] = _limits_from_option(spelled)
     if urdf is not None:
         from ...core import urdf as urdf_module
 
@@ -128,10 +129,11 @@ def _points(
     return "[\n" + ",\n".join(lines) + "\n" + indent[:-2] + "]"
 
 
-def _scene_from_extras(motion_file: MotionFile, names: list[str]) -> dict[str, Any] | None:
+def _source_scene(motion_file: MotionFile, names: list[str]) -> dict[str, Any] | None:
     """The source scene when its robots' joints are exactly ``names`` (same order)."""
-    scene = motion_file.extras.get("scene")
-    if not isinstance(scene, dict):
+    kept = motion_file.record(SceneRecord)
+    scene = kept.scene if kept is not None else None
+    if not isinstance(scene, dict) or not scene:
         return None
     try:
         objects = scene["objects"]
@@ -189,7 +191,7 @@ def build(
                 stacklevel=3,
             )
 
-    scene = _scene_from_extras(motion_file, names)
+    scene = _source_scene(motion_file, names)
     robot_object = "robot"
     if scene is None:
         model_name = motion_file.robot or "robot"
