@@ -6,7 +6,7 @@ series sampled at the joint-state times); ``target`` holds the JointTrajectory t
 previous one, as a trajectory controller does). Bags written by this package carry a
 ``motion_formats_ros`` entry in their custom data that restores group names, frames and
 the time origin exactly; other bags get times relative to their first message and the
-origin (integer nanoseconds) in ``extras["time_origin_ns"]``.
+origin (integer nanoseconds) in each motion's :class:`BagMotionRecord`.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from ...core.serial.nesting import json_too_deep, too_deep_reason
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
 from . import _bulk
+from ._record import BagMotionRecord, BagRecord
 from ._source import BagSource, Block, PayloadTooShortError
 from ._types import JointField, joint_fields, parse_path, values_at
 
@@ -727,7 +728,7 @@ class _BagReader:
             target = Motion(
                 times=(t_ns - origin) / 1e9,
                 joint_names=t_names,
-                extras={"time_origin_ns": origin, "topics": traj_labels},
+                records={BagMotionRecord.codec: BagMotionRecord(origin, list(traj_labels))},
                 **t_fields,
             )
             if traj_group == group and group in groups:
@@ -747,10 +748,8 @@ class _BagReader:
             self.warn(note)
         groups = {k: self._transform(k, m) for k, m in groups.items()}
         meta = {k: custom[k] for k in ("name", "robot") if isinstance(custom.get(k), str)}
-        extras: dict[str, Any] = {"bag_topics": {t.name: t.msgtype for t in source.topics.values()}}
-        if source.recovered is not None:
-            extras["recovered_messages"] = source.recovered
-        return MotionFile(groups=groups, extras=extras, start_time_ns=start_time_ns, **meta)
+        record = BagRecord({t.name: t.msgtype for t in source.topics.values()}, source.recovered)
+        return MotionFile(groups=groups, records={BagRecord.codec: record}, start_time_ns=start_time_ns, **meta)
 
     def _actual(
         self,
@@ -849,9 +848,8 @@ class _BagReader:
         if series:
             fields["series"] = series
 
-        fields["extras"] = {"time_origin_ns": origin, "topics": list(plan["joints"])}
-        if root_pair is not None:
-            fields["extras"]["root"] = ":".join(root_pair)
+        root = ":".join(root_pair) if root_pair is not None else None
+        fields["records"] = {BagMotionRecord.codec: BagMotionRecord(origin, list(plan["joints"]), root)}
         return Motion(times=times, **fields), origin
 
     def _transform(self, group: str, m: Motion) -> Motion:

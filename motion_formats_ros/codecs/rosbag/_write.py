@@ -12,7 +12,7 @@ Stamps (header stamps and bag receive times): a frame at relative time ``t`` is 
 ``start + t``, where ``start`` is, in this order, the ``start_time`` option (the stamp of
 the first frame), the file's :attr:`~MotionFile.start_time_ns` (the recording's absolute
 start, restoring its original stamps), the time origin a motion read from a bag keeps
-(``extras["time_origin_ns"]``), else the current time, as ``ros2 bag record`` would.
+(its :class:`BagMotionRecord`), else the current time, as ``ros2 bag record`` would.
 
 The bag is written as rosbag2 writes it (see ``_storage``): for ``distro`` (default: the
 environment's ``$ROS_DISTRO``, else Jazzy), named in ``metadata.yaml``, the MCAP
@@ -42,6 +42,7 @@ from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, check_commit, notify
 from . import _bulk
 from ._read import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
+from ._record import BagMotionRecord
 from ._source import typestore_for
 from ._storage import storage_plugins
 from ._typehash import type_hash
@@ -128,8 +129,10 @@ class _BagWriter:
             return round(opts.start_time * 1e9) - t0
         if self.file.start_time_ns is not None:
             base = int(self.file.start_time_ns)
-        elif isinstance(origin := motions[0].extras.get("time_origin_ns"), (int, np.integer)):
-            base = int(origin)
+        elif (kept := motions[0].record(BagMotionRecord)) is not None and isinstance(
+            kept.time_origin_ns, (int, np.integer)
+        ):
+            base = int(kept.time_origin_ns)
         else:
             base = time.time_ns() - t0  # the first frame now
         return base - (base + t0) if base + t0 < 0 else base
