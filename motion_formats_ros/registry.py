@@ -145,6 +145,19 @@ class CodecInfo:
         """Whether ``path`` (whose first bytes are ``head``) is a file of this format."""
         return self.load().sniff(path, head)
 
+    def describe(self, path: Path) -> tuple[dict[str, Any], list[str]] | None:
+        """What ``info`` shows of a container (a bag: its topics and counts) instead of a motion summary.
+
+        A codec module offers it with ``describe(path) -> dict`` and ``format_description(dict)
+        -> lines``. Returns the plain data and its lines, or None when the format has no such view.
+        """
+        module = self.load()
+        describe = getattr(module, "describe", None)
+        if describe is None:
+            return None
+        info: dict[str, Any] = describe(path)
+        return info, list(module.format_description(info))  # type: ignore[attr-defined]
+
     def read(self, path: Path, **options: Any) -> MotionFile:
         """Read ``path`` with this codec; options it does not declare are refused."""
         module = self.load()

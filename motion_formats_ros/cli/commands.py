@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import ReadError
+from ..core.errors import MotionFormatError, ReadError
 from ..core.model import Motion, MotionFile
 from ..core.notices import Report
 from ..core.options import Option
 from ..pipeline import convert
-from ..registry import CODECS, Codec, codec_for_path, read, write
+from ..registry import CODECS, Codec, codec_by_name, codec_for_path, read, write
 from .options import read_options, write_options
 
 
@@ -123,11 +123,30 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.6g}"
 
 
-def cmd_info(args: argparse.Namespace) -> int:
-    from . import bag
+def _described(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]] | None:
+    """The container view of ``args.file`` (a bag's topics …) when its format has one."""
+    if args.from_format:
+        codec = codec_by_name(args.from_format)
+    else:
+        if not Path(args.file).exists():
+            return None  # the read says so
+        try:
+            codec = codec_for_path(args.file)
+        except MotionFormatError:
+            return None  # the read says why
+    return codec.describe(args.file)
 
-    if bag.is_bag(args):
-        return bag.cmd_info_bag(args)
+
+def cmd_info(args: argparse.Namespace) -> int:
+    described = _described(args)
+    if described is not None:
+        info, lines = described
+        if args.json:
+            print(json.dumps({**info, "notices": notices_json(args)}, indent=2))
+        else:
+            for line in lines:
+                print(line)
+        return 0
     try:
         motion_file = read(args.file, format=args.from_format, **read_options(args))
     except ReadError as exc:
