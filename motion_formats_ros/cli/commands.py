@@ -22,7 +22,7 @@ from .options import read_options, write_options
 
 def notices_json(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The notices reported so far in this command (``main`` collects them), as plain data."""
-    report = getattr(args, "report", None)
+    report = getattr(args, "notices", None)
     return report.as_json() if isinstance(report, Report) else []
 
 

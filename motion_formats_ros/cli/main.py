@@ -32,7 +32,7 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 
 #: The commands whose warnings ``--strict`` turns into failure (those that read or write motion files).
-STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag")
+STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag", "batch")
 
 
 def _csv(text: str) -> list[str]:
@@ -135,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         handler = getattr(args, "handler", None) or getattr(commands, f"cmd_{args.command.replace('-', '_')}")
         with collect(strict=strict) as report:
-            args.report = report  # the handlers that print JSON add the notices to it
+            args.notices = report  # the handlers that print JSON add the notices to it
             result: int = handler(args)
         if strict and report.notices and result == EXIT_OK:
             count = len(report.notices)
