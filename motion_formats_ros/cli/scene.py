@@ -52,6 +52,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
         motion_file = read(path, format=info.name, **read_options(args))
         frames = sum(m.num_frames for m in motion_file.groups.values())
+        if args.json:
+            summary = {"file": str(path), "valid": True, "format": info.name, "groups": len(motion_file.groups)}
+            print(json.dumps({**summary, "frames": frames, "notices": notices_json(args)}, indent=2))
+            return 0
         print(f"{path}: valid {info.name} file ({len(motion_file.groups)} group(s), {frames} frames)")
         return 0
     from ..codecs import scene as scene_codec  # only validate needs the scene codec

@@ -79,3 +79,13 @@ def test_strict_without_warnings_succeeds(tmp_path: Path) -> None:
     proc = run("convert", path, tmp_path / "a.csv", "--strict", "--joint-map", "nao_bhuman_22")
     assert proc.returncode == 0, proc.stderr
     assert "warning" not in proc.stderr and (tmp_path / "a.csv").exists()
+
+
+def test_validate_json_of_a_motion_file(tmp_path: Path) -> None:
+    path = unclosed_mof(tmp_path)
+    proc = run("validate", path, "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert (report["valid"], report["format"], report["groups"]) == (True, "mof", 1)
+    assert any(n["kind"] == "missing" and n["line"] == 3 for n in report["notices"])
+    assert run("validate", path, "--strict").returncode == 1

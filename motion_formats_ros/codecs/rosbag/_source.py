@@ -311,8 +311,13 @@ class BagSource:
             raise ReadError(path, "no such file")
         if path.is_dir():
             plan = _metadata.plan_folder(path)
-            for note in plan.notes:
-                notify(NoticeKind.INCONSISTENT, note, stacklevel=5)
+            meta = path / "metadata.yaml"
+            for note in plan.notes:  # each names the metadata file first
+                prefix = f"{meta}: "
+                if note.startswith(prefix):
+                    notify(NoticeKind.INCONSISTENT, note[len(prefix) :], file=meta, stacklevel=5)
+                else:
+                    notify(NoticeKind.INCONSISTENT, note, stacklevel=5)
             if plan.direct:
                 self._plan = plan
                 self._check_magic(plan.files)

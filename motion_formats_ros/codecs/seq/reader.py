@@ -146,7 +146,7 @@ class Reader(ComponentReader):
     def choose(self, parsed: list[Component], unknown: list[tuple[int, dict[str, Any]]]) -> list[Component]:
         """One component per channel, joint channels of one width, in :data:`_CHANNEL_ORDER`.
 
-        Components left out are appended to ``unknown`` (kept as extras, written back).
+        Components left out are appended to ``unknown`` (kept in the motion's record, written back).
         """
         chosen: dict[str, Component] = {}
         for c in parsed:

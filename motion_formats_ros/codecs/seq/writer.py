@@ -71,7 +71,7 @@ class _Writer:
         return "%.9g" if np.all(np.diff(rounded) > 0) else "%r"
 
     def plain(self, data: Mapping[str, Any], indent: str) -> None:
-        """Plain data (kept extras) as block YAML, arrays of rows as flow rows."""
+        """Plain data (kept components and keys) as block YAML, arrays of rows as flow rows."""
         for key, value in data.items():
             k = _yaml.dump_scalar(key)
             if isinstance(value, Mapping):
