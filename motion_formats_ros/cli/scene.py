@@ -50,7 +50,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if info.name != "scene":
         from .options import read_options
 
-        motion_file = read(path, format=info.name, **read_options(args))
+        motion_file = read(path, format=info.name, **read_options(args, path, info.name))
         frames = sum(m.num_frames for m in motion_file.groups.values())
         if args.json:
             summary = {"file": str(path), "valid": True, "format": info.name, "groups": len(motion_file.groups)}
