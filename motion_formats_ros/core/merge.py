@@ -15,7 +15,6 @@ the one reading of an IMU message's covariance flags.
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Sequence, Sized
 from typing import Any
 
@@ -23,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import SelectionError
+from .notices import NoticeKind, notify
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -145,9 +145,11 @@ def _report_shared_stamps(segments: Sequence[Segment]) -> None:
         t = np.concatenate(parts)
         dropped = int(t.size - np.unique(t).size)
         if dropped:
-            warnings.warn(
-                f"{stream}: {dropped} of {t.size} samples share a stamp with a later one and were dropped "
+            notify(
+                NoticeKind.REPLACED,
+                f"{dropped} of {t.size} samples share a stamp with a later one and were dropped "
                 "(stamps: receive keeps them all)",
+                field=stream,
                 stacklevel=3,
             )
 

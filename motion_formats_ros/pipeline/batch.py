@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import MotionFormatError, MotionValueError, ReadError, UnknownFormatError, require
+from ..core.notices import collect
 from ..registry import CODECS, codec_for_path, read, read_head, write
 from . import convert
 
@@ -71,6 +72,7 @@ class Settings:
             (for bags, ``joints``/``start``/``end``/``rate`` go to the bag reader, as in
             ``bag2motion``; ``group`` applies to every input).
         write_options: Options of the output codec.
+        strict: Fail an input on any warning, and write no output for it (``--strict``).
     """
 
     to: str
@@ -83,6 +85,7 @@ class Settings:
     rate: float | None = None
     method: str = "linear"
     write_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    strict: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +111,7 @@ class Result:
     cpu_seconds: float = 0.0
     error: str | None = None
     warnings: list[str] = dataclasses.field(default_factory=list)
+    notices: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # the warnings as typed notices
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -318,7 +322,8 @@ def convert_one(job: Job) -> Result:
     s = job.settings
     target = TARGETS[s.to]
     result = Result(job.source, "failed", job.output)
-    with warnings.catch_warnings(record=True) as caught:
+    # The job's notices stay its own (returned in the result), whichever process runs it.
+    with warnings.catch_warnings(record=True) as caught, collect(isolated=True, strict=s.strict) as report:
         warnings.simplefilter("always")
         try:
             source = Path(job.source)
@@ -362,6 +367,7 @@ def convert_one(job: Job) -> Result:
                 f"{job.source}: internal error {type(exc).__name__}: {exc} ({Path(where.filename).name}:{where.lineno})"
             )
     result.warnings = [str(w.message) for w in caught]
+    result.notices = report.as_json()
     result.seconds = time.perf_counter() - started
     result.cpu_seconds = time.process_time() - cpu_started
     return result

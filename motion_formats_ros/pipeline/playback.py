@@ -16,12 +16,12 @@ import threading
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..core.errors import MotionFormatError, ReadError
-from ..core.kinematics import MovingTransform, RobotModel, StaticTransform, load_robot_model
+from ..core.kinematics import Kinematics, MovingTransform, RobotModel, StaticTransform, load_robot_model
 from ..core.model import Motion, MotionFile
 from ..core.nonfinite import MissingJointError, defined_joints, first_nonfinite, resolve
 from ..core.playback import FloatArray, FrameSampler, JointLimit, LimitViolationError, PlaybackClock, check_limits
@@ -29,9 +29,6 @@ from ..core.settings import setting
 from ..core.trajectory import CHOICES, TrajectoryPlan, approach_speeds, plan_trajectory
 from ..core.urdf import joint_limits
 from ..registry import CODECS, codec_for_path, read
-
-if TYPE_CHECKING:
-    from ..codecs.scene.kinematics import SceneKinematics
 
 #: Highest JointState / TF rate (Hz) when the file's own rate is higher or unknown.
 MAX_STREAM_RATE = 500.0
@@ -156,7 +153,7 @@ class LoadedMotion:
 
     motion: Motion
     label: str
-    scene: SceneKinematics | None = None
+    scene: Kinematics | None = None
     limits: Mapping[str, JointLimit] = dataclasses.field(default_factory=dict)
 
 
@@ -183,8 +180,8 @@ def load(config: PlayerConfig, log: Log = _silent) -> LoadedMotion:
     return LoadedMotion(
         motion,
         f"{path} ({motion_file.format})",
-        _scene_kinematics(motion_file, path, config),
-        _file_limits(motion_file),
+        _frame_tree(motion_file, config),
+        dict(motion_file.joint_limits),
     )
 
 
@@ -197,25 +194,11 @@ def _reads_option(path: str, format_name: str, option: str) -> bool:
         return True
 
 
-def _scene_kinematics(motion_file: MotionFile, path: str, config: PlayerConfig) -> SceneKinematics | None:
-    """A scene's own TF tree (objects, links, what moves and what doesn't), or None for other files."""
-    if motion_file.format != "scene":
+def _frame_tree(motion_file: MotionFile, config: PlayerConfig) -> Kinematics | None:
+    """The file's own TF tree (a scene's objects, links, what moves and what doesn't), or None."""
+    if motion_file.frame_tree is None:
         return None
-    from ..codecs.scene.kinematics import SceneKinematics
-
-    return SceneKinematics.from_file(path, world_frame=config.world_frame)
-
-
-def _file_limits(motion_file: MotionFile) -> dict[str, JointLimit]:
-    """The joint limits the file states itself (a scene's minValue / maxValue / maxVelocity)."""
-    raw = motion_file.extras.get("joint_limits")
-    if not isinstance(raw, dict):
-        return {}
-    return {
-        str(name): JointLimit(lower=spec.get("minValue"), upper=spec.get("maxValue"), velocity=spec.get("maxVelocity"))
-        for name, spec in raw.items()
-        if isinstance(spec, dict)
-    }
+    return motion_file.frame_tree(config.world_frame)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -6,7 +6,7 @@ series sampled at the joint-state times); ``target`` holds the JointTrajectory t
 previous one, as a trajectory controller does). Bags written by this package carry a
 ``motion_formats_ros`` entry in their custom data that restores group names, frames and
 the time origin exactly; other bags get times relative to their first message and the
-origin (integer nanoseconds) in ``extras["time_origin_ns"]``.
+origin (integer nanoseconds) in each motion's :class:`BagMotionRecord`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,11 +36,13 @@ from ...core.merge import (
     trajectory_bases,
 )
 from ...core.model import Motion, MotionFile, Series
+from ...core.notices import NoticeKind, notify
 from ...core.options import option
 from ...core.serial.nesting import json_too_deep, too_deep_reason
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
 from . import _bulk, _tf_bulk
+from ._record import BagMotionRecord, BagRecord
 from ._source import BagSource, Block, PayloadTooShortError, typestore_for
 from ._types import JointField, joint_fields, parse_path, values_at
 
@@ -250,8 +251,8 @@ class _BagReader:
         self.options = options
         self.notes: list[str] = []
 
-    def warn(self, message: str) -> None:
-        warnings.warn(f"{self.path}: {message}", stacklevel=5)
+    def warn(self, message: str, kind: NoticeKind = NoticeKind.INCONSISTENT) -> None:
+        notify(kind, message, file=self.path, stacklevel=5)
 
     # -- topic selection --------------------------------------------------------
     def _topics_of(self, source: BagSource, msgtypes: Sequence[str]) -> list[str]:
@@ -320,7 +321,10 @@ class _BagReader:
         if best is None:
             raise ReadError(self.path, f"topic {topic!r} holds several {msgtype} fields; choose one of {listing}")
         if len(found) > 1:
-            self.warn(f"{topic}: read {msgtype} from {best.path} (also at: {listing}; choose with TOPIC:FIELD)")
+            self.warn(
+                f"{topic}: read {msgtype} from {best.path} (also at: {listing}; choose with TOPIC:FIELD)",
+                NoticeKind.READ_CHOICE,
+            )
         return best
 
     def _nested_trajectories(self, source: BagSource) -> list[tuple[str, JointField]]:
@@ -414,7 +418,8 @@ class _BagReader:
                 found = ", ".join(f"{topic}:{f.path}" for topic, f in traj_fields)
                 self.warn(
                     f"no JointState, TF or JointTrajectory topic; converting the trajectories inside {found} "
-                    "(choose with --trajectory TOPIC:FIELD)"
+                    "(choose with --trajectory TOPIC:FIELD)",
+                    NoticeKind.READ_CHOICE,
                 )
             else:
                 wanted = DEFAULT_JOINT_TOPIC
@@ -501,11 +506,12 @@ class _BagReader:
             except Exception:
                 bad += 1
         if bad:
-            self.warn(f"{topic}: skipped {bad} messages that could not be decoded")
+            self.warn(f"{topic}: skipped {bad} messages that could not be decoded", NoticeKind.SKIPPED)
         if short:
             self.warn(
                 f"{topic}: skipped {short} messages whose payload is too short for the message "
-                "(cut inside it, or a length field past its end)"
+                "(cut inside it, or a length field past its end)",
+                NoticeKind.SKIPPED,
             )
 
     def _tf(self, source: BagSource, plan: dict[str, Any], others: dict[str, Any]) -> TfSamples:
@@ -536,7 +542,7 @@ class _BagReader:
                     # A definition in the bag that is not TFMessage's shape, or a stamp no clock gives.
                     bad += 1
             if bad:
-                self.warn(f"{topic}: skipped {bad} messages that are not usable transforms")
+                self.warn(f"{topic}: skipped {bad} messages that are not usable transforms", NoticeKind.SKIPPED)
         return samples
 
     def _tf_buffer(self, samples: TfSamples, origin: int, report: bool = True) -> TfBuffer:
@@ -639,7 +645,9 @@ class _BagReader:
             channels = {ch: np.stack(v) for ch, v in rows.items()}
             commands.append(Command(int(base), names, np.array(offsets, dtype=np.int64), channels))
         if bad:
-            self.warn(f"{label}: skipped {bad} trajectory points whose arrays do not match joint_names")
+            self.warn(
+                f"{label}: skipped {bad} trajectory points whose arrays do not match joint_names", NoticeKind.SKIPPED
+            )
         return place_trajectories(commands)
 
     def _nested_joint_stream(
@@ -658,14 +666,19 @@ class _BagReader:
             if stream.bad:
                 self.warn(
                     f"{topic}: skipped {stream.bad} JointState messages whose name and position/velocity/effort "
-                    "lengths differ (or with duplicate names)"
+                    "lengths differ (or with duplicate names)",
+                    NoticeKind.SKIPPED,
                 )
             if stream.undecodable:
-                self.warn(f"{topic}: skipped {stream.undecodable} JointState messages that could not be decoded")
+                self.warn(
+                    f"{topic}: skipped {stream.undecodable} JointState messages that could not be decoded",
+                    NoticeKind.SKIPPED,
+                )
             if stream.truncated:
                 self.warn(
                     f"{topic}: skipped {stream.truncated} JointState messages whose payload is too short "
-                    "for the message (cut inside it, or a length field past its end)"
+                    "for the message (cut inside it, or a length field past its end)",
+                    NoticeKind.SKIPPED,
                 )
             if not stream.segments:
                 continue
@@ -675,7 +688,7 @@ class _BagReader:
             use_recv = chosen is recv
             back = _backwards(chosen)
             if back:
-                self.warn(f"{topic}: time goes backwards {back} times; samples sorted by time")
+                self.warn(f"{topic}: time goes backwards {back} times; samples sorted by time", NoticeKind.INCONSISTENT)
             for s in stream.segments:
                 s.times = s.recv if use_recv else s.stamps
             segments += stream.segments
@@ -752,7 +765,7 @@ class _BagReader:
             target = Motion(
                 times=(t_ns - origin) / 1e9,
                 joint_names=t_names,
-                extras={"time_origin_ns": origin, "topics": traj_labels},
+                records={BagMotionRecord.codec: BagMotionRecord(origin, list(traj_labels))},
                 **t_fields,
             )
             if traj_group == group and group in groups:
@@ -772,10 +785,8 @@ class _BagReader:
             self.warn(note)
         groups = {k: self._transform(k, m) for k, m in groups.items()}
         meta = {k: custom[k] for k in ("name", "robot") if isinstance(custom.get(k), str)}
-        extras: dict[str, Any] = {"bag_topics": {t.name: t.msgtype for t in source.topics.values()}}
-        if source.recovered is not None:
-            extras["recovered_messages"] = source.recovered
-        return MotionFile(groups=groups, extras=extras, start_time_ns=start_time_ns, **meta)
+        record = BagRecord({t.name: t.msgtype for t in source.topics.values()}, source.recovered)
+        return MotionFile(groups=groups, records={BagRecord.codec: record}, start_time_ns=start_time_ns, **meta)
 
     def _actual(
         self,
@@ -874,9 +885,8 @@ class _BagReader:
         if series:
             fields["series"] = series
 
-        fields["extras"] = {"time_origin_ns": origin, "topics": list(plan["joints"])}
-        if root_pair is not None:
-            fields["extras"]["root"] = ":".join(root_pair)
+        root = ":".join(root_pair) if root_pair is not None else None
+        fields["records"] = {BagMotionRecord.codec: BagMotionRecord(origin, list(plan["joints"]), root)}
         return Motion(times=times, **fields), origin
 
     def _transform(self, group: str, m: Motion) -> Motion:

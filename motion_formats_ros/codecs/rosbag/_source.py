@@ -23,7 +23,6 @@ import os
 import struct
 import sys
 import tempfile
-import warnings
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ import numpy.typing as npt
 from ...core.atomic import read_input
 from ...core.distros import DEFAULT_DISTRO, DISTROS
 from ...core.errors import MotionFormatError, ReadError
+from ...core.notices import NoticeKind, notify
 from . import _mcap, _metadata, _types
 
 BAG_SUFFIXES = (".db3", ".mcap", ".bag")
@@ -312,8 +312,13 @@ class BagSource:
             raise ReadError(path, "no such file")
         if path.is_dir():
             plan = _metadata.plan_folder(path)
-            for note in plan.notes:
-                warnings.warn(note, stacklevel=5)
+            meta = path / "metadata.yaml"
+            for note in plan.notes:  # each names the metadata file first
+                prefix = f"{meta}: "
+                if note.startswith(prefix):
+                    notify(NoticeKind.INCONSISTENT, note[len(prefix) :], file=meta, stacklevel=5)
+                else:
+                    notify(NoticeKind.INCONSISTENT, note, stacklevel=5)
             if plan.direct:
                 self._plan = plan
                 self._check_magic(plan.files)
@@ -344,8 +349,10 @@ class BagSource:
             raise ReadError(path, f"cannot read bag: {_reason(exc)}") from exc
         if recovering is not None:
             self.recovered = sum(t.count for t in self.topics.values())
-            warnings.warn(
-                f"{path}: {recovering}; read its storage files directly and recovered {self.recovered} messages",
+            notify(
+                NoticeKind.RECOVERED,
+                f"{recovering}; read its storage files directly and recovered {self.recovered} messages",
+                file=path,
                 stacklevel=5,
             )
 
@@ -370,9 +377,11 @@ class BagSource:
             if not size:
                 raise ReadError(f, "cut short before the end of its first zstd block: nothing decompresses")
             if not complete:
-                warnings.warn(
-                    f"{f}: the compressed file ends before its last zstd frame does (compression was "
+                notify(
+                    NoticeKind.RECOVERED,
+                    "the compressed file ends before its last zstd frame does (compression was "
                     f"interrupted); read the {size} bytes that decompress",
+                    file=f,
                     stacklevel=6,
                 )
             self._shown[dest] = f
@@ -487,9 +496,11 @@ class BagSource:
         self.typestore = get_typestore(Stores.EMPTY)
         self.recovered = recovered
         why = f"{recovering}; " if recovering else ""
-        warnings.warn(
-            f"{self.path}: {why}recording was not closed (MCAP without footer/summary: "
+        notify(
+            NoticeKind.RECOVERED,
+            f"{why}recording was not closed (MCAP without footer/summary: "
             f"{', '.join(lost) or 'no index'}); recovered {recovered} messages up to the last intact one",
+            file=self.path,
             stacklevel=6,
         )
 
@@ -557,9 +568,12 @@ class BagSource:
             except Exception:  # rosbags cannot hash every type: no check
                 mismatch = False
             if mismatch:
-                warnings.warn(
-                    f"{self.path}: {topic}: the bag's definition of {msgtype} does not match the type hash "
+                notify(
+                    NoticeKind.INCONSISTENT,
+                    f"the bag's definition of {msgtype} does not match the type hash "
                     "recorded with it; its messages may decode wrongly",
+                    file=self.path,
+                    field=topic,
                     stacklevel=4,
                 )
         return None

@@ -15,7 +15,7 @@ from rosbags.highlevel import AnyReader
 from support.bags import JS, TS, corpus_bag, joint_state, write_bag
 
 from motion_formats_ros import Motion, MotionFile, read, write
-from motion_formats_ros.codecs.rosbag import _bulk
+from motion_formats_ros.codecs.rosbag import BagMotionRecord, _bulk
 
 BASE = 1_690_000_000 * 1_000_000_000
 
@@ -226,7 +226,7 @@ def test_bag_bulk_fast_paths_equal_the_reference(
         assert fast == slow
         return
     _equal(fast, slow)
-    assert fast.motion.extras.get("time_origin_ns") == slow.motion.extras.get("time_origin_ns")
+    assert fast.motion.record(BagMotionRecord).time_origin_ns == slow.motion.record(BagMotionRecord).time_origin_ns
 
 
 @settings(max_examples=200, deadline=None)
