@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import convert
 from ..core.atomic import check_writable
-from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
+from ..core.distros import COMPRESSIONS, DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
 from ..core.errors import MotionFormatError
 from ..registry import CODECS, codec_for_path, read, write
 
@@ -80,6 +80,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--storage", choices=list(STORAGES), help="storage plugin (default mcap)")
     p.add_argument(
+        "--compression",
+        choices=list(COMPRESSIONS),
+        help="MCAP chunk compression (default zstd, as ros2 bag record writes MCAP)",
+    )
+    p.add_argument(
         "--distro",
         choices=list(WRITE_DISTROS),
         help="ROS distro the bag is written for (message definitions, metadata; default: $ROS_DISTRO when it "
@@ -143,6 +148,7 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
         format="rosbag",
         overwrite=args.overwrite,
         storage=args.storage,
+        compression=args.compression,
         distro=args.distro,
         start_time=args.start_time,
         group=args.group,
@@ -154,12 +160,14 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
         imu_topic=args.imu_topic,
         zmp_topic=args.zmp_topic,
     )
-    from ..codecs.rosbag import resolved_storage
+    from ..codecs.rosbag import resolved_compression, resolved_storage
 
     frames = sum(m.num_frames for m in motion_file.groups.values())
     storage = resolved_storage(args.bag, args.storage)
+    compression = resolved_compression(args.bag, storage, args.compression)
+    chunks = f", {compression}-compressed chunks" if compression != "none" else ""
     distro = args.distro or default_write_distro()
-    print(f"wrote {args.bag} (rosbag2 {storage}, {distro}, {frames} frames)")
+    print(f"wrote {args.bag} (rosbag2 {storage}, {distro}, {frames} frames{chunks})")
     return 0
 
 

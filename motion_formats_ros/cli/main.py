@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..core.distros import COMPRESSIONS
 from ..core.errors import MotionFormatError
 from ..registry import CODECS
 from . import bag as bag_cli
@@ -41,10 +42,11 @@ def _add_read_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_write_options(p: argparse.ArgumentParser) -> None:
-    """Output options of the Choreonoid .seq writer."""
+    """Output options of the Choreonoid .seq writer and the bag writer."""
     p.add_argument("--seq-version", type=int, choices=[2, 4], help=".seq format version to write (default 2)")
     p.add_argument("--lossless", action="store_true", help=".seq: shortest exact values instead of %%.9g")
     p.add_argument("--se3-format", choices=["XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY"], help=".seq pose layout")
+    p.add_argument("--compression", choices=list(COMPRESSIONS), help=".mcap: chunk compression (default zstd)")
 
 
 def build_parser() -> argparse.ArgumentParser:

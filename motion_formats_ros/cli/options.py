@@ -30,6 +30,8 @@ def write_options(args: argparse.Namespace) -> dict[str, Any]:
         opts["lossless"] = True
     if getattr(args, "se3_format", None) is not None:
         opts["se3_format"] = args.se3_format
+    if getattr(args, "compression", None) is not None:
+        opts["compression"] = args.compression
     return opts
 
 

@@ -20,7 +20,7 @@ from ...core.options import dataclass_options
 from ._read import IMU, JOINT_STATE, POINT, TF_TYPES, TRAJECTORY, ReadOptions, read_bag
 from ._source import BagSource, is_rosbag2_folder
 from ._types import joint_fields
-from ._write import WriteOptions, resolved_storage, write_bag
+from ._write import WriteOptions, resolved_compression, resolved_storage, write_bag
 
 __all__ = [
     "READ_OPTIONS",
@@ -29,6 +29,7 @@ __all__ = [
     "WriteOptions",
     "describe",
     "read",
+    "resolved_compression",
     "resolved_storage",
     "sniff",
     "write",
