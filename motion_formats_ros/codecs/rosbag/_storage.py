@@ -39,7 +39,7 @@ from ._mcap import MAGIC
 
 #: rosbag2's chunk size for MCAP (the mcap library's default, 1 MiB … 768 KiB; ours: 1 MiB).
 CHUNK_SIZE = 1 << 20
-#: zstd level: the fast end, as recorders use (a chunk compresses in a few ms).
+#: zstd level: the MCAP C++ library's default, which rosbag2's MCAP plugin writes with.
 ZSTD_LEVEL = 1
 #: The sqlite3 schema version of rosbag2 from Iron on.
 SQLITE_SCHEMA_VERSION = 4
