@@ -61,7 +61,7 @@ class _BoundedReader(io.BufferedReader):
     and rosbags reports the damage as a short read.
 
     With ``head``, reads from the start of the file see ``head`` instead of the file's
-    first ``resume`` bytes (see :func:`_ros2_head`); the first seek ends that.
+    first ``resume`` bytes (see :func:`_mcap.ros2_head`); the first seek ends that.
     """
 
     def __init__(self, raw: io.RawIOBase, head: bytes = b"", resume: int = 0) -> None:
@@ -92,62 +92,6 @@ class _BoundedReader(io.BufferedReader):
         return super().seek(offset, whence)
 
 
-def _ros2_head(raw: io.FileIO) -> tuple[bytes, int]:
-    """The start of an MCAP file of ROS 2 data whose header names no profile, as rosbags reads it.
-
-    rosbags reads only MCAP files whose header names the ``ros2`` profile (as rosbag2
-    writes them); other writers of ROS 2 data may leave the profile empty (the format
-    allows it, and Foxglove reads such files by their channels). For a file with an
-    empty profile whose summary lists only ROS 2 channels (cdr messages, ros2msg /
-    ros2idl schemas): its magic and a header record naming ``ros2``, and the offset
-    where the real header record ends; ``(b"", 0)`` for any other file.
-    """
-    start = raw.read(8 + 9 + 4)
-    if len(start) < 21 or start[:8] != _mcap.MAGIC or start[8] != _mcap.OP_HEADER:
-        return b"", 0
-    length, profile = struct.unpack_from("<QI", start, 9)
-    if profile != 0 or not 8 <= length <= _CLAMP_ABOVE:
-        return b"", 0
-    library = raw.read(length - 4)
-    if len(library) != length - 4 or not _ros2_summary(raw):
-        return b"", 0
-    body = struct.pack("<I", 4) + b"ros2" + library
-    return start[:9] + struct.pack("<Q", len(body)) + body, 17 + length
-
-
-def _ros2_summary(raw: io.FileIO) -> bool:
-    """Whether the MCAP summary of ``raw`` lists channels, all of them cdr with ROS 2 schemas."""
-    size = raw.seek(0, 2)
-    raw.seek(max(0, size - 37))
-    footer = raw.read(37)
-    if len(footer) != 37 or footer[-8:] != _mcap.MAGIC or footer[0] != _mcap.OP_FOOTER:
-        return False
-    summary, offsets = struct.unpack_from("<QQ", footer, 9)
-    end = offsets or size - 37
-    if not 0 < summary <= end <= size - 37:
-        return False
-    raw.seek(summary)
-    data = raw.read(end - summary)
-    pos, channels = 0, 0
-    try:
-        while pos + 9 <= len(data):
-            op, length = struct.unpack_from("<BQ", data, pos)
-            body = pos + 9
-            if op == _mcap.OP_SCHEMA:
-                _, p = _mcap._string(data, body + 2)
-                if _mcap._string(data, p)[0] not in ("ros2msg", "ros2idl"):
-                    return False
-            elif op == _mcap.OP_CHANNEL:
-                _, p = _mcap._string(data, body + 4)
-                if _mcap._string(data, p)[0] != "cdr":
-                    return False
-                channels += 1
-            pos = body + length
-    except (ValueError, UnicodeDecodeError, struct.error):
-        return False
-    return channels > 0
-
-
 if sys.platform == "win32":
     from pathlib import WindowsPath as _ConcretePath
 else:
@@ -170,7 +114,7 @@ class _BoundedPath(_ConcretePath):
     ) -> Any:
         if mode == "rb":
             raw = io.FileIO(os.fspath(self), "rb")
-            head, resume = _ros2_head(raw) if self.suffix == ".mcap" else (b"", 0)
+            head, resume = _mcap.ros2_head(raw) if self.suffix == ".mcap" else (b"", 0)
             raw.seek(0)
             return _BoundedReader(raw, head, resume)
         return super().open(mode, buffering, encoding, errors, newline)
