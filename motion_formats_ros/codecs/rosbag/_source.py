@@ -567,6 +567,19 @@ class BagSource:
                 )
         return None
 
+    def standard_joint_state(self, msgtype: str) -> bool:
+        """Whether the loaded definition of ``msgtype`` (and its header's) is JointState's own.
+
+        Only then does the bulk decoder read what rosbags' deserializer would (with a
+        damaged or different definition in the bag, messages are decoded one by one).
+        """
+        reference = typestore_for("noetic" if self.ros1 else DEFAULT_DISTRO).fielddefs
+        have = self.typestore.fielddefs
+        names = (msgtype, "sensor_msgs/msg/JointState", "std_msgs/msg/Header", "builtin_interfaces/msg/Time")
+        if msgtype != names[1]:
+            return False
+        return all(name in have and have[name][1] == reference[name][1] for name in names[1:])
+
     def require_types(self, topics: Collection[str]) -> None:
         """Load the types of ``topics``.
 
