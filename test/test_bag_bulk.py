@@ -209,7 +209,7 @@ def _read_both(bag: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any, li
     with monkeypatch.context() as patch:
         patch.setattr(BagSource, "blocks", lambda self, topics: None)  # the message-by-message reader
         patch.setattr(_bulk, "decode", lambda raws, ros1: None)  # and rosbags' deserializer for every batch
-        patch.setattr(_bulk, "decode_rows", lambda rows, ros1: None)
+        patch.setattr(_bulk, "decode_rows", lambda rows, ros1, hint=None: None)
         patch.setattr(BagSource, "standard_joint_state", lambda self, msgtype: False)  # no runs either
         slow, slow_warnings = run()
     return fast, slow, fast_warnings, slow_warnings

@@ -92,13 +92,15 @@ class _Run:
     stamps: IntArray
     recv: IntArray
     channels: dict[str, FloatArray]
+    layout: _bulk.Layout
     size: int = 0
 
     @classmethod
-    def start(cls, names: tuple[str, ...], present: Iterable[str], capacity: int) -> _Run:
+    def start(cls, layout: _bulk.Layout, present: Iterable[str], capacity: int) -> _Run:
         # np.empty: pages no sample reaches are never touched (a generous capacity costs no memory).
+        names = layout.names
         channels = {ch: np.empty((capacity, len(names))) for ch in present}
-        return cls(names, np.empty(capacity, np.int64), np.empty(capacity, np.int64), channels)
+        return cls(names, np.empty(capacity, np.int64), np.empty(capacity, np.int64), channels, layout)
 
     def add(self, decoded: _bulk.Decoded, recv: IntArray, spare: int) -> None:
         m, n = int(recv.size), self.size
@@ -156,8 +158,9 @@ class _TopicStream:
         run = self.run
         if run is None or run.names != names or tuple(run.channels) != present:
             self.close_run()
-            run = self.run = _Run.start(names, present, int(recv.size) + self._spare(decoded, recv))
+            run = self.run = _Run.start(decoded.layout, present, int(recv.size) + self._spare(decoded, recv))
         run.add(decoded, recv, self._spare(decoded, recv))
+        run.layout = decoded.layout  # the next batch is most likely alike
         self.seen += int(recv.size)
 
     def _spare(self, decoded: _bulk.Decoded, recv: IntArray) -> int:
@@ -227,7 +230,8 @@ def _flush(stream: _TopicStream, source: BagSource, msgtype: str, bulk: bool, bl
             raws = None
     if not recv.size:
         return
-    decoded = _bulk.decode_rows(rows, source.ros1) if bulk and rows is not None else None
+    hint = stream.run.layout if stream.run is not None else None
+    decoded = _bulk.decode_rows(rows, source.ros1, hint) if bulk and rows is not None else None
     if decoded is not None:
         stream.bulk_batches += 1
         stream.add(decoded, recv)
