@@ -15,9 +15,7 @@ and running it again converts only what is missing.
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
-import multiprocessing
 import os
 import time
 import traceback
@@ -26,7 +24,6 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import convert
 from .core.errors import MotionFormatError, ReadError, UnknownFormatError, require
 from .registry import CODECS, codec_for_path, read, read_head, write
 
@@ -313,6 +310,8 @@ def convert_one(job: Job) -> Result:
 
     This runs on the workers (local processes or Dask): it takes and returns plain data.
     """
+    from . import convert  # loaded by the workers, not by ``motion-formats --help``
+
     started = time.perf_counter()
     cpu_started = time.process_time()
     s = job.settings
@@ -414,6 +413,9 @@ def run(
 
 
 def _run_local(jobs: Sequence[Job], workers: int, notify: Callable[[Result], None]) -> dict[int, Result]:
+    import concurrent.futures
+    import multiprocessing
+
     # forkserver: workers start from a clean interpreter, never a fork of threads (progress bar).
     context = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
     done: dict[int, Result] = {}

@@ -29,8 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .core.errors import ReadError, UnknownFormatError
-from .core.model import MotionFile
 from .core.options import Option, check_options
+
+if TYPE_CHECKING:
+    from .core.model import MotionFile
 
 #: Bytes read from the start of a file for content sniffing.
 SNIFF_BYTES = 65536

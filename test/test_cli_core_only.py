@@ -33,7 +33,10 @@ class Absent(importlib.abc.MetaPathFinder):
 
 sys.meta_path.insert(0, Absent())
 from motion_formats_ros.cli.main import main
-status = main(json.loads(sys.argv[2]))
+try:
+    status = main(json.loads(sys.argv[2]))
+except SystemExit as exc:  # --help, --version
+    status = exc.code
 print("MODULES", json.dumps(sorted(sys.modules)), file=sys.stderr)
 sys.exit(status)
 """
@@ -63,6 +66,16 @@ def test_importing_the_cli_loads_no_codec_scipy_plotting_or_ros() -> None:
     unwanted = {m for m in loaded if m.split(".")[0] in ("scipy", "matplotlib", "rclpy", "rosbags", "json5", "pyjson5")}
     unwanted |= {m for m in loaded if m.startswith(("motion_formats_ros.codecs.", "motion_formats_ros.ros"))}
     assert not unwanted
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_help_and_version_load_no_numpy_and_no_codec(flag: str) -> None:
+    status, out, _, loaded = cli(flag)
+    assert status == 0 and out
+    assert "motion_formats_ros.cli.main" in loaded
+    heavy = {m for m in loaded if m.split(".")[0] in ("numpy", "yaml", "rosbags", "msgpack", "concurrent")}
+    heavy |= {m for m in loaded if m.startswith(("motion_formats_ros.codecs", "motion_formats_ros.core.model"))}
+    assert not heavy, sorted(heavy)
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +147,14 @@ def test_info_of_a_seq_loads_only_the_seq_codec(every_format: dict[str, Path]) -
     others = {m for m in codecs if m.split(".")[2] not in ("seq", "_seqfast")}
     assert "motion_formats_ros.codecs.seq" in codecs and not others, codecs
     assert "scipy" not in loaded
+
+
+def test_bag2motion_loads_only_the_bag_codec_and_the_output_one(every_format: dict[str, Path], tmp_path: Path) -> None:
+    status, _, err, loaded = cli("bag2motion", every_format["rosbag-mcap"], tmp_path / "out.msgpack")
+    assert status == 0, err
+    codecs = {m.split(".")[2] for m in loaded if m.startswith("motion_formats_ros.codecs.")}
+    assert codecs == {"rosbag", "omf"}, codecs
+    assert not {m for m in loaded if m.split(".")[0] in ("scipy", "matplotlib", "rclpy", "concurrent")}
 
 
 def test_plot_without_matplotlib_is_one_line_naming_the_extra(every_format: dict[str, Path], tmp_path: Path) -> None:

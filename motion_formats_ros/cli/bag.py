@@ -8,7 +8,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .. import convert
 from ..core.atomic import check_writable
 from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
 from ..core.errors import MotionFormatError
@@ -135,6 +134,8 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     from .options import read_options
 
     motion_file = read(args.input, format=args.from_format, **read_options(args))
+    from .. import convert
+
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
     trajectory = None if args.trajectory_topic.lower() in ("", "none") else args.trajectory_topic
     write(

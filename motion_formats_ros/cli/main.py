@@ -18,7 +18,6 @@ from ..core.errors import MotionFormatError
 from ..registry import CODECS
 from . import bag as bag_cli
 from . import batch as batch_cli
-from . import commands
 from . import scene as scene_cli
 
 EXIT_OK = 0
@@ -118,7 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = warnings.showwarning
     warnings.showwarning = _show_warning
     try:
-        handler = getattr(args, "handler", None) or getattr(commands, f"cmd_{args.command.replace('-', '_')}")
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            from . import commands  # the general commands (and numpy) only when one of them runs
+
+            handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
         result: int = handler(args)
         return result
     except MotionFormatError as exc:

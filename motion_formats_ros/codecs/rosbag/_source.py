@@ -1043,7 +1043,8 @@ def _indexed_block(
     size = int(sizes[0])
     if not bool(np.all(sizes == size)):
         raws = [
-            bytes(data[o + _MSG_HEAD : o + _MSG_HEAD + k]) for o, k in zip(offsets.tolist(), sizes.tolist(), strict=True)
+            bytes(data[o + _MSG_HEAD : o + _MSG_HEAD + k])
+            for o, k in zip(offsets.tolist(), sizes.tolist(), strict=True)
         ]
         return Block(topic, times, raws=raws)
     starts = offsets + _MSG_HEAD
