@@ -899,8 +899,11 @@ def _mcap_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
 
     ids = {c.id: c.topic for c in storage.connections if c.topic in wanted}
     bio = storage.bio
-    mapped = _mapped(bio)
+    mapping = _Mapping.of(bio)
+    mapped = mapping.view if mapping is not None else None
     for chunk in sorted(storage.chunks, key=lambda c: c.chunk_start_offset):
+        if mapping is not None:  # the chunks before this one are done with
+            mapping.drop_before(chunk.chunk_start_offset)
         present = [cid for cid in ids if chunk.channel_count.get(cid)]
         if not present:
             continue
@@ -1058,15 +1061,36 @@ def _indexed_block(
     return Block(topic, times, rows=buf[starts[:, None] + np.arange(size)])
 
 
-def _mapped(bio: Any) -> memoryview | None:
-    """The whole file behind ``bio``, memory-mapped (read-only), or None when it cannot be."""
-    try:
-        size = os.fstat(bio.fileno()).st_size
-        if not size:
+class _Mapping:
+    """A storage file memory-mapped read-only: its chunks are read without a copy.
+
+    The pages of the chunks already read are given back (``madvise``), so that the
+    process does not keep the whole file resident; they are still in the page cache, and
+    a view that reads them again gets them back from there.
+    """
+
+    def __init__(self, mm: mmap.mmap) -> None:
+        self.mm = mm
+        self.view = memoryview(mm)
+        self.dropped = 0
+
+    @classmethod
+    def of(cls, bio: Any) -> _Mapping | None:
+        """The file behind ``bio`` mapped, or None when it cannot be (empty, not a real file)."""
+        try:
+            if not os.fstat(bio.fileno()).st_size:
+                return None
+            return cls(mmap.mmap(bio.fileno(), 0, access=mmap.ACCESS_READ))
+        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
             return None
-        return memoryview(mmap.mmap(bio.fileno(), 0, access=mmap.ACCESS_READ))
-    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
-        return None
+
+    def drop_before(self, offset: int) -> None:
+        """Give back the resident pages before ``offset``."""
+        end = offset - offset % mmap.PAGESIZE
+        if end > self.dropped and hasattr(mmap, "MADV_DONTNEED"):
+            with contextlib.suppress(OSError, ValueError):
+                self.mm.madvise(mmap.MADV_DONTNEED, self.dropped, end - self.dropped)
+            self.dropped = end
 
 
 def _chunk_data(bio: Any, chunk: Any, records: int, crc: int, mapped: memoryview | None = None) -> Any:
