@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import mmap
 import sys
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -84,6 +85,31 @@ class ReadOptions:
     joints: Sequence[str] | None = None
 
 
+#: Arrays at least this big are allocated with their pages mapped at once (see :func:`_empty`).
+PREFAULT_BYTES = 1 << 22
+
+
+def _empty(shape: tuple[int, ...], dtype: Any) -> npt.NDArray[Any]:
+    """An uninitialised array; a big one with its pages mapped in one go.
+
+    Touching the pages of a fresh allocation one by one (a fault per page, or a search
+    for huge pages on a busy machine) costs more than filling them; anonymous memory
+    mapped with MAP_POPULATE is mapped by the kernel at once. The array owns its mapping
+    (it is released with the array). Elsewhere, or when mapping fails: ``np.empty``.
+    """
+    dt = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    flags = getattr(mmap, "MAP_POPULATE", 0)
+    if nbytes >= PREFAULT_BYTES and flags:
+        try:
+            mapping = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | flags)
+        except (OSError, ValueError, OverflowError):
+            pass
+        else:
+            return np.frombuffer(mapping, dtype=dt).reshape(shape)
+    return np.empty(shape, dtype=dt)
+
+
 @dataclasses.dataclass
 class _Run:
     """Samples of one layout (joint names, present channels), copied into arrays that grow."""
@@ -97,10 +123,9 @@ class _Run:
 
     @classmethod
     def start(cls, layout: _bulk.Layout, present: Iterable[str], capacity: int) -> _Run:
-        # np.empty: pages no sample reaches are never touched (a generous capacity costs no memory).
         names = layout.names
-        channels = {ch: np.empty((capacity, len(names))) for ch in present}
-        return cls(names, np.empty(capacity, np.int64), np.empty(capacity, np.int64), channels, layout)
+        channels = {ch: _empty((capacity, len(names)), np.float64) for ch in present}
+        return cls(names, _empty((capacity,), np.int64), _empty((capacity,), np.int64), channels, layout)
 
     def add(self, decoded: _bulk.Decoded, recv: IntArray, spare: int) -> None:
         m, n = int(recv.size), self.size
@@ -116,7 +141,7 @@ class _Run:
         n = self.size
 
         def grown(old: npt.NDArray[Any]) -> npt.NDArray[Any]:
-            new = np.empty((capacity, *old.shape[1:]), dtype=old.dtype)
+            new = _empty((capacity, *old.shape[1:]), old.dtype)
             new[:n] = old[:n]
             return new
 
