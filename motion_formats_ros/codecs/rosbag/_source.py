@@ -209,11 +209,12 @@ class _Readers:
     """
 
     def __init__(self, paths: list[Path]) -> None:
-        from rosbags.rosbag1 import Reader as Reader1
-        from rosbags.rosbag2 import Reader as Reader2
-
         self.is2 = any(p.suffix != ".bag" for p in paths)
-        self.readers: list[Any] = [Reader2(p) if self.is2 else Reader1(p) for p in paths]
+        if self.is2:  # only the reader of the bag's kind is loaded
+            from rosbags.rosbag2 import Reader
+        else:
+            from rosbags.rosbag1 import Reader  # type: ignore[assignment]
+        self.readers: list[Any] = [Reader(p) for p in paths]
         self._opened: list[Any] = []
 
     def open(self) -> None:
