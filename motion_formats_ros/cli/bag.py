@@ -134,7 +134,7 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     from .options import read_options
 
     motion_file = read(args.input, format=args.from_format, **read_options(args))
-    from .. import convert
+    from ..pipeline import convert
 
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
     trajectory = None if args.trajectory_topic.lower() in ("", "none") else args.trajectory_topic

@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...core._nesting import json_too_deep, too_deep_reason
 from ...core.errors import ReadError, require
 from ...core.merge import (
     Command,
@@ -38,6 +37,7 @@ from ...core.merge import (
     trajectory_bases,
 )
 from ...core.model import Motion, MotionFile, Series
+from ...core.serial.nesting import json_too_deep, too_deep_reason
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
 from . import _bulk
