@@ -121,7 +121,11 @@ def _embedded_custom(files: list[Path]) -> dict[str, str]:
     for f in files:
         try:
             if f.suffix == ".mcap":
-                record = _mcap.McapScanner(f).index().metadata.get("rosbag2", {})
+                scanner = _mcap.McapScanner(f)
+                records = scanner.summary_metadata()  # through the summary: no scan of the data
+                if records is None:
+                    records = scanner.index().metadata
+                record = records.get("rosbag2", {})
                 if "serialized_metadata" in record:
                     return _custom_from_yaml(record["serialized_metadata"])
             elif f.suffix == ".db3":

@@ -184,3 +184,29 @@ def test_layout_changes_mid_bag_are_decoded_in_runs_not_message_by_message(
     assert motion.num_frames == 300
     monkeypatch.setattr(BagSource, "deserialize", original)
     assert_paths_agree(bag)
+
+
+MCAPS = corpus_params("rosbag", "ros2/*/*.mcap")
+
+
+@pytest.mark.parametrize("path", MCAPS)
+def test_metadata_through_the_summary_equals_the_scan(path: Path) -> None:
+    from motion_formats_ros.codecs.rosbag._mcap import McapScanner
+
+    scanner = McapScanner(path)
+    found = scanner.summary_metadata()
+    assert found is None or found == scanner.index().metadata
+
+
+def test_metadata_of_a_written_bag_through_the_summary_equals_the_scan(tmp_path: Path) -> None:
+    from motion_formats_ros import Motion, MotionFile, write
+    from motion_formats_ros.codecs.rosbag._mcap import McapScanner
+
+    motion = Motion(times=np.arange(5) / 10.0, joint_names=("a", "b"), position=np.zeros((5, 2)))
+    write(MotionFile.single(motion, name="walk"), tmp_path / "bag", format="rosbag")
+    (path,) = (tmp_path / "bag").glob("*.mcap")
+    scanner = McapScanner(path)
+    found = scanner.summary_metadata()
+    assert found is not None and "motion_formats_ros" in found["rosbag2"]["serialized_metadata"]
+    assert found == scanner.index().metadata
+    assert read(path, progress=False).name == "walk"  # the bare file's own copy of the custom data
