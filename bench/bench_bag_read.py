@@ -272,16 +272,18 @@ def section_scaling(
         )
 
 
+#: The child measures its own address space (VmRSS / VmHWM): ru_maxrss would also count
+#: the parent's pages at the fork, whatever the parent held then.
 MEMORY_CHILD = """
-import json, resource, sys
+import json, sys
 import numpy as np
-def rss():
+def status(key):
     with open("/proc/self/status") as fh:
-        return next(int(l.split()[1]) * 1024 for l in fh if l.startswith("VmRSS:"))
-base = rss()
+        return next(int(l.split()[1]) * 1024 for l in fh if l.startswith(key + ":"))
+base = status("VmRSS")
 from motion_formats_ros.codecs import rosbag
 mf = rosbag.read(sys.argv[1], progress=False)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = status("VmHWM")
 m = mf.motion
 arrays = [m.times] + [getattr(m, c) for c in ("position", "velocity", "acceleration", "effort")]
 print(json.dumps({"base": base, "peak": peak, "nbytes": sum(a.nbytes for a in arrays if a is not None)}))
