@@ -11,6 +11,7 @@ reads a motion needs), so the ratios show what the package itself adds.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -21,6 +22,9 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 BIN = Path(sys.executable).parent
 RUNS = 7
+#: As installed (pip / colcon compile the bytecode): children use cached bytecode, whatever
+#: PYTHONDONTWRITEBYTECODE this shell has (the first run writes it).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def importtime_ms(module: str, before: str = "") -> float:
@@ -32,7 +36,7 @@ def importtime_ms(module: str, before: str = "") -> float:
     code = f"import {before}; import {module}" if before else f"import {module}"
     for _ in range(RUNS):
         out = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, check=True
+            [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, check=True, env=ENV
         ).stderr
         last = [line for line in out.splitlines() if re.search(rf"\|\s*{re.escape(module)}$", line)][-1]
         best = min(best, int(last.split("|")[1]) / 1000.0)
@@ -44,7 +48,7 @@ def process_ms(args: list[str]) -> float:
     best = float("inf")
     for _ in range(RUNS):
         t0 = time.perf_counter()
-        subprocess.run(args, capture_output=True, check=True, cwd=EXAMPLES)
+        subprocess.run(args, capture_output=True, check=True, cwd=EXAMPLES, env=ENV)
         best = min(best, (time.perf_counter() - t0) * 1000.0)
     return best
 
@@ -55,7 +59,7 @@ def loads_numpy(args: list[str]) -> bool:
         "import sys\nfrom motion_formats_ros.cli.main import main\n"
         f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\nprint('numpy' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=ENV).stdout
     return out.strip().splitlines()[-1] == "True"
 
 
