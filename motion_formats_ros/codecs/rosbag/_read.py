@@ -89,18 +89,20 @@ class ReadOptions:
 PREFAULT_BYTES = 1 << 22
 
 
-def _empty(shape: tuple[int, ...], dtype: Any) -> npt.NDArray[Any]:
-    """An uninitialised array; a big one with its pages mapped in one go.
+def _empty(shape: tuple[int, ...], dtype: Any, prefault: bool = True) -> npt.NDArray[Any]:
+    """An uninitialised array; a big one with its pages mapped in one go (with ``prefault``).
 
     Touching the pages of a fresh allocation one by one (a fault per page, or a search
     for huge pages on a busy machine) costs more than filling them; anonymous memory
     mapped with MAP_POPULATE is mapped by the kernel at once. The array owns its mapping
-    (it is released with the array). Elsewhere, or when mapping fails: ``np.empty``.
+    (it is released with the array). Elsewhere, when mapping fails or without
+    ``prefault`` (pages that may never be used): ``np.empty``, whose untouched pages
+    cost no memory.
     """
     dt = np.dtype(dtype)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
     flags = getattr(mmap, "MAP_POPULATE", 0)
-    if nbytes >= PREFAULT_BYTES and flags:
+    if prefault and nbytes >= PREFAULT_BYTES and flags:
         try:
             mapping = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | flags)
         except (OSError, ValueError, OverflowError):
@@ -122,10 +124,12 @@ class _Run:
     size: int = 0
 
     @classmethod
-    def start(cls, layout: _bulk.Layout, present: Iterable[str], capacity: int) -> _Run:
+    def start(cls, layout: _bulk.Layout, present: Iterable[str], capacity: int, prefault: bool) -> _Run:
+        """A run with room for ``capacity`` samples (their pages mapped at once with ``prefault``)."""
         names = layout.names
-        channels = {ch: _empty((capacity, len(names)), np.float64) for ch in present}
-        return cls(names, _empty((capacity,), np.int64), _empty((capacity,), np.int64), channels, layout)
+        channels = {ch: _empty((capacity, len(names)), np.float64, prefault) for ch in present}
+        stamps, recv = (_empty((capacity,), np.int64, prefault) for _ in range(2))
+        return cls(names, stamps, recv, channels, layout)
 
     def add(self, decoded: _bulk.Decoded, recv: IntArray, spare: int) -> None:
         m, n = int(recv.size), self.size
@@ -141,7 +145,7 @@ class _Run:
         n = self.size
 
         def grown(old: npt.NDArray[Any]) -> npt.NDArray[Any]:
-            new = _empty((capacity, *old.shape[1:]), old.dtype)
+            new = _empty((capacity, *old.shape[1:]), old.dtype, prefault=False)  # may never all be used
             new[:n] = old[:n]
             return new
 
@@ -183,7 +187,11 @@ class _TopicStream:
         run = self.run
         if run is None or run.names != names or tuple(run.channels) != present:
             self.close_run()
-            run = self.run = _Run.start(decoded.layout, present, int(recv.size) + self._spare(decoded, recv))
+            capacity = int(recv.size) + self._spare(decoded, recv)
+            # Pages mapped up front only for as many messages as the bag's bytes hold (a
+            # damaged count, or compressed chunks, must not commit memory never used).
+            prefault = capacity * decoded.layout.size <= self.bag_bytes
+            run = self.run = _Run.start(decoded.layout, present, capacity, prefault)
         run.add(decoded, recv, self._spare(decoded, recv))
         run.layout = decoded.layout  # the next batch is most likely alike
         self.seen += int(recv.size)

@@ -210,3 +210,28 @@ def test_metadata_of_a_written_bag_through_the_summary_equals_the_scan(tmp_path:
     assert found is not None and "motion_formats_ros" in found["rosbag2"]["serialized_metadata"]
     assert found == scanner.index().metadata
     assert read(path, progress=False).name == "walk"  # the bare file's own copy of the custom data
+
+
+def test_a_damaged_message_count_sizes_no_more_samples_than_the_bag_holds() -> None:
+    from motion_formats_ros.codecs.rosbag import _bulk
+    from motion_formats_ros.codecs.rosbag._read import _TopicStream
+
+    msg = TS.types[JS](
+        header=TS.types["std_msgs/msg/Header"](
+            stamp=TS.types["builtin_interfaces/msg/Time"](sec=1, nanosec=0), frame_id=""
+        ),
+        name=NAMES,
+        position=np.arange(4.0),
+        velocity=np.zeros(0),
+        effort=np.zeros(0),
+    )
+    raws = [bytes(TS.serialize_cdr(msg, JS))] * 10
+    decoded = _bulk.decode(raws, False)
+    assert decoded is not None
+    stream = _TopicStream("/joint_states", expected=10**15, bag_bytes=100 * len(raws[0]))
+    stream.add(decoded, np.arange(10, dtype=np.int64))
+    assert stream.run is not None
+    assert stream.run.stamps.size <= 10 + 4 * 100  # not the count the index claims
+    stream.finish()
+    (segment,) = stream.segments
+    assert segment.stamps.size == 10 and np.array_equal(segment.stamps, decoded.stamps)
