@@ -10,7 +10,6 @@ from typing import Any
 from ..core.atomic import check_writable
 from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
 from ..core.errors import WriteError
-from ..pipeline import convert
 from ..registry import CODECS, codec_for_path, read, write
 from .options import add_option_flags
 
@@ -135,6 +134,7 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     if args.input.resolve() == args.bag.resolve():
         raise WriteError(args.bag, "the output is the input; the input is never modified")
     check_writable(args.bag, args.overwrite)
+    from ..pipeline import convert
     from .options import MOTION2BAG_ALIASES, pairs_for, read_options
 
     writes = {name: getattr(args, dest) for dest, name in MOTION2BAG_ALIASES.items()}

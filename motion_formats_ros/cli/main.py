@@ -29,7 +29,6 @@ from ..core.notices import collect
 from ..registry import CODECS
 from . import bag as bag_cli
 from . import batch as batch_cli
-from . import commands
 from . import scene as scene_cli
 from .options import add_option_flags
 
@@ -154,7 +153,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = _show_warning
     strict = bool(getattr(args, "strict", False))
     try:
-        handler = getattr(args, "handler", None) or getattr(commands, f"cmd_{args.command.replace('-', '_')}")
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            from . import commands  # the general commands (and numpy) only when one of them runs
+
+            handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
         with collect(strict=strict) as report:
             args.notices = report  # the handlers that print JSON add the notices to it
             result: int = handler(args)
