@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.atomic import check_writable
-from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
+from ..core.distros import COMPRESSIONS, DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
 from ..core.errors import WriteError
 from ..registry import CODECS, codec_for_path, read, write
 from .options import add_option_flags
@@ -80,6 +80,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--storage", choices=list(STORAGES), help="storage plugin (default mcap)")
     p.add_argument(
+        "--compression",
+        choices=list(COMPRESSIONS),
+        help="MCAP chunk compression (default zstd, as ros2 bag record writes MCAP)",
+    )
+    p.add_argument(
         "--distro",
         choices=list(WRITE_DISTROS),
         help="ROS distro the bag is written for (message definitions, metadata; default: $ROS_DISTRO when it "
@@ -144,12 +149,14 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     motion_file = read(args.input, format=args.from_format, **read_options(args, args.input, args.from_format))
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
     write(motion_file, args.bag, format="rosbag", overwrite=args.overwrite, **writes)
-    from ..codecs.rosbag import resolved_storage
+    from ..codecs.rosbag import resolved_compression, resolved_storage
 
     frames = sum(m.num_frames for m in motion_file.groups.values())
-    storage = resolved_storage(args.bag, args.storage)
-    distro = args.distro or default_write_distro()
-    print(f"wrote {args.bag} (rosbag2 {storage}, {distro}, {frames} frames)")
+    storage = resolved_storage(args.bag, writes["storage"])
+    compression = resolved_compression(args.bag, storage, writes["compression"])
+    chunks = f", {compression}-compressed chunks" if compression != "none" else ""
+    distro = writes["distro"] or default_write_distro()
+    print(f"wrote {args.bag} (rosbag2 {storage}, {distro}, {frames} frames{chunks})")
     return 0
 
 

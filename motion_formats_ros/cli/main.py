@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..core.distros import COMPRESSIONS
 from ..core.errors import MotionFormatError
 from ..core.notices import collect
 from ..registry import CODECS
@@ -58,11 +59,12 @@ def _add_read_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_write_options(p: argparse.ArgumentParser) -> None:
-    """``--write-option NAME=VALUE``, and the hand-written aliases of the .seq writer's options."""
+    """``--write-option NAME=VALUE``, and the hand-written aliases of the .seq and bag writers' options."""
     add_option_flags(p, read=False)
     p.add_argument("--seq-version", type=int, choices=[2, 4], help=".seq format version to write (default 2)")
     p.add_argument("--lossless", action="store_true", help=".seq: shortest exact values instead of %%.9g")
     p.add_argument("--se3-format", choices=["XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY"], help=".seq pose layout")
+    p.add_argument("--compression", choices=list(COMPRESSIONS), help=".mcap: chunk compression (default zstd)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -42,6 +42,7 @@ from ...core.options import option
 from ...core.serial.nesting import json_too_deep, too_deep_reason
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
+from ...core.timing import snap_to_rate
 from . import _bulk
 from ._record import BagMotionRecord, BagRecord
 from ._source import BagSource, Block, PayloadTooShortError
@@ -56,6 +57,8 @@ TF_TYPES = ("tf2_msgs/msg/TFMessage", "tf/msg/tfMessage")
 CONVERTIBLE_TYPES = (JOINT_STATE, IMU, TRAJECTORY, POINT, *TF_TYPES)
 DEFAULT_JOINT_TOPIC = "/joint_states"
 CUSTOM_KEY = "motion_formats_ros"
+#: Stamps off a uniform grid by at most this many ns are only its rounding to whole ns: no warning.
+JITTER_NS = 1
 #: Messages decoded together by the bulk JointState path.
 BATCH = 4096
 #: Bags with at least this many messages show a progress bar (when stderr is a terminal).
@@ -900,7 +903,7 @@ class _BagReader:
         start_time_ns = origin
         for note in dict.fromkeys(self.notes):
             self.warn(note)
-        groups = {k: self._transform(k, m) for k, m in groups.items()}
+        groups = {k: self._transform(k, self._uniform(k, m)) for k, m in groups.items()}
         meta = {k: custom[k] for k in ("name", "robot") if isinstance(custom.get(k), str)}
         record = BagRecord({t.name: t.msgtype for t in source.topics.values()}, source.recovered)
         return MotionFile(groups=groups, records={BagRecord.codec: record}, start_time_ns=start_time_ns, **meta)
@@ -1005,6 +1008,20 @@ class _BagReader:
         root = ":".join(root_pair) if root_pair is not None else None
         fields["records"] = {BagMotionRecord.codec: BagMotionRecord(origin, list(plan["joints"]), root)}
         return Motion(times=times, **fields), origin
+
+    def _uniform(self, group: str, m: Motion) -> Motion:
+        """Stamps uniform at ``m.rate`` (to within the model's tolerance) but off its grid by more
+        than their 1 ns resolution are put on the grid, with a warning naming the largest deviation."""
+        if m.rate is None or m.num_frames < 3:
+            return m
+        grid, deviation, frame = snap_to_rate(m.times, m.rate)
+        if deviation <= JITTER_NS * 1e-9:
+            return m
+        self.warn(
+            f"group {group!r}: stamps jitter around a uniform {m.rate:g} Hz; rounded to it, "
+            f"the largest deviation {deviation * 1e9:.0f} ns (frame {frame} at {m.times[frame]:.9f} s)"
+        )
+        return dataclasses.replace(m, times=grid)
 
     def _transform(self, group: str, m: Motion) -> Motion:
         opts = self.options
