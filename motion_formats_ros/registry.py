@@ -30,9 +30,11 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .core.atomic import read_input
 from .core.errors import ReadError, UnknownFormatError
-from .core.model import MotionFile
 from .core.notices import collect
 from .core.options import Option, check_options, options_of
+
+if TYPE_CHECKING:
+    from .core.model import MotionFile
 
 #: Bytes read from the start of a file for content sniffing.
 SNIFF_BYTES = 65536

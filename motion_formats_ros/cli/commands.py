@@ -13,18 +13,12 @@ import numpy as np
 
 from ..core.errors import MotionFormatError, NoMotionError, WriteError
 from ..core.model import Motion, MotionFile
-from ..core.notices import Report
 from ..core.options import Option, markdown_table
 from ..core.options import rows as option_rows
 from ..pipeline import convert
 from ..registry import CODECS, Codec, codec_by_name, codec_for_path, read, write
 from .options import read_options, write_options
-
-
-def notices_json(args: argparse.Namespace) -> list[dict[str, Any]]:
-    """The notices reported so far in this command (``main`` collects them), as plain data."""
-    report = getattr(args, "notices", None)
-    return report.as_json() if isinstance(report, Report) else []
+from .report import notices_json
 
 
 def _option_rows(options: tuple[Option, ...]) -> list[dict[str, Any]]:
@@ -286,4 +280,4 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["cmd_convert", "cmd_formats", "cmd_info", "cmd_plot", "notices_json", "summarize"]
+__all__ = ["cmd_convert", "cmd_formats", "cmd_info", "cmd_plot", "summarize"]

@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..core.distros import COMPRESSIONS
 from ..core.errors import MotionFormatError
 from ..core.notices import collect
 from ..registry import CODECS
 from . import bag as bag_cli
 from . import batch as batch_cli
-from . import commands
 from . import scene as scene_cli
 from .options import add_option_flags
 
@@ -59,11 +59,12 @@ def _add_read_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_write_options(p: argparse.ArgumentParser) -> None:
-    """``--write-option NAME=VALUE``, and the hand-written aliases of the .seq writer's options."""
+    """``--write-option NAME=VALUE``, and the hand-written aliases of the .seq and bag writers' options."""
     add_option_flags(p, read=False)
     p.add_argument("--seq-version", type=int, choices=[2, 4], help=".seq format version to write (default 2)")
     p.add_argument("--lossless", action="store_true", help=".seq: shortest exact values instead of %%.9g")
     p.add_argument("--se3-format", choices=["XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY"], help=".seq pose layout")
+    p.add_argument("--compression", choices=list(COMPRESSIONS), help=".mcap: chunk compression (default zstd)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -154,7 +155,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = _show_warning
     strict = bool(getattr(args, "strict", False))
     try:
-        handler = getattr(args, "handler", None) or getattr(commands, f"cmd_{args.command.replace('-', '_')}")
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            from . import commands  # the general commands (and numpy) only when one of them runs
+
+            handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
         with collect(strict=strict) as report:
             args.notices = report  # the handlers that print JSON add the notices to it
             result: int = handler(args)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core.errors import ReadError
 from ..registry import CODECS, codec_by_name, codec_for_path, read
-from .commands import notices_json
+from .report import notices_json
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

@@ -15,9 +15,7 @@ and running it again converts only what is missing.
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
-import multiprocessing
 import os
 import time
 import traceback
@@ -29,7 +27,6 @@ from typing import Any
 from ..core.errors import MotionFormatError, MotionValueError, ReadError, UnknownFormatError, require
 from ..core.notices import collect
 from ..registry import CODECS, codec_for_path, read, read_head, write
-from . import convert
 
 
 @dataclasses.dataclass(frozen=True)
@@ -317,6 +314,8 @@ def convert_one(job: Job) -> Result:
 
     This runs on the workers (local processes or Dask): it takes and returns plain data.
     """
+    from . import convert  # loaded by the workers, not by ``motion-formats --help``
+
     started = time.perf_counter()
     cpu_started = time.process_time()
     s = job.settings
@@ -422,6 +421,9 @@ def run(
 
 
 def _run_local(jobs: Sequence[Job], workers: int, notify: Callable[[Result], None]) -> dict[int, Result]:
+    import concurrent.futures
+    import multiprocessing
+
     # forkserver: workers start from a clean interpreter, never a fork of threads (progress bar).
     context = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
     done: dict[int, Result] = {}

@@ -22,7 +22,8 @@ start, restoring its original stamps), the time origin a motion read from a bag 
 The bag is written as rosbag2 writes it (see ``_storage``): for ``distro`` (default: the
 environment's ``$ROS_DISTRO``, else Jazzy), named in ``metadata.yaml``, the MCAP
 ``rosbag2`` metadata record and the sqlite3 ``schema`` and ``metadata`` tables; real MCAP
-CRCs; each topic's RIHS01 type hash (``_typehash``).
+CRCs; MCAP chunks compressed with ``compression`` (zstd by default, as ``ros2 bag
+record`` writes them; ``lz4``; ``none``); each topic's RIHS01 type hash (``_typehash``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.atomic import check_writable
-from ...core.distros import STORAGES, WRITE_DISTROS, default_write_distro
+from ...core.distros import COMPRESSIONS, DEFAULT_COMPRESSION, STORAGES, WRITE_DISTROS, default_write_distro
 from ...core.errors import WriteError
 from ...core.kinematics import MovingTransform, RobotModel, StaticTransform, load_robot_model
 from ...core.model import Motion, MotionFile
@@ -67,6 +68,9 @@ class WriteOptions:
     storage: str | None = option(None, "storage plugin (default mcap)", choices=STORAGES)
     distro: str | None = option(
         None, "ROS distro the bag is written for (default: $ROS_DISTRO if known, else jazzy)", choices=WRITE_DISTROS
+    )
+    compression: str | None = option(
+        None, "MCAP chunk compression (default zstd, as ros2 bag record writes MCAP)", choices=COMPRESSIONS
     )
     start_time: float | None = option(
         None, "stamp of the first frame since the epoch (default: the file's recorded start, else now)", unit="s"
@@ -126,6 +130,7 @@ class _BagWriter:
         self.ts = typestore_for(distro)
         self.t = self.ts.types
         self.storage = resolved_storage(path, options.storage)
+        self.compression = resolved_compression(path, self.storage, options.compression)
         self.bare = path.suffix.lower() in (".mcap", ".db3")
 
     # ------------------------------------------------------------------ groups / time
@@ -514,7 +519,7 @@ class _BagWriter:
             if getattr(self.file, key):
                 custom[key] = getattr(self.file, key)
         bag = Writer(bag_path, version=version, storage_plugin=plugin)
-        bag.STORAGE_PLUGINS = storage_plugins(self.distro)  # type: ignore[assignment]  # rosbag2's layout
+        bag.STORAGE_PLUGINS = storage_plugins(self.distro, self.compression)  # type: ignore[assignment]  # rosbag2's layout
         with bag as writer:
             self._write_joint_states(writer, motion, stamps)
             model_tf: tuple[list[StaticTransform], list[MovingTransform]] = ([], [])
@@ -610,6 +615,22 @@ def resolved_storage(path: Path, storage: str | None) -> str:
     if storage not in STORAGES:
         raise ValueError(f"unknown storage {storage!r}; known: {', '.join(STORAGES)}")
     return storage
+
+
+def resolved_compression(path: Path, storage: str, compression: str | None) -> str:
+    """The MCAP chunk compression a bag is written with (``none`` for sqlite3, which has none).
+
+    Raises:
+        WriteError: A compression asked for sqlite3 storage.
+        ValueError: Unknown compression.
+    """
+    if compression is not None and compression not in COMPRESSIONS:
+        raise ValueError(f"unknown chunk compression {compression!r}; known: {', '.join(COMPRESSIONS)}")
+    if storage != "mcap":
+        if compression not in (None, "none"):
+            raise WriteError(path, f"{storage} storage has no chunks to compress ({compression} is for MCAP)")
+        return "none"
+    return compression or DEFAULT_COMPRESSION
 
 
 def write_bag(motion_file: MotionFile, path: Path, options: WriteOptions, overwrite: bool = False) -> None:
