@@ -48,6 +48,7 @@ setup(
         # motion-formats batch --scheduler (a Dask cluster) and Parquet tables; floors as tested.
         "batch": ["dask>=2026.8.0", "distributed>=2026.8.0"],
         "parquet": ["pyarrow>=26.0.1"],
+        "xacro": ["xacro>=2.0"],  # .urdf.xacro robot models (motion2bag --urdf, the player)
         # MCAP chunk compressors; rosbags brings both, these name them for a trimmed install.
         "zstd": ["backports.zstd>=1.0; python_version < '3.14'"],
         "lz4": ["lz4>=4.0"],
@@ -58,6 +59,7 @@ setup(
             "dask>=2026.8.0",
             "distributed>=2026.8.0",
             "pyarrow>=26.0.1",
+            "xacro>=2.0",
         ],
         "test": [
             "rosbags==0.11.9",
@@ -75,6 +77,8 @@ setup(
             "dask==2026.8.0",
             "distributed==2026.8.0",
             "pyarrow==26.0.1",
+            "xacro==2.1.1",
+            "yourdfpy==0.0.60",  # the independent forward kinematics the robot-model tests compare with
         ],
     },
     zip_safe=True,
