@@ -49,6 +49,9 @@ setup(
         "batch": ["dask>=2026.8.0", "distributed>=2026.8.0"],
         "parquet": ["pyarrow>=26.0.1"],
         "xacro": ["xacro>=2.0"],  # .urdf.xacro robot models (motion2bag --urdf, the player)
+        # MCAP chunk compressors; rosbags brings both, these name them for a trimmed install.
+        "zstd": ["backports.zstd>=1.0; python_version < '3.14'"],
+        "lz4": ["lz4>=4.0"],
         "all": [
             "pyjson5>=2.0",
             "matplotlib>=3.5",
