@@ -17,6 +17,7 @@ from scipy.spatial.transform import Rotation
 
 from motion_formats_ros import Motion, MotionFile, read, write
 from motion_formats_ros.cli.main import main
+from motion_formats_ros.codecs.rosbag import BagMotionRecord
 from motion_formats_ros.core.kinematics import RobotModel, load_robot_model
 
 ARM = """<?xml version="1.0"?>
@@ -172,7 +173,7 @@ def test_a_bag_with_link_frames_converts_back_to_the_same_motion(tmp_path: Path)
             one_by_one = read(bag, bulk=False).groups["actual"]  # rosbags' deserializer, message by message
             assert np.array_equal(one_by_one.root_position, back.root_position)  # type: ignore[arg-type]
             assert np.array_equal(one_by_one.root_orientation, back.root_orientation)  # type: ignore[arg-type]
-            assert back.extras["root"] == "world:base"
+            assert back.record(BagMotionRecord).root == "world:base"
         else:
             assert back.root_position is None and back.root_orientation is None
 
