@@ -48,6 +48,8 @@ setup(
         # motion-formats batch --scheduler (a Dask cluster) and Parquet tables; floors as tested.
         "batch": ["dask>=2026.8.0", "distributed>=2026.8.0"],
         "parquet": ["pyarrow>=26.0.1"],
+        # motion-formats view: the page (viser: its server and three.js client) and mesh files.
+        "view": ["viser>=1.1.1", "trimesh>=4.0"],
         "all": [
             "pyjson5>=2.0",
             "matplotlib>=3.5",
@@ -55,6 +57,8 @@ setup(
             "dask>=2026.8.0",
             "distributed>=2026.8.0",
             "pyarrow>=26.0.1",
+            "viser>=1.1.1",
+            "trimesh>=4.0",
         ],
         "test": [
             "rosbags==0.11.9",
@@ -72,6 +76,8 @@ setup(
             "dask==2026.8.0",
             "distributed==2026.8.0",
             "pyarrow==26.0.1",
+            "viser==1.1.1",
+            "trimesh==5.2.0",
         ],
     },
     zip_safe=True,

@@ -113,6 +113,9 @@ class Motion:
         interpolation: For keyframe motions, one kind per segment (N-1 entries of
             :data:`INTERPOLATIONS`); None means linear everywhere.
         loop: (start, end) seconds of the part that repeats, when the source loops.
+        marks: Named instants of the motion, (seconds, name) in time order (the labels
+            of a ``.mof`` motion net where the run passes them); viewers show them on
+            the timeline.
         rate: Frames per second when frames are uniform; detected when not given.
         extras: Anything a codec reads that the model has no slot for.
     """
@@ -137,6 +140,7 @@ class Motion:
     time_columns: dict[str, FloatArray] = dataclasses.field(default_factory=dict)
     interpolation: tuple[str, ...] | None = None
     loop: tuple[float, float] | None = None
+    marks: tuple[tuple[float, str], ...] = ()
     rate: float | None = None
     extras: dict[str, Any] = dataclasses.field(default_factory=dict)
 
@@ -211,6 +215,10 @@ class Motion:
             if not start < end:
                 raise ValueError(f"loop start {start} must be before loop end {end}")
             self.loop = (start, end)
+        marks = tuple((float(t), str(name)) for t, name in self.marks)
+        if not all(math.isfinite(t) for t, _ in marks):
+            raise ValueError("marks must be at finite times")
+        self.marks = tuple(sorted(marks, key=lambda mark: mark[0]))
         if self.rate is None:
             if self.interpolation is None:
                 self.rate = timing.detect_rate(times)
@@ -341,18 +349,24 @@ class Motion:
         loop = self.loop
         if loop is not None and idx.size and not (self.times[idx[0]] <= loop[0] and loop[1] <= self.times[idx[-1]]):
             loop = None
+        marks = ()
+        if idx.size:
+            lo, hi = self.times[idx[0]], self.times[idx[-1]]
+            marks = tuple(m for m in self.marks if lo <= m[0] <= hi)
         return self._map_arrays(
             self.times[idx],
             lambda a, kind: a[idx],
             interpolation=interp,
             loop=loop,
+            marks=marks,
             rate=self.rate if idx.size > 1 else None,
         )
 
     def shifted(self, offset: float) -> Motion:
         """The same motion with ``offset`` seconds added to every time."""
         loop = None if self.loop is None else (self.loop[0] + offset, self.loop[1] + offset)
-        return dataclasses.replace(self, times=self.times + offset, loop=loop)
+        marks = tuple((t + offset, name) for t, name in self.marks)
+        return dataclasses.replace(self, times=self.times + offset, loop=loop, marks=marks)
 
     def sample(self, times: Sequence[float] | np.ndarray) -> Motion:
         """The motion evaluated at arbitrary increasing ``times``.
@@ -457,6 +471,8 @@ class MotionFile:
             slice such as ``convert --start 0.5`` keeps its times and this origin);
             OMF stores this as metadata ``start_time_ns``, ``.seq`` as the extra key
             ``startTimeNs`` (which Choreonoid ignores), and ``motion2bag`` restores stamps from it.
+        robot_description: The robot's URDF when the source carries it (a bag's
+            ``/robot_description``), else None.
         extras: File-level data the model has no slot for (kept for round trips).
     """
 
@@ -467,6 +483,7 @@ class MotionFile:
     source: str | None = None
     format: str | None = None
     start_time_ns: int | None = None
+    robot_description: str | None = None
     extras: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
