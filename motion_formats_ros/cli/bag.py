@@ -96,7 +96,20 @@ def add_parsers(sub: Any) -> None:
         help="stamp of the first frame: epoch seconds, now, ISO date (default: the file's recorded start, else now)",
     )
     p.add_argument("--group", help="group written as joint states (default: actual, else the first)")
-    p.add_argument("--root", default="world:base_link", help="TF frames of the root pose WORLD:BASE")
+    p.add_argument(
+        "--root",
+        help="TF frames of the root pose WORLD:BASE (default world:base_link; with a robot model "
+        "world:<its root link>)",
+    )
+    p.add_argument(
+        "--urdf",
+        type=Path,
+        help="robot model (.urdf, .urdf.xacro): also write /robot_description and every link's TF as "
+        "robot_state_publisher would (--body FILE does the same with a Choreonoid model)",
+    )
+    p.add_argument(
+        "--frame-prefix", default="", help="prefix of the link frames (robot_state_publisher's frame_prefix)"
+    )
     p.add_argument("--joint-topic", default="/joint_states")
     p.add_argument("--tf-topic", default="/tf")
     p.add_argument("--tf-static-topic", default="/tf_static")
@@ -137,9 +150,18 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     if args.input.resolve() == args.bag.resolve():
         raise ValueError(f"{args.bag}: the output is the input; the input is never modified")
     check_writable(args.bag, args.overwrite)
+    from ..core.kinematics import load_robot_model
     from .options import read_options
 
-    motion_file = read(args.input, format=args.from_format, **read_options(args))
+    # The model first: a bad one stops before anything is read or written.
+    model_file = args.urdf if args.urdf is not None else args.body
+    robot = load_robot_model(model_file) if model_file is not None else None
+    options = read_options(args)
+    if "body" in options:
+        codec = CODECS[args.from_format] if args.from_format else codec_for_path(args.input)
+        if "body" not in {o.name for o in codec.read_options}:
+            options.pop("body")  # only the robot model here; the format names its joints itself
+    motion_file = read(args.input, format=args.from_format, **options)
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
     trajectory = None if args.trajectory_topic.lower() in ("", "none") else args.trajectory_topic
     write(
@@ -158,13 +180,16 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
         trajectory_topic=trajectory,
         imu_topic=args.imu_topic,
         zmp_topic=args.zmp_topic,
+        robot_model=robot,
+        frame_prefix=args.frame_prefix,
     )
     from ..codecs.rosbag import resolved_storage
 
     frames = sum(m.num_frames for m in motion_file.groups.values())
     storage = resolved_storage(args.bag, args.storage)
     distro = args.distro or default_write_distro()
-    print(f"wrote {args.bag} (rosbag2 {storage}, {distro}, {frames} frames)")
+    model = f", robot {robot.name or model_file}: {len(robot.links)} links" if robot is not None else ""
+    print(f"wrote {args.bag} (rosbag2 {storage}, {distro}, {frames} frames{model})")
     return 0
 
 
