@@ -2,12 +2,14 @@
 
 ``read`` and ``write`` convert between files and the in-memory model
 (:class:`~motion_formats_ros.core.model.MotionFile`); the ``ros`` subpackage (the only part
-that needs ROS) plays and records motions.
+that needs ROS) plays and records motions; ``view`` shows a motion on its robot in the
+browser (the ``view`` extra).
 """
 
 from .core.errors import MotionFormatError, ReadError, UnknownFormatError, WriteError
 from .core.model import Motion, MotionFile, Series
 from .registry import CODECS, read, write
+from .view import view
 
 __version__ = "0.1.0"
 
@@ -22,5 +24,6 @@ __all__ = [
     "WriteError",
     "__version__",
     "read",
+    "view",
     "write",
 ]

@@ -29,16 +29,15 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     model = p.add_mutually_exclusive_group()
     model.add_argument("--urdf", type=Path, help="the robot's URDF")
-    model.add_argument(
-        "--body", type=Path, help="the robot's Choreonoid .body (also names a .seq's joints)"
-    )
+    model.add_argument("--body", type=Path, help="the robot's Choreonoid .body (also names a .seq's joints)")
     p.add_argument(
         "--package-path",
         dest="package_paths",
         type=Path,
         action="append",
         default=[],
-        help="folder to find package:// meshes in (repeatable; AMENT_PREFIX_PATH and ROS_PACKAGE_PATH are searched too)",
+        help="folder to find package:// meshes in (repeatable; AMENT_PREFIX_PATH and ROS_PACKAGE_PATH "
+        "are searched too)",
     )
     p.add_argument("--group", help="group to show (default target; actual is drawn as a ghost beside it)")
     p.add_argument("--joints", type=_csv, help="joints whose curves are shown first (a,b,c)")
@@ -55,7 +54,7 @@ def add_parser(sub: Any) -> None:
         "--int-bits", choices=["bhuman", "naodevils"], help=".mof: whose meaning of the Int column's bits to use"
     )
     bag = p.add_argument_group("bags", "how a bag's messages are read (as bag2motion reads them)")
-    add_bag_read_arguments(bag)  # type: ignore[arg-type]
+    add_bag_read_arguments(bag)
     p.set_defaults(handler=cmd_view)
 
 
@@ -71,12 +70,12 @@ def _read(args: argparse.Namespace) -> Any:
     return read(args.input, format=info.name, **options)
 
 
-class _Terminate(Exception):
-    pass
+class _TerminateError(Exception):
+    """SIGINT / SIGTERM while serving."""
 
 
-def _on_sigterm(signum: int, frame: Any) -> None:
-    raise _Terminate
+def _on_signal(signum: int, frame: Any) -> None:
+    raise _TerminateError
 
 
 def cmd_view(args: argparse.Namespace) -> int:
@@ -100,13 +99,15 @@ def cmd_view(args: argparse.Namespace) -> int:
     )
     robot = f" on {viewer.model.name}" if viewer.model is not None else ""
     print(f"viewing {args.input}{robot} at {viewer.url} (Ctrl-C to stop)", flush=True)
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    # Ctrl-C and SIGTERM stop the page cleanly (also when started where SIGINT was ignored).
+    previous = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         viewer.wait()
-    except (KeyboardInterrupt, _Terminate):
+    except (KeyboardInterrupt, _TerminateError):
         pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         viewer.stop()
     print("stopped", file=sys.stderr)
     return 0

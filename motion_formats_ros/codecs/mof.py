@@ -868,9 +868,7 @@ def _keyframes(
         }
     starts = np.concatenate([[0.0], np.cumsum([row.duration for _, row, _ in run.rows])]) / 1000.0
     first = run.files[0] if run.files else None
-    marks = tuple(
-        (float(starts[k]), name if mof is first else f"{mof.motion_id}:{name}") for k, mof, name in run.marks
-    )
+    marks = tuple((float(starts[k]), name if mof is first else f"{mof.motion_id}:{name}") for k, mof, name in run.marks)
     return Motion(
         times=np.array(ms_l) / 1000.0,
         joint_names=jmap.names,

@@ -349,7 +349,7 @@ class Motion:
         loop = self.loop
         if loop is not None and idx.size and not (self.times[idx[0]] <= loop[0] and loop[1] <= self.times[idx[-1]]):
             loop = None
-        marks = ()
+        marks: tuple[tuple[float, str], ...] = ()
         if idx.size:
             lo, hi = self.times[idx[0]], self.times[idx[-1]]
             marks = tuple(m for m in self.marks if lo <= m[0] <= hi)

@@ -94,11 +94,10 @@ def view(
         from ..registry import read
 
         motion_file = read(Path(motion), format=format, **read_options)
+    given = urdf if urdf is not None else body
+    model_path = Path(given) if given is not None and model is None else None
     if model is None:
         model = load_model(urdf, body)
-        model_path = Path(urdf if urdf is not None else body) if (urdf or body) else None
-    else:
-        model_path = None
     if model is None and motion_file.robot_description:
         from ..core.kinematics import RobotModel
 

@@ -110,7 +110,7 @@ def capsule(radius: float, length: float) -> TriMesh:
     return _from_trimesh(_trimesh().creation.capsule(height=float(length), radius=float(radius), count=[16, 16]))
 
 
-def bone(start: Sequence[float], end: Sequence[float], radius: float) -> TriMesh:
+def bone(start: npt.ArrayLike, end: npt.ArrayLike, radius: float) -> TriMesh:
     """A cylinder from ``start`` to ``end`` (a link drawn as the segments to its children)."""
     a, b = np.asarray(start, dtype=np.float64), np.asarray(end, dtype=np.float64)
     axis = b - a
@@ -121,4 +121,4 @@ def bone(start: Sequence[float], end: Sequence[float], radius: float) -> TriMesh
     return _from_trimesh(mesh)
 
 
-__all__ = ["TriMesh", "box", "bone", "capsule", "cylinder", "load_mesh", "package_roots", "resolve", "sphere"]
+__all__ = ["TriMesh", "bone", "box", "capsule", "cylinder", "load_mesh", "package_roots", "resolve", "sphere"]

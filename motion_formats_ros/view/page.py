@@ -43,11 +43,13 @@ PORT_SEARCH = 100
 DISPLAY_RATE = 60.0
 #: Update rate of the time readout and of the curves' cursor while playing (Hz).
 READOUT_RATE = 10.0
+#: Missing mesh files named in the warning (the rest are counted).
+MISSING_LISTED = 8
 #: Joints whose curves are shown at first.
 DEFAULT_CURVES = 6
 
-ROBOT_COLOR = (200, 200, 210)
-GHOST_COLOR = (80, 150, 255)
+ROBOT_COLOR = (70, 110, 165)
+GHOST_COLOR = (255, 140, 50)
 GHOST_OPACITY = 0.35
 ROOT_PATH_COLOR = (230, 120, 40)
 
@@ -150,7 +152,7 @@ class RobotDrawing:
                 if mesh is None:
                     continue
                 rgba = getattr(visual, "rgba", None) if own_colors else None
-                rgb = color if rgba is None else tuple(int(round(255 * float(c))) for c in rgba[:3])
+                rgb = color if rgba is None else tuple(round(255 * float(c)) for c in rgba[:3])
                 server.scene.add_mesh_simple(
                     f"{prefix}/l{i}/v{k}",
                     mesh.vertices,
@@ -241,7 +243,7 @@ class _Posed:
         if root_p is None and self.lift:
             root_p = np.array([[0.0, 0.0, self.lift]])
         return self.robot.model.link_poses(
-            pose.joint_names, pose.positions[None, :], root_position=root_p, root_orientation=root_q
+            pose.joint_names, pose.positions[None, :], root_position=root_p, root_orientation=root_q, warn=False
         )
 
     def draw(self, t: float) -> Pose:
@@ -359,9 +361,13 @@ class Viewer:
                 server, self.model, "/robot", base=base, package_paths=opts.package_paths, mesh_cache=cache
             )
             if robot.missing_meshes:
+                missing = robot.missing_meshes
+                listed = ", ".join(missing[:MISSING_LISTED]) + (
+                    f" and {len(missing) - MISSING_LISTED} more" if len(missing) > MISSING_LISTED else ""
+                )
                 self._warn(
-                    f"{len(robot.missing_meshes)} mesh file(s) not found, those links are drawn as simple "
-                    f"shapes (--package-path DIR to find package:// meshes): {', '.join(robot.missing_meshes)}"
+                    f"{len(missing)} mesh file(s) not found, those links are drawn as simple shapes "
+                    f"(--package-path DIR to find package:// meshes): {listed}"
                 )
             if self.ghost_track is not None:
                 ghost_robot = RobotDrawing(
@@ -407,7 +413,7 @@ class Viewer:
         else:
             self._root_frame = None
         center = (lo + hi) / 2
-        distance = 1.6 * size + 0.6
+        distance = 1.1 * size + 0.3
         server.initial_camera.look_at = tuple(float(v) for v in center)
         server.initial_camera.position = (
             float(center[0] + 0.9 * distance),
@@ -485,27 +491,30 @@ class Viewer:
             marks=tuple(marks) if marks else None,
         )
 
-        @self._slider.on_update
-        def _(event: Any) -> None:
+        def on_time(event: Any) -> None:
             if event.client is None or self._updating_slider:
-                return
+                return  # the readout moving the slider
             with self._lock:
                 clock.seek(float(self._slider.value))
             self._dirty.set()
 
+        self._slider.on_update(on_time)
+
         speed = gui.add_slider("speed (×)", min=0.1, max=4.0, step=0.1, initial_value=clock.speed)
 
-        @speed.on_update
-        def _(_event: Any) -> None:
+        def on_speed(_event: Any) -> None:
             with self._lock:
                 clock.set_speed(float(speed.value))
 
+        speed.on_update(on_speed)
+
         loop = gui.add_checkbox("loop", clock.loop)
 
-        @loop.on_update
-        def _(_event: Any) -> None:
+        def on_loop(_event: Any) -> None:
             with self._lock:
                 clock.set_loop(bool(loop.value))
+
+        loop.on_update(on_loop)
 
         command = gui.add_command("Play / pause", hotkey="space")
         command.on_trigger(lambda _event: self.toggle())
@@ -514,26 +523,26 @@ class Viewer:
         if self.posed.robot is not None:
             shown = gui.add_checkbox("show robot", True)
 
-            @shown.on_update
-            def _(_event: Any) -> None:
+            def on_shown(_event: Any) -> None:
                 for node in self.posed.robot.nodes.values() if self.posed.robot else ():
                     node.handle.visible = bool(shown.value)
+
+            shown.on_update(on_shown)
 
         if self.ghost is not None:
             show = gui.add_checkbox(f"show {self.ghost_group} (ghost)", True)
 
-            @show.on_update
-            def _(_event: Any) -> None:
-                for node in (self.ghost.robot.nodes.values() if self.ghost and self.ghost.robot else ()):
+            def on_ghost(_event: Any) -> None:
+                for node in self.ghost.robot.nodes.values() if self.ghost and self.ghost.robot else ():
                     node.handle.visible = bool(show.value)
+
+            show.on_update(on_ghost)
 
         self._build_curves(opts)
 
     def _build_curves(self, opts: ViewOptions) -> None:
         gui = self.server.gui
-        names = [n for n in self.track.joint_names if n not in set(self.posed.unknown)] or list(
-            self.track.joint_names
-        )
+        names = [n for n in self.track.joint_names if n not in set(self.posed.unknown)] or list(self.track.joint_names)
         self._curves_plot = None
         if not self.track.has_joints or not names:
             return
@@ -637,8 +646,7 @@ class Viewer:
         n = self.track.motion.num_frames
         state = "playing" if self.clock.playing else "paused"
         self._status.content = (
-            f"t = {t:.3f} s / {self.clock.end:.3f} s · frame {pose.frame + 1} / {n} · {state} "
-            f"· {self.clock.speed:g}×"
+            f"t = {t:.3f} s / {self.clock.end:.3f} s · frame {pose.frame + 1} / {n} · {state} · {self.clock.speed:g}×"
         )
         self._updating_slider = True
         try:
@@ -715,7 +723,7 @@ def _has_positions(m: Motion) -> bool:
 
 def _most_moving(track: Track, names: Sequence[str], count: int) -> list[str]:
     """The ``count`` joints whose position range is widest (in their order in the motion)."""
-    t, v = track.curves(list(names), points=400)
+    _, v = track.curves(list(names), points=400)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         spread = np.nan_to_num(np.nanmax(v, axis=0) - np.nanmin(v, axis=0), nan=-1.0)

@@ -8,6 +8,7 @@ swept-sphere hulls (drawn as capsules between consecutive points) and meshes.
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,8 @@ FloatArray = npt.NDArray[np.float64]
 #: Most samples of the precomputed frame poses.
 MAX_SAMPLES = 4000
 SAMPLE_RATE = 60.0
-OBJECT_COLOR = (170, 180, 160)
-ROBOT_COLOR = (200, 200, 210)
+OBJECT_COLOR = (150, 160, 140)
+ROBOT_COLOR = (70, 110, 165)
 
 
 def scene_drawing_for(motion_file: MotionFile) -> SceneDrawing | None:
@@ -129,7 +130,7 @@ class SceneDrawing:
             if len(points) == 1:
                 m = meshes.sphere(radius)
                 server.scene.add_mesh_simple(name, m.vertices, m.faces, color=color, position=tuple(points[0]))
-            for j, (a, b) in enumerate(zip(points[:-1], points[1:], strict=False)):
+            for j, (a, b) in enumerate(itertools.pairwise(points)):
                 length = float(np.linalg.norm(b - a))
                 m = meshes.capsule(radius, length) if length > 1e-9 else meshes.sphere(radius)
                 server.scene.add_mesh_simple(

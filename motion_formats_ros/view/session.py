@@ -149,7 +149,8 @@ class Track:
 
     Joints of one degree of freedom are what a robot model's joints take; joints of
     several (OMF allows them) are left out of :attr:`joint_names`. NaN positions (a
-    joint switched off, or absent at that time) stay NaN: the robot model holds them.
+    joint switched off, or absent at that time) hold the last value before them (the
+    first value, before any).
     """
 
     def __init__(self, motion: Motion) -> None:
@@ -168,7 +169,8 @@ class Track:
             self._position = np.zeros((motion.num_frames, len(columns)))
             self.has_joints = False
         else:
-            self._position = position[:, [c for _, c in columns]]
+            # A NaN (a joint switched off, or not sampled then) holds the value before it.
+            self._position = _fill(position[:, [c for _, c in columns]])
             self.has_joints = True
         self._interpolation = motion.interpolation
 
@@ -189,11 +191,7 @@ class Track:
         where = timing.locate(self.times, np.array([t]), self._interpolation)
         m = self.motion
         root_p = None if m.root_position is None else timing.interpolate(m.root_position, where)[0]
-        root_q = (
-            None
-            if m.root_orientation is None
-            else timing.interpolate(m.root_orientation, where, "quaternion")[0]
-        )
+        root_q = None if m.root_orientation is None else timing.interpolate(m.root_orientation, where, "quaternion")[0]
         return Pose(
             time=float(t),
             frame=self.frame(t),

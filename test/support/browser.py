@@ -94,7 +94,7 @@ class Chromium:
 
         deadline = time.monotonic() + timeout
         while True:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=timeout) as r:  # noqa: S310
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=timeout) as r:
                 pages = [t for t in json.load(r) if t.get("type") == "page"]
             if pages or time.monotonic() > deadline:
                 break

@@ -55,7 +55,7 @@ def test_clock_speed_and_loop() -> None:
     assert c.speed == 4.0
     c.set_speed(0.01)
     assert c.speed == pytest.approx(0.1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="speed must be positive"):
         c.set_speed(-1)
 
 
@@ -99,8 +99,12 @@ def test_track_interpolates_joints_and_root_and_numbers_frames() -> None:
 
 
 def test_track_follows_keyframe_interpolation() -> None:
-    m = Motion(times=np.array([0.0, 1.0, 2.0]), joint_names=("a",), position=np.array([[0.0], [1.0], [3.0]]),
-               interpolation=("next", "linear"))
+    m = Motion(
+        times=np.array([0.0, 1.0, 2.0]),
+        joint_names=("a",),
+        position=np.array([[0.0], [1.0], [3.0]]),
+        interpolation=("next", "linear"),
+    )
     track = Track(m)
     assert track.at(0.2).positions[0] == 1.0  # jumps to the target at once
     assert track.at(1.5).positions[0] == pytest.approx(2.0)
