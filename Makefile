@@ -100,7 +100,7 @@ bench: venv ros
 # every exception outside the MotionFormatError hierarchy, hang or memory blow-up.
 FUZZ_SECONDS ?= 600
 fuzz: venv ros
-	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) -m pytest -q -p no:cacheprovider test/test_fuzz_codecs.py -k test_fuzz_read_fails_only_with_read_errors
+	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) -m pytest -q -p no:cacheprovider test/codecs/test_fuzz_codecs.py -k test_fuzz_read_fails_only_with_read_errors
 
 clean:
 	rm -rf $(VENV) $(VENV_MIN) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

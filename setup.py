@@ -50,6 +50,7 @@ setup(
         "parquet": ["pyarrow>=26.0.1"],
         # motion-formats view: the page (viser: its server and three.js client) and mesh files.
         "view": ["viser>=1.1.1", "trimesh>=4.0"],
+        "xacro": ["xacro>=2.0"],  # .urdf.xacro robot models (motion2bag --urdf, the player)
         "all": [
             "pyjson5>=2.0",
             "matplotlib>=3.5",
@@ -59,6 +60,7 @@ setup(
             "pyarrow>=26.0.1",
             "viser>=1.1.1",
             "trimesh>=4.0",
+            "xacro>=2.0",
         ],
         "test": [
             "rosbags==0.11.9",
@@ -78,6 +80,8 @@ setup(
             "pyarrow==26.0.1",
             "viser==1.1.1",
             "trimesh==5.2.0",
+            "xacro==2.1.1",
+            "yourdfpy==0.0.60",  # the independent forward kinematics the robot-model tests compare with
         ],
     },
     zip_safe=True,

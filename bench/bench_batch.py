@@ -37,8 +37,8 @@ from pathlib import Path
 import numpy as np
 
 from motion_formats_ros import Motion, MotionFile, read, write
-from motion_formats_ros.batch import TARGETS
 from motion_formats_ros.cli.main import main
+from motion_formats_ros.pipeline.batch import TARGETS
 
 
 def _bag(path: Path, seed: int, messages: int, joints: int) -> None:

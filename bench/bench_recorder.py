@@ -117,7 +117,7 @@ def record_under_load(seconds: float, tmp: Path) -> None:
 def finish_long_recording(minutes: float, tmp: Path) -> None:
     import numpy as np
 
-    from motion_formats_ros.journal import JournalWriter
+    from motion_formats_ros.recording.journal import JournalWriter
 
     out = tmp / "long.msgpack"
     journal = tmp / "long.msgpack.journal"
@@ -134,12 +134,12 @@ def finish_long_recording(minutes: float, tmp: Path) -> None:
     probe = [
         sys.executable,
         "-c",
-        "import resource, motion_formats_ros.journal, motion_formats_ros.registry; "
+        "import resource, motion_formats_ros.recording.journal, motion_formats_ros.registry; "
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
     ]
     baseline_kb = int(subprocess.run(probe, capture_output=True, text=True, check=True).stdout)
     script = (
-        "import resource, sys; from motion_formats_ros.journal import recover; "
+        "import resource, sys; from motion_formats_ros.recording.journal import recover; "
         "recover(sys.argv[1]); print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     )
     start = time.perf_counter()

@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchutil import best
 
 from motion_formats_ros import Motion
+from motion_formats_ros.core.examples import smooth_motion
 from motion_formats_ros.core.trajectory import Deviation, TrajectoryPlan, evaluate, plan_trajectory
-from motion_formats_ros.examples import smooth_motion
 
 
 def serializer() -> tuple[Callable[[TrajectoryPlan], bytes] | None, str]:

@@ -58,7 +58,7 @@ def _guard_rclpy_init() -> None:
     original = rclpy.init
 
     def guarded_init(*args: object, **kwargs: object) -> None:
-        from rosutil import assert_confined
+        from support.rosutil import assert_confined
 
         assert_confined(os.environ)
         if "domain_id" not in kwargs:

@@ -1,4 +1,4 @@
-"""(Re)build the files in examples/ from motion_formats_ros.examples.
+"""(Re)build the files in examples/ from motion_formats_ros.core.examples.
 
     .venv/bin/python tools/make_examples.py [--check]
 
@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from motion_formats_ros import CODECS, write
-from motion_formats_ros.examples import biped_body, biped_urdf, biped_walk
+from motion_formats_ros.core.examples import biped_body, biped_urdf, biped_walk
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -8,10 +8,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .. import convert
 from ..core.atomic import check_writable
 from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
 from ..core.errors import MotionFormatError
+from ..pipeline import convert
 from ..registry import CODECS, codec_for_path, read, write
 
 

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from .. import batch
 from ..core.atomic import write_bytes_atomic
 from ..core.distros import DISTROS, STORAGES
 from ..core.errors import MissingDependencyError, require
+from ..pipeline import batch
 from .options import bag_read_options, read_options, write_options
 
 

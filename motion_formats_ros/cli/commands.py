@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import convert
 from ..core.errors import ReadError
 from ..core.model import Motion, MotionFile
 from ..core.options import Option
+from ..pipeline import convert
 from ..registry import CODECS, Codec, codec_for_path, read, write
 from .options import read_options, write_options
 
@@ -222,7 +222,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------- recover
 def cmd_recover(args: argparse.Namespace) -> int:
-    from ..journal import recover
+    from ..recording.journal import recover
 
     out, motion_file, content = recover(args.journal, args.output, overwrite=args.overwrite)
     state = "complete" if content.complete else "cut short"

@@ -26,11 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from ..core import _msgpack, _nesting, _yaml
 from ..core.atomic import atomic_output, check_writable
 from ..core.errors import ReadError, WriteError
 from ..core.model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
 from ..core.options import Option
+from ..core.serial import msgpack as _msgpack
+from ..core.serial import nesting as _nesting
+from ..core.serial import yaml as _yaml
 
 VERSION = 1
 ENCODINGS = ("msgpack", "yaml", "json")

@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ._yaml import SafeLoader
 from .errors import MotionFormatError
 from .options import PATH, Option
+from .serial.yaml import SafeLoader
 
 PACKAGE = "motion_formats_ros"
 #: Folder of the joint maps relative to the source checkout or the share folder.

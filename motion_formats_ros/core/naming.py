@@ -14,9 +14,9 @@ from typing import Any
 
 import yaml
 
-from ._yaml import SafeLoader, error_line
 from .errors import ReadError
 from .options import NAMES, PATH, Option
+from .serial.yaml import SafeLoader, error_line
 
 #: The read options of formats whose files carry no names (``.seq``, ``.pseq``).
 NAMING_OPTIONS = (

@@ -44,7 +44,7 @@ from ..core.atomic import check_writable
 from ..core.errors import MotionFormatError, UnknownFormatError, WriteError
 from ..core.merge import imu_name, imu_row, joint_state_problem
 from ..core.model import MotionFile
-from ..journal import ERROR_NAME, ERROR_STREAM, JournalWriter, assemble, read_journal
+from ..recording.journal import ERROR_NAME, ERROR_STREAM, JournalWriter, assemble, read_journal
 from ..registry import codec_for_path, write
 from .scaffold import LATCHED_SUB_QOS, RECORD_QOS, Param, declare, run
 
@@ -430,7 +430,14 @@ class MotionRecorder(Node):
                 return response
         # Lower priority: on a busy machine, taking samples comes first.
         nice = ["nice", "-n", "10"] if shutil.which("nice") else []
-        command = [*nice, sys.executable, "-m", "motion_formats_ros.journal", str(self.journal_path), str(size)]
+        command = [
+            *nice,
+            sys.executable,
+            "-m",
+            "motion_formats_ros.recording.journal",
+            str(self.journal_path),
+            str(size),
+        ]
         command.append(str(self.output))
         if self._param("overwrite") or self._snapshot_written:
             command.append("--overwrite")

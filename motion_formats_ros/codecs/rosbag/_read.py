@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...core._nesting import json_too_deep, too_deep_reason
 from ...core.errors import ReadError, require
 from ...core.merge import (
     Command,
@@ -37,10 +36,11 @@ from ...core.merge import (
     trajectory_bases,
 )
 from ...core.model import Motion, MotionFile, Series
+from ...core.serial.nesting import json_too_deep, too_deep_reason
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
-from . import _bulk
-from ._source import BagSource, Block, PayloadTooShortError
+from . import _bulk, _tf_bulk
+from ._source import BagSource, Block, PayloadTooShortError, typestore_for
 from ._types import JointField, joint_fields, parse_path, values_at
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
@@ -128,6 +128,27 @@ def _choose_times(stamps: IntArray, recv: IntArray, mode: str, what: str, notes:
     if note:
         notes.append(f"{what}: {note}")
     return times
+
+
+#: The types a TFMessage is made of: the bulk TF decoder reads only bags that define them as ROS 2 does.
+_TF_PARTS = (
+    "tf2_msgs/msg/TFMessage",
+    "geometry_msgs/msg/TransformStamped",
+    "std_msgs/msg/Header",
+    "builtin_interfaces/msg/Time",
+    "geometry_msgs/msg/Transform",
+    "geometry_msgs/msg/Vector3",
+    "geometry_msgs/msg/Quaternion",
+)
+
+
+def _standard_tf(source: BagSource, topic: str) -> bool:
+    """Whether ``topic``'s TF types are ROS 2's own (a CDR bag; the same definitions field by field)."""
+    if source.ros1 or source.type_problem(topic) is not None:
+        return False
+    reference = typestore_for("jazzy").fielddefs
+    defs = source.typestore.fielddefs
+    return all(t in defs and defs[t] == reference[t] for t in _TF_PARTS)
 
 
 # --------------------------------------------------------------------------- joint states
@@ -487,6 +508,18 @@ class _BagReader:
         samples = TfSamples()
         for topic in plan["tf"]:
             static = topic == self._resolve(source, self.options.tf_static_topic)
+            raws = others.get(topic, [])
+            regular = (
+                _tf_bulk.decode([r for _, r in raws])
+                if self.options.bulk and len(raws) > 1 and _standard_tf(source, topic)
+                else None
+            )
+            if regular is not None:  # one TFMessage layout throughout (a robot's link frames): numpy
+                recv = np.array([t for t, _ in raws], dtype=np.int64)
+                frames, stamps, block = regular
+                for k, (parent, child) in enumerate(frames):
+                    samples.add_block(parent, child, stamps[:, k], recv, block[:, k], static)
+                continue
             bad = 0
             for t, msg in self._decode(source, topic, others.get(topic, [])):
                 try:

@@ -224,7 +224,9 @@ class _BagWriter:
         n = stamps.size
         info: dict[str, Any] = {}
         poses: list[tuple[str, np.ndarray, np.ndarray]] = []
-        if m.root_position is not None or m.root_orientation is not None:
+        if base == world and self.options.robot_model is None and m.root_position is not None:
+            self.dropped.append(f"the root pose (its parent and child frame are both {world!r})")
+        if base != world and (m.root_position is not None or m.root_orientation is not None):
             pos = m.root_position if m.root_position is not None else np.zeros((n, 3))
             rot = m.root_orientation if m.root_orientation is not None else np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
             poses.append((base, pos, rot))
@@ -313,9 +315,13 @@ class _BagWriter:
         return load_robot_model(model)
 
     def _write_robot(
-        self, writer: Any, robot: RobotModel, m: Motion, stamps: IntArray
+        self, writer: Any, robot: RobotModel, m: Motion, stamps: IntArray, world: str, base: str, custom: dict[str, Any]
     ) -> tuple[list[StaticTransform], list[MovingTransform]]:
-        """/robot_description once at the first stamp; the model's joint frames (robot_state_publisher's)."""
+        """/robot_description once at the first stamp; the model's joint frames (robot_state_publisher's).
+
+        A model whose root link is the world frame itself carries the root pose in its
+        floating joint from that link, when it has one (else the root pose is dropped).
+        """
         conn = self._connection(
             writer, self.options.robot_description_topic, "std_msgs/msg/String", offered_qos_profiles=[_qos(True)]
         )
@@ -325,6 +331,22 @@ class _BagWriter:
             n if d == 1 else f"{n}_{k}" for n, d in zip(m.joint_names, m.joint_dims, strict=True) for k in range(d)
         ]
         positions = m.position if m.position is not None else np.zeros((stamps.size, len(names)))
+        if base == world and (m.root_position is not None or m.root_orientation is not None):
+            free = next((j for j in robot.joints if j.parent == robot.root_link and j.type == "floating"), None)
+            if free is None:
+                self.dropped.append(f"the root pose (the model is fixed to its root link {base!r})")
+            else:
+                n = stamps.size
+                pos = m.root_position if m.root_position is not None else np.zeros((n, 3))
+                rot = m.root_orientation if m.root_orientation is not None else np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
+                names = [*names, *free.variables]
+                positions = np.concatenate([positions, pos, rot], axis=1)
+                custom["root"] = f"{world}:{self.options.frame_prefix}{free.child}"
+                custom["root_channels"] = [
+                    ch
+                    for ch, v in (("position", m.root_position), ("orientation", m.root_orientation))
+                    if v is not None
+                ]
         return robot.joint_transforms(names, positions, self.options.frame_prefix)
 
     def _write_trajectory(self, writer: Any, m: Motion, stamps: IntArray) -> None:
@@ -479,7 +501,7 @@ class _BagWriter:
             self._write_joint_states(writer, motion, stamps)
             model_tf: tuple[list[StaticTransform], list[MovingTransform]] = ([], [])
             if robot is not None:
-                model_tf = self._write_robot(writer, robot, motion, stamps)
+                model_tf = self._write_robot(writer, robot, motion, stamps, world, base, custom)
                 custom["robot_description"] = opts.robot_description_topic
             custom.update(self._write_tf(writer, motion, stamps, world, base, model_tf))
             if robot is not None and "root" not in custom:

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ...core._nesting import json_too_deep, too_deep_reason
 from ...core.errors import ReadError
+from ...core.serial.nesting import json_too_deep, too_deep_reason
 from .problems import PathPart, Problems, SceneError, json_path
 
 #: Deepest chain of references followed (a guard, real scenes use one or two levels).

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core._yaml import Rows
+from ...core.serial.yaml import Rows
 from ...core.spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS
 from .fields import Fields
 from .schema import (

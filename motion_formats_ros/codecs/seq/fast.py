@@ -1,7 +1,7 @@
 """Fast path of the Choreonoid ``.seq`` reader: the ``frames:`` blocks, parsed with numpy.
 
 A body motion file is a small tree of mappings around large ``frames:`` blocks with one
-flow row per line. :func:`extract` has the core (:func:`motion_formats_ros.core._yaml.extract_rows`)
+flow row per line. :func:`extract` has the core (:func:`motion_formats_ros.core.serial.yaml.extract_rows`)
 find and parse those blocks and replace each by a placeholder scalar, so that only a tiny
 skeleton is left for the YAML parser. It declines (returns None) whenever anything is
 unusual; the caller then parses the whole file with YAML.
@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 import warnings
 
-from ...core._yaml import Rows, extract_rows
 from ...core.errors import ReadError
 from ...core.model import MotionFile
 from ...core.naming import Names
+from ...core.serial.yaml import Rows, extract_rows
 from .reader import read_document
 from .schema import DeclineError
 from .tree import load_yaml

@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...core._yaml import Rows
 from ...core.errors import MotionFormatError
+from ...core.serial.yaml import Rows
 
 #: Format versions this codec reads, and the ones it writes.
 READ_VERSIONS = (1, 2, 3, 4)

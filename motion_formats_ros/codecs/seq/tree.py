@@ -15,9 +15,9 @@ import numpy as np
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ...core._nesting import too_deep_reason, yaml_too_deep
-from ...core._yaml import Rows, SafeLoader, error_line, misplaced_placeholders, to_number
 from ...core.errors import ReadError
+from ...core.serial.nesting import too_deep_reason, yaml_too_deep
+from ...core.serial.yaml import Rows, SafeLoader, error_line, misplaced_placeholders, to_number
 from .schema import DeclineError
 
 _MAX_DEPTH = 64
@@ -60,7 +60,7 @@ def load_yaml(text: str, path: str | os.PathLike[str], placeholders: Mapping[str
 
     Only safe YAML: tags outside the YAML core schema are errors, aliases may not expand
     to more nodes than the text has characters (alias bombs) and may not be recursive.
-    Plain scalars that are numbers by :func:`motion_formats_ros.core._yaml.to_number` become floats (so
+    Plain scalars that are numbers by :func:`motion_formats_ros.core.serial.yaml.to_number` become floats (so
     ``1e-08`` is a number, as Choreonoid reads it).
     """
     deep = yaml_too_deep(text)

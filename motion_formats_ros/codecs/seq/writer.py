@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ...core import _yaml
 from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.errors import WriteError
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
+from ...core.serial import yaml as _yaml
 from ...core.spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS, pose_to_se3
 from .schema import DEFAULT_VERSION, JOINT_CONTENT_FOR, KEYS, START_TIME_KEY, TOP_KEYS, WRITE_VERSIONS, camel
 

@@ -118,7 +118,7 @@ class _BodyReader:
     def rotation(self, value: Any, field: str) -> FloatArray:
         """An axis-angle ``[x, y, z, angle]`` or a list of them → quaternion x, y, z, w."""
         if value is None:
-            return IDENTITY_QUAT.copy()
+            return np.array(IDENTITY_QUAT)
         if (
             isinstance(value, Sequence)
             and value
@@ -133,7 +133,7 @@ class _BodyReader:
         norm = float(np.linalg.norm(v[:3]))
         if norm < 1e-12:
             if angle == 0:
-                return IDENTITY_QUAT.copy()
+                return np.array(IDENTITY_QUAT)
             raise self.fail(field, f"the rotation axis {list(value[:3])} has no direction")
         return np.array([*(v[:3] / norm * math.sin(angle / 2)), math.cos(angle / 2)], dtype=np.float64)
 

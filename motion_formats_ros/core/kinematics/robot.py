@@ -30,12 +30,12 @@ import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import ReadError, require
-from ..spatial import quat_multiply, quat_rotate
 from .body import load_body_document, read_body
 from .model import (
     IDENTITY_QUAT,
@@ -81,15 +81,37 @@ def _hold(values: FloatArray) -> tuple[FloatArray, bool]:
     return out, True
 
 
-def _axis_angle(axis: FloatArray, angle: FloatArray) -> FloatArray:
-    half = 0.5 * angle
-    s = np.sin(half)
-    out = np.empty((angle.size, 4))
-    out[:, 0] = axis[0] * s
-    out[:, 1] = axis[1] * s
-    out[:, 2] = axis[2] * s
-    out[:, 3] = np.cos(half)
-    return out
+#: Frames evaluated together by :meth:`RobotModel.link_poses` (rows of 64 KiB).
+_CHUNK = 8192
+
+#: A quaternion or vector as its components: each an (N,) array or a float (the same at every frame).
+Comps = tuple[Any, ...]
+
+
+def _qmul(a: Comps, b: Comps) -> Comps:
+    """Hamilton product a ⊗ b, component by component (x, y, z, w)."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    )
+
+
+def _qrot(q: Comps, v: Comps) -> Comps:
+    """Vector v rotated by the unit quaternion q: v + w t + q_v × t with t = 2 q_v × v."""
+    qx, qy, qz, qw = q
+    vx, vy, vz = v
+    tx = 2.0 * (qy * vz - qz * vy)
+    ty = 2.0 * (qz * vx - qx * vz)
+    tz = 2.0 * (qx * vy - qy * vx)
+    return (vx + qw * tx + (qy * tz - qz * ty), vy + qw * ty + (qz * tx - qx * tz), vz + qw * tz + (qx * ty - qy * tx))
+
+
+def _floats(values: FloatArray) -> Comps:
+    return tuple(float(v) for v in values)
 
 
 def _plane_basis(normal: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -266,24 +288,41 @@ class RobotModel:
 
     # ------------------------------------------------------------------ kinematics
     @staticmethod
-    def _local(j: Joint, q: FloatArray | None, n: int) -> tuple[FloatArray | None, FloatArray | None]:
-        """The joint's motion (translation (n, 3) or None, rotation (n, 4) or None) after its origin."""
+    def _local(j: Joint, q: FloatArray | None) -> tuple[Comps, Comps]:
+        """The joint's transform parent → child at its values: translation and rotation components.
+
+        Child = origin · motion: translation ``o + R(origin) t``, rotation ``origin ⊗ r``,
+        where the motion (t, r) turns about / slides along the axis. A revolute joint's
+        rotation is ``cos(θ/2) origin + sin(θ/2) (origin ⊗ axis)``: the second term is a
+        constant, so a frame costs two products per component.
+        """
+        o = _floats(j.origin_xyz)
+        qo = _floats(j.origin_quat)
         if q is None or j.type == "fixed":
-            return None, None
+            return o, qo
         if j.type in ("revolute", "continuous"):
-            return None, _axis_angle(j.axis, q)
+            half = 0.5 * q
+            c, s = np.cos(half), np.sin(half)
+            p = _qmul(qo, (*_floats(j.axis), 0.0))
+            return o, tuple(c * qo[k] + s * p[k] for k in range(4))
         if j.type == "prismatic":
-            return q[:, None] * j.axis, None
+            b = _qrot(qo, _floats(j.axis))
+            return tuple(o[k] + q * b[k] for k in range(3)), qo
         if j.type == "planar":
             u, v = _plane_basis(j.axis)
-            t = q[:, 0:1] * u + q[:, 1:2] * v
-            return t, _axis_angle(j.axis, q[:, 2])
+            bu, bv = _qrot(qo, _floats(u)), _qrot(qo, _floats(v))
+            x, y, theta = q[:, 0], q[:, 1], q[:, 2]
+            half = 0.5 * theta
+            c, s = np.cos(half), np.sin(half)
+            p = _qmul(qo, (*_floats(j.axis), 0.0))
+            return tuple(o[k] + x * bu[k] + y * bv[k] for k in range(3)), tuple(c * qo[k] + s * p[k] for k in range(4))
         quat = q[:, 3:7]
         norm = np.linalg.norm(quat, axis=1, keepdims=True)
         bad = ~(norm[:, 0] > 1e-12)
         quat = quat / np.where(bad[:, None], 1.0, norm)
         quat[bad] = IDENTITY_QUAT
-        return q[:, 0:3].copy(), quat
+        t = _qrot(qo, (q[:, 0], q[:, 1], q[:, 2]))
+        return tuple(o[k] + t[k] for k in range(3)), _qmul(qo, (quat[:, 0], quat[:, 1], quat[:, 2], quat[:, 3]))
 
     def link_poses(
         self,
@@ -306,39 +345,42 @@ class RobotModel:
         if warn:
             self._warn(missing, unknown, held)
         count = len(self.links)
-        trans = np.zeros((count, n, 3))
-        rot = np.zeros((count, n, 4))
+        # Components first ((L, 3, N), (L, 4, N)): every operation runs on contiguous rows.
+        trans = np.empty((count, 3, n))
+        rot = np.empty((count, 4, n))
+        trans[0] = 0.0
+        rot[0] = 0.0
+        rot[0, 3] = 1.0
         if root_position is not None:
-            trans[0] = np.broadcast_to(np.asarray(root_position, dtype=np.float64), (n, 3))
+            given = np.broadcast_to(np.asarray(root_position, dtype=np.float64), (n, 3))
             for k in range(3):
-                trans[0, :, k] = _hold(trans[0, :, k])[0]
-        rot[0, :, 3] = 1.0
+                trans[0, k] = _hold(np.ascontiguousarray(given[:, k]))[0]
         if root_orientation is not None:
             given = np.broadcast_to(np.asarray(root_orientation, dtype=np.float64), (n, 4))
             norm = np.linalg.norm(given, axis=1)
             ok = np.isfinite(norm) & (norm > 1e-12)
             if ok.all():
-                rot[0] = given / norm[:, None]
+                rot[0] = (given / norm[:, None]).T
             elif ok.any():  # a NaN orientation holds the last good one
                 last = np.where(ok, np.arange(n), 0)
                 np.maximum.accumulate(last, out=last)
                 first = int(np.argmax(ok))
                 last[:first] = first
-                rot[0] = given[last] / norm[last, None]
-        index = self._link_index
-        for j in self.joints:
-            p, c = index[j.parent], index[j.child]
-            tp, qp = trans[p], rot[p]
-            t = tp + quat_rotate(qp, np.broadcast_to(j.origin_xyz, (n, 3)))
-            q = quat_multiply(qp, np.broadcast_to(j.origin_quat, (n, 4)))
-            lt, lq = self._local(j, values.get(j.name), n)
-            if lt is not None:
-                t = t + quat_rotate(q, lt)
-            if lq is not None:
-                q = quat_multiply(q, lq)
-            trans[c] = t
-            rot[c] = q
-        return LinkPoses(self.link_names, np.swapaxes(trans, 0, 1), np.swapaxes(rot, 0, 1), missing, unknown, held)
+                rot[0] = (given[last] / norm[last, None]).T
+        pairs = [(self._link_index[j.parent], self._link_index[j.child]) for j in self.joints]
+        for lo in range(0, n, _CHUNK):  # frames in chunks whose rows stay in the CPU's cache
+            hi = min(n, lo + _CHUNK)
+            for j, (p, c) in zip(self.joints, pairs, strict=True):
+                qp = tuple(rot[p, :, lo:hi])
+                q = values.get(j.name)
+                v, lq = self._local(j, q[lo:hi] if q is not None else None)
+                moved = _qrot(qp, v)
+                for k in range(3):
+                    np.add(trans[p, k, lo:hi], moved[k], out=trans[c, k, lo:hi])
+                quat = _qmul(qp, lq)
+                for k in range(4):
+                    rot[c, k, lo:hi] = quat[k]
+        return LinkPoses(self.link_names, trans.transpose(2, 0, 1), rot.transpose(2, 0, 1), missing, unknown, held)
 
     def joint_transforms(
         self, joint_names: Sequence[str], positions: npt.ArrayLike, frame_prefix: str = "", *, warn: bool = True
@@ -361,16 +403,16 @@ class RobotModel:
                 static.append(StaticTransform(parent, child, j.origin_xyz.copy(), j.origin_quat.copy()))
                 continue
             q = values.get(j.name)
-            if q is None:
-                q = np.zeros(n) if j.type not in ("floating", "planar") else None
-            lt, lq = self._local(j, q, n)
-            t = np.tile(j.origin_xyz, (n, 1))
-            r = np.tile(j.origin_quat, (n, 1))
-            if lt is not None:
-                t = t + quat_rotate(r, lt)
-            if lq is not None:
-                r = quat_multiply(r, lq)
-            moving.append(MovingTransform(parent, child, t, r))
+            if q is None and j.type not in ("floating", "planar"):
+                q = np.zeros(n)
+            v, r = self._local(j, q)
+            t = np.empty((n, 3))
+            quat = np.empty((n, 4))
+            for k in range(3):
+                t[:, k] = v[k]
+            for k in range(4):
+                quat[:, k] = r[k]
+            moving.append(MovingTransform(parent, child, t, quat))
         return static, moving
 
 
@@ -398,7 +440,7 @@ def load_robot_model(path: str | os.PathLike[str]) -> RobotModel:
 
 def expand_xacro(path: str | os.PathLike[str]) -> str:
     """The URDF text a ``.xacro`` file expands to (needs the ``xacro`` extra)."""
-    xacro = require("xacro", "reading .xacro robot models", package="xacro", extra="xacro")
+    xacro = require("xacro", "reading .xacro robot models", package="xacro", extra="xacro", rosdep_key="xacro")
     try:
         doc = xacro.process_file(os.fspath(path))
     except OSError as exc:

@@ -228,11 +228,14 @@ def read_urdf(
     if root.tag != "robot":
         raise ReadError(source, f"not a URDF: the root element is <{root.tag}>, expected <robot>", line=root.line)
     reader = _Reader(source, links_required)
-    for el in root.findall("material"):
-        if el.attrib.get("name"):
-            rgba = reader.colour(el)
-            if rgba is not None:
-                reader.materials[el.attrib["name"]] = rgba
+    # Named colours: the robot's materials, then those a link's visual defines (others may name them too).
+    named = root.findall("material") + [
+        m for link in root.findall("link") for v in link.findall("visual") for m in v.findall("material")
+    ]
+    for el in named:
+        rgba = reader.colour(el) if el.find("color") is not None else None
+        if el.attrib.get("name") and rgba is not None:
+            reader.materials.setdefault(el.attrib["name"], rgba)
     links = tuple(reader.link(el) for el in root.findall("link"))
     joints = tuple(reader.joint(el) for el in root.findall("joint"))
     return UrdfRobot(root.attrib.get("name", ""), links, joints)

@@ -1,0 +1,480 @@
+"""Many recordings and motion files → outputs, on local worker processes or a Dask cluster.
+
+:func:`find_inputs` walks the sources (a rosbag2 folder is one input, never its member
+files), :func:`plan` gives each input its output under the output folder (mirroring the
+input tree, the new suffix) and says which are already done (an output newer than its
+input is skipped unless ``overwrite``), and :func:`run` converts the rest with
+:func:`convert_one`: in this process (one worker), in local worker processes, or on the
+workers of a Dask distributed cluster (optional extra ``[batch]``), which write their
+outputs to the output folder themselves (a file system they share, as on a cluster).
+
+A failed input never stops the batch: its :class:`Result` carries the error. Outputs are
+written atomically by the codecs, so an interrupted batch leaves no half-written file,
+and running it again converts only what is missing.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import multiprocessing
+import os
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import MotionFormatError, ReadError, UnknownFormatError, require
+from ..registry import CODECS, codec_for_path, read, read_head, write
+from . import convert
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """An output format of ``batch --to``: the codec and the suffix of the files it gets."""
+
+    codec: str
+    suffix: str  # "" for a rosbag2 folder
+
+
+#: ``--to`` names: OMF by its encodings, every other writable codec, tables, bags.
+TARGETS: dict[str, Target] = {
+    "msgpack": Target("omf", ".msgpack"),
+    "yaml": Target("omf", ".yaml"),
+    "json": Target("omf", ".json"),
+    "seq": Target("seq", ".seq"),
+    "json5": Target("scene", ".json5"),
+    "mof": Target("mof", ".mof"),
+    "mtn": Target("mtn", ".mtn"),
+    "bag": Target("rosbag", ""),
+    "mcap": Target("rosbag", ".mcap"),
+    "db3": Target("rosbag", ".db3"),
+    "parquet": Target("parquet", ".parquet"),
+    "csv": Target("csv", ".csv"),
+}
+#: Codecs that write one file per group (``NAME.GROUP.SUFFIX``) when there are several.
+TABLE_CODECS = ("parquet", "csv")
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """What applies to every input (the options ``bag2motion`` and ``convert`` take).
+
+    Attributes:
+        to: A :data:`TARGETS` name.
+        bag_options: rosbag read options (topics, root, joints, start, end, rate …).
+        read_options: Read options of the other formats (joint names, joint map, body …);
+            each input's codec gets those it declares.
+        group, joints, start, end, rate, method: ``convert``'s selection and resampling
+            (for bags, ``joints``/``start``/``end``/``rate`` go to the bag reader, as in
+            ``bag2motion``; ``group`` applies to every input).
+        write_options: Options of the output codec.
+    """
+
+    to: str
+    bag_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    read_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    group: str | None = None
+    joints: list[str] | None = None
+    start: float | None = None
+    end: float | None = None
+    rate: float | None = None
+    method: str = "linear"
+    write_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """One input to convert: where from, where to, with what."""
+
+    source: str
+    output: str
+    settings: Settings
+
+
+@dataclasses.dataclass
+class Result:
+    """What became of one input (one entry of ``--report``)."""
+
+    path: str
+    status: str  # converted, skipped, failed
+    output: str
+    outputs: list[str] = dataclasses.field(default_factory=list)
+    frames: int | None = None
+    duration: float | None = None
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    error: str | None = None
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+# --------------------------------------------------------------------------- inputs
+def _suffixes() -> list[str]:
+    out = [s for info in CODECS.values() for s in (*info.suffixes, *info.shared)]
+    return sorted(set(out), key=len, reverse=True)
+
+
+def input_suffix(path: Path) -> str:
+    """The registered suffix ``path`` ends with (the longest; '' for a folder or none)."""
+    if path.is_dir():
+        return ""
+    name = path.name.lower()
+    return next((s for s in _suffixes() if name.endswith(s)), "")
+
+
+def _is_input(path: Path) -> bool:
+    """Whether a file or folder met while walking is a recording or motion file."""
+    try:
+        info = codec_for_path(path)
+        if info.name == "csv":  # any CSV file is not a motion table: only those with a time column first
+            return info.sniff(path, read_head(path, 4096))
+    except (UnknownFormatError, MotionFormatError, OSError):
+        return False
+    return not path.is_dir() or info.directories
+
+
+def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[tuple[Path, Path]]:
+    """(input, path relative to its source root) for every input under ``sources``.
+
+    A file given directly is an input whatever its suffix (a bad one fails in the batch);
+    folders are searched recursively for rosbag2 folders (one input each, never their
+    member files), ``.mcap``/``.db3``/``.bag`` files and files of every readable format
+    (``.yaml``/``.json`` only when their content is a motion, ``.csv`` only when its first
+    column is ``time``). Hidden files and folders
+    and the folders in ``exclude`` (the output folder) are left out.
+    """
+    skip = {p.resolve() for p in exclude}
+    found: list[tuple[Path, Path]] = []
+    for source in sources:
+        src = Path(source)
+        if not src.exists():
+            raise ReadError(src, "no such file or folder")
+        if src.is_file() or _is_rosbag_folder(src):
+            found.append((src, Path(src.name)))
+            continue
+        for folder, dirs, files in os.walk(src):
+            here = Path(folder)
+            keep = []
+            for d in sorted(dirs):
+                path = here / d
+                if d.startswith(".") or path.resolve() in skip:
+                    continue
+                if _is_rosbag_folder(path):
+                    found.append((path, path.relative_to(src)))
+                else:
+                    keep.append(d)
+            dirs[:] = keep
+            for f in sorted(files):
+                path = here / f
+                if f.startswith(".") or not input_suffix(path) or not _is_input(path):
+                    continue
+                found.append((path, path.relative_to(src)))
+    unique: dict[Path, tuple[Path, Path]] = {}
+    for path, rel in found:
+        unique.setdefault(path.resolve(), (path, rel))
+    return list(unique.values())
+
+
+_STORAGE_SUFFIXES = (".mcap", ".db3", ".mcap.zstd", ".db3.zstd")
+
+
+def _is_rosbag_folder(path: Path) -> bool:
+    """A rosbag2 folder: ``metadata.yaml`` beside its storage files, or (a recording never
+    closed) storage files named as rosbag2 names them, ``<folder>_<n>.mcap``; a folder that
+    merely holds bare bag files is searched like any other."""
+    if not path.is_dir():
+        return False
+    if (path / "metadata.yaml").is_file():
+        return any(info.directories and info.sniff(path, "") for info in CODECS.values())
+    members = [p.name for p in path.iterdir() if p.name.endswith(_STORAGE_SUFFIXES)]
+    prefix = path.name + "_"
+    return bool(members) and all(m.startswith(prefix) and m[len(prefix) :].split(".")[0].isdigit() for m in members)
+
+
+# --------------------------------------------------------------------------- plan
+def output_for(source: Path, rel: Path, outdir: Path, target: Target, keep_suffix: bool = False) -> Path:
+    """The output of ``source`` (``rel`` below its source root) under ``outdir``, with the target's suffix."""
+    name = rel.name
+    suffix = "" if keep_suffix else input_suffix(source)
+    if suffix:
+        name = name[: len(name) - len(suffix)]
+    return outdir / rel.parent / (name + target.suffix)
+
+
+def _mtime(path: Path) -> int:
+    """Modification time (ns) of a file, or of the newest file in a folder."""
+    if path.is_dir():
+        times = [path.stat().st_mtime_ns]
+        for folder, _, files in os.walk(path):
+            times.extend(Path(folder, f).stat().st_mtime_ns for f in files)
+        return max(times)
+    return path.stat().st_mtime_ns
+
+
+def existing_outputs(output: Path, codec: str, others: set[Path]) -> list[Path]:
+    """The files a previous run wrote for ``output`` (tables: one per group when several).
+
+    ``others``: the outputs of the batch's other inputs, never taken for a group's table
+    (``a.b.parquet`` of the input ``a.b.mcap`` is not a group ``b`` of ``a.parquet``).
+    """
+    if output.exists():
+        return [output]
+    if codec not in TABLE_CODECS or not output.parent.is_dir():
+        return []
+    stem, suffix = output.name[: -len(output.suffix)], output.suffix
+    found = []
+    for p in sorted(output.parent.glob(f"{stem}.*{suffix}")):
+        middle = p.name[len(stem) + 1 : -len(suffix)]
+        if middle and "." not in middle and p not in others:
+            found.append(p)
+    return found
+
+
+def is_done(source: Path, output: Path, codec: str, others: set[Path]) -> list[Path] | None:
+    """The outputs of ``source`` when every one is newer than it, else None."""
+    outputs = existing_outputs(output, codec, others)
+    if not outputs:
+        return None
+    newest_input = _mtime(source)
+    if output.is_dir():
+        meta = output / "metadata.yaml"
+        return [output] if meta.exists() and meta.stat().st_mtime_ns > newest_input else None
+    if all(p.stat().st_mtime_ns > newest_input for p in outputs):
+        return outputs
+    return None
+
+
+def _clear_group_tables(
+    inputs: Sequence[tuple[Path, Path]], outputs: list[Path], outdir: Path, target: Target
+) -> list[Path]:
+    """Outputs whose per-group tables (``a.GROUP.csv``) could be another input's output
+    (``a.target.csv`` of ``a.target.mcap``) keep their input's suffix (``a.mcap.GROUP.csv``)."""
+    taken = set(outputs)
+    suffix = target.suffix
+    owners = set()
+    for out in outputs:
+        stem = out.name[: -len(suffix)]
+        head, dot, group = stem.rpartition(".")
+        if dot and head and group:
+            owners.add(out.with_name(head + suffix))
+    return [
+        output_for(source, rel, outdir, target, keep_suffix=True) if out in owners and out in taken else out
+        for (source, rel), out in zip(inputs, outputs, strict=True)
+    ]
+
+
+def plan(
+    inputs: Sequence[tuple[Path, Path]], outdir: Path, settings: Settings, overwrite: bool = False
+) -> tuple[list[Job], list[Result]]:
+    """Jobs for the inputs to convert, and ``skipped`` results for those already done.
+
+    Two inputs that would share an output (``a.mcap`` and ``a.db3`` side by side) keep
+    their own suffix in the output name (``a.mcap.parquet``, ``a.db3.parquet``); so does a
+    table output whose per-group files could be another input's (``a.mcap`` beside
+    ``a.target.mcap``: ``a.mcap.target.csv`` and ``a.target.csv``).
+    """
+    target = TARGETS[settings.to]
+    outputs = [output_for(source, rel, outdir, target) for source, rel in inputs]
+    counts: dict[Path, int] = {}
+    for out in outputs:
+        counts[out] = counts.get(out, 0) + 1
+    outputs = [
+        output_for(source, rel, outdir, target, keep_suffix=True) if counts[out] > 1 else out
+        for (source, rel), out in zip(inputs, outputs, strict=True)
+    ]
+    if target.codec in TABLE_CODECS:
+        outputs = _clear_group_tables(inputs, outputs, outdir, target)
+    primaries = set(outputs)
+    jobs: list[Job] = []
+    skipped: list[Result] = []
+    for (source, _), out in zip(inputs, outputs, strict=True):
+        done = None if overwrite else is_done(source, out, target.codec, primaries)
+        if done is not None:
+            skipped.append(Result(str(source), "skipped", str(out), [str(p) for p in done]))
+        else:
+            jobs.append(Job(str(source), str(out), settings))
+    return jobs, skipped
+
+
+# --------------------------------------------------------------------------- one input
+def _accepted(codec: str, options: dict[str, Any], kind: str) -> dict[str, Any]:
+    info = CODECS[codec]
+    declared = {o.name for o in (info.read_options if kind == "read" else info.write_options)}
+    return {k: v for k, v in options.items() if k in declared}
+
+
+def convert_one(job: Job) -> Result:
+    """Read, select, resample and write one input; every error is caught into the result.
+
+    This runs on the workers (local processes or Dask): it takes and returns plain data.
+    """
+    started = time.perf_counter()
+    cpu_started = time.process_time()
+    s = job.settings
+    target = TARGETS[s.to]
+    result = Result(job.source, "failed", job.output)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            source = Path(job.source)
+            codec = codec_for_path(source).name
+            if codec == "rosbag":
+                bag = dict(s.bag_options, joints=s.joints, start=s.start, end=s.end, rate=s.rate, progress=False)
+                motion_file = read(source, format="rosbag", **bag)
+                motion_file = convert.transform(motion_file, group=s.group)
+            else:
+                motion_file = read(source, format=codec, **_accepted(codec, s.read_options, "read"))
+                motion_file = convert.transform(
+                    motion_file, group=s.group, joints=s.joints, start=s.start, end=s.end, rate=s.rate, method=s.method
+                )
+            out = Path(job.output)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            written = write(
+                motion_file,
+                out,
+                format=target.codec,
+                overwrite=True,  # the plan decided: a missing or stale output is (re)written
+                **_accepted(target.codec, s.write_options, "write"),
+            )
+            groups = list(motion_file.groups.values())
+            result.frames = written if written is not None else sum(m.num_frames for m in groups)
+            result.duration = max(m.duration for m in groups)
+            from ..codecs.tables import output_paths as table_output_paths
+
+            outs = table_output_paths(out, list(motion_file.groups)) if target.codec in TABLE_CODECS else [out]
+            result.outputs = [str(p) for p in outs]
+            result.status = "converted"
+        except MotionFormatError as exc:
+            result.error = str(exc)
+        except (ValueError, KeyError, OSError) as exc:
+            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            result.error = f"{job.source}: {message}"
+        except Exception as exc:  # a bug must not stop the batch either; say where it is
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            result.error = (
+                f"{job.source}: internal error {type(exc).__name__}: {exc} ({Path(where.filename).name}:{where.lineno})"
+            )
+    result.warnings = [str(w.message) for w in caught]
+    result.seconds = time.perf_counter() - started
+    result.cpu_seconds = time.process_time() - cpu_started
+    return result
+
+
+# --------------------------------------------------------------------------- executors
+def scheduler_from_config() -> str | None:
+    """The scheduler address Dask's own configuration gives (``scheduler-address``), if Dask is installed."""
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec("dask") is None:
+        return None
+    config: Any = importlib.import_module("dask.config")
+    address = config.get("scheduler-address", None)
+    return str(address) if address else None
+
+
+def _failed(job: Job, error: str) -> Result:
+    return Result(job.source, "failed", job.output, error=f"{job.source}: {error}")
+
+
+def run(
+    jobs: Sequence[Job],
+    *,
+    workers: int = 1,
+    scheduler: str | None = None,
+    on_result: Callable[[Result], None] | None = None,
+) -> list[Result]:
+    """Convert every job; results in the jobs' order.
+
+    Args:
+        jobs: From :func:`plan`.
+        workers: Local worker processes (1: in this process). Ignored with ``scheduler``.
+        scheduler: A Dask distributed scheduler address (``tcp://host:8786``): the
+            cluster's workers do the work (they need this package and the file system).
+        on_result: Called with each result as it arrives (progress).
+    """
+    notify = on_result or (lambda r: None)
+    if not jobs:
+        return []
+    if scheduler:
+        done = _run_dask(jobs, scheduler, notify)
+    elif workers <= 1 or len(jobs) == 1:
+        done = {}
+        for i, job in enumerate(jobs):
+            done[i] = convert_one(job)
+            notify(done[i])
+    else:
+        done = _run_local(jobs, workers, notify)
+    return [done[i] for i in range(len(jobs))]
+
+
+def _run_local(jobs: Sequence[Job], workers: int, notify: Callable[[Result], None]) -> dict[int, Result]:
+    # forkserver: workers start from a clean interpreter, never a fork of threads (progress bar).
+    context = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
+    done: dict[int, Result] = {}
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context)
+    try:
+        futures = {pool.submit(convert_one, job): i for i, job in enumerate(jobs)}
+        for future in concurrent.futures.as_completed(futures):
+            i = futures[future]
+            try:
+                done[i] = future.result()
+            except Exception as exc:  # the worker process died (killed, out of memory)
+                done[i] = _failed(jobs[i], f"worker process failed: {type(exc).__name__}: {exc}")
+            notify(done[i])
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return done
+
+
+def _run_dask(jobs: Sequence[Job], address: str, notify: Callable[[Result], None]) -> dict[int, Result]:
+    distributed = require("distributed", "--scheduler (a Dask cluster)", package="dask[distributed]", extra="batch")
+
+    done: dict[int, Result] = {}
+    try:
+        client = distributed.Client(address, timeout="30s")
+    except (OSError, TimeoutError) as exc:
+        raise MotionFormatError(f"Dask scheduler {address}: cannot connect ({exc})") from None
+    try:
+        futures = client.map(convert_one, list(jobs), pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
+        for future in distributed.as_completed(futures):
+            i = index[future.key]
+            try:
+                done[i] = future.result()
+            except Exception as exc:  # the task was lost (worker killed too often)
+                done[i] = _failed(jobs[i], f"Dask task failed: {type(exc).__name__}: {exc}")
+            notify(done[i])
+    finally:
+        client.close()
+    return done
+
+
+def summary(results: Iterable[Result]) -> dict[str, int]:
+    """Count of results by status."""
+    counts = {"converted": 0, "skipped": 0, "failed": 0}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    return counts
+
+
+__all__ = [
+    "TARGETS",
+    "Job",
+    "Result",
+    "Settings",
+    "Target",
+    "convert_one",
+    "find_inputs",
+    "is_done",
+    "output_for",
+    "plan",
+    "run",
+    "scheduler_from_config",
+    "summary",
+]

@@ -1,0 +1,86 @@
+"""``motion-formats bag2motion`` / ``motion2bag`` / ``info BAG`` / ``convert`` with bags."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.bags import corpus_bag
+
+from motion_formats_ros import Motion, MotionFile, read, write
+from motion_formats_ros.cli.main import main
+
+
+def _motion_file(tmp_path: Path) -> Path:
+    m = Motion(
+        times=np.arange(20) / 50.0,
+        joint_names=("a", "b"),
+        position=np.arange(40.0).reshape(20, 2),
+        velocity=np.ones((20, 2)),
+    )
+    path = tmp_path / "m.omf.json"
+    write(MotionFile.single(m, group="actual"), path)
+    return path
+
+
+def test_bag_cli_motion2bag_then_bag2motion(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = _motion_file(tmp_path)
+    bag = tmp_path / "rec"
+    assert main(["motion2bag", str(src), str(bag), "--storage", "sqlite3", "--distro", "humble"]) == 0
+    assert any(p.suffix == ".db3" for p in bag.iterdir())
+    out = tmp_path / "back.omf.json"
+    assert main(["bag2motion", str(bag), str(out), "--joints", "b", "--end", "0.2"]) == 0
+    m = read(out).groups["actual"]
+    assert m.joint_names == ("b",) and m.num_frames == 11
+    assert np.array_equal(m.position[:, 0], np.arange(1.0, 23.0, 2.0))  # type: ignore[index]
+    assert "wrote" in capsys.readouterr().out
+    # never clobbers without --overwrite
+    assert main(["motion2bag", str(src), str(bag)]) == 1
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_bag_cli_start_time_and_topic_names(tmp_path: Path) -> None:
+    src = _motion_file(tmp_path)
+    bag = tmp_path / "rec"
+    args = ["motion2bag", str(src), str(bag), "--start-time", "2024-01-01T00:00:00+00:00"]
+    args += ["--joint-topic", "/arm/joint_states", "--trajectory-topic", "none"]
+    assert main(args) == 0
+    mf = read(bag)
+    assert mf.motion.extras["time_origin_ns"] == 1_704_067_200 * 1_000_000_000
+    assert mf.motion.extras["topics"] == ["/arm/joint_states"]
+    assert "/joint_trajectory" not in mf.extras["bag_topics"]
+
+
+def test_bag_cli_info_lists_convertible_topics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info", str(corpus_bag("ros1/tf_example.bag"))]) == 0
+    text = capsys.readouterr().out
+    assert "convertible topics (2)" in text and "/tf_static" in text and "517 msgs" in text
+    assert main(["info", "--json", str(corpus_bag("ros2/plotjuggler_rosbag2_test"))]) == 0
+    info = json.loads(capsys.readouterr().out)
+    imu = next(t for t in info["topics"] if t["topic"] == "/imu")
+    assert imu["messages"] == 1565 and imu["converts_to"] == "IMU"
+    battery = next(t for t in info["topics"] if t["topic"] == "/battery")
+    assert battery["converts_to"] is None
+
+
+def test_bag_cli_errors_are_messages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bag = corpus_bag("ros2/plotjuggler_rosbag2_test")
+    assert main(["bag2motion", str(bag), str(tmp_path / "x.omf.json")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "no such topic '/joint_states'" in err
+    assert not (tmp_path / "x.omf.json").exists()
+    assert main(["bag2motion", str(corpus_bag("ros1/fake_joint_state.bag")), str(tmp_path / "y.omf.json"),
+                 "--topics", "/nope"]) == 1  # fmt: skip
+    assert "/fake_joints_state (sensor_msgs/msg/JointState)" in capsys.readouterr().err
+
+
+def test_bag_cli_convert_uses_the_codec(tmp_path: Path) -> None:
+    out = tmp_path / "fake.omf.json"
+    assert main(["convert", str(corpus_bag("ros1/fake_joint_state.bag")), str(out), "--rate", "100"]) == 0
+    m = read(out).motion
+    assert m.rate == 100.0 and m.joint_names == tuple(f"joint_{i}" for i in range(6))
+    bag = tmp_path / "again.mcap"
+    assert main(["convert", str(out), str(bag)]) == 0
+    assert read(bag).motion.num_frames == m.num_frames

@@ -1,0 +1,81 @@
+"""Bad input: each kind the issue lists, one test each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.bags import JS, TF, joint_state, tf_message, transform, write_bag
+
+from motion_formats_ros import read
+from motion_formats_ros.core.errors import ReadError
+
+BASE = 1_600_000_000 * 1_000_000_000
+
+
+def test_bag_error_not_a_bag(tmp_path: Path) -> None:
+    fake = tmp_path / "notes.mcap"
+    fake.write_bytes(b"hello, this is not MCAP at all\n" * 4)
+    with pytest.raises(ReadError, match="not a bag: no MCAP signature") as err:
+        read(fake)
+    assert err.value.offset == 0
+    folder = tmp_path / "empty_folder"
+    folder.mkdir()
+    with pytest.raises(ReadError, match="not a rosbag2 folder"):
+        read(folder, format="rosbag")
+
+
+def test_bag_error_missing_topic_lists_the_bag_topics(tmp_path: Path) -> None:
+    bag = write_bag(tmp_path / "b", [("/arm/joint_states", JS, BASE, joint_state(BASE, ["a"], [1.0]))])
+    with pytest.raises(ReadError, match="no such topic '/head/joint_states'") as err:
+        read(bag, topics=["/head/joint_states"])
+    assert "/arm/joint_states (sensor_msgs/msg/JointState)" in str(err.value)
+
+
+def test_bag_error_topic_of_the_wrong_type(tmp_path: Path) -> None:
+    bag = write_bag(
+        tmp_path / "b",
+        [
+            ("/joint_states", JS, BASE, joint_state(BASE, ["a"], [1.0])),
+            ("/tf", TF, BASE, tf_message(transform(BASE, "world", "base_link", [0, 0, 0]))),
+        ],
+    )
+    with pytest.raises(ReadError, match="topic '/tf' is tf2_msgs/msg/TFMessage, not sensor_msgs/msg/JointState"):
+        read(bag, topics=["/tf"])
+
+
+def test_bag_error_length_mismatch_skipped_with_count(tmp_path: Path) -> None:
+    msgs = [("/joint_states", JS, BASE + k, joint_state(BASE + k, ["a", "b"], [k, k])) for k in range(5)]
+    msgs[1] = ("/joint_states", JS, BASE + 1, joint_state(BASE + 1, ["a", "b"], [1.0]))
+    msgs[3] = ("/joint_states", JS, BASE + 3, joint_state(BASE + 3, ["a", "b"], [3.0, 3.0], velocity=[1, 2, 3]))
+    bag = write_bag(tmp_path / "b", msgs)
+    with pytest.warns(UserWarning, match="skipped 2 JointState messages whose name and position"):
+        m = read(bag).motion
+    assert m.num_frames == 3
+    assert np.array_equal(m.position[:, 0], [0, 2, 4])  # type: ignore[index]
+
+
+def test_bag_error_time_going_backwards_is_sorted_and_warned(tmp_path: Path) -> None:
+    stamps = [0, 2, 1, 3]  # header stamps out of order, received in order
+    msgs = [
+        ("/joint_states", JS, BASE + k * 10, joint_state(BASE + s * 1_000_000, ["a"], [float(s)]))
+        for k, s in enumerate(stamps)
+    ]
+    bag = write_bag(tmp_path / "b", msgs)
+    with pytest.warns(UserWarning, match="time goes backwards 1 times; samples sorted"):
+        m = read(bag).motion
+    assert np.allclose(m.times, [0, 0.001, 0.002, 0.003])
+    assert np.array_equal(m.position[:, 0], [0, 1, 2, 3])  # type: ignore[index]
+
+
+def test_bag_error_root_frames_not_connected(tmp_path: Path) -> None:
+    bag = write_bag(
+        tmp_path / "b",
+        [
+            ("/joint_states", JS, BASE, joint_state(BASE, ["a"], [1.0])),
+            ("/tf", TF, BASE, tf_message(transform(BASE, "world", "base_link", [0, 0, 0]))),
+        ],
+    )
+    with pytest.raises(ReadError, match="no TF path from 'world' to 'tool'; frames in the bag: base_link, world"):
+        read(bag, root="world:tool")

@@ -1,0 +1,181 @@
+"""Writing motions as scenes: the trajectories reproduce the motion; CLI convert and validate."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import corpus_path
+from scipy.spatial.transform import Rotation
+
+from motion_formats_ros import Motion, MotionFile, WriteError, read, write
+from motion_formats_ros.cli.main import main
+from motion_formats_ros.codecs.scene import load_scene
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def arm_motion(frames: int = 30, with_velocity: bool = True, with_acceleration: bool = False) -> Motion:
+    t = np.arange(frames) / 25.0
+    pos = np.stack([np.sin(t), np.cos(2 * t), 0.1 * t], axis=1)
+    vel = np.stack([np.cos(t), -2 * np.sin(2 * t), np.full_like(t, 0.1)], axis=1)
+    acc = np.stack([-np.sin(t), -4 * np.cos(2 * t), np.zeros_like(t)], axis=1)
+    return Motion(
+        times=t,
+        joint_names=("shoulder", "elbow", "wrist"),
+        position=pos,
+        velocity=vel if with_velocity else None,
+        acceleration=acc if with_acceleration else None,
+    )
+
+
+@pytest.mark.parametrize(("velocity", "acceleration", "order"), [(False, False, 1), (True, False, 3), (True, True, 5)])
+def test_round_trip_values_at_control_points(tmp_path: Path, velocity: bool, acceleration: bool, order: int) -> None:
+    motion = arm_motion(with_velocity=velocity, with_acceleration=acceleration)
+    path = tmp_path / "arm.json5"
+    write(MotionFile.single(motion, robot="arm"), path)
+    scene = load_scene(path)
+    traj = scene.trajectories["motion"]
+    assert set(traj.orders) == {order}
+    np.testing.assert_array_equal(traj.times, motion.times)
+    np.testing.assert_array_equal(traj.evaluate(motion.times), motion.position)
+    back = read(path).motion
+    assert back.joint_names == motion.joint_names
+    np.testing.assert_array_equal(back.sample(motion.times).position, motion.position)
+    if velocity:
+        assert back.velocity is not None and motion.velocity is not None
+        np.testing.assert_allclose(traj.evaluate(motion.times, 1), motion.velocity, atol=1e-12)
+    if acceleration:
+        assert motion.acceleration is not None
+        np.testing.assert_allclose(traj.evaluate(motion.times, 2), motion.acceleration, atol=1e-10)
+
+
+def test_loop_becomes_repeat(tmp_path: Path) -> None:
+    motion = Motion(times=[0, 1, 2], joint_names=("a",), position=[[0], [1], [0]], loop=(0.0, 2.0))
+    write(MotionFile.single(motion), tmp_path / "loop.json5")
+    assert load_scene(tmp_path / "loop.json5").trajectories["motion"].repeat_at == 2.0
+    assert read(tmp_path / "loop.json5").motion.loop == (0.0, 2.0)
+
+
+def test_joint_limits_from_the_option_and_from_a_urdf(tmp_path: Path) -> None:
+    motion = arm_motion()
+    write(
+        MotionFile.single(motion),
+        tmp_path / "a.json5",
+        joint_limits={"shoulder": (-1.5, 1.5), "elbow": {"minValue": -2, "maxVelocity": 3}},
+    )
+    joints = load_scene(tmp_path / "a.json5").models["robot"].joints
+    assert (joints["shoulder"].min_value, joints["shoulder"].max_value) == (-1.5, 1.5)
+    assert (joints["elbow"].min_value, joints["elbow"].max_velocity) == (-2, 3)
+    assert joints["wrist"].max_value == np.inf
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(
+        '<robot name="arm"><link name="a"/><link name="b"/>'
+        '<joint name="elbow" type="revolute"><parent link="a"/><child link="b"/>'
+        '<limit lower="-0.5" upper="0.75" effort="1" velocity="2"/></joint></robot>'
+    )
+    write(MotionFile.single(motion), tmp_path / "b.json5", urdf=urdf)
+    elbow = load_scene(tmp_path / "b.json5").models["robot"].joints["elbow"]
+    assert (elbow.min_value, elbow.max_value, elbow.max_velocity) == (-0.5, 0.75, 2.0)
+
+
+def test_root_pose_round_trip(tmp_path: Path) -> None:
+    n = 20
+    t = np.arange(n) / 10.0
+    q = Rotation.from_euler("z", np.linspace(0, 3 * np.pi, n)[:, None]).as_quat()  # crosses the double cover
+    motion = Motion(
+        times=t, joint_names=("a",), position=np.zeros((n, 1)), root_position=np.c_[t, t, t], root_orientation=q
+    )
+    write(MotionFile.single(motion), tmp_path / "root.json5")
+    back = read(tmp_path / "root.json5").motion.sample(t)
+    assert back.root_position is not None and back.root_orientation is not None
+    np.testing.assert_allclose(back.root_position, motion.root_position, atol=1e-15)
+    dots = np.abs(np.sum(back.root_orientation * q, axis=1))
+    np.testing.assert_allclose(dots, 1.0, atol=1e-12)
+
+
+def test_scene_to_scene_keeps_models_and_objects(tmp_path: Path) -> None:
+    mf = read(corpus_path("scene_json5", "waving_robot.json"))
+    write(mf, tmp_path / "wave.json5")
+    scene = load_scene(tmp_path / "wave.json5")
+    assert set(scene.objects) == {"robot1", "pillar1", "pillar2", "pillar3", "pillar4"}
+    assert len(scene.models["ur5e"].links) == 7
+    back = read(tmp_path / "wave.json5").motion
+    np.testing.assert_array_equal(back.position, mf.motion.position)
+    assert back.loop == (0.0, 2.0)
+
+
+def test_strict_json_output(tmp_path: Path) -> None:
+    motion = arm_motion()
+    write(MotionFile.single(motion), tmp_path / "a.json", format="scene")
+    text = (tmp_path / "a.json").read_text()
+    json.loads(text)  # plain JSON
+    assert read(tmp_path / "a.json").format == "scene"
+    bad = Motion(times=[0, 1], joint_names=("a",), position=[[np.nan], [1]])
+    with pytest.raises(WriteError, match="strict JSON"):
+        write(MotionFile.single(bad), tmp_path / "b.json", format="scene")
+    write(MotionFile.single(bad), tmp_path / "b.json5")
+    assert np.isnan(load_scene(tmp_path / "b.json5").trajectories["motion"].f[0, 0])
+
+
+def test_lossy_writes_warn_and_existing_files_are_kept(tmp_path: Path) -> None:
+    motion = Motion(
+        times=[0, 1], joint_names=("ball",), joint_dims=(3,), position=np.zeros((2, 3)), effort=np.ones((2, 3))
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        write(MotionFile.single(motion), tmp_path / "x.json5")
+    messages = " ".join(str(w.message) for w in caught)
+    assert "ball.0" in messages and "joint.effort" in messages
+    assert list(load_scene(tmp_path / "x.json5").models["robot"].joints) == ["ball.0", "ball.1", "ball.2"]
+    with pytest.raises(WriteError, match="already exists"):
+        write(MotionFile.single(motion), tmp_path / "x.json5")
+    with pytest.raises(WriteError, match="no frames"):
+        write(MotionFile.single(Motion(times=np.zeros(0), joint_names=("a",))), tmp_path / "y.json5")
+
+
+# ------------------------------------------------------------------------- CLI
+def test_cli_convert_walk_to_json5(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    candidates = [REPO / "examples" / name for name in ("walk.seq", "walk.msgpack")]
+    walk = next((p for p in candidates if p.exists()), None)
+    if walk is None:
+        pytest.skip("examples/walk.seq is missing (make examples)")
+    out = tmp_path / "walk.json5"
+    assert main(["convert", str(walk), str(out)]) == 0
+    original = read(walk).motion
+    back = read(out).motion
+    assert back.joint_names == original.joint_names
+    np.testing.assert_array_equal(back.sample(original.times).position, original.position)
+    assert main(["validate", str(out)]) == 0
+    assert "valid scene (1 models, 1 objects, 2 trajectories" in capsys.readouterr().out
+
+
+def test_cli_validate_reports_every_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json5"
+    bad.write_text(
+        "{models: {box: {mass: -1}}, objects: {a: {model: 'crate'}, b: {model: 'box', pose: {xzy: [0, 0, 0]}}}}"
+    )
+    assert main(["validate", str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert f"{bad}: models.box.mass: negative mass -1" in out
+    assert f"{bad}: objects.a.model: unknown model 'crate'" in out
+    assert f"{bad}: objects.b.pose.xzy: unknown transform key 'xzy'" in out
+    assert f"{bad}: 3 error(s)" in out
+    assert main(["validate", "--json", str(bad)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["valid"] is False and len(report["problems"]) == 3
+
+
+def test_cli_validate_canonical_and_syntax_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.json5"
+    good.write_text("{models: {box: {}}, objects: {a: {model: 'box', pose: {qwxyz: [2, 0, 0, 0]}}}}")
+    assert main(["validate", "--canonical", "--json", str(good)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["canonical"]["objects"]["a"]["pose"] == {"xyz": [0.0, 0.0, 0.0], "qxyzw": [0.0, 0.0, 0.0, 1.0]}
+    broken = tmp_path / "broken.json5"
+    broken.write_text("{\n  models: {,}\n}")  # json5 (the reference) points at the "}" after the stray comma
+    assert main(["validate", str(broken)]) == 1
+    assert f"error: {broken}:2: column 13: JSON5 syntax error" in capsys.readouterr().err

@@ -1,0 +1,158 @@
+"""Typed codecs: each declares its options (types, defaults); anything else is refused by name."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from motion_formats_ros import CODECS, Motion, MotionFile, MotionFormatError, read, write
+from motion_formats_ros.core.errors import OptionError
+from motion_formats_ros.core.options import Option, check_options, runtime_types
+
+ROOT = Path(__file__).resolve().parents[2]
+EXE = Path(sys.executable).parent / "motion-formats"
+#: Parameters of read/write that are not options.
+NOT_OPTIONS = {"path", "motion_file", "overwrite"}
+
+
+def _keywords(fn: object) -> dict[str, object] | None:
+    """Keyword parameters → defaults of ``fn``; None when it takes ``**options`` only."""
+    params = inspect.signature(fn).parameters.values()  # type: ignore[arg-type]
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        named = [p for p in params if p.name not in NOT_OPTIONS and p.kind is not p.VAR_KEYWORD]
+        assert not named, f"{fn}: both named options and **options"
+        return None
+    return {p.name: p.default for p in params if p.name not in NOT_OPTIONS}
+
+
+def _motion_file() -> MotionFile:
+    t = np.arange(5) / 10.0
+    m = Motion(times=t, joint_names=("a", "b"), position=np.column_stack([np.sin(t), np.cos(t)]), rate=10.0)
+    return MotionFile.single(m, name="walk")
+
+
+@pytest.mark.parametrize("name", list(CODECS))
+def test_declared_options_are_the_functions_keywords_with_their_defaults(name: str) -> None:
+    info = CODECS[name]
+    module = info.load()
+    for fn, declared in ((module.read, module.READ_OPTIONS), (module.write, module.WRITE_OPTIONS)):
+        assert all(isinstance(o, Option) for o in declared)
+        assert len({o.name for o in declared}) == len(declared)
+        keywords = _keywords(fn)
+        if keywords is None:  # the rosbag codec: options are its dataclass fields
+            continue
+        if not info.writable and fn is module.write:
+            assert declared == () and keywords == {}
+            continue
+        assert {o.name: o.default for o in declared} == keywords, f"{name}.{fn.__name__}"
+
+
+def test_the_rosbag_options_are_its_dataclasses() -> None:
+    from motion_formats_ros.codecs.rosbag import READ_OPTIONS, WRITE_OPTIONS, ReadOptions, WriteOptions
+
+    for declared, cls in ((READ_OPTIONS, ReadOptions), (WRITE_OPTIONS, WriteOptions)):
+        assert {o.name: o.default for o in declared} == {k: getattr(cls(), k) for k in cls.__dataclass_fields__}
+    by_name = {o.name: o for o in WRITE_OPTIONS}
+    assert by_name["trajectory_topic"].accepts(None) and not by_name["joint_topic"].accepts(None)
+    assert by_name["start_time"].accepts(3) and by_name["start_time"].accepts(2.5)
+    assert not by_name["start_time"].accepts("soon")
+
+
+@pytest.mark.parametrize("name", list(CODECS))
+def test_an_unknown_read_option_is_refused_naming_it_and_the_accepted_ones(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "any.file"
+    path.write_bytes(b"")  # never parsed: the options are checked first
+    with pytest.raises(OptionError) as err:
+        read(path, format=name, bogus_option=1)
+    accepted = [o.name for o in CODECS[name].read_options]
+    assert err.value.option == "bogus_option" and err.value.accepted == accepted
+    assert f"{name} read option 'bogus_option'" in str(err.value)
+    assert "accepted: " + (", ".join(accepted) or "none") in str(err.value)
+    assert isinstance(err.value, MotionFormatError) and isinstance(err.value, TypeError)
+
+
+@pytest.mark.parametrize("name", [n for n, c in CODECS.items() if c.writable])
+def test_an_unknown_write_option_is_refused_and_nothing_is_written(tmp_path: Path, name: str) -> None:
+    out = tmp_path / f"out{CODECS[name].suffixes[0]}"
+    with pytest.raises(OptionError, match=rf"{name} write option 'lossles' .*accepted: "):
+        write(_motion_file(), out, format=name, lossles=True)
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_an_option_of_another_format_is_refused() -> None:
+    # --body means something for a .seq, nothing for a .mof: it used to be dropped silently.
+    with pytest.raises(OptionError, match=r"mof read option 'body' .*accepted: motion, joint_map, start_pose"):
+        read(ROOT / "examples" / "walk.seq", format="mof", body="x.body")
+
+
+def test_a_value_of_the_wrong_type_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(OptionError, match=r"seq write option 'lossless' expects bool, got str 'yes'"):
+        write(_motion_file(), tmp_path / "a.seq", lossless="yes")
+    with pytest.raises(OptionError, match=r"scene read option 'rate' expects int \| float \| None, got bool"):
+        read(ROOT / "examples" / "walk.seq", format="scene", rate=True)
+    assert not (tmp_path / "a.seq").exists()
+
+
+def test_declared_options_still_work(tmp_path: Path) -> None:
+    write(_motion_file(), tmp_path / "a.seq", version=4, lossless=True, se3_format="XYZRPY")
+    assert "format_version: 4" in (tmp_path / "a.seq").read_text()
+    m = read(tmp_path / "a.seq", joint_names="x,y").motion
+    assert m.joint_names == ("x", "y")
+    write(_motion_file(), tmp_path / "b.json", encoding="yaml")
+    assert read(tmp_path / "b.json", format="omf", encoding="yaml").name == "walk"
+
+
+def test_check_options_on_its_own() -> None:
+    accepted = (Option("n", (int,), 1), Option("s", (str,), None))
+    check_options("x", "read", {"n": 2, "s": None}, accepted)
+    with pytest.raises(OptionError, match=r"x read option 'm' is not an option of this format; accepted: n, s"):
+        check_options("x", "read", {"m": 1}, accepted)
+    with pytest.raises(OptionError, match=r"'n' expects int, got NoneType None"):
+        check_options("x", "read", {"n": None}, accepted)
+    with pytest.raises(OptionError, match=r"'n' expects int, got bool True"):
+        check_options("x", "read", {"n": True}, accepted)
+    with pytest.raises(OptionError, match="accepted: none"):
+        check_options("x", "write", {"n": 1}, ())
+
+
+def test_runtime_types_of_hints() -> None:
+    from collections.abc import Sequence
+    from typing import Any, Literal
+
+    assert runtime_types(float) == (int, float)
+    assert runtime_types(Sequence[str] | None) == (Sequence,)
+    assert runtime_types(str | None) == (str,)
+    assert runtime_types(Any) == (object,)
+    assert runtime_types(Literal["a"]) == (object,)
+
+
+def test_the_cli_refuses_an_option_the_output_format_does_not_take(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [str(EXE), "convert", str(ROOT / "examples" / "walk.seq"), str(tmp_path / "w.omf.json"), "--lossless"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1
+    assert "error: omf write option 'lossless' is not an option of this format; accepted: encoding" in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "w.omf.json").exists()
+
+
+def test_the_cli_lists_each_formats_options() -> None:
+    rows = {
+        r["name"]: r
+        for r in json.loads(
+            subprocess.run([str(EXE), "formats", "--json"], capture_output=True, text=True, check=True).stdout
+        )
+    }
+    assert [o["name"] for o in rows["seq"]["read_options"]] == ["joint_names", "joint_map", "body"]
+    lossless = next(o for o in rows["seq"]["write_options"] if o["name"] == "lossless")
+    assert lossless == {"name": "lossless", "type": "bool", "default": False, "help": lossless["help"]}
+    assert rows["pseq"]["write_options"] == []
+    text = subprocess.run([str(EXE), "formats", "--options"], capture_output=True, text=True, check=True).stdout
+    assert "    write tolerance" in text and "default 0.1" in text

@@ -1,0 +1,83 @@
+"""The built-in example and `make demo`."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+from motion_formats_ros.core.examples import BIPED_JOINTS, biped_urdf, biped_walk
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_walk_is_smooth() -> None:
+    """Continuous velocity: no jump from one frame to the next (the old gait's knee had one)."""
+    m = biped_walk().motion
+    assert m.position is not None
+    velocity = np.diff(m.position, axis=0) / np.diff(m.times)[:, None]
+    acceleration = np.diff(velocity, axis=0) / np.diff(m.times)[1:, None]
+    assert np.abs(velocity).max() < 0.6 * 6.0  # well within the URDF's 6 rad/s
+    assert np.abs(acceleration).max() < 40.0  # rad/s², i.e. < 0.4 rad/s change per 10 ms frame
+
+
+def test_walk_stays_within_the_urdf_limits() -> None:
+    robot = ET.fromstring(biped_urdf())
+    joints = {j.get("name"): j for j in robot.iter("joint")}
+    assert tuple(joints) == BIPED_JOINTS
+    m = biped_walk().motion
+    assert m.position is not None and m.velocity is not None
+    for i, name in enumerate(m.joint_names):
+        limit = joints[name].find("limit")
+        assert limit is not None
+        lo, hi, vmax = (float(limit.get(k, "nan")) for k in ("lower", "upper", "velocity"))
+        assert lo <= m.position[:, i].min() and m.position[:, i].max() <= hi, name
+        assert np.abs(m.velocity[:, i]).max() <= vmax, name
+
+
+def test_walk_moves_forward_and_is_periodic() -> None:
+    m = biped_walk(cycles=2, period=1.2, rate=100).motion
+    assert m.root_position is not None and m.position is not None
+    assert m.root_position[-1, 0] > m.root_position[0, 0] + 0.3
+    np.testing.assert_allclose(m.position[0], m.position[120], atol=1e-12)  # one period later
+
+
+def test_demo_runs(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "demo.py")], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "group target: 241 frames, 2.4 s, rate 100 Hz" in proc.stdout  # info of the walk
+    assert "walk: peak joint velocity 3.50 rad/s (left_ankle_pitch; URDF limit 6 rad/s)" in proc.stdout
+    if "JointTrajectory:" in proc.stdout:  # played into ROS 2 and received by the probe
+        match = re.search(
+            r"JointTrajectory: 1 message, (\d+) points x 12 joints \(cubic\).* ([0-9.e-]+) rad \(the", proc.stdout
+        )
+        assert match, proc.stdout
+        assert int(match.group(1)) < 241 / 2 and float(match.group(2)) <= 1e-3  # fewer points, within tolerance
+    rows = [line.split() for line in proc.stdout.splitlines() if line.startswith("omf ")]
+    assert len(rows) == 3 and all(float(r[3]) == 0.0 for r in rows)  # OMF is lossless
+
+
+def test_committed_examples_are_what_the_code_generates() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "make_examples.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_example_seq_is_named_by_the_example_body() -> None:
+    from motion_formats_ros import read
+
+    walk = read(ROOT / "examples" / "walk.seq", body=ROOT / "examples" / "biped.body").motion
+    assert walk.joint_names == BIPED_JOINTS
+    reference = biped_walk().motion
+    assert walk.position is not None and reference.position is not None
+    np.testing.assert_allclose(walk.position, reference.position, atol=1e-8)  # %.9g in the file
