@@ -43,6 +43,8 @@ PORT_SEARCH = 100
 DISPLAY_RATE = 60.0
 #: Update rate of the time readout and of the curves' cursor while playing (Hz).
 READOUT_RATE = 10.0
+#: Height of the lowest link origin above the ground when the motion has no root pose (m).
+GROUND_CLEARANCE = 0.02
 #: Missing mesh files named in the warning (the rest are counted).
 MISSING_LISTED = 8
 #: Joints whose curves are shown at first.
@@ -228,10 +230,10 @@ def _arrays(mesh: meshes.TriMesh) -> tuple[Any, Any]:
 class _Posed:
     """One group drawn: its track, its robot (if there is a model), its root marker."""
 
-    def __init__(self, track: Track, robot: RobotDrawing | None, lift: float) -> None:
+    def __init__(self, track: Track, robot: RobotDrawing | None, lift: bool) -> None:
         self.track = track
         self.robot = robot
-        self.lift = lift  # metres added to z when the motion has no root pose
+        self.lift = lift  # no root pose: the lowest link is put on the ground
         self.unknown: tuple[str, ...] = ()
         self.missing: tuple[str, ...] = ()
 
@@ -240,11 +242,15 @@ class _Posed:
         assert self.robot is not None
         root_p = None if pose.root_position is None else pose.root_position[None, :]
         root_q = None if pose.root_orientation is None else pose.root_orientation[None, :]
-        if root_p is None and self.lift:
-            root_p = np.array([[0.0, 0.0, self.lift]])
-        return self.robot.model.link_poses(
+        lp = self.robot.model.link_poses(
             pose.joint_names, pose.positions[None, :], root_position=root_p, root_orientation=root_q, warn=False
         )
+        if root_p is None and self.lift:
+            # No root pose: the lowest link origin stands on the ground at every frame.
+            z = lp.translation[0, :, 2]
+            low = float(np.min(z[np.isfinite(z)])) if np.isfinite(z).any() else 0.0
+            lp.translation[0, :, 2] += GROUND_CLEARANCE - low
+        return lp
 
     def draw(self, t: float) -> Pose:
         pose = self.track.at(t)
@@ -413,7 +419,7 @@ class Viewer:
         else:
             self._root_frame = None
         center = (lo + hi) / 2
-        distance = 1.1 * size + 0.3
+        distance = 0.95 * size + 0.25
         server.initial_camera.look_at = tuple(float(v) for v in center)
         server.initial_camera.position = (
             float(center[0] + 0.9 * distance),
@@ -421,15 +427,9 @@ class Viewer:
             float(center[2] + 0.5 * distance),
         )
 
-    def _lift(self, robot: RobotDrawing | None) -> float:
-        """Height that puts the robot's lowest link on the ground when the motion has no root pose."""
-        if robot is None or self.track.motion.root_position is not None:
-            return 0.0
-        probe = _Posed(self.track, robot, 0.0)
-        lp = probe.world(self.track.at(self.track.start))
-        z = lp.translation[0, :, 2]
-        z = z[np.isfinite(z)]
-        return float(-z.min() + 0.02) if z.size else 0.0
+    def _lift(self, robot: RobotDrawing | None) -> bool:
+        """Whether the robot is put on the ground (a motion without a root pose)."""
+        return robot is not None and self.track.motion.root_position is None
 
     def _check_joints(self) -> None:
         lp = self.posed.world(self.track.at(self.track.start))
@@ -482,6 +482,7 @@ class Viewer:
         step = 1.0 / rate if rate else 0.001
         step = max(min(step, (clock.end - clock.start) / 100 or 0.01), 1e-4)
         marks = [(float(t), name) for t, name in mark_times(self.track.motion, clock.start, clock.end)]
+        self.marks = marks  # on the time slider
         self._slider = gui.add_slider(
             "time (s)",
             min=clock.start,

@@ -74,6 +74,10 @@ class Chromium:
         try:
             port = self._devtools_port(timeout)
             self.ws = self._connect(port, timeout)
+            # The page gets exactly this viewport (the window's size includes its frame).
+            self.call(
+                "Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False
+            )
         except BaseException:
             self.close()
             raise
