@@ -70,12 +70,8 @@ def _read(args: argparse.Namespace) -> Any:
     return read(args.input, format=info.name, **options)
 
 
-class _TerminateError(Exception):
-    """SIGINT / SIGTERM while serving."""
-
-
 def _on_signal(signum: int, frame: Any) -> None:
-    raise _TerminateError
+    raise KeyboardInterrupt  # SIGTERM too: stop serving the same way
 
 
 def cmd_view(args: argparse.Namespace) -> int:
@@ -103,7 +99,7 @@ def cmd_view(args: argparse.Namespace) -> int:
     previous = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         viewer.wait()
-    except (KeyboardInterrupt, _TerminateError):
+    except KeyboardInterrupt:
         pass
     finally:
         for sig, handler in previous.items():
