@@ -169,3 +169,18 @@ def test_without_the_extra_the_command_says_what_to_install(tmp_path: Path) -> N
     code, _out, err, _ = cli("view", motion, "--no-browser", blocked=("viser",))
     assert code == 1 and len(err.strip().splitlines()) == 1
     assert "viser" in err and "[view]" in err
+
+
+def test_a_scene_is_drawn_whole_and_moves() -> None:
+    path = corpus_path("scene_json5", "waving_robot.json")
+    v = view(path, port=free_port(), paused=True, at=0.0)
+    try:
+        drawing = v.scene_drawing
+        assert drawing is not None and len(drawing.handles) == len(drawing.frames) > 1
+        before = np.array([h.position for h in drawing.handles])
+        v.seek(1.0)
+        v._draw(v.clock.time())
+        after = np.array([h.position for h in drawing.handles])
+        assert np.abs(after - before).max() > 0.01  # the arm waves
+    finally:
+        v.stop()
