@@ -184,3 +184,15 @@ def test_a_scene_is_drawn_whole_and_moves() -> None:
         assert np.abs(after - before).max() > 0.01  # the arm waves
     finally:
         v.stop()
+
+
+def test_the_command_reads_a_bag_with_bag2motions_options(tmp_path: Path) -> None:
+    bag = tmp_path / "walk"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(biped_walk(), bag, format="rosbag")
+    # Read as bag2motion reads it (here: no root pose from TF), then refused for the time asked.
+    code, _out, err, _ = cli("view", bag, "--root", "none", "--no-browser", "--at", "99", blocked=())
+    assert code == 1 and err.strip().startswith("error: --at 99: the motion runs from 0 s to 2.4 s"), err
+    code, _out, err, _ = cli("view", bag, "--topics", "/nothing", "--no-browser", blocked=())
+    assert code == 1 and "/nothing" in err and len(err.strip().splitlines()) == 1
