@@ -595,7 +595,8 @@ class Viewer:
     def _refresh_curves(self, t: float) -> None:
         if self._curves_plot is None:
             return
-        data, series = self._curve_args(t)
+        with self._lock:  # the joints shown change from the page's callbacks
+            data, series = self._curve_args(t)
         with self.server.atomic():
             self._curves_plot.series = series
             self._curves_plot.data = data
