@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..core.atomic import check_writable
 from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
-from ..core.errors import MotionFormatError
+from ..core.errors import MotionFormatError, MotionValueError, WriteError
 from ..pipeline import convert
 from ..registry import CODECS, codec_for_path, read, write
+from .options import add_option_flags
 
 
 def _csv(text: str) -> list[str]:
@@ -77,6 +79,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--rate", type=float, help="resample to this many frames per second")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    add_option_flags(p)
     p.set_defaults(handler=cmd_bag2motion)
 
     p = sub.add_parser("motion2bag", help="record a motion file as a rosbag2 bag (MCAP or sqlite3)")
@@ -121,14 +124,16 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--end", type=float, help="drop frames after this time (s)")
     p.add_argument("--rate", type=float, help="resample to this many frames per second")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    add_option_flags(p, read=False)  # the read side (and its aliases) is added with the other readers' flags
     p.set_defaults(handler=cmd_motion2bag)
 
 
 def cmd_bag2motion(args: argparse.Namespace) -> int:
-    from .options import bag_read_options
+    from .options import bag_read_options, write_options
 
     fmt = args.to_format or codec_for_path(args.output, for_write=True).name
     check_writable(args.output, args.overwrite)
+    writes = write_options(args, args.output, fmt)
     options: dict[str, Any] = {
         **bag_read_options(args),
         "joints": args.joints,
@@ -138,7 +143,7 @@ def cmd_bag2motion(args: argparse.Namespace) -> int:
         "progress": args.progress,
     }
     motion_file = read(args.bag, format="rosbag", **options)
-    write(motion_file, args.output, format=fmt, overwrite=args.overwrite)
+    write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **writes)
     summary = ", ".join(
         f"{name}: {m.num_frames} frames, {len(m.joint_names)} joints" for name, m in motion_file.groups.items()
     )
@@ -148,41 +153,33 @@ def cmd_bag2motion(args: argparse.Namespace) -> int:
 
 def cmd_motion2bag(args: argparse.Namespace) -> int:
     if args.input.resolve() == args.bag.resolve():
-        raise ValueError(f"{args.bag}: the output is the input; the input is never modified")
+        raise WriteError(args.bag, "the output is the input; the input is never modified")
     check_writable(args.bag, args.overwrite)
     from ..core.kinematics import load_robot_model
-    from .options import read_options
+    from ..registry import codec_by_name
+    from .options import MOTION2BAG_ALIASES, pairs_for, read_options
 
+    writes = {name: getattr(args, dest) for dest, name in MOTION2BAG_ALIASES.items()}
+    if writes["trajectory_topic"].lower() in ("", "none"):
+        writes["trajectory_topic"] = None
+    writes["frame_prefix"] = args.frame_prefix
+    writes.update(pairs_for("rosbag", "write", args.write_pairs))
     # The model first: a bad one stops before anything is read or written.
     model_file = args.urdf if args.urdf is not None else args.body
+    if model_file is None and isinstance(writes.get("robot_model"), (str, os.PathLike)):
+        model_file = writes["robot_model"]
+    if writes["frame_prefix"] and model_file is None:
+        raise MotionValueError("--frame-prefix names the link frames of a robot model: give --urdf FILE or --body FILE")
     robot = load_robot_model(model_file) if model_file is not None else None
-    options = read_options(args)
+    writes["robot_model"] = robot
+    options = read_options(args, args.input, args.from_format)
     if "body" in options:
-        codec = CODECS[args.from_format] if args.from_format else codec_for_path(args.input)
+        codec = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
         if "body" not in {o.name for o in codec.read_options}:
             options.pop("body")  # only the robot model here; the format names its joints itself
     motion_file = read(args.input, format=args.from_format, **options)
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
-    trajectory = None if args.trajectory_topic.lower() in ("", "none") else args.trajectory_topic
-    write(
-        motion_file,
-        args.bag,
-        format="rosbag",
-        overwrite=args.overwrite,
-        storage=args.storage,
-        distro=args.distro,
-        start_time=args.start_time,
-        group=args.group,
-        root=args.root,
-        joint_topic=args.joint_topic,
-        tf_topic=args.tf_topic,
-        tf_static_topic=args.tf_static_topic,
-        trajectory_topic=trajectory,
-        imu_topic=args.imu_topic,
-        zmp_topic=args.zmp_topic,
-        robot_model=robot,
-        frame_prefix=args.frame_prefix,
-    )
+    write(motion_file, args.bag, format="rosbag", overwrite=args.overwrite, **writes)
     from ..codecs.rosbag import resolved_storage
 
     frames = sum(m.num_frames for m in motion_file.groups.values())

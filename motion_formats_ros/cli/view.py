@@ -10,7 +10,7 @@ from typing import Any
 
 from ..registry import CODECS, codec_by_name, codec_for_path, read
 from .bag import add_bag_read_arguments
-from .options import bag_read_options, read_options
+from .options import add_option_flags, bag_read_options, read_options
 
 
 def _csv(text: str) -> list[str]:
@@ -53,6 +53,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--int-bits", choices=["bhuman", "naodevils"], help=".mof: whose meaning of the Int column's bits to use"
     )
+    add_option_flags(p, write=False)
     bag = p.add_argument_group("bags", "how a bag's messages are read (as bag2motion reads them)")
     add_bag_read_arguments(bag)
     p.set_defaults(handler=cmd_view)
@@ -62,11 +63,9 @@ def _read(args: argparse.Namespace) -> Any:
     info = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
     if info.name == "rosbag":
         return read(args.input, format="rosbag", **bag_read_options(args))
-    accepted = {o.name for o in info.read_options}
-    options = {k: v for k, v in read_options(args).items() if k in accepted}
-    dropped = sorted(set(read_options(args)) - accepted - {"body"})
-    if dropped:
-        raise ValueError(f"{args.input}: {info.name} files take no {', '.join(dropped)} option")
+    options = read_options(args, args.input, info.name)
+    if "body" in options and "body" not in {o.name for o in info.read_options}:
+        options.pop("body")  # only the robot model here; the format names its joints itself
     return read(args.input, format=info.name, **options)
 
 

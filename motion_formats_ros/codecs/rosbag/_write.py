@@ -46,6 +46,7 @@ from ...core.distros import STORAGES, WRITE_DISTROS, default_write_distro
 from ...core.errors import WriteError
 from ...core.kinematics import MovingTransform, RobotModel, StaticTransform, load_robot_model
 from ...core.model import Motion, MotionFile
+from ...core.options import option
 from . import _bulk, _tf_bulk
 from ._read import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
 from ._source import typestore_for
@@ -58,26 +59,40 @@ BATCH = 8192
 IntArray = npt.NDArray[np.int64]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class WriteOptions:
     """Options of :func:`write_bag` (the CLI's ``motion2bag`` flags)."""
 
-    storage: str | None = None
-    distro: str | None = None
-    start_time: float | None = None
-    joint_topic: str = "/joint_states"
-    tf_topic: str = "/tf"
-    tf_static_topic: str = "/tf_static"
-    trajectory_topic: str | None = "/joint_trajectory"
-    imu_topic: str = "/{name}"
-    zmp_topic: str = "/zmp"
-    root: str | None = None  # WORLD:BASE; default world:base_link, or world:<the model's root link>
-    group: str | None = None
-    trajectory_group: str | None = None
-    bulk: bool = True
-    robot_model: str | os.PathLike[str] | RobotModel | None = None
-    frame_prefix: str = ""
-    robot_description_topic: str = "/robot_description"
+    storage: str | None = option(None, "storage plugin (default mcap)", choices=STORAGES)
+    distro: str | None = option(
+        None, "ROS distro the bag is written for (default: $ROS_DISTRO if known, else jazzy)", choices=WRITE_DISTROS
+    )
+    start_time: float | None = option(
+        None, "stamp of the first frame since the epoch (default: the file's recorded start, else now)", unit="s"
+    )
+    joint_topic: str = option("/joint_states", "the JointState topic", metavar="TOPIC")
+    tf_topic: str = option("/tf", "the TF topic", metavar="TOPIC")
+    tf_static_topic: str = option("/tf_static", "the static TF topic", metavar="TOPIC")
+    trajectory_topic: str | None = option("/joint_trajectory", "the JointTrajectory topic", metavar="TOPIC")
+    imu_topic: str = option("/{name}", "topic of each IMU ({name} is the IMU's name)", metavar="TOPIC")
+    zmp_topic: str = option("/zmp", "the ZMP topic", metavar="TOPIC")
+    root: str | None = option(
+        None,
+        "TF frames of the root pose (default world:base_link; with a robot model world:<its root link>)",
+        metavar="WORLD:BASE",
+    )
+    group: str | None = option(None, "group written as joint states (default: actual, else the first)", metavar="NAME")
+    trajectory_group: str | None = option(
+        None, "group written as the trajectory (default: target, else the joint-state group)", metavar="NAME"
+    )
+    bulk: bool = option(True, "encode JointState messages in bulk (numpy)")
+    robot_model: str | os.PathLike[str] | RobotModel | None = option(
+        None,
+        "robot model (.urdf, .urdf.xacro, .body): also /robot_description and every link's TF",
+        metavar="FILE",
+    )
+    frame_prefix: str = option("", "prefix of the robot model's link frames", metavar="PREFIX")
+    robot_description_topic: str = option("/robot_description", "the robot description topic", metavar="TOPIC")
 
 
 def _qos(transient: bool) -> Any:

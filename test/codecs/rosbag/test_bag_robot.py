@@ -228,6 +228,14 @@ def test_a_bad_model_is_one_line_and_writes_nothing(
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, "m.omf.json"])
 
 
+def test_frame_prefix_without_a_model_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "m.omf.json"
+    write(arm_motion(), src)
+    assert main(["motion2bag", str(src), str(tmp_path / "bag"), "--frame-prefix", "r1/"]) == 1
+    assert "--urdf FILE or --body FILE" in capsys.readouterr().err
+    assert not (tmp_path / "bag").exists()
+
+
 # --------------------------------------------------------------------------- corpus: NAO and SR1
 def held(values: np.ndarray) -> np.ndarray:
     """NaN → the last finite value of the column (0 before it), one frame at a time."""
