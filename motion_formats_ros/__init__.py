@@ -6,10 +6,10 @@ that needs ROS) plays and records motions; ``view`` shows a motion on its robot 
 browser (the ``view`` extra).
 """
 
+from . import view  # callable: view(motion, urdf=...) serves the page
 from .core.errors import MotionFormatError, ReadError, UnknownFormatError, WriteError
 from .core.model import Motion, MotionFile, Series
 from .registry import CODECS, read, write
-from .view import view
 
 __version__ = "0.1.0"
 

@@ -23,6 +23,8 @@ The robot comes from the one robot model of the package (URDF or Choreonoid .bod
 from __future__ import annotations
 
 import os
+import sys
+import types
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -123,5 +125,18 @@ def view(
         scene=scene_drawing_for(motion_file),
     )
 
+
+class _CallableModule(types.ModuleType):
+    """This package, callable: ``motion_formats_ros.view(...)`` is :func:`view`.
+
+    The package stays a package (``motion_formats_ros.view.page`` …); calling it calls
+    :func:`view`.
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Viewer:
+        return view(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
 
 __all__ = ["load_model", "view"]

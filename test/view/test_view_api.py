@@ -196,3 +196,15 @@ def test_the_command_reads_a_bag_with_bag2motions_options(tmp_path: Path) -> Non
     assert code == 1 and err.strip().startswith("error: --at 99: the motion runs from 0 s to 2.4 s"), err
     code, _out, err, _ = cli("view", bag, "--topics", "/nothing", "--no-browser", blocked=())
     assert code == 1 and "/nothing" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_view_package_is_callable_and_stays_a_package() -> None:
+    import motion_formats_ros
+    import motion_formats_ros.view.page as page
+
+    assert page.Viewer is motion_formats_ros.view.page.Viewer
+    v = motion_formats_ros.view(biped_walk(), port=free_port(), paused=True)
+    try:
+        assert isinstance(v, page.Viewer)
+    finally:
+        v.stop()
