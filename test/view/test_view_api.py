@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import signal
 import socket
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -208,3 +211,25 @@ def test_the_view_package_is_callable_and_stays_a_package() -> None:
         assert isinstance(v, page.Viewer)
     finally:
         v.stop()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_the_command_stops_cleanly(tmp_path: Path, sig: signal.Signals) -> None:
+    motion = tmp_path / "walk.omf.msgpack"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(biped_walk(), motion)
+    port = free_port()
+    exe = Path(sys.executable).parent / "motion-formats"
+    proc = subprocess.Popen(
+        [str(exe), "view", str(motion), "--no-browser", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.startswith(f"viewing {motion} at http://127.0.0.1:{port}"), line
+    proc.send_signal(sig)
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and err.strip() == "stopped", err
