@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from datetime import datetime
 from pathlib import Path
@@ -11,8 +10,7 @@ from typing import Any
 
 from ..core.atomic import check_writable
 from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
-from ..core.errors import MotionFormatError, MotionValueError, WriteError
-from ..pipeline import convert
+from ..core.errors import MotionValueError, WriteError
 from ..registry import CODECS, codec_for_path, read, write
 from .options import add_option_flags
 
@@ -156,6 +154,7 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
         raise WriteError(args.bag, "the output is the input; the input is never modified")
     check_writable(args.bag, args.overwrite)
     from ..core.kinematics import load_robot_model
+    from ..pipeline import convert
     from ..registry import codec_by_name
     from .options import MOTION2BAG_ALIASES, pairs_for, read_options
 
@@ -190,30 +189,4 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     return 0
 
 
-def is_bag(args: argparse.Namespace) -> bool:
-    """Whether ``info`` was given a bag (by --from rosbag, or by its suffix / folder)."""
-    if getattr(args, "from_format", None):
-        return bool(args.from_format == "rosbag")
-    path = Path(args.file)
-    if not path.exists():
-        return False
-    try:
-        return codec_for_path(path).name == "rosbag"
-    except MotionFormatError:
-        return False
-
-
-def cmd_info_bag(args: argparse.Namespace) -> int:
-    """``info`` of a bag: its topics, which convert, and their message counts."""
-    from ..codecs import rosbag as codec
-
-    info = codec.describe(args.file)
-    if getattr(args, "json", False):
-        print(json.dumps(info, indent=2))
-        return 0
-    for line in codec.format_description(info):
-        print(line)
-    return 0
-
-
-__all__ = ["add_bag_read_arguments", "add_parsers", "cmd_bag2motion", "cmd_info_bag", "cmd_motion2bag", "is_bag"]
+__all__ = ["add_bag_read_arguments", "add_parsers", "cmd_bag2motion", "cmd_motion2bag"]
