@@ -79,7 +79,7 @@ class WriteOptions:
     zmp_topic: str = option("/zmp", "the ZMP topic", metavar="TOPIC")
     root: str | None = option(
         None,
-        "TF frames of the root pose (default world:base_link; with a robot model world:<its root link>)",
+        "TF frames of the root pose (default world:base_link; with a robot model world:ROOT_LINK)",
         metavar="WORLD:BASE",
     )
     group: str | None = option(None, "group written as joint states (default: actual, else the first)", metavar="NAME")
