@@ -36,12 +36,8 @@ def _start_time(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r}: expected seconds, 'now' or an ISO 8601 date-time") from None
 
 
-def add_parsers(sub: Any) -> None:
-    """Register ``bag2motion`` and ``motion2bag`` on the ``motion-formats`` subparsers."""
-    p = sub.add_parser("bag2motion", help="convert a rosbag2 folder / .mcap / .db3 / ROS 1 .bag to a motion file")
-    p.add_argument("bag", type=Path, help="rosbag2 folder, .mcap, .db3 or ROS 1 .bag")
-    p.add_argument("output", type=Path)
-    p.add_argument("--to", dest="to_format", choices=list(CODECS), help="output format (default: suffix)")
+def add_bag_read_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that select and merge a bag's messages (``bag2motion``, ``view``)."""
     p.add_argument(
         "--topics",
         type=_csv,
@@ -66,6 +62,15 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--points", type=_csv, help="PointStamped topics → series (default: /zmp)")
     p.add_argument("--hold", action="store_true", help="hold a joint's last value instead of NaN where it is absent")
     p.add_argument("--distro", choices=list(DISTROS), help="typestore for types the bag does not define")
+
+
+def add_parsers(sub: Any) -> None:
+    """Register ``bag2motion`` and ``motion2bag`` on the ``motion-formats`` subparsers."""
+    p = sub.add_parser("bag2motion", help="convert a rosbag2 folder / .mcap / .db3 / ROS 1 .bag to a motion file")
+    p.add_argument("bag", type=Path, help="rosbag2 folder, .mcap, .db3 or ROS 1 .bag")
+    p.add_argument("output", type=Path)
+    p.add_argument("--to", dest="to_format", choices=list(CODECS), help="output format (default: suffix)")
+    add_bag_read_arguments(p)
     p.add_argument("--joints", type=_csv, help="keep only these joints, in this order (a,b,c)")
     p.add_argument("--start", type=float, help="drop frames before this time (s from the first message)")
     p.add_argument("--end", type=float, help="drop frames after this time (s)")
@@ -191,4 +196,4 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_parsers", "cmd_bag2motion", "cmd_motion2bag"]
+__all__ = ["add_bag_read_arguments", "add_parsers", "cmd_bag2motion", "cmd_motion2bag"]

@@ -57,6 +57,9 @@ TF_TYPES = ("tf2_msgs/msg/TFMessage", "tf/msg/tfMessage")
 #: Types converted as a whole topic (other types are searched for joint data inside).
 CONVERTIBLE_TYPES = (JOINT_STATE, IMU, TRAJECTORY, POINT, *TF_TYPES)
 DEFAULT_JOINT_TOPIC = "/joint_states"
+#: The robot's URDF as robot_state_publisher takes it (kept as MotionFile.robot_description).
+ROBOT_DESCRIPTION = "/robot_description"
+STRING = "std_msgs/msg/String"
 CUSTOM_KEY = "motion_formats_ros"
 #: Stamps off a uniform grid by at most this many ns are only its rounding to whole ns: no warning.
 JITTER_NS = 1
@@ -627,7 +630,11 @@ class _BagReader:
             known = list(custom.get("series", {})) or ["/zmp"]
             point_topics = [t for t in known if t in source.topics and source.topics[t].msgtype == POINT]
             point_topics = point_topics if joints_wanted else []
+        described = custom.get("robot_description")
+        description = described if isinstance(described, str) else ROBOT_DESCRIPTION
+        has_description = description in source.topics and source.topics[description].msgtype == STRING
         return {
+            "description": [description] if has_description else [],
             "joints": joint_topics,
             "joint_fields": joint_fields_,
             "tf": tf_topics if want_root or opts.links or custom.get("links") else [],
@@ -645,7 +652,11 @@ class _BagReader:
         streams = {t: _TopicStream(t, expected=source.topics[t].count, bag_bytes=size) for t in plan["joints"]}
         others: dict[str, list[tuple[int, bytes]]] = {}
         containers = [topic for topic, _ in plan["joint_fields"] + plan["trajectory_fields"]]
-        decoded = list(dict.fromkeys(plan["tf"] + plan["imu"] + plan["trajectory"] + plan["points"] + containers))
+        decoded = list(
+            dict.fromkeys(
+                plan["tf"] + plan["imu"] + plan["trajectory"] + plan["points"] + containers + plan["description"]
+            )
+        )
         source.require_types(decoded)  # JointState topics: only when a batch needs the slow path
         topics = plan["joints"] + [t for t in decoded if t not in joint_set]
         bar = self._progress(source, topics)
@@ -976,7 +987,22 @@ class _BagReader:
         groups = {k: self._transform(k, self._uniform(k, m)) for k, m in groups.items()}
         meta = {k: custom[k] for k in ("name", "robot") if isinstance(custom.get(k), str)}
         record = BagRecord({t.name: t.msgtype for t in source.topics.values()}, source.recovered)
-        return MotionFile(groups=groups, records={BagRecord.codec: record}, start_time_ns=start_time_ns, **meta)
+        return MotionFile(
+            groups=groups,
+            records={BagRecord.codec: record},
+            start_time_ns=start_time_ns,
+            robot_description=self._description(source, plan, others),
+            **meta,
+        )
+
+    def _description(self, source: BagSource, plan: dict[str, Any], others: dict[str, Any]) -> str | None:
+        """The robot's URDF: the last message on the robot description topic, if any."""
+        for topic in plan["description"]:
+            texts = [getattr(msg, "data", None) for _, msg in self._decode(source, topic, others.get(topic, []))]
+            texts = [t for t in texts if isinstance(t, str) and t.strip()]
+            if texts:
+                return texts[-1]
+        return None
 
     def _actual(
         self,
