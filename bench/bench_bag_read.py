@@ -235,20 +235,29 @@ def section_command(bags: dict[int, Path], tmp: Path, repeat: int) -> None:
     def library(bag: Path) -> None:
         write_any(read_ours(bag), out_lib, overwrite=True)
 
-    def interpreter() -> None:
-        subprocess.run([sys.executable, "-c", "pass"], check=True, capture_output=True, env=env)
+    def child(code: str) -> Callable[[], None]:
+        return lambda: subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=env) and None
 
     tiny = tmp / "mcap-10"
     make_bag(tiny, 10, "mcap")
     command(tiny)
-    (bare, _), (fixed, fixed_cpu) = interleaved([interpreter, lambda: command(tiny)], max(repeat, 5))
+    (bare, _), (numpy_, _), (libs, _), (fixed, fixed_cpu) = interleaved(
+        [
+            child("pass"),
+            child("import numpy"),
+            child("import numpy, rosbags.rosbag2, rosbags.typesys"),
+            lambda: command(tiny),
+        ],
+        max(repeat, 15),  # short runs: more of them, so that each best is from a quiet moment
+    )
     print(
         f"whole command: motion-formats bag2motion BAG out.msgpack (a new process) against read() + write() of "
         f"the same files in this process (MCAP, best of {repeat}; 1M: {max(1, repeat - 1)})"
     )
     print(
-        f"  fixed cost of the command (a bag of 10 messages): {fixed:.3f}s (cpu {fixed_cpu:.3f}s), of which "
-        f"the interpreter's start {bare:.3f}s and the imports (numpy, rosbags, the codecs) most of the rest"
+        f"  fixed cost of the command (a bag of 10 messages): {fixed:.3f}s (cpu {fixed_cpu:.3f}s): the interpreter's "
+        f"start {bare:.3f}s, + numpy's import {numpy_ - bare:.3f}s, + rosbags' {libs - numpy_:.3f}s, "
+        f"+ the package's imports and work {fixed - libs:.3f}s"
     )
     print(
         f"  {'messages':>9} {'command':>8} {'library':>8} {'ratio':>6} {'cpu':>6} | {'less fixed':>10} {'ratio':>6}"
