@@ -19,6 +19,7 @@ import concurrent.futures
 import dataclasses
 import multiprocessing
 import os
+import stat
 import time
 import traceback
 import warnings
@@ -146,7 +147,8 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
     member files), ``.mcap``/``.db3``/``.bag`` files and files of every readable format
     (``.yaml``/``.json`` only when their content is a motion, ``.csv`` only when its first
     column is ``time``). Hidden files and folders
-    and the folders in ``exclude`` (the output folder) are left out.
+    and the folders in ``exclude`` (the output folder) are left out; so is what is not a
+    regular file (a FIFO, a socket, a device), with a warning.
     """
     skip = {p.resolve() for p in exclude}
     found: list[tuple[Path, Path]] = []
@@ -157,6 +159,8 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
         if src.is_file() or _is_rosbag_folder(src):
             found.append((src, Path(src.name)))
             continue
+        if not src.is_dir():
+            raise ReadError(src, f"not a regular file or folder ({_kind(src)})")
         for folder, dirs, files in os.walk(src):
             here = Path(folder)
             keep = []
@@ -171,13 +175,33 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
             dirs[:] = keep
             for f in sorted(files):
                 path = here / f
-                if f.startswith(".") or not input_suffix(path) or not _is_input(path):
+                if f.startswith("."):
+                    continue
+                if not path.is_file():  # a FIFO would block the first read; a socket or device is no motion
+                    if path.exists():
+                        warnings.warn(f"{path}: skipped, not a regular file ({_kind(path)})", stacklevel=2)
+                    continue
+                if not input_suffix(path) or not _is_input(path):
                     continue
                 found.append((path, path.relative_to(src)))
     unique: dict[Path, tuple[Path, Path]] = {}
     for path, rel in found:
         unique.setdefault(path.resolve(), (path, rel))
     return list(unique.values())
+
+
+def _kind(path: Path) -> str:
+    """What a path that is neither a regular file nor a folder is (for messages)."""
+    mode = path.stat().st_mode
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
 
 
 _STORAGE_SUFFIXES = (".mcap", ".db3", ".mcap.zstd", ".db3.zstd")
@@ -268,23 +292,50 @@ def _clear_group_tables(
     ]
 
 
+def _root(source: Path, rel: Path) -> Path:
+    """The source root ``source`` was found under (``rel`` is its path below it)."""
+    parts = source.parts[: len(source.parts) - len(rel.parts)]
+    return Path(*parts) if parts else Path(".")
+
+
+def _one_folder_per_root(inputs: Sequence[tuple[Path, Path]], outputs: list[Path], outdir: Path) -> list[Path]:
+    """Inputs of different source roots with the same path below them (``r1/a.msgpack`` and
+    ``r2/a.msgpack``) get their outputs in a folder named after their root (``OUT/r1/a.csv``)."""
+    roots: dict[Path, set[Path]] = {}
+    for (source, rel), out in zip(inputs, outputs, strict=True):
+        roots.setdefault(out, set()).add(_root(source, rel))
+    moved = []
+    for (source, rel), out in zip(inputs, outputs, strict=True):
+        if len(roots[out]) > 1:
+            root = _root(source, rel)
+            name = root.name or root.resolve().name or "root"
+            out = outdir / name / out.relative_to(outdir)
+        moved.append(out)
+    return moved
+
+
 def plan(
     inputs: Sequence[tuple[Path, Path]], outdir: Path, settings: Settings, overwrite: bool = False
 ) -> tuple[list[Job], list[Result]]:
-    """Jobs for the inputs to convert, and ``skipped`` results for those already done.
+    """Jobs for the inputs to convert, and results for the others (``skipped``: done).
 
     Two inputs that would share an output (``a.mcap`` and ``a.db3`` side by side) keep
     their own suffix in the output name (``a.mcap.parquet``, ``a.db3.parquet``); so does a
     table output whose per-group files could be another input's (``a.mcap`` beside
-    ``a.target.mcap``: ``a.mcap.target.csv`` and ``a.target.csv``).
+    ``a.target.mcap``: ``a.mcap.target.csv`` and ``a.target.csv``). Inputs of several
+    source roots that would share an output (``r1/a.msgpack``, ``r2/a.msgpack``) go to a
+    folder named after their root (``OUT/r1/a.csv``); if even that is shared (two roots of
+    one name), every input after the first fails (a ``failed`` result in the second list)
+    rather than overwrite another's output.
     """
     target = TARGETS[settings.to]
     outputs = [output_for(source, rel, outdir, target) for source, rel in inputs]
+    outputs = _one_folder_per_root(inputs, outputs, outdir)
     counts: dict[Path, int] = {}
     for out in outputs:
         counts[out] = counts.get(out, 0) + 1
     outputs = [
-        output_for(source, rel, outdir, target, keep_suffix=True) if counts[out] > 1 else out
+        out.with_name(output_for(source, rel, outdir, target, keep_suffix=True).name) if counts[out] > 1 else out
         for (source, rel), out in zip(inputs, outputs, strict=True)
     ]
     if target.codec in TABLE_CODECS:
@@ -292,7 +343,13 @@ def plan(
     primaries = set(outputs)
     jobs: list[Job] = []
     skipped: list[Result] = []
+    owner: dict[Path, Path] = {}
     for (source, _), out in zip(inputs, outputs, strict=True):
+        first = owner.setdefault(out, source)
+        if first is not source:  # never two inputs into one file
+            error = f"{source}: its output {out} is also the output of {first}; convert one of them separately"
+            skipped.append(Result(str(source), "failed", str(out), error=error))
+            continue
         done = None if overwrite else is_done(source, out, target.codec, primaries)
         if done is not None:
             skipped.append(Result(str(source), "skipped", str(out), [str(p) for p in done]))
