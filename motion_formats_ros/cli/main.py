@@ -7,7 +7,9 @@ status 1, never a traceback; warnings (data a format cannot hold …) go to stde
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -111,12 +113,23 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
     print(f"warning: {message}", file=sys.stderr)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: stops a command the way SIGINT does (temporaries removed, workers stopped)."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     previous = warnings.showwarning
     warnings.showwarning = _show_warning
+    on_term = None
+    if threading.current_thread() is threading.main_thread():
+        on_term = signal.signal(signal.SIGTERM, _terminate)
     try:
         handler = getattr(args, "handler", None) or getattr(commands, f"cmd_{args.command.replace('-', '_')}")
         result: int = handler(args)
@@ -131,11 +144,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK
+    except Terminated:
+        print("terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     finally:
         warnings.showwarning = previous
+        if on_term is not None:
+            signal.signal(signal.SIGTERM, on_term)
 
 
 def entry() -> None:

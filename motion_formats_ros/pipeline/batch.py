@@ -16,10 +16,13 @@ and running it again converts only what is missing.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import multiprocessing
 import os
+import signal
 import stat
+import threading
 import time
 import traceback
 import warnings
@@ -470,13 +473,51 @@ def run(
     return [done[i] for i in range(len(jobs))]
 
 
+def _worker_stop(signum: int, frame: object) -> None:
+    """SIGTERM in a worker: stop as SIGINT would (the running write removes its temporary)."""
+    raise SystemExit(128 + signum)
+
+
+def _watch_parent(alive: Any) -> None:
+    """In a worker: wait until the batch process is gone (its end of ``alive`` closes), then stop."""
+    with contextlib.suppress(OSError, EOFError):
+        alive.poll(None)  # nothing is ever sent: this returns at EOF, when the parent has exited
+    os.kill(os.getpid(), signal.SIGTERM)  # the clean way out: temporaries removed
+    time.sleep(5.0)
+    os._exit(1)  # stuck in native code: go anyway
+
+
+def _worker_start(alive: Any) -> None:
+    """Initializer of every local worker process: SIGTERM stops it as SIGINT does, and it
+    exits when the batch process dies, however it dies (even SIGKILL: no orphans). SIGINT
+    (Ctrl-C reaches the whole process group) is left to the batch process, which stops
+    the workers with SIGTERM."""
+    signal.signal(signal.SIGTERM, _worker_stop)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch_parent, args=(alive,), name="parent-watch", daemon=True).start()
+
+
+def _convert_in_worker(job: Job) -> Result:
+    """:func:`convert_one` in a local worker: a stop fails this input (its result still goes
+    back), then the worker exits as soon as it is idle."""
+    try:
+        return convert_one(job)
+    except SystemExit as exc:
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM)).start()  # again, once idle
+        return _failed(job, f"stopped (worker exit status {exc.code})")
+
+
 def _run_local(jobs: Sequence[Job], workers: int, notify: Callable[[Result], None]) -> dict[int, Result]:
     # forkserver: workers start from a clean interpreter, never a fork of threads (progress bar).
     context = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
     done: dict[int, Result] = {}
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context)
+    # Only this process holds the sending end: when it exits, the workers read EOF.
+    alive_r, alive_w = context.Pipe(duplex=False)
+    pool = concurrent.futures.ProcessPoolExecutor(
+        max_workers=min(workers, len(jobs)), mp_context=context, initializer=_worker_start, initargs=(alive_r,)
+    )
     try:
-        futures = {pool.submit(convert_one, job): i for i, job in enumerate(jobs)}
+        futures = {pool.submit(_convert_in_worker, job): i for i, job in enumerate(jobs)}
         for future in concurrent.futures.as_completed(futures):
             i = futures[future]
             try:
@@ -484,8 +525,22 @@ def _run_local(jobs: Sequence[Job], workers: int, notify: Callable[[Result], Non
             except Exception as exc:  # the worker process died (killed, out of memory)
                 done[i] = _failed(jobs[i], f"worker process failed: {type(exc).__name__}: {exc}")
             notify(done[i])
+    except BaseException:
+        # Interrupted: the running inputs stop too (their temporaries removed), not just the queue.
+        processes = dict(getattr(pool, "_processes", None) or {})
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes.values():
+            if process.is_alive():
+                process.terminate()
+        for process in processes.values():
+            process.join(10.0)
+            if process.is_alive():
+                process.kill()
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        alive_w.close()
+        alive_r.close()
     return done
 
 

@@ -3,9 +3,12 @@ leaves no process behind when it is killed or stopped."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -86,3 +89,92 @@ def test_a_fifo_in_the_tree_is_skipped_with_a_warning_not_waited_on(tmp_path: Pa
     direct = run_cli("batch", src / "b.msgpack", "-o", out, "--to", "csv")
     assert direct.returncode == 1
     assert direct.stderr.strip().splitlines() == [f"error: {src / 'b.msgpack'}: not a regular file or folder (a FIFO)"]
+
+
+def _children() -> dict[int, set[int]]:
+    """ppid → pids of the live processes (zombies count as gone)."""
+    out: dict[int, set[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if fields[0] != "Z":
+            out.setdefault(int(fields[1]), set()).add(int(entry))
+    return out
+
+
+def _descendants(pid: int) -> set[int]:
+    tree, found, todo = _children(), set(), [pid]
+    while todo:
+        for child in tree.get(todo.pop(), ()):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    live = set().union(*_children().values())
+    return pids & live
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from /proc (Linux)")
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_killed_or_stopped_batch_leaves_no_worker_and_no_temporary(tmp_path: Path, sig: signal.Signals) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    rng = np.random.default_rng(3)
+    frames, joints = 60_000, 24
+    big = Motion(
+        times=np.arange(frames) / 1000.0,
+        joint_names=tuple(f"j{i}" for i in range(joints)),
+        position=rng.normal(size=(frames, joints)),
+    )
+    for i in range(6):  # enough work that the workers are busy writing when the signal comes
+        write(MotionFile.single(big, "target"), src / f"m{i}.msgpack")
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI, "batch", str(src), "-o", str(out), "--to", "csv", "--workers", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        start_new_session=True,  # its own process group: the test can always clean up after it
+    )
+    seen: set[int] = set()
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            seen |= _descendants(proc.pid)
+            temporaries = list(out.glob(".*.tmp")) if out.exists() else []
+            if len(seen) >= 4 and temporaries:  # forkserver, resource tracker, two workers; a write going on
+                break
+            assert proc.poll() is None, proc.communicate()[1]
+            time.sleep(0.02)
+        else:
+            pytest.fail("the workers never started writing")
+        seen |= _descendants(proc.pid)
+        os.kill(proc.pid, sig)
+        _, err = proc.communicate(timeout=30)
+        deadline = time.monotonic() + 15
+        while _alive(seen) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(seen), f"left running after {sig.name}: {sorted(_alive(seen))}"
+        assert not list(out.glob(".*.tmp")), "a temporary file was left behind"
+        if sig == signal.SIGTERM:
+            assert proc.returncode == 128 + signal.SIGTERM
+            assert "Traceback" not in err, err
+            assert err.strip().splitlines()[-1] == "terminated", err
+        for csv in out.glob("*.csv"):  # whatever was finished is whole
+            assert read(csv).groups["target"].num_frames == frames
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        for pid in _alive(seen):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        proc.wait(10)
