@@ -24,10 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
-import shutil
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -36,7 +33,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ...core.atomic import check_writable
+from ...core.atomic import check_writable, place, temp_folder
 from ...core.distros import STORAGES, WRITE_DISTROS, default_write_distro
 from ...core.errors import WriteError
 from ...core.model import Motion, MotionFile
@@ -417,9 +414,7 @@ class _BagWriter:
 
     def write(self, overwrite: bool) -> None:
         out = check_writable(self.path, overwrite)
-        folder = out.parent if str(out.parent) else Path(".")
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=folder))
-        try:
+        with temp_folder(out) as tmp:
             bag_dir = tmp / (out.stem if self.bare else out.name)
             try:
                 self._fill(bag_dir)
@@ -436,11 +431,9 @@ class _BagWriter:
                 raise
             if self.bare:
                 produced = next(p for p in bag_dir.iterdir() if p.suffix in (".mcap", ".db3"))
-                self._place(produced, out, overwrite, tmp)
+                place(produced, out, overwrite, tmp)
             else:
-                self._place(bag_dir, out, overwrite, tmp)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+                place(bag_dir, out, overwrite, tmp)
         if self.dropped:
             warnings.warn(f"{out}: a bag cannot hold {', '.join(dict.fromkeys(self.dropped))}; dropped", stacklevel=4)
 
@@ -449,23 +442,6 @@ class _BagWriter:
         if metadata.exists():
             text = metadata.read_text(encoding="utf-8")
             metadata.write_text(re.sub(r"(?m)^(\s*ros_distro:) rosbags$", rf"\1 {self.distro}", text), encoding="utf-8")
-
-    @staticmethod
-    def _place(src: Path, out: Path, overwrite: bool, tmp: Path) -> None:
-        try:
-            if out.exists() or out.is_symlink():
-                if not overwrite:
-                    raise WriteError(out, "already exists (pass overwrite=True / --overwrite to replace it)")
-                if out.is_dir() and not out.is_symlink():
-                    old = tmp / ".old"
-                    os.rename(out, old)
-                    os.rename(src, out)
-                    return
-                os.replace(src, out)
-                return
-            os.rename(src, out)
-        except OSError as exc:
-            raise WriteError(out, exc.strerror or str(exc)) from exc
 
 
 def resolved_storage(path: Path, storage: str | None) -> str:
