@@ -24,11 +24,12 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from .core.errors import ReadError, UnknownFormatError
+from .core.errors import ReadError, UnknownFormatError, WriteError
 from .core.model import MotionFile
 from .core.options import Option, check_options
 
@@ -307,10 +308,13 @@ def read(path: str | os.PathLike[str], format: str | None = None, **options: Any
         OptionError: The codec does not accept an option, or its value's type.
     """
     p = Path(path)
-    if not p.exists():
-        raise ReadError(p, "no such file")
-    info = codec_by_name(format) if format else codec_for_path(p)
-    motion_file = info.read(p, **options)
+    try:
+        if not p.exists():
+            raise ReadError(p, "no such file")
+        info = codec_by_name(format) if format else codec_for_path(p)
+        motion_file = info.read(p, **options)
+    except OSError as exc:  # a file or folder this user may not read, a device gone, …
+        raise ReadError(p, _os_reason(exc, p)) from exc
     motion_file.source = str(p)
     motion_file.format = info.name
     return motion_file
@@ -343,7 +347,24 @@ def write(
     """
     p = Path(path)
     info = codec_by_name(format) if format else codec_for_path(p, for_write=True)
-    return info.write(motion_file, p, overwrite=overwrite, **options)
+    try:
+        return info.write(motion_file, p, overwrite=overwrite, **options)
+    except OSError as exc:  # a full disk, a folder this user may not write, …
+        raise WriteError(p, _os_reason(exc, p)) from exc
+    except Exception as exc:
+        sqlite3 = sys.modules.get("sqlite3")  # the sqlite3 bag storage meets a full disk as its own error
+        if sqlite3 is not None and isinstance(exc, sqlite3.Error):
+            raise WriteError(p, str(exc)) from exc
+        raise
+
+
+def _os_reason(exc: OSError, path: Path) -> str:
+    """The system's reason, with the file it concerns when that is not ``path`` itself."""
+    reason = exc.strerror or str(exc)
+    other = exc.filename
+    if other is not None and os.fspath(other) != os.fspath(path):
+        return f"{os.fsdecode(other)}: {reason}"
+    return reason
 
 
 if TYPE_CHECKING:  # mypy checks that every codec module and the registry's records fit the protocols

@@ -7,6 +7,7 @@ status 1, never a traceback; warnings (data a format cannot hold …) go to stde
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -113,12 +114,15 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
     print(f"warning: {message}", file=sys.stderr)
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM: stops a command the way SIGINT does (temporaries removed, workers stopped)."""
+#: Set when SIGTERM interrupted the command (it then stops the way SIGINT does).
+_terminated = False
 
 
 def _terminate(signum: int, frame: object) -> None:
-    raise Terminated
+    """SIGTERM: stop as SIGINT does (temporaries removed, workers stopped)."""
+    global _terminated
+    _terminated = True
+    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -144,10 +148,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK
-    except Terminated:
-        print("terminated", file=sys.stderr)
-        return 128 + signal.SIGTERM
+    except OSError as exc:
+        # What the system refuses (a full disk, a path this user may not read or write)
+        # wherever it is met: one line naming the file.
+        where = f"{os.fsdecode(exc.filename)}: " if exc.filename is not None else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERROR
     except KeyboardInterrupt:
+        if _terminated:
+            print("terminated", file=sys.stderr)
+            return 128 + signal.SIGTERM
         print("interrupted", file=sys.stderr)
         return 130
     finally:

@@ -171,7 +171,12 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
                 path = here / d
                 if d.startswith(".") or path.resolve() in skip:
                     continue
-                if _is_rosbag_folder(path):
+                try:
+                    bag_folder = _is_rosbag_folder(path)
+                except OSError as exc:
+                    warnings.warn(f"{path}: skipped, cannot be read: {exc.strerror or exc}", stacklevel=2)
+                    continue
+                if bag_folder:
                     found.append((path, path.relative_to(src)))
                 else:
                     keep.append(d)
@@ -411,7 +416,10 @@ def convert_one(job: Job) -> Result:
             result.status = "converted"
         except MotionFormatError as exc:
             result.error = str(exc)
-        except (ValueError, KeyError, OSError) as exc:
+        except OSError as exc:  # e.g. the output folder cannot be made
+            named = f"{os.fsdecode(exc.filename)}: " if exc.filename is not None else ""
+            result.error = f"{job.source}: {named}{exc.strerror or exc}"
+        except (ValueError, KeyError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             result.error = f"{job.source}: {message}"
         except Exception as exc:  # a bug must not stop the batch either; say where it is
