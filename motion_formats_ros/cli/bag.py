@@ -13,10 +13,12 @@ from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS, default_write_distr
 from ..core.errors import MotionFormatError
 from ..pipeline import convert
 from ..registry import CODECS, codec_for_path, read, write
+from .options import utf8
 
 
 def _csv(text: str) -> list[str]:
     """``a,b,c`` → list; ``none`` (or an empty string) → [] (convert none of them)."""
+    text = utf8(text)
     if text.strip().lower() == "none":
         return []
     return [item.strip() for item in text.split(",") if item.strip()]

@@ -14,11 +14,12 @@ from ..core.atomic import write_bytes_atomic
 from ..core.distros import DISTROS, STORAGES
 from ..core.errors import MissingDependencyError, require
 from ..pipeline import batch
-from .options import bag_read_options, read_options, write_options
+from .options import bag_read_options, read_options, utf8, write_options
 
 
 def _csv(text: str) -> list[str]:
     """``a,b,c`` → list; ``none`` → [] (none of them)."""
+    text = utf8(text)
     if text.strip().lower() == "none":
         return []
     return [item.strip() for item in text.split(",") if item.strip()]

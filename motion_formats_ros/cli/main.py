@@ -23,6 +23,7 @@ from . import bag as bag_cli
 from . import batch as batch_cli
 from . import commands
 from . import scene as scene_cli
+from .options import utf8
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -30,6 +31,7 @@ EXIT_USAGE = 2
 
 
 def _csv(text: str) -> list[str]:
+    text = utf8(text)
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
@@ -125,6 +127,11 @@ def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _one_line(text: str) -> str:
+    """An error is one line: a library's message that runs over several is joined."""
+    return "; ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
@@ -139,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = handler(args)
         return result
     except MotionFormatError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except (ValueError, KeyError) as exc:
         # Bad option values (unknown joint, bad rate …): a message, not a traceback.

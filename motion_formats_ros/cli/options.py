@@ -6,6 +6,22 @@ import argparse
 from typing import Any
 
 
+def utf8(text: str) -> str:
+    """A command-line value that must be text (names): undecodable bytes are refused.
+
+    On POSIX a byte that is not UTF-8 reaches Python as a lone surrogate; as an
+    ``argparse`` type this makes the error name the option.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raw = text.encode("utf-8", "surrogateescape")
+        bad = text[exc.start : exc.end].encode("utf-8", "surrogateescape")
+        shown = raw.decode("utf-8", "backslashreplace")
+        raise argparse.ArgumentTypeError(f"not valid UTF-8 (byte 0x{bad[0]:02x} in '{shown}')") from None
+    return text
+
+
 def read_options(args: argparse.Namespace) -> dict[str, Any]:
     """Codec read options given on the command line (only those given)."""
     names = ("joint_names", "joint_map", "body", "int_bits")

@@ -181,3 +181,25 @@ def test_batch_skips_a_folder_it_may_not_read_and_names_what_failed(locked_tree:
     assert f"warning: {locked_tree / 'locked'}: skipped, cannot be read" in proc.stderr, proc.stderr
     assert f"{locked_tree / 'unreadable.msgpack'}: Permission denied" in proc.stderr
     assert (out / "ok.csv").is_file()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="undecodable argv bytes are a POSIX matter")
+@pytest.mark.parametrize("command", ["info", "convert", "batch"])
+def test_joint_names_that_are_not_utf8_name_the_option(tmp_path: Path, command: str) -> None:
+    seq = tmp_path / "a.seq"
+    write(MotionFile.single(_small(), "target"), seq)
+    args = {
+        "info": [seq],
+        "convert": [seq, tmp_path / "a.msgpack"],
+        "batch": [seq, "-o", tmp_path / "out", "--to", "msgpack"],
+    }[command]
+    bad = os.fsdecode(b"a\xff")  # what Python makes of the byte 0xff in argv
+    proc = run_cli(command, *args, "--joint-names", bad)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert (
+        proc.stderr.strip()
+        .splitlines()[-1]
+        .endswith("error: argument --joint-names: not valid UTF-8 (byte 0xff in 'a\\xff')")
+    ), proc.stderr
+    assert not (tmp_path / "a.msgpack").exists() and not (tmp_path / "out").exists()
