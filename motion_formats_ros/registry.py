@@ -119,6 +119,8 @@ class CodecInfo:
         description: One line for ``motion-formats formats``.
         writable: Whether the codec can write.
         directories: Whether a directory can be a file of this format (rosbag2).
+        text: Whether every file of the format is text: a NUL byte near the start is
+            refused before the whole file is loaded (a disk image, zeros).
     """
 
     name: str
@@ -128,6 +130,7 @@ class CodecInfo:
     description: str = ""
     writable: bool = True
     directories: bool = False
+    text: bool = False
 
     def load(self) -> CodecModule:
         """Import the codec module."""
@@ -177,6 +180,7 @@ CODECS: dict[str, CodecInfo] = {
     ),
     "seq": CodecInfo(
         name="seq",
+        text=True,
         module="motion_formats_ros.codecs.seq",
         suffixes=(".seq",),
         shared=(".yaml", ".yml"),
@@ -184,6 +188,7 @@ CODECS: dict[str, CodecInfo] = {
     ),
     "pseq": CodecInfo(
         name="pseq",
+        text=True,
         module="motion_formats_ros.codecs.pseq",
         suffixes=(".pseq",),
         description="Choreonoid PoseSeq key poses (read only)",
@@ -191,6 +196,7 @@ CODECS: dict[str, CodecInfo] = {
     ),
     "mof": CodecInfo(
         name="mof",
+        text=True,
         module="motion_formats_ros.codecs.mof",
         suffixes=(".mof",),
         description="B-Human / GermanTeam motion net (NAO keyframes)",
@@ -203,6 +209,7 @@ CODECS: dict[str, CodecInfo] = {
     ),
     "scene": CodecInfo(
         name="scene",
+        text=True,
         module="motion_formats_ros.codecs.scene",
         suffixes=(".json5",),
         shared=(".json",),
@@ -223,6 +230,7 @@ CODECS: dict[str, CodecInfo] = {
     ),
     "csv": CodecInfo(
         name="csv",
+        text=True,
         module="motion_formats_ros.codecs.tables.csv_table",
         suffixes=(".csv",),
         description="CSV table, one row per frame (%.9g)",
@@ -264,6 +272,19 @@ def read_head(path: Path, size: int = SNIFF_BYTES) -> str:
             return fh.read(size).decode("utf-8", errors="replace")
     except OSError as exc:
         raise ReadError(path, exc.strerror or str(exc)) from exc
+
+
+#: How far a text format's file is searched for a NUL byte before it is read.
+TEXT_PROBE = 1 << 16
+
+
+def _refuse_binary(path: Path) -> None:
+    """A text format's file with a NUL byte near its start is no such file (zeros, an image)."""
+    with open(path, "rb") as fh:
+        head = fh.read(TEXT_PROBE)
+    nul = head.find(b"\0")
+    if nul >= 0:
+        raise ReadError(path, "binary data (a NUL byte), not a text file", offset=nul)
 
 
 def codec_for_path(path: str | os.PathLike[str], *, for_write: bool = False) -> CodecInfo:
@@ -312,6 +333,8 @@ def read(path: str | os.PathLike[str], format: str | None = None, **options: Any
         if not p.exists():
             raise ReadError(p, "no such file")
         info = codec_by_name(format) if format else codec_for_path(p)
+        if info.text and not p.is_dir():
+            _refuse_binary(p)
         motion_file = info.read(p, **options)
     except OSError as exc:  # a file or folder this user may not read, a device gone, …
         raise ReadError(p, _os_reason(exc, p)) from exc
