@@ -397,6 +397,7 @@ def convert_one(job: Job) -> Result:
                 motion_file = convert.transform(
                     motion_file, group=s.group, joints=s.joints, start=s.start, end=s.end, rate=s.rate, method=s.method
                 )
+            convert.warn_nonfinite(motion_file, source)
             out = Path(job.output)
             out.parent.mkdir(parents=True, exist_ok=True)
             written = write(

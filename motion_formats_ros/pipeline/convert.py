@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import warnings
 from collections.abc import Sequence
 
 from ..core.model import Motion, MotionFile
+from ..core.nonfinite import unexplained
 
 
 def transform(
@@ -43,3 +46,11 @@ def transform(
         return m
 
     return motion_file.map(apply)
+
+
+def warn_nonfinite(motion_file: MotionFile, source: str | os.PathLike[str]) -> None:
+    """Warn, per group and channel, about NaN / ±Inf values no mask explains (they are
+    written as they are; a reader of the output may not expect them)."""
+    for name, motion in motion_file.groups.items():
+        for bad in unexplained(motion):
+            warnings.warn(f"{os.fspath(source)}: group {name}: non-finite values in {bad.describe()}", stacklevel=2)
