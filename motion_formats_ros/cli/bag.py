@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..core.atomic import check_writable
-from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
-from ..core.errors import MotionFormatError, WriteError
-from ..pipeline import convert
+from ..core.distros import COMPRESSIONS, DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
+from ..core.errors import WriteError
 from ..registry import CODECS, codec_for_path, read, write
 from .options import add_option_flags, utf8
 
@@ -83,6 +81,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--storage", choices=list(STORAGES), help="storage plugin (default mcap)")
     p.add_argument(
+        "--compression",
+        choices=list(COMPRESSIONS),
+        help="MCAP chunk compression (default zstd, as ros2 bag record writes MCAP)",
+    )
+    p.add_argument(
         "--distro",
         choices=list(WRITE_DISTROS),
         help="ROS distro the bag is written for (message definitions, metadata; default: $ROS_DISTRO when it "
@@ -137,6 +140,7 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     if args.input.resolve() == args.bag.resolve():
         raise WriteError(args.bag, "the output is the input; the input is never modified")
     check_writable(args.bag, args.overwrite)
+    from ..pipeline import convert
     from .options import MOTION2BAG_ALIASES, pairs_for, read_options
 
     writes = {name: getattr(args, dest) for dest, name in MOTION2BAG_ALIASES.items()}
@@ -146,39 +150,15 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     motion_file = read(args.input, format=args.from_format, **read_options(args, args.input, args.from_format))
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
     write(motion_file, args.bag, format="rosbag", overwrite=args.overwrite, **writes)
-    from ..codecs.rosbag import resolved_storage
+    from ..codecs.rosbag import resolved_compression, resolved_storage
 
     frames = sum(m.num_frames for m in motion_file.groups.values())
-    storage = resolved_storage(args.bag, args.storage)
-    distro = args.distro or default_write_distro()
-    print(f"wrote {args.bag} (rosbag2 {storage}, {distro}, {frames} frames)")
+    storage = resolved_storage(args.bag, writes["storage"])
+    compression = resolved_compression(args.bag, storage, writes["compression"])
+    chunks = f", {compression}-compressed chunks" if compression != "none" else ""
+    distro = writes["distro"] or default_write_distro()
+    print(f"wrote {args.bag} (rosbag2 {storage}, {distro}, {frames} frames{chunks})")
     return 0
 
 
-def is_bag(args: argparse.Namespace) -> bool:
-    """Whether ``info`` was given a bag (by --from rosbag, or by its suffix / folder)."""
-    if getattr(args, "from_format", None):
-        return bool(args.from_format == "rosbag")
-    path = Path(args.file)
-    if not path.exists():
-        return False
-    try:
-        return codec_for_path(path).name == "rosbag"
-    except MotionFormatError:
-        return False
-
-
-def cmd_info_bag(args: argparse.Namespace) -> int:
-    """``info`` of a bag: its topics, which convert, and their message counts."""
-    from ..codecs import rosbag as codec
-
-    info = codec.describe(args.file)
-    if getattr(args, "json", False):
-        print(json.dumps(info, indent=2))
-        return 0
-    for line in codec.format_description(info):
-        print(line)
-    return 0
-
-
-__all__ = ["add_parsers", "cmd_bag2motion", "cmd_info_bag", "cmd_motion2bag", "is_bag"]
+__all__ = ["add_parsers", "cmd_bag2motion", "cmd_motion2bag"]

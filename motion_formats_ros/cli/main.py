@@ -3,8 +3,14 @@
 Every subcommand turns a bad input, option or selection (the package's errors, all
 :class:`~motion_formats_ros.core.errors.MotionFormatError`) into ``error: FILE:LINE: reason``
 on stderr and exit status 1, and a file the system cannot open or write into one line
-naming it; warnings (data a format cannot hold …) go to stderr too. Anything else is a
-bug and shows its traceback.
+naming it; warnings (data a format cannot hold …) go to stderr too, as
+``warning: FILE:LINE: message``. Anything else is a bug and shows its traceback.
+
+The commands that read or write files collect the warnings as typed notices
+(:mod:`motion_formats_ros.core.notices`): ``--json`` adds them to the output as a
+``notices`` list, and ``--strict`` fails on them as a compiler's ``-Werror`` does: every
+warning is still printed, no output file is put in place once one was given (the write
+stops with ``error: OUT: not written: …``), and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -20,11 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..core.distros import COMPRESSIONS
 from ..core.errors import MotionFormatError
+from ..core.notices import collect
 from ..registry import CODECS
 from . import bag as bag_cli
 from . import batch as batch_cli
-from . import commands
 from . import scene as scene_cli
 from .options import add_option_flags, utf8
 
@@ -33,6 +40,9 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 #: A bug: an exception the package does not raise on purpose (sysexits' EX_SOFTWARE).
 EXIT_BUG = 70
+
+#: The commands whose warnings ``--strict`` turns into failure (those that read or write motion files).
+STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag", "batch")
 
 
 def _csv(text: str) -> list[str]:
@@ -52,11 +62,12 @@ def _add_read_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_write_options(p: argparse.ArgumentParser) -> None:
-    """``--write-option NAME=VALUE``, and the hand-written aliases of the .seq writer's options."""
+    """``--write-option NAME=VALUE``, and the hand-written aliases of the .seq and bag writers' options."""
     add_option_flags(p, read=False)
     p.add_argument("--seq-version", type=int, choices=[2, 4], help=".seq format version to write (default 2)")
     p.add_argument("--lossless", action="store_true", help=".seq: shortest exact values instead of %%.9g")
     p.add_argument("--se3-format", choices=["XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY"], help=".seq pose layout")
+    p.add_argument("--compression", choices=list(COMPRESSIONS), help=".mcap: chunk compression (default zstd)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--start", type=float, help="drop frames before this time (s)")
     p.add_argument("--end", type=float, help="drop frames after this time (s)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    p.add_argument("--json", action="store_true", help="machine-readable summary (with the warnings as notices)")
     _add_read_options(p)
     _add_write_options(p)
 
@@ -121,6 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
     batch_cli.add_parser(sub)
     for name in ("motion2bag", "validate"):
         _add_read_options(sub.choices[name])  # a .seq input needs its joint names
+    for name in STRICT_COMMANDS:
+        sub.choices[name].add_argument(
+            "--strict", action="store_true", help="fail (exit 1, no output written) on any warning"
+        )
     return parser
 
 
@@ -159,9 +175,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     on_term = None
     if threading.current_thread() is threading.main_thread():
         on_term = signal.signal(signal.SIGTERM, _terminate)
+    strict = bool(getattr(args, "strict", False))
     try:
-        handler = getattr(args, "handler", None) or getattr(commands, f"cmd_{args.command.replace('-', '_')}")
-        result: int = handler(args)
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            from . import commands  # the general commands (and numpy) only when one of them runs
+
+            handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
+        with collect(strict=strict) as report:
+            args.notices = report  # the handlers that print JSON add the notices to it
+            result: int = handler(args)
+        if strict and report.notices and result == EXIT_OK:
+            count = len(report.notices)
+            print(f"error: {count} warning{'s' if count > 1 else ''} with --strict", file=sys.stderr)
+            return EXIT_ERROR
         return result
     except MotionFormatError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .errors import ReadError, WriteError
+from .notices import check_commit
 
 
 def read_input(
@@ -162,7 +163,8 @@ def atomic_output(path: str | os.PathLike[str], overwrite: bool = False) -> Iter
     the same folder, flushed and fsynced, then renamed over ``path``. On any error (or
     KeyboardInterrupt: SIGINT, and SIGTERM in the command line) the temporary file is
     removed and ``path`` is left as it was. Without ``overwrite`` an existing ``path``
-    is never replaced, even if it appears while writing.
+    is never replaced, even if it appears while writing. Inside a strict notices report
+    that holds a notice nothing is put in place (:class:`~.notices.StrictNoticeError`).
     """
     out = check_writable(path, overwrite)
     try:
@@ -175,6 +177,7 @@ def atomic_output(path: str | os.PathLike[str], overwrite: bool = False) -> Iter
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
+        check_commit(out)  # a strict run puts nothing in place once a warning was reported
         if overwrite:
             os.replace(tmp, out)
         else:

@@ -15,10 +15,8 @@ and running it again converts only what is missing.
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import dataclasses
-import multiprocessing
 import os
 import signal
 import stat
@@ -31,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import MotionFormatError, MotionValueError, ReadError, UnknownFormatError, require
+from ..core.notices import collect
 from ..registry import CODECS, codec_for_path, read, read_head, write
-from . import convert
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,6 +73,7 @@ class Settings:
             (for bags, ``joints``/``start``/``end``/``rate`` go to the bag reader, as in
             ``bag2motion``; ``group`` applies to every input).
         write_options: Options of the output codec.
+        strict: Fail an input on any warning, and write no output for it (``--strict``).
     """
 
     to: str
@@ -87,6 +86,7 @@ class Settings:
     rate: float | None = None
     method: str = "linear"
     write_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    strict: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +112,7 @@ class Result:
     cpu_seconds: float = 0.0
     error: str | None = None
     warnings: list[str] = dataclasses.field(default_factory=list)
+    notices: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # the warnings as typed notices
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -378,12 +379,15 @@ def convert_one(job: Job) -> Result:
 
     This runs on the workers (local processes or Dask): it takes and returns plain data.
     """
+    from . import convert  # loaded by the workers, not by ``motion-formats --help``
+
     started = time.perf_counter()
     cpu_started = time.process_time()
     s = job.settings
     target = TARGETS[s.to]
     result = Result(job.source, "failed", job.output)
-    with warnings.catch_warnings(record=True) as caught:
+    # The job's notices stay its own (returned in the result), whichever process runs it.
+    with warnings.catch_warnings(record=True) as caught, collect(isolated=True, strict=s.strict) as report:
         warnings.simplefilter("always")
         try:
             source = Path(job.source)
@@ -431,6 +435,7 @@ def convert_one(job: Job) -> Result:
                 f"{job.source}: internal error {type(exc).__name__}: {exc} ({Path(where.filename).name}:{where.lineno})"
             )
     result.warnings = [str(w.message) for w in caught]
+    result.notices = report.as_json()
     result.seconds = time.perf_counter() - started
     result.cpu_seconds = time.process_time() - cpu_started
     return result
@@ -519,6 +524,9 @@ def _convert_in_worker(job: Job) -> Result:
 
 
 def _run_local(jobs: Sequence[Job], workers: int, notify: Callable[[Result], None]) -> dict[int, Result]:
+    import concurrent.futures
+    import multiprocessing
+
     # forkserver: workers start from a clean interpreter, never a fork of threads (progress bar).
     context = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
     done: dict[int, Result] = {}

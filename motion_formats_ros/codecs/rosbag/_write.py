@@ -12,12 +12,13 @@ Stamps (header stamps and bag receive times): a frame at relative time ``t`` is 
 ``start + t``, where ``start`` is, in this order, the ``start_time`` option (the stamp of
 the first frame), the file's :attr:`~MotionFile.start_time_ns` (the recording's absolute
 start, restoring its original stamps), the time origin a motion read from a bag keeps
-(``extras["time_origin_ns"]``), else the current time, as ``ros2 bag record`` would.
+(its :class:`BagMotionRecord`), else the current time, as ``ros2 bag record`` would.
 
 The bag is written as rosbag2 writes it (see ``_storage``): for ``distro`` (default: the
 environment's ``$ROS_DISTRO``, else Jazzy), named in ``metadata.yaml``, the MCAP
 ``rosbag2`` metadata record and the sqlite3 ``schema`` and ``metadata`` tables; real MCAP
-CRCs; each topic's RIHS01 type hash (``_typehash``).
+CRCs; MCAP chunks compressed with ``compression`` (zstd by default, as ``ros2 bag
+record`` writes them; ``lz4``; ``none``); each topic's RIHS01 type hash (``_typehash``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import dataclasses
 import json
 import re
 import time
-import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,12 +34,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.atomic import check_writable, place, temp_folder
-from ...core.distros import STORAGES, WRITE_DISTROS, default_write_distro
+from ...core.distros import COMPRESSIONS, DEFAULT_COMPRESSION, STORAGES, WRITE_DISTROS, default_write_distro
 from ...core.errors import WriteError
 from ...core.model import Motion, MotionFile
+from ...core.notices import NoticeKind, check_commit, notify
 from ...core.options import option
 from . import _bulk
 from ._read import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
+from ._record import BagMotionRecord
 from ._source import typestore_for
 from ._storage import storage_plugins
 from ._typehash import type_hash
@@ -57,6 +59,9 @@ class WriteOptions:
     storage: str | None = option(None, "storage plugin (default mcap)", choices=STORAGES)
     distro: str | None = option(
         None, "ROS distro the bag is written for (default: $ROS_DISTRO if known, else jazzy)", choices=WRITE_DISTROS
+    )
+    compression: str | None = option(
+        None, "MCAP chunk compression (default zstd, as ros2 bag record writes MCAP)", choices=COMPRESSIONS
     )
     start_time: float | None = option(
         None, "stamp of the first frame since the epoch (default: the file's recorded start, else now)", unit="s"
@@ -105,6 +110,7 @@ class _BagWriter:
         self.ts = typestore_for(distro)
         self.t = self.ts.types
         self.storage = resolved_storage(path, options.storage)
+        self.compression = resolved_compression(path, self.storage, options.compression)
         self.bare = path.suffix.lower() in (".mcap", ".db3")
 
     # ------------------------------------------------------------------ groups / time
@@ -132,8 +138,10 @@ class _BagWriter:
             return round(opts.start_time * 1e9) - t0
         if self.file.start_time_ns is not None:
             base = int(self.file.start_time_ns)
-        elif isinstance(origin := motions[0].extras.get("time_origin_ns"), (int, np.integer)):
-            base = int(origin)
+        elif (kept := motions[0].record(BagMotionRecord)) is not None and isinstance(
+            kept.time_origin_ns, (int, np.integer)
+        ):
+            base = int(kept.time_origin_ns)
         else:
             base = time.time_ns() - t0  # the first frame now
         return base - (base + t0) if base + t0 < 0 else base
@@ -407,7 +415,7 @@ class _BagWriter:
             if getattr(self.file, key):
                 custom[key] = getattr(self.file, key)
         bag = Writer(bag_path, version=version, storage_plugin=plugin)
-        bag.STORAGE_PLUGINS = storage_plugins(self.distro)  # type: ignore[assignment]  # rosbag2's layout
+        bag.STORAGE_PLUGINS = storage_plugins(self.distro, self.compression)  # type: ignore[assignment]  # rosbag2's layout
         with bag as writer:
             self._write_joint_states(writer, motion, stamps)
             custom.update(self._write_tf(writer, motion, stamps, world, base))
@@ -436,13 +444,19 @@ class _BagWriter:
                 if isinstance(exc, WriterError):
                     raise WriteError(out, str(exc)) from exc
                 raise
+            if self.dropped:
+                notify(
+                    NoticeKind.LOSSY_WRITE,
+                    f"a bag cannot hold {', '.join(dict.fromkeys(self.dropped))}; dropped",
+                    file=out,
+                    stacklevel=4,
+                )
+            check_commit(out)
             if self.bare:
                 produced = next(p for p in bag_dir.iterdir() if p.suffix in (".mcap", ".db3"))
                 place(produced, out, overwrite, tmp)
             else:
                 place(bag_dir, out, overwrite, tmp)
-        if self.dropped:
-            warnings.warn(f"{out}: a bag cannot hold {', '.join(dict.fromkeys(self.dropped))}; dropped", stacklevel=4)
 
     def _stamp_distro(self, metadata: Path) -> None:
         """Name the distro the bag was written for (rosbags' Writer puts its own name there)."""
@@ -470,6 +484,22 @@ def resolved_storage(path: Path, storage: str | None) -> str:
     if storage not in STORAGES:
         raise ValueError(f"unknown storage {storage!r}; known: {', '.join(STORAGES)}")
     return storage
+
+
+def resolved_compression(path: Path, storage: str, compression: str | None) -> str:
+    """The MCAP chunk compression a bag is written with (``none`` for sqlite3, which has none).
+
+    Raises:
+        WriteError: A compression asked for sqlite3 storage.
+        ValueError: Unknown compression.
+    """
+    if compression is not None and compression not in COMPRESSIONS:
+        raise ValueError(f"unknown chunk compression {compression!r}; known: {', '.join(COMPRESSIONS)}")
+    if storage != "mcap":
+        if compression not in (None, "none"):
+            raise WriteError(path, f"{storage} storage has no chunks to compress ({compression} is for MCAP)")
+        return "none"
+    return compression or DEFAULT_COMPRESSION
 
 
 def write_bag(motion_file: MotionFile, path: Path, options: WriteOptions, overwrite: bool = False) -> None:

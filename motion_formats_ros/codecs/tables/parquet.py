@@ -21,13 +21,13 @@ import json
 import zlib
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ...core.atomic import atomic_output
 from ...core.errors import ReadError, require
-from ...core.model import DEFAULT_GROUP, MotionFile
+from ...core.model import DEFAULT_GROUP, CodecRecord, MotionFile
 from . import _common, _layout
 
 
@@ -67,6 +67,18 @@ def _crc(values: np.ndarray) -> int:
     """CRC-32 of a column's values as written (float64 or bool, little-endian)."""
     data = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<") if values.dtype.itemsize > 1 else None)
     return zlib.crc32(data.tobytes())
+
+
+@dataclasses.dataclass
+class ParquetRecord(CodecRecord):
+    """What a Parquet read keeps of the file's schema metadata (``MotionFile.record(ParquetRecord)``).
+
+    Attributes:
+        source: The file the table was written from, as its metadata names it.
+    """
+
+    codec: ClassVar[str] = "parquet"
+    source: str = ""
 
 
 def _pyarrow(feature: str) -> Any:
@@ -201,5 +213,5 @@ def read(path: Path) -> MotionFile:
         robot=text("robot"),
         date=when,
         start_time_ns=start_ns,
-        extras={"table_source": text("source")} if text("source") else {},
+        records={ParquetRecord.codec: ParquetRecord(text("source"))} if text("source") else {},
     )
