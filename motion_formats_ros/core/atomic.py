@@ -22,14 +22,13 @@ import os
 import shutil
 import socket
 import tempfile
-import warnings
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from .errors import ReadError, WriteError
-from .notices import check_commit
+from .notices import NoticeKind, check_commit, notify
 
 
 def read_input(
@@ -112,12 +111,15 @@ def sweep_stale(path: str | os.PathLike[str]) -> list[Path]:
         if stale.is_dir() and (old.exists() or old.is_symlink()) and not (out.exists() or out.is_symlink()):
             try:
                 os.rename(old, out)
-                warnings.warn(
-                    f"{out}: put back from {stale} (a replacing write was interrupted between its renames)",
+                notify(
+                    NoticeKind.RECOVERED,
+                    f"put back from {stale} (a replacing write was interrupted between its renames)",
+                    file=out,
                     stacklevel=3,
                 )
             except OSError as exc:
-                warnings.warn(f"{out}: missing; the previous one is in {old} ({_reason(exc)})", stacklevel=3)
+                reason = f"missing; the previous one is in {old} ({_reason(exc)})"
+                notify(NoticeKind.MISSING, reason, file=out, stacklevel=3)
                 continue
         try:
             if stale.is_dir() and not stale.is_symlink():
@@ -125,11 +127,10 @@ def sweep_stale(path: str | os.PathLike[str]) -> list[Path]:
             else:
                 stale.unlink()
         except OSError as exc:
-            warnings.warn(
-                f"{stale}: a temporary left by an interrupted write; cannot remove: {_reason(exc)}", stacklevel=3
-            )
+            reason = f"a temporary left by an interrupted write; cannot remove: {_reason(exc)}"
+            notify(NoticeKind.RECOVERED, reason, file=stale, stacklevel=3)
             continue
-        warnings.warn(f"{stale}: removed a temporary left by an interrupted write", stacklevel=3)
+        notify(NoticeKind.RECOVERED, "removed a temporary left by an interrupted write", file=stale, stacklevel=3)
         removed.append(stale)
     return removed
 

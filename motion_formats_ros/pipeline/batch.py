@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import MotionFormatError, MotionValueError, ReadError, UnknownFormatError, require
-from ..core.notices import collect
+from ..core.notices import NoticeKind, collect, notify
 from ..registry import CODECS, codec_for_path, read, read_head, write
 
 
@@ -175,7 +175,9 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
                 try:
                     bag_folder = _is_rosbag_folder(path)
                 except OSError as exc:
-                    warnings.warn(f"{path}: skipped, cannot be read: {exc.strerror or exc}", stacklevel=2)
+                    notify(
+                        NoticeKind.SKIPPED, f"skipped, cannot be read: {exc.strerror or exc}", file=path, stacklevel=2
+                    )
                     continue
                 if bag_folder:
                     found.append((path, path.relative_to(src)))
@@ -188,7 +190,9 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
                     continue
                 if not path.is_file():  # a FIFO would block the first read; a socket or device is no motion
                     if path.exists():
-                        warnings.warn(f"{path}: skipped, not a regular file ({_kind(path)})", stacklevel=2)
+                        notify(
+                            NoticeKind.SKIPPED, f"skipped, not a regular file ({_kind(path)})", file=path, stacklevel=2
+                        )
                     continue
                 if not input_suffix(path) or not _is_input(path):
                     continue

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import warnings
 from collections.abc import Sequence
 
 from ..core.errors import SelectionError
 from ..core.model import Motion, MotionFile
 from ..core.nonfinite import unexplained
+from ..core.notices import NoticeKind, notify
 
 
 def transform(
@@ -54,4 +54,6 @@ def warn_nonfinite(motion_file: MotionFile, source: str | os.PathLike[str]) -> N
     written as they are; a reader of the output may not expect them)."""
     for name, motion in motion_file.groups.items():
         for bad in unexplained(motion):
-            warnings.warn(f"{os.fspath(source)}: group {name}: non-finite values in {bad.describe()}", stacklevel=2)
+            notify(
+                NoticeKind.MISSING, f"group {name}: non-finite values in {bad.describe()}", file=source, stacklevel=2
+            )

@@ -548,7 +548,8 @@ def _report_out_of_order(ordered: Sequence[tuple[Block, npt.NDArray[np.int64]]],
         back = np.flatnonzero(t[1:] < np.maximum.accumulate(t)[:-1]) + 1
         if back.size:
             first = int(back[0])
-            warnings.warn(
+            notify(
+                NoticeKind.INCONSISTENT,
                 f"{stream}: {back.size} of {t.size} samples are stamped before an earlier one (the first: "
                 f"message {first}, t = {(int(t[first]) - origin) / 1e9:.6g} s); put in time order",
                 stacklevel=4,
@@ -585,7 +586,8 @@ def _held(
             rows = np.flatnonzero(missing)
             k = int(rows[0])
             held[:, j] = missing
-            warnings.warn(
+            notify(
+                NoticeKind.MISSING,
                 f"{stream}: joint {name!r} is missing from frame {k} (t = {(int(times_ns[k]) - origin) / 1e9:.6g} s) "
                 f"on, in {rows.size} message(s): its last value is held there (mask {MASK_KEEP!r})",
                 stacklevel=4,
