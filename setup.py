@@ -52,6 +52,9 @@ setup(
         # pyarrow 26 needs NumPy 2; 25.0.1 works with the core's NumPy floor (and has the
         # page checksums the Parquet codec writes and verifies).
         "parquet": ["pyarrow>=25.0.1"],
+        # motion-formats view: the page (viser: its server and three.js client) and mesh files.
+        "view": ["viser>=1.1.1", "trimesh>=4.0"],
+        "xacro": ["xacro>=2.0"],  # .urdf.xacro robot models (motion2bag --urdf, the player)
         # MCAP chunk compressors; rosbags brings both, these name them for a trimmed install.
         "zstd": ["backports.zstd>=1.0; python_version < '3.14'"],
         "lz4": ["lz4>=4.0"],
@@ -63,6 +66,9 @@ setup(
             "dask>=2026.8.0",
             "distributed>=2026.8.0",
             "pyarrow>=25.0.1",
+            "viser>=1.1.1",
+            "trimesh>=4.0",
+            "xacro>=2.0",
         ],
         "test": [
             "rosbags==0.11.9",
@@ -80,6 +86,10 @@ setup(
             "dask==2026.8.0",
             "distributed==2026.8.0",
             "pyarrow==26.0.1",
+            "viser==1.1.1",
+            "trimesh==5.2.0",
+            "xacro==2.1.1",
+            "yourdfpy==0.0.60",  # the independent forward kinematics the robot-model tests compare with
         ],
     },
     zip_safe=True,

@@ -33,6 +33,7 @@ from ..registry import CODECS
 from . import bag as bag_cli
 from . import batch as batch_cli
 from . import scene as scene_cli
+from . import view as view_cli
 from .options import add_option_flags, utf8
 
 EXIT_OK = 0
@@ -74,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and documentation)."""
     parser = argparse.ArgumentParser(
         prog="motion-formats",
-        description="Inspect, convert and plot robot motion files.",
+        description="Inspect, convert, plot and view robot motion files.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -131,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     scene_cli.add_parser(sub)
     bag_cli.add_parsers(sub)
     batch_cli.add_parser(sub)
+    view_cli.add_parser(sub)
     for name in ("motion2bag", "validate"):
         _add_read_options(sub.choices[name])  # a .seq input needs its joint names
     for name in STRICT_COMMANDS:

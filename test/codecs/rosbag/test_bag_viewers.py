@@ -27,6 +27,7 @@ from rosbags.typesys import Stores, get_typestore
 
 from motion_formats_ros import Motion, MotionFile, write
 from motion_formats_ros.core.distros import DISTROS
+from motion_formats_ros.core.kinematics import RobotModel
 from motion_formats_ros.core.model import Series
 
 FOXGLOVE = Path(__file__).resolve().parents[2] / "support" / "foxglove"
@@ -48,6 +49,7 @@ class Bag:
     motion: Motion | None = None
     distro: str = "jazzy"
     strings: dict[str, str] = dataclasses.field(default_factory=dict)  # String topics → text
+    model: RobotModel | None = None  # the robot model the writer was given (link TF)
 
 
 def _motion(n: int, joints: int, *, root: str = "moving", velocity: bool = False, sensors: bool = False) -> Motion:
@@ -176,6 +178,28 @@ def _robot_description(tmp: Path) -> Bag:
     return Bag(tmp / "described" / "described.mcap", "zstd", strings={"/robot_description": URDF})
 
 
+BODY = """name: two
+links:
+  - {name: base_link, jointType: free}
+  - {name: arm, parent: base_link, jointType: revolute, jointAxis: -Y, translation: [0, 0, 0.25],
+     elements: {Shape: {geometry: {type: Cylinder, radius: 0.02, height: 0.25}}}}
+  - {name: hand, parent: arm, jointType: fixed, translation: [0, 0, 0.25]}
+"""
+
+
+def _robot_model(kind: str) -> Callable[[Path], Bag]:
+    """The writer given a robot model: /robot_description and every link's TF, as robot_state_publisher makes them."""
+
+    def build(tmp: Path) -> Bag:
+        model = RobotModel.from_urdf(URDF) if kind == "urdf" else RobotModel.from_body(BODY, source="two.body")
+        motion = dataclasses.replace(_motion(300, 1), joint_names=("j0",) if kind == "urdf" else ("arm",))
+        target = tmp / f"robot-{kind}.mcap"
+        write(MotionFile.single(motion, group="actual"), target, format="rosbag", start_time=START, robot_model=model)
+        return Bag(target, "zstd", motion, strings={"/robot_description": model.description}, model=model)
+
+    return build
+
+
 #: Every variant of the writer: chunk compressions, a message over a chunk right after the
 #: schema records, long and short motions, static and moving TF, sensors, every distro, a
 #: robot description.
@@ -193,6 +217,8 @@ VARIANTS: dict[str, Callable[[Path], Bag]] = {
     "humble": _written(_motion(100, 5), Path("h.mcap"), "none", distro="humble"),
     "kilted": _written(_motion(100, 5), Path("k.mcap"), distro="kilted"),
     "robot-description": _robot_description,
+    "robot-model-urdf": _robot_model("urdf"),
+    "robot-model-body": _robot_model("body"),
 }
 
 
@@ -266,6 +292,18 @@ def _check_values(bag: Bag, by_topic: dict[str, list[dict[str, Any]]]) -> None:
         translation, rotation = root["transform"]["translation"], root["transform"]["rotation"]
         assert [translation[k] for k in "xyz"] == m.root_position[i].tolist()
         assert [rotation[k] for k in "xyzw"] == m.root_orientation[i].tolist()  # type: ignore[index]
+    if bag.model is not None:  # every link's frame at every frame, as the model makes them
+        static, moving = bag.model.joint_transforms(m.joint_names, m.position)
+        latched = [x["child_frame_id"] for f in by_topic.get("/tf_static", []) for x in f["message"]["transforms"]]
+        assert latched == [s.child for s in static]
+        for i, f in enumerate(frames):
+            links = {x["child_frame_id"]: x for x in f["message"]["transforms"]}
+            assert set(links) | set(latched) == {link.name for link in bag.model.links}  # the root: world -> it
+            for mt in moving:
+                tr = links[mt.child]
+                assert tr["header"] == {"stamp": _stamp(int(stamps[i])), "frame_id": mt.parent}
+                assert [tr["transform"]["translation"][k] for k in "xyz"] == mt.translation[i].tolist()
+                assert [tr["transform"]["rotation"][k] for k in "xyzw"] == mt.rotation[i].tolist()
 
 
 # ---------------------------------------------------------------------------------- the viewers
@@ -367,3 +405,40 @@ def test_mcap_library_reads_every_bag_variant_with_crcs(tmp_path: Path, variant:
     for m in python:
         by_topic.setdefault(m["topic"], []).append(m)
     _check_values(bag, by_topic)
+
+
+def test_foxglove_reads_the_corpus_robots_with_every_link_frame(tmp_path: Path) -> None:
+    """A NAO motion net with the NAO URDF and the SR1 walk with its Choreonoid model, as motion2bag writes them."""
+    from conftest import corpus_path
+
+    from motion_formats_ros.cli.main import main
+    from motion_formats_ros.core.kinematics import load_robot_model
+
+    if (reason := _node_reason()) is not None:
+        pytest.skip(reason)
+    cases = [
+        (corpus_path("mof", "bhuman2009", "standUpBackNao.mof"), ["--urdf", str(corpus_path("urdf", "nao.urdf"))]),
+        (
+            corpus_path("choreonoid", "v1", "SR1WalkPattern2.yaml"),
+            ["--body", str(corpus_path("choreonoid", "model", "SR1.body")), "--end", "1"],
+        ),
+    ]
+    bags = []
+    for i, (src, flags) in enumerate(cases):
+        out = tmp_path / f"robot{i}.mcap"
+        assert main(["motion2bag", str(src), str(out), *flags]) == 0  # warnings go to stderr
+        bags.append((out, load_robot_model(flags[1])))
+    for seen, (path, model) in zip(_foxglove([b for b, _ in bags]), bags, strict=True):
+        assert "error" not in seen and seen["data_crc_ok"] is True, seen.get("error")
+        by_topic: dict[str, list[dict[str, Any]]] = {}
+        for m in seen["messages"]:
+            by_topic.setdefault(m["topic"], []).append(m)
+        assert _in_order(seen["messages"]) == _in_order(_python_side(Bag(path, "zstd")))
+        [description] = by_topic["/robot_description"]
+        assert description["message"]["data"] == model.description
+        latched = {x["child_frame_id"] for f in by_topic.get("/tf_static", []) for x in f["message"]["transforms"]}
+        states = by_topic["/joint_states"]
+        assert len(by_topic["/tf"]) == len(states) > 1
+        for frame in by_topic["/tf"]:
+            children = {x["child_frame_id"] for x in frame["message"]["transforms"]} | latched
+            assert children >= {link.name for link in model.links if link.name != model.root_link}
