@@ -31,6 +31,8 @@ from rosbags.rosbag2.metadata import ReaderMetadata, parse_qos
 from rosbags.rosbag2.reader import DirectoryReader
 from rosbags.rosbag2.storage_sqlite3 import Sqlite3Reader
 
+from ...core.errors import MotionFormatError
+
 #: Definition encodings of the ``message_definitions`` table and their rosbags format.
 ENCODINGS = {"ros2msg": MessageDefinitionFormat.MSG, "ros2idl": MessageDefinitionFormat.IDL}
 #: The statement whose scan the quick open leaves out (run by :meth:`QuickSqlite3Reader.check`).
@@ -40,7 +42,7 @@ COUNT_SQL = (
 )
 
 
-class _UnusualLayoutError(Exception):
+class _UnusualLayoutError(MotionFormatError):
     """The file is not in rosbag2's usual layout: rosbags' own code opens it."""
 
 
