@@ -56,6 +56,8 @@ setup(
             "distributed>=2026.8.0",
             "pyarrow>=26.0.1",
         ],
+        # The manual (make docs): Sphinx with Markdown pages, as rosdoc2 builds it.
+        "docs": ["sphinx==9.0.4", "myst-parser==5.2.0"],
         "test": [
             "rosbags==0.11.9",
             "mcap==1.6.0",  # the MCAP reference reader the bag tests check our files with
