@@ -2,8 +2,8 @@
 
 Every codec is a module under ``codecs/`` that provides what :class:`CodecModule` says::
 
-    READ_OPTIONS: tuple[Option, ...]           # the keyword options read() accepts
-    WRITE_OPTIONS: tuple[Option, ...]          # the keyword options write() accepts
+    ReadOptions: type                          # frozen dataclass: the keyword options read() accepts
+    WriteOptions: type                         # frozen dataclass: the keyword options write() accepts
     read(path: Path, **options) -> MotionFile
     write(motion_file: MotionFile, path: Path, *, overwrite: bool, **options) -> int | None
     sniff(path: Path, head: str) -> bool       # whether the content is this format's
@@ -28,9 +28,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from .core.atomic import read_input
 from .core.errors import ReadError, UnknownFormatError
 from .core.model import MotionFile
-from .core.options import Option, check_options
+from .core.options import Option, check_options, options_of
 
 #: Bytes read from the start of a file for content sniffing.
 SNIFF_BYTES = 65536
@@ -40,13 +41,13 @@ class CodecModule(Protocol):
     """What a codec module provides (structurally: codecs never import the registry)."""
 
     @property
-    def READ_OPTIONS(self) -> tuple[Option, ...]:  # noqa: N802 - a module constant
-        """The keyword options ``read`` accepts."""
+    def ReadOptions(self) -> type:  # noqa: N802 - a class
+        """The frozen dataclass whose fields are the keyword options ``read`` accepts."""
         ...
 
     @property
-    def WRITE_OPTIONS(self) -> tuple[Option, ...]:  # noqa: N802 - a module constant
-        """The keyword options ``write`` accepts (besides ``overwrite``)."""
+    def WriteOptions(self) -> type:  # noqa: N802 - a class
+        """The frozen dataclass whose fields are the keyword options ``write`` accepts (besides ``overwrite``)."""
         ...
 
     @property
@@ -134,11 +135,13 @@ class CodecInfo:
 
     @property
     def read_options(self) -> tuple[Option, ...]:
-        return tuple(self.load().READ_OPTIONS)
+        """The options ``read`` accepts, as the codec's ``ReadOptions`` declares them."""
+        return options_of(self.load().ReadOptions)
 
     @property
     def write_options(self) -> tuple[Option, ...]:
-        return tuple(self.load().WRITE_OPTIONS)
+        """The options ``write`` accepts, as the codec's ``WriteOptions`` declares them."""
+        return options_of(self.load().WriteOptions)
 
     def sniff(self, path: Path, head: str) -> bool:
         """Whether ``path`` (whose first bytes are ``head``) is a file of this format."""
@@ -147,7 +150,7 @@ class CodecInfo:
     def read(self, path: Path, **options: Any) -> MotionFile:
         """Read ``path`` with this codec; options it does not declare are refused."""
         module = self.load()
-        check_options(self.name, "read", options, module.READ_OPTIONS)
+        check_options(self.name, "read", options, module.ReadOptions)
         return module.read(path, **options)
 
     def write(self, motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> int | None:
@@ -160,7 +163,7 @@ class CodecInfo:
                 f"format {self.name!r}", [c for c in CODECS if CODECS[c].writable], "cannot be written"
             )
         module = self.load()
-        check_options(self.name, "write", options, module.WRITE_OPTIONS)
+        check_options(self.name, "write", options, module.WriteOptions)
         written = module.write(motion_file, path, overwrite=overwrite, **options)
         return written if isinstance(written, int) and not isinstance(written, bool) else None
 
@@ -258,11 +261,7 @@ def codec_by_name(name: str) -> CodecInfo:
 
 def read_head(path: Path, size: int = SNIFF_BYTES) -> str:
     """The first ``size`` bytes of ``path`` as text (undecodable bytes replaced)."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(size).decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise ReadError(path, exc.strerror or str(exc)) from exc
+    return read_input(path, size).decode("utf-8", errors="replace")
 
 
 def codec_for_path(path: str | os.PathLike[str], *, for_write: bool = False) -> CodecInfo:
@@ -299,7 +298,7 @@ def read(path: str | os.PathLike[str], format: str | None = None, **options: Any
         path: The file (or rosbag2 folder).
         format: A name from :data:`CODECS`; by default from the suffix / content.
         **options: Codec options (e.g. ``joint_names`` for formats without names); the
-            codec's ``READ_OPTIONS`` lists them (``motion-formats formats`` too).
+            codec's ``ReadOptions`` declares them (``motion-formats formats --options`` lists them).
 
     Raises:
         ReadError: The file is missing or malformed (names the file and the place).
@@ -330,7 +329,7 @@ def write(
         path: Output path; its suffix picks the format unless ``format`` is given.
         format: A name from :data:`CODECS`.
         overwrite: Replace an existing file (never done otherwise).
-        **options: Codec options (the codec's ``WRITE_OPTIONS``).
+        **options: Codec options (the codec's ``WriteOptions``).
 
     Returns:
         The number of frames in the written file when the codec reports it (keyframe

@@ -10,9 +10,10 @@ from typing import Any
 
 from ..core.atomic import check_writable
 from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
-from ..core.errors import MotionFormatError
+from ..core.errors import MotionFormatError, WriteError
 from ..pipeline import convert
 from ..registry import CODECS, codec_for_path, read, write
+from .options import add_option_flags
 
 
 def _csv(text: str) -> list[str]:
@@ -72,6 +73,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--rate", type=float, help="resample to this many frames per second")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    add_option_flags(p)
     p.set_defaults(handler=cmd_bag2motion)
 
     p = sub.add_parser("motion2bag", help="record a motion file as a rosbag2 bag (MCAP or sqlite3)")
@@ -103,14 +105,16 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--end", type=float, help="drop frames after this time (s)")
     p.add_argument("--rate", type=float, help="resample to this many frames per second")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    add_option_flags(p, read=False)  # the read side (and its aliases) is added with the other readers' flags
     p.set_defaults(handler=cmd_motion2bag)
 
 
 def cmd_bag2motion(args: argparse.Namespace) -> int:
-    from .options import bag_read_options
+    from .options import bag_read_options, write_options
 
     fmt = args.to_format or codec_for_path(args.output, for_write=True).name
     check_writable(args.output, args.overwrite)
+    writes = write_options(args, args.output, fmt)
     options: dict[str, Any] = {
         **bag_read_options(args),
         "joints": args.joints,
@@ -120,7 +124,7 @@ def cmd_bag2motion(args: argparse.Namespace) -> int:
         "progress": args.progress,
     }
     motion_file = read(args.bag, format="rosbag", **options)
-    write(motion_file, args.output, format=fmt, overwrite=args.overwrite)
+    write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **writes)
     summary = ", ".join(
         f"{name}: {m.num_frames} frames, {len(m.joint_names)} joints" for name, m in motion_file.groups.items()
     )
@@ -130,30 +134,17 @@ def cmd_bag2motion(args: argparse.Namespace) -> int:
 
 def cmd_motion2bag(args: argparse.Namespace) -> int:
     if args.input.resolve() == args.bag.resolve():
-        raise ValueError(f"{args.bag}: the output is the input; the input is never modified")
+        raise WriteError(args.bag, "the output is the input; the input is never modified")
     check_writable(args.bag, args.overwrite)
-    from .options import read_options
+    from .options import MOTION2BAG_ALIASES, pairs_for, read_options
 
-    motion_file = read(args.input, format=args.from_format, **read_options(args))
+    writes = {name: getattr(args, dest) for dest, name in MOTION2BAG_ALIASES.items()}
+    if writes["trajectory_topic"].lower() in ("", "none"):
+        writes["trajectory_topic"] = None
+    writes.update(pairs_for("rosbag", "write", args.write_pairs))
+    motion_file = read(args.input, format=args.from_format, **read_options(args, args.input, args.from_format))
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
-    trajectory = None if args.trajectory_topic.lower() in ("", "none") else args.trajectory_topic
-    write(
-        motion_file,
-        args.bag,
-        format="rosbag",
-        overwrite=args.overwrite,
-        storage=args.storage,
-        distro=args.distro,
-        start_time=args.start_time,
-        group=args.group,
-        root=args.root,
-        joint_topic=args.joint_topic,
-        tf_topic=args.tf_topic,
-        tf_static_topic=args.tf_static_topic,
-        trajectory_topic=trajectory,
-        imu_topic=args.imu_topic,
-        zmp_topic=args.zmp_topic,
-    )
+    write(motion_file, args.bag, format="rosbag", overwrite=args.overwrite, **writes)
     from ..codecs.rosbag import resolved_storage
 
     frames = sum(m.num_frames for m in motion_file.groups.values())

@@ -14,7 +14,15 @@ from ..core.atomic import write_bytes_atomic
 from ..core.distros import DISTROS, STORAGES
 from ..core.errors import MissingDependencyError, require
 from ..pipeline import batch
-from .options import bag_read_options, read_options, write_options
+from .options import (
+    READ_ALIASES,
+    WRITE_ALIASES,
+    add_option_flags,
+    aliases_given,
+    bag_read_options,
+    pairs_for,
+    split_read_pairs,
+)
 
 
 def _csv(text: str) -> list[str]:
@@ -77,19 +85,22 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--lossless", action="store_true", help=".seq: shortest exact values instead of %%.9g")
     p.add_argument("--se3-format", choices=["XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY"], help=".seq pose layout")
     p.add_argument("--storage", choices=list(STORAGES), help="--to bag: storage plugin (default mcap)")
+    add_option_flags(p)
     p.set_defaults(handler=cmd_batch)
 
 
 def settings_from(args: argparse.Namespace) -> batch.Settings:
     """The batch settings the command line gives."""
-    bag = bag_read_options(args)
-    writes = write_options(args)
+    bag_pairs, read_pairs = split_read_pairs(args.read_pairs)
+    bag = {**bag_read_options(args, pairs=False), **bag_pairs}
+    writes = aliases_given(args, WRITE_ALIASES)
     if args.storage:
         writes["storage"] = args.storage
+    writes.update(pairs_for(batch.TARGETS[args.to_format].codec, "write", args.write_pairs))
     return batch.Settings(
         to=args.to_format,
         bag_options=bag,
-        read_options=read_options(args),
+        read_options={**aliases_given(args, READ_ALIASES), **read_pairs},
         group=args.group,
         joints=args.joints,
         start=args.start,

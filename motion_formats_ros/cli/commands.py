@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import ReadError
+from ..core.errors import NoMotionError, WriteError
 from ..core.model import Motion, MotionFile
-from ..core.options import Option
+from ..core.options import Option, markdown_table
+from ..core.options import rows as option_rows
 from ..pipeline import convert
 from ..registry import CODECS, Codec, codec_for_path, read, write
 from .options import read_options, write_options
@@ -36,16 +37,24 @@ def cmd_formats(args: argparse.Namespace) -> int:
         }
         for c in codecs
     ]
+    options = [r for c in codecs for r in option_rows(c.name, c.read_options, c.write_options if c.writable else ())]
+    if getattr(args, "markdown", False):
+        print(markdown_table(options), end="")
+        return 0
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(options if getattr(args, "options", False) else rows, indent=2))
         return 0
     for row in rows:
         mode = "read/write" if row["writable"] else "read"
         print(f"{row['name']:<8} {mode:<10} {' '.join(row['suffixes']):<40} {row['description']}")
         if getattr(args, "options", False):
-            for kind in ("read", "write"):
-                for o in row[f"{kind}_options"]:
-                    print(f"    {kind:<5} {o['name']:<18} {o['type']:<28} default {o['default']!r:<14} {o['help']}")
+            for o in options:
+                if o["format"] == row["name"]:
+                    help_text = o["help"] + (f" ({o['unit']})" if o["unit"] else "")
+                    print(
+                        f"    {o['direction']:<5} {o['name']:<18} {o['type']:<28} default {o['default']!r:<14} "
+                        f"{help_text}\n          set with: {o['flag']}"
+                    )
     return 0
 
 
@@ -122,12 +131,11 @@ def cmd_info(args: argparse.Namespace) -> int:
     if bag.is_bag(args):
         return bag.cmd_info_bag(args)
     try:
-        motion_file = read(args.file, format=args.from_format, **read_options(args))
-    except ReadError as exc:
-        net = getattr(exc, "net", None)  # a file with no motion that still describes something (.mof nets)
-        if not isinstance(net, dict):
+        motion_file = read(args.file, format=args.from_format, **read_options(args, args.file, args.from_format))
+    except NoMotionError as exc:  # a file with no motion that still describes something (.mof nets)
+        if not isinstance(exc.net, dict):
             raise
-        return _print_net(args, net)
+        return _print_net(args, exc.net)
     info = summarize(motion_file)
     if args.json:
         print(json.dumps(info, indent=2))
@@ -196,12 +204,13 @@ def _print_net(args: argparse.Namespace, net: dict[str, Any]) -> int:
 # ------------------------------------------------------------------------- convert
 def cmd_convert(args: argparse.Namespace) -> int:
     if args.input.resolve() == args.output.resolve():
-        raise ValueError(f"{args.output}: the output is the input; the input is never modified")
+        raise WriteError(args.output, "the output is the input; the input is never modified")
     fmt = args.to_format or codec_for_path(args.output, for_write=True).name
     from ..core.atomic import check_writable
 
     check_writable(args.output, args.overwrite)
-    motion_file = read(args.input, format=args.from_format, **read_options(args))
+    options = write_options(args, args.output, fmt)
+    motion_file = read(args.input, format=args.from_format, **read_options(args, args.input, args.from_format))
     motion_file = convert.transform(
         motion_file,
         group=args.group,
@@ -211,7 +220,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         rate=args.rate,
         method=args.resample,
     )
-    written = write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **write_options(args))
+    written = write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **options)
     if written is not None:  # the codec counted what is in the file (one motion)
         print(f"wrote {args.output} ({fmt}, 1 group, {written} frames)")
         return 0
@@ -240,7 +249,7 @@ def cmd_recover(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     from . import plot
 
-    motion_file = read(args.file, format=args.from_format, **read_options(args))
+    motion_file = read(args.file, format=args.from_format, **read_options(args, args.file, args.from_format))
     outputs = plot.plot_file(motion_file, args.output, joints=args.joints, group=args.group, overwrite=args.overwrite)
     for out in outputs:
         print(f"wrote {out}")

@@ -1,13 +1,17 @@
 """``motion-formats``: inspect, convert and plot motion files.
 
-Every subcommand turns a bad input into ``error: FILE:LINE: reason`` on stderr and exit
-status 1, never a traceback; warnings (data a format cannot hold …) go to stderr too.
+Every subcommand turns a bad input, option or selection (the package's errors, all
+:class:`~motion_formats_ros.core.errors.MotionFormatError`) into ``error: FILE:LINE: reason``
+on stderr and exit status 1, and a file the system cannot open or write into one line
+naming it; warnings (data a format cannot hold …) go to stderr too. Anything else is a
+bug and shows its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,10 +24,13 @@ from . import bag as bag_cli
 from . import batch as batch_cli
 from . import commands
 from . import scene as scene_cli
+from .options import add_option_flags
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+#: A bug: an exception the package does not raise on purpose (sysexits' EX_SOFTWARE).
+EXIT_BUG = 70
 
 
 def _csv(text: str) -> list[str]:
@@ -31,7 +38,8 @@ def _csv(text: str) -> list[str]:
 
 
 def _add_read_options(p: argparse.ArgumentParser) -> None:
-    """Naming options for formats without joint names (Choreonoid .seq)."""
+    """``--read-option NAME=VALUE``, and the hand-written aliases of a few read options (``options.READ_ALIASES``)."""
+    add_option_flags(p, write=False)
     p.add_argument("--joint-names", type=_csv, help="joint names in the file's joint order (a,b,c)")
     p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
     p.add_argument(
@@ -41,7 +49,8 @@ def _add_read_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_write_options(p: argparse.ArgumentParser) -> None:
-    """Output options of the Choreonoid .seq writer."""
+    """``--write-option NAME=VALUE``, and the hand-written aliases of the .seq writer's options."""
+    add_option_flags(p, read=False)
     p.add_argument("--seq-version", type=int, choices=[2, 4], help=".seq format version to write (default 2)")
     p.add_argument("--lossless", action="store_true", help=".seq: shortest exact values instead of %%.9g")
     p.add_argument("--se3-format", choices=["XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY"], help=".seq pose layout")
@@ -58,7 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("formats", help="list the supported formats")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--options", action="store_true", help="also list each format's read and write options")
+    p.add_argument(
+        "--options",
+        action="store_true",
+        help="list each format's read and write options, with the command-line spelling that sets each",
+    )
+    p.add_argument("--markdown", action="store_true", help="the options as a Markdown table (for the manual)")
 
     p = sub.add_parser("info", help="summarise a motion file")
     p.add_argument("file", type=Path)
@@ -111,6 +125,12 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
     print(f"warning: {message}", file=sys.stderr)
 
 
+def _os_error(exc: OSError) -> str:
+    reason = exc.strerror or str(exc)
+    names = [str(n) for n in (exc.filename, exc.filename2) if n is not None]
+    return ": ".join([*names, reason]) if names else reason
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
@@ -124,13 +144,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MotionFormatError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except (ValueError, KeyError) as exc:
-        # Bad option values (unknown joint, bad rate …): a message, not a traceback.
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"error: {message}", file=sys.stderr)
-        return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # a file the system refuses (permissions, a full disk …): one line naming it
+        print(f"error: {_os_error(exc)}", file=sys.stderr)
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -139,8 +157,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+    """Console-script entry point.
+
+    A bug (any exception that is not the package's own) prints its traceback as Python
+    would, and exits with :data:`EXIT_BUG`, never the status of a bad input.
+    """
+    try:
+        status = main()
+    except Exception:
+        traceback.print_exc()
+        sys.exit(EXIT_BUG)
+    sys.exit(status)
 
 
 __all__ = ["build_parser", "entry", "main"]

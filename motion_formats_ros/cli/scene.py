@@ -49,7 +49,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if info.name != "scene":
         from .options import read_options
 
-        motion_file = read(path, format=info.name, **read_options(args))
+        motion_file = read(path, format=info.name, **read_options(args, path, info.name))
         frames = sum(m.num_frames for m in motion_file.groups.values())
         print(f"{path}: valid {info.name} file ({len(motion_file.groups)} group(s), {frames} frames)")
         return 0

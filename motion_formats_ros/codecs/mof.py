@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import re
 import warnings
 from collections.abc import Mapping
@@ -54,11 +55,11 @@ from typing import Any
 import numpy as np
 
 from ..core import joint_maps
-from ..core.atomic import check_writable, write_bytes_atomic
-from ..core.errors import ReadError, WriteError
+from ..core.atomic import check_writable, read_input, write_bytes_atomic
+from ..core.errors import NoMotionError, ReadError, SelectionError, WriteError
 from ..core.keyframes import reduce_keyframes, warn_lossy_write
 from ..core.model import Motion, MotionFile
-from ..core.options import NUMBER, Option
+from ..core.options import option
 
 JOINT_COUNTS = (22, 26)
 #: Default joint map per column count.
@@ -136,10 +137,7 @@ def _number(token: str, mof: Path, line: int, what: str) -> float:
 
 def parse(path: Path) -> MofFile:
     """Parse one ``.mof`` file (no expansion)."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ReadError(path, exc.strerror or str(exc)) from exc
+    raw = read_input(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -430,18 +428,6 @@ class Choice:
         return self.how in ("limits", "bits", "default")
 
 
-class NoMotionError(ReadError):
-    """A ``.mof`` with no keyframe rows (labels and transitions only, like ``extern.mof``).
-
-    Attributes:
-        net: The description ``info`` shows (see :func:`describe_net`).
-    """
-
-    def __init__(self, path: Path, reason: str, *, line: int | None, net: dict[str, Any]) -> None:
-        self.net = net
-        super().__init__(path, reason, line=line)
-
-
 def describe_net(mof: MofFile) -> dict[str, Any]:
     """Labels, transitions (and their targets) and row counts of one parsed file."""
     transitions = [n for n in mof.nodes if isinstance(n, Transition)]
@@ -631,20 +617,32 @@ def _warn_flags(run: Expansion, bits: str) -> None:
 
 
 # --------------------------------------------------------------------------- options, sniffing
-#: Options of :func:`read` and :func:`write`.
-READ_OPTIONS = (
-    Option("motion", (str,), None, "the requested motion (selects conditional transitions)"),
-    joint_maps.JOINT_MAP_OPTION,
-    Option("start_pose", (Mapping,), None, "joint name -> angle (rad) to start from"),
-    Option("int_bits", (str,), None, "whose Int bit meanings: bhuman or naodevils (default: from the file)"),
-)
-WRITE_OPTIONS = (
-    Option("group", (str,), None, "the group to write"),
-    joint_maps.JOINT_MAP_OPTION,
-    Option("tolerance", NUMBER, 0.1, "keyframe reduction tolerance in degrees"),
-    Option("motion_id", (str,), None, "the motion_id written (default: the file name)"),
-    Option("int_bits", (str,), None, "whose Int bit meanings the net follows (default: from the motion)"),
-)
+@dataclasses.dataclass(frozen=True)
+class ReadOptions:
+    """Options of :func:`read`."""
+
+    motion: str | None = option(None, "the requested motion (selects conditional transitions)", metavar="NAME")
+    joint_map: str | os.PathLike[str] | joint_maps.JointMap | None = joint_maps.joint_map_option()
+    start_pose: Mapping[str, float] | None = option(
+        None, "joint name -> angle to start from", unit="rad", metavar="JOINT:RAD,JOINT:RAD"
+    )
+    int_bits: str | None = option(
+        None, "whose Int bit meanings (default: from the file)", choices=("bhuman", "naodevils")
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteOptions:
+    """Options of :func:`write`."""
+
+    group: str | None = option(None, "the group to write", metavar="NAME")
+    joint_map: str | os.PathLike[str] | joint_maps.JointMap | None = joint_maps.joint_map_option()
+    tolerance: float = option(0.1, "keyframe reduction tolerance", unit="deg")
+    motion_id: str | None = option(None, "the motion_id written (default: the file name)", metavar="NAME")
+    int_bits: str | None = option(
+        None, "whose Int bit meanings the net follows (default: from the motion)", choices=("bhuman", "naodevils")
+    )
+
 
 _MOTION_ID = re.compile(r"^[ \t]*motion_id[ \t]*=", re.MULTILINE)
 
@@ -793,7 +791,7 @@ def _keyframes(
                 for name, value in start_pose.items():
                     j = jmap.names.index(name) if name in jmap.names else -1
                     if j < 0:
-                        raise ValueError(f"start_pose: unknown joint {name!r}; joints: {', '.join(jmap.names)}")
+                        raise SelectionError(f"start_pose: unknown joint {name!r}; joints: {', '.join(jmap.names)}")
                     v0[j], keep0[j], off0[j] = float(value), False, False
             vals_l.append(v0)
             keep_l.append(keep0)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import struct
 import warnings
 from pathlib import Path
@@ -43,10 +44,10 @@ from typing import Any
 import numpy as np
 
 from ..core import joint_maps
-from ..core.atomic import check_writable, write_bytes_atomic
+from ..core.atomic import check_writable, read_input, write_bytes_atomic
 from ..core.errors import ReadError, WriteError
 from ..core.model import Motion, MotionFile, Series
-from ..core.options import NUMBER, Option
+from ..core.options import option
 
 MAGIC = b"OMTN"
 SECTION = struct.Struct("<II")
@@ -70,13 +71,21 @@ _REQUIRED = (0, 1, 2, 3)
 
 # --------------------------------------------------------------------------- options, sniffing
 #: Options of :func:`read` and :func:`write`.
-READ_OPTIONS = (joint_maps.JOINT_MAP_OPTION,)
-WRITE_OPTIONS = (
-    Option("group", (str,), None, "the group to write"),
-    Option("frame_rate", (int,), None, "frame period in ms (default 16)"),
-    joint_maps.JOINT_MAP_OPTION,
-    Option("tolerance", NUMBER, 0.1, "keyframe reduction tolerance in degrees"),
-)
+@dataclasses.dataclass(frozen=True)
+class ReadOptions:
+    """Options of :func:`read`."""
+
+    joint_map: str | os.PathLike[str] | joint_maps.JointMap | None = joint_maps.joint_map_option()
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteOptions:
+    """Options of :func:`write`."""
+
+    group: str | None = option(None, "the group to write", metavar="NAME")
+    frame_rate: int | None = option(None, "frame period (default: the file's own, else 16)", unit="ms")
+    joint_map: str | os.PathLike[str] | joint_maps.JointMap | None = joint_maps.joint_map_option()
+    tolerance: float = option(0.1, "keyframe reduction tolerance", unit="deg")
 
 
 def sniff(path: Path, head: str) -> bool:
@@ -94,10 +103,7 @@ def read(path: Path, joint_map: Any = None) -> MotionFile:
             to name the joints; by default the map whose design labels include the file's,
             else the one that knows every locator.
     """
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ReadError(path, exc.strerror or str(exc)) from exc
+    data = read_input(path)
     return decode(data, path, joint_map=joint_map)
 
 

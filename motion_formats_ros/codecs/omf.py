@@ -15,6 +15,7 @@ JSON with float64 values, exactly as the reference writes them, so both read eac
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -26,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core.atomic import atomic_output, check_writable
+from ..core.atomic import atomic_output, check_writable, read_input
 from ..core.errors import ReadError, WriteError
 from ..core.model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
-from ..core.options import Option
+from ..core.options import option
 from ..core.serial import msgpack as _msgpack
 from ..core.serial import nesting as _nesting
 from ..core.serial import yaml as _yaml
@@ -76,8 +77,18 @@ _OMF_JSON = re.compile(rb'"format"\s*:\s*"omf"')
 
 
 #: Options of :func:`read` and :func:`write`.
-READ_OPTIONS = (Option("encoding", (str,), None, "yaml, json or msgpack (default: from the suffix)"),)
-WRITE_OPTIONS = READ_OPTIONS
+@dataclasses.dataclass(frozen=True)
+class ReadOptions:
+    """Options of :func:`read`."""
+
+    encoding: str | None = option(None, "the encoding (default: from the suffix)", choices=ENCODINGS)
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteOptions:
+    """Options of :func:`write`."""
+
+    encoding: str | None = option(None, "the encoding (default: from the suffix)", choices=ENCODINGS)
 
 
 # --------------------------------------------------------------------------- sniffing
@@ -112,10 +123,7 @@ def encoding_for(path: Path, encoding: str | None = None) -> str:
 # --------------------------------------------------------------------------- reading
 def read(path: Path, encoding: str | None = None) -> MotionFile:
     """Read an OMF file (encoding from ``encoding`` or the suffix)."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ReadError(path, exc.strerror or str(exc)) from exc
+    data = read_input(path)
     if encoding is None and path.suffix.lower() not in (".yaml", ".yml", ".json", ".msgpack"):
         encoding = _guess_encoding(data)
     return decode(data, encoding_for(path, encoding), path)
@@ -731,8 +739,8 @@ def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False, encod
 
 __all__ = [
     "DEFAULT_GROUP",
-    "READ_OPTIONS",
-    "WRITE_OPTIONS",
+    "ReadOptions",
+    "WriteOptions",
     "decode",
     "encode",
     "read",

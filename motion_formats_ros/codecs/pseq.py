@@ -18,6 +18,7 @@ extras, not reproduced. Joint names come from the same options as ``.seq``
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -31,9 +32,8 @@ from scipy.spatial.transform import Rotation
 
 from ..core.errors import ReadError, WriteError
 from ..core.model import Motion, MotionFile, Series
-from ..core.naming import NAMING_OPTIONS, resolve_names
+from ..core.naming import NamingOptions, resolve_names
 from ..core.naming import load_safe as _load_safe
-from ..core.options import Option
 
 #: A number as Choreonoid's YAML reader takes it (strtod) that YAML 1.1 leaves a string:
 #: exponent form without a dot (``1e-06``, ``-2.5E+01`` has one but ``3E2`` has not).
@@ -80,9 +80,15 @@ def _fill(values: np.ndarray, times: np.ndarray) -> np.ndarray:
     return out
 
 
-#: Options of :func:`read` (names for the joints); a PoseSeq is never written.
-READ_OPTIONS = NAMING_OPTIONS
-WRITE_OPTIONS: tuple[Option, ...] = ()
+@dataclasses.dataclass(frozen=True)
+class ReadOptions(NamingOptions):
+    """Options of :func:`read`: names for the joints (and links)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteOptions:
+    """A PoseSeq is never written: no write options."""
+
 
 _POSE_SEQ = re.compile(r"^type:[ \t]*['\"]?PoseSeq\b", re.MULTILINE)
 

@@ -57,6 +57,34 @@ class ReadError(MotionFormatError):
         return ": ".join(parts)
 
 
+class NoMotionError(ReadError):
+    """A file that holds no motion but still describes something (a motion net with only
+    labels and transitions, like B-Human's ``extern.mof``).
+
+    Attributes:
+        net: What ``info`` shows instead of a motion (labels, transitions, targets).
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str] | None, reason: str, *, line: int | None, net: dict[str, Any]
+    ) -> None:
+        self.net = net
+        super().__init__(path, reason, line=line)
+
+
+class MotionValueError(MotionFormatError, ValueError):
+    """A motion, or a value given to an operation on one, is not valid (shapes, rates, methods …)."""
+
+
+class SelectionError(MotionValueError, KeyError):
+    """A selection names a joint, group or time range the motion does not have.
+
+    A ``KeyError`` and a ``ValueError`` too, for callers that caught those before.
+    """
+
+    __str__ = BaseException.__str__  # the message as it is, not quoted as KeyError quotes a key
+
+
 class WriteError(MotionFormatError):
     """A file could not be written (exists, unwritable, or data the format cannot hold)."""
 
@@ -79,8 +107,8 @@ class UnknownFormatError(MotionFormatError):
         super().__init__(message)
 
 
-class OptionError(MotionFormatError, TypeError):
-    """A codec was given an option it does not accept, or a value of the wrong type.
+class OptionError(MotionFormatError, TypeError, ValueError):
+    """A codec was given an option it does not accept, or a value of the wrong type or outside its choices.
 
     Attributes:
         codec: The codec's name (``seq``, ``omf`` …).
@@ -89,14 +117,18 @@ class OptionError(MotionFormatError, TypeError):
         accepted: The names of the options the codec accepts for ``operation``.
     """
 
-    def __init__(self, codec: str, operation: str, option: str, accepted: Iterable[str], reason: str = "") -> None:
+    def __init__(
+        self, codec: str, operation: str, option: str, accepted: Iterable[str] | None, reason: str = ""
+    ) -> None:
         self.codec = codec
         self.operation = operation
         self.option = option
-        self.accepted = list(accepted)
-        listed = ", ".join(self.accepted) if self.accepted else "none"
+        self.accepted = list(accepted) if accepted is not None else []
         problem = reason or "is not an option of this format"
-        super().__init__(f"{codec} {operation} option {option!r} {problem}; accepted: {listed}")
+        message = f"{codec} {operation} option {option!r} {problem}"
+        if accepted is not None:
+            message += "; accepted: " + (", ".join(self.accepted) if self.accepted else "none")
+        super().__init__(message)
 
 
 class MissingDependencyError(MotionFormatError):

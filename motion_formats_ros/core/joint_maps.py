@@ -33,7 +33,7 @@ import numpy as np
 import yaml
 
 from .errors import MotionFormatError
-from .options import PATH, Option
+from .options import option
 from .serial.yaml import SafeLoader
 
 PACKAGE = "motion_formats_ros"
@@ -122,10 +122,9 @@ class JointMap:
         return out
 
 
-#: The ``joint_map`` option of the formats whose columns a joint map names (``.mof``, ``.mtn``).
-JOINT_MAP_OPTION = Option(
-    "joint_map", (*PATH, JointMap), None, "a joint map: a name from config/joint_maps, a file, or a JointMap"
-)
+def joint_map_option() -> Any:
+    """The ``joint_map`` option of the formats whose columns a joint map names (``.mof``, ``.mtn``)."""
+    return option(None, "a joint map: a name from config/joint_maps, a file, or a JointMap", metavar="NAME|FILE")
 
 
 def _installed_prefix() -> Path | None:

@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .errors import SelectionError
+
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
@@ -202,14 +204,14 @@ def select_joints(
 ) -> tuple[list[int | None], list[str]]:
     """Columns of ``wanted`` joints in ``names`` and the joints not found.
 
-    ``missing="error"`` raises KeyError naming the unknown joints; ``"nan"`` gives None
+    ``missing="error"`` raises SelectionError naming the unknown joints; ``"nan"`` gives None
     for them (a column of NaN: a joint the recorder was told to record but never saw).
     """
     index = {n: i for i, n in enumerate(names)}
     absent = [j for j in wanted if j not in index]
     if absent and missing == "error":
         where = f" in group {what!r}" if what else ""
-        raise KeyError(f"unknown joints {absent}{where}; joints: {', '.join(names)}")
+        raise SelectionError(f"unknown joints {absent}{where}; joints: {', '.join(names)}")
     return [index.get(j) for j in wanted], absent
 
 

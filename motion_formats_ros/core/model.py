@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import timing
+from .errors import MotionValueError, SelectionError
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -59,7 +60,7 @@ def _expect_shape(name: str, array: Any, expected: tuple[int, ...]) -> FloatArra
     out = np.asarray(array, dtype=np.float64)
     if out.shape != expected:
         exp = "(" + ", ".join(str(s) for s in expected) + ")"
-        raise ValueError(f"{name} has shape {_shape(out)}, expected {exp}")
+        raise MotionValueError(f"{name} has shape {_shape(out)}, expected {exp}")
     return out
 
 
@@ -82,9 +83,9 @@ class Series:
         if values.ndim == 1:
             values = values[:, None]
         if values.ndim != 2:
-            raise ValueError(f"series values have shape {_shape(values)}, expected (N, k)")
+            raise MotionValueError(f"series values have shape {_shape(values)}, expected (N, k)")
         if self.components and len(self.components) != values.shape[1]:
-            raise ValueError(f"series has {values.shape[1]} columns but {len(self.components)} component names")
+            raise MotionValueError(f"series has {values.shape[1]} columns but {len(self.components)} component names")
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "components", tuple(self.components))
 
@@ -144,14 +145,14 @@ class Motion:
     def __post_init__(self) -> None:
         times = np.asarray(self.times, dtype=np.float64)
         if times.ndim != 1:
-            raise ValueError(f"times has shape {_shape(times)}, expected (N,)")
+            raise MotionValueError(f"times has shape {_shape(times)}, expected (N,)")
         if not np.all(np.isfinite(times)):
-            raise ValueError("times contain NaN or infinite values")
+            raise MotionValueError("times contain NaN or infinite values")
         if times.size > 1:
             bad = np.flatnonzero(np.diff(times) <= 0)
             if bad.size:
                 i = int(bad[0]) + 1
-                raise ValueError(
+                raise MotionValueError(
                     f"times must be strictly increasing: times[{i}] = {times[i]!r} "
                     f"after times[{i - 1}] = {times[i - 1]!r}"
                 )
@@ -163,11 +164,13 @@ class Motion:
             self.joint_dims = (1,) * len(self.joint_names)
         self.joint_dims = tuple(int(d) for d in self.joint_dims)
         if len(self.joint_dims) != len(self.joint_names):
-            raise ValueError(f"joint_dims has {len(self.joint_dims)} entries, joint_names {len(self.joint_names)}")
+            raise MotionValueError(
+                f"joint_dims has {len(self.joint_dims)} entries, joint_names {len(self.joint_names)}"
+            )
         if any(d < 1 for d in self.joint_dims):
-            raise ValueError(f"joint_dims must be positive, got {list(self.joint_dims)}")
+            raise MotionValueError(f"joint_dims must be positive, got {list(self.joint_dims)}")
         if len(set(self.joint_names)) != len(self.joint_names):
-            raise ValueError(f"duplicate joint names: {_duplicates(self.joint_names)}")
+            raise MotionValueError(f"duplicate joint names: {_duplicates(self.joint_names)}")
         d = self.dof
         for name in JOINT_CHANNELS:
             value = getattr(self, name)
@@ -180,7 +183,7 @@ class Motion:
         for k, v in self.joint_masks.items():
             arr = np.asarray(v, dtype=bool)
             if arr.shape != (n, d):
-                raise ValueError(f"joint_masks[{k!r}] has shape {_shape(arr)}, expected ({n}, {d})")
+                raise MotionValueError(f"joint_masks[{k!r}] has shape {_shape(arr)}, expected ({n}, {d})")
             masks[k] = arr
         self.joint_masks = masks
         if self.root_position is not None:
@@ -195,21 +198,25 @@ class Motion:
 
         for key, s in self.series.items():
             if not isinstance(s, Series):
-                raise ValueError(f"series[{key!r}] must be a Series")
+                raise MotionValueError(f"series[{key!r}] must be a Series")
             if s.values.shape[0] != n:
-                raise ValueError(f"series[{key!r}] has shape {_shape(s.values)}, expected ({n}, {s.values.shape[1]})")
+                raise MotionValueError(
+                    f"series[{key!r}] has shape {_shape(s.values)}, expected ({n}, {s.values.shape[1]})"
+                )
         self.time_columns = {k: _expect_shape(f"time_columns[{k!r}]", v, (n,)) for k, v in self.time_columns.items()}
         if self.interpolation is not None:
             self.interpolation = tuple(self.interpolation)
             if len(self.interpolation) != max(n - 1, 0):
-                raise ValueError(f"interpolation has {len(self.interpolation)} segments, expected {max(n - 1, 0)}")
+                raise MotionValueError(
+                    f"interpolation has {len(self.interpolation)} segments, expected {max(n - 1, 0)}"
+                )
             unknown = set(self.interpolation) - set(INTERPOLATIONS)
             if unknown:
-                raise ValueError(f"unknown interpolation {sorted(unknown)}; known: {list(INTERPOLATIONS)}")
+                raise MotionValueError(f"unknown interpolation {sorted(unknown)}; known: {list(INTERPOLATIONS)}")
         if self.loop is not None:
             start, end = (float(x) for x in self.loop)
             if not start < end:
-                raise ValueError(f"loop start {start} must be before loop end {end}")
+                raise MotionValueError(f"loop start {start} must be before loop end {end}")
             self.loop = (start, end)
         if self.rate is None:
             if self.interpolation is None:
@@ -217,9 +224,9 @@ class Motion:
         else:
             self.rate = float(self.rate)
             if not (math.isfinite(self.rate) and self.rate > 0):
-                raise ValueError(f"rate must be positive, got {self.rate}")
+                raise MotionValueError(f"rate must be positive, got {self.rate}")
             if n > 1 and timing.detect_rate(times, self.rate) is None:
-                raise ValueError(f"times are not uniform at rate {self.rate} Hz")
+                raise MotionValueError(f"times are not uniform at rate {self.rate} Hz")
 
     def _validate_entities(
         self, what: str, channels: Mapping[str, Any], count: int, widths: Mapping[str, int]
@@ -261,7 +268,7 @@ class Motion:
         try:
             i = self.joint_names.index(name)
         except ValueError:
-            raise KeyError(f"unknown joint {name!r}; joints: {', '.join(self.joint_names)}") from None
+            raise SelectionError(f"unknown joint {name!r}; joints: {', '.join(self.joint_names)}") from None
         start = int(sum(self.joint_dims[:i]))
         return slice(start, start + self.joint_dims[i])
 
@@ -337,7 +344,7 @@ class Motion:
         if self.interpolation is not None:
             interp = tuple(self.interpolation[i] for i in idx[:-1]) if idx.size else ()
             if idx.size > 1 and np.any(np.diff(idx) != 1):
-                raise ValueError("take() on a keyframed motion needs consecutive frames")
+                raise MotionValueError("take() on a keyframed motion needs consecutive frames")
         loop = self.loop
         if loop is not None and idx.size and not (self.times[idx[0]] <= loop[0] and loop[1] <= self.times[idx[-1]]):
             loop = None
@@ -362,7 +369,7 @@ class Motion:
         """
         t = np.asarray(times, dtype=np.float64)
         if self.num_frames == 0:
-            raise ValueError("cannot sample a motion with no frames")
+            raise MotionValueError("cannot sample a motion with no frames")
         where = timing.locate(self.times, t, self.interpolation)
         return self._map_arrays(
             t,
@@ -382,7 +389,7 @@ class Motion:
                 ``int((t_i - t0) * rate)``, later rows win, gaps repeat the previous frame).
         """
         if not (rate > 0 and math.isfinite(rate)):
-            raise ValueError(f"rate must be positive, got {rate}")
+            raise MotionValueError(f"rate must be positive, got {rate}")
         if self.num_frames == 0:
             return dataclasses.replace(self, rate=float(rate), interpolation=None)
         if method == "linear":
@@ -392,14 +399,14 @@ class Motion:
             rows = timing.hold_rows(self.times, rate)
             t = self.times[0] + np.arange(rows.size) / rate
             return self._map_arrays(t, lambda a, kind: a[rows], interpolation=None, rate=float(rate))
-        raise ValueError(f"unknown resampling method {method!r}; known: linear, hold")
+        raise MotionValueError(f"unknown resampling method {method!r}; known: linear, hold")
 
     # ------------------------------------------------------------------ joints
     def select_joints(self, names: Sequence[str]) -> Motion:
         """Only the joints ``names``, in that order (also reorders)."""
         names = list(names)
         if len(set(names)) != len(names):
-            raise ValueError(f"duplicate joint names: {_duplicates(names)}")
+            raise MotionValueError(f"duplicate joint names: {_duplicates(names)}")
         cols = [np.arange(self.dof)[self.joint_columns(n)] for n in names]
         idx = np.concatenate(cols) if cols else np.zeros(0, dtype=np.intp)
         dims = tuple(self.joint_dims[self.joint_names.index(n)] for n in names)
@@ -426,7 +433,7 @@ class Motion:
         else:
             unknown = set(mapping) - set(self.joint_names)
             if unknown:
-                raise KeyError(f"cannot rename unknown joints {sorted(unknown)}")
+                raise SelectionError(f"cannot rename unknown joints {sorted(unknown)}")
             new = tuple(mapping.get(n, n) for n in self.joint_names)
         return dataclasses.replace(self, joint_names=new)
 
@@ -471,10 +478,10 @@ class MotionFile:
 
     def __post_init__(self) -> None:
         if not self.groups:
-            raise ValueError("a MotionFile needs at least one group")
+            raise MotionValueError("a MotionFile needs at least one group")
         for key, m in self.groups.items():
             if not isinstance(m, Motion):
-                raise ValueError(f"group {key!r} is not a Motion")
+                raise MotionValueError(f"group {key!r} is not a Motion")
 
     @classmethod
     def single(cls, motion: Motion, group: str = DEFAULT_GROUP, **meta: Any) -> MotionFile:
@@ -493,7 +500,7 @@ class MotionFile:
         try:
             return self.groups[name]
         except KeyError:
-            raise KeyError(f"no group {name!r}; groups: {', '.join(self.groups)}") from None
+            raise SelectionError(f"no group {name!r}; groups: {', '.join(self.groups)}") from None
 
     def map(self, fn: Callable[[Motion], Motion]) -> MotionFile:
         """The same file with ``fn`` applied to every group."""

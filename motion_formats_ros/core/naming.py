@@ -7,23 +7,32 @@ in link-index order), else none (the codec numbers them ``joint_0 …``).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import yaml
 
+from .atomic import read_input
 from .errors import ReadError
-from .options import NAMES, PATH, Option
+from .options import option
 from .serial.yaml import SafeLoader, error_line
 
-#: The read options of formats whose files carry no names (``.seq``, ``.pseq``).
-NAMING_OPTIONS = (
-    Option("joint_names", NAMES, None, "joint names in joint-ID order (a list or 'a,b,c')"),
-    Option("joint_map", (*PATH, Mapping, list, tuple), None, "joint ID -> name: a YAML file or data"),
-    Option("body", PATH, None, "a Choreonoid .body file for joint and link names"),
-)
+
+@dataclasses.dataclass(frozen=True)
+class NamingOptions:
+    """The read options of formats whose files carry no names (``.seq``, ``.pseq``)."""
+
+    joint_names: str | list[str] | tuple[str, ...] | None = option(
+        None, "joint names in joint-ID order (a list or 'a,b,c')", metavar="A,B,C"
+    )
+    joint_map: str | os.PathLike[str] | Mapping[Any, Any] | list[str] | tuple[str, ...] | None = option(
+        None, "joint ID -> name: a YAML file or data", metavar="FILE"
+    )
+    body: str | os.PathLike[str] | None = option(
+        None, "a Choreonoid .body file for joint and link names", metavar="FILE"
+    )
 
 
 class Names:
@@ -67,10 +76,11 @@ def resolve_names(
 
 
 def load_safe(path: str | os.PathLike[str], what: str) -> Any:
+    data = read_input(path, what=what)
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReadError(path, f"cannot read the {what}: {getattr(exc, 'strerror', None) or exc}") from None
+        text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as exc:
+        raise ReadError(path, f"cannot read the {what}: {exc}") from None
     try:
         return yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
@@ -150,4 +160,4 @@ def load_body(path: str | os.PathLike[str]) -> Names:
     return Names(joints, order, str(robot) if robot is not None else "", f"body file {os.fspath(path)}")
 
 
-__all__ = ["NAMING_OPTIONS", "Names", "load_body", "load_joint_map", "load_safe", "resolve_names"]
+__all__ = ["Names", "NamingOptions", "load_body", "load_joint_map", "load_safe", "resolve_names"]

@@ -1,19 +1,25 @@
-"""Options a codec accepts: each declared once with its types and default, checked on every call.
+"""Options a codec accepts: declared once, as frozen dataclasses, and checked on every call.
 
-A codec module declares ``READ_OPTIONS`` and ``WRITE_OPTIONS`` (tuples of :class:`Option`);
-the registry checks what callers pass against them (:func:`check_options`), so that an
-option a format does not know, or a value of the wrong type, is refused with an
-:class:`~motion_formats_ros.core.errors.OptionError` that lists the accepted ones instead
-of being silently ignored.
+A codec declares ``ReadOptions`` and ``WriteOptions``: frozen dataclasses whose fields are
+its keyword options, each made with :func:`option` (default, one line of help, unit,
+choices). Everything else is generated from those fields: the registry's checks
+(:func:`check_options` refuses an option the codec does not declare, or a value of the
+wrong type or outside its choices, with an :class:`~motion_formats_ros.core.errors.OptionError`
+that lists the accepted ones), the command line's ``--read-option NAME=VALUE`` /
+``--write-option NAME=VALUE`` (:meth:`Option.parse` turns the text into the declared type),
+``motion-formats formats --options`` and the manual's tables (:func:`markdown_table`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
 import os
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from .errors import OptionError
@@ -24,11 +30,38 @@ PATH = (str, os.PathLike)
 NAMES = (str, list, tuple)
 #: Types of a number option.
 NUMBER = (int, float)
+#: The command-line flag that sets a read / write option (followed by ``NAME=VALUE``).
+FLAGS = {"read": "--read-option", "write": "--write-option"}
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+def option(
+    default: Any,
+    help: str,
+    *,
+    unit: str = "",
+    choices: Sequence[Any] = (),
+    metavar: str = "",
+) -> Any:
+    """A field of a ``ReadOptions`` / ``WriteOptions`` dataclass: one keyword option.
+
+    Args:
+        default: The value used when the option is not given (immutable: None, a number,
+            a string, a bool).
+        help: One line for ``formats --options`` and the manual.
+        unit: The unit of a number (``deg``, ``ms``, ``Hz``, ``s``), shown after the help.
+        choices: The only values accepted (None too, when the default is None).
+        metavar: How the value is written on the command line (default: from the type).
+    """
+    metadata = {"help": help, "unit": unit, "choices": tuple(choices), "metavar": metavar}
+    return dataclasses.field(default=default, metadata=metadata)
 
 
 @dataclasses.dataclass(frozen=True)
 class Option:
-    """One keyword option of a codec's ``read`` or ``write``.
+    """One keyword option of a codec's ``read`` or ``write``, as its dataclass field declares it.
 
     Attributes:
         name: The keyword.
@@ -37,6 +70,9 @@ class Option:
         default: The value used when the option is not given.
         help: One line for ``motion-formats formats``.
         nullable: Whether None is accepted although the default is not None.
+        unit: The unit of a number option ("" when none).
+        choices: The only values accepted (empty: any value of the types).
+        metavar: How the value is written on the command line.
     """
 
     name: str
@@ -44,6 +80,9 @@ class Option:
     default: Any = None
     help: str = ""
     nullable: bool = False
+    unit: str = ""
+    choices: tuple[Any, ...] = ()
+    metavar: str = ""
 
     @property
     def type_name(self) -> str:
@@ -53,41 +92,212 @@ class Option:
             names.append("None")
         return " | ".join(names)
 
+    @property
+    def value_name(self) -> str:
+        """How the value is written on the command line (``NUMBER``, ``a|b``, ``A,B,C`` …)."""
+        if self.metavar:
+            return self.metavar
+        if self.choices:
+            return "|".join(str(c) for c in self.choices)
+        first = self.types[0]
+        if first is bool:
+            return "true|false"
+        if first in (int, float):
+            return "NUMBER" if float in self.types else "INTEGER"
+        if issubclass(first, Mapping):
+            return "JSON"
+        if first in (list, tuple) or first is Sequence:
+            return "A,B,C"
+        if first is object:
+            return "JSON"
+        return "TEXT"
+
+    def flag(self, direction: str) -> str:
+        """The exact command-line spelling that sets this option (``--write-option tolerance=NUMBER``)."""
+        return f"{FLAGS[direction]} {self.name}={self.value_name}"
+
     def accepts(self, value: Any) -> bool:
+        """Whether ``value`` is of the declared types (and among the choices, when there are some)."""
         if value is None:
             return self.default is None or self.nullable or object in self.types
         if isinstance(value, bool) and bool not in self.types and object not in self.types:
             return False  # True is an int to isinstance, but never a number option
-        return isinstance(value, self.types)
+        if not isinstance(value, self.types):
+            return False
+        return not self.choices or value in self.choices
+
+    def parse(self, text: str, codec: str = "", operation: str = "") -> Any:
+        """The value the command-line text ``text`` stands for, in the declared type.
+
+        Raises:
+            OptionError: The text is not a value of this option.
+        """
+        value = self._parse(text)
+        if value is _INVALID or not self.accepts(value):
+            expected = self.value_name if self.choices or self.metavar else self.type_name
+            raise OptionError(codec, operation, self.name, None, f"expects {expected}, got {text!r}")
+        return value
+
+    def _parse(self, text: str) -> Any:
+        for t in self.types:
+            if t is bool:
+                lowered = text.strip().lower()
+                if lowered in _TRUE or lowered in _FALSE:
+                    return lowered in _TRUE
+            elif t is int:
+                try:
+                    return int(text)
+                except ValueError:
+                    continue
+            elif t is float:
+                try:
+                    return float(text)
+                except ValueError:
+                    continue
+            elif t is str:
+                return text
+            elif t is os.PathLike:
+                return Path(text)
+            elif t in (list, tuple) or t is Sequence:
+                if text.strip().lower() == "none":
+                    return []
+                return [item.strip() for item in text.split(",") if item.strip()]
+            elif isinstance(t, type) and issubclass(t, Mapping):
+                return _mapping(text)
+            elif t is object:
+                try:
+                    return json.loads(text)
+                except ValueError:
+                    return text
+        return _INVALID
 
 
-def check_options(codec: str, operation: str, given: Mapping[str, Any], accepted: Sequence[Option]) -> None:
-    """Refuse an option not in ``accepted`` or a value of the wrong type.
-
-    Raises:
-        OptionError: naming the option and listing the accepted ones.
-    """
-    by_name = {o.name: o for o in accepted}
-    for name, value in given.items():
-        option = by_name.get(name)
-        if option is None:
-            raise OptionError(codec, operation, name, by_name)
-        if not option.accepts(value):
-            raise OptionError(
-                codec, operation, name, by_name, f"expects {option.type_name}, got {type(value).__name__} {value!r}"
-            )
+_INVALID = object()
 
 
-def dataclass_options(cls: type, help: Mapping[str, str] | None = None) -> tuple[Option, ...]:
-    """Options from the fields of an options dataclass: names, types and defaults from the fields."""
+def _mapping(text: str) -> Any:
+    """A JSON object, or ``KEY:NUMBER,KEY:NUMBER``."""
+    if text.lstrip().startswith("{"):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return _INVALID
+    out: dict[str, Any] = {}
+    for item in text.split(","):
+        key, sep, value = item.partition(":")
+        if not sep or not key.strip():
+            return _INVALID
+        try:
+            out[key.strip()] = float(value)
+        except ValueError:
+            return _INVALID
+    return out
+
+
+@functools.cache
+def options_of(cls: type | None) -> tuple[Option, ...]:
+    """The options a ``ReadOptions`` / ``WriteOptions`` dataclass declares, in field order."""
+    if cls is None:
+        return ()
     hints = typing.get_type_hints(cls)
     out = []
     for f in dataclasses.fields(cls):
         default = f.default if f.default is not dataclasses.MISSING else None
         hint = hints[f.name]
         nullable = type(None) in typing.get_args(hint)
-        out.append(Option(f.name, runtime_types(hint), default, (help or {}).get(f.name, ""), nullable))
+        meta = f.metadata
+        out.append(
+            Option(
+                f.name,
+                runtime_types(hint),
+                default,
+                meta.get("help", ""),
+                nullable,
+                meta.get("unit", ""),
+                tuple(meta.get("choices", ())),
+                meta.get("metavar", ""),
+            )
+        )
     return tuple(out)
+
+
+def check_options(codec: str, operation: str, given: Mapping[str, Any], accepted: Iterable[Option] | type) -> None:
+    """Refuse an option not in ``accepted`` (options, or the dataclass declaring them) or a wrong value.
+
+    Raises:
+        OptionError: naming the option and listing the accepted ones.
+    """
+    declared = options_of(accepted) if isinstance(accepted, type) else tuple(accepted)
+    by_name = {o.name: o for o in declared}
+    for name, value in given.items():
+        opt = by_name.get(name)
+        if opt is None:
+            raise OptionError(codec, operation, name, by_name)
+        if not opt.accepts(value):
+            if opt.choices and isinstance(value, opt.types):
+                reason = f"expects one of {', '.join(map(repr, opt.choices))}, got {value!r}"
+            else:
+                reason = f"expects {opt.type_name}, got {type(value).__name__} {value!r}"
+            raise OptionError(codec, operation, name, by_name, reason)
+
+
+def parse_pairs(codec: str, operation: str, pairs: Iterable[str], accepted: Iterable[Option]) -> dict[str, Any]:
+    """``NAME=VALUE`` texts from the command line → options of the declared types.
+
+    Raises:
+        OptionError: A name the codec does not declare, text without ``=``, or a value
+            that is not of the option's type.
+    """
+    by_name = {o.name: o for o in accepted}
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        name = name.strip().replace("-", "_")
+        opt = by_name.get(name)
+        if opt is None:
+            raise OptionError(codec, operation, name, by_name)
+        if not sep:
+            raise OptionError(codec, operation, name, by_name, f"needs a value: {name}={opt.value_name}")
+        out[name] = opt.parse(text, codec, operation)
+    return out
+
+
+def rows(name: str, read: Iterable[Option], write: Iterable[Option]) -> list[dict[str, Any]]:
+    """One row per option of a codec: what ``formats --options --json`` gives."""
+    return [
+        {
+            "format": name,
+            "direction": direction,
+            "name": o.name,
+            "type": o.type_name,
+            "default": o.default,
+            "help": o.help,
+            "unit": o.unit,
+            "choices": list(o.choices),
+            "flag": o.flag(direction),
+        }
+        for direction, declared in (("read", read), ("write", write))
+        for o in declared
+    ]
+
+
+def markdown_table(option_rows: Iterable[Mapping[str, Any]]) -> str:
+    """The options (rows as :func:`rows` gives them) as a Markdown table for the manual."""
+
+    def cell(text: Any) -> str:
+        return str(text).replace("|", "\\|")
+
+    lines = [
+        "| Format | Direction | Option | Type | Default | Command line | Description |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in option_rows:
+        help_text = r["help"] + (f" ({r['unit']})" if r["unit"] else "")
+        lines.append(
+            f"| {r['format']} | {r['direction']} | `{r['name']}` | {cell(r['type'])} | `{r['default']!r}` "
+            f"| `{cell(r['flag'])}` | {cell(help_text)} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def runtime_types(hint: Any) -> tuple[type, ...]:
@@ -115,4 +325,17 @@ def runtime_types(hint: Any) -> tuple[type, ...]:
     return (hint,) if isinstance(hint, type) else (object,)
 
 
-__all__ = ["NAMES", "NUMBER", "PATH", "Option", "check_options", "dataclass_options", "runtime_types"]
+__all__ = [
+    "FLAGS",
+    "NAMES",
+    "NUMBER",
+    "PATH",
+    "Option",
+    "check_options",
+    "markdown_table",
+    "option",
+    "options_of",
+    "parse_pairs",
+    "rows",
+    "runtime_types",
+]

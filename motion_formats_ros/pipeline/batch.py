@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import MotionFormatError, ReadError, UnknownFormatError, require
+from ..core.errors import MotionFormatError, MotionValueError, ReadError, UnknownFormatError, require
 from ..registry import CODECS, codec_for_path, read, read_head, write
 from . import convert
 
@@ -349,6 +349,8 @@ def convert_one(job: Job) -> Result:
             outs = table_output_paths(out, list(motion_file.groups)) if target.codec in TABLE_CODECS else [out]
             result.outputs = [str(p) for p in outs]
             result.status = "converted"
+        except MotionValueError as exc:  # a selection or value that does not fit this input: name it
+            result.error = f"{job.source}: {exc}"
         except MotionFormatError as exc:
             result.error = str(exc)
         except (ValueError, KeyError, OSError) as exc:

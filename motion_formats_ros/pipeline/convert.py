@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from ..core.errors import SelectionError
 from ..core.model import Motion, MotionFile
 
 
@@ -37,7 +38,7 @@ def transform(
         if start is not None or end is not None:
             m = m.slice_time(start, end)
             if m.num_frames == 0:
-                raise ValueError(f"no frames between {start} and {end} s")
+                raise SelectionError(f"no frames between {start} and {end} s")
         if rate is not None:
             m = m.resample(rate, method)
         return m

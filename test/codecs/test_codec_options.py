@@ -1,7 +1,8 @@
-"""Typed codecs: each declares its options (types, defaults); anything else is refused by name."""
+"""Typed codecs: each declares its options once, as frozen dataclasses; anything else is refused by name."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 
 from motion_formats_ros import CODECS, Motion, MotionFile, MotionFormatError, read, write
 from motion_formats_ros.core.errors import OptionError
-from motion_formats_ros.core.options import Option, check_options, runtime_types
+from motion_formats_ros.core.options import Option, check_options, options_of, runtime_types
 
 ROOT = Path(__file__).resolve().parents[2]
 EXE = Path(sys.executable).parent / "motion-formats"
@@ -38,11 +39,24 @@ def _motion_file() -> MotionFile:
 
 
 @pytest.mark.parametrize("name", list(CODECS))
+def test_options_are_frozen_dataclasses_with_help_for_every_field(name: str) -> None:
+    module = CODECS[name].load()
+    for cls in (module.ReadOptions, module.WriteOptions):
+        assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        instance = cls()
+        for f in dataclasses.fields(cls):
+            assert f.metadata.get("help"), f"{name} {cls.__name__}.{f.name} has no help"
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(instance, f.name, f.default)
+
+
+@pytest.mark.parametrize("name", list(CODECS))
 def test_declared_options_are_the_functions_keywords_with_their_defaults(name: str) -> None:
     info = CODECS[name]
     module = info.load()
-    for fn, declared in ((module.read, module.READ_OPTIONS), (module.write, module.WRITE_OPTIONS)):
-        assert all(isinstance(o, Option) for o in declared)
+    for fn, cls in ((module.read, module.ReadOptions), (module.write, module.WriteOptions)):
+        declared = options_of(cls)
+        assert declared == (info.read_options if cls is module.ReadOptions else info.write_options)
         assert len({o.name for o in declared}) == len(declared)
         keywords = _keywords(fn)
         if keywords is None:  # the rosbag codec: options are its dataclass fields
@@ -54,11 +68,12 @@ def test_declared_options_are_the_functions_keywords_with_their_defaults(name: s
 
 
 def test_the_rosbag_options_are_its_dataclasses() -> None:
-    from motion_formats_ros.codecs.rosbag import READ_OPTIONS, WRITE_OPTIONS, ReadOptions, WriteOptions
+    from motion_formats_ros.codecs.rosbag import ReadOptions, WriteOptions
 
-    for declared, cls in ((READ_OPTIONS, ReadOptions), (WRITE_OPTIONS, WriteOptions)):
+    for cls in (ReadOptions, WriteOptions):
+        declared = options_of(cls)
         assert {o.name: o.default for o in declared} == {k: getattr(cls(), k) for k in cls.__dataclass_fields__}
-    by_name = {o.name: o for o in WRITE_OPTIONS}
+    by_name = {o.name: o for o in options_of(WriteOptions)}
     assert by_name["trajectory_topic"].accepts(None) and not by_name["joint_topic"].accepts(None)
     assert by_name["start_time"].accepts(3) and by_name["start_time"].accepts(2.5)
     assert not by_name["start_time"].accepts("soon")
@@ -97,6 +112,41 @@ def test_a_value_of_the_wrong_type_is_refused(tmp_path: Path) -> None:
     with pytest.raises(OptionError, match=r"scene read option 'rate' expects int \| float \| None, got bool"):
         read(ROOT / "examples" / "walk.seq", format="scene", rate=True)
     assert not (tmp_path / "a.seq").exists()
+
+
+def test_a_value_outside_the_declared_choices_is_refused_before_any_work(tmp_path: Path) -> None:
+    with pytest.raises(OptionError, match=r"seq write option 'se3_format' expects one of 'XYZQWQXQYQZ', .*got 'XYZ'"):
+        write(_motion_file(), tmp_path / "a.seq", se3_format="XYZ")
+    with pytest.raises(OptionError, match=r"omf read option 'encoding' expects one of 'msgpack', 'yaml', 'json'"):
+        read(ROOT / "examples" / "walk.seq", format="omf", encoding="toml")
+    assert not (tmp_path / "a.seq").exists()
+
+
+def test_command_line_text_becomes_the_declared_type() -> None:
+    from motion_formats_ros.codecs import mof, mtn, rosbag, seq
+    from motion_formats_ros.core.options import parse_pairs
+
+    assert parse_pairs("mof", "write", ["tolerance=0.5", "motion_id=nod"], options_of(mof.WriteOptions)) == {
+        "tolerance": 0.5,
+        "motion_id": "nod",
+    }
+    assert parse_pairs("mtn", "write", ["frame_rate=8"], options_of(mtn.WriteOptions)) == {"frame_rate": 8}
+    assert parse_pairs("seq", "write", ["lossless=yes", "version=4"], options_of(seq.WriteOptions)) == {
+        "lossless": True,
+        "version": 4,
+    }
+    assert parse_pairs("mof", "read", ["start_pose=HeadYaw:0.5,HeadPitch:-1"], options_of(mof.ReadOptions)) == {
+        "start_pose": {"HeadYaw": 0.5, "HeadPitch": -1.0}
+    }
+    read_options = options_of(rosbag.ReadOptions)
+    given = parse_pairs("rosbag", "read", ["imu=none", "topics=/a,/b"], read_options)
+    assert given == {"imu": [], "topics": ["/a", "/b"]}
+    with pytest.raises(OptionError, match=r"mtn write option 'frame_rate' expects int \| None, got '8.5'"):
+        parse_pairs("mtn", "write", ["frame_rate=8.5"], options_of(mtn.WriteOptions))
+    with pytest.raises(OptionError, match=r"mof write option 'tolerence' is not an option .*accepted: group, joint"):
+        parse_pairs("mof", "write", ["tolerence=1"], options_of(mof.WriteOptions))
+    with pytest.raises(OptionError, match=r"'hold' needs a value: hold=true\|false"):
+        parse_pairs("rosbag", "read", ["hold"], read_options)
 
 
 def test_declared_options_still_work(tmp_path: Path) -> None:
@@ -143,7 +193,7 @@ def test_the_cli_refuses_an_option_the_output_format_does_not_take(tmp_path: Pat
     assert "Traceback" not in proc.stderr and not (tmp_path / "w.omf.json").exists()
 
 
-def test_the_cli_lists_each_formats_options() -> None:
+def test_the_cli_lists_each_formats_options_in_the_codec_rows() -> None:
     rows = {
         r["name"]: r
         for r in json.loads(
@@ -156,3 +206,4 @@ def test_the_cli_lists_each_formats_options() -> None:
     assert rows["pseq"]["write_options"] == []
     text = subprocess.run([str(EXE), "formats", "--options"], capture_output=True, text=True, check=True).stdout
     assert "    write tolerance" in text and "default 0.1" in text
+    assert "keyframe reduction tolerance (deg)\n          set with: --write-option tolerance=NUMBER\n" in text

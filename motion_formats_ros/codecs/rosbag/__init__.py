@@ -16,15 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from ...core.model import MotionFile
-from ...core.options import dataclass_options
 from ._read import IMU, JOINT_STATE, POINT, TF_TYPES, TRAJECTORY, ReadOptions, read_bag
 from ._source import BagSource, is_rosbag2_folder
 from ._types import joint_fields
 from ._write import WriteOptions, resolved_storage, write_bag
 
 __all__ = [
-    "READ_OPTIONS",
-    "WRITE_OPTIONS",
     "ReadOptions",
     "WriteOptions",
     "describe",
@@ -33,10 +30,6 @@ __all__ = [
     "sniff",
     "write",
 ]
-
-#: Options of :func:`read` (the fields of :class:`ReadOptions`) and :func:`write` (:class:`WriteOptions`).
-READ_OPTIONS = dataclass_options(ReadOptions)
-WRITE_OPTIONS = dataclass_options(WriteOptions)
 
 
 def sniff(path: Path, head: str) -> bool:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import dataclasses
 import mmap
 import struct
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ...core.errors import MotionFormatError
+from ...core.errors import MotionFormatError, ReadError
 
 MAGIC = b"\x89MCAP0\r\n"
 
@@ -85,6 +86,18 @@ def _string(buf: bytes | memoryview, pos: int) -> tuple[str, int]:
     return bytes(buf[pos + 4 : end]).decode(), end
 
 
+def _damaged() -> tuple[type[Exception], ...]:
+    """What the decompressors raise on a damaged or cut-short chunk (the scan stops there)."""
+    errors: list[type[Exception]] = [ValueError, RuntimeError, EOFError]  # lz4 raises RuntimeError
+    try:
+        from backports import zstd
+
+        errors.append(zstd.ZstdError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
 def _partial_decompress(compression: str, data: bytes) -> bytes:
     """Decompress as much of a cut-short chunk as possible."""
     if compression == "":
@@ -98,7 +111,7 @@ def _partial_decompress(compression: str, data: bytes) -> bytes:
             from lz4.frame import LZ4FrameDecompressor
 
             return bytes(LZ4FrameDecompressor().decompress(data))
-    except Exception:
+    except _damaged():
         return b""
     return b""
 
@@ -141,6 +154,13 @@ class McapScanner:
                     pos, complete = self._walk(
                         view, len(MAGIC), schemas, channels, counts, on_message, top=True, metadata=metadata
                     )
+                except ReadError as exc:
+                    # The frames of the traceback still hold views of the map, and closing a map
+                    # with views alive raises BufferError, which would replace this error.
+                    for error in (exc, exc.__cause__):
+                        if error is not None:
+                            traceback.clear_frames(error.__traceback__)
+                    raise
                 finally:
                     view.release()
         return ScanResult(schemas, channels, counts, complete, pos, metadata)
@@ -179,13 +199,18 @@ class McapScanner:
                 if body_end <= end and data_start + rlen <= body_end:
                     try:
                         inner = _decompress(compression, bytes(buf[data_start : data_start + rlen]), usize)
-                    except Exception:
+                    except _damaged():
                         return pos, False
+                    except Exception as exc:  # e.g. the decompressor is not installed: say so, with where
+                        raise self._fail(pos, compression, exc) from exc
                     self._walk(memoryview(inner), 0, schemas, channels, counts, on_message, top=False)
                     pos = body_end
                     continue
                 # Cut short: recover what the partial chunk still holds, then stop.
-                inner = _partial_decompress(compression, bytes(buf[data_start:end]))
+                try:
+                    inner = _partial_decompress(compression, bytes(buf[data_start:end]))
+                except Exception as exc:
+                    raise self._fail(pos, compression, exc) from exc
                 self._walk(memoryview(inner), 0, schemas, channels, counts, on_message, top=False)
                 return pos, False
             if body_end > end:
@@ -217,6 +242,10 @@ class McapScanner:
                 return pos, False
             pos = body_end
         return pos, False
+
+    def _fail(self, pos: int, compression: str, exc: Exception) -> ReadError:
+        what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return ReadError(self.path, f"cannot decompress the {compression} chunk: {what}", offset=pos)
 
     def index(self) -> ScanResult:
         """Schemas, channels and message counts of every intact record."""

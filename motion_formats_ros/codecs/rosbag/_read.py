@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...core.errors import ReadError, require
+from ...core.distros import DISTROS
+from ...core.errors import ReadError, SelectionError, require
 from ...core.merge import (
     Command,
     Segment,
@@ -36,6 +37,7 @@ from ...core.merge import (
     trajectory_bases,
 )
 from ...core.model import Motion, MotionFile, Series
+from ...core.options import option
 from ...core.serial.nesting import json_too_deep, too_deep_reason
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
@@ -61,27 +63,29 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class ReadOptions:
     """Options of :func:`read_bag` (the CLI's ``bag2motion`` flags)."""
 
-    topics: Sequence[str] | None = None
-    stamps: str = "auto"
-    root: str | None = None
-    imu: Sequence[str] | None = None
-    trajectory: Sequence[str] | None = None
-    points: Sequence[str] | None = None
-    links: Sequence[str] | None = None
-    tf_topic: str = "/tf"
-    tf_static_topic: str = "/tf_static"
-    hold: bool = False
-    distro: str | None = None
-    progress: bool | None = None
-    bulk: bool = True
-    start: float | None = None
-    end: float | None = None
-    rate: float | None = None
-    joints: Sequence[str] | None = None
+    topics: Sequence[str] | None = option(
+        None, "JointState topics merged by joint name (default /joint_states, else all); TOPIC:FIELD inside others"
+    )
+    stamps: str = option("auto", "sample times: header stamp, receive time, or auto", choices=STAMPS)
+    root: str | None = option(None, "root pose from TF as PARENT:CHILD; 'none' for no root", metavar="PARENT:CHILD")
+    imu: Sequence[str] | None = option(None, "sensor_msgs/Imu topics (default: all; 'none': none)")
+    trajectory: Sequence[str] | None = option(None, "JointTrajectory topics -> 'target' group (default: all)")
+    points: Sequence[str] | None = option(None, "PointStamped topics -> series (default: /zmp)")
+    links: Sequence[str] | None = option(None, "TF frames to record as link poses")
+    tf_topic: str = option("/tf", "the TF topic", metavar="TOPIC")
+    tf_static_topic: str = option("/tf_static", "the static TF topic", metavar="TOPIC")
+    hold: bool = option(False, "hold a joint's last value instead of NaN where it is absent")
+    distro: str | None = option(None, "typestore for types the bag does not define", choices=tuple(DISTROS))
+    progress: bool | None = option(None, "progress bar (default: on a terminal, for large bags)")
+    bulk: bool = option(True, "decode regular JointState messages in bulk (numpy)")
+    start: float | None = option(None, "drop frames before this time (from the first message)", unit="s")
+    end: float | None = option(None, "drop frames after this time", unit="s")
+    rate: float | None = option(None, "resample to this rate", unit="Hz")
+    joints: Sequence[str] | None = option(None, "keep only these joints, in this order")
 
 
 @dataclasses.dataclass
@@ -845,12 +849,12 @@ class _BagReader:
     def _transform(self, group: str, m: Motion) -> Motion:
         opts = self.options
         if opts.joints and m.joint_names:
-            select_joints(m.joint_names, opts.joints, what=group)  # unknown joints: KeyError naming them
+            select_joints(m.joint_names, opts.joints, what=group)  # unknown joints: SelectionError naming them
             m = m.select_joints(list(opts.joints))
         if opts.start is not None or opts.end is not None:
             m = m.slice_time(opts.start, opts.end)
             if m.num_frames == 0:
-                raise ValueError(f"no frames between {opts.start} and {opts.end} s in group {group!r}")
+                raise SelectionError(f"no frames between {opts.start} and {opts.end} s in group {group!r}")
         if opts.rate is not None:
             m = m.resample(opts.rate)
         return m

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...core.atomic import read_input
 from ...core.distros import DEFAULT_DISTRO, DISTROS
 from ...core.errors import MotionFormatError, ReadError
 from . import _mcap, _metadata, _types
@@ -385,11 +386,7 @@ class BagSource:
                 continue
             suffix = f.suffix.lower()
             want = ZSTD_MAGIC if suffix == _metadata.COMPRESSED_SUFFIX else magics[suffix]
-            try:
-                with open(f, "rb") as fh:
-                    head = fh.read(len(want))
-            except OSError as exc:
-                raise ReadError(self._show(f), exc.strerror or str(exc)) from exc
+            head = read_input(f, len(want), name=self._show(f))
             if head != want:
                 if suffix == _metadata.COMPRESSED_SUFFIX:
                     kind = "zstd"

@@ -40,6 +40,7 @@ from ...core.atomic import check_writable
 from ...core.distros import STORAGES, WRITE_DISTROS, default_write_distro
 from ...core.errors import WriteError
 from ...core.model import Motion, MotionFile
+from ...core.options import option
 from . import _bulk
 from ._read import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
 from ._source import typestore_for
@@ -52,23 +53,29 @@ BATCH = 8192
 IntArray = npt.NDArray[np.int64]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class WriteOptions:
     """Options of :func:`write_bag` (the CLI's ``motion2bag`` flags)."""
 
-    storage: str | None = None
-    distro: str | None = None
-    start_time: float | None = None
-    joint_topic: str = "/joint_states"
-    tf_topic: str = "/tf"
-    tf_static_topic: str = "/tf_static"
-    trajectory_topic: str | None = "/joint_trajectory"
-    imu_topic: str = "/{name}"
-    zmp_topic: str = "/zmp"
-    root: str = "world:base_link"
-    group: str | None = None
-    trajectory_group: str | None = None
-    bulk: bool = True
+    storage: str | None = option(None, "storage plugin (default mcap)", choices=STORAGES)
+    distro: str | None = option(
+        None, "ROS distro the bag is written for (default: $ROS_DISTRO if known, else jazzy)", choices=WRITE_DISTROS
+    )
+    start_time: float | None = option(
+        None, "stamp of the first frame since the epoch (default: the file's recorded start, else now)", unit="s"
+    )
+    joint_topic: str = option("/joint_states", "the JointState topic", metavar="TOPIC")
+    tf_topic: str = option("/tf", "the TF topic", metavar="TOPIC")
+    tf_static_topic: str = option("/tf_static", "the static TF topic", metavar="TOPIC")
+    trajectory_topic: str | None = option("/joint_trajectory", "the JointTrajectory topic", metavar="TOPIC")
+    imu_topic: str = option("/{name}", "topic of each IMU ({name} is the IMU's name)", metavar="TOPIC")
+    zmp_topic: str = option("/zmp", "the ZMP topic", metavar="TOPIC")
+    root: str = option("world:base_link", "TF frames of the root pose", metavar="WORLD:BASE")
+    group: str | None = option(None, "group written as joint states (default: actual, else the first)", metavar="NAME")
+    trajectory_group: str | None = option(
+        None, "group written as the trajectory (default: target, else the joint-state group)", metavar="NAME"
+    )
+    bulk: bool = option(True, "encode JointState messages in bulk (numpy)")
 
 
 def _qos(transient: bool) -> Any:

@@ -13,12 +13,15 @@ Modules: :mod:`.loader` (JSON5 and ``uri`` references), :mod:`.preprocess`
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 from pathlib import Path
+from typing import Any
 
 from ...core.errors import ReadError
 from ...core.model import MotionFile
-from ...core.options import NUMBER, PATH, Option
+from ...core.options import option
 from .loader import load, parse_json5
 from .motion import scene_to_motion, scene_to_motion_file
 from .preprocess import Scene, load_scene, preprocess
@@ -31,15 +34,21 @@ _KEY = re.compile(r"""^\s*(?:"|')?(models|objects|trajectories)(?:"|')?\s*:""", 
 
 
 #: Options of :func:`read` and :func:`write`.
-READ_OPTIONS = (
-    Option("rate", NUMBER, None, "sample at this many frames per second (default: the control points)"),
-    Option("links", (bool,), False, "also give every object's and link's world pose (forward kinematics)"),
-)
-WRITE_OPTIONS = (
-    Option("group", (str,), None, "the group to write (default: the first)"),
-    Option("joint_limits", (object,), None, "joint name -> limits (scene keys, (min, max) or an object)"),
-    Option("urdf", PATH, None, "a URDF file to take joint limits from"),
-)
+@dataclasses.dataclass(frozen=True)
+class ReadOptions:
+    """Options of :func:`read`."""
+
+    rate: float | None = option(None, "sample at this rate (default: the control points)", unit="Hz")
+    links: bool = option(False, "also give every object's and link's world pose (forward kinematics)")
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteOptions:
+    """Options of :func:`write`."""
+
+    group: str | None = option(None, "the group to write (default: the first)", metavar="NAME")
+    joint_limits: Any = option(None, "joint name -> limits (scene keys, (min, max) or an object)")
+    urdf: str | os.PathLike[str] | None = option(None, "a URDF file to take joint limits from", metavar="FILE")
 
 
 def read(path: Path, rate: float | None = None, links: bool = False) -> MotionFile:
@@ -65,14 +74,14 @@ def sniff(path: Path, head: str) -> bool:
 
 
 __all__ = [
-    "READ_OPTIONS",
-    "WRITE_OPTIONS",
     "Problem",
+    "ReadOptions",
     "Ref",
     "Scene",
     "SceneError",
     "Trajectory",
     "Transform",
+    "WriteOptions",
     "load",
     "load_scene",
     "parse_transform",

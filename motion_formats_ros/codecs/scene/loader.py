@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from ...core.atomic import read_input
 from ...core.errors import ReadError
 from ...core.serial.nesting import json_too_deep, too_deep_reason
 from .problems import PathPart, Problems, SceneError, json_path
@@ -131,10 +132,7 @@ def _token_offset(text: str, message: str) -> int:
 
 def read_json5(path: Path) -> Any:
     """Read and parse one JSON5 file (no reference resolution)."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ReadError(path, exc.strerror or str(exc)) from exc
+    data = read_input(path)
     return parse_json5(decode_text(data, path), path)
 
 
@@ -311,11 +309,7 @@ def load(path: str | os.PathLike[str], text: str | None = None) -> LoadedScene:
     """
     top = Path(path)
     if text is None:
-        try:
-            raw = top.read_bytes()
-        except OSError as exc:
-            raise ReadError(top, exc.strerror or str(exc)) from exc
-        text = decode_text(raw, top)
+        text = decode_text(read_input(top), top)
     resolver = _Resolver(top, text)
     doc = resolver.docs[top.resolve()]
     if "uri" in text:  # no reference anywhere: skip the walk (large trajectory files)

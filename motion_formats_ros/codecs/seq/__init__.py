@@ -32,29 +32,40 @@ component's frames), :mod:`.reader` (document → motion), :mod:`.fast` (the fas
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...core.atomic import read_input
 from ...core.errors import ReadError
 from ...core.model import MotionFile
-from ...core.naming import NAMING_OPTIONS, Names, load_body, load_joint_map, resolve_names
-from ...core.options import Option
+from ...core.naming import Names, NamingOptions, load_body, load_joint_map, resolve_names
+from ...core.options import option
 from .fast import decode_fast, extract, from_skeleton
 from .reader import read_document
 from .schema import DEFAULT_VERSION, KEYS, READ_VERSIONS, WRITE_VERSIONS, DeclineError, sniff
 from .tree import load_yaml
 from .writer import encode, write
 
-#: Options of :func:`read`: names for the joints (and links).
-READ_OPTIONS = NAMING_OPTIONS
-#: Options of :func:`write`.
-WRITE_OPTIONS = (
-    Option("version", (int, str), None, "format version: 2 (camelCase keys, the default) or 4 (snake_case)"),
-    Option("lossless", (bool,), False, "values as shortest round-trip repr instead of %.9g"),
-    Option("se3_format", (str,), None, "pose layout: XYZQWQXQYQZ (default), XYZQXQYQZQW or XYZRPY"),
-)
+
+@dataclasses.dataclass(frozen=True)
+class ReadOptions(NamingOptions):
+    """Options of :func:`read`: names for the joints (and links)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteOptions:
+    """Options of :func:`write`."""
+
+    version: int | str | None = option(
+        None, "format version: 2 (camelCase keys, the default) or 4 (snake_case)", metavar="2|4"
+    )
+    lossless: bool = option(False, "values as shortest round-trip repr instead of %.9g")
+    se3_format: str | None = option(
+        None, "pose layout (default XYZQWQXQYQZ)", choices=("XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY")
+    )
 
 
 def read(
@@ -76,19 +87,12 @@ def read(
         ReadError: The file is not a body motion or is malformed (with its line).
     """
     names = resolve_names(path, joint_names=joint_names, joint_map=joint_map, body=body)
-    extracted = extract(_read_bytes(path))  # the text is freed before the motion is built
+    extracted = extract(read_input(path))  # the text is freed before the motion is built
     if extracted is not None:
         result = from_skeleton(extracted, path, names)
         if result is not None:
             return result
-    return decode(_read_bytes(path), path, names=names, fast=False)
-
-
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise ReadError(path, exc.strerror or str(exc)) from exc
+    return decode(read_input(path), path, names=names, fast=False)
 
 
 def _text(data: bytes | str, path: str | os.PathLike[str]) -> str:
@@ -120,11 +124,11 @@ def decode(
 __all__ = [
     "DEFAULT_VERSION",
     "KEYS",
-    "READ_OPTIONS",
     "READ_VERSIONS",
-    "WRITE_OPTIONS",
     "WRITE_VERSIONS",
     "Names",
+    "ReadOptions",
+    "WriteOptions",
     "decode",
     "decode_fast",
     "encode",

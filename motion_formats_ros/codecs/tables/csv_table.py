@@ -10,20 +10,27 @@ to ``%.9g``; any CSV with a ``time`` column and ``JOINT.CHANNEL`` columns reads 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-from ...core.atomic import atomic_output
+from ...core.atomic import atomic_output, read_input
 from ...core.errors import ReadError
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
-from ...core.options import Option
 from . import _common, _layout
 
-READ_OPTIONS: tuple[Option, ...] = ()
-WRITE_OPTIONS: tuple[Option, ...] = ()
+
+@dataclasses.dataclass(frozen=True)
+class ReadOptions:
+    """No read options."""
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteOptions:
+    """No write options."""
 
 
 def sniff(path: Path, head: str) -> bool:
@@ -74,11 +81,9 @@ def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False) -> No
 def read(path: Path) -> MotionFile:
     """Read a CSV table into a one-group MotionFile."""
     try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
+        text = read_input(path).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ReadError(path, "not UTF-8 text", offset=exc.start) from None
-    except OSError as exc:
-        raise ReadError(path, exc.strerror or str(exc)) from None
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         headers = next(reader)

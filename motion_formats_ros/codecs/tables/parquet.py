@@ -14,6 +14,7 @@ the header alone, like CSV.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 from datetime import datetime
@@ -25,11 +26,19 @@ import numpy as np
 from ...core.atomic import atomic_output
 from ...core.errors import ReadError, require
 from ...core.model import DEFAULT_GROUP, MotionFile
-from ...core.options import Option
 from . import _common, _layout
 
-READ_OPTIONS: tuple[Option, ...] = ()
-WRITE_OPTIONS: tuple[Option, ...] = ()
+
+@dataclasses.dataclass(frozen=True)
+class ReadOptions:
+    """No read options."""
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteOptions:
+    """No write options."""
+
+
 MAGIC = "PAR1"
 #: Schema metadata key of the structure (JSON).
 META_KEY = b"motion_formats_ros"

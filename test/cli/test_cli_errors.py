@@ -1,0 +1,88 @@
+"""The command line tells a bad input from a bug: the package's errors are one line, a bug is a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from motion_formats_ros import MotionFormatError, write
+from motion_formats_ros.core.errors import NoMotionError, ReadError, SelectionError
+from motion_formats_ros.core.examples import biped_walk
+from motion_formats_ros.pipeline import convert
+
+EXE = Path(sys.executable).parent / "motion-formats"
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(EXE), *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def walk(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("errors") / "walk.msgpack"
+    write(biped_walk(rate=50.0, cycles=1), path)
+    return path
+
+
+def test_selections_raise_the_packages_selection_error() -> None:
+    motion_file = biped_walk(rate=50.0, cycles=1)
+    for kwargs in ({"joints": ["nope"]}, {"group": "nope"}, {"start": 50.0, "end": 60.0}):
+        with pytest.raises(SelectionError) as err:
+            convert.transform(motion_file, **kwargs)  # type: ignore[arg-type]
+        assert isinstance(err.value, MotionFormatError)
+    with pytest.raises(KeyError, match=r"^unknown joint 'nope'; joints: "):  # still a KeyError, not quoted
+        motion_file.motion.select_joints(["nope"])
+
+
+def test_an_unknown_joint_is_one_line_naming_the_joints(walk: Path, tmp_path: Path) -> None:
+    proc = run("convert", walk, tmp_path / "o.seq", "--joints", "nope")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.startswith("error: unknown joint 'nope'; joints: ") and proc.stderr.count("\n") == 1
+    assert not (tmp_path / "o.seq").exists()
+
+
+def test_no_motion_error_lives_in_the_core() -> None:
+    from motion_formats_ros.codecs import mof
+
+    assert mof.NoMotionError is NoMotionError and issubclass(NoMotionError, ReadError)
+
+
+def test_a_name_the_file_system_refuses_is_one_line_naming_it(walk: Path, tmp_path: Path) -> None:
+    out = tmp_path / ("x" * 300 + ".seq")  # longer than any file system takes: OSError ENAMETOOLONG
+    proc = run("convert", walk, out)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr == f"error: {out}: File name too long\n"
+
+
+#: A codec with a bug: reading an OMF file looks up a key that is not there.
+_BUGGY = """
+import sys
+from motion_formats_ros.codecs import omf
+
+def decode(data, encoding, path):
+    return {}["basic"]  # the bug
+
+omf.decode = decode
+from motion_formats_ros.cli.main import entry
+sys.argv = ["motion-formats", "info", sys.argv[1]]
+entry()
+"""
+
+
+def test_a_bug_in_a_codec_shows_its_traceback_and_a_status_of_its_own(walk: Path) -> None:
+    proc = subprocess.run([sys.executable, "-c", _BUGGY, str(walk)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 70, proc.stderr  # never 1, the status of a bad input
+    assert proc.stderr.startswith("Traceback (most recent call last):")
+    assert "KeyError: 'basic'" in proc.stderr and "error:" not in proc.stderr
+
+
+def test_an_input_folder_where_a_file_belongs_is_a_read_error(tmp_path: Path) -> None:
+    from motion_formats_ros import read
+
+    folder = tmp_path / "walk.seq"
+    folder.mkdir()
+    with pytest.raises(ReadError, match=r"walk\.seq: Is a directory"):
+        read(folder, format="seq")
