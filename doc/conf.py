@@ -38,6 +38,8 @@ myst_heading_anchors = 3
 
 
 autodoc_member_order = "bysource"
+# A package documents what it defines; what it re-exports is documented where it is defined.
+autodoc_default_options = {"ignore-module-all": True}
 autodoc_typehints = "description"
 autodoc_typehints_format = "short"
 napoleon_google_docstring = True
