@@ -5,11 +5,39 @@
 that needs ROS) plays and records motions.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from .core.errors import MotionFormatError, ReadError, UnknownFormatError, WriteError
-from .core.model import Motion, MotionFile, Series
-from .registry import CODECS, read, write
+
+if TYPE_CHECKING:
+    from .core.model import Motion, MotionFile, Series
+    from .registry import CODECS, read, write
 
 __version__ = "0.1.0"
+
+#: Loaded on first use (PEP 562), so that ``motion-formats --help`` does not load numpy.
+_LAZY = {
+    "Motion": "core.model",
+    "MotionFile": "core.model",
+    "Series": "core.model",
+    "CODECS": "registry",
+    "read": "registry",
+    "write": "registry",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CODECS",

@@ -30,8 +30,11 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .core.atomic import read_input
 from .core.errors import ReadError, UnknownFormatError
-from .core.model import MotionFile
+from .core.notices import collect
 from .core.options import Option, check_options, options_of
+
+if TYPE_CHECKING:
+    from .core.model import MotionFile
 
 #: Bytes read from the start of a file for content sniffing.
 SNIFF_BYTES = 65536
@@ -146,6 +149,19 @@ class CodecInfo:
     def sniff(self, path: Path, head: str) -> bool:
         """Whether ``path`` (whose first bytes are ``head``) is a file of this format."""
         return self.load().sniff(path, head)
+
+    def describe(self, path: Path) -> tuple[dict[str, Any], list[str]] | None:
+        """What ``info`` shows of a container (a bag: its topics and counts) instead of a motion summary.
+
+        A codec module offers it with ``describe(path) -> dict`` and ``format_description(dict)
+        -> lines``. Returns the plain data and its lines, or None when the format has no such view.
+        """
+        module = self.load()
+        describe = getattr(module, "describe", None)
+        if describe is None:
+            return None
+        info: dict[str, Any] = describe(path)
+        return info, list(module.format_description(info))  # type: ignore[attr-defined]
 
     def read(self, path: Path, **options: Any) -> MotionFile:
         """Read ``path`` with this codec; options it does not declare are refused."""
@@ -300,6 +316,11 @@ def read(path: str | os.PathLike[str], format: str | None = None, **options: Any
         **options: Codec options (e.g. ``joint_names`` for formats without names); the
             codec's ``ReadOptions`` declares them (``motion-formats formats --options`` lists them).
 
+    Returns:
+        The file; its ``notices`` are the warnings this read gave (each was also issued as
+        a :class:`~.core.notices.MotionFormatWarning`, and reached any enclosing
+        :func:`~.core.notices.collect`).
+
     Raises:
         ReadError: The file is missing or malformed (names the file and the place).
         UnknownFormatError: The format cannot be determined.
@@ -309,7 +330,9 @@ def read(path: str | os.PathLike[str], format: str | None = None, **options: Any
     if not p.exists():
         raise ReadError(p, "no such file")
     info = codec_by_name(format) if format else codec_for_path(p)
-    motion_file = info.read(p, **options)
+    with collect() as report:
+        motion_file = info.read(p, **options)
+    motion_file.notices = tuple(report.notices)
     motion_file.source = str(p)
     motion_file.format = info.name
     return motion_file

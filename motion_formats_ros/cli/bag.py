@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..core.atomic import check_writable
 from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
-from ..core.errors import MotionFormatError, WriteError
-from ..pipeline import convert
+from ..core.errors import WriteError
 from ..registry import CODECS, codec_for_path, read, write
 from .options import add_option_flags
 
@@ -136,6 +134,7 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     if args.input.resolve() == args.bag.resolve():
         raise WriteError(args.bag, "the output is the input; the input is never modified")
     check_writable(args.bag, args.overwrite)
+    from ..pipeline import convert
     from .options import MOTION2BAG_ALIASES, pairs_for, read_options
 
     writes = {name: getattr(args, dest) for dest, name in MOTION2BAG_ALIASES.items()}
@@ -154,30 +153,4 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     return 0
 
 
-def is_bag(args: argparse.Namespace) -> bool:
-    """Whether ``info`` was given a bag (by --from rosbag, or by its suffix / folder)."""
-    if getattr(args, "from_format", None):
-        return bool(args.from_format == "rosbag")
-    path = Path(args.file)
-    if not path.exists():
-        return False
-    try:
-        return codec_for_path(path).name == "rosbag"
-    except MotionFormatError:
-        return False
-
-
-def cmd_info_bag(args: argparse.Namespace) -> int:
-    """``info`` of a bag: its topics, which convert, and their message counts."""
-    from ..codecs import rosbag as codec
-
-    info = codec.describe(args.file)
-    if getattr(args, "json", False):
-        print(json.dumps(info, indent=2))
-        return 0
-    for line in codec.format_description(info):
-        print(line)
-    return 0
-
-
-__all__ = ["add_parsers", "cmd_bag2motion", "cmd_info_bag", "cmd_motion2bag", "is_bag"]
+__all__ = ["add_parsers", "cmd_bag2motion", "cmd_motion2bag"]

@@ -108,6 +108,7 @@ def settings_from(args: argparse.Namespace) -> batch.Settings:
         rate=args.rate,
         method=args.resample,
         write_options=writes,
+        strict=bool(getattr(args, "strict", False)),
     )
 
 

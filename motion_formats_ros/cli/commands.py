@@ -11,13 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import NoMotionError, WriteError
+from ..core.errors import MotionFormatError, NoMotionError, WriteError
 from ..core.model import Motion, MotionFile
 from ..core.options import Option, markdown_table
 from ..core.options import rows as option_rows
 from ..pipeline import convert
-from ..registry import CODECS, Codec, codec_for_path, read, write
+from ..registry import CODECS, Codec, codec_by_name, codec_for_path, read, write
 from .options import read_options, write_options
+from .report import notices_json
 
 
 def _option_rows(options: tuple[Option, ...]) -> list[dict[str, Any]]:
@@ -102,9 +103,9 @@ def summarize_motion(m: Motion) -> dict[str, Any]:
         "keyframes": m.num_frames if m.is_keyframed else None,
         "interpolation": dict(Counter(m.interpolation)) if m.interpolation else None,
         "loop": list(m.loop) if m.loop else None,
-        "joint_map": m.extras.get("joint_map") if isinstance(m.extras.get("joint_map"), str) else None,
+        "joint_map": m.joint_map,
         # How the reader settled what the file leaves open (joint map, Int bits, timing ...).
-        "read_choices": dict(m.extras["read_choices"]) if isinstance(m.extras.get("read_choices"), dict) else {},
+        "read_choices": dict(m.read_choices),
         "joints": [_joint_entry(m, n, d) for n, d in zip(m.joint_names, m.joint_dims, strict=True)],
         "links": list(m.link_names),
         "imus": list(m.imu_names),
@@ -115,9 +116,9 @@ def summarize_motion(m: Motion) -> dict[str, Any]:
 def _joint_entry(m: Motion, name: str, dims: int) -> dict[str, Any]:
     """A joint's name and dims, plus its column / locator in the file when a joint map named it."""
     entry: dict[str, Any] = {"name": name, "dims": dims}
-    sources = m.extras.get("joint_sources")
-    if isinstance(sources, dict) and isinstance(sources.get(name), str) and sources[name] != name:
-        entry["source"] = sources[name]
+    source = m.joint_sources.get(name)
+    if source is not None and source != name:
+        entry["source"] = source
     return entry
 
 
@@ -125,11 +126,30 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.6g}"
 
 
-def cmd_info(args: argparse.Namespace) -> int:
-    from . import bag
+def _described(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]] | None:
+    """The container view of ``args.file`` (a bag's topics …) when its format has one."""
+    if args.from_format:
+        codec = codec_by_name(args.from_format)
+    else:
+        if not Path(args.file).exists():
+            return None  # the read says so
+        try:
+            codec = codec_for_path(args.file)
+        except MotionFormatError:
+            return None  # the read says why
+    return codec.describe(args.file)
 
-    if bag.is_bag(args):
-        return bag.cmd_info_bag(args)
+
+def cmd_info(args: argparse.Namespace) -> int:
+    described = _described(args)
+    if described is not None:
+        info, lines = described
+        if args.json:
+            print(json.dumps({**info, "notices": notices_json(args)}, indent=2))
+        else:
+            for line in lines:
+                print(line)
+        return 0
     try:
         motion_file = read(args.file, format=args.from_format, **read_options(args, args.file, args.from_format))
     except NoMotionError as exc:  # a file with no motion that still describes something (.mof nets)
@@ -138,7 +158,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         return _print_net(args, exc.net)
     info = summarize(motion_file)
     if args.json:
-        print(json.dumps(info, indent=2))
+        print(json.dumps({**info, "notices": notices_json(args)}, indent=2))
         return 0
     print(f"file:     {info['file']}")
     print(f"format:   {info['format']}")
@@ -184,7 +204,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 def _print_net(args: argparse.Namespace, net: dict[str, Any]) -> int:
     """``info`` of a motion net file with no keyframes: its labels and transitions."""
     if args.json:
-        print(json.dumps({"file": str(args.file), **net}, indent=2))
+        print(json.dumps({"file": str(args.file), **net, "notices": notices_json(args)}, indent=2))
         return 0
     print(f"file:     {args.file}")
     print(f"format:   {net.get('format')}")
@@ -221,11 +241,15 @@ def cmd_convert(args: argparse.Namespace) -> int:
         method=args.resample,
     )
     written = write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **options)
-    if written is not None:  # the codec counted what is in the file (one motion)
+    groups = 1 if written is not None else len(motion_file.groups)  # a count from the codec is of one motion
+    frames = written if written is not None else sum(m.num_frames for m in motion_file.groups.values())
+    if getattr(args, "json", False):
+        summary = {"output": str(args.output), "format": fmt, "groups": groups, "frames": frames}
+        print(json.dumps({**summary, "notices": notices_json(args)}, indent=2))
+    elif written is not None:
         print(f"wrote {args.output} ({fmt}, 1 group, {written} frames)")
-        return 0
-    frames = sum(m.num_frames for m in motion_file.groups.values())
-    print(f"wrote {args.output} ({fmt}, {len(motion_file.groups)} group(s), {frames} frames)")
+    else:
+        print(f"wrote {args.output} ({fmt}, {groups} group(s), {frames} frames)")
     return 0
 
 

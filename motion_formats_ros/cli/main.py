@@ -3,8 +3,14 @@
 Every subcommand turns a bad input, option or selection (the package's errors, all
 :class:`~motion_formats_ros.core.errors.MotionFormatError`) into ``error: FILE:LINE: reason``
 on stderr and exit status 1, and a file the system cannot open or write into one line
-naming it; warnings (data a format cannot hold …) go to stderr too. Anything else is a
-bug and shows its traceback.
+naming it; warnings (data a format cannot hold …) go to stderr too, as
+``warning: FILE:LINE: message``. Anything else is a bug and shows its traceback.
+
+The commands that read or write files collect the warnings as typed notices
+(:mod:`motion_formats_ros.core.notices`): ``--json`` adds them to the output as a
+``notices`` list, and ``--strict`` fails on them as a compiler's ``-Werror`` does: every
+warning is still printed, no output file is put in place once one was given (the write
+stops with ``error: OUT: not written: …``), and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -19,10 +25,10 @@ from typing import Any
 
 from .. import __version__
 from ..core.errors import MotionFormatError
+from ..core.notices import collect
 from ..registry import CODECS
 from . import bag as bag_cli
 from . import batch as batch_cli
-from . import commands
 from . import scene as scene_cli
 from .options import add_option_flags
 
@@ -31,6 +37,9 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 #: A bug: an exception the package does not raise on purpose (sysexits' EX_SOFTWARE).
 EXIT_BUG = 70
+
+#: The commands whose warnings ``--strict`` turns into failure (those that read or write motion files).
+STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag", "batch")
 
 
 def _csv(text: str) -> list[str]:
@@ -97,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--start", type=float, help="drop frames before this time (s)")
     p.add_argument("--end", type=float, help="drop frames after this time (s)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    p.add_argument("--json", action="store_true", help="machine-readable summary (with the warnings as notices)")
     _add_read_options(p)
     _add_write_options(p)
 
@@ -118,6 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
     batch_cli.add_parser(sub)
     for name in ("motion2bag", "validate"):
         _add_read_options(sub.choices[name])  # a .seq input needs its joint names
+    for name in STRICT_COMMANDS:
+        sub.choices[name].add_argument(
+            "--strict", action="store_true", help="fail (exit 1, no output written) on any warning"
+        )
     return parser
 
 
@@ -137,9 +151,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     previous = warnings.showwarning
     warnings.showwarning = _show_warning
+    strict = bool(getattr(args, "strict", False))
     try:
-        handler = getattr(args, "handler", None) or getattr(commands, f"cmd_{args.command.replace('-', '_')}")
-        result: int = handler(args)
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            from . import commands  # the general commands (and numpy) only when one of them runs
+
+            handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
+        with collect(strict=strict) as report:
+            args.notices = report  # the handlers that print JSON add the notices to it
+            result: int = handler(args)
+        if strict and report.notices and result == EXIT_OK:
+            count = len(report.notices)
+            print(f"error: {count} warning{'s' if count > 1 else ''} with --strict", file=sys.stderr)
+            return EXIT_ERROR
         return result
     except MotionFormatError as exc:
         print(f"error: {exc}", file=sys.stderr)

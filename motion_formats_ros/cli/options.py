@@ -151,7 +151,7 @@ def split_read_pairs(pairs: Iterable[str]) -> tuple[dict[str, Any], dict[str, An
         name = pair.partition("=")[0].strip().replace("-", "_")
         owners = declared.get(name)
         if not owners:
-            raise OptionError("batch", "read", name, sorted(declared))
+            raise OptionError("batch", "read", name, sorted(declared), "is not an option of any format")
         errors: list[OptionError] = []
         for codec, _ in owners:
             target = bag if codec == "rosbag" else other

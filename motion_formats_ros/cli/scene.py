@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core.errors import ReadError
 from ..registry import CODECS, codec_by_name, codec_for_path, read
+from .report import notices_json
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -51,6 +52,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
         motion_file = read(path, format=info.name, **read_options(args, path, info.name))
         frames = sum(m.num_frames for m in motion_file.groups.values())
+        if args.json:
+            summary = {"file": str(path), "valid": True, "format": info.name, "groups": len(motion_file.groups)}
+            print(json.dumps({**summary, "frames": frames, "notices": notices_json(args)}, indent=2))
+            return 0
         print(f"{path}: valid {info.name} file ({len(motion_file.groups)} group(s), {frames} frames)")
         return 0
     from ..codecs import scene as scene_codec  # only validate needs the scene codec
@@ -60,7 +65,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
     except scene_codec.SceneError as exc:
         if args.json:
             print(
-                json.dumps({"file": str(path), "valid": False, "problems": [vars(p) for p in exc.problems]}, indent=2)
+                json.dumps(
+                    {
+                        "file": str(path),
+                        "valid": False,
+                        "problems": [vars(p) for p in exc.problems],
+                        "notices": notices_json(args),
+                    },
+                    indent=2,
+                )
             )
         else:
             for problem in exc.problems:
@@ -71,7 +84,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         report = {"file": str(path), "valid": True, "problems": [vars(p) for p in scene.problems]}
         if args.canonical:
             report["canonical"] = _jsonable(scene.canonical())
-        print(json.dumps(report, indent=2))
+        print(json.dumps({**report, "notices": notices_json(args)}, indent=2))
         return 0
     for problem in scene.problems:
         print(f"{path}: {problem}")

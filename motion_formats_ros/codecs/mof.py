@@ -19,7 +19,7 @@ jump returns to a place already played (the loop, reported as ``Motion.loop``):
 - ``Int`` is a bit field (:data:`INT_BITS`, per code base): bit 0 set: linear
   interpolation from the previous target (``"linear"``; Nao Devils' bit 1 with it:
   ``"cosine"`` easing); clear: jump to the target and hold it (``"next"``). deShake and
-  unknown bits warn once each and are kept in ``extras["mof_int"]`` for writing back;
+  unknown bits warn once each and are kept in the motion's :class:`MofMotionRecord` for writing back;
 - ``*`` or 2000/20000 holds the previous target (mask ``keep``), ``-`` or 1000/10000
   gives NaN (mask ``off``);
 - hardness/stiffness: the channel ``stiffness`` (0..1, NaN = default) holds the command in
@@ -29,7 +29,7 @@ jump returns to a place already played (the loop, reported as ``Motion.loop``):
 Columns are named by a joint map from ``config/joint_maps`` (26: ``nao_26``; 22: B-Human
 2009's ``nao_bhuman2009_22`` or 2010–2014's ``nao_bhuman_22``, see
 :func:`choose_joint_map`) or given as the ``joint_map`` option; values are converted to
-the standard NAO convention and radians. ``extras["read_choices"]`` says how each open
+the standard NAO convention and radians. ``Motion.read_choices`` says how each open
 reading was settled (``info`` prints it); guesses also warn. A file with no keyframe
 rows (``extern.mof``) raises :class:`NoMotionError`, which carries its description.
 
@@ -47,10 +47,9 @@ import dataclasses
 import math
 import os
 import re
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -58,7 +57,8 @@ from ..core import joint_maps
 from ..core.atomic import check_writable, read_input, write_bytes_atomic
 from ..core.errors import NoMotionError, ReadError, SelectionError, WriteError
 from ..core.keyframes import reduce_keyframes, warn_lossy_write
-from ..core.model import Motion, MotionFile
+from ..core.model import CodecRecord, Motion, MotionFile
+from ..core.notices import NoticeKind, collect, notify
 from ..core.options import option
 
 JOINT_COUNTS = (22, 26)
@@ -237,8 +237,11 @@ def parse_text(text: str, path: Path) -> MofFile:
             raise fail(node.line, f"unknown label {node.label!r} in motion {motion_id!r}")
     last = nodes[-1] if nodes else None
     if motion_id != EXTERN and not (isinstance(last, Transition) and last.condition == ALL_MOTIONS):
-        warnings.warn(
-            f"{path}:{last.line if last else first_line}: missing final `transition {ALL_MOTIONS} extern start`",
+        notify(
+            NoticeKind.MISSING,
+            f"missing final `transition {ALL_MOTIONS} extern start`",
+            file=path,
+            line=last.line if last else first_line,
             stacklevel=2,
         )
     return mof
@@ -581,6 +584,49 @@ def choose_int_bits(run: Expansion, joints: int, spec: str | None = None) -> Cho
     )
 
 
+@dataclasses.dataclass
+class MofRecord(CodecRecord):
+    """What a ``.mof`` read keeps of the file for writing it back (``MotionFile.record(MofRecord)``).
+
+    Attributes:
+        motion_id: The file's ``motion_id``.
+        requested: The motion read (``motion_id`` unless the ``motion`` option chose another).
+        files: The files of the net the rows came from, in order.
+        stiffness_keyword: ``stiffness`` or ``hardness`` as the file spells it (None: no such line).
+        joint_map: How the joint map was chosen.
+        int_bits: How the meaning of the Int bits was chosen.
+    """
+
+    codec: ClassVar[str] = "mof"
+    motion_id: str
+    requested: str
+    files: list[str]
+    stiffness_keyword: str | None
+    joint_map: Choice
+    int_bits: Choice
+
+
+@dataclasses.dataclass
+class MofMotionRecord(CodecRecord):
+    """What a ``.mof`` read keeps of the motion for writing it back (``Motion.record(MofMotionRecord)``).
+
+    Attributes:
+        int_bits: Whose meaning of the Int bits the codes follow (``bhuman``, ``naodevils``).
+        int_codes: Each keyframe's Int code as written (None for the first), when any is
+            more than plain linear / hold (deShake, easing, unknown bits).
+        sentinels: The numbers the file wrote for keep / off, when it wrote them as numbers only.
+        loop_label: The label the loop starts at.
+        tail_stiffness: A stiffness line after the last row.
+    """
+
+    codec: ClassVar[str] = "mof"
+    int_bits: str | None = None
+    int_codes: list[int | None] | None = None
+    sentinels: dict[str, str] = dataclasses.field(default_factory=dict)
+    loop_label: str | None = None
+    tail_stiffness: StiffnessLine | None = None
+
+
 def segment_kind(code: int, bits: str) -> str:
     """The model's interpolation kind of a row with Int ``code`` under convention ``bits``."""
     if not code & 1:
@@ -610,8 +656,11 @@ def _warn_flags(run: Expansion, bits: str) -> None:
             )
         else:
             what = f"bit {bit} (value {1 << bit}) means nothing in {team}'s code"
-        warnings.warn(
-            f"{mof.path}:{row.line}: Int {row.interpolation}{more}: {what}: ignored, kept for writing back",
+        notify(
+            NoticeKind.KEPT_UNUSED,
+            f"Int {row.interpolation}{more}: {what}: ignored, kept for writing back",
+            file=mof.path,
+            line=row.line,
             stacklevel=3,
         )
 
@@ -707,27 +756,38 @@ def read(
         (bits, f"the Int bits as {INT_BITS_TEAMS[bits.value]}'s code does", "int_bits= (--int-bits)"),
     ):
         if choice.guessed:
-            warnings.warn(f"{path}: read with {what} ({choice.reason}); {override} overrides", stacklevel=2)
+            notify(
+                NoticeKind.READ_CHOICE,
+                f"read with {what} ({choice.reason}); {override} overrides",
+                file=path,
+                stacklevel=2,
+            )
     _warn_flags(run, bits.value)
     m = _keyframes(run, jmap, start_pose, bits.value)
-    m.extras["read_choices"] = {"joint map": f"{jmap.name}: {map_choice.reason}"}
+    m.read_choices = {"joint map": f"{jmap.name}: {map_choice.reason}"}
     if bits.how != "unused":
-        m.extras["read_choices"]["Int bits"] = f"{INT_BITS_TEAMS[bits.value]}'s: {bits.reason}"
-    m.extras["mof_int_bits"] = bits.value
-    spellings = _sentinel_spellings(run)
-    if spellings:
-        m.extras["mof_sentinels"] = spellings
-    extras: dict[str, Any] = {
-        "mof": {
-            "motion_id": mof.motion_id,
-            "requested": motion or mof.motion_id,
-            "files": [str(f.path) for f in run.files],
-            "stiffness_keyword": _stiffness_keyword(run),
-            "joint_map": dataclasses.asdict(map_choice),
-            "int_bits": dataclasses.asdict(bits),
-        }
-    }
-    return MotionFile.single(m, name=motion or mof.motion_id, robot="NAO", extras=extras)
+        m.read_choices["Int bits"] = f"{INT_BITS_TEAMS[bits.value]}'s: {bits.reason}"
+    kept = _motion_record(m)
+    kept.int_bits = bits.value
+    kept.sentinels = _sentinel_spellings(run)
+    record = MofRecord(
+        motion_id=mof.motion_id,
+        requested=motion or mof.motion_id,
+        files=[str(f.path) for f in run.files],
+        stiffness_keyword=_stiffness_keyword(run),
+        joint_map=map_choice,
+        int_bits=bits,
+    )
+    return MotionFile.single(m, name=motion or mof.motion_id, robot="NAO", records={MofRecord.codec: record})
+
+
+def _motion_record(m: Motion) -> MofMotionRecord:
+    """The motion's ``.mof`` record (made empty when it has none)."""
+    found = m.record(MofMotionRecord)
+    if found is None:
+        found = MofMotionRecord()
+        m.records[MofMotionRecord.codec] = found
+    return found
 
 
 def _stiffness_keyword(run: Expansion) -> str | None:
@@ -807,7 +867,13 @@ def _keyframes(
             )
         if vals_l and row.duration == 0:
             if i > 0:
-                warnings.warn(f"{mof.path}:{row.line}: a row lasting 0 ms replaces the previous keyframe", stacklevel=3)
+                notify(
+                    NoticeKind.REPLACED,
+                    "a row lasting 0 ms replaces the previous keyframe",
+                    file=mof.path,
+                    line=row.line,
+                    stacklevel=3,
+                )
             vals_l[-1], keep_l[-1], off_l[-1], stiff_l[-1] = v, keep, off, stiffness.copy()
             if not math.isnan(ramp):
                 ramp_l[-1] = ramp
@@ -845,20 +911,11 @@ def _keyframes(
         if elapsed > start_ms:
             loop = (start_ms / 1000.0, elapsed / 1000.0)
             loop_label = run.loop_label
-    extras: dict[str, Any] = {
-        "joint_map": jmap.name,
-        "joint_sources": dict(zip(jmap.names, jmap.sources, strict=True)),
-    }
-    if loop_label:
-        extras["mof_loop_label"] = loop_label
-    if any(c is not None and c not in (0, 1) for c in codes):
-        extras["mof_int"] = codes
-    if run.tail_stiffness is not None:
-        extras["mof_tail_stiffness"] = {
-            "keyword": run.tail_stiffness.keyword,
-            "tokens": list(run.tail_stiffness.tokens),
-            "ramp": run.tail_stiffness.ramp,
-        }
+    record = MofMotionRecord(
+        loop_label=loop_label or None,
+        int_codes=codes if any(c is not None and c not in (0, 1) for c in codes) else None,
+        tail_stiffness=run.tail_stiffness,
+    )
     return Motion(
         times=np.array(ms_l) / 1000.0,
         joint_names=jmap.names,
@@ -868,14 +925,15 @@ def _keyframes(
         time_columns={STIFFNESS_RAMP: np.array(ramp_l)} if any_stiffness else {},
         interpolation=tuple(kinds),
         loop=loop,
-        extras=extras,
+        joint_map=jmap.name,
+        joint_sources=dict(zip(jmap.names, jmap.sources, strict=True)),
+        records={MofMotionRecord.codec: record},
     )
 
 
 def _read_back(text: str, path: Path, jmap: joint_maps.JointMap) -> Motion:
     """The keyframes a reader gets from ``text``, the file about to be written to ``path``."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with collect(warn=False, isolated=True):
         parsed = parse_text(text, path)
         net = MotionNet(path.parent)
         net.add(parsed)
@@ -928,8 +986,8 @@ def _fmt(x: float) -> str:
 def _writer_map(spec: Any, motion: Motion, path: Path) -> joint_maps.JointMap:
     if spec is not None:
         return joint_maps.load(spec)
-    own = motion.extras.get("joint_map")
-    if isinstance(own, str):
+    own = motion.joint_map
+    if own is not None:
         try:
             m = joint_maps.load(own)
         except joint_maps.JointMapError:
@@ -986,16 +1044,23 @@ def _encode(
     _note_unwritable_fields(motion, dropped)
     timing = _timing(motion, int_bits, dropped)
     loop, label = _loop_keyframes(motion, dropped)
-    keyword = (motion_file.extras.get("mof") or {}).get("stiffness_keyword") or (
+    file_record = motion_file.record(MofRecord)
+    keyword = (file_record.stiffness_keyword if file_record else None) or (
         "stiffness" if len(jmap) == 26 else "hardness"
     )
     lines = _keyframe_lines(motion, mid, targets, timing, loop, label, keyword, dropped)
-    tail = motion.extras.get("mof_tail_stiffness")
-    if isinstance(tail, dict) and len(tail.get("tokens", ())) == len(jmap):
-        lines.append(("text", f"{tail.get('keyword', keyword)} {' '.join(tail['tokens'])} {_fmt(tail['ramp'])}"))
+    kept = motion.record(MofMotionRecord) or MofMotionRecord()
+    tail = kept.tail_stiffness
+    if tail is not None and len(tail.tokens) == len(jmap):
+        lines.append(("text", f"{tail.keyword} {' '.join(tail.tokens)} {_fmt(tail.ramp)}"))
 
     if dropped:
-        warnings.warn(f"{path}: .mof cannot hold, dropped or changed: " + "; ".join(dropped), stacklevel=3)
+        notify(
+            NoticeKind.LOSSY_WRITE,
+            ".mof cannot hold, dropped or changed: " + "; ".join(dropped),
+            file=path,
+            stacklevel=3,
+        )
 
     text = _layout(motion_file, mid, jmap, timing, lines)
     written = _read_back(text, path, jmap)
@@ -1085,8 +1150,9 @@ def _joint_tokens(motion: Motion, jmap: joint_maps.JointMap, dropped: list[str])
 def _sentinel_tokens(motion: Motion) -> tuple[str, str]:
     """The tokens for keep and off: ``*`` and ``-``, or the numbers the source wrote for them."""
     sentinels = {MASK_KEEP: "*", MASK_OFF: "-"}
-    spelled = motion.extras.get("mof_sentinels")
-    if isinstance(spelled, dict):
+    kept = motion.record(MofMotionRecord)
+    spelled = kept.sentinels if kept is not None else {}
+    if spelled:
         for which in sentinels:
             token = spelled.get(which)
             if isinstance(token, str) and _NUMBER.match(token) and _token_state(token) == which:
@@ -1132,16 +1198,17 @@ def _timing(motion: Motion, int_bits: str | None, dropped: list[str]) -> _Timing
     if np.any(np.abs(exact - cum) > 1e-6):
         dropped.append("sub-millisecond keyframe times (rounded to ms)")
     kinds = list(motion.interpolation or ("linear",) * (n - 1))
-    codes = motion.extras.get("mof_int")
+    kept = motion.record(MofMotionRecord) or MofMotionRecord()
+    codes = kept.int_codes
     if not (isinstance(codes, list) and len(codes) == n):
         codes = None
-    bits = int_bits or motion.extras.get("mof_int_bits")
+    bits = int_bits or kept.int_bits
     if bits not in INT_BITS:
         bits = "naodevils" if "cosine" in kinds else "bhuman"
     eased = INT_BITS[bits].get(1) == "cosine"
     if "cosine" in kinds and not eased:
         dropped.append(f"cosine easing ({INT_BITS_TEAMS[bits]}'s Int has no bit for it: written as linear)")
-    own = motion.extras.get("mof_int_bits", "bhuman")
+    own = kept.int_bits or "bhuman"
     if codes is not None and own != bits:  # the stored codes mean other things in this convention
         shaping = sum(
             1 << b for b, what in INT_BITS.get(own, INT_BITS["bhuman"]).items() if what in ("linear", "cosine")
@@ -1161,7 +1228,8 @@ def _loop_keyframes(motion: Motion, dropped: list[str]) -> tuple[tuple[int, int]
             loop = (int(hits[0][0]), int(hits[1][0]))
         else:
             dropped.append(f"loop {motion.loop[0]:g}-{motion.loop[1]:g} s (its ends are not keyframes)")
-    label = str(motion.extras.get("mof_loop_label") or "loop")
+    kept = motion.record(MofMotionRecord)
+    label = (kept.loop_label if kept is not None else None) or "loop"
     if not _IDENTIFIER.match(label):
         label = "loop"
     return loop, label

@@ -37,16 +37,16 @@ import dataclasses
 import math
 import os
 import struct
-import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..core import joint_maps
 from ..core.atomic import check_writable, read_input, write_bytes_atomic
 from ..core.errors import ReadError, WriteError
-from ..core.model import Motion, MotionFile, Series
+from ..core.model import CodecRecord, Motion, MotionFile, Series
+from ..core.notices import NoticeKind, collect, notify
 from ..core.options import option
 
 MAGIC = b"OMTN"
@@ -117,6 +117,50 @@ class _Header:
     num_keyframes: int
     frame_rate: int
     reserved: int
+
+
+@dataclasses.dataclass
+class MtnRecord(CodecRecord):
+    """What a ``.mtn`` read keeps of the file, so that writing it back gives the same bytes.
+
+    Every field has the value a new file gets, so a partial record (say, only
+    ``locators``) is enough to steer a write.
+
+    Attributes:
+        number_of_sections: The header's section count (None: the sections written).
+        version: Format version (major, minor).
+        frame_rate_ms: Frame length in ms (0: the first generation's durations).
+        reserved: The header's reserved field.
+        creator, design_label: The text fields of section 1.
+        locators: Each joint's locator as the file spells it (``PRM:/r1/c1-Joint2:j1``).
+        section_order: Section numbers in file order.
+        section_sizes: Section number → its declared size.
+        data_type_size: Width of section 3's data-type field (2 or 4 bytes).
+        tails: Section number → bytes after its known fields (hex).
+        unknown_sections: Section number → body of a section this reader does not know (hex).
+    """
+
+    codec: ClassVar[str] = "mtn"
+    number_of_sections: int | None = None
+    version: tuple[int, int] = DEFAULT_VERSION
+    frame_rate_ms: int = DEFAULT_FRAME_RATE_MS
+    reserved: int = 0
+    creator: str = ""
+    design_label: str = ""
+    locators: list[str] = dataclasses.field(default_factory=list)
+    section_order: list[int] = dataclasses.field(default_factory=list)
+    section_sizes: dict[str, int] = dataclasses.field(default_factory=dict)
+    data_type_size: int | None = None
+    tails: dict[str, str] = dataclasses.field(default_factory=dict)
+    unknown_sections: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class MtnMotionRecord(CodecRecord):
+    """What a ``.mtn`` read keeps of the motion: each keyframe's count field as stored."""
+
+    codec: ClassVar[str] = "mtn"
+    frame_counts: list[int] = dataclasses.field(default_factory=list)
 
 
 class _Parser:
@@ -266,7 +310,7 @@ class _Parser:
             "keyframe's count field is read as its segment's duration in ms"
         )
         if header.num_keyframes > 1:
-            warnings.warn(f"{self.path}: {choices['timing']}", stacklevel=4)
+            notify(NoticeKind.READ_CHOICE, choices["timing"], file=self.path, stacklevel=4)
         return np.concatenate([[0], np.cumsum(counts)]) / 1000.0
 
 
@@ -293,35 +337,29 @@ def decode(data: bytes, path: str | Path = "<bytes>", joint_map: Any = None) -> 
         root_orientation=quaternion_from_body_rpy(rpy),
         series={RPY_SERIES: Series(rpy, frame="root", components=("roll", "pitch", "yaw"))},
         interpolation=("linear",) * (header.num_keyframes - 1),
-        extras={
-            "joint_map": jmap.name if jmap is not None else None,
-            "joint_sources": dict(zip(names, locators, strict=True)),
-            "mtn_frames": [int(c) for c in counts],
-            "read_choices": choices,
+        joint_map=jmap.name if jmap is not None else None,
+        joint_sources=dict(zip(names, locators, strict=True)),
+        read_choices=choices,
+        records={MtnMotionRecord.codec: MtnMotionRecord([int(c) for c in counts])},
+    )
+    record = MtnRecord(
+        number_of_sections=int(header.num_sections),
+        version=(int(header.major), int(header.minor)),
+        frame_rate_ms=int(header.frame_rate),
+        reserved=int(header.reserved),
+        creator=creator,
+        design_label=design_label,
+        locators=locators,
+        section_order=p.order,
+        section_sizes={str(n): length for n, (_, length) in p.sections.items() if n in _REQUIRED},
+        data_type_size=type_size,
+        tails=p.tails,
+        unknown_sections={
+            str(n): data[off + 8 : off + length].hex() for n, (off, length) in p.sections.items() if n not in _REQUIRED
         },
     )
-    extras = {
-        "mtn": {
-            "number_of_sections": int(header.num_sections),
-            "version": [int(header.major), int(header.minor)],
-            "frame_rate_ms": int(header.frame_rate),
-            "reserved": int(header.reserved),
-            "creator": creator,
-            "design_label": design_label,
-            "locators": locators,
-            "section_order": p.order,
-            "section_sizes": {str(n): length for n, (_, length) in p.sections.items() if n in _REQUIRED},
-            "data_type_size": type_size,
-            "tails": p.tails,
-            "unknown_sections": {
-                str(n): data[off + 8 : off + length].hex()
-                for n, (off, length) in p.sections.items()
-                if n not in _REQUIRED
-            },
-        }
-    }
     robot = jmap.robot if jmap is not None and jmap.robot else design_label
-    return MotionFile.single(motion, name=name, robot=robot, extras=extras)
+    return MotionFile.single(motion, name=name, robot=robot, records={MtnRecord.codec: record})
 
 
 def _choose_map(spec: Any, design_label: str, locators: list[str]) -> tuple[joint_maps.JointMap | None, str]:
@@ -450,9 +488,10 @@ def encode(
 
     motion = motion_file.group(group)
     source = motion
-    meta: dict[str, Any] = dict(motion_file.extras.get("mtn", {}))
+    read_from = motion_file.record(MtnRecord)
+    meta = read_from or MtnRecord()
     dropped: list[str] = []
-    rate_ms = int(frame_rate if frame_rate is not None else meta.get("frame_rate_ms", DEFAULT_FRAME_RATE_MS))
+    rate_ms = int(frame_rate if frame_rate is not None else meta.frame_rate_ms)
     if not 0 <= rate_ms <= 0xFFFF:
         raise WriteError(path, f"frame rate {rate_ms} ms does not fit .mtn (0..65535)")
     unit_ms = rate_ms or 1  # frame rate 0 (first generation): counts are durations in ms
@@ -491,7 +530,7 @@ def encode(
     names, columns = _flat_joints(motion)
     jmap = _writer_map(joint_map, motion, motion_file)
     # The locators the file was read with (only for motions read from .mtn).
-    sources = motion.extras.get("joint_sources", {}) if "mtn" in motion_file.extras else {}
+    sources = motion.joint_sources if read_from is not None else {}
     locators: list[str] = []
     for n in names:
         loc = sources.get(n) if isinstance(sources, dict) else None
@@ -524,12 +563,17 @@ def encode(
         if present:
             dropped.append(what)
     if dropped:
-        warnings.warn(f"{path}: .mtn cannot hold, dropped or changed: " + "; ".join(dropped), stacklevel=3)
+        notify(
+            NoticeKind.LOSSY_WRITE,
+            ".mtn cannot hold, dropped or changed: " + "; ".join(dropped),
+            file=path,
+            stacklevel=3,
+        )
 
     ints = micro.astype(np.int64)
     counts = np.diff(frames) - (1 if rate_ms else 0)
-    version = meta.get("version", DEFAULT_VERSION)
-    type_size = meta.get("data_type_size")
+    version = meta.version
+    type_size = meta.data_type_size
     if type_size not in (U16.size, U32.size):
         type_size = U16.size if tuple(version) < FORMAT_1_2 else U32.size
     body3 = bytearray((U16 if type_size == U16.size else U32).pack(ANGLE_LINE_DATA))
@@ -538,23 +582,21 @@ def encode(
         rest = np.column_stack([counts, ints[1:]]).astype("<i4")
         body3 += rest.tobytes()
 
-    tails: dict[str, str] = meta.get("tails", {}) if isinstance(meta.get("tails"), dict) else {}
-    sizes: dict[str, int] = meta.get("section_sizes", {}) if isinstance(meta.get("section_sizes"), dict) else {}
+    tails: dict[str, str] = meta.tails
+    sizes: dict[str, int] = meta.section_sizes
     name = motion_file.name or path.stem
-    creator = str(meta.get("creator", ""))
-    design = str(meta.get("design_label", "") or (jmap.design_labels[0] if jmap and jmap.design_labels else ""))
+    creator = meta.creator
+    design = meta.design_label or (jmap.design_labels[0] if jmap and jmap.design_labels else "")
     body1 = (
         _string(name, "motion name", path) + _string(creator, "creator", path) + _string(design, "design label", path)
     )
     body2 = U16.pack(len(locators)) + b"".join(_string(loc, "PRM locator", path) for loc in locators)
-    unknown = {int(k): bytes.fromhex(v) for k, v in meta.get("unknown_sections", {}).items()}
-    order = [int(n) for n in meta.get("section_order", [])]
+    unknown = {int(k): bytes.fromhex(v) for k, v in meta.unknown_sections.items()}
+    order = [int(n) for n in meta.section_order]
     if sorted(order) != sorted([*_REQUIRED, *unknown]):
         order = [*_REQUIRED, *sorted(unknown)]
-    num_sections = int(meta.get("number_of_sections", len(order)))
-    body0 = HEADER.pack(
-        num_sections, int(version[0]), int(version[1]), int(idx.size), rate_ms, int(meta.get("reserved", 0))
-    )
+    num_sections = int(meta.number_of_sections if meta.number_of_sections is not None else len(order))
+    body0 = HEADER.pack(num_sections, int(version[0]), int(version[1]), int(idx.size), rate_ms, int(meta.reserved))
     bodies = {0: bytes(body0), 1: body1, 2: body2, 3: bytes(body3), **unknown}
     out = bytearray(MAGIC)
     for number in order:
@@ -562,8 +604,7 @@ def encode(
         size = sizes.get(str(number)) if number in _REQUIRED else None
         out += _section(number, bodies[number], tail, size if isinstance(size, int) else None)
     data = bytes(out)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with collect(warn=False, isolated=True):
         written = decode(data, path).motion
     warn_lossy_write(source, written, path, ".mtn", f"keyframe reduction within {tolerance:g}°")
     return data
@@ -598,14 +639,15 @@ def _flat_joints(motion: Motion) -> tuple[list[str], np.ndarray | None]:
 def _writer_map(spec: Any, motion: Motion, motion_file: MotionFile) -> joint_maps.JointMap | None:
     if spec is not None:
         return joint_maps.load(spec)
-    name = motion.extras.get("joint_map")
+    name = motion.joint_map
     maps = joint_maps.for_format("mtn")
     for m in maps:
         if m.name == name:
             return m
     # Ties go to the later models: the first generation's locators belong in format 1.0/1.1
     # files only, and the writer emits 1.2 unless the motion came from an older file.
-    old_format = tuple(motion_file.extras.get("mtn", {}).get("version", DEFAULT_VERSION)) < FORMAT_1_2
+    kept = motion_file.record(MtnRecord)
+    old_format = tuple(kept.version if kept is not None else DEFAULT_VERSION) < FORMAT_1_2
     maps.sort(key=lambda m: (FIRST_GENERATION_DESIGN in m.design_labels) != old_format)
     best: tuple[int, joint_maps.JointMap | None] = (0, None)
     for m in maps:

@@ -19,17 +19,17 @@ import dataclasses
 import json
 import math
 import re
-import warnings
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..core.atomic import atomic_output, check_writable, read_input
 from ..core.errors import ReadError, WriteError
-from ..core.model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
+from ..core.model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, CodecRecord, Motion, MotionFile
+from ..core.notices import NoticeKind, notify
 from ..core.options import option
 from ..core.serial import msgpack as _msgpack
 from ..core.serial import nesting as _nesting
@@ -169,6 +169,43 @@ def _text(data: bytes, path: str | Path) -> str:
         raise ReadError(path, "not valid UTF-8 text", offset=exc.start) from None
 
 
+@dataclasses.dataclass
+class OmfRecord(CodecRecord):
+    """What an OMF read keeps of the file for writing it back (``MotionFile.record(OmfRecord)``).
+
+    Attributes:
+        basic: Keys of ``basic`` the model has no slot for, as read.
+        top: Top-level keys that are neither known nor a data section, as read.
+        date_text: ``basic.date`` as written, when it does not parse as a date.
+    """
+
+    codec: ClassVar[str] = "omf"
+    basic: dict[str, Any] = dataclasses.field(default_factory=dict)
+    top: dict[str, Any] = dataclasses.field(default_factory=dict)
+    date_text: Any = None
+
+
+@dataclasses.dataclass
+class OmfMotionRecord(CodecRecord):
+    """What an OMF read keeps of one data section (``Motion.record(OmfMotionRecord)``).
+
+    Attributes:
+        section: Keys of the section the model has no slot for, as read.
+        fps: ``fps`` as written, when the times do not come from it (0, or a stamp column).
+        stamped: The section has a stamp time column (written back with one).
+    """
+
+    codec: ClassVar[str] = "omf"
+    section: dict[str, Any] = dataclasses.field(default_factory=dict)
+    fps: Any = None
+    stamped: bool = False
+
+
+def _kept(m: Motion) -> OmfMotionRecord:
+    """The motion's OMF record, or an empty one."""
+    return m.record(OmfMotionRecord) or OmfMotionRecord()
+
+
 class _Fields:
     """Typed values of a decoded OMF document; every error names the field path."""
 
@@ -284,21 +321,18 @@ class _Reader(_Fields):
         basic = self.mapping(doc.get("basic", {}), "basic")
         ctx, data_names = self.context(doc, basic)
         groups = {name: self.section(doc.get(name, {}), name, ctx) for name in data_names}
-        extras: dict[str, Any] = {}
-        basic_extra = {k: v for k, v in basic.items() if k not in _BASIC_KEYS}
-        if basic_extra:
-            extras["omf_basic"] = basic_extra
-        top_extra = {k: v for k, v in doc.items() if k not in _TOP_KEYS and k not in data_names}
-        if top_extra:
-            extras["omf_top"] = top_extra
-        date = self.date(basic.get("date"), extras)
+        record = OmfRecord(
+            basic={k: v for k, v in basic.items() if k not in _BASIC_KEYS},
+            top={k: v for k, v in doc.items() if k not in _TOP_KEYS and k not in data_names},
+        )
+        date = self.date(basic.get("date"), record)
         return MotionFile(
             groups=groups,
             name=str(basic.get("name") or ""),
             robot=str(basic.get("robot") or ""),
             date=date,
             start_time_ns=self.start_time(basic.get(START_TIME_KEY)),
-            extras=extras,
+            records={OmfRecord.codec: record},
         )
 
     def start_time(self, value: Any) -> int | None:
@@ -339,7 +373,7 @@ class _Reader(_Fields):
             raise self.fail("basic.data_names", "no data groups")
         return _Context(joint_names, joint_dims, link_names, imu_names, time_names), data_names
 
-    def date(self, value: Any, extras: dict[str, Any]) -> datetime | None:
+    def date(self, value: Any, record: OmfRecord) -> datetime | None:
         if value is None or value == "":
             return None
         if isinstance(value, datetime):
@@ -350,8 +384,14 @@ class _Reader(_Fields):
                     return parse(value)
                 except ValueError:
                     continue
-        warnings.warn(f"{self.path}: basic.date: cannot parse {value!r}; kept as text", stacklevel=4)
-        extras["omf_date_text"] = value
+        notify(
+            NoticeKind.KEPT_UNUSED,
+            f"cannot parse {value!r}; kept as text",
+            file=self.path,
+            field="basic.date",
+            stacklevel=4,
+        )
+        record.date_text = value
         return None
 
     def section(self, value: Any, name: str, ctx: _Context) -> Motion:
@@ -391,14 +431,11 @@ class _Reader(_Fields):
             sec.get("imu", {}), f"{name}.imu", length, len(ctx.imu_names), IMU_FIELDS, IMU_CHANNELS
         )
         times, time_columns = self.times(sec.get("time", []), name, length, fps, ctx.time_names)
-        extras: dict[str, Any] = {}
-        unknown = {k: v for k, v in sec.items() if k not in _SECTION_KEYS}
-        if unknown:
-            extras["omf_section"] = unknown
-        if fps_raw is not None and (fps == 0 or STAMP in time_columns):
-            extras["omf_fps"] = fps_raw
-        if STAMP in time_columns:
-            extras["omf_stamped"] = True  # written back with its stamp column, however regular its times
+        record = OmfMotionRecord(
+            section={k: v for k, v in sec.items() if k not in _SECTION_KEYS},
+            fps=fps_raw if fps_raw is not None and (fps == 0 or STAMP in time_columns) else None,
+            stamped=STAMP in time_columns,  # written back with its stamp column, however regular its times
+        )
         time_columns.pop(STAMP, None)
         try:
             return Motion(
@@ -408,7 +445,7 @@ class _Reader(_Fields):
                 link_names=tuple(ctx.link_names),
                 imu_names=tuple(ctx.imu_names),
                 time_columns=time_columns,
-                extras=extras,
+                records={OmfMotionRecord.codec: record},
                 **fields,
             )
         except ValueError as exc:
@@ -454,8 +491,11 @@ class _Reader(_Fields):
         if fps > 0:
             return np.arange(length, dtype=np.float64) / fps, columns
         if length > 1:
-            warnings.warn(
-                f"{self.path}: {name}: no fps and no '{STAMP}' time column; frames placed 1 s apart",
+            notify(
+                NoticeKind.READ_CHOICE,
+                f"no fps and no '{STAMP}' time column; frames placed 1 s apart",
+                file=self.path,
+                field=name,
                 stacklevel=4,
             )
         return np.arange(length, dtype=np.float64), columns
@@ -518,8 +558,7 @@ def to_document(motion_file: MotionFile, path: str | Path = "<output>") -> dict[
     link_names = [n for n, _ in _union([[(n, 1) for n in m.link_names] for m in groups.values()], path, "link")]
     imu_names = [n for n, _ in _union([[(n, 1) for n in m.imu_names] for m in groups.values()], path, "imu")]
     needs_stamp = any(
-        m.rate is None or (m.num_frames and m.times[0] != 0.0) or m.extras.get("omf_stamped") is True
-        for m in groups.values()
+        m.rate is None or (m.num_frames and m.times[0] != 0.0) or _kept(m).stamped for m in groups.values()
     )
     time_names: list[str] = [STAMP] if needs_stamp else []
     for m in groups.values():
@@ -538,11 +577,12 @@ def to_document(motion_file: MotionFile, path: str | Path = "<output>") -> dict[
     }
     if motion_file.start_time_ns is not None:
         basic[START_TIME_KEY] = int(motion_file.start_time_ns)
-    basic.update(motion_file.extras.get("omf_basic", {}))
+    kept = motion_file.record(OmfRecord) or OmfRecord()
+    basic.update(kept.basic)
     doc: dict[str, Any] = {"version": VERSION, "format": "omf", "basic": basic}
     for name, motion in groups.items():
         doc[name] = _section(motion, name, joint_names, joint_dims, link_names, imu_names, time_names, path)
-    for key, value in motion_file.extras.get("omf_top", {}).items():
+    for key, value in kept.top.items():
         doc.setdefault(key, value)
     return doc
 
@@ -559,7 +599,8 @@ def _union(lists: list[list[tuple[str, int]]], path: str | Path, what: str) -> l
 def _format_date(motion_file: MotionFile) -> str | None:
     if motion_file.date is not None:
         return motion_file.date.strftime(DATE_FORMAT)
-    text = motion_file.extras.get("omf_date_text")
+    kept = motion_file.record(OmfRecord)
+    text = kept.date_text if kept is not None else None
     return str(text) if text is not None else None
 
 
@@ -605,7 +646,7 @@ def _section(
     empty = np.zeros((0,))
     dropped: list[str] = []
     sec: dict[str, Any] = {}
-    declared = m.extras.get("omf_fps")
+    declared = _kept(m).fps
     if _variable_rate(declared) and (STAMP in time_names or np.array_equal(m.times, np.arange(m.num_frames))):
         sec["fps"] = declared  # fps 0 stays 0: its times are in the stamp column (or 1 s apart, as read)
     elif m.rate is not None:
@@ -642,7 +683,7 @@ def _section(
         )
     else:
         sec["time"] = empty
-    for key, value in m.extras.get("omf_section", {}).items():
+    for key, value in _kept(m).section.items():
         sec.setdefault(key, value)
 
     if m.joint_masks:
@@ -655,7 +696,12 @@ def _section(
     if m.loop is not None:
         dropped.append(f"loop {m.loop[0]:g}-{m.loop[1]:g} s")
     if dropped:
-        warnings.warn(f"{path}: OMF cannot hold, dropped from group {name!r}: " + "; ".join(dropped), stacklevel=4)
+        notify(
+            NoticeKind.LOSSY_WRITE,
+            f"OMF cannot hold, dropped from group {name!r}: " + "; ".join(dropped),
+            file=path,
+            stacklevel=4,
+        )
     return sec
 
 

@@ -12,7 +12,7 @@ later one in the file replaces the earlier (as Choreonoid's PoseSeq does), with 
 warning naming both lines. Numbers may be written in exponent form (``1e-06``, which
 YAML 1.1 resolves to a string, not a float) wherever a number stands. Choreonoid's own interpolator
 smooths the transitions with splines and honours ``maxTransitionTime``; that is kept in
-extras, not reproduced. Joint names come from the same options as ``.seq``
+the motion's :class:`PseqMotionRecord`, not reproduced. Joint names come from the same options as ``.seq``
 (``joint_names``, ``joint_map``, ``body``).
 """
 
@@ -22,22 +22,34 @@ import dataclasses
 import math
 import os
 import re
-import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import yaml
 from scipy.spatial.transform import Rotation
 
 from ..core.errors import ReadError, WriteError
-from ..core.model import Motion, MotionFile, Series
+from ..core.model import CodecRecord, Motion, MotionFile, Series
 from ..core.naming import NamingOptions, resolve_names
 from ..core.naming import load_safe as _load_safe
+from ..core.notices import NoticeKind, notify
 
 #: A number as Choreonoid's YAML reader takes it (strtod) that YAML 1.1 leaves a string:
 #: exponent form without a dot (``1e-06``, ``-2.5E+01`` has one but ``3E2`` has not).
 _EXPONENT_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+\Z")
+
+
+@dataclasses.dataclass
+class PseqMotionRecord(CodecRecord):
+    """What a ``.pseq`` read keeps of each key pose beyond its values (``Motion.record(PseqMotionRecord)``).
+
+    Attributes:
+        pose_extras: Per key pose, its other keys (``maxTransitionTime`` …), in file order.
+    """
+
+    codec: ClassVar[str] = "pseq"
+    pose_extras: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
 def _number(value: Any, path: Path, field: str) -> float:
@@ -164,9 +176,11 @@ def read(
                 earlier, later = f"line {lines[ref_index[-1]]}", f"line {lines[i]}"
             else:
                 earlier, later = f"refs[{ref_index[-1]}]", f"refs[{i}]"
-            warnings.warn(
-                f"{path}: two key poses at time {t:g} ({earlier} and {later}): the later one ({later}) "
+            notify(
+                NoticeKind.REPLACED,
+                f"two key poses at time {t:g} ({earlier} and {later}): the later one ({later}) "
                 "replaces the earlier, as in Choreonoid",
+                file=path,
                 stacklevel=2,
             )
             poses[-1] = (t, joints, base, zmp, other)
@@ -209,7 +223,7 @@ def read(
         times=times,
         joint_names=tuple(joint_list),
         interpolation=("linear",) * (len(poses) - 1),
-        extras={"pseq_pose_extras": [p[4] for p in poses]},
+        records={PseqMotionRecord.codec: PseqMotionRecord([p[4] for p in poses])},
         **fields,
     )
     return MotionFile.single(

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import IO
 
 from .errors import ReadError, WriteError
+from .notices import check_commit
 
 
 def read_input(
@@ -61,7 +62,9 @@ def atomic_output(path: str | os.PathLike[str], overwrite: bool = False) -> Iter
     Readers never see a half-written file: the data is written to a temporary file in
     the same folder, flushed and fsynced, then renamed over ``path``. On any error the
     temporary file is removed and ``path`` is left as it was. Without ``overwrite`` an
-    existing ``path`` is never replaced, even if it appears while writing.
+    existing ``path`` is never replaced, even if it appears while writing. Inside a strict
+    notices report that holds a notice nothing is put in place
+    (:class:`~.notices.StrictNoticeError`).
     """
     out = check_writable(path, overwrite)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or ".")
@@ -71,6 +74,7 @@ def atomic_output(path: str | os.PathLike[str], overwrite: bool = False) -> Iter
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
+        check_commit(out)  # a strict run puts nothing in place once a warning was reported
         if overwrite:
             os.replace(tmp, out)
         else:

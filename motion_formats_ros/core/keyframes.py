@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import numpy as np
 
 from . import timing
 from .model import Motion
+from .notices import NoticeKind, notify
 
 
 def reduce_keyframes(motion: Motion, tolerance: float = 0.1, keep: Sequence[int] = ()) -> Motion:
@@ -134,7 +134,7 @@ def warn_lossy_write(source: Motion, written: Motion, path: Path, fmt: str, redu
     if dropped:
         parts.append(f"{dropped} dropped ({reduction})")
     parts.append(f"largest deviation {math.degrees(worst):.3g}°" + (f" ({where})" if where else ""))
-    warnings.warn(f"{path}: lossy {fmt} write: " + ", ".join(parts), stacklevel=4)
+    notify(NoticeKind.LOSSY_WRITE, f"lossy {fmt} write: " + ", ".join(parts), file=path, stacklevel=4)
 
 
 __all__ = ["LOSS_TOLERANCE_RAD", "lossy_write_report", "reduce_keyframes", "warn_lossy_write"]

@@ -15,7 +15,7 @@ the one reading of an IMU message's covariance flags.
 from __future__ import annotations
 
 import dataclasses
-import warnings
+import itertools
 from collections.abc import Sequence, Sized
 from typing import Any
 
@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import SelectionError
+from .notices import NoticeKind, notify
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -98,6 +99,9 @@ def merge(segments: Sequence[Segment], hold: bool) -> tuple[IntArray, tuple[str,
     segments are consumed: their ``channels`` are empty afterwards). Samples of one
     stream dropped for sharing a time with a later one are reported (a warning).
     """
+    joined = _joined(segments)
+    if joined is not None:
+        return joined
     names: dict[str, int] = {}
     for seg in segments:
         for joint in seg.names:
@@ -136,6 +140,42 @@ def merge(segments: Sequence[Segment], hold: bool) -> tuple[IntArray, tuple[str,
     return times, tuple(names), out
 
 
+def _joined(segments: Sequence[Segment]) -> tuple[IntArray, tuple[str, ...], dict[str, FloatArray]] | None:
+    """:func:`merge` of segments that share names and channels, with times increasing throughout.
+
+    Their merge is their concatenation (one segment: its own arrays, no copy); None when
+    they are not such segments.
+    """
+    used = [seg for seg in segments if seg.times.size]
+    if not used or len(used) != len(segments):
+        return None
+    first = used[0]
+    if any(seg.names != first.names or list(seg.channels) != list(first.channels) for seg in used):
+        return None
+    if len(set(first.names)) != len(first.names) or any(
+        v.shape[0] != first.times.size for v in first.channels.values()
+    ):
+        return None
+    for seg in used:
+        if seg.times.size > 1 and not bool(np.all(seg.times[1:] > seg.times[:-1])):
+            return None
+    if any(int(b.times[0]) <= int(a.times[-1]) for a, b in itertools.pairwise(used)):
+        return None
+    if len(used) == 1:
+        channels = dict(first.channels)
+        first.channels = {}
+        return (
+            first.times,
+            tuple(first.names),
+            {ch: np.ascontiguousarray(v, dtype=np.float64) for ch, v in channels.items()},
+        )
+    times = np.concatenate([seg.times for seg in used])
+    out: dict[str, FloatArray] = {}
+    for ch in list(first.channels):
+        out[ch] = np.concatenate([seg.channels.pop(ch) for seg in used]).astype(np.float64, copy=False)
+    return times, tuple(first.names), out
+
+
 def _report_shared_stamps(segments: Sequence[Segment]) -> None:
     by_stream: dict[str, list[IntArray]] = {}
     for seg in segments:
@@ -145,9 +185,11 @@ def _report_shared_stamps(segments: Sequence[Segment]) -> None:
         t = np.concatenate(parts)
         dropped = int(t.size - np.unique(t).size)
         if dropped:
-            warnings.warn(
-                f"{stream}: {dropped} of {t.size} samples share a stamp with a later one and were dropped "
+            notify(
+                NoticeKind.REPLACED,
+                f"{dropped} of {t.size} samples share a stamp with a later one and were dropped "
                 "(stamps: receive keeps them all)",
+                field=stream,
                 stacklevel=3,
             )
 

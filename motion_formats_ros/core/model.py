@@ -14,13 +14,17 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from . import timing
 from .errors import MotionValueError, SelectionError
+from .notices import Notice
+
+if TYPE_CHECKING:
+    from .kinematics import Kinematics
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -90,6 +94,42 @@ class Series:
         object.__setattr__(self, "components", tuple(self.components))
 
 
+@dataclasses.dataclass(frozen=True)
+class JointLimit:
+    """Limits of one joint (None = unlimited): position in rad (m for prismatic joints), speed in rad/s."""
+
+    lower: float | None = None
+    upper: float | None = None
+    velocity: float | None = None
+
+
+class CodecRecord:
+    """What one codec keeps of a file for its own round trip (and nothing else reads).
+
+    Each codec defines its records as dataclasses deriving from this, with ``codec`` set
+    to its name (``MofRecord``, ``SeqMotionRecord`` …): one for the file
+    (:attr:`MotionFile.records`) and, where it keeps per-motion data, one for each motion
+    (:attr:`Motion.records`). Both slots are keyed by the codec's name, so a file read
+    from one format and written to another carries the first format's record along
+    untouched (writing back to the first format still finds it). Only the owning codec
+    reads its records, through :meth:`Motion.record` / :meth:`MotionFile.record`.
+    """
+
+    codec: ClassVar[str] = ""
+
+
+R = TypeVar("R", bound=CodecRecord)
+
+
+def _record_of(records: Mapping[str, CodecRecord], kind: type[R]) -> R | None:
+    found = records.get(kind.codec)
+    return found if isinstance(found, kind) else None
+
+
+#: A file's own frame tree (objects and links it describes): world frame name → the core kinematic tree.
+FrameTree = Callable[[str], "Kinematics"]
+
+
 @dataclasses.dataclass(eq=False)
 class Motion:
     """One motion: time-indexed joint, root, link, IMU and extra data.
@@ -115,7 +155,13 @@ class Motion:
             :data:`INTERPOLATIONS`); None means linear everywhere.
         loop: (start, end) seconds of the part that repeats, when the source loops.
         rate: Frames per second when frames are uniform; detected when not given.
-        extras: Anything a codec reads that the model has no slot for.
+        records: Codec name → what that codec keeps of this motion for writing it back
+            (see :class:`CodecRecord`).
+        joint_map: The joint map that named the joints (by name), when one did.
+        joint_sources: Joint name → its column or locator in the file, where a joint map gave it.
+        read_choices: What the reader settled that the file leaves open (``"joint map"``,
+            ``"Int bits"``, timing …) → which choice and why.
+        extras: Anything else a user attaches (no codec reads or writes it).
     """
 
     times: FloatArray
@@ -139,7 +185,15 @@ class Motion:
     interpolation: tuple[str, ...] | None = None
     loop: tuple[float, float] | None = None
     rate: float | None = None
+    joint_map: str | None = None
+    joint_sources: dict[str, str] = dataclasses.field(default_factory=dict)
+    read_choices: dict[str, str] = dataclasses.field(default_factory=dict)
+    records: dict[str, CodecRecord] = dataclasses.field(default_factory=dict)
     extras: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def record(self, kind: type[R]) -> R | None:
+        """This motion's record of the codec that defines ``kind``, if it has one."""
+        return _record_of(self.records, kind)
 
     # ------------------------------------------------------------------ validation
     def __post_init__(self) -> None:
@@ -464,7 +518,13 @@ class MotionFile:
             slice such as ``convert --start 0.5`` keeps its times and this origin);
             OMF stores this as metadata ``start_time_ns``, ``.seq`` as the extra key
             ``startTimeNs`` (which Choreonoid ignores), and ``motion2bag`` restores stamps from it.
-        extras: File-level data the model has no slot for (kept for round trips).
+        joint_limits: Joint name → limits, when the file states them (a scene's robots).
+        frame_tree: When the file describes a frame tree of its own (a scene's objects and
+            links), a function giving its kinematics under a world frame name.
+        records: Codec name → what that codec keeps of the file for writing it back
+            (see :class:`CodecRecord`).
+        extras: Anything else a user attaches (no codec reads or writes it).
+        notices: What reading it reported (:func:`motion_formats_ros.read` fills it).
     """
 
     groups: dict[str, Motion]
@@ -474,7 +534,11 @@ class MotionFile:
     source: str | None = None
     format: str | None = None
     start_time_ns: int | None = None
+    joint_limits: dict[str, JointLimit] = dataclasses.field(default_factory=dict)
+    frame_tree: FrameTree | None = None
+    records: dict[str, CodecRecord] = dataclasses.field(default_factory=dict)
     extras: dict[str, Any] = dataclasses.field(default_factory=dict)
+    notices: tuple[Notice, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.groups:
@@ -487,6 +551,10 @@ class MotionFile:
     def single(cls, motion: Motion, group: str = DEFAULT_GROUP, **meta: Any) -> MotionFile:
         """A file holding one motion as ``group``."""
         return cls(groups={group: motion}, **meta)
+
+    def record(self, kind: type[R]) -> R | None:
+        """The file's record of the codec that defines ``kind``, if it has one."""
+        return _record_of(self.records, kind)
 
     @property
     def motion(self) -> Motion:

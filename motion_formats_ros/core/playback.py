@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import threading
 import time
@@ -21,6 +20,7 @@ import numpy.typing as npt
 
 from . import timing
 from .errors import MotionFormatError
+from .model import JointLimit as JointLimit  # its home is the model; imported from here too
 from .model import Motion
 
 FloatArray = npt.NDArray[np.float64]
@@ -186,15 +186,6 @@ class FrameSampler:
         for key, arr in m.links.items():
             out[f"link.{key}"] = timing.interpolate(arr, where, "quaternion" if key == "orientation" else "value")[0]
         return out
-
-
-@dataclasses.dataclass(frozen=True)
-class JointLimit:
-    """Limits of one joint (None = unlimited)."""
-
-    lower: float | None = None
-    upper: float | None = None
-    velocity: float | None = None
 
 
 class LimitViolationError(MotionFormatError, ValueError):

@@ -15,9 +15,7 @@ and running it again converts only what is missing.
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
-import multiprocessing
 import os
 import time
 import traceback
@@ -27,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import MotionFormatError, MotionValueError, ReadError, UnknownFormatError, require
+from ..core.notices import collect
 from ..registry import CODECS, codec_for_path, read, read_head, write
-from . import convert
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,6 +69,7 @@ class Settings:
             (for bags, ``joints``/``start``/``end``/``rate`` go to the bag reader, as in
             ``bag2motion``; ``group`` applies to every input).
         write_options: Options of the output codec.
+        strict: Fail an input on any warning, and write no output for it (``--strict``).
     """
 
     to: str
@@ -83,6 +82,7 @@ class Settings:
     rate: float | None = None
     method: str = "linear"
     write_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    strict: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +108,7 @@ class Result:
     cpu_seconds: float = 0.0
     error: str | None = None
     warnings: list[str] = dataclasses.field(default_factory=list)
+    notices: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # the warnings as typed notices
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -313,12 +314,15 @@ def convert_one(job: Job) -> Result:
 
     This runs on the workers (local processes or Dask): it takes and returns plain data.
     """
+    from . import convert  # loaded by the workers, not by ``motion-formats --help``
+
     started = time.perf_counter()
     cpu_started = time.process_time()
     s = job.settings
     target = TARGETS[s.to]
     result = Result(job.source, "failed", job.output)
-    with warnings.catch_warnings(record=True) as caught:
+    # The job's notices stay its own (returned in the result), whichever process runs it.
+    with warnings.catch_warnings(record=True) as caught, collect(isolated=True, strict=s.strict) as report:
         warnings.simplefilter("always")
         try:
             source = Path(job.source)
@@ -362,6 +366,7 @@ def convert_one(job: Job) -> Result:
                 f"{job.source}: internal error {type(exc).__name__}: {exc} ({Path(where.filename).name}:{where.lineno})"
             )
     result.warnings = [str(w.message) for w in caught]
+    result.notices = report.as_json()
     result.seconds = time.perf_counter() - started
     result.cpu_seconds = time.process_time() - cpu_started
     return result
@@ -416,6 +421,9 @@ def run(
 
 
 def _run_local(jobs: Sequence[Job], workers: int, notify: Callable[[Result], None]) -> dict[int, Result]:
+    import concurrent.futures
+    import multiprocessing
+
     # forkserver: workers start from a clean interpreter, never a fork of threads (progress bar).
     context = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
     done: dict[int, Result] = {}

@@ -49,6 +49,7 @@ from ..core.merge import (
     trajectory_bases,
 )
 from ..core.model import IMU_CHANNELS, Motion, MotionFile
+from ..core.notices import NoticeKind, notify
 from ..core.stamps import choose_times
 from ..core.tf import TfSamples
 
@@ -420,7 +421,7 @@ def _stream_times(blocks: Sequence[Block], mode: str) -> list[npt.NDArray[np.int
     _, note = choose_times(stamps, recv, mode)
     use_recv = mode == "receive" or note is not None
     if note:
-        warnings.warn(f"{blocks[0].stream}: {note}", stacklevel=4)
+        notify(NoticeKind.READ_CHOICE, note, field=blocks[0].stream, stacklevel=4)
     return [b.receive if use_recv else b.stamps for b in blocks]
 
 
@@ -517,7 +518,7 @@ def _actual_group(
     if joints:
         columns, absent = select_joints(names, joints, missing="nan")
         if absent:
-            warnings.warn(f"joints {', '.join(absent)} were never received: recorded as NaN", stacklevel=3)
+            notify(NoticeKind.MISSING, f"joints {', '.join(absent)} were never received: recorded as NaN", stacklevel=3)
         channels = {ch: take_columns(v, columns) for ch, v in channels.items()}
         names = tuple(joints)
     channels_: dict[str, Any] = {ch: channels[ch] for ch in CHANNELS if ch in channels}
@@ -544,11 +545,15 @@ def _root_from_tf(m: Motion, content: JournalContent, stamps: str, origin: int) 
         samples.add_block(parent, child, block.stamps, block.receive, values, block.stream == TF_STATIC_STREAM)
     buf, notes = samples.buffer(origin, stamps)
     for text in [*notes, *buf.problems]:
-        warnings.warn(text, stacklevel=4)
+        notify(NoticeKind.INCONSISTENT, text, stacklevel=4)
     found = buf.lookup(world.lstrip("/"), root.lstrip("/"), m.times)
     if found is None:
         frames = ", ".join(sorted(buf.frames))
-        warnings.warn(f"no TF path from {world!r} to {root!r} (frames received: {frames}): no root pose", stacklevel=4)
+        notify(
+            NoticeKind.MISSING,
+            f"no TF path from {world!r} to {root!r} (frames received: {frames}): no root pose",
+            stacklevel=4,
+        )
         return {}
     return {"root_position": found[0], "root_orientation": found[1]}
 

@@ -214,13 +214,11 @@ class MotionPlayer(Node):
             options["body"] = Path(self._param("body_file"))
         motion_file = read(path, format=self._param("format") or None, **options)
         motion = motion_file.group(self._param("group") or None)
-        self.file_extras = motion_file.extras
+        self.file_limits = motion_file.joint_limits
         self.kinematics: Any = None
-        if motion_file.format == "scene":
-            from ..codecs.scene.kinematics import SceneKinematics
-
-            # A scene describes its whole TF tree: objects, links, what moves and what doesn't.
-            self.kinematics = SceneKinematics.from_file(path, world_frame=self._param("world_frame"))
+        if motion_file.frame_tree is not None:
+            # A file (a scene) that describes its whole TF tree: objects, links, what moves and what doesn't.
+            self.kinematics = motion_file.frame_tree(self._param("world_frame"))
         if motion.num_frames == 0:
             raise PlayerError(f"{path}: the motion has no frames")
         self.get_logger().info(
@@ -296,7 +294,7 @@ class MotionPlayer(Node):
             limits = joint_limits(urdf, source)
         else:
             # A scene knows its robots' joint limits.
-            limits = _scene_limits(self.file_extras.get("joint_limits"))
+            limits = dict(self.file_limits)
             source = "the scene"
             if not limits:
                 return
@@ -764,17 +762,6 @@ class MotionPlayer(Node):
 
 def _no_wait() -> None:
     """Sim-time ticks are published when the clock has reached them already."""
-
-
-def _scene_limits(raw: Any) -> dict[str, JointLimit]:
-    """JointLimits from a scene's limits (minValue / maxValue / maxVelocity)."""
-    if not isinstance(raw, dict):
-        return {}
-    return {
-        str(name): JointLimit(lower=spec.get("minValue"), upper=spec.get("maxValue"), velocity=spec.get("maxVelocity"))
-        for name, spec in raw.items()
-        if isinstance(spec, dict)
-    }
 
 
 def _stop(node: MotionPlayer, code: int) -> int:

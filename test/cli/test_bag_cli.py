@@ -11,6 +11,7 @@ from support.bags import corpus_bag
 
 from motion_formats_ros import Motion, MotionFile, read, write
 from motion_formats_ros.cli.main import main
+from motion_formats_ros.codecs.rosbag import BagMotionRecord, BagRecord
 
 
 def _motion_file(tmp_path: Path) -> Path:
@@ -48,9 +49,9 @@ def test_bag_cli_start_time_and_topic_names(tmp_path: Path) -> None:
     args += ["--joint-topic", "/arm/joint_states", "--trajectory-topic", "none"]
     assert main(args) == 0
     mf = read(bag)
-    assert mf.motion.extras["time_origin_ns"] == 1_704_067_200 * 1_000_000_000
-    assert mf.motion.extras["topics"] == ["/arm/joint_states"]
-    assert "/joint_trajectory" not in mf.extras["bag_topics"]
+    assert mf.motion.record(BagMotionRecord).time_origin_ns == 1_704_067_200 * 1_000_000_000
+    assert mf.motion.record(BagMotionRecord).topics == ["/arm/joint_states"]
+    assert "/joint_trajectory" not in mf.record(BagRecord).topics
 
 
 def test_bag_cli_info_lists_convertible_topics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -112,6 +112,7 @@ def _value(row: dict[str, Any], files: dict[str, Path]) -> str:
         ("end", "read"): "0.5",
         ("rate", "read"): "25",
         ("version", "write"): "4",
+        ("se3_format", "write"): "XYZRPY",
         ("encoding", "read"): "msgpack",
         ("encoding", "write"): "msgpack",
     }

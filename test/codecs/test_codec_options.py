@@ -115,11 +115,11 @@ def test_a_value_of_the_wrong_type_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_value_outside_the_declared_choices_is_refused_before_any_work(tmp_path: Path) -> None:
-    with pytest.raises(OptionError, match=r"seq write option 'se3_format' expects one of 'XYZQWQXQYQZ', .*got 'XYZ'"):
-        write(_motion_file(), tmp_path / "a.seq", se3_format="XYZ")
+    with pytest.raises(OptionError, match=r"mof write option 'int_bits' expects one of 'bhuman', 'naodevils'"):
+        write(_motion_file(), tmp_path / "a.mof", int_bits="bhumans")
     with pytest.raises(OptionError, match=r"omf read option 'encoding' expects one of 'msgpack', 'yaml', 'json'"):
         read(ROOT / "examples" / "walk.seq", format="omf", encoding="toml")
-    assert not (tmp_path / "a.seq").exists()
+    assert not (tmp_path / "a.mof").exists()
 
 
 def test_command_line_text_becomes_the_declared_type() -> None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+from typing import ClassVar
+
 import numpy as np
 import pytest
 from conftest import make_file, make_motion
 
 from motion_formats_ros import Motion, MotionFile, Series
+from motion_formats_ros.core.model import CodecRecord
 
 
 def test_shape_mismatch_quotes_both_shapes() -> None:
@@ -180,3 +184,24 @@ def test_motion_file_groups() -> None:
         f.group("x")
     with pytest.raises(ValueError, match="at least one group"):
         MotionFile(groups={})
+
+
+def test_a_codec_record_is_found_by_its_class_only() -> None:
+    @dataclasses.dataclass
+    class ARecord(CodecRecord):
+        codec: ClassVar[str] = "a"
+        kept: int = 0
+
+    @dataclasses.dataclass
+    class BRecord(CodecRecord):
+        codec: ClassVar[str] = "b"
+
+    m = Motion(times=np.arange(2.0), records={"a": ARecord(7)})
+    found = m.record(ARecord)
+    assert isinstance(found, ARecord) and found.kept == 7
+    assert m.record(BRecord) is None
+    m.records["b"] = ARecord(1)  # under another codec's name: not that codec's record
+    assert m.record(BRecord) is None
+    f = MotionFile.single(m, records={"b": BRecord()})
+    assert isinstance(f.record(BRecord), BRecord) and f.record(ARecord) is None
+    assert f.map(lambda g: g.slice_time(0.0, 0.5)).motion.record(ARecord) is found  # carried along

@@ -19,6 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from motion_formats_ros import read
+from motion_formats_ros.codecs.omf import OmfRecord
+from motion_formats_ros.codecs.seq import SeqRecord
 from motion_formats_ros.codecs.seq import decode as seq_decode
 from motion_formats_ros.core.examples import biped_walk
 from motion_formats_ros.core.serial import yaml as _yaml
@@ -132,7 +134,7 @@ def test_omf_notes_block_scalar_is_text(tmp_path: Path) -> None:
     )
     path.write_text(text)
     mf = read(path)
-    assert mf.extras["omf_basic"]["notes"] == notes
+    assert mf.record(OmfRecord).basic["notes"] == notes
     assert mf.groups["target"].position.shape == biped_walk().groups["target"].position.shape
 
 
@@ -141,8 +143,8 @@ def test_seq_comment_block_is_text() -> None:
     comment = "comment: |\n  frames:\n  - [ 1, 2 ]\n  - [ 3, 4 ]\n"
     fast = seq_decode(comment + text, fast=True)
     slow = seq_decode(comment + text, fast=False)
-    assert fast.extras == slow.extras
-    assert "mfr-" not in repr(fast.extras)
+    assert fast.records == slow.records and fast.record(SeqRecord).top["comment"].startswith("frames:")
+    assert "mfr-" not in repr(fast.records)
     for name, group in slow.groups.items():
         np.testing.assert_array_equal(fast.groups[name].position, group.position)
 

@@ -141,7 +141,7 @@ def test_scene_joint_limits_refuse_a_motion(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # root pose and velocities the scene keeps differently
         write(walk, path, joint_limits={"left_knee": JointLimit(0.0, 0.8, 10.0)})
-    assert read(path).extras["joint_limits"]["left_knee"]["maxValue"] == 0.8
+    assert read(path).joint_limits["left_knee"].upper == 0.8
     with ros_session(tmp_path) as ros:
         player = ros.start_player(f"file:={path}")
         assert player.wait(30) == 1

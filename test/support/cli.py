@@ -21,7 +21,10 @@ class Absent(importlib.abc.MetaPathFinder):
 
 sys.meta_path.insert(0, Absent())
 from motion_formats_ros.cli.main import main
-status = main(json.loads(sys.argv[2]))
+try:
+    status = main(json.loads(sys.argv[2]))
+except SystemExit as exc:  # --help, --version
+    status = exc.code
 print("MODULES", json.dumps(sorted(sys.modules)), file=sys.stderr)
 sys.exit(status)
 """

@@ -17,11 +17,14 @@ from typing import Any
 
 from ...core.model import MotionFile
 from ._read import IMU, JOINT_STATE, POINT, TF_TYPES, TRAJECTORY, ReadOptions, read_bag
+from ._record import BagMotionRecord, BagRecord
 from ._source import BagSource, is_rosbag2_folder
 from ._types import joint_fields
 from ._write import WriteOptions, resolved_storage, write_bag
 
 __all__ = [
+    "BagMotionRecord",
+    "BagRecord",
     "ReadOptions",
     "WriteOptions",
     "describe",

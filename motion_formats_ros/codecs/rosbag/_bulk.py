@@ -24,8 +24,9 @@ Layouts (little-endian CDR / XCDR1 as rmw writes it, ROS 1 as rosbag writes it):
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,9 @@ class Layout:
         static: Byte ranges that every message of a regular batch shares (the bytes
             that carry meaning: encapsulation, frame id, names, sequence lengths; not
             the stamp, the doubles, alignment padding or trailing bytes).
+        coarse: The static ranges joined across the padding between them (fewer,
+            wider ranges: a fast first comparison).
+        template: The message the layout was read from.
     """
 
     size: int
@@ -59,6 +63,8 @@ class Layout:
     names: tuple[str, ...]
     arrays: dict[str, tuple[int, int]]
     static: tuple[tuple[int, int], ...]
+    coarse: tuple[tuple[int, int], ...] = ()
+    template: bytes = dataclasses.field(default=b"", repr=False, compare=False)
 
 
 def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
@@ -67,6 +73,17 @@ def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     for start, end in sorted(r for r in ranges if r[1] > r[0]):
         if out and start <= out[-1][1]:
             out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return tuple(out)
+
+
+def _joined(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """``ranges`` (sorted, apart) with gaps shorter than 8 bytes (alignment padding) filled."""
+    out: list[tuple[int, int]] = []
+    for start, end in ranges:
+        if out and start - out[-1][1] < 8:
+            out[-1] = (out[-1][0], end)
         else:
             out.append((start, end))
     return tuple(out)
@@ -182,12 +199,18 @@ def _finish(
         names=tuple(names),
         arrays=arrays,
         static=_merged(static),
+        coarse=_joined(_merged(static)),
+        template=data,
     )
 
 
 @dataclasses.dataclass
 class Decoded:
-    """A regular batch: stamps (ns) and the channels that are present, (M, J) each."""
+    """A regular batch: stamps (ns) and the channels that are present, (M, J) each.
+
+    The channels are (strided) views of the batch's bytes, not copies: copy them (into
+    the arrays they end up in) before the bytes go.
+    """
 
     layout: Layout
     stamps: npt.NDArray[np.int64]
@@ -207,40 +230,123 @@ def decode(raws: Sequence[bytes | memoryview], ros1: bool) -> Decoded | None:
     return decode_rows(rows, ros1)
 
 
-def decode_rows(rows: npt.NDArray[np.uint8], ros1: bool) -> Decoded | None:
-    """:func:`decode` of ``rows`` (M, size): row i is message i (any strides)."""
+def rows_of(raws: Sequence[bytes | memoryview]) -> npt.NDArray[np.uint8] | None:
+    """``raws`` as one (M, size) byte matrix when they all have the same size, else None."""
+    if not raws:
+        return None
+    size = len(raws[0])
+    if any(len(r) != size for r in raws):
+        return None
+    return np.frombuffer(b"".join(raws), dtype=np.uint8).reshape(len(raws), size)
+
+
+def size_runs(
+    rows: npt.NDArray[np.uint8] | None, raws: Sequence[bytes | memoryview] | None
+) -> Iterator[tuple[int, int, npt.NDArray[np.uint8]]]:
+    """``(start, end, matrix)`` of consecutive messages of one size: ``rows`` whole, or ``raws`` cut."""
+    if rows is not None:
+        yield 0, rows.shape[0], rows
+        return
+    assert raws is not None
+    sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+    cuts = [0, *(np.flatnonzero(np.diff(sizes)) + 1).tolist(), len(raws)]
+    for lo, hi in itertools.pairwise(cuts):
+        yield lo, hi, np.frombuffer(b"".join(raws[lo:hi]), dtype=np.uint8).reshape(hi - lo, int(sizes[lo]))
+
+
+def decode_rows(rows: npt.NDArray[np.uint8], ros1: bool, hint: Layout | None = None) -> Decoded | None:
+    """:func:`decode` of ``rows`` (M, size): row i is message i (any strides).
+
+    ``hint`` is the layout of an earlier batch: when every row matches its message,
+    the layout is not parsed again.
+    """
     m = rows.shape[0]
     if not m:
         return None
-    first = rows[0].tobytes()
-    layout = parse_layout(first, ros1)
-    if layout is None:
+    if hint is not None and hint.ros1 == ros1 and hint.size == rows.shape[1]:
+        head = np.frombuffer(hint.template, dtype=np.uint8)
+        if _regular_prefix(rows, hint, head) == m:
+            return _decoded(rows, hint)
+    layout = parse_layout(rows[0].tobytes(), ros1)
+    if layout is None or _regular_prefix(rows, layout) != m:
         return None
-    if not _same_static(rows, np.frombuffer(first, dtype=np.uint8), layout.static):
-        return None
-    sec_type = "<u4" if ros1 else "<i4"
-    sec = np.ascontiguousarray(rows[:, layout.stamp : layout.stamp + 4]).view(sec_type)[:, 0]
-    nsec = np.ascontiguousarray(rows[:, layout.stamp + 4 : layout.stamp + 8]).view("<u4")[:, 0]
+    return _decoded(rows, layout)
+
+
+def runs(rows: npt.NDArray[np.uint8], ros1: bool) -> Iterator[tuple[int, int, Decoded | None]]:
+    """``rows`` (M, size) cut into runs of one layout: ``(start, end, decoded)`` in row order.
+
+    A run ends the moment a message's bytes differ from its first message's outside the
+    stamp and the doubles (names, frame id, array lengths); ``decoded`` is None for a
+    single message that is not a well-formed JointState (its caller decodes it the
+    general way). The comparison grows its window as a run goes on, so a bag whose
+    layout changes often costs no more than one that never does.
+    """
+    m = rows.shape[0]
+    i = 0
+    while i < m:
+        layout = parse_layout(rows[i].tobytes(), ros1)
+        if layout is None:
+            yield i, i + 1, None
+            i += 1
+            continue
+        end, window = i + 1, 256
+        while end < m:
+            stop = min(m, end + window)
+            k = _regular_prefix(rows[end:stop], layout, rows[i])
+            end += k
+            if end < stop:
+                break
+            window *= 4
+        yield i, end, _decoded(rows[i:end], layout)
+        i = end
+
+
+def _decoded(rows: npt.NDArray[np.uint8], layout: Layout) -> Decoded:
+    """The fields of ``rows`` that all share ``layout``: views, except the stamps."""
+    sec_type = "<u4" if layout.ros1 else "<i4"
+    sec = rows[:, layout.stamp : layout.stamp + 4].view(sec_type)[:, 0]
+    nsec = rows[:, layout.stamp + 4 : layout.stamp + 8].view("<u4")[:, 0]
     stamps = sec.astype(np.int64) * 1_000_000_000 + nsec.astype(np.int64)
     channels: dict[str, npt.NDArray[np.float64]] = {}
     for channel, (offset, count) in layout.arrays.items():
         if count:
-            block = np.array(rows[:, offset : offset + 8 * count])  # a copy, contiguous
-            channels[channel] = block.view("<f8").astype(np.float64, copy=False)  # native order
+            block = rows[:, offset : offset + 8 * count].view("<f8")
+            channels[channel] = block.astype(np.float64, copy=False)  # native order (a view here)
     return Decoded(layout, stamps, channels)
 
 
-def _same_static(rows: npt.NDArray[np.uint8], head: npt.NDArray[np.uint8], static: tuple[tuple[int, int], ...]) -> bool:
-    """Every row has ``head``'s bytes in the ``static`` ranges."""
-    size = rows.shape[1]
-    if rows.flags.c_contiguous and size % 8 == 0:
-        # One pass over 8-byte words, the other bytes masked out (a slice per range costs 3× more).
-        mask = np.zeros(size, dtype=np.uint8)
-        for start, end in static:
-            mask[start:end] = 0xFF
-        words, wmask = rows.view("<u8"), mask.view("<u8")
-        return bool(((words & wmask) == (head.view("<u8") & wmask)).all())
-    return all(bool((rows[:, start:end] == head[start:end]).all()) for start, end in static)
+def _regular_prefix(rows: npt.NDArray[np.uint8], layout: Layout, head: npt.NDArray[np.uint8] | None = None) -> int:
+    """How many leading rows have ``head``'s (default: row 0's) bytes in the layout's static ranges.
+
+    The coarse ranges (static ranges with the few padding bytes between them) are
+    compared first, in a few wide compares; only rows that differ there are compared
+    range by range, since padding may differ between messages that are alike.
+    """
+    m = int(rows.shape[0])
+    if not m:
+        return 0
+    ref = rows[0] if head is None else head
+    width = rows.shape[1]
+    if width != layout.size:
+        return 0
+    differ = np.zeros(m, dtype=bool)
+    for start, end in layout.coarse:
+        words = (end - start) // 8 * 8  # compared 8 bytes at a time, the rest byte by byte
+        if words:
+            wide = rows[:, start : start + words].view("<u8")
+            differ |= (wide != ref[start : start + words].view("<u8")).any(axis=1)
+        if start + words < end:
+            differ |= (rows[:, start + words : end] != ref[start + words : end]).any(axis=1)
+    suspects = np.flatnonzero(differ)
+    if not suspects.size:
+        return m
+    sub = rows[suspects]
+    bad = np.zeros(suspects.size, dtype=bool)
+    for start, end in layout.static:
+        bad |= (sub[:, start:end] != ref[start:end]).any(axis=1)
+    first = np.flatnonzero(bad)
+    return int(suspects[first[0]]) if first.size else m
 
 
 class Encoder:

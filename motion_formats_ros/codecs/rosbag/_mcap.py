@@ -243,6 +243,49 @@ class McapScanner:
             pos = body_end
         return pos, False
 
+    def summary_metadata(self) -> dict[str, dict[str, str]] | None:
+        """The metadata records the summary's index points at (name → map), without a scan.
+
+        None when the file has no summary, its summary indexes no metadata record, or it
+        does not lead to intact ones (the caller then scans the file).
+        """
+        try:
+            with open(self.path, "rb") as fh:
+                size = fh.seek(0, 2)
+                footer_at = size - len(MAGIC) - 29
+                if footer_at < len(MAGIC):
+                    return None
+                fh.seek(footer_at)
+                footer = fh.read(29)
+                if len(footer) != 29 or footer[0] != OP_FOOTER or fh.read(len(MAGIC)) != MAGIC:
+                    return None
+                (summary_start,) = _U64.unpack_from(footer, 9)
+                if not summary_start or not len(MAGIC) <= summary_start <= footer_at:
+                    return None
+                fh.seek(summary_start)
+                summary = fh.read(footer_at - summary_start)
+                found: dict[str, dict[str, str]] = {}
+                pos = 0
+                while pos + 9 <= len(summary):
+                    op, length = _REC.unpack_from(summary, pos)
+                    body = summary[pos + 9 : pos + 9 + length]
+                    if len(body) != length:
+                        return None
+                    if op == 0x0D:  # metadata index: offset, length, name
+                        offset, rec_length = struct.unpack_from("<QQ", body, 0)
+                        if rec_length > size:
+                            return None
+                        fh.seek(offset)
+                        record = fh.read(rec_length)
+                        if len(record) != rec_length or record[0] != OP_METADATA:
+                            return None
+                        name, p = _string(record, 9)
+                        found[name] = _string_map(record, p)[0]
+                    pos += 9 + length
+                return found or None  # no metadata index (writers may leave it out): scan
+        except (OSError, struct.error, ValueError, UnicodeDecodeError):
+            return None
+
     def _fail(self, pos: int, compression: str, exc: Exception) -> ReadError:
         what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         return ReadError(self.path, f"cannot decompress the {compression} chunk: {what}", offset=pos)

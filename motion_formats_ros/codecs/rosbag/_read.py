@@ -6,15 +6,15 @@ series sampled at the joint-state times); ``target`` holds the JointTrajectory t
 previous one, as a trajectory controller does). Bags written by this package carry a
 ``motion_formats_ros`` entry in their custom data that restores group names, frames and
 the time origin exactly; other bags get times relative to their first message and the
-origin (integer nanoseconds) in ``extras["time_origin_ns"]``.
+origin (integer nanoseconds) in each motion's :class:`BagMotionRecord`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import mmap
 import sys
-import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,11 +37,13 @@ from ...core.merge import (
     trajectory_bases,
 )
 from ...core.model import Motion, MotionFile, Series
+from ...core.notices import NoticeKind, notify
 from ...core.options import option
 from ...core.serial.nesting import json_too_deep, too_deep_reason
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
 from . import _bulk
+from ._record import BagMotionRecord, BagRecord
 from ._source import BagSource, Block, PayloadTooShortError
 from ._types import JointField, joint_fields, parse_path, values_at
 
@@ -88,9 +90,86 @@ class ReadOptions:
     joints: Sequence[str] | None = option(None, "keep only these joints, in this order")
 
 
+#: Arrays at least this big are allocated with their pages mapped at once (see :func:`_empty`).
+PREFAULT_BYTES = 1 << 22
+
+
+def _empty(shape: tuple[int, ...], dtype: Any, prefault: bool = True) -> npt.NDArray[Any]:
+    """An uninitialised array; a big one with its pages mapped in one go (with ``prefault``).
+
+    Touching the pages of a fresh allocation one by one (a fault per page, or a search
+    for huge pages on a busy machine) costs more than filling them; anonymous memory
+    mapped with MAP_POPULATE is mapped by the kernel at once. The array owns its mapping
+    (it is released with the array). Elsewhere, when mapping fails or without
+    ``prefault`` (pages that may never be used): ``np.empty``, whose untouched pages
+    cost no memory.
+    """
+    dt = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    flags = getattr(mmap, "MAP_POPULATE", 0)
+    if prefault and nbytes >= PREFAULT_BYTES and flags:
+        try:
+            mapping = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | flags)
+        except (OSError, ValueError, OverflowError):
+            pass
+        else:
+            return np.frombuffer(mapping, dtype=dt).reshape(shape)
+    return np.empty(shape, dtype=dt)
+
+
+@dataclasses.dataclass
+class _Run:
+    """Samples of one layout (joint names, present channels), copied into arrays that grow."""
+
+    names: tuple[str, ...]
+    stamps: IntArray
+    recv: IntArray
+    channels: dict[str, FloatArray]
+    layout: _bulk.Layout
+    size: int = 0
+
+    @classmethod
+    def start(cls, layout: _bulk.Layout, present: Iterable[str], capacity: int, prefault: bool) -> _Run:
+        """A run with room for ``capacity`` samples (their pages mapped at once with ``prefault``)."""
+        names = layout.names
+        channels = {ch: _empty((capacity, len(names)), np.float64, prefault) for ch in present}
+        stamps, recv = (_empty((capacity,), np.int64, prefault) for _ in range(2))
+        return cls(names, stamps, recv, channels, layout)
+
+    def add(self, decoded: _bulk.Decoded, recv: IntArray, spare: int) -> None:
+        m, n = int(recv.size), self.size
+        if n + m > self.stamps.size:
+            self._grow(max(n + m + spare, 2 * self.stamps.size))
+        self.stamps[n : n + m] = decoded.stamps
+        self.recv[n : n + m] = recv
+        for ch, values in decoded.channels.items():
+            self.channels[ch][n : n + m] = values
+        self.size = n + m
+
+    def _grow(self, capacity: int) -> None:
+        n = self.size
+
+        def grown(old: npt.NDArray[Any]) -> npt.NDArray[Any]:
+            new = _empty((capacity, *old.shape[1:]), old.dtype, prefault=False)  # may never all be used
+            new[:n] = old[:n]
+            return new
+
+        self.stamps, self.recv = grown(self.stamps), grown(self.recv)
+        self.channels = {ch: grown(v) for ch, v in self.channels.items()}
+
+    def segment(self) -> Segment:
+        n = self.size
+        return Segment(self.names, self.stamps[:n], self.recv[:n], {ch: v[:n] for ch, v in self.channels.items()})
+
+
 @dataclasses.dataclass
 class _TopicStream:
-    """Joint samples of one topic, collected batch by batch."""
+    """Joint samples of one topic, collected batch by batch.
+
+    Messages decoded in bulk are copied into the arrays of the current run (one layout)
+    as they come, so that a topic of one layout ends as one segment whose arrays are
+    the motion's; ``expected`` (the topic's message count) sizes them.
+    """
 
     topic: str
     segments: list[Segment] = dataclasses.field(default_factory=list)
@@ -101,6 +180,39 @@ class _TopicStream:
     truncated: int = 0
     bulk_batches: int = 0
     slow_batches: int = 0
+    expected: int = 0
+    seen: int = 0
+    run: _Run | None = None
+    #: The bag's bytes: a damaged message count sizes no more samples than they can hold.
+    bag_bytes: int = 0
+
+    def add(self, decoded: _bulk.Decoded, recv: IntArray) -> None:
+        """Append a batch decoded in bulk (copied: ``decoded`` may be views of a chunk)."""
+        names, present = decoded.layout.names, tuple(decoded.channels)
+        run = self.run
+        if run is None or run.names != names or tuple(run.channels) != present:
+            self.close_run()
+            capacity = int(recv.size) + self._spare(decoded, recv)
+            # Pages mapped up front only for as many messages as the bag's bytes hold (a
+            # damaged count, or compressed chunks, must not commit memory never used).
+            prefault = capacity * decoded.layout.size <= self.bag_bytes
+            run = self.run = _Run.start(decoded.layout, present, capacity, prefault)
+        run.add(decoded, recv, self._spare(decoded, recv))
+        run.layout = decoded.layout  # the next batch is most likely alike
+        self.seen += int(recv.size)
+
+    def _spare(self, decoded: _bulk.Decoded, recv: IntArray) -> int:
+        """Samples still expected after ``recv``'s (no more than the bag's bytes can hold)."""
+        left = self.expected - self.seen - int(recv.size)
+        return max(0, min(left, 4 * self.bag_bytes // max(1, decoded.layout.size)))
+
+    def close_run(self) -> None:
+        if self.run is not None and self.run.size:
+            self.segments.append(self.run.segment())
+        self.run = None
+
+    def finish(self) -> None:
+        self.close_run()
 
 
 # --------------------------------------------------------------------------- helpers
@@ -136,26 +248,52 @@ def _choose_times(stamps: IntArray, recv: IntArray, mode: str, what: str, notes:
 
 # --------------------------------------------------------------------------- joint states
 def _flush(stream: _TopicStream, source: BagSource, msgtype: str, bulk: bool, block: Block | None = None) -> None:
-    """Decode the stream's pending messages (or ``block``): in bulk when regular, else one by one."""
+    """Decode the stream's pending messages (or ``block``): in bulk where regular, else one by one.
+
+    A batch of one layout throughout is decoded in bulk without looking at the message
+    definition. Otherwise the definition is loaded (as for any message decoded one by
+    one); when it is the standard JointState one, the batch is cut into runs of one
+    layout, each decoded in bulk, and only the messages no run holds (not well-formed
+    ones) are decoded one by one; with another definition every message is.
+    """
+    rows: npt.NDArray[np.uint8] | None = None
+    raws: Sequence[bytes] | None = None
     if block is not None:
-        raws: Sequence[bytes] | None = block.raws
-        recv = block.times
-        decoded = _bulk.decode_rows(block.rows, source.ros1) if bulk and block.rows is not None else None
+        rows, raws, recv = block.rows, block.raws, block.times
     else:
         raws, recv = stream.raws, np.asarray(stream.recv, dtype=np.int64)
         stream.raws, stream.recv = [], []
-        decoded = _bulk.decode(raws, source.ros1) if bulk and raws else None
+        rows = _bulk.rows_of(raws) if bulk and raws else None
+        if rows is not None:
+            raws = None
     if not recv.size:
         return
+    hint = stream.run.layout if stream.run is not None else None
+    decoded = _bulk.decode_rows(rows, source.ros1, hint) if bulk and rows is not None else None
     if decoded is not None:
         stream.bulk_batches += 1
-        stream.segments.append(Segment(decoded.layout.names, decoded.stamps, recv, decoded.channels))
+        stream.add(decoded, recv)
+        return
+    source.require_types([stream.topic])  # only an irregular batch needs the message definition
+    if bulk and source.standard_joint_state(msgtype):
+        for lo, _hi, part in _bulk.size_runs(rows, raws):
+            for i, j, run in _bulk.runs(part, source.ros1):
+                if run is not None:
+                    stream.bulk_batches += 1
+                    stream.add(run, recv[lo + i : lo + j])
+                else:
+                    _slow(stream, source, msgtype, [part[k].tobytes() for k in range(i, j)], recv[lo + i : lo + j])
         return
     if raws is None:
-        assert block is not None
-        raws = block.payloads()
+        assert rows is not None
+        raws = [row.tobytes() for row in rows]
+    _slow(stream, source, msgtype, raws, recv)
+
+
+def _slow(stream: _TopicStream, source: BagSource, msgtype: str, raws: Sequence[bytes], recv: IntArray) -> None:
+    """Messages decoded one by one with rosbags' deserializer (the general way)."""
     stream.slow_batches += 1
-    source.require_types([stream.topic])  # only an irregular batch needs the message definition
+    stream.close_run()
 
     def decoded_msgs() -> Iterator[tuple[int, Any]]:
         for raw, t in zip(raws, recv.tolist(), strict=True):
@@ -170,6 +308,7 @@ def _flush(stream: _TopicStream, source: BagSource, msgtype: str, bulk: bool, bl
             yield t, msg
 
     _append_rows(stream, decoded_msgs())
+    stream.seen += int(recv.size)
 
 
 def _append_rows(stream: _TopicStream, msgs: Iterable[tuple[int, Any]]) -> None:
@@ -218,6 +357,16 @@ def _preferred(found: list[JointField]) -> JointField | None:
     return best[0] if len(best) == 1 else None
 
 
+def _bag_bytes(path: Path) -> int:
+    """The size of a bag file, or of the files of a bag folder."""
+    try:
+        if path.is_dir():
+            return sum(p.stat().st_size for p in path.iterdir() if p.is_file())
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 def _backwards(times: IntArray) -> int:
     return int(np.count_nonzero(np.diff(times) < 0)) if times.size > 1 else 0
 
@@ -229,8 +378,8 @@ class _BagReader:
         self.options = options
         self.notes: list[str] = []
 
-    def warn(self, message: str) -> None:
-        warnings.warn(f"{self.path}: {message}", stacklevel=5)
+    def warn(self, message: str, kind: NoticeKind = NoticeKind.INCONSISTENT) -> None:
+        notify(kind, message, file=self.path, stacklevel=5)
 
     # -- topic selection --------------------------------------------------------
     def _topics_of(self, source: BagSource, msgtypes: Sequence[str]) -> list[str]:
@@ -299,7 +448,10 @@ class _BagReader:
         if best is None:
             raise ReadError(self.path, f"topic {topic!r} holds several {msgtype} fields; choose one of {listing}")
         if len(found) > 1:
-            self.warn(f"{topic}: read {msgtype} from {best.path} (also at: {listing}; choose with TOPIC:FIELD)")
+            self.warn(
+                f"{topic}: read {msgtype} from {best.path} (also at: {listing}; choose with TOPIC:FIELD)",
+                NoticeKind.READ_CHOICE,
+            )
         return best
 
     def _nested_trajectories(self, source: BagSource) -> list[tuple[str, JointField]]:
@@ -393,7 +545,8 @@ class _BagReader:
                 found = ", ".join(f"{topic}:{f.path}" for topic, f in traj_fields)
                 self.warn(
                     f"no JointState, TF or JointTrajectory topic; converting the trajectories inside {found} "
-                    "(choose with --trajectory TOPIC:FIELD)"
+                    "(choose with --trajectory TOPIC:FIELD)",
+                    NoticeKind.READ_CHOICE,
                 )
             else:
                 wanted = DEFAULT_JOINT_TOPIC
@@ -427,7 +580,8 @@ class _BagReader:
     def _collect(self, source: BagSource, plan: dict[str, Any]) -> dict[str, Any]:
         opts = self.options
         joint_set = set(plan["joints"])
-        streams = {t: _TopicStream(t) for t in plan["joints"]}
+        size = _bag_bytes(self.path)
+        streams = {t: _TopicStream(t, expected=source.topics[t].count, bag_bytes=size) for t in plan["joints"]}
         others: dict[str, list[tuple[int, bytes]]] = {}
         containers = [topic for topic, _ in plan["joint_fields"] + plan["trajectory_fields"]]
         decoded = list(dict.fromkeys(plan["tf"] + plan["imu"] + plan["trajectory"] + plan["points"] + containers))
@@ -466,6 +620,7 @@ class _BagReader:
                 bar.close()
         for stream in streams.values():
             _flush(stream, source, JOINT_STATE, opts.bulk)
+            stream.finish()
         return {"streams": streams, "others": others}
 
     # -- decoding of the non-joint topics ---------------------------------------
@@ -480,11 +635,12 @@ class _BagReader:
             except Exception:
                 bad += 1
         if bad:
-            self.warn(f"{topic}: skipped {bad} messages that could not be decoded")
+            self.warn(f"{topic}: skipped {bad} messages that could not be decoded", NoticeKind.SKIPPED)
         if short:
             self.warn(
                 f"{topic}: skipped {short} messages whose payload is too short for the message "
-                "(cut inside it, or a length field past its end)"
+                "(cut inside it, or a length field past its end)",
+                NoticeKind.SKIPPED,
             )
 
     def _tf(self, source: BagSource, plan: dict[str, Any], others: dict[str, Any]) -> TfSamples:
@@ -503,7 +659,7 @@ class _BagReader:
                     # A definition in the bag that is not TFMessage's shape, or a stamp no clock gives.
                     bad += 1
             if bad:
-                self.warn(f"{topic}: skipped {bad} messages that are not usable transforms")
+                self.warn(f"{topic}: skipped {bad} messages that are not usable transforms", NoticeKind.SKIPPED)
         return samples
 
     def _tf_buffer(self, samples: TfSamples, origin: int, report: bool = True) -> TfBuffer:
@@ -606,7 +762,9 @@ class _BagReader:
             channels = {ch: np.stack(v) for ch, v in rows.items()}
             commands.append(Command(int(base), names, np.array(offsets, dtype=np.int64), channels))
         if bad:
-            self.warn(f"{label}: skipped {bad} trajectory points whose arrays do not match joint_names")
+            self.warn(
+                f"{label}: skipped {bad} trajectory points whose arrays do not match joint_names", NoticeKind.SKIPPED
+            )
         return place_trajectories(commands)
 
     def _nested_joint_stream(
@@ -625,14 +783,19 @@ class _BagReader:
             if stream.bad:
                 self.warn(
                     f"{topic}: skipped {stream.bad} JointState messages whose name and position/velocity/effort "
-                    "lengths differ (or with duplicate names)"
+                    "lengths differ (or with duplicate names)",
+                    NoticeKind.SKIPPED,
                 )
             if stream.undecodable:
-                self.warn(f"{topic}: skipped {stream.undecodable} JointState messages that could not be decoded")
+                self.warn(
+                    f"{topic}: skipped {stream.undecodable} JointState messages that could not be decoded",
+                    NoticeKind.SKIPPED,
+                )
             if stream.truncated:
                 self.warn(
                     f"{topic}: skipped {stream.truncated} JointState messages whose payload is too short "
-                    "for the message (cut inside it, or a length field past its end)"
+                    "for the message (cut inside it, or a length field past its end)",
+                    NoticeKind.SKIPPED,
                 )
             if not stream.segments:
                 continue
@@ -642,7 +805,7 @@ class _BagReader:
             use_recv = chosen is recv
             back = _backwards(chosen)
             if back:
-                self.warn(f"{topic}: time goes backwards {back} times; samples sorted by time")
+                self.warn(f"{topic}: time goes backwards {back} times; samples sorted by time", NoticeKind.INCONSISTENT)
             for s in stream.segments:
                 s.times = s.recv if use_recv else s.stamps
             segments += stream.segments
@@ -719,7 +882,7 @@ class _BagReader:
             target = Motion(
                 times=(t_ns - origin) / 1e9,
                 joint_names=t_names,
-                extras={"time_origin_ns": origin, "topics": traj_labels},
+                records={BagMotionRecord.codec: BagMotionRecord(origin, list(traj_labels))},
                 **t_fields,
             )
             if traj_group == group and group in groups:
@@ -739,10 +902,8 @@ class _BagReader:
             self.warn(note)
         groups = {k: self._transform(k, m) for k, m in groups.items()}
         meta = {k: custom[k] for k in ("name", "robot") if isinstance(custom.get(k), str)}
-        extras: dict[str, Any] = {"bag_topics": {t.name: t.msgtype for t in source.topics.values()}}
-        if source.recovered is not None:
-            extras["recovered_messages"] = source.recovered
-        return MotionFile(groups=groups, extras=extras, start_time_ns=start_time_ns, **meta)
+        record = BagRecord({t.name: t.msgtype for t in source.topics.values()}, source.recovered)
+        return MotionFile(groups=groups, records={BagRecord.codec: record}, start_time_ns=start_time_ns, **meta)
 
     def _actual(
         self,
@@ -841,9 +1002,8 @@ class _BagReader:
         if series:
             fields["series"] = series
 
-        fields["extras"] = {"time_origin_ns": origin, "topics": list(plan["joints"])}
-        if root_pair is not None:
-            fields["extras"]["root"] = ":".join(root_pair)
+        root = ":".join(root_pair) if root_pair is not None else None
+        fields["records"] = {BagMotionRecord.codec: BagMotionRecord(origin, list(plan["joints"]), root)}
         return Motion(times=times, **fields), origin
 
     def _transform(self, group: str, m: Motion) -> Motion:

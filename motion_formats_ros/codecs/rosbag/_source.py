@@ -19,11 +19,11 @@ import dataclasses
 import heapq
 import io
 import itertools
+import mmap
 import os
 import struct
 import sys
 import tempfile
-import warnings
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ import numpy.typing as npt
 from ...core.atomic import read_input
 from ...core.distros import DEFAULT_DISTRO, DISTROS
 from ...core.errors import MotionFormatError, ReadError
+from ...core.notices import NoticeKind, notify
 from . import _mcap, _metadata, _types
 
 BAG_SUFFIXES = (".db3", ".mcap", ".bag")
@@ -121,7 +122,11 @@ def _embedded_custom(files: list[Path]) -> dict[str, str]:
     for f in files:
         try:
             if f.suffix == ".mcap":
-                record = _mcap.McapScanner(f).index().metadata.get("rosbag2", {})
+                scanner = _mcap.McapScanner(f)
+                records = scanner.summary_metadata()  # through the summary: no scan of the data
+                if records is None:
+                    records = scanner.index().metadata
+                record = records.get("rosbag2", {})
                 if "serialized_metadata" in record:
                     return _custom_from_yaml(record["serialized_metadata"])
             elif f.suffix == ".db3":
@@ -209,11 +214,12 @@ class _Readers:
     """
 
     def __init__(self, paths: list[Path]) -> None:
-        from rosbags.rosbag1 import Reader as Reader1
-        from rosbags.rosbag2 import Reader as Reader2
-
         self.is2 = any(p.suffix != ".bag" for p in paths)
-        self.readers: list[Any] = [Reader2(p) if self.is2 else Reader1(p) for p in paths]
+        if self.is2:  # only the reader of the bag's kind is loaded
+            from rosbags.rosbag2 import Reader
+        else:
+            from rosbags.rosbag1 import Reader  # type: ignore[assignment]
+        self.readers: list[Any] = [Reader(p) for p in paths]
         self._opened: list[Any] = []
 
     def open(self) -> None:
@@ -312,8 +318,13 @@ class BagSource:
             raise ReadError(path, "no such file")
         if path.is_dir():
             plan = _metadata.plan_folder(path)
-            for note in plan.notes:
-                warnings.warn(note, stacklevel=5)
+            meta = path / "metadata.yaml"
+            for note in plan.notes:  # each names the metadata file first
+                prefix = f"{meta}: "
+                if note.startswith(prefix):
+                    notify(NoticeKind.INCONSISTENT, note[len(prefix) :], file=meta, stacklevel=5)
+                else:
+                    notify(NoticeKind.INCONSISTENT, note, stacklevel=5)
             if plan.direct:
                 self._plan = plan
                 self._check_magic(plan.files)
@@ -344,8 +355,10 @@ class BagSource:
             raise ReadError(path, f"cannot read bag: {_reason(exc)}") from exc
         if recovering is not None:
             self.recovered = sum(t.count for t in self.topics.values())
-            warnings.warn(
-                f"{path}: {recovering}; read its storage files directly and recovered {self.recovered} messages",
+            notify(
+                NoticeKind.RECOVERED,
+                f"{recovering}; read its storage files directly and recovered {self.recovered} messages",
+                file=path,
                 stacklevel=5,
             )
 
@@ -370,9 +383,11 @@ class BagSource:
             if not size:
                 raise ReadError(f, "cut short before the end of its first zstd block: nothing decompresses")
             if not complete:
-                warnings.warn(
-                    f"{f}: the compressed file ends before its last zstd frame does (compression was "
+                notify(
+                    NoticeKind.RECOVERED,
+                    "the compressed file ends before its last zstd frame does (compression was "
                     f"interrupted); read the {size} bytes that decompress",
+                    file=f,
                     stacklevel=6,
                 )
             self._shown[dest] = f
@@ -487,9 +502,11 @@ class BagSource:
         self.typestore = get_typestore(Stores.EMPTY)
         self.recovered = recovered
         why = f"{recovering}; " if recovering else ""
-        warnings.warn(
-            f"{self.path}: {why}recording was not closed (MCAP without footer/summary: "
+        notify(
+            NoticeKind.RECOVERED,
+            f"{why}recording was not closed (MCAP without footer/summary: "
             f"{', '.join(lost) or 'no index'}); recovered {recovered} messages up to the last intact one",
+            file=self.path,
             stacklevel=6,
         )
 
@@ -557,12 +574,28 @@ class BagSource:
             except Exception:  # rosbags cannot hash every type: no check
                 mismatch = False
             if mismatch:
-                warnings.warn(
-                    f"{self.path}: {topic}: the bag's definition of {msgtype} does not match the type hash "
+                notify(
+                    NoticeKind.INCONSISTENT,
+                    f"the bag's definition of {msgtype} does not match the type hash "
                     "recorded with it; its messages may decode wrongly",
+                    file=self.path,
+                    field=topic,
                     stacklevel=4,
                 )
         return None
+
+    def standard_joint_state(self, msgtype: str) -> bool:
+        """Whether the loaded definition of ``msgtype`` (and its header's) is JointState's own.
+
+        Only then does the bulk decoder read what rosbags' deserializer would (with a
+        damaged or different definition in the bag, messages are decoded one by one).
+        """
+        reference = typestore_for("noetic" if self.ros1 else DEFAULT_DISTRO).fielddefs
+        have = self.typestore.fielddefs
+        names = (msgtype, "sensor_msgs/msg/JointState", "std_msgs/msg/Header", "builtin_interfaces/msg/Time")
+        if msgtype != names[1]:
+            return False
+        return all(name in have and have[name][1] == reference[name][1] for name in names[1:])
 
     def require_types(self, topics: Collection[str]) -> None:
         """Load the types of ``topics``.
@@ -848,8 +881,9 @@ def _iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, i
                 ) from exc
 
 
-#: Messages per block read from sqlite3 storage (bounds the rows held at once).
-SQLITE_BLOCK = 8192
+#: Messages per block read from sqlite3 storage (bounds the rows held at once; a block of
+#: about a megabyte stays in the CPU's cache while it is joined, checked and copied).
+SQLITE_BLOCK = 1024
 
 
 def _sqlite_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
@@ -882,7 +916,11 @@ def _mcap_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
 
     ids = {c.id: c.topic for c in storage.connections if c.topic in wanted}
     bio = storage.bio
+    mapping = _Mapping.of(bio)
+    mapped = mapping.view if mapping is not None else None
     for chunk in sorted(storage.chunks, key=lambda c: c.chunk_start_offset):
+        if mapping is not None:  # the chunks before this one are done with
+            mapping.drop_before(chunk.chunk_start_offset)
         present = [cid for cid in ids if chunk.channel_count.get(cid)]
         if not present:
             continue
@@ -898,14 +936,14 @@ def _mcap_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
                     raws.append(raw)
                 yield from (_block(topic, times, raws) for topic, (times, raws) in found.items())
                 continue
-            data = _chunk_data(bio, chunk, records, crc)
+            data = _chunk_data(bio, chunk, records, crc, mapped)
         except Exception as exc:  # short reads, bad CRC, a decompressor's error
             raise ReadError(
                 storage.path, f"damaged MCAP chunk: {_reason(exc)}", offset=chunk.chunk_start_offset
             ) from exc
         # A topic on several channels of the chunk interleaves them: walked, in file order.
         single = len({ids[cid] for cid in present}) == len(present)
-        indexed = [_indexed_block(bio, chunk, data, cid, ids[cid]) for cid in present] if single else [None]
+        indexed = [_indexed_block(bio, chunk, data, cid, ids[cid], mapped) for cid in present] if single else [None]
         if all(b is not None for b in indexed):
             yield from (b for b in indexed if b is not None and len(b))
             continue
@@ -932,7 +970,7 @@ def _walked_blocks(data: bytes, ids: dict[int, str]) -> Iterator[Block]:
             topic = ids.get(cid)
             if topic is not None:
                 found[topic][0].append(log_time)
-                found[topic][1].append(data[pos + _MSG_HEAD : pos + 9 + length])
+                found[topic][1].append(bytes(data[pos + _MSG_HEAD : pos + 9 + length]))
         pos += 9 + length
     for topic, (times, raws) in found.items():
         if times:
@@ -946,23 +984,49 @@ def _gather(buf: npt.NDArray[np.uint8], at: npt.NDArray[np.int64], dtype: str) -
     return out
 
 
-def _indexed_block(bio: Any, chunk: Any, data: bytes, cid: int, topic: str) -> Block | None:
-    """A channel's messages of a decompressed chunk, located by its message index; None: walk instead."""
-    where = chunk.message_index_offsets.get(cid)
-    if where is None:
-        return None
-    bio.seek(where)
-    head = bio.read(15)
+def _index_entries(bio: Any, where: int, cid: int, mapped: memoryview | None) -> bytes | memoryview | None:
+    """The (time, offset) entries of the message index record at ``where``, or None when it is not one."""
+    if mapped is not None:
+        head: bytes | memoryview = mapped[where : where + 15]
+    else:
+        bio.seek(where)
+        head = bio.read(15)
     if len(head) != 15:
         return None
     op, _, channel, size = struct.unpack("<BQHI", head)
     if op != 0x07 or channel != cid or size % 16:
         return None
-    entries = bio.read(size)
-    if len(entries) != size:
+    entries = mapped[where + 15 : where + 15 + size] if mapped is not None else bio.read(size)
+    return entries if len(entries) == size else None
+
+
+def _field(buf: npt.NDArray[np.uint8], first: int, n: int, stride: int, dtype: str) -> npt.NDArray[Any]:
+    """The ``dtype`` value at ``first``, ``first + stride`` … (n of them) of ``buf``: a strided view."""
+    width = np.dtype(dtype).itemsize
+    view = np.lib.stride_tricks.as_strided(buf[first:], shape=(n, width), strides=(stride, 1), writeable=False)
+    out: npt.NDArray[Any] = view.view(dtype)[:, 0]
+    return out
+
+
+def _indexed_block(
+    bio: Any, chunk: Any, data: Any, cid: int, topic: str, mapped: memoryview | None = None
+) -> Block | None:
+    """A channel's messages of a decompressed chunk, located by its message index; None: walk instead.
+
+    Records one after another at a constant stride (messages of one size, nothing in
+    between: the usual case) are checked and read through strided views, without a
+    gather per field.
+    """
+    where = chunk.message_index_offsets.get(cid)
+    if where is None:
         return None
-    offsets = np.sort(np.frombuffer(entries, dtype="<u8").reshape(-1, 2)[:, 1].astype(np.int64))
+    entries = _index_entries(bio, where, cid, mapped)
+    if entries is None:
+        return None
+    offsets = np.frombuffer(entries, dtype="<u8").reshape(-1, 2)[:, 1].astype(np.int64)
     n = offsets.size
+    if n > 1 and not bool(np.all(offsets[1:] > offsets[:-1])):
+        offsets = np.sort(offsets)
     if n != chunk.channel_count.get(cid) or (n and (offsets[0] < 0 or offsets[-1] + _MSG_HEAD > len(data))):
         return None
     if n > 1 and not bool(np.all(np.diff(offsets) > 0)):
@@ -970,6 +1034,21 @@ def _indexed_block(bio: Any, chunk: Any, data: bytes, cid: int, topic: str) -> B
     buf = np.frombuffer(data, dtype=np.uint8)
     if not n:
         return Block(topic, np.zeros(0, dtype=np.int64), raws=[])
+    first = int(offsets[0])
+    stride = int(offsets[1] - offsets[0]) if n > 1 else 0
+    if n > 1 and bool(np.all(np.diff(offsets) == stride)) and stride >= _MSG_HEAD:
+        size = stride - _MSG_HEAD  # every record exactly fills the gap to the next one
+        if (
+            first + (n - 1) * stride + _MSG_HEAD + size <= len(data)
+            and bool(np.all(_field(buf, first, n, stride, "<u1") == 0x05))
+            and bool(np.all(_field(buf, first + 1, n, stride, "<u8") == size + _MSG_HEAD - 9))
+            and bool(np.all(_field(buf, first + 9, n, stride, "<u2") == cid))
+        ):
+            times = _field(buf, first + 15, n, stride, "<u8").astype(np.int64)
+            rows = np.lib.stride_tricks.as_strided(
+                buf[first + _MSG_HEAD :], shape=(n, size), strides=(stride, 1), writeable=False
+            )
+            return Block(topic, times, rows=rows)
     lengths = _gather(buf, offsets + 1, "<u8").astype(np.int64)
     if (
         not bool(np.all(buf[offsets] == 0x05))
@@ -983,7 +1062,10 @@ def _indexed_block(bio: Any, chunk: Any, data: bytes, cid: int, topic: str) -> B
     sizes = lengths - (_MSG_HEAD - 9)
     size = int(sizes[0])
     if not bool(np.all(sizes == size)):
-        raws = [data[o + _MSG_HEAD : o + _MSG_HEAD + k] for o, k in zip(offsets.tolist(), sizes.tolist(), strict=True)]
+        raws = [
+            bytes(data[o + _MSG_HEAD : o + _MSG_HEAD + k])
+            for o, k in zip(offsets.tolist(), sizes.tolist(), strict=True)
+        ]
         return Block(topic, times, raws=raws)
     starts = offsets + _MSG_HEAD
     steps = np.diff(starts)
@@ -996,10 +1078,51 @@ def _indexed_block(bio: Any, chunk: Any, data: bytes, cid: int, topic: str) -> B
     return Block(topic, times, rows=buf[starts[:, None] + np.arange(size)])
 
 
-def _chunk_data(bio: Any, chunk: Any, records: int, crc: int) -> bytes:
-    """A chunk's records, decompressed and checked against ``crc`` (0: none), from offset ``records``."""
+class _Mapping:
+    """A storage file memory-mapped read-only: its chunks are read without a copy.
+
+    The pages of the chunks already read are given back (``madvise``), so that the
+    process does not keep the whole file resident; they are still in the page cache, and
+    a view that reads them again gets them back from there.
+    """
+
+    def __init__(self, mm: mmap.mmap) -> None:
+        self.mm = mm
+        self.view = memoryview(mm)
+        self.dropped = 0
+
+    @classmethod
+    def of(cls, bio: Any) -> _Mapping | None:
+        """The file behind ``bio`` mapped, or None when it cannot be (empty, not a real file)."""
+        try:
+            if not os.fstat(bio.fileno()).st_size:
+                return None
+            return cls(mmap.mmap(bio.fileno(), 0, access=mmap.ACCESS_READ))
+        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            return None
+
+    def drop_before(self, offset: int) -> None:
+        """Give back the resident pages before ``offset``."""
+        end = offset - offset % mmap.PAGESIZE
+        if end > self.dropped and hasattr(mmap, "MADV_DONTNEED"):
+            with contextlib.suppress(OSError, ValueError):
+                self.mm.madvise(mmap.MADV_DONTNEED, self.dropped, end - self.dropped)
+            self.dropped = end
+
+
+def _chunk_data(bio: Any, chunk: Any, records: int, crc: int, mapped: memoryview | None = None) -> Any:
+    """A chunk's records, decompressed and checked against ``crc`` (0: none), from offset ``records``.
+
+    From ``mapped`` (the mapped file) an uncompressed chunk is a view of the file's
+    pages (no copy) and a compressed one is decompressed straight from them.
+    """
     from rosbags.rosbag2.storage_mcap import decompress
 
+    if mapped is not None:
+        compressed = mapped[records : records + chunk.compressed_size]
+        if len(compressed) != chunk.compressed_size:
+            raise ValueError("truncated MCAP chunk")
+        return decompress(compressed, chunk.compression, chunk.uncompressed_size, crc)  # type: ignore[arg-type]
     bio.seek(records)
     compressed = bio.read(chunk.compressed_size)
     if len(compressed) != chunk.compressed_size:

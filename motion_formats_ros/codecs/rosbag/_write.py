@@ -12,7 +12,7 @@ Stamps (header stamps and bag receive times): a frame at relative time ``t`` is 
 ``start + t``, where ``start`` is, in this order, the ``start_time`` option (the stamp of
 the first frame), the file's :attr:`~MotionFile.start_time_ns` (the recording's absolute
 start, restoring its original stamps), the time origin a motion read from a bag keeps
-(``extras["time_origin_ns"]``), else the current time, as ``ros2 bag record`` would.
+(its :class:`BagMotionRecord`), else the current time, as ``ros2 bag record`` would.
 
 The bag is written as rosbag2 writes it (see ``_storage``): for ``distro`` (default: the
 environment's ``$ROS_DISTRO``, else Jazzy), named in ``metadata.yaml``, the MCAP
@@ -29,7 +29,6 @@ import re
 import shutil
 import tempfile
 import time
-import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,9 +39,11 @@ from ...core.atomic import check_writable
 from ...core.distros import STORAGES, WRITE_DISTROS, default_write_distro
 from ...core.errors import WriteError
 from ...core.model import Motion, MotionFile
+from ...core.notices import NoticeKind, check_commit, notify
 from ...core.options import option
 from . import _bulk
 from ._read import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
+from ._record import BagMotionRecord
 from ._source import typestore_for
 from ._storage import storage_plugins
 from ._typehash import type_hash
@@ -135,8 +136,10 @@ class _BagWriter:
             return round(opts.start_time * 1e9) - t0
         if self.file.start_time_ns is not None:
             base = int(self.file.start_time_ns)
-        elif isinstance(origin := motions[0].extras.get("time_origin_ns"), (int, np.integer)):
-            base = int(origin)
+        elif (kept := motions[0].record(BagMotionRecord)) is not None and isinstance(
+            kept.time_origin_ns, (int, np.integer)
+        ):
+            base = int(kept.time_origin_ns)
         else:
             base = time.time_ns() - t0  # the first frame now
         return base - (base + t0) if base + t0 < 0 else base
@@ -441,6 +444,14 @@ class _BagWriter:
                 if isinstance(exc, WriterError):
                     raise WriteError(out, str(exc)) from exc
                 raise
+            if self.dropped:
+                notify(
+                    NoticeKind.LOSSY_WRITE,
+                    f"a bag cannot hold {', '.join(dict.fromkeys(self.dropped))}; dropped",
+                    file=out,
+                    stacklevel=4,
+                )
+            check_commit(out)
             if self.bare:
                 produced = next(p for p in bag_dir.iterdir() if p.suffix in (".mcap", ".db3"))
                 self._place(produced, out, overwrite, tmp)
@@ -448,8 +459,6 @@ class _BagWriter:
                 self._place(bag_dir, out, overwrite, tmp)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        if self.dropped:
-            warnings.warn(f"{out}: a bag cannot hold {', '.join(dict.fromkeys(self.dropped))}; dropped", stacklevel=4)
 
     def _stamp_distro(self, metadata: Path) -> None:
         """Name the distro the bag was written for (rosbags' Writer puts its own name there)."""

@@ -23,7 +23,7 @@ from ...core.errors import ReadError
 from ...core.model import MotionFile
 from ...core.options import option
 from .loader import load, parse_json5
-from .motion import scene_to_motion, scene_to_motion_file
+from .motion import SceneRecord, scene_to_motion, scene_to_motion_file
 from .preprocess import Scene, load_scene, preprocess
 from .problems import Problem, SceneError
 from .trajectory import Trajectory
@@ -79,6 +79,7 @@ __all__ = [
     "Ref",
     "Scene",
     "SceneError",
+    "SceneRecord",
     "Trajectory",
     "Transform",
     "WriteOptions",

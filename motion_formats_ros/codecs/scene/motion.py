@@ -14,14 +14,16 @@ Velocities (accelerations) are exact where the driving trajectory is cubic or qu
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
 from ...core.errors import ReadError
-from ...core.model import Motion, MotionFile
+from ...core.kinematics import Kinematics
+from ...core.model import CodecRecord, FrameTree, JointLimit, Motion, MotionFile
 from .preprocess import Scene
 from .transforms import Ref, TransformError, Value
 
@@ -157,12 +159,28 @@ def joint_limits(scene: Scene) -> dict[str, dict[str, float]]:
     return out
 
 
-def scene_to_motion_file(scene: Scene, rate: float | None = None, links: bool = False) -> MotionFile:
-    """A MotionFile with the scene's joint motion (group ``target``) and its context in extras.
+@dataclasses.dataclass
+class SceneRecord(CodecRecord):
+    """What a scene read keeps for writing the scene back (``MotionFile.record(SceneRecord)``).
 
-    ``extras``: ``joint_limits`` (see :func:`joint_limits`), ``scene`` (the canonical
-    scene, so that writing back keeps models and objects) and ``repeat`` (trajectory →
-    period, for every repeating trajectory that drives a joint).
+    Attributes:
+        limits: Motion joint name → its finite limits in the scene's spelling
+            (``minValue``, ``maxVelocity`` …; see :func:`joint_limits`).
+        scene: The canonical scene, so that writing back keeps models and objects.
+        repeat: Trajectory → period, for every repeating trajectory that drives a joint.
+    """
+
+    codec: ClassVar[str] = "scene"
+    limits: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict)
+    scene: dict[str, Any] = dataclasses.field(default_factory=dict)
+    repeat: dict[str, float] = dataclasses.field(default_factory=dict)
+
+
+def scene_to_motion_file(scene: Scene, rate: float | None = None, links: bool = False) -> MotionFile:
+    """A MotionFile with the scene's joint motion (group ``target``) and its context.
+
+    ``joint_limits``: the robots' limits (typed); ``frame_tree``: the scene's objects and
+    links (:class:`.kinematics.SceneKinematics`); its :class:`SceneRecord` keeps the rest.
     """
     try:
         motion = scene_to_motion(scene, rate, links)
@@ -172,6 +190,33 @@ def scene_to_motion_file(scene: Scene, rate: float | None = None, links: bool = 
     robots = scene.robots
     robot = scene.objects[robots[0]].model if len(robots) == 1 else ""
     periods = {name: t.period for name, t in scene.trajectories.items() if t.period is not None}
-    extras: dict[str, Any] = {"joint_limits": joint_limits(scene), "scene": scene.canonical(), "repeat": periods}
+    limits = joint_limits(scene)
+    record = SceneRecord(limits=limits, scene=scene.canonical(), repeat=periods)
     name = scene.path.stem if scene.path is not None else ""
-    return MotionFile.single(motion, name=name, robot=robot, extras=extras)
+    return MotionFile.single(
+        motion,
+        name=name,
+        robot=robot,
+        records={SceneRecord.codec: record},
+        joint_limits=typed_limits(limits),
+        frame_tree=_frame_tree(scene),
+    )
+
+
+def typed_limits(limits: dict[str, dict[str, float]]) -> dict[str, JointLimit]:
+    """The model's limits from a scene's (minValue / maxValue / maxVelocity)."""
+    return {
+        name: JointLimit(lower=spec.get("minValue"), upper=spec.get("maxValue"), velocity=spec.get("maxVelocity"))
+        for name, spec in limits.items()
+    }
+
+
+def _frame_tree(scene: Scene) -> FrameTree:
+    """The scene's frame tree under a given world frame (built when asked: reading does not need it)."""
+
+    def tree(world_frame: str) -> Kinematics:
+        from .kinematics import SceneKinematics
+
+        return SceneKinematics(scene, world_frame)
+
+    return tree

@@ -9,7 +9,7 @@ through every control point). A root pose becomes a 7-D trajectory ``root``
 (x, y, z, qx, qy, qz, qw) read by the object's pose. A loop over the whole motion
 becomes ``repeat: {t: end}``.
 
-When the motion came from a scene (``extras["scene"]``) with the same joints, that
+When the motion came from a scene (its :class:`~.motion.SceneRecord`) with the same joints, that
 scene's models and objects are kept and only the joint values are replaced.
 
 Numbers are written with Python's shortest round-trip repr, so reading the file back
@@ -23,7 +23,6 @@ import copy
 import json
 import math
 import os
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,8 @@ import numpy.typing as npt
 from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.errors import WriteError
 from ...core.model import Motion, MotionFile
+from ...core.notices import NoticeKind, notify
+from .motion import SceneRecord
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -71,10 +72,10 @@ def _collect_limits(
     motion_file: MotionFile, names: list[str], joint_limits: Mapping[str, Any] | None, urdf: Any
 ) -> dict[str, dict[str, float]]:
     limits: dict[str, dict[str, float]] = {}
-    known = motion_file.extras.get("joint_limits")
-    if isinstance(known, Mapping):
-        for name, value in known.items():
-            limits[str(name)] = _limits_from_option(value)
+    kept = motion_file.record(SceneRecord)
+    if kept is not None:
+        for name, spelled in kept.limits.items():
+            limits[str(name)] = _limits_from_option(spelled)
     if urdf is not None:
         from ...core import urdf as urdf_module
 
@@ -128,10 +129,11 @@ def _points(
     return "[\n" + ",\n".join(lines) + "\n" + indent[:-2] + "]"
 
 
-def _scene_from_extras(motion_file: MotionFile, names: list[str]) -> dict[str, Any] | None:
+def _source_scene(motion_file: MotionFile, names: list[str]) -> dict[str, Any] | None:
     """The source scene when its robots' joints are exactly ``names`` (same order)."""
-    scene = motion_file.extras.get("scene")
-    if not isinstance(scene, dict):
+    kept = motion_file.record(SceneRecord)
+    scene = kept.scene if kept is not None else None
+    if not isinstance(scene, dict) or not scene:
         return None
     try:
         objects = scene["objects"]
@@ -164,14 +166,16 @@ def build(
     motion = motion_file.group(group)
     if group is None and len(motion_file.groups) > 1:
         dropped = [g for g in motion_file.groups if g != next(iter(motion_file.groups))]
-        warnings.warn(f"{path}: a scene holds one motion; groups {dropped} not written", stacklevel=3)
+        notify(
+            NoticeKind.LOSSY_WRITE, f"a scene holds one motion; groups {dropped} not written", file=path, stacklevel=3
+        )
     if motion.num_frames == 0:
         raise WriteError(path, "the motion has no frames (a trajectory needs at least one control point)")
     names = _joint_names(motion, path)
     _warn_dropped(motion, path)
     position = motion.position if motion.position is not None else np.full((motion.num_frames, len(names)), np.nan)
     if motion.position is None and names:
-        warnings.warn(f"{path}: the motion has no joint positions; writing NaN", stacklevel=3)
+        notify(NoticeKind.MISSING, "the motion has no joint positions; writing NaN", file=path, stacklevel=3)
     velocity = motion.velocity
     acceleration = motion.acceleration if velocity is not None else None
     repeat: Any = False
@@ -180,9 +184,14 @@ def build(
         if start == motion.times[0] and end >= motion.times[-1]:
             repeat = {"t": float(end)}
         else:
-            warnings.warn(f"{path}: loop {motion.loop} does not start at the first frame; not written", stacklevel=3)
+            notify(
+                NoticeKind.LOSSY_WRITE,
+                f"loop {motion.loop} does not start at the first frame; not written",
+                file=path,
+                stacklevel=3,
+            )
 
-    scene = _scene_from_extras(motion_file, names)
+    scene = _source_scene(motion_file, names)
     robot_object = "robot"
     if scene is None:
         model_name = motion_file.robot or "robot"
@@ -197,7 +206,12 @@ def build(
         obj["jointValues"] = {n: {"trajectory": TRAJECTORY, "index": i} for i, n in enumerate(names)}
     elif joint_limits or urdf is not None:
         limits = _collect_limits(motion_file, names, joint_limits, urdf)
-        warnings.warn(f"{path}: joint limits come from the source scene; {sorted(limits)} not applied", stacklevel=3)
+        notify(
+            NoticeKind.LOSSY_WRITE,
+            f"joint limits come from the source scene; {sorted(limits)} not applied",
+            file=path,
+            stacklevel=3,
+        )
     blocks: dict[str, str] = {}
     trajectories = scene.setdefault("trajectories", {})
     indent = " " * 8
@@ -261,8 +275,11 @@ def _joint_names(motion: Motion, path: Path) -> list[str]:
         if dims == 1:
             names.append(name)
         else:
-            warnings.warn(
-                f"{path}: joint {name!r} has {dims} DOF; written as {name}.0 … {name}.{dims - 1}", stacklevel=4
+            notify(
+                NoticeKind.LOSSY_WRITE,
+                f"joint {name!r} has {dims} DOF; written as {name}.0 … {name}.{dims - 1}",
+                file=path,
+                stacklevel=4,
             )
             names.extend(f"{name}.{k}" for k in range(dims))
     return names
@@ -275,7 +292,9 @@ def _warn_dropped(motion: Motion, path: Path) -> None:
         if not label.startswith(("joint.position", "joint.velocity", "joint.acceleration", "root."))
     ]
     if dropped:
-        warnings.warn(f"{path}: a scene cannot hold {', '.join(dropped)}; not written", stacklevel=4)
+        notify(
+            NoticeKind.LOSSY_WRITE, f"a scene cannot hold {', '.join(dropped)}; not written", file=path, stacklevel=4
+        )
 
 
 def write(

@@ -14,7 +14,8 @@ A body motion is a YAML mapping (``type: CompositeSeq``, ``content: BodyMotion``
 
 Keys are read in both spellings (``frameRate`` / ``frame_rate`` …); components inherit
 keys from the top node; ``hasFrameTime`` rows start with their time (kept as the motion's
-times). Components the model has no slot for are kept in ``Motion.extras`` and written
+times). Components the model has no slot for are kept in the motion's
+:class:`SeqMotionRecord` (other top-level keys in the file's :class:`SeqRecord`) and written
 back. Joint names come from the ``joint_names`` / ``joint_map`` options, else a
 Choreonoid ``.body`` file (``body``), else ``joint_0 …``.
 
@@ -45,6 +46,7 @@ from ...core.naming import Names, NamingOptions, load_body, load_joint_map, reso
 from ...core.options import option
 from .fast import decode_fast, extract, from_skeleton
 from .reader import read_document
+from .record import SeqMotionRecord, SeqRecord
 from .schema import DEFAULT_VERSION, KEYS, READ_VERSIONS, WRITE_VERSIONS, DeclineError, sniff
 from .tree import load_yaml
 from .writer import encode, write
@@ -64,7 +66,7 @@ class WriteOptions:
     )
     lossless: bool = option(False, "values as shortest round-trip repr instead of %.9g")
     se3_format: str | None = option(
-        None, "pose layout (default XYZQWQXQYQZ)", choices=("XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY")
+        None, "pose layout: XYZQWQXQYQZ (the default), XYZQXQYQZQW or XYZRPY", metavar="XYZQWQXQYQZ|XYZQXQYQZQW|XYZRPY"
     )
 
 
@@ -128,6 +130,8 @@ __all__ = [
     "WRITE_VERSIONS",
     "Names",
     "ReadOptions",
+    "SeqMotionRecord",
+    "SeqRecord",
     "WriteOptions",
     "decode",
     "decode_fast",

@@ -8,11 +8,11 @@ or from the YAML tree (:class:`YSeq`, checked row by row with the row's line).
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
+from ...core.notices import NoticeKind, notify
 from ...core.serial.yaml import Rows
 from ...core.spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS
 from .fields import Fields
@@ -87,9 +87,11 @@ class ComponentReader(Fields):
             self.check_times(c.times, frames, name)
         declared = self.integer(maps, "numFrames")
         if declared is not None and declared[0] != n:
-            warnings.warn(
-                f"{self.path}:{declared[1]}: component {index + 1} ({name}) says numFrames {declared[0]} "
-                f"but lists {n} frames (using {n})",
+            notify(
+                NoticeKind.INCONSISTENT,
+                f"component {index + 1} ({name}) says numFrames {declared[0]} but lists {n} frames (using {n})",
+                file=self.path,
+                line=declared[1],
                 stacklevel=2,
             )
         c.root_relative = name == "RelativeZMP" or self.flag([comp], "isRootRelative")

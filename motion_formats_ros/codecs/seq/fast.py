@@ -15,6 +15,7 @@ import warnings
 from ...core.errors import ReadError
 from ...core.model import MotionFile
 from ...core.naming import Names
+from ...core.notices import collect, relay
 from ...core.serial.yaml import Rows, extract_rows
 from .reader import read_document
 from .schema import DeclineError
@@ -40,12 +41,13 @@ def from_skeleton(
     """The motion from :func:`extract`'s skeleton and rows, or None when the YAML path must decide."""
     skeleton, rows = extracted
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, collect(isolated=True) as report:
             warnings.simplefilter("always")
             doc = load_yaml(skeleton, path, rows)
             result = read_document(doc, path, names)
     except (ReadError, DeclineError):
-        return None  # the YAML path decides, with its line numbers
+        return None  # the YAML path decides, with its line numbers (and its notices)
+    relay(report.notices)
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return result

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ...core import timing
-from ...core.model import Motion, MotionFile, Series
+from ...core.model import CodecRecord, Motion, MotionFile, Series
 from ...core.naming import Names
+from ...core.notices import NoticeKind, notify
 from ...core.spatial import se3_to_pose
 from .components import Component, ComponentReader
+from .record import SeqMotionRecord, SeqRecord
 from .schema import START_TIME_KEY, TOP_KEYS, camel, kind_of
 from .tree import YMap, YSeq, plain
 
@@ -60,9 +61,9 @@ class Reader(ComponentReader):
                 parsed.append(c)
         top_extra = {str(k): plain(v) for k, v in doc.items() if camel(k) not in TOP_KEYS}
         motion = self.combine(parsed, unknown, doc, version)
-        extras: dict[str, Any] = {"seq_top": top_extra} if top_extra else {}
+        records = {SeqRecord.codec: SeqRecord(top_extra)} if top_extra else {}
         start = self.start_time(doc)
-        return MotionFile.single(motion, robot=self.names.robot, start_time_ns=start, extras=extras)
+        return MotionFile.single(motion, robot=self.names.robot, start_time_ns=start, records=records)
 
     def start_time(self, doc: YMap) -> int | None:
         """``startTimeNs``: the recording's absolute start (ns since the epoch), if given."""
@@ -110,45 +111,52 @@ class Reader(ComponentReader):
     ) -> Motion:
         """One motion from the components, on the time base of the longest."""
         comps = self.choose(parsed, unknown)
-        extras: dict[str, Any] = {"seq_format_version": int(version) if version == int(version) else version}
+        record = SeqMotionRecord(int(version) if version == int(version) else version)
         if unknown:
-            extras["seq_components"] = [u for _, u in sorted(unknown, key=lambda u: u[0])]
+            record.components = [u for _, u in sorted(unknown, key=lambda u: u[0])]
+        records: dict[str, CodecRecord] = {SeqMotionRecord.codec: record}
         if not comps:
             top_rate = self.number([top], "frameRate")
             if top_rate is not None and not (top_rate[0] > 0 and math.isfinite(top_rate[0])):
                 raise self.fail(f"frameRate must be positive and finite, got {top_rate[0]:g}", top_rate[1])
             empty_rate = top_rate[0] if top_rate is not None else None
-            return Motion(times=np.zeros(0), rate=empty_rate, extras=extras)
+            return Motion(times=np.zeros(0), rate=empty_rate, records=records)
         ref = max(comps, key=lambda c: len(c.times))
         times = ref.times
         resampled = [c for c in comps if c is not ref and not np.array_equal(c.times, times)]
         if resampled:
             what = ", ".join(f"{c.channel} ({len(c.times)} frames)" for c in resampled)
-            warnings.warn(
-                f"{self.path}: {what} not on the time base of {ref.channel} ({len(times)} frames): "
-                "interpolated onto it",
+            notify(
+                NoticeKind.RESAMPLED,
+                f"{what} not on the time base of {ref.channel} ({len(times)} frames): interpolated onto it",
+                file=self.path,
                 stacklevel=3,
             )
         rate: float | None = ref.uniform_rate
         if ref.has_time:
-            extras["seq_has_frame_time"] = True
+            record.has_frame_time = True
             if ref.declared_rate is not None:
-                extras["seq_frame_rate"] = ref.declared_rate
-        fields = self.fields(comps, times, resampled, extras)
+                record.frame_rate = ref.declared_rate
+        fields = self.fields(comps, times, resampled, record)
         try:
-            return Motion(times=times, rate=rate, extras=extras, **fields)
+            return Motion(times=times, rate=rate, records=records, **fields)
         except ValueError as exc:
             raise self.fail(str(exc), ref.line) from None
 
     def choose(self, parsed: list[Component], unknown: list[tuple[int, dict[str, Any]]]) -> list[Component]:
         """One component per channel, joint channels of one width, in :data:`_CHANNEL_ORDER`.
 
-        Components left out are appended to ``unknown`` (kept as extras, written back).
+        Components left out are appended to ``unknown`` (kept in the motion's record, written back).
         """
         chosen: dict[str, Component] = {}
         for c in parsed:
             if c.channel in chosen:
-                warnings.warn(f"{self.path}: a second {c.channel} component is kept as an extra", stacklevel=4)
+                notify(
+                    NoticeKind.KEPT_UNUSED,
+                    f"a second {c.channel} component is kept as an extra",
+                    file=self.path,
+                    stacklevel=4,
+                )
                 unknown.append((c.index, plain(c.source)))
                 continue
             chosen[c.channel] = c
@@ -157,9 +165,11 @@ class Reader(ComponentReader):
             ref_joint = chosen.get("position") or joints[0]
             for c in joints:
                 if c.values.shape[1] != ref_joint.values.shape[1]:
-                    warnings.warn(
-                        f"{self.path}: {c.channel} has {c.values.shape[1]} joints, "
+                    notify(
+                        NoticeKind.INCONSISTENT,
+                        f"{c.channel} has {c.values.shape[1]} joints, "
                         f"{ref_joint.channel} {ref_joint.values.shape[1]}: kept as an extra",
+                        file=self.path,
                         stacklevel=4,
                     )
                     unknown.append((c.index, plain(chosen.pop(c.channel).source)))
@@ -171,7 +181,7 @@ class Reader(ComponentReader):
         return [chosen[k] for k in _CHANNEL_ORDER if k in chosen]
 
     def fields(
-        self, comps: list[Component], times: np.ndarray, resampled: list[Component], extras: dict[str, Any]
+        self, comps: list[Component], times: np.ndarray, resampled: list[Component], record: SeqMotionRecord
     ) -> dict[str, Any]:
         """The Motion fields of the components, interpolated onto ``times`` where needed."""
         fields: dict[str, Any] = {}
@@ -196,12 +206,12 @@ class Reader(ComponentReader):
                 if c.values.shape[1] > 1:
                     fields["links"] = {"position": position[:, 1:], "orientation": quat[:, 1:]}
                     fields["link_names"] = self.link_names(c.values.shape[1])
-                extras["seq_se3_format"] = c.se3_format
+                record.se3_format = c.se3_format
             else:
                 frame = "root" if c.root_relative else "world"
                 fields["series"] = {"zmp": Series(fit(c.values), frame=frame, components=("x", "y", "z"))}
             if c.other_keys:
-                extras.setdefault("seq_component_keys", {})[c.channel] = c.other_keys
+                record.component_keys[c.channel] = c.other_keys
         labels = next((c.labels for c in comps if c.kind == "joint" and c.labels and len(c.labels) == dof), None)
         if any(c.kind == "joint" for c in comps):
             fields["joint_names"] = self.joint_names(dof, labels)
@@ -215,9 +225,11 @@ class Reader(ComponentReader):
             if names.explicit and len(given) != count:
                 raise self.fail(f"{names.source} gives {len(given)} joint names but the file has {count} joints", None)
             if len(given) != count:
-                warnings.warn(
-                    f"{self.path}: the {names.source} has {len(given)} joints, the motion {count}: "
+                notify(
+                    NoticeKind.INCONSISTENT,
+                    f"the {names.source} has {len(given)} joints, the motion {count}: "
                     + ("extra joints named joint_N" if len(given) < count else "extra names ignored"),
+                    file=self.path,
                     stacklevel=5,
                 )
             out = [given[i] if i < len(given) else f"joint_{i}" for i in range(count)]

@@ -7,7 +7,6 @@ format version 2 (camelCase keys) by default, or 4 (snake_case keys).
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,10 @@ import numpy as np
 from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.errors import WriteError
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
+from ...core.notices import NoticeKind, notify
 from ...core.serial import yaml as _yaml
 from ...core.spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS, pose_to_se3
+from .record import SeqMotionRecord, SeqRecord
 from .schema import DEFAULT_VERSION, JOINT_CONTENT_FOR, KEYS, START_TIME_KEY, TOP_KEYS, WRITE_VERSIONS, camel
 
 
@@ -70,7 +71,7 @@ class _Writer:
         return "%.9g" if np.all(np.diff(rounded) > 0) else "%r"
 
     def plain(self, data: Mapping[str, Any], indent: str) -> None:
-        """Plain data (kept extras) as block YAML, arrays of rows as flow rows."""
+        """Plain data (kept components and keys) as block YAML, arrays of rows as flow rows."""
         for key, value in data.items():
             k = _yaml.dump_scalar(key)
             if isinstance(value, Mapping):
@@ -141,7 +142,8 @@ def _write_rate(m: Motion) -> tuple[float, bool]:
     variable-rate (or offset) motion keeps its timestamps and a read-write loses nothing.
     """
     n = m.num_frames
-    declared = m.extras.get("seq_frame_rate")
+    kept = m.record(SeqMotionRecord)
+    declared = kept.frame_rate if kept is not None else None
     if m.rate is not None and (n == 0 or np.array_equal(m.times, np.arange(n, dtype=np.float64) / m.rate)):
         return float(m.rate), False
     if isinstance(declared, (int, float)) and not isinstance(declared, bool) and declared > 0:
@@ -179,7 +181,7 @@ def encode(
     _components(w, m, rate, has_time, dropped)
     _note_dropped(m, dropped)
     if dropped:
-        warnings.warn(f"{path}: a .seq cannot hold, dropped: " + "; ".join(dropped), stacklevel=3)
+        notify(NoticeKind.LOSSY_WRITE, "a .seq cannot hold, dropped: " + "; ".join(dropped), file=path, stacklevel=3)
     w.out.append("")
     return "\n".join(w.out).encode("utf-8")
 
@@ -197,7 +199,8 @@ def _header(w: _Writer, motion_file: MotionFile, version: int, rate: float, n: i
     if motion_file.start_time_ns is not None:
         # Quoted: YAML readers that make every number a float would round the nanoseconds.
         out.append(f"{START_TIME_KEY}: '{int(motion_file.start_time_ns)}'")
-    top_extra = motion_file.extras.get("seq_top")
+    kept = motion_file.record(SeqRecord)
+    top_extra = kept.top if kept is not None else None
     if isinstance(top_extra, Mapping):
         w.plain({k: val for k, val in top_extra.items() if camel(k) not in TOP_KEYS}, "")
     out.append("components:")
@@ -208,8 +211,8 @@ def _components(w: _Writer, m: Motion, rate: float, has_time: bool, dropped: lis
     out = w.out
     n = m.num_frames
     times = m.times if has_time else None
-    keys = m.extras.get("seq_component_keys", {})
-    keys = keys if isinstance(keys, Mapping) else {}
+    kept = m.record(SeqMotionRecord) or SeqMotionRecord()
+    keys = kept.component_keys
 
     if m.position is not None:
         w.component("MultiValueSeq", "JointDisplacement", rate, n, has_time, keys.get("position", {}), m.dof)
@@ -238,7 +241,7 @@ def _components(w: _Writer, m: Motion, rate: float, has_time: bool, dropped: lis
         w.component("Vector3Seq", "ZMP", rate, n, has_time, extra)
         out.append("    frames:")
         w.rows(zmp.values, times, None, "      ")
-    for comp in m.extras.get("seq_components", []):
+    for comp in kept.components:
         if isinstance(comp, Mapping):
             out.append("  -")
             w.plain(comp, "    ")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ import numpy as np
 from ...core.atomic import atomic_output, read_input
 from ...core.errors import ReadError
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
+from ...core.notices import NoticeKind, notify
 from . import _common, _layout
 
 
@@ -70,8 +70,11 @@ def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False) -> No
     for out, _group, m in _common.plan_write(motion_file, Path(path), overwrite):
         dropped = _dropped(m)
         if dropped:
-            warnings.warn(
-                f"{out}: CSV has no place for the {', '.join(dropped)}; written as plain frames", stacklevel=2
+            notify(
+                NoticeKind.LOSSY_WRITE,
+                f"CSV has no place for the {', '.join(dropped)}; written as plain frames",
+                file=out,
+                stacklevel=2,
             )
         data = encode(m)
         with atomic_output(out, overwrite) as fh:

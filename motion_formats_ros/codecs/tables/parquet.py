@@ -19,13 +19,13 @@ import importlib
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ...core.atomic import atomic_output
 from ...core.errors import ReadError, require
-from ...core.model import DEFAULT_GROUP, MotionFile
+from ...core.model import DEFAULT_GROUP, CodecRecord, MotionFile
 from . import _common, _layout
 
 
@@ -43,6 +43,18 @@ MAGIC = "PAR1"
 #: Schema metadata key of the structure (JSON).
 META_KEY = b"motion_formats_ros"
 LAYOUT_VERSION = 1
+
+
+@dataclasses.dataclass
+class ParquetRecord(CodecRecord):
+    """What a Parquet read keeps of the file's schema metadata (``MotionFile.record(ParquetRecord)``).
+
+    Attributes:
+        source: The file the table was written from, as its metadata names it.
+    """
+
+    codec: ClassVar[str] = "parquet"
+    source: str = ""
 
 
 def _pyarrow(feature: str) -> Any:
@@ -157,5 +169,5 @@ def read(path: Path) -> MotionFile:
         robot=text("robot"),
         date=when,
         start_time_ns=start_ns,
-        extras={"table_source": text("source")} if text("source") else {},
+        records={ParquetRecord.codec: ParquetRecord(text("source"))} if text("source") else {},
     )

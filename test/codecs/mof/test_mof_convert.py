@@ -11,6 +11,7 @@ from conftest import CORPUS, corpus_params, corpus_path
 from support.mtn_seed import write_seed
 
 from motion_formats_ros import read, write
+from motion_formats_ros.codecs.mtn import MtnRecord
 
 MOF = CORPUS / "mof"
 MOTIONS = corpus_params("mof", "*/*.mof", exclude_stems=("extern",))
@@ -65,7 +66,7 @@ def test_seed_mtn_through_another_format_and_back(via: str, tmp_path: Path) -> N
     assert np.abs(a.root_orientation[:, 1]).max() > 0.01  # type: ignore[index]
     np.testing.assert_allclose(b.root_orientation, a.root_orientation, atol=1e-9)
     np.testing.assert_allclose(b.series["body_rpy"].values, a.series["body_rpy"].values, atol=5e-7)
-    assert read(back).extras["mtn"]["locators"] == read(src).extras["mtn"]["locators"]
+    assert read(back).record(MtnRecord).locators == read(src).record(MtnRecord).locators
 
 
 def test_mof_to_mtn_and_back(tmp_path: Path) -> None:

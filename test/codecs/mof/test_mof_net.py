@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from motion_formats_ros import ReadError, read
+from motion_formats_ros.codecs.mof import MofRecord
 
 
 def row(value: float, interp: int = 1, dur: int = 100, joints: int = 22) -> str:
@@ -47,7 +48,7 @@ def test_jump_into_another_file_of_the_folder(tmp_path: Path) -> None:
     np.testing.assert_allclose(m.times, [0, 0.1, 0.3])
     np.testing.assert_allclose(np.degrees(m.position[:, 0]), [10, 10, 20])
     assert m.loop is None
-    assert [Path(p).name for p in mf.extras["mof"]["files"]] == ["a.mof", "b.mof"]
+    assert [Path(p).name for p in mf.record(MofRecord).files] == ["a.mof", "b.mof"]
 
 
 def test_conditions_select_transitions_by_requested_motion(tmp_path: Path) -> None:

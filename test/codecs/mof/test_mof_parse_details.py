@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from motion_formats_ros import read, write
+from motion_formats_ros.codecs.mof import MofMotionRecord, MofRecord
 
 
 def row(value: float, interp: int = 1, dur: int = 100, joints: int = 22) -> str:
@@ -46,7 +47,7 @@ def test_deshake_bit_is_kept_and_written_back(tmp_path: Path) -> None:
     assert len(caught) == 1  # one warning for the bit, however many rows set it
     m = mf.motion
     assert m.interpolation == ("linear", "linear", "next")
-    assert m.extras["mof_int"] == [None, 1, 3, 2]
+    assert m.record(MofMotionRecord).int_codes == [None, 1, 3, 2]
     out = tmp_path / "back" / "shake.mof"
     out.parent.mkdir()
     with warnings.catch_warnings():
@@ -56,8 +57,8 @@ def test_deshake_bit_is_kept_and_written_back(tmp_path: Path) -> None:
     assert codes == ["1", "3", "2"]
     with pytest.warns(UserWarning, match="deShake"):
         back = read(out)  # the joint map is named in the written file: only deShake warns
-    assert back.extras["mof"]["motion_id"] == "shake"
-    assert back.motion.extras["mof_int"] == [None, 1, 3, 2]
+    assert back.record(MofRecord).motion_id == "shake"
+    assert back.motion.record(MofMotionRecord).int_codes == [None, 1, 3, 2]
 
 
 def test_joint_map_file_with_a_bad_value_is_a_joint_map_error(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from conftest import CORPUS, corpus_params, corpus_path
 
 from motion_formats_ros import read
 from motion_formats_ros.cli.commands import summarize
+from motion_formats_ros.codecs.mof import MofMotionRecord, MofRecord
 
 MOF = CORPUS / "mof"
 MOTIONS = corpus_params("mof", "*/*.mof", exclude_stems=("extern",))
@@ -43,8 +44,8 @@ def test_every_corpus_motion_reads_without_warnings(path: Path) -> None:
 def test_2013_and_2019_sitdown_agree_in_the_standard_convention(mof: Path) -> None:
     old = read(mof / "bhuman2013" / "sitDown.mof").motion  # 22 columns, B-Human signs
     new = read(mof / "bhuman2019" / "sitDown.mof").motion  # 26 columns, standard
-    assert old.extras["joint_map"] == "nao_bhuman_22"
-    assert new.extras["joint_map"] == "nao_26"
+    assert old.joint_map == "nao_bhuman_22"
+    assert new.joint_map == "nao_26"
     common = new.select_joints(old.joint_names)
     np.testing.assert_allclose(common.position[1], old.position[1], atol=1e-12)
     # Row 1 of 2013: HP 0.7, LSP -40.8, RSR 9.4, REY 4.6, RER -2.6 (sign -1 each).
@@ -70,7 +71,7 @@ def test_sitdown_keyframes_masks_stiffness_and_loop(mof: Path) -> None:
     assert np.isnan(m.position[4]).all()
     # `label repeat` row loops: from the end of row 3 (3.0 s) to 3.1 s.
     assert m.loop == pytest.approx((3.0, 3.1))
-    assert m.extras["mof_loop_label"] == "repeat"
+    assert m.record(MofMotionRecord).loop_label == "repeat"
     stiff = m.joint_channels["stiffness"]
     assert stiff[1, m.joint_names.index("LShoulderRoll")] == pytest.approx(0.4)
     assert np.isnan(stiff[1, m.joint_names.index("HeadYaw")])  # `*` = default
@@ -116,7 +117,7 @@ def test_stiffness_keyword_2019_and_leading_comment(mof: Path) -> None:
     mf = read(mof / "bhuman2019" / "getUpEngineDummy.mof")
     m = mf.motion
     assert mf.name == "getUpEngineDummy"
-    assert mf.extras["mof"]["stiffness_keyword"] == "stiffness"
+    assert mf.record(MofRecord).stiffness_keyword == "stiffness"
     np.testing.assert_allclose(m.joint_channels["stiffness"], 1.0)
     assert m.time_columns["stiffness_ramp"][1] == 0.0
     assert m.position[1, m.joint_names.index("LShoulderPitch")] == pytest.approx(math.radians(90))
@@ -138,7 +139,7 @@ def test_2009_joint_map_applies_the_shoulder_offsets(mof: Path) -> None:
     assert row["LShoulderPitch"] == pytest.approx(88.9)  # (1.1 - 90) * -1
     assert row["LShoulderRoll"] == pytest.approx(23.6)  # -66.4 + 90
     assert row["RShoulderRoll"] == pytest.approx(-21.0)  # (-69 + 90) * -1
-    assert m.extras["joint_map"] == "nao_bhuman2009_22"
+    assert m.joint_map == "nao_bhuman2009_22"
 
 
 def test_exact_dense_expansion(mof: Path) -> None:

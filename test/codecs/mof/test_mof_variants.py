@@ -19,6 +19,7 @@ import pytest
 
 from motion_formats_ros import Motion, MotionFile, ReadError, read, write
 from motion_formats_ros.cli.main import main
+from motion_formats_ros.codecs.mof import MofMotionRecord, MofRecord
 
 HEADER_2009 = '"HP HT AL0 AL1 AL2 AL3 AR0 AR1 AR2 AR3 LL0 LL1 LL2 LL3 LL4 LL5 LR0 LR1 LR2 LR3 LR4 LR5 Int Dur'
 HEADER_2010 = '"HY HP LSP LSR LEY LER RSP RSR REY RER LHYP LHR LHP LKP LAP LAR RHYP RHR RHP RKP RAP RAR Int Dur'
@@ -60,12 +61,12 @@ def test_a_2009_header_comment_chooses_the_2009_map(tmp_path: Path) -> None:
     path = net(tmp_path, "stand", HEADER_2009, row(STAND_2009), row(RAISE_2009))
     mf = quiet_read(path)  # the file says which generation it is: no warning
     m = mf.motion
-    assert m.extras["joint_map"] == "nao_bhuman2009_22"
+    assert m.joint_map == "nao_bhuman2009_22"
     assert degrees(m, "LShoulderPitch")[1] == pytest.approx(88.0)  # (2 - 90) * -1
     assert degrees(m, "LShoulderRoll")[1] == pytest.approx(20.0)  # -70 + 90
     assert degrees(m, "RShoulderRoll")[1] == pytest.approx(-20.0)  # (-70 + 90) * -1
-    assert "header comment at stand.mof:3" in m.extras["read_choices"]["joint map"]
-    assert mf.extras["mof"]["joint_map"]["how"] == "comment"
+    assert "header comment at stand.mof:3" in m.read_choices["joint map"]
+    assert mf.record(MofRecord).joint_map.how == "comment"
 
 
 def test_without_a_header_the_nao_limits_choose_2009_with_a_warning(tmp_path: Path) -> None:
@@ -73,18 +74,18 @@ def test_without_a_header_the_nao_limits_choose_2009_with_a_warning(tmp_path: Pa
     with pytest.warns(UserWarning, match=r"joint map nao_bhuman2009_22 .*outside the NAO joint limits") as caught:
         m = read(path).motion
     assert len(caught) == 1
-    assert m.extras["joint_map"] == "nao_bhuman2009_22"
+    assert m.joint_map == "nao_bhuman2009_22"
     # Read with the 2010-2014 map these would be -70 and 70 degrees: 52 beyond the limits.
     np.testing.assert_allclose(degrees(m, "LShoulderRoll"), [20, 20, 15])
     np.testing.assert_allclose(degrees(m, "RShoulderRoll"), [-20, -20, -15])
-    assert "limits" in m.extras["read_choices"]["joint map"]
+    assert "limits" in m.read_choices["joint map"]
 
 
 def test_without_a_header_the_nao_limits_choose_2010_with_a_warning(tmp_path: Path) -> None:
     path = net(tmp_path, "sit", row(SIT_2010))
     with pytest.warns(UserWarning, match=r"joint map nao_bhuman_22 .*B-Human 2009 \d+ \(by \d+°"):
         m = read(path).motion
-    assert m.extras["joint_map"] == "nao_bhuman_22"
+    assert m.joint_map == "nao_bhuman_22"
     assert degrees(m, "LShoulderPitch")[0] == pytest.approx(45.0)
 
 
@@ -93,21 +94,21 @@ def test_when_nothing_decides_the_default_is_named_in_a_warning(tmp_path: Path) 
     path = net(tmp_path, "legs", row(legs_only))
     with pytest.warns(UserWarning, match=r"joint map nao_bhuman_22 .*equally well.*the default"):
         m = read(path).motion
-    assert m.extras["joint_map"] == "nao_bhuman_22"
+    assert m.joint_map == "nao_bhuman_22"
 
 
 def test_joint_map_option_overrides_without_a_warning(tmp_path: Path) -> None:
     path = net(tmp_path, "stand", HEADER_2009, row(STAND_2009))
     m = quiet_read(path, joint_map="nao_bhuman_22").motion
-    assert m.extras["joint_map"] == "nao_bhuman_22"
+    assert m.joint_map == "nao_bhuman_22"
     assert degrees(m, "LShoulderRoll")[0] == pytest.approx(-70.0)
-    assert m.extras["read_choices"]["joint map"] == "nao_bhuman_22: given as the joint_map option"
+    assert m.read_choices["joint map"] == "nao_bhuman_22: given as the joint_map option"
 
 
 def test_a_comment_naming_the_map_decides(tmp_path: Path) -> None:
     path = net(tmp_path, "stand", '" written by hand for joint map nao_bhuman2009_22', row(STAND_2009))
     m = quiet_read(path).motion
-    assert m.extras["joint_map"] == "nao_bhuman2009_22"
+    assert m.joint_map == "nao_bhuman2009_22"
 
 
 def test_written_2009_motion_reads_back_with_its_map(tmp_path: Path) -> None:
@@ -118,7 +119,7 @@ def test_written_2009_motion_reads_back_with_its_map(tmp_path: Path) -> None:
         warnings.simplefilter("error")
         write(read(src), out)
         back = read(out).motion
-    assert back.extras["joint_map"] == "nao_bhuman2009_22"
+    assert back.joint_map == "nao_bhuman2009_22"
     np.testing.assert_allclose(back.position, read(src).motion.position, atol=1e-9)
 
 
@@ -184,7 +185,7 @@ def test_deshake_and_unknown_bits_warn_once_each_and_are_written_back(tmp_path: 
     assert re.search(r"shake\.mof:6: Int 9: bit 3 \(value 8\) means nothing in B-Human's code", messages[1])
     m = mf.motion
     assert m.interpolation == ("linear", "linear", "linear", "next")
-    assert m.extras["mof_int"] == [None, 3, 3, 9, 2]
+    assert m.record(MofMotionRecord).int_codes == [None, 3, 3, 9, 2]
     out = tmp_path / "out" / "shake.mof"
     out.parent.mkdir()
     with warnings.catch_warnings():
@@ -209,12 +210,12 @@ def test_nao_devils_bits_are_recognised_by_bit_2_and_ease_the_segment(tmp_path: 
     assert "bit 2 is deShake in Nao Devils's code" in messages
     m = mf.motion
     assert m.interpolation == ("linear", "cosine", "linear")
-    assert m.extras["mof_int_bits"] == "naodevils"
+    assert m.record(MofMotionRecord).int_bits == "naodevils"
     # A quarter into the eased row: a + (b - a)(1 - cos(pi/4))/2, not the linear 10 degrees.
     at = m.sample([0.1 + 0.25]).position
     assert at is not None
     assert math.degrees(at[0, 0]) == pytest.approx(40 * (1 - math.cos(math.pi / 4)) / 2)
-    assert "Nao Devils" in m.extras["read_choices"]["Int bits"]
+    assert "Nao Devils" in m.read_choices["Int bits"]
 
 
 def test_nao_devils_net_round_trips_and_names_its_bits(tmp_path: Path) -> None:
@@ -251,7 +252,7 @@ def test_high_unknown_bits_alone_leave_the_convention_open_without_a_guess(tmp_p
         m = read(path).motion
     assert len(caught) == 1  # the unknown bit; no Int-bits guess (bits 1 and 2 are unused)
     assert m.interpolation == ("linear", "linear")
-    assert "Int bits" not in m.extras["read_choices"]
+    assert "Int bits" not in m.read_choices
 
 
 def test_cli_int_bits_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -108,7 +108,7 @@ def test_generic_keyframes_with_a_distinct_start(tmp_path: Path) -> None:
         warnings.simplefilter("error")  # joints the motion lacks are `*`: nothing is dropped
         write(MotionFile.single(m), out)
     back = read(out).motion
-    assert back.extras["joint_map"] == "nao_26"
+    assert back.joint_map == "nao_26"
     np.testing.assert_allclose(back.times, m.times)
     np.testing.assert_allclose(back.select_joints(names).position, m.position, atol=1e-12)
     assert back.interpolation == m.interpolation

@@ -12,6 +12,7 @@ from support.mtn_seed import seed_bytes, write_seed
 
 from motion_formats_ros import Motion, MotionFile, read, write
 from motion_formats_ros.codecs import mtn
+from motion_formats_ros.codecs.mtn import MtnRecord
 from motion_formats_ros.core.joint_maps import load
 
 MICRO = 1e-6
@@ -40,19 +41,19 @@ def test_read_seed_file(tmp_path: Path) -> None:
     # (61 + 51 + 41 + 51 + 101) frames of 16 ms: (N + 1) frames per segment.
     np.testing.assert_allclose(m.times * 1000, [0, 976, 1792, 2448, 3264, 4880])
     assert m.interpolation == ("linear",) * 5
-    assert mf.extras["mtn"]["creator"] == "Sony Corporation"
-    assert mf.extras["mtn"]["design_label"] == "DRX-910"
-    assert mf.extras["mtn"]["frame_rate_ms"] == 16
-    assert mf.extras["mtn"]["version"] == [1, 2]
+    assert mf.record(MtnRecord).creator == "Sony Corporation"
+    assert mf.record(MtnRecord).design_label == "DRX-910"
+    assert mf.record(MtnRecord).frame_rate_ms == 16
+    assert mf.record(MtnRecord).version == (1, 2)
 
 
 def test_seed_joint_names_come_from_the_ers210_map(tmp_path: Path) -> None:
     m = read(write_seed(tmp_path)).motion
-    assert m.extras["joint_map"] == "aibo_ers210"
+    assert m.joint_map == "aibo_ers210"
     assert m.joint_names[:6] == ("head_tilt", "head_pan", "head_roll", "mouth", "left_ear", "right_ear")
     assert m.joint_names[6:9] == ("left_front_leg_rotator", "left_front_leg_abductor", "left_front_leg_knee")
     assert m.joint_names[-2:] == ("tail_pan", "tail_tilt")
-    assert m.extras["joint_sources"]["mouth"] == "PRM:/r1/c1/c2/c3/c4-Joint2:j4"
+    assert m.joint_sources["mouth"] == "PRM:/r1/c1/c2/c3/c4-Joint2:j4"
 
 
 def test_seed_values_are_micro_radians(tmp_path: Path) -> None:
@@ -120,7 +121,7 @@ def test_write_any_keyframed_motion(tmp_path: Path) -> None:
     back = read(out)
     assert back.name == "wave"
     # Names the maps know are written as their locators; the others as they are.
-    assert back.extras["mtn"]["locators"] == ["PRM:/r1/c1-Joint2:j1", "PRM:/r6/c1-Joint2:j1", "custom"]
+    assert back.record(MtnRecord).locators == ["PRM:/r1/c1-Joint2:j1", "PRM:/r6/c1-Joint2:j1", "custom"]
     assert back.motion.joint_names == ("head_tilt", "tail_pan", "custom")
     np.testing.assert_allclose(back.motion.times, m.times)
     np.testing.assert_allclose(back.motion.position, m.position, atol=5e-7)
@@ -180,11 +181,11 @@ def test_ers7_locators_and_design_label(tmp_path: Path) -> None:
     out = tmp_path / "ers7.mtn"
     write(MotionFile.single(m, name="ers7"), out)
     back = read(out)
-    assert back.extras["mtn"]["design_label"] == "DRX-1000"
-    assert back.extras["mtn"]["locators"][0] == "PRM:/r1/c1-Joint2:11"
-    assert back.extras["mtn"]["locators"][-1] == "PRM:/r6/c2-Joint2:62"
+    assert back.record(MtnRecord).design_label == "DRX-1000"
+    assert back.record(MtnRecord).locators[0] == "PRM:/r1/c1-Joint2:11"
+    assert back.record(MtnRecord).locators[-1] == "PRM:/r6/c2-Joint2:62"
     assert back.motion.joint_names == names
-    assert back.motion.extras["joint_map"] == "aibo_ers7"
+    assert back.motion.joint_map == "aibo_ers7"
 
 
 def test_joint_map_option_overrides_the_names(tmp_path: Path) -> None:

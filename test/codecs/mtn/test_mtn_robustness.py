@@ -12,6 +12,7 @@ from test_mtn_errors import SECTION2, patched, read_error
 
 from motion_formats_ros import Motion, MotionFile, read, write
 from motion_formats_ros.cli.main import main
+from motion_formats_ros.codecs.mtn import MtnRecord
 
 #: The first two locators of the seed: ``PRM:/r1/c1-Joint2:j1`` (length 20 at byte
 #: SECTION2 + 10) and ``PRM:/r1/c1/c2-Joint2:j2`` (length 23 right after it).
@@ -38,12 +39,12 @@ def test_locator_equal_to_another_joints_mapped_name(tmp_path: Path) -> None:
         interpolation=("linear",),
     )
     mf = MotionFile.single(m, name="clash")
-    mf.motion.extras["joint_sources"] = {"head_tilt": "PRM:/r1/c1-Joint2:j1", "other": "head_tilt"}
-    mf.extras["mtn"] = {"locators": ["PRM:/r1/c1-Joint2:j1", "head_tilt"]}
+    mf.motion.joint_sources = {"head_tilt": "PRM:/r1/c1-Joint2:j1", "other": "head_tilt"}
+    mf.records[MtnRecord.codec] = MtnRecord(locators=["PRM:/r1/c1-Joint2:j1", "head_tilt"])
     out = tmp_path / "clash.mtn"
     write(mf, out)
     back = read(out)
-    assert back.extras["mtn"]["locators"] == ["PRM:/r1/c1-Joint2:j1", "head_tilt"]
+    assert back.record(MtnRecord).locators == ["PRM:/r1/c1-Joint2:j1", "head_tilt"]
     assert len(set(back.motion.joint_names)) == 2
     again = tmp_path / "again.mtn"
     write(back, again)

@@ -19,6 +19,7 @@ import pytest
 
 from motion_formats_ros import Motion, MotionFile, ReadError, read, write
 from motion_formats_ros.cli.main import main
+from motion_formats_ros.codecs.mtn import MtnRecord
 
 ERS110 = [
     "PRM:/r0/c0-Joint:j0",
@@ -76,7 +77,7 @@ def test_first_generation_reads_with_the_ers110_map_and_millisecond_durations(tm
         mf = read(path)
     m = mf.motion
     assert mf.robot == "AIBO ERS-110/111"
-    assert m.extras["joint_map"] == "aibo_ers110"
+    assert m.joint_map == "aibo_ers110"
     assert m.joint_names[:4] == ("head_tilt", "head_pan", "head_roll", "mouth")
     assert m.joint_names[4] == "right_front_leg_rotator" and m.joint_names[-1] == "tail_pan"
     np.testing.assert_allclose(m.times, [0.0, 0.5, 1.5])
@@ -84,8 +85,8 @@ def test_first_generation_reads_with_the_ers110_map_and_millisecond_durations(tm
     assert m.position[2, 0] == pytest.approx(0.3)  # 300000 micro-radians
     assert m.position[1, 17] == pytest.approx(0.217)
     assert m.series["body_rpy"].values[2, 1] == pytest.approx(0.002)
-    assert "DRX-700" in m.extras["read_choices"]["joint map"]
-    assert "duration in ms" in m.extras["read_choices"]["timing"]
+    assert "DRX-700" in m.read_choices["joint map"]
+    assert "duration in ms" in m.read_choices["timing"]
 
 
 @pytest.mark.parametrize("minor", [0, 1])
@@ -166,7 +167,7 @@ def test_sections_larger_than_their_strings_round_trip(
         warnings.simplefilter("error")
         mf = read(path)
         assert mf.name == "wave_head1"
-        assert mf.extras["mtn"]["design_label"] == "DRX-910"
+        assert mf.record(MtnRecord).design_label == "DRX-910"
         assert mf.motion.joint_names == ("head_tilt", "head_pan")
         out = tmp_path / "back.mtn"
         write(mf, out)

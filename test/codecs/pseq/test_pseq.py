@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from motion_formats_ros import ReadError, UnknownFormatError, read, write
+from motion_formats_ros.codecs.pseq import PseqMotionRecord
 
 PSEQ = """\
 # Body pose sequence format version 1.0 defined by cnoid-Robotics
@@ -63,7 +64,7 @@ def test_joints_move_between_the_poses_that_set_them(tmp_path: Path) -> None:
     np.testing.assert_allclose(m.root_position[:, 0], [0.0, 2 / 3, 2.0])
     np.testing.assert_allclose(m.root_orientation[-1], [0, 0, np.sqrt(0.5), np.sqrt(0.5)], atol=1e-12)
     assert m.series["zmp"].values[0, 0] == 0.1
-    assert m.extras["pseq_pose_extras"][1] == {"maxTransitionTime": 0.5}
+    assert m.record(PseqMotionRecord).pose_extras[1] == {"maxTransitionTime": 0.5}
 
 
 def test_corpus_pose_sequences_with_their_bodies(corpus: Path) -> None:

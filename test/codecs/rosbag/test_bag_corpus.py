@@ -11,6 +11,7 @@ from support.bags import corpus_bag
 
 from motion_formats_ros import read
 from motion_formats_ros.codecs import rosbag
+from motion_formats_ros.codecs.rosbag import BagMotionRecord
 from motion_formats_ros.core.errors import ReadError
 
 
@@ -40,8 +41,8 @@ def test_bag_corpus_ros1_fake_joint_state_topic_found_by_type() -> None:
     assert m.num_frames == 2725
     assert m.joint_names == tuple(f"joint_{i}" for i in range(6))
     assert m.position is not None and m.velocity is not None and m.effort is not None
-    assert mf.motion.extras["topics"] == ["/fake_joints_state"]
-    assert m.extras["time_origin_ns"] == 1486559106139644064  # first header stamp
+    assert mf.motion.record(BagMotionRecord).topics == ["/fake_joints_state"]
+    assert m.record(BagMotionRecord).time_origin_ns == 1486559106139644064  # first header stamp
     assert abs(m.position[0, 0] - 1.08752097) < 1e-6
 
 
@@ -49,7 +50,7 @@ def test_bag_corpus_ros1_fake_joint_state_topic_found_by_type() -> None:
 def test_bag_corpus_tf_gives_root_pose_over_static_hop(rel: str) -> None:
     mf, _ = _read(corpus_bag(rel))
     m = mf.motion
-    assert m.extras["root"] == "odom:base_link"  # odom -> base_footprint (dynamic) -> base_link (static)
+    assert m.record(BagMotionRecord).root == "odom:base_link"  # odom -> base_footprint (dynamic) -> base_link (static)
     assert m.num_frames == 517 and m.times[0] == 0.0
     assert m.root_position is not None and m.root_orientation is not None
     assert np.allclose(np.linalg.norm(m.root_orientation, axis=1), 1.0)
@@ -69,7 +70,7 @@ def test_bag_corpus_ros1_and_ros2_tf_examples_agree() -> None:
 def test_bag_corpus_turtlesim_legacy_tf() -> None:
     mf, _ = _read(corpus_bag("ros1/plotjuggler_example.bag"))
     m = mf.motion
-    assert m.extras["root"] == "world:turtle1"
+    assert m.record(BagMotionRecord).root == "world:turtle1"
     assert m.num_frames == 1344
     assert m.root_position is not None and np.ptp(m.root_position[:, 0]) > 0.1
     other, _ = _read(corpus_bag("ros1/plotjuggler_example.bag"), root="world:turtle2")

@@ -22,6 +22,7 @@ from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from motion_formats_ros import read
 from motion_formats_ros.cli.main import main
 from motion_formats_ros.codecs import rosbag
+from motion_formats_ros.codecs.rosbag import BagMotionRecord
 from motion_formats_ros.core.errors import ReadError
 
 S = 1_000_000_000
@@ -235,11 +236,11 @@ def test_bag_nested_trajectories_one_after_another(tmp_path: Path, kind: str) ->
     mf = read(bag, trajectory=["/display_planned_path:trajectory[].joint_trajectory"])
     target = mf.groups["target"]
     assert target.joint_names == tuple(JOINTS)
-    origin = mf.groups["actual"].extras["time_origin_ns"]
+    origin = mf.groups["actual"].record(BagMotionRecord).time_origin_ns
     assert origin == BASE  # the first joint state; the first plan was received then too
     assert np.allclose(target.times, TIMES)
     assert np.allclose(target.position, POSITIONS)  # type: ignore[arg-type]
-    assert target.extras["topics"] == ["/display_planned_path:trajectory[].joint_trajectory"]
+    assert target.record(BagMotionRecord).topics == ["/display_planned_path:trajectory[].joint_trajectory"]
     assert mf.groups["actual"].num_frames == 8  # the joint states are read as always
 
 
@@ -268,7 +269,7 @@ def test_bag_only_display_trajectories_convert_with_a_warning(tmp_path: Path) ->
         mf = read(bag)
     assert list(mf.groups) == ["target"]
     assert np.allclose(mf.motion.times, TIMES)
-    assert mf.motion.extras["time_origin_ns"] == BASE
+    assert mf.motion.record(BagMotionRecord).time_origin_ns == BASE
 
 
 def test_bag_nested_cli_bag2motion(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,6 +12,7 @@ from rosbags.rosbag2 import StoragePlugin
 from support.bags import JS, TF, T, header, joint_state, stamp, tf_message, transform, write_bag
 
 from motion_formats_ros import read
+from motion_formats_ros.codecs.rosbag import BagMotionRecord
 
 S = 1_000_000_000
 BASE = 1_700_000_000 * S
@@ -86,7 +87,7 @@ def test_bag_read_stamp_modes(tmp_path: Path) -> None:
     receive_times = read(bag, stamps="receive").motion.times
     assert np.allclose(header_times, [0, 0.5, 1.0])
     assert np.allclose(receive_times, [0, 1.0, 2.0])
-    assert read(bag).motion.extras["time_origin_ns"] == BASE + 7
+    assert read(bag).motion.record(BagMotionRecord).time_origin_ns == BASE + 7
     with pytest.raises(ValueError, match="stamps"):
         read(bag, stamps="bogus")
 

@@ -22,6 +22,7 @@ from support.bags import JS, TS, joint_state, stamp, write_bag
 
 from motion_formats_ros import read
 from motion_formats_ros.codecs import rosbag
+from motion_formats_ros.codecs.rosbag import BagRecord
 from motion_formats_ros.core.errors import ReadError
 
 S = 1_000_000_000
@@ -162,7 +163,7 @@ def test_bag_recover_compressed_recording_without_metadata(tmp_path: Path, stora
     (bag / "metadata.yaml").unlink()
     mf, notes = _read_all(bag)
     assert any("no metadata.yaml" in n and "recovered 300 messages" in n for n in notes), notes
-    assert mf.extras["recovered_messages"] == 300
+    assert mf.record(BagRecord).recovered_messages == 300
     assert np.array_equal(mf.motion.position, values)
     assert stored.read_bytes()[:4] == b"\x28\xb5\x2f\xfd"  # the input is left as it was
     with pytest.warns(UserWarning, match="recovered 300 messages"):
@@ -277,7 +278,7 @@ def test_bag_metadata_stub_with_empty_storage_identifier(tmp_path: Path, storage
     kind = "mcap" if storage == StoragePlugin.MCAP else "sqlite3"
     assert any(f"'storage_identifier' is empty; the files are {kind} storage (detected)" in n for n in notes), notes
     assert np.array_equal(mf.motion.position, values)
-    assert mf.extras.get("recovered_messages") is None  # a stub, not a crash
+    assert mf.record(BagRecord).recovered_messages is None  # a stub, not a crash
 
 
 def test_bag_metadata_older_version_without_times_and_counts(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from rosbags.highlevel import AnyReader
 from rosbags.interfaces import QosDurability
 
 from motion_formats_ros import Motion, MotionFile, read, write
+from motion_formats_ros.codecs.rosbag import BagMotionRecord
 from motion_formats_ros.core.errors import WriteError
 from motion_formats_ros.core.model import Series
 
@@ -106,7 +107,7 @@ def test_bag_write_topics_stamps_and_qos(tmp_path: Path) -> None:
             assert len(traj.points) == m.num_frames  # type: ignore[attr-defined]
             assert list(traj.joint_names) == list(m.joint_names)  # type: ignore[attr-defined]
     back = read(out)
-    assert back.motion.extras["time_origin_ns"] == 1_700_000_000_500_000_000 - 250_000_000
+    assert back.motion.record(BagMotionRecord).time_origin_ns == 1_700_000_000_500_000_000 - 250_000_000
     _same(m, back.motion)
 
 

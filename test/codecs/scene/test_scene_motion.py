@@ -12,7 +12,7 @@ import pytest
 from conftest import corpus_path
 
 from motion_formats_ros import ReadError, UnknownFormatError, read
-from motion_formats_ros.codecs.scene import SceneError, load_scene, preprocess, scene_to_motion
+from motion_formats_ros.codecs.scene import SceneError, SceneRecord, load_scene, preprocess, scene_to_motion
 from motion_formats_ros.codecs.scene.kinematics import SceneKinematics
 
 NOT_SCENES = {"test_request.json"}
@@ -98,8 +98,9 @@ def test_single_robot_keeps_model_joint_names_and_reports_the_loop(scenes: Path)
     assert sampled is not None
     np.testing.assert_array_equal(sampled[:, 2], [0.0, 0.15625, 1.0, 0.84375, 0.0])
     np.testing.assert_array_equal(sampled[:, [0, 1, 3, 4, 5]], np.tile([0.1, 0.2, 0.4, 0.5, 0.6], (5, 1)))
-    assert mf.extras["joint_limits"]["elbow"]["maxValue"] == 3.14159265359
-    assert mf.extras["repeat"] == {"wave": 2.0}
+    assert mf.record(SceneRecord).limits["elbow"]["maxValue"] == 3.14159265359
+    assert mf.joint_limits["elbow"].upper == 3.14159265359  # the typed fact other layers read
+    assert mf.record(SceneRecord).repeat == {"wave": 2.0}
     # root pose of the single robot
     assert motion.root_position is not None
     np.testing.assert_array_equal(motion.root_position[0], [0, 0, 0])

@@ -13,6 +13,7 @@ from conftest import CORPUS, corpus_path
 from motion_formats_ros import Motion, MotionFile, ReadError, Series, WriteError, read, write
 from motion_formats_ros.cli.main import main
 from motion_formats_ros.codecs import seq
+from motion_formats_ros.codecs.seq import SeqMotionRecord
 from motion_formats_ros.registry import codec_for_path
 
 CHOREONOID = CORPUS / "choreonoid"
@@ -108,8 +109,8 @@ def test_seq_corpus_values_match_the_text(choreonoid: Path) -> None:
 def test_seq_v1_and_v2_of_the_same_pattern_agree(choreonoid: Path) -> None:
     v1 = read(choreonoid / "v1/SR1WalkPattern2.yaml").motion
     v2 = read(choreonoid / "v2/SR1WalkPattern2.seq").motion
-    assert v1.extras["seq_format_version"] == 1
-    assert v2.extras["seq_format_version"] == 2
+    assert v1.record(SeqMotionRecord).format_version == 1
+    assert v2.record(SeqMotionRecord).format_version == 2
     np.testing.assert_array_equal(v1.position, v2.position)
 
 
@@ -313,7 +314,7 @@ FLOW = (
 @pytest.mark.parametrize(("text", "version"), [(V1, 1), (V3, 3), (V4, 4), (FLOW, 2)], ids=["v1", "v3", "v4", "flow"])
 def test_seq_every_generation_reads_the_same_motion(tmp_path: Path, text: str, version: int) -> None:
     m = read(doc(text, tmp_path)).motion
-    assert m.extras["seq_format_version"] == version
+    assert m.record(SeqMotionRecord).format_version == version
     assert m.rate == 100.0
     assert m.times.tolist() == [0.0, 0.01]
     np.testing.assert_array_equal(m.position, [[0.5, 1.5], [2.5, 3.5]])
@@ -363,7 +364,7 @@ components:
     m = read(path).motion
     assert m.times.tolist() == [0.0, 0.1, 0.3, 0.4, 0.7]
     assert m.rate is None
-    assert m.extras["seq_frame_rate"] == 10.0
+    assert m.record(SeqMotionRecord).frame_rate == 10.0
     np.testing.assert_array_equal(m.position[4], [2, 0.04])
     # Choreonoid's import: row i → frame int(t·rate), gaps repeat the previous frame.
     held = m.resample(10, method="hold")
@@ -436,7 +437,7 @@ def test_seq_unknown_components_are_kept_and_written_back(tmp_path: Path) -> Non
     m = read(doc(UNKNOWN, tmp_path)).motion
     np.testing.assert_array_equal(m.effort, [[10, 20], [30, 40]])
     np.testing.assert_array_equal(m.velocity, [[-1, -2], [-3, -4]])
-    kept = m.extras["seq_components"]
+    kept = m.record(SeqMotionRecord).components
     assert [c["content"] for c in kept] == ["JointTemperatureOfMyRobot", "CoM"]
     assert kept[0]["myKey"] == {"a": 1, "b": ["x", "y"]}
     np.testing.assert_array_equal(kept[0]["frames"], [[36.5, 37.5], [38.5, 39.5]])
@@ -445,9 +446,9 @@ def test_seq_unknown_components_are_kept_and_written_back(tmp_path: Path) -> Non
     back = read(out).motion
     np.testing.assert_array_equal(back.effort, m.effort)
     np.testing.assert_array_equal(back.velocity, m.velocity)
-    assert back.extras["seq_components"][0]["myKey"] == {"a": 1, "b": ["x", "y"]}
-    np.testing.assert_array_equal(back.extras["seq_components"][0]["frames"], kept[0]["frames"])
-    assert back.extras["seq_components"][1]["frames"] == []
+    assert back.record(SeqMotionRecord).components[0]["myKey"] == {"a": 1, "b": ["x", "y"]}
+    np.testing.assert_array_equal(back.record(SeqMotionRecord).components[0]["frames"], kept[0]["frames"])
+    assert back.record(SeqMotionRecord).components[1]["frames"] == []
 
 
 def test_seq_zero_frame_components(tmp_path: Path) -> None:
@@ -463,7 +464,7 @@ def test_seq_zero_frame_components(tmp_path: Path) -> None:
     text = TWO_JOINTS + "  -\n    type: Vector3Seq\n    content: ZMP\n    numFrames: 0\n    frames:\n"
     m = read(doc(text, tmp_path, "z.seq")).motion
     assert m.num_frames == 2 and "zmp" not in m.series
-    assert m.extras["seq_components"][0]["content"] == "ZMP"
+    assert m.record(SeqMotionRecord).components[0]["content"] == "ZMP"
 
 
 def test_seq_scientific_numbers_without_a_dot_are_numbers(tmp_path: Path) -> None:

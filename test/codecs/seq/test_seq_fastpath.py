@@ -45,6 +45,7 @@ def same(a: Any, b: Any, where: str = "") -> None:
 
 def same_file(a: MotionFile, b: MotionFile) -> None:
     same(a.extras, b.extras, "extras")
+    same(a.records, b.records, "records")
     assert (a.robot, a.name) == (b.robot, b.name)
     same(list(a.groups), list(b.groups))
     for name in a.groups:

@@ -1,0 +1,360 @@
+"""Bag → motion against the physical limit of each storage, measured in the same process.
+
+Bags of sensor_msgs/JointState × 30 joints (position, velocity, effort), written with
+rosbags' Writer (1 MiB chunks, as rosbags writes them) from payloads our bulk encoder
+serializes exactly as rosbags does. For each storage the *limit* is what any reader must
+do at least, timed in this process right next to ``read()`` (best of R each, alternating,
+so that a shared machine's load hits both alike):
+
+    mcap        read the file's bytes (from the page cache, into one buffer)
+    sqlite3     ``SELECT timestamp, data FROM messages`` through sqlite3, every row fetched
+    mcap-zstd   read the file's bytes and zstd-decompress every chunk
+
+Then:
+
+    command     ``motion-formats bag2motion BAG out.msgpack`` as a whole process against
+                ``read()`` + ``write()`` of the same files in this process (MCAP)
+    scaling     read() per message at 10k, 100k and 1M messages (MCAP; all storages with
+                --scaling-all); flat means within 20 % of each other
+    memory      1M messages: peak RSS of a child process that reads the bag, minus the
+                same child's RSS with the interpreter and numpy loaded, over the bytes
+                of the arrays the motion holds
+
+Run: ``.venv/bin/python bench/bench_bag_read.py`` (the full run, 1M messages included;
+``--quick`` leaves the 1M bags out). Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from motion_formats_ros import Motion, MotionFile
+from motion_formats_ros import write as write_any
+from motion_formats_ros.codecs import rosbag
+
+JOINTS = 30
+STORAGES = ("mcap", "sqlite3", "mcap-zstd")
+#: Targets of the figures this prints.
+LIMIT_TARGET = 1.5
+COMMAND_TARGET = 1.3
+MEMORY_TARGET = 1.5
+FLAT_TARGET = 0.20
+
+
+def _motion(n: int, joints: int = JOINTS) -> Motion:
+    rng = np.random.default_rng(1)
+    return Motion(
+        times=np.arange(n) / 1000.0,
+        joint_names=tuple(f"joint_{i}" for i in range(joints)),
+        position=rng.normal(size=(n, joints)),
+        velocity=rng.normal(size=(n, joints)),
+        effort=rng.normal(size=(n, joints)),
+    )
+
+
+def make_bag(path: Path, n: int, storage: str, joints: int = JOINTS) -> None:
+    """A rosbags-written bag of ``n`` JointStates (payloads serialized as rosbags does)."""
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+    from rosbags.typesys import Stores, get_typestore
+
+    from motion_formats_ros.codecs.rosbag import _bulk
+
+    ts = get_typestore(Stores.ROS2_JAZZY)
+    js, header, stamp = (
+        ts.types[x] for x in ("sensor_msgs/msg/JointState", "std_msgs/msg/Header", "builtin_interfaces/msg/Time")
+    )
+    names = [f"joint_{i}" for i in range(joints)]
+    zeros = np.zeros(joints)
+    template = ts.serialize_cdr(
+        js(
+            header=header(stamp=stamp(sec=0, nanosec=0), frame_id=""),
+            name=names,
+            position=zeros,
+            velocity=zeros,
+            effort=zeros,
+        ),
+        js.__msgtype__,
+    )
+    encoder = _bulk.Encoder(template)
+    rng = np.random.default_rng(1)
+    plugin = StoragePlugin.SQLITE3 if storage == "sqlite3" else StoragePlugin.MCAP
+    bag = Writer(path, version=9, storage_plugin=plugin)
+    if storage == "mcap-zstd":
+        bag.set_compression(CompressionMode.STORAGE, CompressionFormat.ZSTD)
+    with bag as writer:
+        conn = writer.add_connection("/joint_states", js.__msgtype__, typestore=ts)
+        for lo in range(0, n, 65536):
+            m = min(n, lo + 65536) - lo
+            ns = (np.arange(lo, lo + m, dtype=np.int64) + 1_000_000) * 1_000_000
+            rows = encoder.encode(ns, {ch: rng.normal(size=(m, joints)) for ch in _bulk.CHANNELS})
+            for t, row in zip(ns.tolist(), rows, strict=True):
+                writer.write(conn, t, row.tobytes())
+
+
+def storage_file(bag: Path) -> Path:
+    return next(p for p in bag.iterdir() if p.suffix in (".mcap", ".db3"))
+
+
+# --------------------------------------------------------------------------- the limits
+def limit_mcap(bag: Path) -> int:
+    """The file's bytes, read into one buffer."""
+    f = storage_file(bag)
+    buf = bytearray(f.stat().st_size)
+    with open(f, "rb", buffering=0) as fh:
+        fh.readinto(buf)
+    return len(buf)
+
+
+def limit_sqlite(bag: Path) -> int:
+    """Every (timestamp, data) row of the messages table, fetched."""
+    con = sqlite3.connect(f"file:{storage_file(bag)}?mode=ro&immutable=1", uri=True)
+    try:
+        rows = con.execute("SELECT timestamp, data FROM messages").fetchall()
+    finally:
+        con.close()
+    return len(rows)
+
+
+def limit_mcap_zstd(bag: Path) -> int:
+    """The file's bytes, and every chunk zstd-decompressed (located by walking the records)."""
+    import struct
+
+    from backports import zstd
+
+    f = storage_file(bag)
+    buf = bytearray(f.stat().st_size)
+    with open(f, "rb", buffering=0) as fh:
+        fh.readinto(buf)
+    view = memoryview(buf)
+    pos, total = 8, 0
+    head = struct.Struct("<BQ")
+    while pos + 9 <= len(buf):
+        op, length = head.unpack_from(buf, pos)
+        if op == 0x06:
+            (usize,) = struct.unpack_from("<Q", buf, pos + 9 + 16)
+            (clen,) = struct.unpack_from("<I", buf, pos + 9 + 28)
+            comp = bytes(view[pos + 9 + 32 : pos + 9 + 32 + clen])
+            start = pos + 9 + 32 + clen + 8
+            (size,) = struct.unpack_from("<Q", buf, start - 8)
+            data = view[start : start + size]
+            out = zstd.decompress(data) if comp == b"zstd" else bytes(data)
+            assert len(out) == usize
+            total += len(out)
+        elif op == 0x0F:  # data end: the summary follows
+            break
+        pos += 9 + length
+    return total
+
+
+LIMITS: dict[str, Callable[[Path], int]] = {"mcap": limit_mcap, "sqlite3": limit_sqlite, "mcap-zstd": limit_mcap_zstd}
+
+
+def read_ours(bag: Path) -> MotionFile:
+    return rosbag.read(bag, progress=False)
+
+
+def timed(fn: Callable[[], object]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process and the children it waited for) of one call."""
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0, c0 = time.perf_counter(), time.process_time()
+    fn()
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, cpu + (after.ru_utime - kids.ru_utime) + (after.ru_stime - kids.ru_stime)
+
+
+def interleaved(fns: list[Callable[[], object]], repeat: int) -> list[tuple[float, float]]:
+    """(best wall, best CPU) of ``repeat`` runs of each function, run alternately."""
+    times: list[list[tuple[float, float]]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            times[i].append(timed(fn))
+    return [(min(w for w, _ in t), min(c for _, c in t)) for t in times]
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+# --------------------------------------------------------------------------- sections
+def section_storages(bags: dict[str, Path], n: int, repeat: int) -> None:
+    print(f"read() against the limit of each storage: {n:,} JointState x {JOINTS} joints, best of {repeat}")
+    print("  (wall: elapsed time; cpu: user + system time of this process, less disturbed by other load)")
+    print(
+        f"  {'storage':<10} {'limit':>8} {'read()':>8} {'ratio':>6} | {'cpu lim':>8} {'cpu read':>8} {'ratio':>6}"
+        f"  target <= {LIMIT_TARGET}x (wall)"
+    )
+    for storage in STORAGES:
+        bag = bags[storage]
+        limit_fn = LIMITS[storage]
+        limit_fn(bag), read_ours(bag)  # warm the page cache and the imports
+        (limit, limit_cpu), (ours, ours_cpu) = interleaved(
+            [lambda f=limit_fn, b=bag: f(b), lambda b=bag: read_ours(b)], repeat
+        )
+        ratio = ours / limit
+        print(
+            f"  {storage:<10} {limit:7.3f}s {ours:7.3f}s {ratio:5.2f}x | {limit_cpu:7.3f}s {ours_cpu:7.3f}s "
+            f"{ours_cpu / limit_cpu:5.2f}x  {verdict(ratio <= LIMIT_TARGET)}"
+        )
+
+
+def section_command(bag: Path, tmp: Path, repeat: int, n: int) -> None:
+    exe = str(Path(sys.executable).with_name("motion-formats"))
+    out_cli, out_lib = tmp / "cli.msgpack", tmp / "lib.msgpack"
+    # As installed (pip / colcon compile the bytecode): the command's imports come from
+    # cached bytecode, whatever PYTHONDONTWRITEBYTECODE this shell has (the first run writes it).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+    def command() -> None:
+        subprocess.run(
+            [exe, "bag2motion", str(bag), str(out_cli), "--overwrite"], check=True, capture_output=True, env=env
+        )
+
+    def library() -> None:
+        write_any(read_ours(bag), out_lib, overwrite=True)
+
+    command(), library()
+    (cli, cli_cpu), (lib, lib_cpu) = interleaved([command, library], repeat)
+    same = out_cli.read_bytes() == out_lib.read_bytes()
+    ratio = cli / lib
+    print(
+        f"whole command (MCAP, {n:,} msgs): motion-formats bag2motion BAG out.msgpack {cli:.3f}s (cpu {cli_cpu:.3f}s), "
+        f"read()+write() in one process {lib:.3f}s (cpu {lib_cpu:.3f}s): {ratio:.2f}x (cpu {cli_cpu / lib_cpu:.2f}x)"
+        f"  target <= {COMMAND_TARGET}x: {verdict(ratio <= COMMAND_TARGET)}{'' if same else '  (OUTPUTS DIFFER)'}"
+    )
+
+
+def section_scaling(
+    tmp: Path, sizes: list[int], storages: tuple[str, ...], repeat: int, known: dict[tuple[str, int], Path]
+) -> None:
+    print(f"scaling: read() time per message (best of {repeat}), flat = within {FLAT_TARGET:.0%}")
+    for storage in storages:
+        per: list[float] = []
+        cpu: list[float] = []
+        cells = []
+        for n in sizes:
+            bag = known.get((storage, n))
+            if bag is None:
+                bag = tmp / f"{storage}-{n}"
+                make_bag(bag, n, storage)
+            reps = repeat if n <= 100_000 else max(2, repeat - 1)
+            read_ours(bag)
+            (limit, _), (ours, ours_cpu) = interleaved(
+                [lambda f=LIMITS[storage], b=bag: f(b), lambda b=bag: read_ours(b)], reps
+            )
+            per.append(ours / n)
+            cpu.append(ours_cpu / n)
+            cells.append(
+                f"{n:>9,}: {ours / n * 1e6:5.2f} us/msg (cpu {ours_cpu / n * 1e6:4.2f}; limit {limit / n * 1e6:4.2f}, "
+                f"{ours / limit:4.2f}x)"
+            )
+            if bag not in known.values():
+                shutil.rmtree(bag, ignore_errors=True)
+        spread = max(per) / min(per) - 1
+        spread_cpu = max(cpu) / min(cpu) - 1
+        print(f"  {storage:<10} " + " | ".join(cells))
+        print(
+            f"  {'':<10} spread {spread:.0%} (cpu {spread_cpu:.0%})  target <= {FLAT_TARGET:.0%}: "
+            f"{verdict(spread <= FLAT_TARGET)}"
+        )
+
+
+#: The child measures its own address space (VmRSS / VmHWM): ru_maxrss would also count
+#: the parent's pages at the fork, whatever the parent held then.
+MEMORY_CHILD = """
+import json, sys
+import numpy as np
+def status(key):
+    with open("/proc/self/status") as fh:
+        return next(int(l.split()[1]) * 1024 for l in fh if l.startswith(key + ":"))
+base = status("VmRSS")
+from motion_formats_ros.codecs import rosbag
+mf = rosbag.read(sys.argv[1], progress=False)
+peak = status("VmHWM")
+m = mf.motion
+arrays = [m.times] + [getattr(m, c) for c in ("position", "velocity", "acceleration", "effort")]
+print(json.dumps({"base": base, "peak": peak, "nbytes": sum(a.nbytes for a in arrays if a is not None)}))
+"""
+
+
+def section_memory(bag: Path, n: int) -> None:
+    print(f"memory: {n:,} JointState x {JOINTS} joints (peak RSS minus interpreter + numpy, child process)")
+    for storage_bag in [bag]:
+        out = subprocess.run(
+            [sys.executable, "-c", MEMORY_CHILD, str(storage_bag)], capture_output=True, text=True, check=True
+        ).stdout
+        data = json.loads(out)
+        used = data["peak"] - data["base"]
+        ratio = used / data["nbytes"]
+        print(
+            f"  {storage_bag.name:<14} peak {data['peak'] / 1e6:7.1f} MB - base {data['base'] / 1e6:5.1f} MB = "
+            f"{used / 1e6:7.1f} MB for {data['nbytes'] / 1e6:6.1f} MB of arrays: {ratio:.2f}x  "
+            f"target <= {MEMORY_TARGET}x: {verdict(ratio <= MEMORY_TARGET)}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=100_000, help="messages of the per-storage table")
+    parser.add_argument("--repeat", type=int, default=3, help="best of R runs")
+    parser.add_argument("--quick", action="store_true", help="leave the 1M-message bags out (scaling, memory)")
+    parser.add_argument(
+        "--only",
+        choices=["storages", "command", "scaling", "memory"],
+        action="append",
+        help="run only these sections (repeatable)",
+    )
+    parser.add_argument("--scaling-all", action="store_true", help="scaling for every storage, not only MCAP")
+    parser.add_argument("--dir", type=Path, help="where to write the bags (default: a temporary folder)")
+    args = parser.parse_args()
+    sections = set(args.only or ["storages", "command", "scaling", "memory"])
+    tmp = Path(tempfile.mkdtemp(prefix="bench_bag_read.", dir=args.dir))
+    n = args.messages
+    try:
+        t0 = time.perf_counter()
+        bags = {}
+        for storage in STORAGES if sections & {"storages", "command", "scaling"} else ():
+            bags[storage] = tmp / f"{storage}-{n}"
+            make_bag(bags[storage], n, storage)
+        print(f"(bags written in {time.perf_counter() - t0:.1f}s)")
+        if "storages" in sections:
+            section_storages(bags, n, args.repeat)
+        if "command" in sections:
+            section_command(bags["mcap"], tmp, args.repeat, n)
+        big = 1_000_000
+        known = {(s, n): b for s, b in bags.items()}
+        if sections & {"memory", "command", "scaling"} and not args.quick:
+            known[("mcap", big)] = tmp / f"mcap-{big}"
+            make_bag(known[("mcap", big)], big, "mcap")
+        if "command" in sections and not args.quick:
+            section_command(known[("mcap", big)], tmp, max(1, args.repeat - 1), big)
+        if "scaling" in sections:
+            sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, big]
+            section_scaling(tmp, sizes, STORAGES if args.scaling_all else ("mcap",), args.repeat, known)
+        if "memory" in sections:
+            if args.quick:
+                known[("mcap", n)] = known.get(("mcap", n)) or tmp / f"mcap-{n}"
+                if not known[("mcap", n)].exists():
+                    make_bag(known[("mcap", n)], n, "mcap")
+                section_memory(known[("mcap", n)], n)
+            else:
+                section_memory(known[("mcap", big)], big)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
