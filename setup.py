@@ -48,6 +48,12 @@ setup(
         # motion-formats batch --scheduler (a Dask cluster) and Parquet tables; floors as tested.
         "batch": ["dask>=2026.8.0", "distributed>=2026.8.0"],
         "parquet": ["pyarrow>=26.0.1"],
+        # motion-formats view: the page (viser: its server and three.js client) and mesh files.
+        "view": ["viser>=1.1.1", "trimesh>=4.0"],
+        "xacro": ["xacro>=2.0"],  # .urdf.xacro robot models (motion2bag --urdf, the player)
+        # MCAP chunk compressors; rosbags brings both, these name them for a trimmed install.
+        "zstd": ["backports.zstd>=1.0; python_version < '3.14'"],
+        "lz4": ["lz4>=4.0"],
         "all": [
             "pyjson5>=2.0",
             "matplotlib>=3.5",
@@ -55,6 +61,9 @@ setup(
             "dask>=2026.8.0",
             "distributed>=2026.8.0",
             "pyarrow>=26.0.1",
+            "viser>=1.1.1",
+            "trimesh>=4.0",
+            "xacro>=2.0",
         ],
         # The manual (make docs): Sphinx with Markdown pages, as rosdoc2 builds it.
         "docs": ["sphinx==9.0.4", "myst-parser==5.2.0"],
@@ -74,6 +83,10 @@ setup(
             "dask==2026.8.0",
             "distributed==2026.8.0",
             "pyarrow==26.0.1",
+            "viser==1.1.1",
+            "trimesh==5.2.0",
+            "xacro==2.1.1",
+            "yourdfpy==0.0.60",  # the independent forward kinematics the robot-model tests compare with
         ],
     },
     zip_safe=True,

@@ -9,8 +9,10 @@
 Every parameter of config/player.yaml is a launch argument with the same name and
 default (``ros2 launch motion_formats_ros play.launch.py --show-args``). ``params_file``
 replaces config/player.yaml; arguments given on the command line override it. With
-``urdf`` (or ``urdf_file``) given, robot_state_publisher is started too (so RViz shows the
-robot) and the player refuses motions beyond the URDF's joint limits.
+``urdf`` (or ``urdf_file``) given, the player refuses motions beyond the URDF's joint limits
+and publishes /robot_description; robot_state_publisher is started too (so RViz shows the
+robot), unless ``publish_link_tf:=true`` asks the player for every link's TF itself.
+``robot_description`` (URDF text) works like ``urdf``, without robot_state_publisher.
 """
 
 from pathlib import Path
@@ -67,8 +69,8 @@ def nodes(context, *args, **kwargs):  # type: ignore[no-untyped-def]
             ("joint_states", given["joint_states_topic"]),
         ],
     )
-    if not urdf:
-        return [player]
+    if not urdf or params.get("publish_link_tf", defaults["publish_link_tf"]):
+        return [player]  # no model, or the player publishes the links' TF itself
     robot_state_publisher = Node(
         package="robot_state_publisher",
         executable="robot_state_publisher",

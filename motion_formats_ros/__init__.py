@@ -2,7 +2,8 @@
 
 ``read`` and ``write`` convert between files and the in-memory model
 (:class:`~motion_formats_ros.core.model.MotionFile`); the ``ros`` subpackage (the only part
-that needs ROS) plays and records motions.
+that needs ROS) plays and records motions; ``view`` shows a motion on its robot in the
+browser (the ``view`` extra).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .core.errors import MotionFormatError, ReadError, UnknownFormatError, WriteError
 
 if TYPE_CHECKING:
+    from . import view
     from .core.model import Motion, MotionFile, Series
     from .registry import CODECS, read, write
 
@@ -29,6 +31,11 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "view":
+        # The viewer package itself: calling it serves a page (view(motion, urdf=...)).
+        import importlib
+
+        return importlib.import_module(f"{__name__}.view")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -50,5 +57,6 @@ __all__ = [
     "WriteError",
     "__version__",
     "read",
+    "view",
     "write",
 ]

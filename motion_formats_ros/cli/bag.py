@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..core.atomic import check_writable
-from ..core.distros import DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
-from ..core.errors import WriteError
+from ..core.distros import COMPRESSIONS, DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
+from ..core.errors import MotionValueError, WriteError
 from ..registry import CODECS, codec_for_path, read, write
 from .options import add_option_flags
 
@@ -35,12 +36,8 @@ def _start_time(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r}: expected seconds, 'now' or an ISO 8601 date-time") from None
 
 
-def add_parsers(sub: Any) -> None:
-    """Register ``bag2motion`` and ``motion2bag`` on the ``motion-formats`` subparsers."""
-    p = sub.add_parser("bag2motion", help="convert a rosbag2 folder / .mcap / .db3 / ROS 1 .bag to a motion file")
-    p.add_argument("bag", type=Path, help="rosbag2 folder, .mcap, .db3 or ROS 1 .bag")
-    p.add_argument("output", type=Path)
-    p.add_argument("--to", dest="to_format", choices=list(CODECS), help="output format (default: suffix)")
+def add_bag_read_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that select and merge a bag's messages (``bag2motion``, ``view``)."""
     p.add_argument(
         "--topics",
         type=_csv,
@@ -65,6 +62,15 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--points", type=_csv, help="PointStamped topics → series (default: /zmp)")
     p.add_argument("--hold", action="store_true", help="hold a joint's last value instead of NaN where it is absent")
     p.add_argument("--distro", choices=list(DISTROS), help="typestore for types the bag does not define")
+
+
+def add_parsers(sub: Any) -> None:
+    """Register ``bag2motion`` and ``motion2bag`` on the ``motion-formats`` subparsers."""
+    p = sub.add_parser("bag2motion", help="convert a rosbag2 folder / .mcap / .db3 / ROS 1 .bag to a motion file")
+    p.add_argument("bag", type=Path, help="rosbag2 folder, .mcap, .db3 or ROS 1 .bag")
+    p.add_argument("output", type=Path)
+    p.add_argument("--to", dest="to_format", choices=list(CODECS), help="output format (default: suffix)")
+    add_bag_read_arguments(p)
     p.add_argument("--joints", type=_csv, help="keep only these joints, in this order (a,b,c)")
     p.add_argument("--start", type=float, help="drop frames before this time (s from the first message)")
     p.add_argument("--end", type=float, help="drop frames after this time (s)")
@@ -80,6 +86,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--storage", choices=list(STORAGES), help="storage plugin (default mcap)")
     p.add_argument(
+        "--compression",
+        choices=list(COMPRESSIONS),
+        help="MCAP chunk compression (default zstd, as ros2 bag record writes MCAP)",
+    )
+    p.add_argument(
         "--distro",
         choices=list(WRITE_DISTROS),
         help="ROS distro the bag is written for (message definitions, metadata; default: $ROS_DISTRO when it "
@@ -91,7 +102,20 @@ def add_parsers(sub: Any) -> None:
         help="stamp of the first frame: epoch seconds, now, ISO date (default: the file's recorded start, else now)",
     )
     p.add_argument("--group", help="group written as joint states (default: actual, else the first)")
-    p.add_argument("--root", default="world:base_link", help="TF frames of the root pose WORLD:BASE")
+    p.add_argument(
+        "--root",
+        help="TF frames of the root pose WORLD:BASE (default world:base_link; with a robot model "
+        "world:<its root link>)",
+    )
+    p.add_argument(
+        "--urdf",
+        type=Path,
+        help="robot model (.urdf, .urdf.xacro): also write /robot_description and every link's TF as "
+        "robot_state_publisher would (--body FILE does the same with a Choreonoid model)",
+    )
+    p.add_argument(
+        "--frame-prefix", default="", help="prefix of the link frames (robot_state_publisher's frame_prefix)"
+    )
     p.add_argument("--joint-topic", default="/joint_states")
     p.add_argument("--tf-topic", default="/tf")
     p.add_argument("--tf-static-topic", default="/tf_static")
@@ -134,23 +158,42 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     if args.input.resolve() == args.bag.resolve():
         raise WriteError(args.bag, "the output is the input; the input is never modified")
     check_writable(args.bag, args.overwrite)
+    from ..core.kinematics import load_robot_model
     from ..pipeline import convert
+    from ..registry import codec_by_name
     from .options import MOTION2BAG_ALIASES, pairs_for, read_options
 
     writes = {name: getattr(args, dest) for dest, name in MOTION2BAG_ALIASES.items()}
     if writes["trajectory_topic"].lower() in ("", "none"):
         writes["trajectory_topic"] = None
+    writes["frame_prefix"] = args.frame_prefix
     writes.update(pairs_for("rosbag", "write", args.write_pairs))
-    motion_file = read(args.input, format=args.from_format, **read_options(args, args.input, args.from_format))
+    # The model first: a bad one stops before anything is read or written.
+    model_file = args.urdf if args.urdf is not None else args.body
+    if model_file is None and isinstance(writes.get("robot_model"), (str, os.PathLike)):
+        model_file = writes["robot_model"]
+    if writes["frame_prefix"] and model_file is None:
+        raise MotionValueError("--frame-prefix names the link frames of a robot model: give --urdf FILE or --body FILE")
+    robot = load_robot_model(model_file) if model_file is not None else None
+    writes["robot_model"] = robot
+    options = read_options(args, args.input, args.from_format)
+    if "body" in options:
+        codec = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
+        if "body" not in {o.name for o in codec.read_options}:
+            options.pop("body")  # only the robot model here; the format names its joints itself
+    motion_file = read(args.input, format=args.from_format, **options)
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
     write(motion_file, args.bag, format="rosbag", overwrite=args.overwrite, **writes)
-    from ..codecs.rosbag import resolved_storage
+    from ..codecs.rosbag import resolved_compression, resolved_storage
 
     frames = sum(m.num_frames for m in motion_file.groups.values())
-    storage = resolved_storage(args.bag, args.storage)
-    distro = args.distro or default_write_distro()
-    print(f"wrote {args.bag} (rosbag2 {storage}, {distro}, {frames} frames)")
+    storage = resolved_storage(args.bag, writes["storage"])
+    compression = resolved_compression(args.bag, storage, writes["compression"])
+    chunks = f", {compression}-compressed chunks" if compression != "none" else ""
+    distro = writes["distro"] or default_write_distro()
+    model = f", robot {robot.name or model_file}: {len(robot.links)} links" if robot is not None else ""
+    print(f"wrote {args.bag} (rosbag2 {storage}, {distro}, {frames} frames{chunks}{model})")
     return 0
 
 
-__all__ = ["add_parsers", "cmd_bag2motion", "cmd_motion2bag"]
+__all__ = ["add_bag_read_arguments", "add_parsers", "cmd_bag2motion", "cmd_motion2bag"]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.atomic import write_bytes_atomic
-from ..core.distros import DISTROS, STORAGES
+from ..core.distros import COMPRESSIONS, DISTROS, STORAGES
 from ..core.errors import MissingDependencyError, require
 from ..pipeline import batch
 from .options import (
@@ -85,6 +85,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--lossless", action="store_true", help=".seq: shortest exact values instead of %%.9g")
     p.add_argument("--se3-format", choices=["XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY"], help=".seq pose layout")
     p.add_argument("--storage", choices=list(STORAGES), help="--to bag: storage plugin (default mcap)")
+    p.add_argument(
+        "--compression", choices=list(COMPRESSIONS), help="--to bag / mcap: MCAP chunk compression (default zstd)"
+    )
     add_option_flags(p)
     p.set_defaults(handler=cmd_batch)
 

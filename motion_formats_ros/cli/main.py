@@ -24,12 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..core.distros import COMPRESSIONS
 from ..core.errors import MotionFormatError
 from ..core.notices import collect
 from ..registry import CODECS
 from . import bag as bag_cli
 from . import batch as batch_cli
 from . import scene as scene_cli
+from . import view as view_cli
 from .options import add_option_flags
 
 EXIT_OK = 0
@@ -58,18 +60,19 @@ def _add_read_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_write_options(p: argparse.ArgumentParser) -> None:
-    """``--write-option NAME=VALUE``, and the hand-written aliases of the .seq writer's options."""
+    """``--write-option NAME=VALUE``, and the hand-written aliases of the .seq and bag writers' options."""
     add_option_flags(p, read=False)
     p.add_argument("--seq-version", type=int, choices=[2, 4], help=".seq format version to write (default 2)")
     p.add_argument("--lossless", action="store_true", help=".seq: shortest exact values instead of %%.9g")
     p.add_argument("--se3-format", choices=["XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY"], help=".seq pose layout")
+    p.add_argument("--compression", choices=list(COMPRESSIONS), help=".mcap: chunk compression (default zstd)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and documentation)."""
     parser = argparse.ArgumentParser(
         prog="motion-formats",
-        description="Inspect, convert and plot robot motion files.",
+        description="Inspect, convert, plot and view robot motion files.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -126,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     scene_cli.add_parser(sub)
     bag_cli.add_parsers(sub)
     batch_cli.add_parser(sub)
+    view_cli.add_parser(sub)
     for name in ("motion2bag", "validate"):
         _add_read_options(sub.choices[name])  # a .seq input needs its joint names
     for name in STRICT_COMMANDS:

@@ -23,12 +23,18 @@ from ..core.options import FLAGS, Option, parse_pairs
 #: Hand-written read flags kept as aliases: argparse destination → the read option it sets.
 READ_ALIASES = {"joint_names": "joint_names", "joint_map": "joint_map", "body": "body", "int_bits": "int_bits"}
 #: Hand-written write flags of ``convert`` / ``batch`` kept as aliases: destination → the write option.
-WRITE_ALIASES = {"seq_version": "version", "lossless": "lossless", "se3_format": "se3_format"}
+WRITE_ALIASES = {
+    "seq_version": "version",
+    "lossless": "lossless",
+    "se3_format": "se3_format",
+    "compression": "compression",
+}
 #: ``motion2bag``'s hand-written flags: argparse destination → the rosbag write option it sets.
 MOTION2BAG_ALIASES = {
     name: name
     for name in (
         "storage",
+        "compression",
         "distro",
         "start_time",
         "group",

@@ -258,6 +258,8 @@ class Expansion:
         loop_label: Label the looping jump goes to.
         tail_stiffness: A stiffness line issued after the last row.
         files: Every file the run went through, in order.
+        marks: (number of rows played before, file, label) for every label the run
+            passes, in order.
     """
 
     rows: list[tuple[MofFile, Row, StiffnessLine | None]]
@@ -265,6 +267,7 @@ class Expansion:
     loop_label: str | None = None
     tail_stiffness: StiffnessLine | None = None
     files: list[MofFile] = dataclasses.field(default_factory=list)
+    marks: list[tuple[int, MofFile, str]] = dataclasses.field(default_factory=list)
 
 
 class MotionNet:
@@ -303,6 +306,8 @@ class MotionNet:
         mof, index = start, start.labels["start"]
         pending: StiffnessLine | None = None
         while index < len(mof.nodes):
+            if (mof.path, index) not in seen:
+                out.marks.extend((len(out.rows), mof, name) for name, at in mof.labels.items() if at == index)
             seen.setdefault((mof.path, index), len(out.rows))
             node = mof.nodes[index]
             if isinstance(node, Row):
@@ -916,9 +921,13 @@ def _keyframes(
         int_codes=codes if any(c is not None and c not in (0, 1) for c in codes) else None,
         tail_stiffness=run.tail_stiffness,
     )
+    starts = np.concatenate([[0.0], np.cumsum([row.duration for _, row, _ in run.rows])]) / 1000.0
+    first = run.files[0] if run.files else None
+    marks = tuple((float(starts[k]), name if mof is first else f"{mof.motion_id}:{name}") for k, mof, name in run.marks)
     return Motion(
         times=np.array(ms_l) / 1000.0,
         joint_names=jmap.names,
+        marks=marks,
         position=np.array(vals_l).reshape(n, d),
         joint_channels={STIFFNESS: np.array(stiff_l)} if any_stiffness else {},
         joint_masks=masks,

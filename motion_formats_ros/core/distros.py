@@ -1,6 +1,6 @@
-"""ROS distributions and rosbag2 storages the bag codec knows (names only, no imports).
+"""ROS distributions, rosbag2 storages and MCAP chunk compressions the bag codec knows (names only).
 
-The command line builds its ``--distro`` / ``--storage`` choices from here without
+The command line builds its ``--distro`` / ``--storage`` / ``--compression`` choices from here without
 loading the bag codec, and the codec validates against the same names.
 """
 
@@ -23,6 +23,9 @@ WRITE_DISTROS = ("humble", "jazzy", "kilted")
 DEFAULT_WRITE_DISTRO = "jazzy"
 #: rosbag2 storage plugins written.
 STORAGES = ("mcap", "sqlite3")
+#: MCAP chunk compressions written; ``ros2 bag record`` compresses MCAP chunks with zstd.
+COMPRESSIONS = ("zstd", "lz4", "none")
+DEFAULT_COMPRESSION = "zstd"
 
 
 def default_write_distro(environ: dict[str, str] | None = None) -> str:

@@ -154,6 +154,9 @@ class Motion:
         interpolation: For keyframe motions, one kind per segment (N-1 entries of
             :data:`INTERPOLATIONS`); None means linear everywhere.
         loop: (start, end) seconds of the part that repeats, when the source loops.
+        marks: Named instants of the motion, (seconds, name) in time order (the labels
+            of a ``.mof`` motion net where the run passes them); viewers show them on
+            the timeline.
         rate: Frames per second when frames are uniform; detected when not given.
         records: Codec name → what that codec keeps of this motion for writing it back
             (see :class:`CodecRecord`).
@@ -184,6 +187,7 @@ class Motion:
     time_columns: dict[str, FloatArray] = dataclasses.field(default_factory=dict)
     interpolation: tuple[str, ...] | None = None
     loop: tuple[float, float] | None = None
+    marks: tuple[tuple[float, str], ...] = ()
     rate: float | None = None
     joint_map: str | None = None
     joint_sources: dict[str, str] = dataclasses.field(default_factory=dict)
@@ -272,6 +276,10 @@ class Motion:
             if not start < end:
                 raise MotionValueError(f"loop start {start} must be before loop end {end}")
             self.loop = (start, end)
+        marks = tuple((float(t), str(name)) for t, name in self.marks)
+        if not all(math.isfinite(t) for t, _ in marks):
+            raise ValueError("marks must be at finite times")
+        self.marks = tuple(sorted(marks, key=lambda mark: mark[0]))
         if self.rate is None:
             if self.interpolation is None:
                 self.rate = timing.detect_rate(times)
@@ -402,18 +410,24 @@ class Motion:
         loop = self.loop
         if loop is not None and idx.size and not (self.times[idx[0]] <= loop[0] and loop[1] <= self.times[idx[-1]]):
             loop = None
+        marks: tuple[tuple[float, str], ...] = ()
+        if idx.size:
+            lo, hi = self.times[idx[0]], self.times[idx[-1]]
+            marks = tuple(m for m in self.marks if lo <= m[0] <= hi)
         return self._map_arrays(
             self.times[idx],
             lambda a, kind: a[idx],
             interpolation=interp,
             loop=loop,
+            marks=marks,
             rate=self.rate if idx.size > 1 else None,
         )
 
     def shifted(self, offset: float) -> Motion:
         """The same motion with ``offset`` seconds added to every time."""
         loop = None if self.loop is None else (self.loop[0] + offset, self.loop[1] + offset)
-        return dataclasses.replace(self, times=self.times + offset, loop=loop)
+        marks = tuple((t + offset, name) for t, name in self.marks)
+        return dataclasses.replace(self, times=self.times + offset, loop=loop, marks=marks)
 
     def sample(self, times: Sequence[float] | np.ndarray) -> Motion:
         """The motion evaluated at arbitrary increasing ``times``.
@@ -518,6 +532,8 @@ class MotionFile:
             slice such as ``convert --start 0.5`` keeps its times and this origin);
             OMF stores this as metadata ``start_time_ns``, ``.seq`` as the extra key
             ``startTimeNs`` (which Choreonoid ignores), and ``motion2bag`` restores stamps from it.
+        robot_description: The robot's URDF when the source carries it (a bag's
+            ``/robot_description``), else None.
         joint_limits: Joint name → limits, when the file states them (a scene's robots).
         frame_tree: When the file describes a frame tree of its own (a scene's objects and
             links), a function giving its kinematics under a world frame name.
@@ -534,6 +550,7 @@ class MotionFile:
     source: str | None = None
     format: str | None = None
     start_time_ns: int | None = None
+    robot_description: str | None = None
     joint_limits: dict[str, JointLimit] = dataclasses.field(default_factory=dict)
     frame_tree: FrameTree | None = None
     records: dict[str, CodecRecord] = dataclasses.field(default_factory=dict)

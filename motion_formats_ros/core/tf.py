@@ -179,8 +179,19 @@ class TfSamples:
         self, parent: str, child: str, stamps: IntArray, recv: IntArray, values: FloatArray, static: bool
     ) -> None:
         """Many samples of one edge at once (arrays of equal length; values (K, 7))."""
-        for s, r, v in zip(stamps.tolist(), recv.tolist(), values, strict=True):
-            self.add(parent, child, s, r, v, static)
+        stamps = np.asarray(stamps, dtype=np.int64)
+        recv = np.asarray(recv, dtype=np.int64)
+        if stamps.size != recv.size or len(values) != stamps.size:
+            raise ValueError(
+                f"transform {parent} -> {child}: {stamps.size} stamps, {recv.size} times, {len(values)} values"
+            )
+        if stamps.size and max(int(np.abs(stamps).max()), int(np.abs(recv).max())) >= MAX_NS:
+            bad = int(stamps[np.argmax(np.abs(stamps))])
+            raise ValueError(f"transform {parent} -> {child}: stamp {bad} ns is out of range")
+        rows = self.rows.setdefault((_frame(parent), _frame(child), bool(static)), _EdgeRows())
+        rows.stamps.extend(stamps.tolist())
+        rows.recv.extend(recv.tolist())
+        rows.values.extend(np.asarray(values, dtype=np.float64).reshape(-1, 7))
 
     def first_ns(self, mode: str) -> int | None:
         """The earliest dynamic sample time (``mode`` as for :func:`choose_times`)."""

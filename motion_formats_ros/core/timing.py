@@ -44,6 +44,17 @@ def detect_rate(times: np.ndarray, rate: float | None = None) -> float | None:
     return float(f"{detected:.12g}")
 
 
+def snap_to_rate(times: np.ndarray, rate: float) -> tuple[FloatArray, float, int]:
+    """``times`` put on the uniform grid ``times[0] + k / rate``: (grid, largest deviation in s, its frame)."""
+    t = np.asarray(times, dtype=np.float64)
+    grid = t[0] + np.arange(t.size, dtype=np.float64) / rate if t.size else t.copy()
+    if not t.size:
+        return grid, 0.0, 0
+    deviation = np.abs(t - grid)
+    worst = int(np.argmax(deviation))
+    return grid, float(deviation[worst]), worst
+
+
 def uniform_times(start: float, end: float, rate: float) -> FloatArray:
     """``start + k / rate`` for every k that stays within ``end`` (inclusive, 1e-9 slack)."""
     count = math.floor((end - start) * rate + 1e-9) + 1

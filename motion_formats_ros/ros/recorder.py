@@ -19,6 +19,7 @@ flushed prefix in a child process, so that recording goes on meanwhile.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -35,6 +36,7 @@ from typing import Any
 from control_msgs.msg import JointTrajectoryControllerState
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
+from rclpy.timer import Timer
 from sensor_msgs.msg import Imu, JointState
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
@@ -44,42 +46,52 @@ from ..core.atomic import check_writable
 from ..core.errors import MotionFormatError, UnknownFormatError, WriteError
 from ..core.merge import imu_name, imu_row, joint_state_problem
 from ..core.model import MotionFile
+from ..core.settings import setting
 from ..recording.journal import ERROR_NAME, ERROR_STREAM, JournalWriter, assemble, read_journal
 from ..registry import codec_for_path, write
-from .scaffold import LATCHED_SUB_QOS, RECORD_QOS, Param, declare, run
+from .scaffold import LATCHED_SUB_QOS, RECORD_QOS, Param, ParameterError, declare_config, parameters, run
 
 #: Formats the recorder writes (by the output's suffix).
 RECORDABLE = ("omf", "seq")
 
-PARAMETERS: dict[str, Param] = {
-    "output": Param("", "file to write: OMF .msgpack/.yaml/.json or Choreonoid .seq"),
-    "overwrite": Param(False, "replace an existing output"),
-    "topics": Param(["joint_states"], "JointState topics, merged by joint name"),
-    "joints": Param([""], "record only these joints, in this order (default: every joint seen)"),
-    "world_frame": Param("", "with root_frame: record the root pose from TF (world_frame → root_frame)"),
-    "root_frame": Param("", "the robot's root frame (e.g. base_link)"),
-    "imu_topics": Param([""], "sensor_msgs/Imu topics to record"),
-    "target_topic": Param("", "trajectory_msgs/JointTrajectory topic recorded as the target group"),
-    "target_joint_state_topic": Param("", "JointState command topic recorded as the target group"),
-    "controller_state_topic": Param(
+
+@dataclasses.dataclass(frozen=True)
+class RecorderConfig:
+    """The recorder's settings (each one a ROS parameter of the node, with this help)."""
+
+    output: str = setting("", "file to write: OMF .msgpack/.yaml/.json or Choreonoid .seq")
+    overwrite: bool = setting(False, "replace an existing output")
+    topics: tuple[str, ...] = setting(("joint_states",), "JointState topics, merged by joint name")
+    joints: tuple[str, ...] = setting((), "record only these joints, in this order (default: every joint seen)")
+    world_frame: str = setting("", "with root_frame: record the root pose from TF (world_frame → root_frame)")
+    root_frame: str = setting("", "the robot's root frame (e.g. base_link)")
+    imu_topics: tuple[str, ...] = setting((), "sensor_msgs/Imu topics to record")
+    target_topic: str = setting("", "trajectory_msgs/JointTrajectory topic recorded as the target group")
+    target_joint_state_topic: str = setting("", "JointState command topic recorded as the target group")
+    controller_state_topic: str = setting(
         "",
         "control_msgs/JointTrajectoryControllerState topic (e.g. /arm_controller/controller_state): reference "
         "recorded as the target group, feedback as actual, error as actual's 'error' channel",
-    ),
-    "rate": Param(0.0, "0 keeps every sample with its own time; > 0 resamples to this rate (Hz)", minimum=0.0),
-    "stamps": Param(
+    )
+    rate: float = setting(0.0, "0 keeps every sample with its own time; > 0 resamples to this rate (Hz)", minimum=0.0)
+    stamps: str = setting(
         "auto",
         "header | receive | auto (receive time when header stamps are zero)",
         choices=("auto", "header", "receive"),
-    ),
-    "name": Param("", "motion name stored in the file"),
-    "robot": Param("", "robot name stored in the file"),
-    "seq_version": Param(2, "Choreonoid .seq format version (2 or 4)", choices=(2, 4)),
-    "duration": Param(0.0, "stop after this many seconds (0 = until stopped)", minimum=0.0),
-    "max_frames": Param(0, "stop after this many JointState messages (0 = no limit)", minimum=0),
-    "flush_interval": Param(1.0, "seconds between journal flushes (at most this much is lost on a crash)", above=0.0),
-    "autostart": Param(True, "start recording at once (else wait for ~/start)"),
-}
+    )
+    name: str = setting("", "motion name stored in the file")
+    robot: str = setting("", "robot name stored in the file")
+    seq_version: int = setting(2, "Choreonoid .seq format version (2 or 4)", choices=(2, 4))
+    duration: float = setting(0.0, "stop after this many seconds (0 = until stopped)", minimum=0.0)
+    max_frames: int = setting(0, "stop after this many JointState messages (0 = no limit)", minimum=0)
+    flush_interval: float = setting(
+        1.0, "seconds between journal flushes (at most this much is lost on a crash)", above=0.0
+    )
+    autostart: bool = setting(True, "start recording at once (else wait for ~/start)")
+
+
+#: The node's parameters: the settings of RecorderConfig.
+PARAMETERS: dict[str, Param] = parameters(RecorderConfig)
 
 
 class RecorderError(MotionFormatError):
@@ -91,10 +103,8 @@ class MotionRecorder(Node):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("motion_recorder", **kwargs)
-        try:
-            declare(self, PARAMETERS)
-        except ValueError as exc:
-            raise RecorderError(str(exc)) from None
+        self.config: RecorderConfig = declare_config(self, RecorderConfig)
+        config = self.config
         self.done = threading.Event()
         self.exit_code = 0
         self._lock = threading.Lock()
@@ -104,28 +114,27 @@ class MotionRecorder(Node):
         self._started_at = 0.0
         self._snapshot_written = False
         self._snapshot: subprocess.Popen[str] | None = None  # the child writing a snapshot
-        self.max_frames = int(self._param("max_frames"))
-        self.output = self._check_output()
+        self.max_frames = config.max_frames
+        self.output, self.codec = self._check_output()
         self.journal_path = Path(str(self.output) + ".journal")
         # Latched static transforms as last received (journaled when recording starts).
         self._tf_static: dict[str, tuple[str, int, int, tuple[float, ...], tuple[float, ...]]] = {}
+        self._flush_timer: Timer | None = None
         self._subscribe()
         self.create_service(Trigger, "~/start", self._srv_start)
         self.create_service(Trigger, "~/stop", self._srv_stop)
         # Its own callback group: while the snapshot coroutine awaits its writer, the default
         # group (the subscriptions) stays free to run.
         self.create_service(Trigger, "~/snapshot", self._srv_snapshot, callback_group=MutuallyExclusiveCallbackGroup())
-        if self._param("duration") > 0:
+        if config.duration > 0:
             self.create_timer(0.05, self._check_duration)
-        if self._param("autostart"):
+        if config.autostart:
             self.start()
 
-    def _param(self, name: str) -> Any:
-        return self.get_parameter(name).value
-
     # ----------------------------------------------------------------- setup
-    def _check_output(self) -> Path:
-        output = self._param("output")
+    def _check_output(self) -> tuple[Path, str]:
+        """The output file and its format (refused: no name, a format not recordable, an existing file)."""
+        output = self.config.output
         if not output:
             raise RecorderError("parameter 'output' is required (e.g. -p output:=robot_log.msgpack)")
         path = Path(output)
@@ -135,29 +144,26 @@ class MotionRecorder(Node):
             raise RecorderError(f"{path}: cannot record to this suffix ({exc})") from None
         if codec.name not in RECORDABLE:
             raise RecorderError(f"{path}: the recorder writes OMF (.msgpack, .yaml, .json) or .seq, not {codec.name}")
-        check_writable(path, self._param("overwrite"))
-        self.codec = codec.name
-        return path
+        check_writable(path, self.config.overwrite)
+        return path, codec.name
 
     def _subscribe(self) -> None:
         deep = RECORD_QOS
-        for topic in self._param("topics"):
-            if topic:
-                self.create_subscription(JointState, topic, lambda m, t=topic: self._on_joints(m, t), deep)
-        target_js = self._param("target_joint_state_topic")
-        if target_js:
-            self.create_subscription(JointState, target_js, self._on_target_joints, deep)
-        if self._param("controller_state_topic"):
-            topic = self._param("controller_state_topic")
+        config = self.config
+        for topic in config.topics:
+            self.create_subscription(JointState, topic, lambda m, t=topic: self._on_joints(m, t), deep)
+        if config.target_joint_state_topic:
+            self.create_subscription(JointState, config.target_joint_state_topic, self._on_target_joints, deep)
+        if config.controller_state_topic:
+            topic = config.controller_state_topic
             self.create_subscription(
                 JointTrajectoryControllerState, topic, lambda m: self._on_controller(m, topic), deep
             )
-        if self._param("target_topic"):
-            self.create_subscription(JointTrajectory, self._param("target_topic"), self._on_trajectory, 100)
-        for topic in self._param("imu_topics"):
-            if topic:
-                self.create_subscription(Imu, topic, lambda m, t=topic: self._on_imu(m, t), deep)
-        if self._param("world_frame") and self._param("root_frame"):
+        if config.target_topic:
+            self.create_subscription(JointTrajectory, config.target_topic, self._on_trajectory, 100)
+        for topic in config.imu_topics:
+            self.create_subscription(Imu, topic, lambda m, t=topic: self._on_imu(m, t), deep)
+        if config.world_frame and config.root_frame:
             self.create_subscription(TFMessage, "/tf", self._on_tf, deep)
             static = LATCHED_SUB_QOS
             self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, static=True), static)
@@ -168,22 +174,23 @@ class MotionRecorder(Node):
             if self.recording:
                 return
             if self.journal is None:
+                config = self.config
                 metadata = {
                     "output": str(self.output.resolve()),
                     "format": self.codec,
-                    "name": self._param("name") or self.output.stem,
-                    "robot": self._param("robot"),
+                    "name": config.name or self.output.stem,
+                    "robot": config.robot,
                     "date": datetime.now().isoformat(),
-                    "joints": [j for j in self._param("joints") if j],
-                    "topics": [t for t in self._param("topics") if t],
-                    "stamps": self._param("stamps"),
-                    "rate": self._param("rate"),
-                    "world_frame": self._param("world_frame"),
-                    "root_frame": self._param("root_frame"),
-                    "write_options": {"version": self._param("seq_version")} if self.codec == "seq" else {},
+                    "joints": list(config.joints),
+                    "topics": list(config.topics),
+                    "stamps": config.stamps,
+                    "rate": config.rate,
+                    "world_frame": config.world_frame,
+                    "root_frame": config.root_frame,
+                    "write_options": self._write_options(),
                 }
                 try:
-                    self.journal = JournalWriter(self.journal_path, metadata, self._param("flush_interval"))
+                    self.journal = JournalWriter(self.journal_path, metadata, config.flush_interval)
                 except FileExistsError:
                     raise RecorderError(
                         f"{self.journal_path} exists: an earlier recording was not finished. Recover it with "
@@ -191,7 +198,7 @@ class MotionRecorder(Node):
                     ) from None
                 except OSError as exc:
                     raise RecorderError(f"{self.journal_path}: {exc.strerror or exc}") from None
-                self._flush_timer = self.create_timer(max(self._param("flush_interval"), 0.01), self._flush)
+                self._flush_timer = self.create_timer(max(config.flush_interval, 0.01), self._flush)
                 try:
                     for child, (parent, stamp, recv, xyz, xyzw) in self._tf_static.items():
                         self.journal.tf(parent, child, stamp, recv, xyz, xyzw, static=True)
@@ -340,8 +347,8 @@ class MotionRecorder(Node):
 
     # ----------------------------------------------------------------- finishing
     def _check_duration(self) -> None:
-        if self.recording and time.monotonic() - self._started_at >= self._param("duration"):
-            self.get_logger().info(f"duration {self._param('duration'):g} s reached")
+        if self.recording and time.monotonic() - self._started_at >= self.config.duration:
+            self.get_logger().info(f"duration {self.config.duration:g} s reached")
             self.recording = False
             self.done.set()
 
@@ -363,7 +370,7 @@ class MotionRecorder(Node):
             self.get_logger().warning(f"{exc}; nothing written, journal removed")
             self.journal_path.unlink(missing_ok=True)
             return False
-        overwrite = self._param("overwrite") or self._snapshot_written
+        overwrite = self.config.overwrite or self._snapshot_written
         write(motion_file, self.output, overwrite=overwrite, **self._write_options())
         self.journal_path.unlink(missing_ok=True)
         self._report(motion_file, "wrote")
@@ -376,16 +383,16 @@ class MotionRecorder(Node):
             warnings.simplefilter("always")
             motion_file = assemble(
                 content,
-                joints=[j for j in self._param("joints") if j] or None,
-                stamps=self._param("stamps"),
-                rate=self._param("rate"),
+                joints=list(self.config.joints) or None,
+                stamps=self.config.stamps,
+                rate=self.config.rate,
             )
         for w in caught:
             self.get_logger().warning(str(w.message))
         return motion_file
 
     def _write_options(self) -> dict[str, Any]:
-        return {"version": self._param("seq_version")} if self.codec == "seq" else {}
+        return {"version": self.config.seq_version} if self.codec == "seq" else {}
 
     def _report(self, motion_file: Any, verb: str) -> None:
         for group, m in motion_file.groups.items():
@@ -439,7 +446,7 @@ class MotionRecorder(Node):
             str(size),
         ]
         command.append(str(self.output))
-        if self._param("overwrite") or self._snapshot_written:
+        if self.config.overwrite or self._snapshot_written:
             command.append("--overwrite")
         with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
             self._snapshot = subprocess.Popen(command, stdout=out, stderr=err, text=True)
@@ -488,7 +495,9 @@ def _finish(node: MotionRecorder, code: int) -> int:
 
 def main(args: list[str] | None = None) -> int:
     """Entry point (``motion_recorder``); returns the exit status."""
-    return run(MotionRecorder, "motion_recorder", (MotionFormatError, RecorderError, WriteError), _finish, args)
+    return run(
+        MotionRecorder, "motion_recorder", (MotionFormatError, RecorderError, WriteError, ParameterError), _finish, args
+    )
 
 
 def entry() -> None:

@@ -1,9 +1,10 @@
 """What both nodes share: parameters, QoS profiles, signals and the executor loop.
 
-- :class:`Param` describes one parameter (default, description, what values are valid,
-  whether it may change at run time); :func:`declare` declares a table of them with
-  ROS descriptors (read-only ones are refused by ROS itself once the node runs) and
-  checks the values the node starts with; :func:`check_changes` checks run-time changes.
+- A node's parameters are the settings of its configuration dataclass (core.settings):
+  :func:`declare_config` checks every value the node was given (unknown names, types,
+  values; all at once, one line), declares them with ROS descriptors (read-only ones are
+  refused by ROS itself once the node runs) and returns the typed configuration;
+  :func:`check_changes` checks run-time changes (the on-set callback: no state changes).
 - The QoS profiles the nodes publish and subscribe with.
 - :func:`run` is a node process's life: SIGINT and SIGTERM only *ask* the node to stop;
   the loop then lets it finish (stop its publishing threads, write its file) while the
@@ -16,14 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import math
 import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor
@@ -32,6 +32,11 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
+
+from ..core.errors import MotionFormatError
+from ..core.settings import Setting, SettingValue, settings_of
+
+C = TypeVar("C")
 
 #: Streams a node publishes (JointState, /tf): reliable, deep enough for bursts.
 STREAM_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
@@ -49,68 +54,138 @@ LATCHED_SUB_QOS = QoSProfile(
 )
 
 
+#: A parameter value as ROS holds it.
+ParameterLike = bool | int | float | str | list[str]
+
+
+class ParameterError(MotionFormatError):
+    """Parameters a node cannot start with (unknown names, wrong types, invalid values)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Param:
-    """One node parameter; its type is the default's.
+    """One node parameter, made from a setting of the node's configuration.
 
     Attributes:
-        default: The value when none is given (a list of one empty string stands for an
-            empty string list, which ROS cannot type).
-        description: What it does (``ros2 param describe``).
-        choices: The allowed values, if only some are.
-        minimum: Smallest allowed number (inclusive), if any.
-        above: Numbers must be greater than this, if given.
-        runtime: May change while the node runs; otherwise only at start (read-only).
-        dynamic: Any type is accepted (e.g. a number or a string that holds a map).
+        setting: The setting (type, help, checks).
+        default: Its ROS default (a list of one empty string stands for an empty list of
+            names, which ROS cannot type).
     """
 
-    default: Any
-    description: str
-    choices: tuple[Any, ...] = ()
-    minimum: float | None = None
-    above: float | None = None
-    runtime: bool = False
-    dynamic: bool = False
+    setting: Setting
+    default: ParameterLike
 
-    def problem(self, name: str, value: Any) -> str | None:
-        """Why ``value`` is not valid for this parameter, or None."""
-        if self.choices and value not in self.choices:
-            return f"{name} must be one of {', '.join(str(c) for c in self.choices)}, got {value!r}"
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if not math.isfinite(value):
-                return f"{name} must be a finite number, got {value}"
-            if self.minimum is not None and value < self.minimum:
-                return f"{name} must be at least {self.minimum:g}, got {value:g}"
-            if self.above is not None and not value > self.above:
-                return f"{name} must be greater than {self.above:g}, got {value:g}"
-        return None
+    @property
+    def description(self) -> str:
+        return self.setting.help
 
 
-def declare(node: Node, parameters: Mapping[str, Param]) -> None:
-    """Declare every parameter (described; read-only unless ``runtime``) and check the values.
+def to_ros(spec: Setting, value: SettingValue) -> ParameterLike:
+    """A setting's value as a ROS parameter value."""
+    if isinstance(value, tuple):
+        return list(value) or [""]
+    return value
+
+
+def parameters(config: type) -> dict[str, Param]:
+    """The ROS parameters of a configuration dataclass, in field order."""
+    return {name: Param(spec, to_ros(spec, spec.default)) for name, spec in settings_of(config).items()}
+
+
+def parameter_overrides(node: Node) -> dict[str, Parameter[Any]]:
+    """The parameter values given to ``node`` (``-p``, ``--params-file``, launch), by name.
+
+    rclpy reads them (the context's arguments, matched to the node's name) when it creates
+    the node and keeps them only in this attribute; there is no public accessor, and
+    parsing the command line again would miss parameter files and name matching.
+    """
+    return dict(node._parameter_overrides)
+
+
+def command_line_parameters(argv: Sequence[str]) -> set[str]:
+    """Names set by ``-p NAME:=VALUE`` / ``--param`` rules on a command line (``node:NAME`` too).
+
+    A parameters file lists every parameter (a copy of the package's config does); what
+    the user typed is what counts as given on purpose, e.g. an empty ``urdf_file``.
+    """
+    names = set()
+    ros = False
+    args = list(argv)
+    for i, arg in enumerate(args):
+        if arg == "--ros-args":
+            ros = True
+        elif arg == "--":
+            ros = False
+        elif ros and arg in ("-p", "--param") and i + 1 < len(args):
+            rule = args[i + 1].split(":=", 1)[0]
+            names.add(rule.rsplit(":", 1)[-1])
+    return names
+
+
+def declare_config(node: Node, config: type[C]) -> C:
+    """Declare the configuration's parameters on ``node`` and return the configuration they give.
+
+    Every value given to the node is checked first, all at once: a name the node does not
+    declare (a misspelled safety setting must never be ignored), a value of the wrong type
+    (``rate:=fast``; an integer is taken for a float), an empty list (ROS cannot type it),
+    an invalid value, an empty value typed on the command line for a setting that must not
+    be empty. Parameters are read-only unless their setting is ``runtime``.
 
     Raises:
-        ValueError: A value the node starts with is not valid (the message says why).
+        ParameterError: One line naming each bad parameter (unknown ones with the valid names).
     """
-    for name, spec in parameters.items():
-        descriptor = ParameterDescriptor(
-            description=spec.description, read_only=not spec.runtime, dynamic_typing=spec.dynamic
+    table = parameters(config)
+    given = parameter_overrides(node)
+    unknown = sorted(n for n in given if n not in table and not node.has_parameter(n))
+    if unknown:
+        valid = sorted({*table, *node.list_parameters([], 0).names})
+        raise ParameterError(
+            f"unknown parameter{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} for {node.get_name()}; "
+            f"valid: {', '.join(valid)}"
         )
-        node.declare_parameter(name, spec.default, descriptor)
-    problems = [p for name, spec in parameters.items() if (p := spec.problem(name, node.get_parameter(name).value))]
-    if problems:
-        raise ValueError("; ".join(problems))
-
-
-def check_changes(parameters: Mapping[str, Param], changes: Sequence[Parameter[Any]]) -> str | None:
-    """Why a run-time change is refused (invalid value, start-only parameter), or None."""
-    for p in changes:
-        spec = parameters.get(p.name)
-        if spec is None:
+    values: dict[str, Any] = {}
+    problems = []
+    typed_here = command_line_parameters(sys.argv)
+    for name, param in table.items():
+        spec = param.setting
+        if name not in given:
+            values[name] = spec.default
             continue
+        override = given[name]
+        if override.type_ == Parameter.Type.NOT_SET:
+            problems.append(f"{name} must be a {spec.type_name}, got no value or an empty list (ROS cannot type one)")
+            continue
+        try:
+            values[name] = spec.coerce(override.value)
+        except ValueError:
+            problems.append(f"{name} must be a {spec.type_name}, got {override.value!r}")
+            continue
+        problem = spec.problem(values[name], given=name in typed_here)
+        if problem:
+            problems.append(problem)
+    if problems:
+        raise ParameterError(f"bad parameter{'s' if len(problems) > 1 else ''}: {'; '.join(problems)}")
+    for name, param in table.items():
+        spec = param.setting
+        descriptor = ParameterDescriptor(description=spec.help, read_only=not spec.runtime, dynamic_typing=spec.dynamic)
+        node.declare_parameter(name, to_ros(spec, values[name]), descriptor, ignore_override=True)
+    return config(**values)
+
+
+def check_changes(config: type, changes: Sequence[Parameter[Any]]) -> str | None:
+    """Why a run-time change is refused (invalid value, start-only parameter), or None."""
+    table = settings_of(config)
+    for p in changes:
+        spec = table.get(p.name)
+        if spec is None:
+            continue  # the node's own (use_sim_time): rclpy checks them
         if not spec.runtime:
             return f"{p.name} can only be set at start"
-        problem = spec.problem(p.name, p.value)
+        try:
+            value = spec.coerce(p.value)
+        except ValueError as exc:
+            return str(exc)
+        problem = spec.problem(value)
         if problem:
             return problem
     return None
@@ -182,7 +257,11 @@ def run(
     executor: Executor | None = None
     code = 0
     try:
-        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+        try:
+            rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+        except RuntimeError as exc:  # rcl's error: a command line it cannot parse (`-p name:=` without a value)
+            print(f"error: {str(exc).split(', at ')[0]}", file=sys.stderr)
+            return 1
         try:
             node = make_node()
             executor = MultiThreadedExecutor(num_threads=threads) if threads > 1 else SingleThreadedExecutor()

@@ -105,6 +105,8 @@ def _value(row: dict[str, Any], files: dict[str, Path]) -> str:
         ("trajectory", "read"): "none",
         ("points", "read"): "none",
         ("storage", "write"): "mcap",
+        ("root", "write"): "world:base_link",
+        ("robot_model", "write"): str(files["urdf"]),
         ("progress", "read"): "false",
         ("frame_rate", "write"): "16",
         ("start_time", "write"): "1700000000.5",

@@ -80,6 +80,7 @@ def assert_same(text: str) -> Any:
 
 # -- regressions (issue 13 §4) -------------------------------------------------------------
 ROWS_LOOKALIKES = [
+    "a:\n- - 0. 5\n  - 1\n",  # a scalar with a space inside is text, not two numbers
     "notes: |\n  calib:\n  - [1.0, 2.0]\n  - [3.0, 4.0]\nx: 1\n",
     "notes: >-\n  calib:\n  - [1.0, 2.0]\n  - [3.0, 4.0]\n\nx: 1\n",
     "notes: |+\n  calib:\n  - - 1.0\n    - 2.0\n  - - 3.0\n    - 4.0\n",

@@ -128,6 +128,21 @@ def test_the_described_command_line_plays(described: Any, tmp_path: Path) -> Non
         out = proc.communicate(timeout=10)[0]
         ros.spin_for(0.2)
     assert proc.returncode == 0, out
-    assert f"motion within the limits of 12 joints from {folder / 'r.urdf'}" in out
+    assert f"12 of the motion's 12 joints checked against the limits from {folder / 'r.urdf'}" in out
     assert f"loaded {walk}" in out
     assert 39 <= len(states) <= 43  # 1.2 s played at 1.5x is 0.8 s of 50 Hz stream: 41 frames
+
+
+def test_the_player_can_show_the_robot_itself(described: Any, tmp_path: Path) -> None:
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text(biped_urdf())
+    arguments = _arguments(described)
+    assert arguments["publish_link_tf"] == "false" and arguments["robot_description"] == ""
+    # The player publishes every link's TF: no robot_state_publisher beside it.
+    (player,) = launch_nodes(described, launch_context(described, urdf=str(urdf), publish_link_tf="true"))
+    assert player.kwargs["parameters"][1] == {"urdf_file": str(urdf), "publish_link_tf": True}
+    # A URDF's text as robot_description goes to the player only.
+    (player,) = launch_nodes(described, launch_context(described, robot_description=biped_urdf()))
+    assert player.kwargs["parameters"][1] == {"robot_description": biped_urdf()}
+    player, rsp = launch_nodes(described, launch_context(described, urdf=str(urdf)))
+    assert rsp.kwargs["executable"] == "robot_state_publisher"

@@ -20,7 +20,7 @@ from ._read import IMU, JOINT_STATE, POINT, TF_TYPES, TRAJECTORY, ReadOptions, r
 from ._record import BagMotionRecord, BagRecord
 from ._source import BagSource, is_rosbag2_folder
 from ._types import joint_fields
-from ._write import WriteOptions, resolved_storage, write_bag
+from ._write import WriteOptions, resolved_compression, resolved_storage, write_bag
 
 __all__ = [
     "BagMotionRecord",
@@ -29,6 +29,7 @@ __all__ = [
     "WriteOptions",
     "describe",
     "read",
+    "resolved_compression",
     "resolved_storage",
     "sniff",
     "write",

@@ -1,4 +1,5 @@
-"""Sequential MCAP scan that survives a recording killed before its footer was written.
+"""Sequential MCAP scan that survives a recording killed before its footer was written
+(and the header rosbags needs for MCAP files of ROS 2 data that name no profile: :func:`ros2_head`).
 
 rosbags (rightly) refuses an MCAP file without footer and summary. A crashed
 ``ros2 bag record`` leaves exactly that, and everything up to the last complete record
@@ -15,6 +16,7 @@ import struct
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from ...core.errors import MotionFormatError, ReadError
 
@@ -129,6 +131,64 @@ def _decompress(compression: str, data: bytes, size: int) -> bytes:
         out: bytes = decompress(data)
         return out
     raise ValueError(f"unknown chunk compression {compression!r}")
+
+
+def ros2_head(raw: BinaryIO) -> tuple[bytes, int]:
+    """The start of an MCAP file of ROS 2 data whose header names no profile, as rosbags reads it.
+
+    rosbags reads only MCAP files whose header names the ``ros2`` profile (as rosbag2
+    writes them); other writers of ROS 2 data may leave the profile empty (the format
+    allows it, and Foxglove reads such files by their channels). For a file with an
+    empty profile whose summary lists only ROS 2 channels (cdr messages, ros2msg /
+    ros2idl schemas): its magic and a header record naming ``ros2``, and the offset
+    where the real header record ends; ``(b"", 0)`` for any other file. Leaves ``raw``
+    at any position.
+    """
+    raw.seek(0)
+    start = raw.read(8 + 9 + 4)
+    if len(start) < 21 or start[:8] != MAGIC or start[8] != OP_HEADER:
+        return b"", 0
+    length, profile = struct.unpack_from("<QI", start, 9)
+    if profile != 0 or not 8 <= length <= 1 << 16:
+        return b"", 0
+    library = raw.read(length - 4)
+    if len(library) != length - 4 or not _ros2_summary(raw):
+        return b"", 0
+    body = struct.pack("<I", 4) + b"ros2" + library
+    return start[:9] + struct.pack("<Q", len(body)) + body, 17 + length
+
+
+def _ros2_summary(raw: BinaryIO) -> bool:
+    """Whether the MCAP summary of ``raw`` lists channels, all of them cdr with ROS 2 schemas."""
+    size = raw.seek(0, 2)
+    raw.seek(max(0, size - 37))
+    footer = raw.read(37)
+    if len(footer) != 37 or footer[-8:] != MAGIC or footer[0] != OP_FOOTER:
+        return False
+    summary, offsets = struct.unpack_from("<QQ", footer, 9)
+    end = offsets or size - 37
+    if not 0 < summary <= end <= size - 37:
+        return False
+    raw.seek(summary)
+    data = raw.read(end - summary)
+    pos, channels = 0, 0
+    try:
+        while pos + 9 <= len(data):
+            op, length = _REC.unpack_from(data, pos)
+            body = pos + 9
+            if op == OP_SCHEMA:
+                _, p = _string(data, body + 2)
+                if _string(data, p)[0] not in ("ros2msg", "ros2idl"):
+                    return False
+            elif op == OP_CHANNEL:
+                _, p = _string(data, body + 4)
+                if _string(data, p)[0] != "cdr":
+                    return False
+                channels += 1
+            pos = body + length
+    except (ValueError, UnicodeDecodeError, struct.error):
+        return False
+    return channels > 0
 
 
 class McapScanner:

@@ -42,9 +42,10 @@ from ...core.options import option
 from ...core.serial.nesting import json_too_deep, too_deep_reason
 from ...core.stamps import STAMPS, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
-from . import _bulk
+from ...core.timing import snap_to_rate
+from . import _bulk, _tf_bulk
 from ._record import BagMotionRecord, BagRecord
-from ._source import BagSource, Block, PayloadTooShortError
+from ._source import BagSource, Block, PayloadTooShortError, typestore_for
 from ._types import JointField, joint_fields, parse_path, values_at
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
@@ -55,7 +56,12 @@ TF_TYPES = ("tf2_msgs/msg/TFMessage", "tf/msg/tfMessage")
 #: Types converted as a whole topic (other types are searched for joint data inside).
 CONVERTIBLE_TYPES = (JOINT_STATE, IMU, TRAJECTORY, POINT, *TF_TYPES)
 DEFAULT_JOINT_TOPIC = "/joint_states"
+#: The robot's URDF as robot_state_publisher takes it (kept as MotionFile.robot_description).
+ROBOT_DESCRIPTION = "/robot_description"
+STRING = "std_msgs/msg/String"
 CUSTOM_KEY = "motion_formats_ros"
+#: Stamps off a uniform grid by at most this many ns are only its rounding to whole ns: no warning.
+JITTER_NS = 1
 #: Messages decoded together by the bulk JointState path.
 BATCH = 4096
 #: Bags with at least this many messages show a progress bar (when stderr is a terminal).
@@ -244,6 +250,27 @@ def _choose_times(stamps: IntArray, recv: IntArray, mode: str, what: str, notes:
     if note:
         notes.append(f"{what}: {note}")
     return times
+
+
+#: The types a TFMessage is made of: the bulk TF decoder reads only bags that define them as ROS 2 does.
+_TF_PARTS = (
+    "tf2_msgs/msg/TFMessage",
+    "geometry_msgs/msg/TransformStamped",
+    "std_msgs/msg/Header",
+    "builtin_interfaces/msg/Time",
+    "geometry_msgs/msg/Transform",
+    "geometry_msgs/msg/Vector3",
+    "geometry_msgs/msg/Quaternion",
+)
+
+
+def _standard_tf(source: BagSource, topic: str) -> bool:
+    """Whether ``topic``'s TF types are ROS 2's own (a CDR bag; the same definitions field by field)."""
+    if source.ros1 or source.type_problem(topic) is not None:
+        return False
+    reference = typestore_for("jazzy").fielddefs
+    defs = source.typestore.fielddefs
+    return all(t in defs and defs[t] == reference[t] for t in _TF_PARTS)
 
 
 # --------------------------------------------------------------------------- joint states
@@ -566,7 +593,11 @@ class _BagReader:
             known = list(custom.get("series", {})) or ["/zmp"]
             point_topics = [t for t in known if t in source.topics and source.topics[t].msgtype == POINT]
             point_topics = point_topics if joints_wanted else []
+        described = custom.get("robot_description")
+        description = described if isinstance(described, str) else ROBOT_DESCRIPTION
+        has_description = description in source.topics and source.topics[description].msgtype == STRING
         return {
+            "description": [description] if has_description else [],
             "joints": joint_topics,
             "joint_fields": joint_fields_,
             "tf": tf_topics if want_root or opts.links or custom.get("links") else [],
@@ -584,7 +615,11 @@ class _BagReader:
         streams = {t: _TopicStream(t, expected=source.topics[t].count, bag_bytes=size) for t in plan["joints"]}
         others: dict[str, list[tuple[int, bytes]]] = {}
         containers = [topic for topic, _ in plan["joint_fields"] + plan["trajectory_fields"]]
-        decoded = list(dict.fromkeys(plan["tf"] + plan["imu"] + plan["trajectory"] + plan["points"] + containers))
+        decoded = list(
+            dict.fromkeys(
+                plan["tf"] + plan["imu"] + plan["trajectory"] + plan["points"] + containers + plan["description"]
+            )
+        )
         source.require_types(decoded)  # JointState topics: only when a batch needs the slow path
         topics = plan["joints"] + [t for t in decoded if t not in joint_set]
         bar = self._progress(source, topics)
@@ -647,6 +682,18 @@ class _BagReader:
         samples = TfSamples()
         for topic in plan["tf"]:
             static = topic == self._resolve(source, self.options.tf_static_topic)
+            raws = others.get(topic, [])
+            regular = (
+                _tf_bulk.decode([r for _, r in raws])
+                if self.options.bulk and len(raws) > 1 and _standard_tf(source, topic)
+                else None
+            )
+            if regular is not None:  # one TFMessage layout throughout (a robot's link frames): numpy
+                recv = np.array([t for t, _ in raws], dtype=np.int64)
+                frames, stamps, block = regular
+                for k, (parent, child) in enumerate(frames):
+                    samples.add_block(parent, child, stamps[:, k], recv, block[:, k], static)
+                continue
             bad = 0
             for t, msg in self._decode(source, topic, others.get(topic, [])):
                 try:
@@ -900,10 +947,25 @@ class _BagReader:
         start_time_ns = origin
         for note in dict.fromkeys(self.notes):
             self.warn(note)
-        groups = {k: self._transform(k, m) for k, m in groups.items()}
+        groups = {k: self._transform(k, self._uniform(k, m)) for k, m in groups.items()}
         meta = {k: custom[k] for k in ("name", "robot") if isinstance(custom.get(k), str)}
         record = BagRecord({t.name: t.msgtype for t in source.topics.values()}, source.recovered)
-        return MotionFile(groups=groups, records={BagRecord.codec: record}, start_time_ns=start_time_ns, **meta)
+        return MotionFile(
+            groups=groups,
+            records={BagRecord.codec: record},
+            start_time_ns=start_time_ns,
+            robot_description=self._description(source, plan, others),
+            **meta,
+        )
+
+    def _description(self, source: BagSource, plan: dict[str, Any], others: dict[str, Any]) -> str | None:
+        """The robot's URDF: the last message on the robot description topic, if any."""
+        for topic in plan["description"]:
+            texts = [getattr(msg, "data", None) for _, msg in self._decode(source, topic, others.get(topic, []))]
+            texts = [t for t in texts if isinstance(t, str) and t.strip()]
+            if texts:
+                return texts[-1]
+        return None
 
     def _actual(
         self,
@@ -1005,6 +1067,20 @@ class _BagReader:
         root = ":".join(root_pair) if root_pair is not None else None
         fields["records"] = {BagMotionRecord.codec: BagMotionRecord(origin, list(plan["joints"]), root)}
         return Motion(times=times, **fields), origin
+
+    def _uniform(self, group: str, m: Motion) -> Motion:
+        """Stamps uniform at ``m.rate`` (to within the model's tolerance) but off its grid by more
+        than their 1 ns resolution are put on the grid, with a warning naming the largest deviation."""
+        if m.rate is None or m.num_frames < 3:
+            return m
+        grid, deviation, frame = snap_to_rate(m.times, m.rate)
+        if deviation <= JITTER_NS * 1e-9:
+            return m
+        self.warn(
+            f"group {group!r}: stamps jitter around a uniform {m.rate:g} Hz; rounded to it, "
+            f"the largest deviation {deviation * 1e9:.0f} ns (frame {frame} at {m.times[frame]:.9f} s)"
+        )
+        return dataclasses.replace(m, times=grid)
 
     def _transform(self, group: str, m: Motion) -> Motion:
         opts = self.options

@@ -61,16 +61,37 @@ class _BoundedReader(io.BufferedReader):
     allocates ``size`` bytes before it reads: a damaged length field would cost memory
     that the file cannot back (up to a MemoryError). Clamped, the read comes back short
     and rosbags reports the damage as a short read.
+
+    With ``head``, reads from the start of the file see ``head`` instead of the file's
+    first ``resume`` bytes (see :func:`_mcap.ros2_head`); the first seek ends that.
     """
 
-    def __init__(self, raw: io.RawIOBase) -> None:
+    def __init__(self, raw: io.RawIOBase, head: bytes = b"", resume: int = 0) -> None:
         super().__init__(raw)
         self._end = os.fstat(raw.fileno()).st_size
+        self._head = head
+        self._head_pos = 0
+        if head:
+            super().seek(resume)
 
     def read(self, size: int | None = -1, /) -> bytes:
+        if self._head:
+            part = self._head[self._head_pos :] if size is None or size < 0 else self._head[self._head_pos :][:size]
+            self._head_pos += len(part)
+            if self._head_pos == len(self._head):
+                self._head = b""
+            more = -1 if size is None or size < 0 else size - len(part)
+            return part + (self.read(more) if more else b"")
         if size is not None and size > _CLAMP_ABOVE:
             size = min(size, max(0, self._end - self.tell()))
         return super().read(size)
+
+    def tell(self) -> int:
+        return self._head_pos if self._head else super().tell()
+
+    def seek(self, offset: int, whence: int = 0, /) -> int:
+        self._head = b""
+        return super().seek(offset, whence)
 
 
 if sys.platform == "win32":
@@ -94,7 +115,10 @@ class _BoundedPath(_ConcretePath):
         newline: str | None = None,
     ) -> Any:
         if mode == "rb":
-            return _BoundedReader(io.FileIO(os.fspath(self), "rb"))
+            raw = io.FileIO(os.fspath(self), "rb")
+            head, resume = _mcap.ros2_head(raw) if self.suffix == ".mcap" else (b"", 0)
+            raw.seek(0)
+            return _BoundedReader(raw, head, resume)
         return super().open(mode, buffering, encoding, errors, newline)
 
 
@@ -103,22 +127,29 @@ def is_rosbag2_folder(path: Path) -> bool:
     return _metadata.is_storage_folder(path)
 
 
-def _custom_from_yaml(text: str) -> dict[str, str]:
+def _from_yaml(text: str) -> tuple[dict[str, str], str | None]:
+    """custom_data and ros_distro of a bag's metadata YAML."""
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         doc = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError:
-        return {}
+        return {}, None
     if isinstance(doc, dict) and "rosbag2_bagfile_information" in doc:
         doc = doc["rosbag2_bagfile_information"]
-    custom = doc.get("custom_data") if isinstance(doc, dict) else None
-    return {str(k): str(v) for k, v in custom.items()} if isinstance(custom, dict) else {}
+    if not isinstance(doc, dict):
+        return {}, None
+    custom = doc.get("custom_data")
+    distro = doc.get("ros_distro")
+    return (
+        {str(k): str(v) for k, v in custom.items()} if isinstance(custom, dict) else {},
+        distro if isinstance(distro, str) and distro and distro != "rosbags" else None,
+    )
 
 
-def _embedded_custom(files: list[Path]) -> dict[str, str]:
-    """custom_data of bare storage files (the copy of metadata.yaml each storage keeps)."""
+def _embedded_metadata(files: list[Path]) -> tuple[dict[str, str], str | None]:
+    """custom_data and distro of bare storage files (the copy of metadata.yaml each storage keeps)."""
     for f in files:
         try:
             if f.suffix == ".mcap":
@@ -128,7 +159,8 @@ def _embedded_custom(files: list[Path]) -> dict[str, str]:
                     records = scanner.index().metadata
                 record = records.get("rosbag2", {})
                 if "serialized_metadata" in record:
-                    return _custom_from_yaml(record["serialized_metadata"])
+                    custom, distro = _from_yaml(record["serialized_metadata"])
+                    return custom, distro or record.get("ROS_DISTRO") or None
             elif f.suffix == ".db3":
                 import sqlite3
 
@@ -138,10 +170,10 @@ def _embedded_custom(files: list[Path]) -> dict[str, str]:
                 finally:
                     con.close()
                 if row:
-                    return _custom_from_yaml(str(row[0]))
+                    return _from_yaml(str(row[0]))
         except Exception:  # noqa: S112 - no embedded metadata: nothing to restore
             continue
-    return {}
+    return {}, None
 
 
 def _zstd() -> Any:
@@ -451,8 +483,10 @@ class BagSource:
         if self._plan is not None:
             self.custom = self._plan.custom or self.custom
             self.distro = self._plan.distro or self.distro
-        if reader.is2 and not self.custom:
-            self.custom = _embedded_custom(files)
+        if reader.is2 and not (self.custom and self.distro):
+            custom, distro = _embedded_metadata(files)
+            self.custom = self.custom or custom
+            self.distro = self.distro or distro
         kinds = {MessageDefinitionFormat.MSG: "msg", MessageDefinitionFormat.IDL: "idl"}
         for name, (msgtype, count, conns) in reader.topics().items():
             self._connections[name] = conns

@@ -5,11 +5,15 @@ file to a storage writer (its ``STORAGE_PLUGINS``); these are ours, so that the 
 carry what rosbag2's own plugins write:
 
 - MCAP: profile ``ros2``; chunks with message indexes and a real CRC of their records,
-  a real data-end CRC and summary CRC; channel metadata ``offered_qos_profiles`` and,
-  from Jazzy on, ``topic_type_hash``; a ``rosbag2`` metadata record holding
+  compressed with zstd (as ``ros2 bag record`` writes them), lz4 or not at all; a real
+  data-end CRC and summary CRC; channel metadata ``offered_qos_profiles`` and, from
+  Jazzy on, ``topic_type_hash``; a ``rosbag2`` metadata record holding
   ``serialized_metadata`` (the bag's metadata as YAML, naming the distro) and
   ``ROS_DISTRO`` (where Humble's plugin put it). A message bigger than a chunk gets a
-  chunk of its own, so that readers of the other topics never load it.
+  chunk of its own, so that readers of the other topics never load it. Every chunk
+  holds messages: viewers take a chunk's start and end time for the span of its
+  messages, and a chunk without any (start and end 0) would start their timeline in
+  1970. Schema and channel records that no message follows are written outside chunks.
 - sqlite3: the layout of rosbag2 from Iron on (schema version 4): tables ``schema``
   (with ``ros_distro``), ``metadata``, ``topics`` (with ``type_description_hash``),
   ``message_definitions`` and ``messages`` with its timestamp index.
@@ -22,16 +26,21 @@ from __future__ import annotations
 
 import sqlite3
 import struct
+import sys
 import zlib
 from collections.abc import Callable
 from io import BytesIO
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ...core.distros import COMPRESSIONS, DEFAULT_COMPRESSION
+from ...core.errors import require
 from ._mcap import MAGIC
 
 #: rosbag2's chunk size for MCAP (the mcap library's default, 1 MiB … 768 KiB; ours: 1 MiB).
 CHUNK_SIZE = 1 << 20
+#: zstd level: the MCAP C++ library's default, which rosbag2's MCAP plugin writes with.
+ZSTD_LEVEL = 1
 #: The sqlite3 schema version of rosbag2 from Iron on.
 SQLITE_SCHEMA_VERSION = 4
 #: Distros whose rosbag2 writes ``topic_type_hash`` into MCAP channel metadata.
@@ -63,6 +72,27 @@ def _definition_encoding(connection: Any) -> str:
     return "ros2msg" if connection.msgdef.format == MessageDefinitionFormat.MSG else "ros2idl"
 
 
+def chunk_compressor(compression: str) -> Callable[[bytes], bytes] | None:
+    """The function that compresses a chunk's records for ``compression`` (None: stored as they are).
+
+    Raises:
+        ValueError: Unknown compression.
+        MissingDependencyError: The compressor's module is not installed.
+    """
+    if compression == "none":
+        return None
+    if compression == "zstd":
+        if sys.version_info >= (3, 14):  # pragma: no cover - the standard library's module
+            zstd = require("compression.zstd", "MCAP zstd chunk compression", package="zstd", extra="zstd")
+        else:
+            zstd = require("backports.zstd", "MCAP zstd chunk compression", package="backports.zstd", extra="zstd")
+        return lambda data: bytes(zstd.compress(data, level=ZSTD_LEVEL))
+    if compression == "lz4":
+        frame = require("lz4.frame", "MCAP lz4 chunk compression", package="lz4", extra="lz4")
+        return lambda data: bytes(frame.compress(data))
+    raise ValueError(f"unknown chunk compression {compression!r}; known: {', '.join(COMPRESSIONS)}")
+
+
 class _CrcFile:
     """A binary file that keeps the CRC32 of everything written to it."""
 
@@ -80,11 +110,13 @@ class _CrcFile:
 class McapStorageWriter:
     """One ``.mcap`` file of a rosbag2 bag (see the module docstring)."""
 
-    def __init__(self, path: Path, compression: Any, distro: str) -> None:
+    def __init__(self, path: Path, compression: Any, distro: str, chunk_compression: str = DEFAULT_COMPRESSION) -> None:
         from rosbags.rosbag2.enums import CompressionMode
 
         if compression not in (CompressionMode.NONE, None):
-            raise ValueError("chunk compression is not written by this storage writer")
+            raise ValueError("rosbag2 file / message compression is not written by this storage writer")
+        self._compress = chunk_compressor(chunk_compression)
+        self._compression = "" if self._compress is None else chunk_compression
         self.path = path / f"{path.name}.mcap"
         self.distro = distro
         self._fh = self.path.open("xb")
@@ -133,8 +165,8 @@ class McapStorageWriter:
         head = _MESSAGE.pack(cid, self._sequence.get(cid, 0), timestamp, timestamp)
         self._sequence[cid] = (self._sequence.get(cid, 0) + 1) & 0xFFFFFFFF
         size = len(head) + len(data)
-        if size > CHUNK_SIZE and self._chunk.tell():
-            self._close_chunk()  # a big message gets a chunk of its own
+        if size > CHUNK_SIZE and self._chunk_times:
+            self._close_chunk()  # a big message gets a chunk of its own (with the records before it)
         self._chunk_index.setdefault(cid, []).append((timestamp, self._chunk.tell()))
         self._chunk.write(b"\x05" + _U64.pack(size) + head)
         self._chunk.write(data)
@@ -145,8 +177,10 @@ class McapStorageWriter:
 
     def close(self, version: int, metadata: str) -> None:
         del version
-        if self._chunk.tell():
+        if self._chunk_times:
             self._close_chunk()
+        elif self._chunk.tell():  # schemas and channels no message followed: no chunk for them
+            self._out.write(self._chunk.getvalue())
         out = self._out
         metadata = _with_distro(metadata, self.distro)
         meta_start = out.pos
@@ -200,19 +234,20 @@ class McapStorageWriter:
     def _close_chunk(self) -> None:
         out = self._out
         records = self._chunk.getvalue()
-        start_time, end_time = min(self._chunk_times, default=0), max(self._chunk_times, default=0)
-        self._times += [start_time, end_time] if self._chunk_times else []
+        start_time, end_time = min(self._chunk_times), max(self._chunk_times)
+        self._times += [start_time, end_time]
+        stored = records if self._compress is None else self._compress(records)
         body = (
             _U64.pack(start_time)
             + _U64.pack(end_time)
             + _U64.pack(len(records))
             + _U32.pack(zlib.crc32(records))
-            + _string("")
-            + _U64.pack(len(records))
+            + _string(self._compression)
+            + _U64.pack(len(stored))
         )
         chunk_start = out.pos
-        out.write(bytes([0x06]) + _U64.pack(len(body) + len(records)) + body)
-        out.write(records)
+        out.write(bytes([0x06]) + _U64.pack(len(body) + len(stored)) + body)
+        out.write(stored)
         chunk_length = out.pos - chunk_start
         index_offsets: dict[int, int] = {}
         index_start = out.pos
@@ -231,8 +266,8 @@ class McapStorageWriter:
                 + _U32.pack(len(offsets))
                 + offsets
                 + _U64.pack(out.pos - index_start)
-                + _string("")
-                + _U64.pack(len(records))
+                + _string(self._compression)
+                + _U64.pack(len(stored))
                 + _U64.pack(len(records)),
             )
         )
@@ -328,11 +363,12 @@ def _with_distro(metadata: str, distro: str) -> str:
     return "\n".join(fixed) + ("\n" if metadata.endswith("\n") else "")
 
 
-def storage_plugins(distro: str) -> dict[Any, Callable[[Path, Any], Any]]:
-    """The ``STORAGE_PLUGINS`` of a rosbags Writer writing for ``distro``."""
+def storage_plugins(distro: str, chunk_compression: str = DEFAULT_COMPRESSION) -> dict[Any, Callable[[Path, Any], Any]]:
+    """The ``STORAGE_PLUGINS`` of a rosbags Writer writing for ``distro`` (MCAP chunks: ``chunk_compression``)."""
     from rosbags.rosbag2 import StoragePlugin
 
+    chunk_compressor(chunk_compression)  # an unknown or unavailable compressor fails before any file exists
     return {
-        StoragePlugin.MCAP: lambda path, compression: McapStorageWriter(path, compression, distro),
+        StoragePlugin.MCAP: lambda path, compression: McapStorageWriter(path, compression, distro, chunk_compression),
         StoragePlugin.SQLITE3: lambda path, compression: Sqlite3StorageWriter(path, compression, distro),
     }

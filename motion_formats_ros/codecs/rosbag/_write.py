@@ -5,7 +5,12 @@ effort when present), ``/tf`` (root pose and moving links, one TFMessage per fra
 ``/tf_static`` (a root or links that never move, recorded with the transient-local QoS
 that tf2 latches with), ``/joint_trajectory`` (the whole motion as one JointTrajectory),
 one ``sensor_msgs/Imu`` topic per IMU and ``geometry_msgs/PointStamped`` for ZMP and
-other 2-3 component series. A ``motion_formats_ros`` custom-data entry lets the reader
+other 2-3 component series. With a robot model (``robot_model``: a URDF, ``.urdf.xacro``
+or Choreonoid ``.body`` file, or a loaded :class:`~motion_formats_ros.core.kinematics.RobotModel`)
+also ``/robot_description`` (std_msgs/String, once, transient local as robot_state_publisher
+offers it; a ``.body``'s URDF made from it) and the link frames robot_state_publisher would
+publish: movable joints on ``/tf`` at every frame, fixed ones once on ``/tf_static``; the
+root pose then goes to the model's root link. A ``motion_formats_ros`` custom-data entry lets the reader
 restore times and names exactly.
 
 Stamps (header stamps and bag receive times): a frame at relative time ``t`` is stamped
@@ -17,7 +22,8 @@ start, restoring its original stamps), the time origin a motion read from a bag 
 The bag is written as rosbag2 writes it (see ``_storage``): for ``distro`` (default: the
 environment's ``$ROS_DISTRO``, else Jazzy), named in ``metadata.yaml``, the MCAP
 ``rosbag2`` metadata record and the sqlite3 ``schema`` and ``metadata`` tables; real MCAP
-CRCs; each topic's RIHS01 type hash (``_typehash``).
+CRCs; MCAP chunks compressed with ``compression`` (zstd by default, as ``ros2 bag
+record`` writes them; ``lz4``; ``none``); each topic's RIHS01 type hash (``_typehash``).
 """
 
 from __future__ import annotations
@@ -36,12 +42,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.atomic import check_writable
-from ...core.distros import STORAGES, WRITE_DISTROS, default_write_distro
+from ...core.distros import COMPRESSIONS, DEFAULT_COMPRESSION, STORAGES, WRITE_DISTROS, default_write_distro
 from ...core.errors import WriteError
+from ...core.kinematics import MovingTransform, RobotModel, StaticTransform, load_robot_model
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, check_commit, notify
 from ...core.options import option
-from . import _bulk
+from . import _bulk, _tf_bulk
 from ._read import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
 from ._record import BagMotionRecord
 from ._source import typestore_for
@@ -62,6 +69,9 @@ class WriteOptions:
     distro: str | None = option(
         None, "ROS distro the bag is written for (default: $ROS_DISTRO if known, else jazzy)", choices=WRITE_DISTROS
     )
+    compression: str | None = option(
+        None, "MCAP chunk compression (default zstd, as ros2 bag record writes MCAP)", choices=COMPRESSIONS
+    )
     start_time: float | None = option(
         None, "stamp of the first frame since the epoch (default: the file's recorded start, else now)", unit="s"
     )
@@ -71,12 +81,23 @@ class WriteOptions:
     trajectory_topic: str | None = option("/joint_trajectory", "the JointTrajectory topic", metavar="TOPIC")
     imu_topic: str = option("/{name}", "topic of each IMU ({name} is the IMU's name)", metavar="TOPIC")
     zmp_topic: str = option("/zmp", "the ZMP topic", metavar="TOPIC")
-    root: str = option("world:base_link", "TF frames of the root pose", metavar="WORLD:BASE")
+    root: str | None = option(
+        None,
+        "TF frames of the root pose (default world:base_link; with a robot model world:ROOT_LINK)",
+        metavar="WORLD:BASE",
+    )
     group: str | None = option(None, "group written as joint states (default: actual, else the first)", metavar="NAME")
     trajectory_group: str | None = option(
         None, "group written as the trajectory (default: target, else the joint-state group)", metavar="NAME"
     )
     bulk: bool = option(True, "encode JointState messages in bulk (numpy)")
+    robot_model: str | os.PathLike[str] | RobotModel | None = option(
+        None,
+        "robot model (.urdf, .urdf.xacro, .body): also /robot_description and every link's TF",
+        metavar="FILE",
+    )
+    frame_prefix: str = option("", "prefix of the robot model's link frames", metavar="PREFIX")
+    robot_description_topic: str = option("/robot_description", "the robot description topic", metavar="TOPIC")
 
 
 def _qos(transient: bool) -> Any:
@@ -109,6 +130,7 @@ class _BagWriter:
         self.ts = typestore_for(distro)
         self.t = self.ts.types
         self.storage = resolved_storage(path, options.storage)
+        self.compression = resolved_compression(path, self.storage, options.compression)
         self.bare = path.suffix.lower() in (".mcap", ".db3")
 
     # ------------------------------------------------------------------ groups / time
@@ -212,12 +234,22 @@ class _BagWriter:
                     ns = int(stamps[i])
                     writer.write(conn, ns, self._joint_state(ns, names, {ch: v[i] for ch, v in channels.items()}))
 
-    def _write_tf(self, writer: Any, m: Motion, stamps: IntArray, world: str, base: str) -> dict[str, Any]:
-        """Root pose and links; constant ones go to /tf_static. Returns custom-data entries."""
+    def _write_tf(
+        self,
+        writer: Any,
+        m: Motion,
+        stamps: IntArray,
+        world: str,
+        base: str,
+        model_tf: tuple[list[StaticTransform], list[MovingTransform]] = ([], []),
+    ) -> dict[str, Any]:
+        """Root pose, links and a model's joint frames; constant ones go to /tf_static. Returns custom-data entries."""
         n = stamps.size
         info: dict[str, Any] = {}
         poses: list[tuple[str, np.ndarray, np.ndarray]] = []
-        if m.root_position is not None or m.root_orientation is not None:
+        if base == world and self.options.robot_model is None and m.root_position is not None:
+            self.dropped.append(f"the root pose (its parent and child frame are both {world!r})")
+        if base != world and (m.root_position is not None or m.root_orientation is not None):
             pos = m.root_position if m.root_position is not None else np.zeros((n, 3))
             rot = m.root_orientation if m.root_orientation is not None else np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
             poses.append((base, pos, rot))
@@ -242,23 +274,28 @@ class _BagWriter:
             for key in m.links:
                 if key not in ("position", "orientation"):
                     self.dropped.append(f"link channel {key!r}")
-        if not poses:
+        if not poses and not (model_tf[0] or model_tf[1]):
             return info
-        static = [(c, p, r) for c, p, r in poses if n and np.all(p == p[0]) and np.all(r == r[0])]
-        dynamic = [(c, p, r) for c, p, r in poses if not any(c == s[0] for s in static)]
+        static_poses = [(c, p, r) for c, p, r in poses if n and np.all(p == p[0]) and np.all(r == r[0])]
+        static = [(world, c, p[0], r[0]) for c, p, r in static_poses]
+        static += [(s.parent, s.child, s.translation, s.rotation) for s in model_tf[0]]
+        dynamic = [(world, c, p, r) for c, p, r in poses if not any(c == s[0] for s in static_poses)]
+        dynamic += [(mt.parent, mt.child, mt.translation, mt.rotation) for mt in model_tf[1]]
         tf_type = "tf2_msgs/msg/TFMessage"
         if static:
             conn = self._connection(writer, self.options.tf_static_topic, tf_type, offered_qos_profiles=[_qos(True)])
             ns = int(stamps[0])
-            msg = self.t[tf_type](transforms=[self._transform(ns, world, c, p[0], r[0]) for c, p, r in static])
+            msg = self.t[tf_type](transforms=[self._transform(ns, pa, c, p, r) for pa, c, p, r in static])
             writer.write(conn, ns, self._serialize(msg, tf_type))
         if dynamic:
             conn = self._connection(writer, self.options.tf_topic, tf_type, offered_qos_profiles=[_qos(False)])
+            if self._write_tf_bulk(writer, conn, stamps, dynamic):
+                return info
             skipped = 0
             for i, ns in enumerate(stamps.tolist()):
                 transforms = [
-                    self._transform(ns, world, c, p[i], r[i])
-                    for c, p, r in dynamic
+                    self._transform(ns, pa, c, p[i], r[i])
+                    for pa, c, p, r in dynamic
                     if np.all(np.isfinite(p[i])) and np.all(np.isfinite(r[i]))
                 ]
                 skipped += len(dynamic) - len(transforms)
@@ -267,6 +304,73 @@ class _BagWriter:
             if skipped:
                 self.dropped.append(f"{skipped} transforms with NaN values (tf2 rejects them)")
         return info
+
+    def _write_tf_bulk(
+        self, writer: Any, conn: Any, stamps: IntArray, dynamic: list[tuple[str, str, np.ndarray, np.ndarray]]
+    ) -> bool:
+        """All /tf messages encoded at once (see ``_tf_bulk``); False when a value is NaN or bulk is off."""
+        if not self.options.bulk or not all(
+            np.all(np.isfinite(p)) and np.all(np.isfinite(r)) for _, _, p, r in dynamic
+        ):
+            return False
+        tf_type = "tf2_msgs/msg/TFMessage"
+        zero, one = np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0])
+        template = self._serialize(
+            self.t[tf_type](transforms=[self._transform(0, pa, c, zero, one) for pa, c, _, _ in dynamic]), tf_type
+        )
+        for lo in range(0, stamps.size, BATCH):
+            hi = min(lo + BATCH, stamps.size)
+            rows = _tf_bulk.encode(
+                template, stamps[lo:hi], [p[lo:hi] for _, _, p, _ in dynamic], [r[lo:hi] for _, _, _, r in dynamic]
+            )
+            if rows is None:
+                return False
+            blob = rows.tobytes()
+            size = rows.shape[1]
+            for i, ns in enumerate(stamps[lo:hi].tolist()):
+                writer.write(conn, ns, blob[i * size : (i + 1) * size])
+        return True
+
+    def _robot(self) -> RobotModel | None:
+        model = self.options.robot_model
+        if model is None or isinstance(model, RobotModel):
+            return model
+        return load_robot_model(model)
+
+    def _write_robot(
+        self, writer: Any, robot: RobotModel, m: Motion, stamps: IntArray, world: str, base: str, custom: dict[str, Any]
+    ) -> tuple[list[StaticTransform], list[MovingTransform]]:
+        """/robot_description once at the first stamp; the model's joint frames (robot_state_publisher's).
+
+        A model whose root link is the world frame itself carries the root pose in its
+        floating joint from that link, when it has one (else the root pose is dropped).
+        """
+        conn = self._connection(
+            writer, self.options.robot_description_topic, "std_msgs/msg/String", offered_qos_profiles=[_qos(True)]
+        )
+        msg = self.t["std_msgs/msg/String"](data=robot.description)
+        writer.write(conn, int(stamps[0]), self._serialize(msg, "std_msgs/msg/String"))
+        names = [
+            n if d == 1 else f"{n}_{k}" for n, d in zip(m.joint_names, m.joint_dims, strict=True) for k in range(d)
+        ]
+        positions = m.position if m.position is not None else np.zeros((stamps.size, len(names)))
+        if base == world and (m.root_position is not None or m.root_orientation is not None):
+            free = next((j for j in robot.joints if j.parent == robot.root_link and j.type == "floating"), None)
+            if free is None:
+                self.dropped.append(f"the root pose (the model is fixed to its root link {base!r})")
+            else:
+                n = stamps.size
+                pos = m.root_position if m.root_position is not None else np.zeros((n, 3))
+                rot = m.root_orientation if m.root_orientation is not None else np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
+                names = [*names, *free.variables]
+                positions = np.concatenate([positions, pos, rot], axis=1)
+                custom["root"] = f"{world}:{self.options.frame_prefix}{free.child}"
+                custom["root_channels"] = [
+                    ch
+                    for ch, v in (("position", m.root_position), ("orientation", m.root_orientation))
+                    if v is not None
+                ]
+        return robot.joint_transforms(names, positions, self.options.frame_prefix)
 
     def _write_trajectory(self, writer: Any, m: Motion, stamps: IntArray) -> None:
         if not m.joint_names or m.num_frames == 0 or self.options.trajectory_topic is None:
@@ -377,9 +481,11 @@ class _BagWriter:
         motions = [motion] + ([traj] if traj is not None and traj is not motion else [])
         if not any(m.num_frames for m in motions):
             raise WriteError(self.path, "the motion has no frames")
-        if ":" not in opts.root:
-            raise ValueError(f"root {opts.root!r}: expected WORLD:BASE (e.g. world:base_link)")
-        world, base = opts.root.split(":", 1)
+        robot = self._robot()
+        root = opts.root or ("world:" + opts.frame_prefix + robot.root_link if robot is not None else "world:base_link")
+        if ":" not in root:
+            raise ValueError(f"root {root!r}: expected WORLD:BASE (e.g. world:base_link)")
+        world, base = root.split(":", 1)
         origin = self._origin(motions)
         stamps = origin + np.round(motion.times * 1e9).astype(np.int64)
         for label, value in (
@@ -413,10 +519,16 @@ class _BagWriter:
             if getattr(self.file, key):
                 custom[key] = getattr(self.file, key)
         bag = Writer(bag_path, version=version, storage_plugin=plugin)
-        bag.STORAGE_PLUGINS = storage_plugins(self.distro)  # type: ignore[assignment]  # rosbag2's layout
+        bag.STORAGE_PLUGINS = storage_plugins(self.distro, self.compression)  # type: ignore[assignment]  # rosbag2's layout
         with bag as writer:
             self._write_joint_states(writer, motion, stamps)
-            custom.update(self._write_tf(writer, motion, stamps, world, base))
+            model_tf: tuple[list[StaticTransform], list[MovingTransform]] = ([], [])
+            if robot is not None:
+                model_tf = self._write_robot(writer, robot, motion, stamps, world, base, custom)
+                custom["robot_description"] = opts.robot_description_topic
+            custom.update(self._write_tf(writer, motion, stamps, world, base, model_tf))
+            if robot is not None and "root" not in custom:
+                custom["root"] = "none"  # the link frames are no root pose to read back
             custom["world_frame"] = world
             if traj is not None:
                 traj_stamps = origin + np.round(traj.times * 1e9).astype(np.int64)
@@ -503,6 +615,22 @@ def resolved_storage(path: Path, storage: str | None) -> str:
     if storage not in STORAGES:
         raise ValueError(f"unknown storage {storage!r}; known: {', '.join(STORAGES)}")
     return storage
+
+
+def resolved_compression(path: Path, storage: str, compression: str | None) -> str:
+    """The MCAP chunk compression a bag is written with (``none`` for sqlite3, which has none).
+
+    Raises:
+        WriteError: A compression asked for sqlite3 storage.
+        ValueError: Unknown compression.
+    """
+    if compression is not None and compression not in COMPRESSIONS:
+        raise ValueError(f"unknown chunk compression {compression!r}; known: {', '.join(COMPRESSIONS)}")
+    if storage != "mcap":
+        if compression not in (None, "none"):
+            raise WriteError(path, f"{storage} storage has no chunks to compress ({compression} is for MCAP)")
+        return "none"
+    return compression or DEFAULT_COMPRESSION
 
 
 def write_bag(motion_file: MotionFile, path: Path, options: WriteOptions, overwrite: bool = False) -> None:

@@ -69,6 +69,8 @@ def _indent(line: str) -> int:
 
 
 def _numbers(tokens: list[str]) -> np.ndarray | None:
+    if any(" " in t or "\t" in t for t in tokens):
+        return None  # one scalar with a space inside ("0. 5") is text to PyYAML, not two numbers
     joined = " ".join(tokens)
     if not _TOKENS.fullmatch(joined):
         return None  # not all numbers to PyYAML

@@ -31,7 +31,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from .spatial import compose
+from ..spatial import compose
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -1,0 +1,111 @@
+"""``motion-formats view``: the motion on its robot in the browser (see :mod:`motion_formats_ros.view`)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..registry import CODECS, codec_by_name, codec_for_path, read
+from .bag import add_bag_read_arguments
+from .options import add_option_flags, bag_read_options, read_options
+
+
+def _csv(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``view`` on the ``motion-formats`` subparsers."""
+    p = sub.add_parser(
+        "view",
+        help="look at a motion on its robot in the browser (timeline, joint curves)",
+        description="Serve a local web page showing the motion on its robot: a timeline (space = play / "
+        "pause), joint curves, the root path on a ground grid. Ctrl-C stops.",
+    )
+    p.add_argument("input", type=Path, help="any motion file this package reads, or a bag")
+    p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
+    model = p.add_mutually_exclusive_group()
+    model.add_argument("--urdf", type=Path, help="the robot's URDF")
+    model.add_argument("--body", type=Path, help="the robot's Choreonoid .body (also names a .seq's joints)")
+    p.add_argument(
+        "--package-path",
+        dest="package_paths",
+        type=Path,
+        action="append",
+        default=[],
+        help="folder to find package:// meshes in (repeatable; AMENT_PREFIX_PATH and ROS_PACKAGE_PATH "
+        "are searched too)",
+    )
+    p.add_argument("--group", help="group to show (default target; actual is drawn as a ghost beside it)")
+    p.add_argument("--joints", type=_csv, help="joints whose curves are shown first (a,b,c)")
+    p.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, help="port (default 8080, or the next free one)")
+    p.add_argument("--at", type=float, help="open at this time (s)")
+    p.add_argument("--paused", action="store_true", help="open paused")
+    p.add_argument("--speed", type=float, default=1.0, help="playback speed, 0.1 to 4 (default 1)")
+    p.add_argument("--no-loop", dest="loop", action="store_false", help="stop at the end instead of looping")
+    p.add_argument("--no-browser", action="store_true", help="only print the page's address")
+    p.add_argument("--joint-names", type=_csv, help="joint names in the file's joint order (a,b,c)")
+    p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
+    p.add_argument(
+        "--int-bits", choices=["bhuman", "naodevils"], help=".mof: whose meaning of the Int column's bits to use"
+    )
+    add_option_flags(p, write=False)
+    bag = p.add_argument_group("bags", "how a bag's messages are read (as bag2motion reads them)")
+    add_bag_read_arguments(bag)
+    p.set_defaults(handler=cmd_view)
+
+
+def _read(args: argparse.Namespace) -> Any:
+    info = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
+    if info.name == "rosbag":
+        return read(args.input, format="rosbag", **bag_read_options(args))
+    options = read_options(args, args.input, info.name)
+    if "body" in options and "body" not in {o.name for o in info.read_options}:
+        options.pop("body")  # only the robot model here; the format names its joints itself
+    return read(args.input, format=info.name, **options)
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # SIGTERM too: stop serving the same way
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from ..view import view
+
+    motion_file = _read(args)
+    viewer = view(
+        motion_file,
+        urdf=args.urdf,
+        body=args.body,
+        group=args.group,
+        joints=args.joints,
+        host=args.host,
+        port=args.port,
+        at=args.at,
+        paused=args.paused,
+        speed=args.speed,
+        loop=args.loop,
+        package_paths=args.package_paths,
+        open_browser=not args.no_browser,
+    )
+    robot = f" on {viewer.model.name}" if viewer.model is not None else ""
+    print(f"viewing {args.input}{robot} at {viewer.url} (Ctrl-C to stop)", flush=True)
+    # Ctrl-C and SIGTERM stop the page cleanly (also when started where SIGINT was ignored).
+    previous = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        viewer.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        viewer.stop()
+    print("stopped", file=sys.stderr)
+    return 0
+
+
+__all__ = ["add_parser", "cmd_view"]

@@ -1,0 +1,291 @@
+"""Choreonoid ``.body`` models (YAML) → links and joints.
+
+What is read, in Choreonoid's meaning:
+
+- ``angleUnit`` (``angle_unit``): ``degree`` (the default) or ``radian``; it applies to
+  ``rotation`` angles and to ``joint_range`` of rotational joints. Motion values stay radians.
+- ``rootLink`` (``root_link``), else the link without ``parent``; its ``free`` or
+  ``fixed`` joint is the root itself (its pose is the motion's root pose).
+- Each other link: ``parent``, ``translation`` and ``rotation`` (axis-angle
+  ``[x, y, z, angle]`` or a list of them, applied left to right) place the link frame in the
+  parent's at value 0; ``joint_type`` revolute, prismatic (or slide), fixed, free (a
+  floating joint) and the continuous-track kinds (fixed here); ``joint_axis`` a vector
+  or a letter with an optional sign (``X``, ``-Y``), absent meaning Z. Keys are read in
+  both spellings (``jointType`` / ``joint_type``).
+- ``elements``: ``Shape`` nodes (Box, Cylinder, Sphere, Capsule, Resource meshes),
+  ``Transform`` / ``Group`` / ``Visual`` nodes (and devices) placing their children,
+  ``Resource`` nodes and ``resource`` entries; ``Collision`` subtrees are not visuals.
+  Choreonoid's cylinders and capsules stand along y; as visuals they are turned onto z.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from ..errors import ReadError
+from ..spatial import quat_multiply, quat_rotate
+from .model import (
+    IDENTITY_QUAT,
+    Box,
+    Capsule,
+    Cylinder,
+    FloatArray,
+    Geometry,
+    Joint,
+    Limit,
+    Link,
+    Mesh,
+    Sphere,
+    Visual,
+    unit_axis,
+)
+
+_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: Choreonoid joint types → URDF joint types (the root link's joint is not a joint here).
+JOINT_TYPES = {
+    "revolute": "revolute",
+    "prismatic": "prismatic",
+    "slide": "prismatic",
+    "fixed": "fixed",
+    "free": "floating",
+    "pseudo_continuous_track": "fixed",
+    "pseudocontinuoustrack": "fixed",
+}
+_LETTER_AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
+#: A cylinder or capsule along y (Choreonoid) → along z (URDF): a quarter turn about x.
+_Y_TO_Z = np.array([-math.sin(math.pi / 4), 0.0, 0.0, math.cos(math.pi / 4)])
+
+
+def _camel(key: str) -> str:
+    return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), key)
+
+
+def _get(node: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    """``node[key]`` in snake case or camel case."""
+    if key in node:
+        return node[key]
+    return node.get(_camel(key), default)
+
+
+def load_body_document(source: str | os.PathLike[str], text: str | None = None) -> Any:
+    """The YAML document of a ``.body`` file (``text`` when given, else the file's contents)."""
+    if text is None:
+        try:
+            text = Path(source).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ReadError(source, f"cannot read the body file: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ReadError(source, f"invalid YAML in the body file: {problem}", line=line) from None
+
+
+class _BodyReader:
+    def __init__(self, source: str | os.PathLike[str], doc: Any) -> None:
+        self.source = source
+        if not isinstance(doc, Mapping) or not isinstance(doc.get("links"), list):
+            raise ReadError(source, "not a Choreonoid body file (a YAML mapping with a 'links' list)")
+        self.doc = doc
+        unit = str(_get(doc, "angle_unit", "degree")).lower()
+        if unit not in ("degree", "radian"):
+            raise ReadError(source, f"angleUnit {unit!r}: expected degree or radian", field="angleUnit")
+        self.to_radians = math.pi / 180.0 if unit == "degree" else 1.0
+
+    def fail(self, field: str, reason: str) -> ReadError:
+        return ReadError(self.source, reason, field=field)
+
+    def vector(self, value: Any, field: str, count: int) -> FloatArray:
+        if (
+            not isinstance(value, Sequence)
+            or isinstance(value, str)
+            or len(value) != count
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+        ):
+            raise self.fail(field, f"expected {count} finite numbers, got {value!r}")
+        return np.array(value, dtype=np.float64)
+
+    def rotation(self, value: Any, field: str) -> FloatArray:
+        """An axis-angle ``[x, y, z, angle]`` or a list of them → quaternion x, y, z, w."""
+        if value is None:
+            return np.array(IDENTITY_QUAT)
+        if (
+            isinstance(value, Sequence)
+            and value
+            and all(isinstance(v, Sequence) and not isinstance(v, str) for v in value)
+        ):
+            quat = IDENTITY_QUAT.copy()
+            for i, part in enumerate(value):
+                quat = quat_multiply(quat, self.rotation(part, f"{field}[{i}]"))
+            return np.asarray(quat, dtype=np.float64)
+        v = self.vector(value, field, 4)
+        angle = v[3] * self.to_radians
+        norm = float(np.linalg.norm(v[:3]))
+        if norm < 1e-12:
+            if angle == 0:
+                return np.array(IDENTITY_QUAT)
+            raise self.fail(field, f"the rotation axis {list(value[:3])} has no direction")
+        return np.array([*(v[:3] / norm * math.sin(angle / 2)), math.cos(angle / 2)], dtype=np.float64)
+
+    def axis(self, value: Any, field: str) -> FloatArray:
+        if value is None:
+            return np.array([0.0, 0.0, 1.0])
+        if isinstance(value, str):
+            text = value.strip().upper()
+            sign = -1.0 if text.startswith("-") else 1.0
+            letter = text.lstrip("+-")
+            if letter not in _LETTER_AXES:
+                raise self.fail(field, f"joint axis {value!r}: expected X, Y, Z (optionally signed) or a vector")
+            return sign * np.array(_LETTER_AXES[letter])
+        return unit_axis(list(self.vector(value, field, 3)), self.source, field, None)
+
+    # ------------------------------------------------------------------ visuals
+    def colour(self, appearance: Any) -> tuple[float, float, float, float] | None:
+        if not isinstance(appearance, Mapping):
+            return None
+        material = appearance.get("material")
+        if not isinstance(material, Mapping):
+            return None
+        diffuse = _get(material, "diffuse") or material.get("diffuseColor")
+        if not (
+            isinstance(diffuse, Sequence) and len(diffuse) == 3 and all(isinstance(c, (int, float)) for c in diffuse)
+        ):
+            return None
+        transparency = material.get("transparency", 0.0)
+        alpha = 1.0 - float(transparency) if isinstance(transparency, (int, float)) else 1.0
+        return (float(diffuse[0]), float(diffuse[1]), float(diffuse[2]), alpha)
+
+    def geometry(self, geo: Mapping[str, Any], field: str) -> tuple[Geometry, bool] | None:
+        """A geometry and whether it stands along y; None for kinds not drawn here."""
+        kind = geo.get("type")
+        try:
+            if kind == "Box":
+                return Box(self.vector(geo.get("size", [1, 1, 1]), f"{field}.size", 3)), False
+            if kind == "Sphere":
+                return Sphere(float(geo.get("radius", 1.0))), False
+            if kind == "Cylinder":
+                return Cylinder(float(geo.get("radius", 1.0)), float(geo.get("height", 1.0))), True
+            if kind == "Capsule":
+                return Capsule(float(geo.get("radius", 1.0)), float(geo.get("height", 1.0))), True
+        except (TypeError, ValueError):
+            raise self.fail(field, f"{kind} with a value that is not a number") from None
+        if kind == "Resource" or "uri" in geo:
+            uri = geo.get("uri")
+            if not isinstance(uri, str) or not uri:
+                raise self.fail(field, "a mesh resource without a uri")
+            return Mesh(uri, np.ones(3)), False
+        return None
+
+    def elements(self, node: Any, field: str, xyz: FloatArray, quat: FloatArray, rgba: Any, out: list[Visual]) -> None:
+        """Visuals under ``elements`` (a list of nodes or a mapping type → node)."""
+        if isinstance(node, Mapping):
+            items = [(f"{field}.{k}", {"type": k, **v} if isinstance(v, Mapping) else v) for k, v in node.items()]
+        elif isinstance(node, list):
+            items = [(f"{field}[{i}]", v) for i, v in enumerate(node)]
+        else:
+            return
+        for where, child in items:
+            if isinstance(child, list):
+                self.elements(child, where, xyz, quat, rgba, out)
+            elif isinstance(child, Mapping):
+                self.node(child, where, xyz, quat, rgba, out)
+
+    def node(
+        self, node: Mapping[str, Any], field: str, xyz: FloatArray, quat: FloatArray, rgba: Any, out: list[Visual]
+    ) -> None:
+        kind = node.get("type")
+        if kind == "Collision":
+            return
+        if "translation" in node:
+            xyz = xyz + quat_rotate(quat, self.vector(node["translation"], f"{field}.translation", 3))
+        if "rotation" in node:
+            quat = quat_multiply(quat, self.rotation(node["rotation"], f"{field}.rotation"))
+        colour = self.colour(node.get("appearance")) or rgba
+        shape: Mapping[str, Any] | None = None
+        if kind == "Shape" and isinstance(node.get("geometry"), Mapping):
+            shape = node["geometry"]
+        elif kind == "Resource":
+            shape = node
+        elif isinstance(node.get("resource"), Mapping):
+            shape = {"type": "Resource", **node["resource"]}
+        if shape is not None:
+            found = self.geometry(shape, field)
+            if found is not None:
+                geometry, along_y = found
+                q = quat_multiply(quat, _Y_TO_Z) if along_y else quat
+                out.append(Visual(geometry, xyz, q, colour))
+        if "elements" in node:
+            self.elements(node["elements"], f"{field}.elements", xyz, quat, colour, out)
+
+    # ------------------------------------------------------------------ links, joints
+    def read(self) -> tuple[str, str | None, tuple[Link, ...], tuple[Joint, ...]]:
+        links: list[Link] = []
+        joints: list[Joint] = []
+        names = [lk.get("name") for lk in self.doc["links"] if isinstance(lk, Mapping)]
+        root = _get(self.doc, "root_link")
+        if root is not None and root not in names:
+            raise self.fail("rootLink", f"the root link {root!r} is not one of the links")
+        for i, lk in enumerate(self.doc["links"]):
+            field = f"links[{i}]"
+            if not isinstance(lk, Mapping) or not isinstance(lk.get("name"), str) or not lk["name"]:
+                raise self.fail(field, "a link must be a mapping with a name")
+            name = lk["name"]
+            field = f"links[{i}] ({name})"
+            visuals: list[Visual] = []
+            self.elements(lk.get("elements"), f"{field}.elements", np.zeros(3), IDENTITY_QUAT.copy(), None, visuals)
+            links.append(Link(name, tuple(visuals)))
+            parent = lk.get("parent")
+            kind_text = str(_get(lk, "joint_type", "fixed"))
+            kind = JOINT_TYPES.get(kind_text.lower().replace("-", "_"))
+            if kind is None:
+                known = ", ".join(sorted(k for k in JOINT_TYPES if "continuous" not in k))
+                raise self.fail(f"{field}.jointType", f"unknown joint type {kind_text!r}; known: {known}")
+            if parent is None or name == root:
+                if root is None:
+                    root = name
+                continue
+            if parent not in names:
+                raise self.fail(f"{field}.parent", f"the parent link {parent!r} is not one of the links")
+            xyz = self.vector(lk["translation"], f"{field}.translation", 3) if "translation" in lk else np.zeros(3)
+            quat = self.rotation(lk.get("rotation"), f"{field}.rotation")
+            axis = self.axis(_get(lk, "joint_axis"), f"{field}.jointAxis") if kind != "fixed" else np.array([1.0, 0, 0])
+            joints.append(Joint(name, kind, str(parent), name, xyz, quat, axis, None, self.limit(lk, kind, field)))
+        return str(self.doc.get("name") or ""), root, tuple(links), tuple(joints)
+
+    def limit(self, lk: Mapping[str, Any], kind: str, field: str) -> Limit | None:
+        if kind not in ("revolute", "prismatic"):
+            return None
+        scale = self.to_radians if kind == "revolute" else 1.0
+        lower = upper = velocity = None
+        rng = _get(lk, "joint_range")
+        if isinstance(rng, Sequence) and not isinstance(rng, str):
+            lo, hi = self.vector(rng, f"{field}.jointRange", 2)
+            lower, upper = lo * scale, hi * scale
+        elif isinstance(rng, (int, float)) and not isinstance(rng, bool):
+            lower, upper = -abs(rng) * scale, abs(rng) * scale
+        vel = _get(lk, "joint_velocity_range") or _get(lk, "max_joint_velocity")
+        if isinstance(vel, Sequence) and not isinstance(vel, str):
+            velocity = float(np.max(np.abs(self.vector(vel, f"{field}.jointVelocityRange", 2)))) * scale
+        elif isinstance(vel, (int, float)) and not isinstance(vel, bool):
+            velocity = abs(float(vel)) * scale
+        return Limit(lower, upper, velocity)
+
+
+def read_body(
+    doc: Any, source: str | os.PathLike[str] = "<body>"
+) -> tuple[str, str | None, tuple[Link, ...], tuple[Joint, ...]]:
+    """Name, root link, links and joints (file order) of a loaded ``.body`` document."""
+    return _BodyReader(source, doc).read()
+
+
+__all__ = ["JOINT_TYPES", "load_body_document", "read_body"]

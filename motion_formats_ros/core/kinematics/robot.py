@@ -1,0 +1,454 @@
+"""A robot model (from URDF, ``.urdf.xacro`` or Choreonoid ``.body``) and its forward kinematics.
+
+Example::
+
+    model = load_robot_model("nao.urdf")
+    poses = model.link_poses(motion.joint_names, motion.position, motion.root_position, motion.root_orientation)
+    poses.translation[:, poses.links.index("r_sole")]          # (N, 3) in the world frame
+    static, moving = model.joint_transforms(motion.joint_names, motion.position)
+
+Joint values: a revolute / continuous joint turns by its value (rad) about its axis, a
+prismatic one slides by it (m) along the axis. A mimic joint takes ``multiplier *
+value + offset`` of the joint it mimics (also along chains of mimic joints); a value the
+motion gives a mimic joint is not used, as in robot_state_publisher. A floating joint
+takes seven values named ``JOINT/trans_x, trans_y, trans_z, rot_x, rot_y, rot_z, rot_w``
+(a quaternion, normalised here), a planar one ``JOINT/x, JOINT/y, JOINT/theta``: x and y
+along two unit vectors of the plane normal to its axis (the joint frame's x and y for
+the default z normal), theta about the normal (MoveIt's variable names).
+
+Held values: a joint the model has and the motion lacks is held at 0 (a floating
+joint's missing values at the identity); a NaN value holds the joint's last finite value
+(0 before the first one), so nothing non-finite reaches a pose. Both are listed in
+:class:`LinkPoses` (``missing``, ``held``) and, unless ``warn=False``, warned about
+once per call, together with the motion's joints that the model lacks (``unknown``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ReadError, require
+from .body import load_body_document, read_body
+from .model import (
+    IDENTITY_QUAT,
+    FloatArray,
+    Joint,
+    Link,
+    build_tree,
+)
+from .tree import MovingTransform, StaticTransform
+from .urdf import read_urdf, write_urdf
+
+
+@dataclasses.dataclass(frozen=True)
+class LinkPoses:
+    """Every link's pose at N frames, in the world frame.
+
+    Attributes:
+        links: Link names, parent before child (the model's order).
+        translation: (N, L, 3).
+        rotation: (N, L, 4) quaternions x, y, z, w.
+        missing: Model joints the motion lacks (held at 0).
+        unknown: Motion joints the model lacks (not used).
+        held: Joints with NaN values that held their last finite value.
+    """
+
+    links: tuple[str, ...]
+    translation: FloatArray
+    rotation: FloatArray
+    missing: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()
+    held: tuple[str, ...] = ()
+
+
+def _hold(values: FloatArray) -> tuple[FloatArray, bool]:
+    """NaN entries of a column replaced by the last finite value (0 before the first)."""
+    bad = ~np.isfinite(values)
+    if not bad.any():
+        return values, False
+    index = np.where(bad, 0, np.arange(values.size))
+    np.maximum.accumulate(index, out=index)
+    out = values[index]
+    out[~np.isfinite(out)] = 0.0  # before the first finite value
+    return out, True
+
+
+#: Frames evaluated together by :meth:`RobotModel.link_poses` (rows of 64 KiB).
+_CHUNK = 8192
+
+#: A quaternion or vector as its components: each an (N,) array or a float (the same at every frame).
+Comps = tuple[Any, ...]
+
+
+def _qmul(a: Comps, b: Comps) -> Comps:
+    """Hamilton product a ⊗ b, component by component (x, y, z, w)."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    )
+
+
+def _qrot(q: Comps, v: Comps) -> Comps:
+    """Vector v rotated by the unit quaternion q: v + w t + q_v × t with t = 2 q_v × v."""
+    qx, qy, qz, qw = q
+    vx, vy, vz = v
+    tx = 2.0 * (qy * vz - qz * vy)
+    ty = 2.0 * (qz * vx - qx * vz)
+    tz = 2.0 * (qx * vy - qy * vx)
+    return (vx + qw * tx + (qy * tz - qz * ty), vy + qw * ty + (qz * tx - qx * tz), vz + qw * tz + (qx * ty - qy * tx))
+
+
+def _floats(values: FloatArray) -> Comps:
+    return tuple(float(v) for v in values)
+
+
+def _plane_basis(normal: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Two unit vectors u, v of the plane normal to ``normal`` with u × v = normal (x, y for z)."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(normal[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    u = helper - normal * float(helper @ normal)
+    u /= np.linalg.norm(u)
+    return u, np.cross(normal, u)
+
+
+class RobotModel:
+    """Links and joints of a robot, parent before child, and their forward kinematics.
+
+    Build with :meth:`from_urdf`, :meth:`from_body` or :func:`load_robot_model`.
+    """
+
+    def __init__(
+        self, name: str, root_link: str, links: Sequence[Link], joints: Sequence[Joint], source: str = ""
+    ) -> None:
+        self.name = name
+        self.root_link = root_link
+        self.links: tuple[Link, ...] = tuple(links)
+        self.joints: tuple[Joint, ...] = tuple(joints)
+        self.source = source
+        self.urdf_text: str | None = None  # the URDF as given (from_urdf), else None
+        self._joint = {j.name: j for j in self.joints}
+        self._link_index = {link.name: i for i, link in enumerate(self.links)}
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_urdf(cls, text: str | bytes, source: str | os.PathLike[str] = "<robot_description>") -> RobotModel:
+        """The model of URDF ``text``; ``source`` names it in errors."""
+        robot = read_urdf(text, source)
+        root, links, joints = build_tree(robot.links, robot.joints, source)
+        model = cls(robot.name, root, links, joints, os.fspath(source))
+        model.urdf_text = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+        return model
+
+    @classmethod
+    def from_body(
+        cls, text_or_path: str | os.PathLike[str], source: str | os.PathLike[str] | None = None
+    ) -> RobotModel:
+        """The model of a Choreonoid ``.body`` file: a path, or its YAML text (a str with a line break)."""
+        if isinstance(text_or_path, str) and "\n" in text_or_path:
+            where = source if source is not None else "<body>"
+            doc = load_body_document(where, text_or_path)
+        else:
+            where = source if source is not None else text_or_path
+            doc = load_body_document(text_or_path)
+        name, root, links, joints = read_body(doc, where)
+        found, links, joints = build_tree(links, joints, where, root)
+        return cls(name, found, links, joints, os.fspath(where))
+
+    def to_urdf(self, mesh_base: str | os.PathLike[str] | None = None) -> str:
+        """URDF text of the model (for a ``.body``: the URDF made from it).
+
+        Args:
+            mesh_base: A folder that relative mesh file names are taken from; they are
+                written as absolute ``file://`` URIs (what a viewer of the description can open).
+        """
+        links = self.links
+        if mesh_base is not None:
+            from .model import Mesh
+
+            base = Path(mesh_base).resolve()
+
+            def absolute(link: Link) -> Link:
+                visuals = tuple(
+                    dataclasses.replace(v, geometry=Mesh((base / v.geometry.filename).as_uri(), v.geometry.scale))
+                    if isinstance(v.geometry, Mesh) and "://" not in v.geometry.filename
+                    else v
+                    for v in link.visuals
+                )
+                return dataclasses.replace(link, visuals=visuals)
+
+            links = tuple(absolute(link) for link in links)
+        return write_urdf(self.name, links, self.joints)
+
+    @property
+    def description(self) -> str:
+        """What ``/robot_description`` carries: the URDF as given, else :meth:`to_urdf` with
+        mesh files relative to the model file made absolute."""
+        if self.urdf_text is not None:
+            return self.urdf_text
+        folder = Path(self.source).parent if self.source and Path(self.source).is_file() else None
+        return self.to_urdf(mesh_base=folder)
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def link_names(self) -> tuple[str, ...]:
+        return tuple(link.name for link in self.links)
+
+    @property
+    def actuated_joints(self) -> tuple[str, ...]:
+        """Movable joints that are no mimic (what a motion drives), parent before child."""
+        return tuple(j.name for j in self.joints if j.movable and j.mimic is None)
+
+    def joint(self, name: str) -> Joint:
+        return self._joint[name]
+
+    # ------------------------------------------------------------------ values
+    def _values(
+        self, joint_names: Sequence[str], positions: npt.ArrayLike
+    ) -> tuple[dict[str, FloatArray], int, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        """Each movable joint's values (N,) or (N, k), the frame count, missing, unknown, held."""
+        pos = np.asarray(positions, dtype=np.float64)
+        if pos.ndim == 1:
+            pos = pos[None, :]
+        names = list(joint_names)
+        if pos.ndim != 2 or pos.shape[1] != len(names):
+            raise ValueError(f"positions of shape {pos.shape} do not match {len(names)} joint names")
+        n = pos.shape[0]
+        column = {name: i for i, name in enumerate(names)}
+        known: set[str] = set()
+        values: dict[str, FloatArray] = {}
+        missing: list[str] = []
+        held: list[str] = []
+        for j in self.joints:
+            if not j.movable:
+                continue
+            known.add(j.name)
+            known.update(j.variables)
+            if j.mimic is not None:
+                continue
+            cols = [column.get(v) for v in j.variables]
+            if all(c is None for c in cols):
+                missing.append(j.name)
+                continue
+            got = []
+            for var, c in zip(j.variables, cols, strict=True):
+                default = 1.0 if var.endswith("/rot_w") else 0.0
+                if c is None:
+                    got.append(np.full(n, default))
+                    continue
+                col, was_held = _hold(pos[:, c])
+                if was_held and j.name not in held:
+                    held.append(j.name)
+                got.append(col)
+            values[j.name] = got[0] if len(got) == 1 else np.stack(got, axis=1)
+        for j in self.joints:  # mimic joints, after their leaders (resolved along chains)
+            if j.mimic is not None:
+                values[j.name] = self._mimic_value(j, values, n)
+        unknown = tuple(name for name in names if name not in known)
+        return values, n, tuple(missing), unknown, tuple(held)
+
+    def _mimic_value(self, joint: Joint, values: dict[str, FloatArray], n: int) -> FloatArray:
+        # Compose outward-in: value(j) = m1 * value(a) + o1, value(a) = m2 * value(b) + o2 …
+        multiplier, offset = 1.0, 0.0
+        current = joint
+        while current.mimic is not None:
+            m = current.mimic
+            offset = offset + multiplier * m.offset
+            multiplier = multiplier * m.multiplier
+            current = self._joint[m.joint]
+        leader = values.get(current.name)
+        base = leader if leader is not None else np.zeros(n)
+        return np.asarray(multiplier * base + offset, dtype=np.float64)
+
+    def _warn(self, missing: Sequence[str], unknown: Sequence[str], held: Sequence[str]) -> None:
+        where = self.source or self.name or "robot model"
+        if missing:
+            warnings.warn(
+                f"{where}: the motion lacks {len(missing)} joint(s) of the model, held at 0: {', '.join(missing)}",
+                stacklevel=3,
+            )
+        if unknown:
+            warnings.warn(
+                f"{where}: the model has no joint(s) {', '.join(unknown)} of the motion; not used", stacklevel=3
+            )
+        if held:
+            warnings.warn(
+                f"{where}: NaN values of {', '.join(held)} hold the last finite value (0 before it)", stacklevel=3
+            )
+
+    # ------------------------------------------------------------------ kinematics
+    @staticmethod
+    def _local(j: Joint, q: FloatArray | None) -> tuple[Comps, Comps]:
+        """The joint's transform parent → child at its values: translation and rotation components.
+
+        Child = origin · motion: translation ``o + R(origin) t``, rotation ``origin ⊗ r``,
+        where the motion (t, r) turns about / slides along the axis. A revolute joint's
+        rotation is ``cos(θ/2) origin + sin(θ/2) (origin ⊗ axis)``: the second term is a
+        constant, so a frame costs two products per component.
+        """
+        o = _floats(j.origin_xyz)
+        qo = _floats(j.origin_quat)
+        if q is None or j.type == "fixed":
+            return o, qo
+        if j.type in ("revolute", "continuous"):
+            half = 0.5 * q
+            c, s = np.cos(half), np.sin(half)
+            p = _qmul(qo, (*_floats(j.axis), 0.0))
+            return o, tuple(c * qo[k] + s * p[k] for k in range(4))
+        if j.type == "prismatic":
+            b = _qrot(qo, _floats(j.axis))
+            return tuple(o[k] + q * b[k] for k in range(3)), qo
+        if j.type == "planar":
+            u, v = _plane_basis(j.axis)
+            bu, bv = _qrot(qo, _floats(u)), _qrot(qo, _floats(v))
+            x, y, theta = q[:, 0], q[:, 1], q[:, 2]
+            half = 0.5 * theta
+            c, s = np.cos(half), np.sin(half)
+            p = _qmul(qo, (*_floats(j.axis), 0.0))
+            return tuple(o[k] + x * bu[k] + y * bv[k] for k in range(3)), tuple(c * qo[k] + s * p[k] for k in range(4))
+        quat = q[:, 3:7]
+        norm = np.linalg.norm(quat, axis=1, keepdims=True)
+        bad = ~(norm[:, 0] > 1e-12)
+        quat = quat / np.where(bad[:, None], 1.0, norm)
+        quat[bad] = IDENTITY_QUAT
+        t = _qrot(qo, (q[:, 0], q[:, 1], q[:, 2]))
+        return tuple(o[k] + t[k] for k in range(3)), _qmul(qo, (quat[:, 0], quat[:, 1], quat[:, 2], quat[:, 3]))
+
+    def link_poses(
+        self,
+        joint_names: Sequence[str],
+        positions: npt.ArrayLike,
+        root_position: npt.ArrayLike | None = None,
+        root_orientation: npt.ArrayLike | None = None,
+        *,
+        warn: bool = True,
+    ) -> LinkPoses:
+        """Every link's pose at every frame, the root link at the root pose (identity when None).
+
+        Args:
+            joint_names: The motion's joint names (J).
+            positions: (N, J) values (one frame may be given as (J,)).
+            root_position, root_orientation: (N, 3) and (N, 4) x, y, z, w, or None.
+            warn: Warn about missing / unknown / held joints (one warning each).
+        """
+        values, n, missing, unknown, held = self._values(joint_names, positions)
+        if warn:
+            self._warn(missing, unknown, held)
+        count = len(self.links)
+        # Components first ((L, 3, N), (L, 4, N)): every operation runs on contiguous rows.
+        trans = np.empty((count, 3, n))
+        rot = np.empty((count, 4, n))
+        trans[0] = 0.0
+        rot[0] = 0.0
+        rot[0, 3] = 1.0
+        if root_position is not None:
+            given = np.broadcast_to(np.asarray(root_position, dtype=np.float64), (n, 3))
+            for k in range(3):
+                trans[0, k] = _hold(np.ascontiguousarray(given[:, k]))[0]
+        if root_orientation is not None:
+            given = np.broadcast_to(np.asarray(root_orientation, dtype=np.float64), (n, 4))
+            norm = np.linalg.norm(given, axis=1)
+            ok = np.isfinite(norm) & (norm > 1e-12)
+            if ok.all():
+                rot[0] = (given / norm[:, None]).T
+            elif ok.any():  # a NaN orientation holds the last good one
+                last = np.where(ok, np.arange(n), 0)
+                np.maximum.accumulate(last, out=last)
+                first = int(np.argmax(ok))
+                last[:first] = first
+                rot[0] = (given[last] / norm[last, None]).T
+        pairs = [(self._link_index[j.parent], self._link_index[j.child]) for j in self.joints]
+        for lo in range(0, n, _CHUNK):  # frames in chunks whose rows stay in the CPU's cache
+            hi = min(n, lo + _CHUNK)
+            for j, (p, c) in zip(self.joints, pairs, strict=True):
+                qp = tuple(rot[p, :, lo:hi])
+                q = values.get(j.name)
+                v, lq = self._local(j, q[lo:hi] if q is not None else None)
+                moved = _qrot(qp, v)
+                for k in range(3):
+                    np.add(trans[p, k, lo:hi], moved[k], out=trans[c, k, lo:hi])
+                quat = _qmul(qp, lq)
+                for k in range(4):
+                    rot[c, k, lo:hi] = quat[k]
+        return LinkPoses(self.link_names, trans.transpose(2, 0, 1), rot.transpose(2, 0, 1), missing, unknown, held)
+
+    def joint_transforms(
+        self, joint_names: Sequence[str], positions: npt.ArrayLike, frame_prefix: str = "", *, warn: bool = True
+    ) -> tuple[list[StaticTransform], list[MovingTransform]]:
+        """robot_state_publisher's frames: one transform per joint, parent link → child link.
+
+        Fixed joints are static (publish once, on ``/tf_static``); every movable joint
+        (mimic ones too) is moving, evaluated at the N frames of ``positions``. Frame
+        names are the links' with ``frame_prefix`` in front. Missing, unknown and NaN
+        values are handled as in :meth:`link_poses`.
+        """
+        values, n, missing, unknown, held = self._values(joint_names, positions)
+        if warn:
+            self._warn(missing, unknown, held)
+        static: list[StaticTransform] = []
+        moving: list[MovingTransform] = []
+        for j in self.joints:
+            parent, child = frame_prefix + j.parent, frame_prefix + j.child
+            if not j.movable:
+                static.append(StaticTransform(parent, child, j.origin_xyz.copy(), j.origin_quat.copy()))
+                continue
+            q = values.get(j.name)
+            if q is None and j.type not in ("floating", "planar"):
+                q = np.zeros(n)
+            v, r = self._local(j, q)
+            t = np.empty((n, 3))
+            quat = np.empty((n, 4))
+            for k in range(3):
+                t[:, k] = v[k]
+            for k in range(4):
+                quat[:, k] = r[k]
+            moving.append(MovingTransform(parent, child, t, quat))
+        return static, moving
+
+
+def load_robot_model(path: str | os.PathLike[str]) -> RobotModel:
+    """A robot model from a ``.urdf``, ``.urdf.xacro`` / ``.xacro`` or Choreonoid ``.body`` file.
+
+    A ``.xacro`` file is expanded with the ``xacro`` package (the ``xacro`` extra).
+
+    Raises:
+        ReadError: The file cannot be read or is not a valid model.
+        MissingDependencyError: A ``.xacro`` file without the ``xacro`` package.
+    """
+    p = Path(path)
+    name = p.name.lower()
+    if name.endswith(".body"):
+        return RobotModel.from_body(p)
+    if name.endswith(".xacro"):
+        return RobotModel.from_urdf(expand_xacro(p), p)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ReadError(p, f"cannot read the robot model: {exc.strerror or exc}") from None
+    return RobotModel.from_urdf(data, p)
+
+
+def expand_xacro(path: str | os.PathLike[str]) -> str:
+    """The URDF text a ``.xacro`` file expands to (needs the ``xacro`` extra)."""
+    xacro = require("xacro", "reading .xacro robot models", package="xacro", extra="xacro", rosdep_key="xacro")
+    try:
+        doc = xacro.process_file(os.fspath(path))
+    except OSError as exc:
+        raise ReadError(path, f"cannot read the robot model: {exc.strerror or exc}") from None
+    except Exception as exc:  # xacro raises its own XacroException and the XML parser's errors
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ReadError(path, f"xacro could not expand it: {reason}") from None
+    return str(doc.toxml())
+
+
+__all__ = ["LinkPoses", "RobotModel", "expand_xacro", "load_robot_model"]

@@ -1,0 +1,338 @@
+"""URDF text ↔ links and joints (one reader for the robot model and the joint limits).
+
+Only the ``<link>``, ``<joint>`` and ``<material>`` children of ``<robot>`` are read (a
+``<transmission>``'s or ``<gazebo>``'s inner elements are not the robot's joints). Every
+element keeps its line so that a bad value is reported where it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import xml.parsers.expat
+from collections.abc import Sequence
+from xml.sax.saxutils import quoteattr
+
+import numpy as np
+
+from ..errors import ReadError
+from ..spatial import quat_to_rpy, rpy_to_quat
+from .model import (
+    IDENTITY_QUAT,
+    JOINT_TYPES,
+    Box,
+    Capsule,
+    Cylinder,
+    FloatArray,
+    Geometry,
+    Joint,
+    Limit,
+    Link,
+    Mesh,
+    Mimic,
+    Sphere,
+    Visual,
+    unit_axis,
+)
+
+
+@dataclasses.dataclass
+class Element:
+    """An XML element with the line it starts on."""
+
+    tag: str
+    attrib: dict[str, str]
+    line: int
+    children: list[Element] = dataclasses.field(default_factory=list)
+
+    def find(self, tag: str) -> Element | None:
+        return next((c for c in self.children if c.tag == tag), None)
+
+    def findall(self, tag: str) -> list[Element]:
+        return [c for c in self.children if c.tag == tag]
+
+
+def parse_xml(text: str | bytes, source: str | os.PathLike[str]) -> Element:
+    """The element tree of ``text``; malformed XML is a ReadError naming its line."""
+    parser = xml.parsers.expat.ParserCreate()
+    stack: list[Element] = []
+    top: list[Element] = []
+
+    def start(tag: str, attrib: dict[str, str]) -> None:
+        el = Element(tag, attrib, parser.CurrentLineNumber)
+        (stack[-1].children if stack else top).append(el)
+        stack.append(el)
+
+    def end(tag: str) -> None:
+        stack.pop()
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    try:
+        parser.Parse(text.encode("utf-8") if isinstance(text, str) else text, True)
+    except xml.parsers.expat.ExpatError as exc:
+        raise ReadError(
+            source, f"invalid URDF XML: {xml.parsers.expat.ErrorString(exc.code)}", line=exc.lineno
+        ) from None
+    if not top:
+        raise ReadError(source, "invalid URDF XML: no element")
+    return top[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class UrdfRobot:
+    """What a URDF file states, in file order (the tree is built by the caller)."""
+
+    name: str
+    links: tuple[Link, ...]
+    joints: tuple[Joint, ...]
+
+
+class _Reader:
+    def __init__(self, source: str | os.PathLike[str], links_required: bool = True) -> None:
+        self.source = source
+        self.links_required = links_required
+        self.materials: dict[str, tuple[float, float, float, float]] = {}
+
+    def fail(self, el: Element, reason: str) -> ReadError:
+        return ReadError(self.source, f"<{el.tag}>: {reason}", line=el.line)
+
+    def numbers(self, el: Element, key: str, count: int, default: Sequence[float] | None = None) -> list[float]:
+        text = el.attrib.get(key)
+        if text is None:
+            if default is None:
+                raise self.fail(el, f"attribute {key!r} is missing")
+            return list(default)
+        parts = text.split()
+        try:
+            values = [float(p) for p in parts]
+        except ValueError:
+            raise self.fail(el, f"{key}={text!r} is not {count} number{'s' if count > 1 else ''}") from None
+        if len(values) != count or not all(math.isfinite(v) for v in values):
+            raise self.fail(el, f"{key}={text!r} is not {count} finite number{'s' if count > 1 else ''}")
+        return values
+
+    def number(self, el: Element, key: str, default: float | None = None) -> float:
+        return self.numbers(el, key, 1, None if default is None else [default])[0]
+
+    def optional(self, el: Element, key: str) -> float | None:
+        return self.number(el, key) if key in el.attrib else None
+
+    def origin(self, parent: Element) -> tuple[FloatArray, FloatArray]:
+        el = parent.find("origin")
+        if el is None:
+            return np.zeros(3), IDENTITY_QUAT.copy()
+        xyz = np.array(self.numbers(el, "xyz", 3, [0.0, 0.0, 0.0]))
+        rpy = self.numbers(el, "rpy", 3, [0.0, 0.0, 0.0])
+        quat = IDENTITY_QUAT.copy() if not any(rpy) else rpy_to_quat(np.array(rpy))
+        return xyz, quat
+
+    def name(self, el: Element) -> str:
+        name = el.attrib.get("name")
+        if not name:
+            raise self.fail(el, "no name")
+        return name
+
+    # ------------------------------------------------------------------ materials, visuals
+    def colour(self, el: Element) -> tuple[float, float, float, float] | None:
+        color = el.find("color")
+        if color is not None:
+            r, g, b, a = self.numbers(color, "rgba", 4)
+            return (r, g, b, a)
+        name = el.attrib.get("name")
+        return self.materials.get(name) if name else None
+
+    def geometry(self, el: Element) -> Geometry:
+        geo = el.find("geometry")
+        if geo is None or not geo.children:
+            raise self.fail(el, "no <geometry>")
+        shape = geo.children[0]
+        if shape.tag == "box":
+            return Box(np.array(self.numbers(shape, "size", 3)))
+        if shape.tag == "cylinder":
+            return Cylinder(self.number(shape, "radius"), self.number(shape, "length"))
+        if shape.tag == "sphere":
+            return Sphere(self.number(shape, "radius"))
+        if shape.tag == "capsule":
+            return Capsule(self.number(shape, "radius"), self.number(shape, "length"))
+        if shape.tag == "mesh":
+            filename = shape.attrib.get("filename")
+            if not filename:
+                raise self.fail(shape, "no filename")
+            scale = self.numbers(shape, "scale", 3, [1.0, 1.0, 1.0])
+            return Mesh(filename, np.array(scale))
+        raise self.fail(shape, "unknown geometry; expected box, cylinder, sphere, capsule or mesh")
+
+    def link(self, el: Element) -> Link:
+        visuals = []
+        for v in el.findall("visual"):
+            xyz, quat = self.origin(v)
+            material = v.find("material")
+            rgba = self.colour(material) if material is not None else None
+            visuals.append(Visual(self.geometry(v), xyz, quat, rgba, v.attrib.get("name", "")))
+        return Link(self.name(el), tuple(visuals))
+
+    # ------------------------------------------------------------------ joints
+    def joint(self, el: Element) -> Joint:
+        name = self.name(el)
+        kind = el.attrib.get("type")
+        if kind not in JOINT_TYPES:
+            raise self.fail(el, f"joint {name!r} has the unknown type {kind!r}; known: {', '.join(JOINT_TYPES)}")
+        links = []
+        for role in ("parent", "child"):
+            ref = el.find(role)
+            if ref is None or not ref.attrib.get("link"):
+                if self.links_required:
+                    raise self.fail(el, f"joint {name!r} has no <{role} link=...>")
+                links.append("")
+                continue
+            links.append(ref.attrib["link"])
+        xyz, quat = self.origin(el)
+        axis_el = el.find("axis")
+        axis = np.array([1.0, 0.0, 0.0])
+        if axis_el is not None and kind not in ("fixed", "floating"):
+            axis = unit_axis(self.numbers(axis_el, "xyz", 3), self.source, f"joint {name!r}", axis_el.line)
+        mimic = None
+        mimic_el = el.find("mimic")
+        if mimic_el is not None and kind in ("revolute", "continuous", "prismatic"):
+            target = mimic_el.attrib.get("joint")
+            if not target:
+                raise self.fail(mimic_el, f"joint {name!r}: <mimic> names no joint")
+            mimic = Mimic(target, self.number(mimic_el, "multiplier", 1.0), self.number(mimic_el, "offset", 0.0))
+        limit = None
+        limit_el = el.find("limit")
+        if limit_el is not None:
+            limit = Limit(
+                self.optional(limit_el, "lower"),
+                self.optional(limit_el, "upper"),
+                self.optional(limit_el, "velocity"),
+                self.optional(limit_el, "effort"),
+            )
+        return Joint(name, kind, links[0], links[1], xyz, quat, axis, mimic, limit, el.line)
+
+
+def read_urdf(
+    text: str | bytes, source: str | os.PathLike[str] = "<robot_description>", *, links_required: bool = True
+) -> UrdfRobot:
+    """Links and joints of the URDF ``text`` (file order; see :func:`.model.build_tree`).
+
+    ``links_required=False`` accepts joints without ``<parent>`` / ``<child>`` (their
+    links are ``""``), for what needs only the joints themselves (limits).
+
+    Raises:
+        ReadError: Not XML, not ``<robot>``, a joint of unknown type, a value that is not
+            a number, a zero axis, a missing attribute; named with its line.
+    """
+    root = parse_xml(text, source)
+    if root.tag != "robot":
+        raise ReadError(source, f"not a URDF: the root element is <{root.tag}>, expected <robot>", line=root.line)
+    reader = _Reader(source, links_required)
+    # Named colours: the robot's materials, then those a link's visual defines (others may name them too).
+    named = root.findall("material") + [
+        m for link in root.findall("link") for v in link.findall("visual") for m in v.findall("material")
+    ]
+    for el in named:
+        rgba = reader.colour(el) if el.find("color") is not None else None
+        if el.attrib.get("name") and rgba is not None:
+            reader.materials.setdefault(el.attrib["name"], rgba)
+    links = tuple(reader.link(el) for el in root.findall("link"))
+    joints = tuple(reader.joint(el) for el in root.findall("joint"))
+    return UrdfRobot(root.attrib.get("name", ""), links, joints)
+
+
+# --------------------------------------------------------------------------- writing
+#: The travel written for a prismatic joint the model gives no limits (URDF requires them).
+UNLIMITED = 1e9
+
+
+def _num(x: float) -> str:
+    return repr(float(x)) if x != 0 else "0"
+
+
+def _vec(values: FloatArray | Sequence[float]) -> str:
+    return " ".join(_num(v) for v in values)
+
+
+def _origin(xyz: FloatArray, quat: FloatArray, indent: str) -> str:
+    if not np.any(xyz) and np.allclose(quat, IDENTITY_QUAT, rtol=0, atol=0):
+        return ""
+    rpy = quat_to_rpy(np.asarray(quat)) if not np.array_equal(quat, IDENTITY_QUAT) else np.zeros(3)
+    return f'{indent}<origin xyz="{_vec(xyz)}" rpy="{_vec(rpy)}"/>\n'
+
+
+def _geometry(g: Geometry) -> str:
+    if isinstance(g, Box):
+        return f'<box size="{_vec(g.size)}"/>'
+    if isinstance(g, Cylinder):
+        return f'<cylinder radius="{_num(g.radius)}" length="{_num(g.length)}"/>'
+    if isinstance(g, Sphere):
+        return f'<sphere radius="{_num(g.radius)}"/>'
+    if isinstance(g, Capsule):
+        return f'<capsule radius="{_num(g.radius)}" length="{_num(g.length)}"/>'
+    scale = "" if np.all(g.scale == 1.0) else f' scale="{_vec(g.scale)}"'
+    return f"<mesh filename={quoteattr(g.filename)}{scale}/>"
+
+
+def _visuals(v: Visual) -> list[tuple[Geometry, FloatArray, FloatArray]]:
+    """The URDF shapes of a visual: a capsule (which URDF tools rarely draw) as a cylinder and two spheres."""
+    if not isinstance(v.geometry, Capsule):
+        return [(v.geometry, v.origin_xyz, v.origin_quat)]
+    from ..spatial import quat_rotate
+
+    half = quat_rotate(v.origin_quat, np.array([0.0, 0.0, v.geometry.length / 2]))
+    r = v.geometry.radius
+    return [
+        (Cylinder(r, v.geometry.length), v.origin_xyz, v.origin_quat),
+        (Sphere(r), v.origin_xyz + half, v.origin_quat),
+        (Sphere(r), v.origin_xyz - half, v.origin_quat),
+    ]
+
+
+def write_urdf(name: str, links: Sequence[Link], joints: Sequence[Joint]) -> str:
+    """URDF text of a model (links and joints parent before child)."""
+    out = ['<?xml version="1.0"?>\n', f"<robot name={quoteattr(name or 'robot')}>\n"]
+    for link in links:
+        if not link.visuals:
+            out.append(f"  <link name={quoteattr(link.name)}/>\n")
+            continue
+        out.append(f"  <link name={quoteattr(link.name)}>\n")
+        for i, v in enumerate(link.visuals):
+            for geometry, xyz, quat in _visuals(v):
+                out.append("    <visual>\n" + _origin(xyz, quat, "      "))
+                out.append(f"      <geometry>{_geometry(geometry)}</geometry>\n")
+                if v.rgba is not None:
+                    out.append(f'      <material name="{link.name}_{i}"><color rgba="{_vec(v.rgba)}"/></material>\n')
+                out.append("    </visual>\n")
+        out.append("  </link>\n")
+    for j in joints:
+        lim = j.limit or Limit()
+        kind = j.type
+        if kind == "revolute" and (lim.lower is None or lim.upper is None):
+            kind = "continuous"  # unlimited: URDF's revolute needs both limits
+        out.append(f"  <joint name={quoteattr(j.name)} type={quoteattr(kind)}>\n")
+        out.append(f"    <parent link={quoteattr(j.parent)}/>\n    <child link={quoteattr(j.child)}/>\n")
+        out.append(_origin(j.origin_xyz, j.origin_quat, "    "))
+        if j.type not in ("fixed", "floating"):
+            out.append(f'    <axis xyz="{_vec(j.axis)}"/>\n')
+        if kind in ("revolute", "prismatic", "continuous"):
+            attrs = []
+            if kind == "prismatic":
+                lower = -UNLIMITED if lim.lower is None else lim.lower
+                upper = UNLIMITED if lim.upper is None else lim.upper
+                attrs += [f'lower="{_num(lower)}"', f'upper="{_num(upper)}"']
+            elif kind == "revolute":
+                attrs += [f'lower="{_num(lim.lower or 0.0)}"', f'upper="{_num(lim.upper or 0.0)}"']
+            attrs += [f'effort="{_num(lim.effort or 0.0)}"', f'velocity="{_num(lim.velocity or 0.0)}"']
+            out.append(f"    <limit {' '.join(attrs)}/>\n")
+        if j.mimic is not None:
+            m = j.mimic
+            out.append(
+                f'    <mimic joint={quoteattr(m.joint)} multiplier="{_num(m.multiplier)}" offset="{_num(m.offset)}"/>\n'
+            )
+        out.append("  </joint>\n")
+    out.append("</robot>\n")
+    return "".join(out)
+
+
+__all__ = ["Element", "UrdfRobot", "parse_xml", "read_urdf", "write_urdf"]

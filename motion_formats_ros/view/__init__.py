@@ -1,0 +1,142 @@
+"""Look at a motion on its robot in the browser (viser, the ``view`` extra).
+
+``view(motion, urdf=...)`` serves a local page (http://127.0.0.1:8080, the next free
+port when it is taken) showing the robot moving with the motion, a timeline (play,
+pause, scrub, speed, loop, the time and frame, space = play / pause), the joint curves
+with a cursor at the current time, the root path on a ground grid, a ``.mof`` net's
+labels as marks on the timeline and, when a file holds both, the actual motion as a
+translucent ghost of the target. It returns the :class:`~.page.Viewer` (its ``server``
+is the viser server) and keeps serving in background threads until ``stop()``.
+
+Example::
+
+    from motion_formats_ros import view
+    v = view("walk.seq", body="robot.body", at=1.5, paused=True)
+    print(v.url)
+    ...
+    v.stop()
+
+The robot comes from the one robot model of the package (URDF or Choreonoid .body,
+:mod:`motion_formats_ros.core.kinematics`); nothing here computes kinematics itself.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..core.model import Motion, MotionFile
+
+if TYPE_CHECKING:
+    from .page import Viewer
+
+
+def load_model(urdf: str | os.PathLike[str] | None = None, body: str | os.PathLike[str] | None = None) -> Any:
+    """The robot model of ``urdf`` or ``body`` (None when neither is given)."""
+    if urdf is not None and body is not None:
+        raise ValueError("give a URDF or a .body model, not both")
+    path = urdf if urdf is not None else body
+    if path is None:
+        return None
+    from ..core.kinematics import load_robot_model
+
+    return load_robot_model(Path(path))
+
+
+def view(
+    motion: MotionFile | Motion | str | os.PathLike[str],
+    urdf: str | os.PathLike[str] | None = None,
+    body: str | os.PathLike[str] | None = None,
+    *,
+    model: Any = None,
+    group: str | None = None,
+    joints: Sequence[str] | None = None,
+    host: str = "127.0.0.1",
+    port: int | None = None,
+    at: float | None = None,
+    paused: bool = False,
+    speed: float = 1.0,
+    loop: bool = True,
+    package_paths: Sequence[str | os.PathLike[str]] = (),
+    open_browser: bool = False,
+    format: str | None = None,
+    **read_options: Any,
+) -> Viewer:
+    """Serve a page showing ``motion`` on its robot; returns the running :class:`~.page.Viewer`.
+
+    Args:
+        motion: A MotionFile, a Motion, or a path to any file this package reads (a bag too).
+        urdf, body: The robot model's file (URDF or Choreonoid .body); or ``model``, a
+            loaded ``RobotModel``. A bag's ``/robot_description`` is used when none is given.
+            With no model the page shows the root pose and the joint curves.
+        group: The group drawn (default target, else the first); the other of
+            target / actual, when present, is drawn as a translucent ghost.
+        joints: Joints whose curves are shown first (default: the six that move most).
+        host, port: Where to serve (default 127.0.0.1 and the first free port from 8080;
+            a port given explicitly that is taken is an error).
+        at: Open at this motion time (s); ``paused``: do not start playing.
+        speed, loop: Playback speed (0.1–4) and looping.
+        package_paths: Folders to find ``package://`` meshes in (besides
+            ``AMENT_PREFIX_PATH`` and ``ROS_PACKAGE_PATH``).
+        open_browser: Open the page in the default browser.
+        format, read_options: How to read ``motion`` when it is a path (as ``read``).
+    """
+    from .page import Viewer, ViewOptions
+    from .scene import scene_drawing_for
+
+    if isinstance(motion, Motion):
+        motion_file = MotionFile.single(motion)
+    elif isinstance(motion, MotionFile):
+        motion_file = motion
+    else:
+        from ..registry import read
+
+        motion_file = read(Path(motion), format=format, **read_options)
+    given = urdf if urdf is not None else body
+    model_path = Path(given) if given is not None and model is None else None
+    if model is None:
+        model = load_model(urdf, body)
+    if model is None and motion_file.robot_description:
+        from ..core.kinematics import RobotModel
+
+        model = RobotModel.from_urdf(motion_file.robot_description, source=f"{motion_file.source}: /robot_description")
+    options = ViewOptions(
+        group=group,
+        joints=joints,
+        host=host,
+        port=port,
+        at=at,
+        paused=paused,
+        speed=speed,
+        loop=loop,
+        package_paths=tuple(str(p) for p in package_paths),
+        open_browser=open_browser,
+        title=Path(motion_file.source).name if motion_file.source else None,
+    )
+    return Viewer(
+        motion_file,
+        model,
+        model_path=model_path,
+        options=options,
+        scene=scene_drawing_for(motion_file),
+    )
+
+
+class _CallableModule(types.ModuleType):
+    """This package, callable: ``motion_formats_ros.view(...)`` is :func:`view`.
+
+    The package stays a package (``motion_formats_ros.view.page`` …); calling it calls
+    :func:`view`.
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Viewer:
+        return view(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
+
+__all__ = ["load_model", "view"]

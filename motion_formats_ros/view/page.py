@@ -1,0 +1,736 @@
+"""The viewer's web page: a viser server with the robot, a timeline and joint curves.
+
+The server runs in its own threads; :class:`Viewer` builds the page once (robot meshes,
+ground grid, root path, GUI) and a drawing thread moves the robot at the display rate
+(60 Hz) while the motion plays: each tick evaluates the motion at the clock's time
+(:class:`~.session.Track`), the robot model's forward kinematics for that one pose,
+and sends the links' poses in one batch. The browser thus gets one update per drawn
+frame whatever the motion's own rate, and a long motion costs nothing at start-up
+beyond reading it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import math
+import socket
+import threading
+import time
+import warnings
+import webbrowser
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core.errors import MotionFormatError, require
+from ..core.model import Motion, MotionFile
+from . import meshes
+from .session import Clock, Pose, Track, mark_times, with_cursor
+
+FloatArray = npt.NDArray[np.float64]
+
+#: The address the page is served on unless told otherwise (this machine only).
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8080
+#: How many ports after the default are tried when it is taken.
+PORT_SEARCH = 100
+#: Drawing rate of the robot while playing (Hz).
+DISPLAY_RATE = 60.0
+#: Update rate of the time readout and of the curves' cursor while playing (Hz).
+READOUT_RATE = 10.0
+#: Height of the lowest link origin above the ground when the motion has no root pose (m).
+GROUND_CLEARANCE = 0.02
+#: Missing mesh files named in the warning (the rest are counted).
+MISSING_LISTED = 8
+#: Joints whose curves are shown at first.
+DEFAULT_CURVES = 6
+
+ROBOT_COLOR = (70, 110, 165)
+GHOST_COLOR = (255, 140, 50)
+GHOST_OPACITY = 0.35
+ROOT_PATH_COLOR = (230, 120, 40)
+
+
+class ViewerError(MotionFormatError):
+    """The page cannot be served (a port in use that was asked for …)."""
+
+
+def _viser() -> Any:
+    return require("viser", "view", package="viser", extra="view", rosdep_key=None)
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether a server could listen on ``host``:``port`` now."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def choose_port(host: str, port: int | None) -> int:
+    """``port`` when given (ViewerError when taken), else the first free one from 8080."""
+    if port is not None:
+        if not 0 <= port <= 65535:
+            raise ViewerError(f"port {port}: expected 0..65535")
+        if port and not port_free(host, port):
+            raise ViewerError(f"port {port} on {host} is in use (leave out --port to take the next free one)")
+        return port
+    for candidate in range(DEFAULT_PORT, DEFAULT_PORT + PORT_SEARCH):
+        if port_free(host, candidate):
+            return candidate
+    raise ViewerError(f"no free port on {host} in {DEFAULT_PORT}..{DEFAULT_PORT + PORT_SEARCH - 1}")
+
+
+def _wxyz(q_xyzw: Sequence[float] | FloatArray) -> tuple[float, float, float, float]:
+    x, y, z, w = (float(v) for v in q_xyzw)
+    n = math.sqrt(x * x + y * y + z * z + w * w)
+    if not math.isfinite(n) or n < 1e-12:
+        return (1.0, 0.0, 0.0, 0.0)
+    return (w / n, x / n, y / n, z / n)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """viser prints a banner and status lines to stdout; the viewer prints its own."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        yield
+
+
+# --------------------------------------------------------------------------- the robot
+@dataclasses.dataclass
+class _LinkNode:
+    name: str
+    handle: Any
+
+
+class RobotDrawing:
+    """A robot model's links as viser nodes (meshes, shapes, or bones where a mesh is missing).
+
+    Args:
+        server: The viser server.
+        model: A :class:`~motion_formats_ros.core.kinematics.RobotModel`.
+        prefix: Scene-tree name of this drawing (``/robot``, ``/ghost``).
+        color, opacity: Colour of visuals without their own, and opacity (ghosts).
+        base: Folder of the model file (relative mesh names).
+        package_paths: Extra folders to find ``package://`` meshes in.
+    """
+
+    def __init__(
+        self,
+        server: Any,
+        model: Any,
+        prefix: str,
+        *,
+        color: tuple[int, int, int] = ROBOT_COLOR,
+        opacity: float | None = None,
+        own_colors: bool = True,
+        base: Path | None = None,
+        package_paths: Sequence[str | Path] = (),
+        mesh_cache: dict[tuple[str, tuple[float, ...]], meshes.TriMesh | None] | None = None,
+    ) -> None:
+        self.model = model
+        self.missing_meshes: list[str] = []
+        self.nodes: dict[str, _LinkNode] = {}
+        roots = meshes.package_roots(package_paths)
+        cache = {} if mesh_cache is None else mesh_cache
+        children: dict[str, list[Any]] = {}
+        for joint in model.joints:
+            children.setdefault(joint.parent, []).append(joint)
+        for i, link in enumerate(model.links):
+            node = server.scene.add_frame(f"{prefix}/l{i}", show_axes=False)
+            self.nodes[link.name] = _LinkNode(link.name, node)
+            drawn = 0
+            for k, visual in enumerate(link.visuals):
+                mesh = self._visual_mesh(visual, base, roots, cache)
+                if mesh is None:
+                    continue
+                rgba = getattr(visual, "rgba", None) if own_colors else None
+                rgb = color if rgba is None else tuple(round(255 * float(c)) for c in rgba[:3])
+                server.scene.add_mesh_simple(
+                    f"{prefix}/l{i}/v{k}",
+                    mesh.vertices,
+                    mesh.faces,
+                    color=rgb,
+                    opacity=opacity,
+                    position=tuple(float(v) for v in visual.origin_xyz),
+                    wxyz=_wxyz(visual.origin_quat),
+                )
+                drawn += 1
+            if not drawn:
+                self._bones(server, f"{prefix}/l{i}", children.get(link.name, []), color, opacity)
+
+    def _visual_mesh(
+        self, visual: Any, base: Path | None, roots: Sequence[tuple[str, Path]], cache: dict[Any, Any]
+    ) -> meshes.TriMesh | None:
+        g = visual.geometry
+        kind = type(g).__name__
+        if kind == "Box":
+            return meshes.box(g.size)
+        if kind == "Cylinder":
+            return meshes.cylinder(g.radius, g.length)
+        if kind == "Sphere":
+            return meshes.sphere(g.radius)
+        if kind == "Capsule":
+            return meshes.capsule(g.radius, g.length)
+        if kind == "Mesh":
+            scale = tuple(float(s) for s in np.broadcast_to(np.asarray(g.scale, dtype=np.float64), (3,)))
+            key = (g.filename, scale)
+            if key not in cache:
+                path = meshes.resolve(g.filename, base, roots)
+                mesh = None
+                if path is not None:
+                    try:
+                        mesh = meshes.load_mesh(path, scale)
+                    except ValueError as exc:
+                        warnings.warn(str(exc), stacklevel=2)
+                cache[key] = mesh
+            if cache[key] is None and g.filename not in self.missing_meshes:
+                self.missing_meshes.append(g.filename)
+            return cache[key]  # type: ignore[no-any-return]
+        return None
+
+    def _bones(self, server: Any, name: str, joints: Sequence[Any], color: Any, opacity: float | None) -> None:
+        """A link without a drawable visual: a ball at its origin and a bone to each child."""
+        offsets = [np.asarray(j.origin_xyz, dtype=np.float64) for j in joints]
+        lengths = [float(np.linalg.norm(o)) for o in offsets]
+        scale = max(lengths, default=0.05)
+        radius = min(max(0.08 * scale, 0.004), 0.02)
+        server.scene.add_mesh_simple(
+            f"{name}/ball", *_arrays(meshes.sphere(radius * 1.3)), color=color, opacity=opacity
+        )
+        for k, (offset, length) in enumerate(zip(offsets, lengths, strict=True)):
+            if length > 1e-6:
+                bone = meshes.bone((0.0, 0.0, 0.0), offset, radius)
+                server.scene.add_mesh_simple(f"{name}/bone{k}", *_arrays(bone), color=color, opacity=opacity)
+
+    def update(self, names: Sequence[str], translation: FloatArray, rotation: FloatArray) -> None:
+        """Move the links to world poses (L, 3) / (L, 4) x, y, z, w, in ``names`` order."""
+        for name, p, q in zip(names, translation, rotation, strict=True):
+            node = self.nodes.get(name)
+            if node is None or not (np.all(np.isfinite(p)) and np.all(np.isfinite(q))):
+                continue
+            node.handle.position = (float(p[0]), float(p[1]), float(p[2]))
+            node.handle.wxyz = _wxyz(q)
+
+
+def _arrays(mesh: meshes.TriMesh) -> tuple[Any, Any]:
+    return mesh.vertices, mesh.faces
+
+
+# --------------------------------------------------------------------------- one group
+class _Posed:
+    """One group drawn: its track, its robot (if there is a model), its root marker."""
+
+    def __init__(self, track: Track, robot: RobotDrawing | None, lift: bool) -> None:
+        self.track = track
+        self.robot = robot
+        self.lift = lift  # no root pose: the lowest link is put on the ground
+        self.unknown: tuple[str, ...] = ()
+        self.missing: tuple[str, ...] = ()
+
+    def world(self, pose: Pose) -> Any:
+        """The model's link poses for one pose (LinkPoses of one frame)."""
+        assert self.robot is not None
+        root_p = None if pose.root_position is None else pose.root_position[None, :]
+        root_q = None if pose.root_orientation is None else pose.root_orientation[None, :]
+        lp = self.robot.model.link_poses(
+            pose.joint_names, pose.positions[None, :], root_position=root_p, root_orientation=root_q, warn=False
+        )
+        if root_p is None and self.lift:
+            # No root pose: the lowest link origin stands on the ground at every frame.
+            z = lp.translation[0, :, 2]
+            low = float(np.min(z[np.isfinite(z)])) if np.isfinite(z).any() else 0.0
+            lp.translation[0, :, 2] += GROUND_CLEARANCE - low
+        return lp
+
+    def draw(self, t: float) -> Pose:
+        pose = self.track.at(t)
+        if self.robot is not None:
+            lp = self.world(pose)
+            self.robot.update(lp.links, lp.translation[0], lp.rotation[0])
+        return pose
+
+
+@dataclasses.dataclass
+class ViewOptions:
+    """What the page shows and how it starts (see :func:`motion_formats_ros.view.view`)."""
+
+    group: str | None = None
+    joints: Sequence[str] | None = None
+    host: str = DEFAULT_HOST
+    port: int | None = None
+    at: float | None = None
+    paused: bool = False
+    speed: float = 1.0
+    loop: bool = True
+    package_paths: Sequence[str | Path] = ()
+    open_browser: bool = False
+    title: str | None = None
+
+
+class Viewer:
+    """A served page showing one motion file on its robot.
+
+    Args:
+        motion_file: The motion (all its groups).
+        model: A robot model (``RobotModel``) or None (root pose and curves only).
+        model_path: The model's file (relative mesh names), if any.
+        options: See :class:`ViewOptions`.
+    """
+
+    def __init__(
+        self,
+        motion_file: MotionFile,
+        model: Any = None,
+        *,
+        model_path: Path | None = None,
+        options: ViewOptions | None = None,
+        scene: Any = None,
+    ) -> None:
+        opts = options or ViewOptions()
+        self.options = opts
+        self.motion_file = motion_file
+        self.model = model
+        main_name, ghost_name = choose_groups(motion_file, opts.group)
+        self.group = main_name
+        self.ghost_group = ghost_name
+        main = motion_file.groups[main_name]
+        ghost = motion_file.groups[ghost_name] if ghost_name else None
+        self.track = Track(main)
+        self.ghost_track = Track(ghost) if ghost is not None else None
+        start = min(self.track.start, self.ghost_track.start if self.ghost_track else math.inf)
+        end = max(self.track.end, self.ghost_track.end if self.ghost_track else -math.inf)
+        if scene is not None:
+            start, end = min(start, scene.start), max(end, scene.end)
+        self.clock = Clock(start, end, speed=opts.speed, loop=opts.loop)
+        at = start if opts.at is None else opts.at
+        if not (math.isfinite(at) and start - 1e-9 <= at <= end + 1e-9):
+            raise ViewerError(f"--at {at:g}: the motion runs from {start:g} s to {end:g} s")
+        self.clock.seek(at)
+        port = choose_port(opts.host, opts.port)
+        viser = _viser()
+        with _quiet():
+            self.server = viser.ViserServer(host=opts.host, port=port, label=opts.title, verbose=False)
+        if opts.port and self.server.get_port() != opts.port:
+            self.stop()
+            raise ViewerError(f"port {opts.port} on {opts.host} is in use")
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._dirty = threading.Event()
+        self._updating_slider = False
+        self._last_readout = 0.0
+        self.warnings: list[str] = []
+        self.scene_drawing = scene
+        try:
+            self._build_scene(model_path, opts)
+            self._build_gui(opts)
+            self._draw(self.clock.time(), force_readout=True)
+        except BaseException:
+            self.stop()
+            raise
+        if not opts.paused:
+            self.clock.play()
+        self._thread = threading.Thread(target=self._run, name="motion-view", daemon=True)
+        self._thread.start()
+        if opts.open_browser:
+            with contextlib.suppress(Exception):
+                webbrowser.open(self.url)
+
+    # ------------------------------------------------------------------ building
+    @property
+    def url(self) -> str:
+        host = self.options.host
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{self.server.get_port()}"
+
+    def _warn(self, text: str) -> None:
+        self.warnings.append(text)
+        warnings.warn(text, stacklevel=3)
+
+    def _build_scene(self, model_path: Path | None, opts: ViewOptions) -> None:
+        server = self.server
+        server.scene.set_up_direction("+z")
+        base = model_path.parent if model_path is not None else None
+        cache: dict[Any, Any] = {}
+        robot = ghost_robot = None
+        if self.model is not None:
+            robot = RobotDrawing(
+                server, self.model, "/robot", base=base, package_paths=opts.package_paths, mesh_cache=cache
+            )
+            if robot.missing_meshes:
+                missing = robot.missing_meshes
+                listed = ", ".join(missing[:MISSING_LISTED]) + (
+                    f" and {len(missing) - MISSING_LISTED} more" if len(missing) > MISSING_LISTED else ""
+                )
+                self._warn(
+                    f"{len(missing)} mesh file(s) not found, those links are drawn as simple shapes "
+                    f"(--package-path DIR to find package:// meshes): {listed}"
+                )
+            if self.ghost_track is not None:
+                ghost_robot = RobotDrawing(
+                    server,
+                    self.model,
+                    "/ghost",
+                    color=GHOST_COLOR,
+                    opacity=GHOST_OPACITY,
+                    own_colors=False,
+                    base=base,
+                    package_paths=opts.package_paths,
+                    mesh_cache=cache,
+                )
+        if self.scene_drawing is not None:
+            self.scene_drawing.attach(server)
+        lift = self._lift(robot)
+        self.posed = _Posed(self.track, robot, lift)
+        self.ghost = _Posed(self.ghost_track, ghost_robot, lift) if self.ghost_track is not None else None
+        if robot is not None:
+            self._check_joints()
+        lo, hi = self._extent()
+        size = float(max(np.max(hi - lo), 0.3))
+        server.scene.add_grid(
+            "/ground",
+            width=max(4.0, 2 * size + 2),
+            height=max(4.0, 2 * size + 2),
+            cell_size=0.1 if size < 2 else 0.5,
+            section_size=1.0,
+            position=(float((lo[0] + hi[0]) / 2), float((lo[1] + hi[1]) / 2), 0.0),
+        )
+        server.scene.add_frame("/world", axes_length=0.1 * size, axes_radius=0.004 * size)
+        m = self.track.motion
+        if m.root_position is not None and np.isfinite(m.root_position).all():
+            path = m.root_position[:: max(1, m.num_frames // 2000)]
+            ground = np.column_stack([path[:, :2], np.zeros(len(path))])
+            if len(ground) > 1:
+                segments = np.stack([ground[:-1], ground[1:]], axis=1).astype(np.float32)
+                server.scene.add_line_segments(
+                    "/root_path", segments, colors=ROOT_PATH_COLOR, thickness=max(0.002, 0.004 * size)
+                )
+        if m.root_position is not None or m.root_orientation is not None:
+            self._root_frame = server.scene.add_frame("/root", axes_length=0.15 * size, axes_radius=0.005 * size)
+        else:
+            self._root_frame = None
+        center = (lo + hi) / 2
+        distance = 0.95 * size + 0.25
+        server.initial_camera.look_at = tuple(float(v) for v in center)
+        server.initial_camera.position = (
+            float(center[0] + 0.9 * distance),
+            float(center[1] - 1.1 * distance),
+            float(center[2] + 0.5 * distance),
+        )
+
+    def _lift(self, robot: RobotDrawing | None) -> bool:
+        """Whether the robot is put on the ground (a motion without a root pose)."""
+        return robot is not None and self.track.motion.root_position is None
+
+    def _check_joints(self) -> None:
+        lp = self.posed.world(self.track.at(self.track.start))
+        self.posed.unknown = tuple(lp.unknown)
+        self.posed.missing = tuple(lp.missing)
+        if lp.unknown:
+            self._warn(
+                f"{len(lp.unknown)} joint(s) of the motion are not in the model {self.model.name!r} "
+                f"and are not shown: {', '.join(lp.unknown)}"
+            )
+        if lp.missing and self.track.has_joints:
+            self._warn(
+                f"{len(lp.missing)} joint(s) of the model are not in the motion and stay at 0: {', '.join(lp.missing)}"
+            )
+
+    def _extent(self) -> tuple[FloatArray, FloatArray]:
+        """Bounding box of what is drawn over the motion (link origins, root path)."""
+        pts: list[FloatArray] = [np.zeros((1, 3))]
+        m = self.track.motion
+        if m.root_position is not None:
+            finite = m.root_position[np.isfinite(m.root_position).all(axis=1)]
+            if finite.size:
+                pts.append(finite)
+        if self.posed.robot is not None:
+            probe_times = np.linspace(self.track.start, self.track.end, 5)
+            for t in probe_times:
+                lp = self.posed.world(self.track.at(float(t)))
+                tr = lp.translation[0]
+                pts.append(tr[np.isfinite(tr).all(axis=1)])
+        if self.scene_drawing is not None:
+            pts.append(self.scene_drawing.extent_points())
+        allp = np.concatenate(pts, axis=0)
+        return allp.min(axis=0), allp.max(axis=0)
+
+    def _build_gui(self, opts: ViewOptions) -> None:
+        gui = self.server.gui
+        mf = self.motion_file
+        source = Path(mf.source).name if mf.source else (mf.name or "motion")
+        what = [f"**{source}**"]
+        if self.model is not None:
+            what.append(f"robot {self.model.name}")
+        groups = f"group {self.group}" + (f", ghost: {self.ghost_group}" if self.ghost_group else "")
+        what.append(groups)
+        gui.add_markdown(" · ".join(what))
+        clock = self.clock
+        self._status = gui.add_markdown("")
+        self._play = gui.add_button("Pause" if not opts.paused else "Play", icon=None, hint="space: play / pause")
+        self._play.on_click(lambda _event: self.toggle())
+        rate = self.track.motion.rate
+        step = 1.0 / rate if rate else 0.001
+        step = max(min(step, (clock.end - clock.start) / 100 or 0.01), 1e-4)
+        marks = [(float(t), name) for t, name in mark_times(self.track.motion, clock.start, clock.end)]
+        self.marks = marks  # on the time slider
+        self._slider = gui.add_slider(
+            "time (s)",
+            min=clock.start,
+            max=clock.end if clock.end > clock.start else clock.start + step,
+            step=step,
+            initial_value=clock.time(),
+            marks=tuple(marks) if marks else None,
+        )
+
+        def on_time(event: Any) -> None:
+            if event.client is None or self._updating_slider:
+                return  # the readout moving the slider
+            with self._lock:
+                clock.seek(float(self._slider.value))
+            self._dirty.set()
+
+        self._slider.on_update(on_time)
+
+        speed = gui.add_slider("speed (×)", min=0.1, max=4.0, step=0.1, initial_value=clock.speed)
+
+        def on_speed(_event: Any) -> None:
+            with self._lock:
+                clock.set_speed(float(speed.value))
+
+        speed.on_update(on_speed)
+
+        loop = gui.add_checkbox("loop", clock.loop)
+
+        def on_loop(_event: Any) -> None:
+            with self._lock:
+                clock.set_loop(bool(loop.value))
+
+        loop.on_update(on_loop)
+
+        command = gui.add_command("Play / pause", hotkey="space")
+        command.on_trigger(lambda _event: self.toggle())
+        if marks:
+            gui.add_markdown("marks: " + ", ".join(f"{name} {t:.2f} s" for t, name in marks))
+        if self.posed.robot is not None:
+            shown = gui.add_checkbox("show robot", True)
+
+            def on_shown(_event: Any) -> None:
+                for node in self.posed.robot.nodes.values() if self.posed.robot else ():
+                    node.handle.visible = bool(shown.value)
+
+            shown.on_update(on_shown)
+
+        if self.ghost is not None:
+            show = gui.add_checkbox(f"show {self.ghost_group} (ghost)", True)
+
+            def on_ghost(_event: Any) -> None:
+                for node in self.ghost.robot.nodes.values() if self.ghost and self.ghost.robot else ():
+                    node.handle.visible = bool(show.value)
+
+            show.on_update(on_ghost)
+
+        self._build_curves(opts)
+
+    def _build_curves(self, opts: ViewOptions) -> None:
+        gui = self.server.gui
+        names = [n for n in self.track.joint_names if n not in set(self.posed.unknown)] or list(self.track.joint_names)
+        self._curves_plot = None
+        if not self.track.has_joints or not names:
+            return
+        if opts.joints:
+            unknown = [j for j in opts.joints if j not in self.track.joint_names]
+            if unknown:
+                raise ViewerError(f"--joints: no joint {', '.join(unknown)} in the motion")
+            chosen = list(opts.joints)
+        else:
+            chosen = _most_moving(self.track, names, DEFAULT_CURVES)
+        self._curve_joints = chosen
+        folder = gui.add_folder("Joint curves")
+        with folder:
+            self._curves_plot = gui.add_uplot(
+                *self._curve_args(self.clock.time()),
+                aspect=1.6,
+                legend={"show": True, "live": False},
+                cursor={"show": False},
+                scales={"x": {"time": False}, "cursor": {"auto": False, "range": [0.0, 1.0]}},
+                axes=({"label": "time (s)"}, {"label": "position (rad)"}),
+            )
+        with gui.add_folder("Joints shown", expand_by_default=False):
+            for name in self.track.joint_names:
+                box = gui.add_checkbox(name, name in chosen)
+                box.on_update(self._joint_toggle(name, box))
+
+    def _joint_toggle(self, name: str, box: Any) -> Callable[[Any], None]:
+        def toggle(_event: Any) -> None:
+            with self._lock:
+                if box.value and name not in self._curve_joints:
+                    self._curve_joints.append(name)
+                elif not box.value and name in self._curve_joints:
+                    self._curve_joints.remove(name)
+                self._refresh_curves(self.clock.time())
+
+        return toggle
+
+    def _curve_args(self, t: float) -> tuple[tuple[FloatArray, ...], tuple[dict[str, Any], ...]]:
+        joints = self._curve_joints
+        times, values = self.track.curves(joints)
+        x, v, cursor = with_cursor(times, values, t)
+        palette = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324")
+        series: list[dict[str, Any]] = [{"label": "time (s)"}]
+        series += [{"label": j, "stroke": palette[i % len(palette)], "width": 1.5} for i, j in enumerate(joints)]
+        series.append({"label": "now", "stroke": "#222222", "width": 1, "scale": "cursor"})
+        data = (x, *(v[:, i] for i in range(v.shape[1])), cursor)
+        return data, tuple(series)
+
+    def _refresh_curves(self, t: float) -> None:
+        if self._curves_plot is None:
+            return
+        with self._lock:  # the joints shown change from the page's callbacks
+            data, series = self._curve_args(t)
+        with self.server.atomic():
+            self._curves_plot.series = series
+            self._curves_plot.data = data
+
+    # ------------------------------------------------------------------ running
+    def toggle(self) -> None:
+        """Play / pause (the button and the space key)."""
+        with self._lock:
+            playing = self.clock.toggle()
+        self._play.label = "Pause" if playing else "Play"
+        self._dirty.set()
+
+    def play(self) -> None:
+        with self._lock:
+            self.clock.play()
+        self._play.label = "Pause"
+        self._dirty.set()
+
+    def pause(self) -> None:
+        with self._lock:
+            self.clock.pause()
+        self._play.label = "Play"
+        self._dirty.set()
+
+    def seek(self, t: float) -> None:
+        with self._lock:
+            self.clock.seek(t)
+        self._dirty.set()
+
+    def _draw(self, t: float, force_readout: bool = False) -> None:
+        with self.server.atomic():
+            pose = self.posed.draw(t)
+            if self.ghost is not None:
+                self.ghost.draw(t)
+            if self._root_frame is not None:
+                p = pose.root_position if pose.root_position is not None else np.zeros(3)
+                q = pose.root_orientation if pose.root_orientation is not None else np.array([0, 0, 0, 1.0])
+                if np.all(np.isfinite(p)):
+                    self._root_frame.position = tuple(float(v) for v in p)
+                self._root_frame.wxyz = _wxyz(q)
+            if self.scene_drawing is not None:
+                self.scene_drawing.draw(t)
+        now = time.monotonic()
+        if force_readout or now - self._last_readout >= 1.0 / READOUT_RATE:
+            self._last_readout = now
+            self._readout(t, pose)
+
+    def _readout(self, t: float, pose: Pose) -> None:
+        n = self.track.motion.num_frames
+        state = "playing" if self.clock.playing else "paused"
+        self._status.content = (
+            f"t = {t:.3f} s / {self.clock.end:.3f} s · frame {pose.frame + 1} / {n} · {state} · {self.clock.speed:g}×"
+        )
+        self._updating_slider = True
+        try:
+            self._slider.value = float(min(max(t, self._slider.min), self._slider.max))
+        finally:
+            self._updating_slider = False
+        self._refresh_curves(t)
+
+    def _run(self) -> None:
+        period = 1.0 / DISPLAY_RATE
+        last_t: float | None = None
+        was_playing = self.clock.playing
+        while not self._stop.is_set():
+            tick = time.monotonic()
+            dirty = self._dirty.is_set()
+            self._dirty.clear()
+            with self._lock:
+                t = self.clock.time()
+                playing = self.clock.playing
+            if playing != was_playing:
+                self._play.label = "Pause" if playing else "Play"
+                was_playing = playing
+                dirty = True
+            if dirty or t != last_t:
+                try:
+                    self._draw(t, force_readout=dirty or not playing)
+                except Exception as exc:  # a dead connection while stopping
+                    if self._stop.is_set():
+                        return
+                    warnings.warn(f"viewer: {exc}", stacklevel=1)
+                last_t = t
+            self._dirty.wait(max(0.0, period - (time.monotonic() - tick)))
+
+    def stop(self) -> None:
+        """Stop drawing and serving."""
+        stop = getattr(self, "_stop", None)
+        if stop is not None:
+            stop.set()
+            self._dirty.set()
+        thread = getattr(self, "_thread", None)
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=2)
+        with _quiet():
+            self.server.stop()
+
+    def wait(self) -> None:
+        """Serve until stopped (Ctrl-C raises KeyboardInterrupt here)."""
+        while not self._stop.wait(0.5):
+            pass
+
+    def __enter__(self) -> Viewer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def choose_groups(motion_file: MotionFile, group: str | None) -> tuple[str, str | None]:
+    """(group drawn, group drawn as a ghost or None): target with actual as its ghost, and back."""
+    groups = motion_file.groups
+    if group is not None:
+        motion_file.group(group)  # KeyError naming the groups
+        main = group
+    else:
+        main = "target" if "target" in groups else next(iter(groups))
+    other = {"target": "actual", "actual": "target"}.get(main)
+    ghost = other if other in groups and _has_positions(groups[other]) else None
+    return main, ghost
+
+
+def _has_positions(m: Motion) -> bool:
+    return m.position is not None and m.num_frames > 0
+
+
+def _most_moving(track: Track, names: Sequence[str], count: int) -> list[str]:
+    """The ``count`` joints whose position range is widest (in their order in the motion)."""
+    _, v = track.curves(list(names), points=400)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        spread = np.nan_to_num(np.nanmax(v, axis=0) - np.nanmin(v, axis=0), nan=-1.0)
+    order = np.argsort(-spread, kind="stable")[:count]
+    return [names[i] for i in sorted(order)]
+
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "RobotDrawing", "ViewOptions", "Viewer", "ViewerError", "choose_port"]

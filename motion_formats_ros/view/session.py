@@ -1,0 +1,266 @@
+"""What the viewer shows, without the browser: the clock, the motion at any time, curves.
+
+Nothing here imports viser, so the timeline's rules (play, pause, speed, loop, seek,
+frame numbers, marks) and the sampling of joints and root pose are tested on their own.
+The page (:mod:`.page`) calls :meth:`Clock.time` at the display rate and draws
+:meth:`Track.at` of that time: the browser gets one update per displayed frame, never
+one per motion frame.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time as _time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core import timing
+from ..core.model import Motion
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Playback speeds the page offers (the clock takes any speed in this range).
+MIN_SPEED = 0.1
+MAX_SPEED = 4.0
+#: Most points a joint curve is drawn with (the page's curves panel).
+CURVE_POINTS = 1200
+
+
+class Clock:
+    """Motion time driven by the wall clock: play, pause, seek, speed and loop.
+
+    Args:
+        start, end: The motion's time range (seconds).
+        speed: Motion seconds per wall second (clamped to 0.1–4).
+        loop: Start again at ``start`` after ``end`` (else stop at ``end``).
+        now: The wall clock (tests give their own).
+    """
+
+    def __init__(
+        self,
+        start: float,
+        end: float,
+        *,
+        speed: float = 1.0,
+        loop: bool = True,
+        now: Callable[[], float] = _time.monotonic,
+    ) -> None:
+        if not (math.isfinite(start) and math.isfinite(end) and end >= start):
+            raise ValueError(f"bad time range {start}..{end}")
+        self.start = float(start)
+        self.end = float(end)
+        self.loop = loop
+        self._now = now
+        self._speed = _clamp_speed(speed)
+        self._playing = False
+        self._anchor_time = self.start  # motion time at the anchor
+        self._anchor_wall = now()
+
+    @property
+    def duration(self) -> float:
+        return self.end - self.start
+
+    @property
+    def playing(self) -> bool:
+        """Whether time advances (False once a non-looping playback reached the end)."""
+        if self._playing and not self.loop and self._raw() >= self.end:
+            self._anchor_time, self._anchor_wall, self._playing = self.end, self._now(), False
+        return self._playing
+
+    @property
+    def speed(self) -> float:
+        return self._speed
+
+    def _raw(self) -> float:
+        if not self._playing:
+            return self._anchor_time
+        return self._anchor_time + (self._now() - self._anchor_wall) * self._speed
+
+    def time(self) -> float:
+        """The motion time now (in ``start..end``)."""
+        t = self._raw()
+        if t <= self.end:
+            return max(t, self.start)
+        if self.loop and self.duration > 0:
+            return self.start + math.fmod(t - self.start, self.duration)
+        return self.end
+
+    def _rebase(self) -> None:
+        self._anchor_time, self._anchor_wall = self.time(), self._now()
+
+    def play(self) -> None:
+        """Start (from the beginning when a non-looping playback sits at the end)."""
+        if self._playing:
+            return
+        if self.time() >= self.end and self.duration > 0:
+            self._anchor_time = self.start
+        self._anchor_wall = self._now()
+        self._playing = True
+
+    def pause(self) -> None:
+        self._rebase()
+        self._playing = False
+
+    def toggle(self) -> bool:
+        """Play when paused, pause when playing; returns whether it now plays."""
+        if self.playing:
+            self.pause()
+        else:
+            self.play()
+        return self._playing
+
+    def seek(self, t: float) -> None:
+        """Jump to motion time ``t`` (clamped to the range); playing goes on from there."""
+        self._anchor_time = min(max(float(t), self.start), self.end)
+        self._anchor_wall = self._now()
+
+    def set_speed(self, speed: float) -> None:
+        self._rebase()
+        self._speed = _clamp_speed(speed)
+
+    def set_loop(self, loop: bool) -> None:
+        self._rebase()
+        self.loop = loop
+
+
+def _clamp_speed(speed: float) -> float:
+    if not math.isfinite(speed) or speed <= 0:
+        raise ValueError(f"speed must be positive, got {speed}")
+    return min(max(float(speed), MIN_SPEED), MAX_SPEED)
+
+
+@dataclasses.dataclass(frozen=True)
+class Pose:
+    """A motion at one time: joint positions by name, the root pose (None when absent)."""
+
+    time: float
+    frame: int
+    joint_names: tuple[str, ...]
+    positions: FloatArray
+    root_position: FloatArray | None
+    root_orientation: FloatArray | None
+
+
+class Track:
+    """One motion (a group) evaluated at any time, as the file's own interpolation says.
+
+    Joints of one degree of freedom are what a robot model's joints take; joints of
+    several (OMF allows them) are left out of :attr:`joint_names`. NaN positions (a
+    joint switched off, or absent at that time) hold the last value before them (the
+    first value, before any).
+    """
+
+    def __init__(self, motion: Motion) -> None:
+        if motion.num_frames == 0:
+            raise ValueError("the motion has no frames")
+        self.motion = motion
+        self.times = motion.times
+        columns = [
+            (name, motion.joint_columns(name).start)
+            for name, dim in zip(motion.joint_names, motion.joint_dims, strict=True)
+            if dim == 1
+        ]
+        self.joint_names = tuple(name for name, _ in columns)
+        position = motion.position
+        if position is None or not columns:
+            self._position = np.zeros((motion.num_frames, len(columns)))
+            self.has_joints = False
+        else:
+            # A NaN (a joint switched off, or not sampled then) holds the value before it.
+            self._position = _fill(position[:, [c for _, c in columns]])
+            self.has_joints = True
+        self._interpolation = motion.interpolation
+
+    @property
+    def start(self) -> float:
+        return float(self.times[0])
+
+    @property
+    def end(self) -> float:
+        return float(self.times[-1])
+
+    def frame(self, t: float) -> int:
+        """Index of the last frame at or before ``t`` (0 before the first)."""
+        return int(max(np.searchsorted(self.times, t, side="right") - 1, 0))
+
+    def at(self, t: float) -> Pose:
+        """The joint positions and root pose at motion time ``t`` (held outside the range)."""
+        where = timing.locate(self.times, np.array([t]), self._interpolation)
+        m = self.motion
+        root_p = None if m.root_position is None else timing.interpolate(m.root_position, where)[0]
+        root_q = None if m.root_orientation is None else timing.interpolate(m.root_orientation, where, "quaternion")[0]
+        return Pose(
+            time=float(t),
+            frame=self.frame(t),
+            joint_names=self.joint_names,
+            positions=timing.interpolate(self._position, where)[0],
+            root_position=root_p,
+            root_orientation=root_q,
+        )
+
+    def curves(self, joints: Sequence[str], points: int = CURVE_POINTS) -> tuple[FloatArray, FloatArray]:
+        """Times (P,) and positions (P, len(joints)) to draw the joints' curves with.
+
+        At most ``points`` samples: every frame for a short motion, else uniform times
+        evaluated as the motion interpolates (keyframe segments keep their shape).
+        """
+        cols = [self.joint_names.index(j) for j in joints]
+        n = self.times.size
+        if n <= points and self._interpolation is None:
+            return self.times.copy(), self._position[:, cols].copy()
+        t = np.linspace(self.start, self.end, max(points, 2))
+        where = timing.locate(self.times, t, self._interpolation)
+        return t, timing.interpolate(self._position[:, cols], where)
+
+
+def with_cursor(t: FloatArray, values: FloatArray, at: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Curves plus a vertical cursor line at ``at``: x (P+2,), values (P+2, J), cursor (P+2,).
+
+    The chart shares one x axis and takes no gaps (every value must be a number), so
+    the cursor is a series on a scale of its own fixed to 0..1 that is 0 and 1 at two
+    samples at x = ``at`` and far below the scale everywhere else: what shows is a
+    vertical line at ``at``. The curves get their interpolated value there; NaN (a
+    joint switched off) is drawn as the last value before it.
+    """
+    values = _fill(values)
+    i = int(np.searchsorted(t, at, side="right"))
+    here = np.array([np.interp(at, t, values[:, j]) for j in range(values.shape[1])])
+    x = np.concatenate([t[:i], [at, at], t[i:]])
+    v = np.concatenate([values[:i], here[None, :], here[None, :], values[i:]], axis=0)
+    cursor = np.full(x.size, CURSOR_BELOW)
+    cursor[i], cursor[i + 1] = 0.0, 1.0
+    return x, v, cursor
+
+
+#: The cursor series' value away from the cursor (its scale shows 0..1).
+CURSOR_BELOW = -1e9
+
+
+def _fill(values: FloatArray) -> FloatArray:
+    """NaN replaced by the last finite value before it (the first finite one at the start; 0 if none)."""
+    out = np.array(values, dtype=np.float64, copy=True)
+    for j in range(out.shape[1]):
+        col = out[:, j]
+        ok = np.isfinite(col)
+        if ok.all():
+            continue
+        if not ok.any():
+            col[:] = 0.0
+            continue
+        idx = np.where(ok, np.arange(col.size), 0)
+        np.maximum.accumulate(idx, out=idx)
+        first = int(np.argmax(ok))
+        idx[:first] = first
+        out[:, j] = col[idx]
+    return out
+
+
+def mark_times(motion: Motion, start: float, end: float) -> list[tuple[float, str]]:
+    """The motion's marks that lie in ``start..end``, in time order."""
+    return [(t, name) for t, name in motion.marks if start - 1e-9 <= t <= end + 1e-9]
+
+
+__all__ = ["Clock", "Pose", "Track", "mark_times", "with_cursor"]

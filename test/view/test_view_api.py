@@ -1,0 +1,235 @@
+"""The viewer without a browser: the Python API, ports, models, warnings and the command's errors."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import corpus_path
+from support.browser import free_port
+from support.cli import cli
+
+from motion_formats_ros import Motion, MotionFile, read, view, write
+from motion_formats_ros.core.examples import BIPED_JOINTS, biped_urdf, biped_walk
+
+pytest.importorskip("viser", reason="needs the view extra (viser)")
+pytest.importorskip("trimesh", reason="needs the view extra (trimesh)")
+
+from motion_formats_ros.view.page import ViewerError, choose_port
+
+
+@pytest.fixture
+def urdf(tmp_path: Path) -> Path:
+    path = tmp_path / "biped.urdf"
+    path.write_text(biped_urdf())
+    return path
+
+
+def test_view_returns_the_running_server(urdf: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the example's joints all match its model: no warning
+        v = view(biped_walk(), urdf=urdf, port=free_port(), at=0.5, paused=True)
+    try:
+        assert v.url == f"http://127.0.0.1:{v.server.get_port()}"
+        assert v.model.name and v.group == "target" and v.ghost_group is None
+        assert v.clock.time() == pytest.approx(0.5) and not v.clock.playing
+        # The robot stands on the motion's root path: its links are where the model's FK puts them.
+        pose = v.track.at(0.5)
+        lp = v.posed.world(pose)
+        node = v.posed.robot.nodes[lp.links[-1]]  # type: ignore[union-attr]
+        np.testing.assert_allclose(node.handle.position, lp.translation[0, -1], atol=1e-6)
+        v.play()
+        assert v.clock.playing
+        v.seek(1.0)
+        assert v.clock.time() >= 1.0
+    finally:
+        v.stop()
+
+
+def test_target_and_actual_show_together(urdf: Path) -> None:
+    walk = biped_walk().motion
+    actual = walk.sample(walk.times[::3] + 0.004)
+    v = view(MotionFile(groups={"target": walk, "actual": actual}), urdf=urdf, port=free_port(), paused=True)
+    try:
+        assert (v.group, v.ghost_group) == ("target", "actual")
+        assert v.ghost is not None and v.ghost.robot is not None
+    finally:
+        v.stop()
+    v = view(MotionFile(groups={"target": walk, "actual": actual}), urdf=urdf, port=free_port(), group="actual")
+    try:
+        assert (v.group, v.ghost_group) == ("actual", "target")
+    finally:
+        v.stop()
+
+
+def test_joints_the_model_lacks_are_listed_in_one_warning(urdf: Path) -> None:
+    walk = biped_walk().motion
+    renamed = walk.rename_joints({BIPED_JOINTS[0]: "tail", BIPED_JOINTS[1]: "antenna"})
+    with pytest.warns(UserWarning, match="not in the model") as caught:
+        v = view(renamed, urdf=urdf, port=free_port(), paused=True)
+    v.stop()
+    texts = [str(w.message) for w in caught]
+    unknown = [t for t in texts if "not in the model" in t]
+    assert len(unknown) == 1 and "tail" in unknown[0] and "antenna" in unknown[0]
+    assert any(BIPED_JOINTS[0] in t and "stay at 0" in t for t in texts)
+
+
+def test_no_model_shows_root_and_curves() -> None:
+    m = Motion(
+        times=np.arange(50) / 50,
+        joint_names=("a", "b"),
+        position=np.random.default_rng(0).normal(size=(50, 2)),
+        root_position=np.column_stack([np.arange(50) / 50, np.zeros(50), np.ones(50)]),
+    )
+    v = view(m, port=free_port(), paused=True, at=0.5)
+    try:
+        assert v.model is None and v.posed.robot is None
+        assert v._root_frame is not None
+        np.testing.assert_allclose(v._root_frame.position, [0.5, 0, 1], atol=1e-9)
+        assert v._curves_plot is not None
+    finally:
+        v.stop()
+
+
+def test_a_bag_brings_its_robot_description(tmp_path: Path, urdf: Path) -> None:
+    bag = tmp_path / "walk"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(biped_walk(), bag, format="rosbag", robot_model=str(urdf))
+    assert read(bag).robot_description == urdf.read_text()
+    v = view(bag, port=free_port(), paused=True)
+    try:
+        assert v.model is not None and set(BIPED_JOINTS) <= set(v.model.actuated_joints)
+    finally:
+        v.stop()
+
+
+def test_a_bag_without_one_has_none(tmp_path: Path) -> None:
+    bag = tmp_path / "walk"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(biped_walk(), bag, format="rosbag")
+    assert read(bag).robot_description is None
+
+
+def test_a_mof_net_labels_are_timeline_marks() -> None:
+    path = corpus_path("mof", "bhuman2013", "sitDown.mof")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        v = view(path, port=free_port(), paused=True)
+    try:
+        assert v.marks == [(0.0, "start"), (pytest.approx(3.0), "repeat")]
+    finally:
+        v.stop()
+
+
+def test_the_next_free_port_unless_one_is_asked_for() -> None:
+    first = choose_port("127.0.0.1", None)
+    with socket.socket() as busy:
+        busy.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        busy.bind(("127.0.0.1", first))
+        busy.listen()
+        assert choose_port("127.0.0.1", None) > first
+        with pytest.raises(ViewerError, match=f"port {first} on 127.0.0.1 is in use"):
+            choose_port("127.0.0.1", first)
+
+
+def test_command_errors_are_one_line(tmp_path: Path, urdf: Path) -> None:
+    motion = tmp_path / "walk.omf.msgpack"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(biped_walk(), motion)
+    bad = tmp_path / "bad.mof"
+    bad.write_text("motion_id = bad\nlabel start\n1 2 3\n")
+    code, _out, err, _ = cli("view", bad, "--no-browser", "--port", str(free_port()), blocked=())
+    assert code == 1 and err.startswith(f"error: {bad}:") and len(err.strip().splitlines()) == 1
+    broken = tmp_path / "broken.urdf"
+    broken.write_text("<robot name='x'><link name='a'>")
+    code, _out, err, _ = cli("view", motion, "--urdf", broken, "--no-browser", blocked=())
+    assert code == 1 and err.startswith(f"error: {broken}") and len(err.strip().splitlines()) == 1
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code, _out, err, _ = cli("view", motion, "--no-browser", "--port", str(port), blocked=())
+    assert code == 1 and err.strip().startswith(f"error: port {port} on 127.0.0.1 is in use")
+    assert len(err.strip().splitlines()) == 1
+    code, _out, err, _ = cli("view", motion, "--no-browser", "--at", "99", blocked=())
+    assert code == 1 and "--at 99" in err and len(err.strip().splitlines()) == 1
+
+
+def test_without_the_extra_the_command_says_what_to_install(tmp_path: Path) -> None:
+    motion = tmp_path / "walk.omf.msgpack"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(biped_walk(), motion)
+    code, _out, err, _ = cli("view", motion, "--no-browser", blocked=("viser",))
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert "viser" in err and "[view]" in err
+
+
+def test_a_scene_is_drawn_whole_and_moves() -> None:
+    path = corpus_path("scene_json5", "waving_robot.json")
+    v = view(path, port=free_port(), paused=True, at=0.0)
+    try:
+        drawing = v.scene_drawing
+        assert drawing is not None and len(drawing.handles) == len(drawing.frames) > 1
+        before = np.array([h.position for h in drawing.handles])
+        v.seek(1.0)
+        v._draw(v.clock.time())
+        after = np.array([h.position for h in drawing.handles])
+        assert np.abs(after - before).max() > 0.01  # the arm waves
+    finally:
+        v.stop()
+
+
+def test_the_command_reads_a_bag_with_bag2motions_options(tmp_path: Path) -> None:
+    bag = tmp_path / "walk"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(biped_walk(), bag, format="rosbag")
+    # Read as bag2motion reads it (here: no root pose from TF), then refused for the time asked.
+    code, _out, err, _ = cli("view", bag, "--root", "none", "--no-browser", "--at", "99", blocked=())
+    assert code == 1 and err.strip().startswith("error: --at 99: the motion runs from 0 s to 2.4 s"), err
+    code, _out, err, _ = cli("view", bag, "--topics", "/nothing", "--no-browser", blocked=())
+    assert code == 1 and "/nothing" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_view_package_is_callable_and_stays_a_package() -> None:
+    import motion_formats_ros
+    import motion_formats_ros.view.page as page
+
+    assert page.Viewer is motion_formats_ros.view.page.Viewer
+    v = motion_formats_ros.view(biped_walk(), port=free_port(), paused=True)
+    try:
+        assert isinstance(v, page.Viewer)
+    finally:
+        v.stop()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_the_command_stops_cleanly(tmp_path: Path, sig: signal.Signals) -> None:
+    motion = tmp_path / "walk.omf.msgpack"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(biped_walk(), motion)
+    port = free_port()
+    exe = Path(sys.executable).parent / "motion-formats"
+    proc = subprocess.Popen(
+        [str(exe), "view", str(motion), "--no-browser", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.startswith(f"viewing {motion} at http://127.0.0.1:{port}"), line
+    proc.send_signal(sig)
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and err.strip() == "stopped", err

@@ -1,0 +1,185 @@
+"""`motion-formats view` in a real browser: the robot is drawn, it moves, the play button plays.
+
+Each case starts the command twice (two ``--at`` times, paused) and opens both pages in
+headless Chromium (WebGL in software). Pixels are compared in the 3D view only (left
+of the control panel): with the robot shown and hidden (the page's "show robot" box),
+and between the two times. The play button must advance the time the page shows.
+Set MFR_VIEW_SCREENSHOTS=DIR to keep the screenshots taken at the first time.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import corpus_path
+from support.browser import NO_CHROMIUM, Chromium, chromium_binary, free_port
+
+pytest.importorskip("viser", reason="needs the view extra (viser)")
+pytest.importorskip("trimesh", reason="needs the view extra (trimesh)")
+Image = pytest.importorskip("PIL.Image", reason="needs Pillow to compare screenshots")
+
+pytestmark = pytest.mark.slow  # a browser rendering WebGL in software: seconds per screenshot
+
+WIDTH, HEIGHT = 960, 600
+#: The control panel floats on the right; the 3D view is compared left of it.
+VIEW_WIDTH = 600
+#: Pixels that must differ (of 360k) for "drawn" and "moved".
+MIN_CHANGED = 300
+
+COMMAND = [str(Path(sys.executable).parent / "motion-formats"), "view"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Chromium]:
+    if chromium_binary() is None:
+        pytest.skip(NO_CHROMIUM)
+    b = Chromium(WIDTH, HEIGHT)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+class Page:
+    """One `view` process serving its page."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [*COMMAND, *args, "--no-browser", "--paused", "--port", str(self.port)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if "viewing" not in line:
+            self.proc.kill()
+            raise AssertionError(f"view did not start: {line}{self.proc.communicate()[1]}")
+        self.url = re.search(r"http://\S+", line).group(0)  # type: ignore[union-attr]
+        assert self.url == f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> tuple[int, str]:
+        """Ctrl-C: exit status 0 and no traceback."""
+        self.proc.send_signal(signal.SIGINT)
+        _, err = self.proc.communicate(timeout=20)
+        return self.proc.returncode, err
+
+
+def open_page(browser: Chromium, url: str) -> None:
+    browser.navigate(url)
+    browser.wait_for("document.body && document.body.innerText.includes('t = ')", timeout=30)
+    # viser's note that WebGL runs in software covers part of the view.
+    browser.evaluate("document.querySelectorAll('.mantine-Notifications-root').forEach(e => e.remove()); true")
+
+
+def settled(browser: Chromium, timeout: float = 15.0) -> np.ndarray:
+    """A screenshot once two in a row are the same (the scene has arrived and is drawn)."""
+    last = None
+    deadline = time.monotonic() + timeout
+    while True:
+        png = browser.screenshot()
+        if png == last or time.monotonic() > deadline:
+            break
+        last = png
+        time.sleep(0.4)
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+def changed(a: np.ndarray, b: np.ndarray) -> int:
+    """Pixels of the 3D view that differ clearly between two screenshots."""
+    da = np.abs(a[:, :VIEW_WIDTH].astype(int) - b[:, :VIEW_WIDTH].astype(int)).max(axis=2)
+    return int((da > 24).sum())
+
+
+def click_label(browser: Chromium, text: str) -> None:
+    """Click the input a GUI label names (checkboxes)."""
+    ok = browser.evaluate(
+        f"""(() => {{
+            const label = [...document.querySelectorAll('label')].find(l => l.innerText.trim() === {text!r});
+            const input = label && document.getElementById(label.htmlFor);
+            if (!input) return false;
+            input.click();
+            return true;
+        }})()"""
+    )
+    assert ok, f"no {text!r} on the page"
+
+
+def click_button(browser: Chromium, text: str) -> None:
+    ok = browser.evaluate(
+        f"""(() => {{
+            const b = [...document.querySelectorAll('button')].find(b => b.innerText.trim() === {text!r});
+            if (!b) return false;
+            b.click();
+            return true;
+        }})()"""
+    )
+    assert ok, f"no {text!r} button on the page"
+
+
+def shown_time(browser: Chromium) -> float:
+    found = re.search(r"t = ([0-9.]+) s", browser.text())
+    assert found, browser.text()[:300]
+    return float(found.group(1))
+
+
+def check_view(browser: Chromium, args: list[str], t1: float, t2: float, name: str) -> None:
+    first, second = Page([*args, "--at", str(t1)]), Page([*args, "--at", str(t2)])
+    try:
+        open_page(browser, first.url)
+        assert shown_time(browser) == pytest.approx(t1, abs=1e-3)
+        robot = settled(browser)
+        keep = os.environ.get("MFR_VIEW_SCREENSHOTS")
+        if keep:
+            Image.fromarray(robot).save(Path(keep) / f"{name}.png")
+        click_label(browser, "show robot")
+        hidden = settled(browser)
+        drawn = changed(robot, hidden)
+        assert drawn > MIN_CHANGED, f"the robot covers only {drawn} pixels"
+
+        open_page(browser, second.url)
+        later = settled(browser)
+        moved = changed(robot, later)
+        assert moved > MIN_CHANGED, f"only {moved} pixels changed between {t1} s and {t2} s"
+
+        click_button(browser, "Play")
+        browser.wait_for("[...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Pause')")
+        deadline = time.monotonic() + 10
+        while shown_time(browser) < t2 + 0.2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert shown_time(browser) >= t2 + 0.2, "play did not advance the time"
+    finally:
+        results = [first.stop(), second.stop()]
+    for code, err in results:
+        assert code == 0 and "Traceback" not in err, err
+
+
+def test_nao_stands_up(browser: Chromium) -> None:
+    mof = corpus_path("mof", "bhuman2009", "standUpBackNao.mof")
+    urdf = corpus_path("urdf", "nao.urdf")
+    check_view(browser, [str(mof), "--urdf", str(urdf)], 3.0, 6.0, "view_nao_standup")
+
+
+def test_sr1_walks_on_its_root_path(browser: Chromium) -> None:
+    motion = corpus_path("choreonoid", "v1", "SR1WalkPattern2.yaml")
+    body = corpus_path("choreonoid", "model", "SR1.body")
+    check_view(browser, [str(motion), "--body", str(body)], 4.0, 9.0, "view_sr1_walk")
+
+
+def test_example_biped_walks(browser: Chromium) -> None:
+    """The project's own example (no files from the field needed)."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    check_view(
+        browser, [str(examples / "walk.seq"), "--body", str(examples / "biped.body")], 0.3, 1.0, "view_biped_walk"
+    )
