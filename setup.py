@@ -20,7 +20,7 @@ def config_files():
 
 setup(
     name=package_name,
-    version="0.1.0",
+    version="0.2.0",
     packages=find_packages(exclude=["test", "test.*", "bench", "bench.*"]),
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),

@@ -89,3 +89,16 @@ def test_code_tests_and_docs_point_at_nothing_a_user_lacks() -> None:
             if OUTSIDE.search(line):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
     assert not offenders, "\n".join(offenders[:50]) + f"\n({len(offenders)} in all)"
+
+
+def test_versions_agree_and_the_changelog_has_this_release() -> None:
+    import xml.etree.ElementTree as ET
+
+    import motion_formats_ros
+
+    package_xml = ET.parse(ROOT / "package.xml").getroot().findtext("version")
+    setup_py = re.search(r'version="([^"]+)"', (ROOT / "setup.py").read_text())
+    assert setup_py is not None
+    changelog = (ROOT / "CHANGELOG.rst").read_text(encoding="utf-8")
+    releases = re.findall(r"^(\d+\.\d+\.\d+) \(\d{4}-\d{2}-\d{2}\)\n-+$", changelog, re.M)
+    assert package_xml == setup_py.group(1) == motion_formats_ros.__version__ == releases[0]
