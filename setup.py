@@ -36,18 +36,22 @@ setup(
         "numpy>=1.23.2",
         "scipy>=1.9.3",
         "PyYAML>=6.0",
-        "msgpack>=1.0.5",
+        "msgpack>=1.0.3",  # Debian 12, Ubuntu 22.04 and 24.04 ship 1.0.3
         "rosbags>=0.11.7",  # the first with backports.zstd, which the MCAP scanner uses
-        "json5>=0.9.10",
+        "json5>=0.9.10",  # Debian 12 ships 0.9.10
     ],
     # Optional: a command that needs a missing one says which extra to install.
     extras_require={
-        "fast": ["pyjson5>=2.0"],  # JSON5 scenes ~400x faster; same results as json5
+        # JSON5 scenes ~400x faster; same results as json5 from the json5 release on that reads
+        # every literal pyjson5 reads (with an older json5 the accelerator is left unused).
+        "fast": ["pyjson5>=2.0", "json5>=0.15.0"],
         "plot": ["matplotlib>=3.5"],
         "progress": ["tqdm>=4.60"],
         # motion-formats batch --scheduler (a Dask cluster) and Parquet tables; floors as tested.
         "batch": ["dask>=2026.8.0", "distributed>=2026.8.0"],
-        "parquet": ["pyarrow>=26.0.1"],
+        # pyarrow 26 needs NumPy 2; 25.0.1 works with the core's NumPy floor (and has the
+        # page checksums the Parquet codec writes and verifies).
+        "parquet": ["pyarrow>=25.0.1"],
         # motion-formats view: the page (viser: its server and three.js client) and mesh files.
         "view": ["viser>=1.1.1", "trimesh>=4.0"],
         "xacro": ["xacro>=2.0"],  # .urdf.xacro robot models (motion2bag --urdf, the player)
@@ -56,11 +60,12 @@ setup(
         "lz4": ["lz4>=4.0"],
         "all": [
             "pyjson5>=2.0",
+            "json5>=0.15.0",
             "matplotlib>=3.5",
             "tqdm>=4.60",
             "dask>=2026.8.0",
             "distributed>=2026.8.0",
-            "pyarrow>=26.0.1",
+            "pyarrow>=25.0.1",
             "viser>=1.1.1",
             "trimesh>=4.0",
             "xacro>=2.0",

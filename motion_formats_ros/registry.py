@@ -24,12 +24,13 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .core.atomic import read_input
-from .core.errors import ReadError, UnknownFormatError
+from .core.errors import ReadError, UnknownFormatError, WriteError
 from .core.notices import collect
 from .core.options import Option, check_options, options_of
 
@@ -122,6 +123,8 @@ class CodecInfo:
         description: One line for ``motion-formats formats``.
         writable: Whether the codec can write.
         directories: Whether a directory can be a file of this format (rosbag2).
+        text: Whether every file of the format is text: a NUL byte near the start is
+            refused before the whole file is loaded (a disk image, zeros).
     """
 
     name: str
@@ -131,6 +134,7 @@ class CodecInfo:
     description: str = ""
     writable: bool = True
     directories: bool = False
+    text: bool = False
 
     def load(self) -> CodecModule:
         """Import the codec module."""
@@ -195,6 +199,7 @@ CODECS: dict[str, CodecInfo] = {
     ),
     "seq": CodecInfo(
         name="seq",
+        text=True,
         module="motion_formats_ros.codecs.seq",
         suffixes=(".seq",),
         shared=(".yaml", ".yml"),
@@ -202,6 +207,7 @@ CODECS: dict[str, CodecInfo] = {
     ),
     "pseq": CodecInfo(
         name="pseq",
+        text=True,
         module="motion_formats_ros.codecs.pseq",
         suffixes=(".pseq",),
         description="Choreonoid PoseSeq key poses (read only)",
@@ -209,6 +215,7 @@ CODECS: dict[str, CodecInfo] = {
     ),
     "mof": CodecInfo(
         name="mof",
+        text=True,
         module="motion_formats_ros.codecs.mof",
         suffixes=(".mof",),
         description="B-Human / GermanTeam motion net (NAO keyframes)",
@@ -221,6 +228,7 @@ CODECS: dict[str, CodecInfo] = {
     ),
     "scene": CodecInfo(
         name="scene",
+        text=True,
         module="motion_formats_ros.codecs.scene",
         suffixes=(".json5",),
         shared=(".json",),
@@ -241,6 +249,7 @@ CODECS: dict[str, CodecInfo] = {
     ),
     "csv": CodecInfo(
         name="csv",
+        text=True,
         module="motion_formats_ros.codecs.tables.csv_table",
         suffixes=(".csv",),
         description="CSV table, one row per frame (%.9g)",
@@ -278,6 +287,19 @@ def codec_by_name(name: str) -> CodecInfo:
 def read_head(path: Path, size: int = SNIFF_BYTES) -> str:
     """The first ``size`` bytes of ``path`` as text (undecodable bytes replaced)."""
     return read_input(path, size).decode("utf-8", errors="replace")
+
+
+#: How far a text format's file is searched for a NUL byte before it is read.
+TEXT_PROBE = 1 << 16
+
+
+def _refuse_binary(path: Path) -> None:
+    """A text format's file with a NUL byte near its start is no such file (zeros, an image)."""
+    with open(path, "rb") as fh:
+        head = fh.read(TEXT_PROBE)
+    nul = head.find(b"\0")
+    if nul >= 0:
+        raise ReadError(path, "binary data (a NUL byte), not a text file", offset=nul)
 
 
 def codec_for_path(path: str | os.PathLike[str], *, for_write: bool = False) -> CodecInfo:
@@ -327,11 +349,16 @@ def read(path: str | os.PathLike[str], format: str | None = None, **options: Any
         OptionError: The codec does not accept an option, or its value's type.
     """
     p = Path(path)
-    if not p.exists():
-        raise ReadError(p, "no such file")
-    info = codec_by_name(format) if format else codec_for_path(p)
-    with collect() as report:
-        motion_file = info.read(p, **options)
+    try:
+        if not p.exists():
+            raise ReadError(p, "no such file")
+        info = codec_by_name(format) if format else codec_for_path(p)
+        if info.text and not p.is_dir():
+            _refuse_binary(p)
+        with collect() as report:
+            motion_file = info.read(p, **options)
+    except OSError as exc:  # a file or folder this user may not read, a device gone, …
+        raise ReadError(p, _os_reason(exc, p)) from exc
     motion_file.notices = tuple(report.notices)
     motion_file.source = str(p)
     motion_file.format = info.name
@@ -365,7 +392,24 @@ def write(
     """
     p = Path(path)
     info = codec_by_name(format) if format else codec_for_path(p, for_write=True)
-    return info.write(motion_file, p, overwrite=overwrite, **options)
+    try:
+        return info.write(motion_file, p, overwrite=overwrite, **options)
+    except OSError as exc:  # a full disk, a folder this user may not write, …
+        raise WriteError(p, _os_reason(exc, p)) from exc
+    except Exception as exc:
+        sqlite3 = sys.modules.get("sqlite3")  # the sqlite3 bag storage meets a full disk as its own error
+        if sqlite3 is not None and isinstance(exc, sqlite3.Error):
+            raise WriteError(p, str(exc)) from exc
+        raise
+
+
+def _os_reason(exc: OSError, path: Path) -> str:
+    """The system's reason, with the file it concerns when that is not ``path`` itself."""
+    reason = exc.strerror or str(exc)
+    other = exc.filename
+    if other is not None and os.fspath(other) != os.fspath(path):
+        return f"{os.fsdecode(other)}: {reason}"
+    return reason
 
 
 if TYPE_CHECKING:  # mypy checks that every codec module and the registry's records fit the protocols

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 from motion_formats_ros import Motion, MotionFile
 
@@ -40,6 +41,13 @@ def corpus_params(folder: str, pattern: str, exclude_stems: tuple[str, ...] = ()
         return [pytest.param(None, marks=pytest.mark.skip(reason=NO_SHARED), id="corpus")]
     return [pytest.param(p, id=str(p.relative_to(root))) for p in paths]
 
+
+# Property tests: CI runs a fixed sequence of examples (derandomized, no example database),
+# so a green main stays green; `make test-explore` (HYPOTHESIS_PROFILE=explore) draws new
+# random examples each run and keeps the failures it finds in .hypothesis/.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # Any test process that starts DDS stays on this machine (see DEVELOPERS.md); the
 # Makefile sets the same, this covers pytest started by hand.

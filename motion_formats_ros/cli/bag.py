@@ -12,11 +12,12 @@ from ..core.atomic import check_writable
 from ..core.distros import COMPRESSIONS, DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
 from ..core.errors import MotionValueError, WriteError
 from ..registry import CODECS, codec_for_path, read, write
-from .options import add_option_flags
+from .options import add_option_flags, utf8
 
 
 def _csv(text: str) -> list[str]:
     """``a,b,c`` → list; ``none`` (or an empty string) → [] (convert none of them)."""
+    text = utf8(text)
     if text.strip().lower() == "none":
         return []
     return [item.strip() for item in text.split(",") if item.strip()]

@@ -22,11 +22,13 @@ from .options import (
     bag_read_options,
     pairs_for,
     split_read_pairs,
+    utf8,
 )
 
 
 def _csv(text: str) -> list[str]:
     """``a,b,c`` → list; ``none`` → [] (none of them)."""
+    text = utf8(text)
     if text.strip().lower() == "none":
         return []
     return [item.strip() for item in text.split(",") if item.strip()]
@@ -184,10 +186,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
     inputs = batch.find_inputs(args.sources, exclude=[outdir])
     jobs, skipped = batch.plan(inputs, outdir, settings, overwrite=args.overwrite)
     where = f"Dask scheduler {scheduler}" if scheduler else f"{min(workers, max(len(jobs), 1))} local worker(s)"
+    up_to_date = sum(r.status == "skipped" for r in skipped)
     print(
-        f"batch: {len(inputs)} input(s), {len(skipped)} up to date (skipped), {len(jobs)} to convert on {where}",
+        f"batch: {len(inputs)} input(s), {up_to_date} up to date (skipped), {len(jobs)} to convert on {where}",
         flush=True,
     )
+    for r in skipped:
+        if r.status == "failed":
+            print(f"failed {r.error}", flush=True)
     progress = Progress(len(jobs), args.progress)
     try:
         results = batch.run(jobs, workers=workers, scheduler=scheduler, on_result=progress)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.errors import MotionFormatError, NoMotionError, WriteError
 from ..core.model import Motion, MotionFile
+from ..core.nonfinite import unexplained
 from ..core.options import Option, markdown_table
 from ..core.options import rows as option_rows
 from ..pipeline import convert
@@ -94,6 +95,8 @@ def summarize_motion(m: Motion) -> dict[str, Any]:
                 per_joint[name] = [lo, hi]
             entry["joints"] = per_joint
         channels[label] = entry
+    for bad in unexplained(m):  # NaN / ±Inf that no mask marks as intended
+        channels[bad.channel]["nonfinite"] = {"nan": bad.nan, "inf": bad.inf, "first": bad.first}
     return {
         "frames": m.num_frames,
         "start": float(m.times[0]) if m.num_frames else None,
@@ -196,6 +199,10 @@ def cmd_info(args: argparse.Namespace) -> int:
                 continue
             lo, hi = c["range"]
             print(f"    {label:<26} min {_fmt(lo):>12}  max {_fmt(hi):>12}")
+            if "nonfinite" in c:
+                bad = c["nonfinite"]
+                counts = ", ".join(f"{n} {what}" for n, what in ((bad["nan"], "NaN"), (bad["inf"], "infinite")) if n)
+                print(f"      non-finite: {counts} (first: {bad['first']})")
             for joint, (jlo, jhi) in c.get("joints", {}).items():
                 print(f"      {joint:<24} min {_fmt(jlo):>12}  max {_fmt(jhi):>12}")
     return 0
@@ -240,6 +247,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         rate=args.rate,
         method=args.resample,
     )
+    convert.warn_nonfinite(motion_file, args.input)
     written = write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **options)
     groups = 1 if written is not None else len(motion_file.groups)  # a count from the codec is of one motion
     frames = written if written is not None else sum(m.num_frames for m in motion_file.groups.values())

@@ -16,7 +16,9 @@ stops with ``error: OUT: not written: …``), and the exit status is 1.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 import traceback
 import warnings
 from collections.abc import Sequence
@@ -32,7 +34,7 @@ from . import bag as bag_cli
 from . import batch as batch_cli
 from . import scene as scene_cli
 from . import view as view_cli
-from .options import add_option_flags
+from .options import add_option_flags, utf8
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -45,6 +47,7 @@ STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion
 
 
 def _csv(text: str) -> list[str]:
+    text = utf8(text)
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
@@ -143,6 +146,22 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
     print(f"warning: {message}", file=sys.stderr)
 
 
+#: Set when SIGTERM interrupted the command (it then stops the way SIGINT does).
+_terminated = False
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM: stop as SIGINT does (temporaries removed, workers stopped)."""
+    global _terminated
+    _terminated = True
+    raise KeyboardInterrupt
+
+
+def _one_line(text: str) -> str:
+    """An error is one line: a library's message that runs over several is joined."""
+    return "; ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
 def _os_error(exc: OSError) -> str:
     reason = exc.strerror or str(exc)
     names = [str(n) for n in (exc.filename, exc.filename2) if n is not None]
@@ -155,6 +174,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     previous = warnings.showwarning
     warnings.showwarning = _show_warning
+    on_term = None
+    if threading.current_thread() is threading.main_thread():
+        on_term = signal.signal(signal.SIGTERM, _terminate)
     strict = bool(getattr(args, "strict", False))
     try:
         handler = getattr(args, "handler", None)
@@ -171,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_ERROR
         return result
     except MotionFormatError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK
@@ -179,10 +201,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {_os_error(exc)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
+        if _terminated:
+            print("terminated", file=sys.stderr)
+            return 128 + signal.SIGTERM
         print("interrupted", file=sys.stderr)
         return 130
     finally:
         warnings.showwarning = previous
+        if on_term is not None:
+            signal.signal(signal.SIGTERM, on_term)
 
 
 def entry() -> None:

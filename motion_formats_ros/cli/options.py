@@ -20,6 +20,23 @@ from typing import Any
 from ..core.errors import OptionError
 from ..core.options import FLAGS, Option, parse_pairs
 
+
+def utf8(text: str) -> str:
+    """A command-line value that must be text (names): undecodable bytes are refused.
+
+    On POSIX a byte that is not UTF-8 reaches Python as a lone surrogate; as an
+    ``argparse`` type this makes the error name the option.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raw = text.encode("utf-8", "surrogateescape")
+        bad = text[exc.start : exc.end].encode("utf-8", "surrogateescape")
+        shown = raw.decode("utf-8", "backslashreplace")
+        raise argparse.ArgumentTypeError(f"not valid UTF-8 (byte 0x{bad[0]:02x} in '{shown}')") from None
+    return text
+
+
 #: Hand-written read flags kept as aliases: argparse destination → the read option it sets.
 READ_ALIASES = {"joint_names": "joint_names", "joint_map": "joint_map", "body": "body", "int_bits": "int_bits"}
 #: Hand-written write flags of ``convert`` / ``batch`` kept as aliases: destination → the write option.

@@ -55,7 +55,7 @@ import numpy as np
 
 from ..core import joint_maps
 from ..core.atomic import check_writable, read_input, write_bytes_atomic
-from ..core.errors import NoMotionError, ReadError, SelectionError, WriteError
+from ..core.errors import NoMotionError, ReadError, SelectionError, WriteError, excerpt
 from ..core.keyframes import reduce_keyframes, warn_lossy_write
 from ..core.model import CodecRecord, Motion, MotionFile
 from ..core.notices import NoticeKind, collect, notify
@@ -186,7 +186,7 @@ def parse_text(text: str, path: Path) -> MofFile:
                 motion_id = tokens[2]
                 first_line = lineno
                 continue
-            raise fail(lineno, f"expected `motion_id = NAME` first, got {first!r}")
+            raise fail(lineno, f"expected `motion_id = NAME` first, got {excerpt(first)}")
         if first == "motion_id":
             raise fail(lineno, "a second motion_id")
         if first == "label":

@@ -1,16 +1,34 @@
-"""Atomic file output and file input shared by the codecs."""
+"""Atomic file output and bounded file input shared by the codecs.
+
+Every output is written under a temporary name beside it, ``.NAME.<host>-<pid>.<random>.tmp``
+(a file, or a folder for a rosbag2 folder), and put in place in one step: a rename over a
+file, an exchange of two folders (Linux ``renameat2``) over a folder. Where a folder cannot
+be exchanged (another system, a file system without it), the old folder is first moved
+into the temporary folder; if the process dies between that and the second rename, the
+next write to the same output puts the old one back before anything else.
+
+The temporary name says which process made it: a later write to the same output removes
+the temporaries of processes of this host that no longer run (killed by SIGKILL, a power
+loss), and says so in a warning.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
+import errno
 import os
+import shutil
+import socket
 import tempfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from .errors import ReadError, WriteError
-from .notices import check_commit
+from .notices import NoticeKind, check_commit, notify
 
 
 def read_input(
@@ -40,17 +58,100 @@ def _read_umask() -> int:
 
 #: Permissions for new files: what open() would give (mkstemp alone gives 0600).
 _FILE_MODE = 0o666 & ~_read_umask()
+#: This machine, short: a temporary of another host (a shared folder) is never judged by its pid here.
+_HOST = f"{zlib.crc32(socket.gethostname().encode()) & 0xFFFF:04x}"
+#: Where an old folder waits inside the temporary folder while it is being replaced (fallback path).
+OLD = ".old"
+
+
+def temp_prefix(out: Path) -> str:
+    """The prefix of this process's temporaries for ``out`` (``.NAME.<host>-<pid>.``)."""
+    return f".{out.name}.{_HOST}-{os.getpid()}."
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _owner_gone(name: str, out_name: str) -> bool:
+    """Whether the temporary ``name`` of ``out_name`` belongs to a process of this host that has ended."""
+    middle = name[len(out_name) + 2 : -len(".tmp")]
+    host, _, rest = middle.partition("-")
+    pid_text = rest.split(".", 1)[0]
+    if host != _HOST or not pid_text.isdigit():
+        return False  # another machine's, or not ours at all: left alone
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, another user's
+    return False
+
+
+def sweep_stale(path: str | os.PathLike[str]) -> list[Path]:
+    """Put back an output an interrupted replacement left aside, then remove the temporaries
+    that ended processes left beside ``path``; warns about each. Returns what was removed."""
+    out = Path(path)
+    folder = out.parent if str(out.parent) else Path(".")
+    prefix = f".{out.name}."
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(".tmp")]
+    except OSError:
+        return []  # an unreadable folder: check_writable says what is wrong with it
+    removed = []
+    for name in sorted(names):
+        stale = folder / name
+        if not _owner_gone(name, out.name):
+            continue
+        old = stale / OLD
+        if stale.is_dir() and (old.exists() or old.is_symlink()) and not (out.exists() or out.is_symlink()):
+            try:
+                os.rename(old, out)
+                notify(
+                    NoticeKind.RECOVERED,
+                    f"put back from {stale} (a replacing write was interrupted between its renames)",
+                    file=out,
+                    stacklevel=3,
+                )
+            except OSError as exc:
+                reason = f"missing; the previous one is in {old} ({_reason(exc)})"
+                notify(NoticeKind.MISSING, reason, file=out, stacklevel=3)
+                continue
+        try:
+            if stale.is_dir() and not stale.is_symlink():
+                shutil.rmtree(stale)
+            else:
+                stale.unlink()
+        except OSError as exc:
+            reason = f"a temporary left by an interrupted write; cannot remove: {_reason(exc)}"
+            notify(NoticeKind.RECOVERED, reason, file=stale, stacklevel=3)
+            continue
+        notify(NoticeKind.RECOVERED, "removed a temporary left by an interrupted write", file=stale, stacklevel=3)
+        removed.append(stale)
+    return removed
 
 
 def check_writable(path: str | os.PathLike[str], overwrite: bool = False) -> Path:
-    """Fail early (before any work) when ``path`` exists or its folder is unusable."""
+    """Fail early (before any work) when ``path`` exists or its folder is unusable.
+
+    Also tidies up after an earlier write to ``path`` that was killed (:func:`sweep_stale`).
+    """
     out = Path(path)
-    if out.exists() and not overwrite:
-        raise WriteError(out, "already exists (pass overwrite=True / --overwrite to replace it)")
     folder = out.parent if str(out.parent) else Path(".")
-    if not folder.is_dir():
-        raise WriteError(out, f"folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK):
+    try:
+        if folder.is_dir():
+            sweep_stale(out)
+        if (out.exists() or out.is_symlink()) and not overwrite:
+            raise WriteError(out, "already exists (pass overwrite=True / --overwrite to replace it)")
+        if not folder.is_dir():
+            raise WriteError(out, f"folder {str(folder)!r} does not exist")
+    except OSError as exc:  # a folder on the way that this user may not search
+        raise WriteError(out, _reason(exc)) from exc
+    if not os.access(folder, os.W_OK | os.X_OK):
         raise WriteError(out, f"folder {str(folder)!r} is not writable")
     return out
 
@@ -60,14 +161,17 @@ def atomic_output(path: str | os.PathLike[str], overwrite: bool = False) -> Iter
     """Open a temporary file beside ``path``; on success it replaces ``path`` atomically.
 
     Readers never see a half-written file: the data is written to a temporary file in
-    the same folder, flushed and fsynced, then renamed over ``path``. On any error the
-    temporary file is removed and ``path`` is left as it was. Without ``overwrite`` an
-    existing ``path`` is never replaced, even if it appears while writing. Inside a strict
-    notices report that holds a notice nothing is put in place
-    (:class:`~.notices.StrictNoticeError`).
+    the same folder, flushed and fsynced, then renamed over ``path``. On any error (or
+    KeyboardInterrupt: SIGINT, and SIGTERM in the command line) the temporary file is
+    removed and ``path`` is left as it was. Without ``overwrite`` an existing ``path``
+    is never replaced, even if it appears while writing. Inside a strict notices report
+    that holds a notice nothing is put in place (:class:`~.notices.StrictNoticeError`).
     """
     out = check_writable(path, overwrite)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or ".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(out), suffix=".tmp", dir=out.parent or ".")
+    except OSError as exc:
+        raise WriteError(out, _reason(exc)) from exc
     try:
         os.chmod(tmp, (out.stat().st_mode & 0o7777) if out.exists() else _FILE_MODE)
         with os.fdopen(fd, "wb") as fh:
@@ -88,7 +192,7 @@ def atomic_output(path: str | os.PathLike[str], overwrite: bool = False) -> Iter
                     raise WriteError(out, "already exists") from None
                 os.replace(tmp, out)
     except OSError as exc:
-        raise WriteError(out, exc.strerror or str(exc)) from exc
+        raise WriteError(out, _reason(exc)) from exc
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -98,3 +202,71 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, overwrite: boo
     """Write ``data`` to ``path`` atomically (see :func:`atomic_output`)."""
     with atomic_output(path, overwrite) as fh:
         fh.write(data)
+
+
+@contextlib.contextmanager
+def temp_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary folder beside ``path`` (named as :func:`sweep_stale` knows), removed at the end."""
+    out = Path(path)
+    folder = out.parent if str(out.parent) else Path(".")
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(out), suffix=".tmp", dir=folder))
+    except OSError as exc:
+        raise WriteError(out, _reason(exc)) from exc
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_renameat2: Any = None
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); OSError where not possible."""
+    global _renameat2
+    if _renameat2 is None:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        _renameat2 = getattr(libc, "renameat2", False)
+        if _renameat2:
+            _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if not _renameat2:
+        raise OSError(errno.ENOSYS, "renameat2 is not available")
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+
+
+def place(src: Path, out: Path, overwrite: bool, tmp: Path) -> None:
+    """Move the finished ``src`` (a file or folder inside the temporary folder ``tmp``) to ``out``.
+
+    An existing ``out`` is replaced only with ``overwrite``, and stays whole until the new
+    one is in place: a file by one rename; a folder by one exchange, or (where folders
+    cannot be exchanged) by moving it to ``tmp`` first, which :func:`sweep_stale` undoes
+    if the process dies before the second rename.
+    """
+    try:
+        if out.exists() or out.is_symlink():
+            if not overwrite:
+                raise WriteError(out, "already exists (pass overwrite=True / --overwrite to replace it)")
+            if out.is_dir() and not out.is_symlink():
+                try:
+                    _exchange(src, out)  # the old folder is now at src, removed with tmp
+                    return
+                except OSError:
+                    pass
+                old = tmp / OLD
+                os.rename(out, old)
+                try:
+                    os.rename(src, out)
+                except OSError:
+                    os.rename(old, out)
+                    raise
+                return
+            os.replace(src, out)
+            return
+        os.rename(src, out)
+    except OSError as exc:
+        raise WriteError(out, _reason(exc)) from exc

@@ -17,6 +17,29 @@ class MotionFormatError(Exception):
     """Base class of every error raised by motion_formats_ros."""
 
 
+#: The longest reason an error quotes in full; longer ones (a whole line of a huge file) are cut.
+MAX_REASON = 1000
+
+
+def shorten(text: str, limit: int = MAX_REASON) -> str:
+    """``text`` cut to about ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    head, tail = text[: limit - 60], text[-40:]
+    return f"{head}… [{len(text) - len(head) - len(tail)} characters cut] …{tail}"
+
+
+def excerpt(text: str | bytes, limit: int = 60) -> str:
+    """The ``repr`` of the start of ``text`` (what an error quotes of a file), at most about
+    ``limit`` characters, without building the ``repr`` of all of it."""
+    quoted = repr(text[:limit])
+    if len(quoted) > limit + 3:
+        quoted = quoted[:limit] + "…"
+    elif len(text) <= limit:
+        return quoted
+    return f"{quoted}… ({len(text)} {'bytes' if isinstance(text, bytes) else 'characters'})"
+
+
 class ReadError(MotionFormatError):
     """A file could not be read.
 
@@ -38,7 +61,7 @@ class ReadError(MotionFormatError):
         field: str | None = None,
     ) -> None:
         self.path = os.fspath(path) if path is not None else "<bytes>"
-        self.reason = reason
+        self.reason = shorten(reason)
         self.line = line
         self.offset = offset
         self.field = field
@@ -90,8 +113,8 @@ class WriteError(MotionFormatError):
 
     def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
         self.path = os.fspath(path)
-        self.reason = reason
-        super().__init__(f"{self.path}: {reason}")
+        self.reason = shorten(reason)
+        super().__init__(f"{self.path}: {self.reason}")
 
 
 class UnknownFormatError(MotionFormatError):

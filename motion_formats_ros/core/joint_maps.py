@@ -34,7 +34,7 @@ import yaml
 
 from .errors import MotionFormatError
 from .options import option
-from .serial.yaml import SafeLoader
+from .serial.yaml import SafeLoader, YamlError, check_expansion
 
 PACKAGE = "motion_formats_ros"
 #: Folder of the joint maps relative to the source checkout or the share folder.
@@ -193,7 +193,11 @@ def load(spec: str | os.PathLike[str] | JointMap, paths: Sequence[Path] | None =
     if not (text.endswith((".yaml", ".yml")) or os.sep in text or (os.altsep and os.altsep in text)):
         path = find(text, paths)
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=SafeLoader)  # noqa: S506 (safe loader)
+        text = path.read_text(encoding="utf-8")
+        doc = yaml.load(text, Loader=SafeLoader)  # noqa: S506 (safe loader)
+        check_expansion(doc, text)
+    except YamlError as exc:
+        raise JointMapError(f"{path}:{exc.line}: {exc.reason}") from exc
     except OSError as exc:
         raise JointMapError(f"{path}: {exc.strerror or exc}") from exc
     except yaml.YAMLError as exc:

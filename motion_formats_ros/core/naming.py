@@ -17,7 +17,7 @@ import yaml
 from .atomic import read_input
 from .errors import ReadError
 from .options import option
-from .serial.yaml import SafeLoader, error_line
+from .serial.yaml import SafeLoader, YamlError, check_expansion, error_line
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,7 +82,11 @@ def load_safe(path: str | os.PathLike[str], what: str) -> Any:
     except UnicodeDecodeError as exc:
         raise ReadError(path, f"cannot read the {what}: {exc}") from None
     try:
-        return yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
+        doc = yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
+        check_expansion(doc, text)
+        return doc
+    except YamlError as exc:
+        raise ReadError(path, f"{exc.reason} in the {what}", line=exc.line) from None
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc)
         raise ReadError(path, f"invalid YAML in the {what}: {problem}", line=error_line(exc, text)) from None

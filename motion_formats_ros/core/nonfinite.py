@@ -408,3 +408,42 @@ def _hold_links(motion: Motion, notes: list[Note]) -> tuple[tuple[str, ...], dic
         )
     names = tuple(name for name, k in zip(motion.link_names, keep, strict=True) if k)
     return names, {key: arr[:, keep, :] for key, arr in filled.items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class NonFinite:
+    """Non-finite values of one channel that no mask explains (a ``.mof`` ``-`` or ``*`` does)."""
+
+    channel: str  # joint.position, root.orientation, link.position …
+    nan: int
+    inf: int
+    first: str  # where the first one is: "joint 'a' at t = 0.2 s (frame 4)"
+
+    def describe(self) -> str:
+        counts = ", ".join(f"{n} {what}" for n, what in ((self.nan, "NaN"), (self.inf, "infinite")) if n)
+        return f"{self.channel}: {counts} (first: {self.first})"
+
+
+def unexplained(motion: Motion) -> list[NonFinite]:
+    """Every channel's NaN / ±Inf values that are not marked as intended by a joint mask."""
+    explained = np.zeros((motion.num_frames, sum(motion.joint_dims)), dtype=bool)
+    for mask in motion.joint_masks.values():
+        if mask.shape == explained.shape:
+            explained |= mask
+    out = []
+    for label, arr in motion.iter_arrays():
+        if arr.dtype == bool or not np.issubdtype(arr.dtype, np.floating):
+            continue
+        bad = ~np.isfinite(arr)
+        if label.startswith("joint.") and bad.shape == explained.shape:
+            bad &= ~explained
+        if not bad.any():
+            continue
+        nan = int(np.count_nonzero(np.isnan(arr) & bad))
+        index = tuple(int(v[0]) for v in np.nonzero(bad))
+        frame = index[0]
+        where = f"t = {motion.times[frame]:.6g} s (frame {frame})"
+        if label.startswith("joint.") and len(index) > 1 and motion.joint_names:
+            where = f"joint {_column_joint(motion.joint_names, motion.joint_dims, index[1])!r} at {where}"
+        out.append(NonFinite(label, nan, int(np.count_nonzero(bad)) - nan, where))
+    return out

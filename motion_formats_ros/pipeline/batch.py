@@ -15,8 +15,12 @@ and running it again converts only what is missing.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import signal
+import stat
+import threading
 import time
 import traceback
 import warnings
@@ -25,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import MotionFormatError, MotionValueError, ReadError, UnknownFormatError, require
-from ..core.notices import collect
+from ..core.notices import NoticeKind, collect, notify
 from ..registry import CODECS, codec_for_path, read, read_head, write
 
 
@@ -147,7 +151,8 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
     member files), ``.mcap``/``.db3``/``.bag`` files and files of every readable format
     (``.yaml``/``.json`` only when their content is a motion, ``.csv`` only when its first
     column is ``time``). Hidden files and folders
-    and the folders in ``exclude`` (the output folder) are left out.
+    and the folders in ``exclude`` (the output folder) are left out; so is what is not a
+    regular file (a FIFO, a socket, a device), with a warning.
     """
     skip = {p.resolve() for p in exclude}
     found: list[tuple[Path, Path]] = []
@@ -158,6 +163,8 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
         if src.is_file() or _is_rosbag_folder(src):
             found.append((src, Path(src.name)))
             continue
+        if not src.is_dir():
+            raise ReadError(src, f"not a regular file or folder ({_kind(src)})")
         for folder, dirs, files in os.walk(src):
             here = Path(folder)
             keep = []
@@ -165,20 +172,49 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
                 path = here / d
                 if d.startswith(".") or path.resolve() in skip:
                     continue
-                if _is_rosbag_folder(path):
+                try:
+                    bag_folder = _is_rosbag_folder(path)
+                except OSError as exc:
+                    notify(
+                        NoticeKind.SKIPPED, f"skipped, cannot be read: {exc.strerror or exc}", file=path, stacklevel=2
+                    )
+                    continue
+                if bag_folder:
                     found.append((path, path.relative_to(src)))
                 else:
                     keep.append(d)
             dirs[:] = keep
             for f in sorted(files):
                 path = here / f
-                if f.startswith(".") or not input_suffix(path) or not _is_input(path):
+                if f.startswith("."):
+                    continue
+                if not path.is_file():  # a FIFO would block the first read; a socket or device is no motion
+                    if path.exists():
+                        notify(
+                            NoticeKind.SKIPPED, f"skipped, not a regular file ({_kind(path)})", file=path, stacklevel=2
+                        )
+                    continue
+                if not input_suffix(path) or not _is_input(path):
                     continue
                 found.append((path, path.relative_to(src)))
     unique: dict[Path, tuple[Path, Path]] = {}
     for path, rel in found:
         unique.setdefault(path.resolve(), (path, rel))
     return list(unique.values())
+
+
+def _kind(path: Path) -> str:
+    """What a path that is neither a regular file nor a folder is (for messages)."""
+    mode = path.stat().st_mode
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
 
 
 _STORAGE_SUFFIXES = (".mcap", ".db3", ".mcap.zstd", ".db3.zstd")
@@ -269,23 +305,50 @@ def _clear_group_tables(
     ]
 
 
+def _root(source: Path, rel: Path) -> Path:
+    """The source root ``source`` was found under (``rel`` is its path below it)."""
+    parts = source.parts[: len(source.parts) - len(rel.parts)]
+    return Path(*parts) if parts else Path(".")
+
+
+def _one_folder_per_root(inputs: Sequence[tuple[Path, Path]], outputs: list[Path], outdir: Path) -> list[Path]:
+    """Inputs of different source roots with the same path below them (``r1/a.msgpack`` and
+    ``r2/a.msgpack``) get their outputs in a folder named after their root (``OUT/r1/a.csv``)."""
+    roots: dict[Path, set[Path]] = {}
+    for (source, rel), out in zip(inputs, outputs, strict=True):
+        roots.setdefault(out, set()).add(_root(source, rel))
+    moved = []
+    for (source, rel), out in zip(inputs, outputs, strict=True):
+        if len(roots[out]) > 1:
+            root = _root(source, rel)
+            name = root.name or root.resolve().name or "root"
+            out = outdir / name / out.relative_to(outdir)
+        moved.append(out)
+    return moved
+
+
 def plan(
     inputs: Sequence[tuple[Path, Path]], outdir: Path, settings: Settings, overwrite: bool = False
 ) -> tuple[list[Job], list[Result]]:
-    """Jobs for the inputs to convert, and ``skipped`` results for those already done.
+    """Jobs for the inputs to convert, and results for the others (``skipped``: done).
 
     Two inputs that would share an output (``a.mcap`` and ``a.db3`` side by side) keep
     their own suffix in the output name (``a.mcap.parquet``, ``a.db3.parquet``); so does a
     table output whose per-group files could be another input's (``a.mcap`` beside
-    ``a.target.mcap``: ``a.mcap.target.csv`` and ``a.target.csv``).
+    ``a.target.mcap``: ``a.mcap.target.csv`` and ``a.target.csv``). Inputs of several
+    source roots that would share an output (``r1/a.msgpack``, ``r2/a.msgpack``) go to a
+    folder named after their root (``OUT/r1/a.csv``); if even that is shared (two roots of
+    one name), every input after the first fails (a ``failed`` result in the second list)
+    rather than overwrite another's output.
     """
     target = TARGETS[settings.to]
     outputs = [output_for(source, rel, outdir, target) for source, rel in inputs]
+    outputs = _one_folder_per_root(inputs, outputs, outdir)
     counts: dict[Path, int] = {}
     for out in outputs:
         counts[out] = counts.get(out, 0) + 1
     outputs = [
-        output_for(source, rel, outdir, target, keep_suffix=True) if counts[out] > 1 else out
+        out.with_name(output_for(source, rel, outdir, target, keep_suffix=True).name) if counts[out] > 1 else out
         for (source, rel), out in zip(inputs, outputs, strict=True)
     ]
     if target.codec in TABLE_CODECS:
@@ -293,7 +356,13 @@ def plan(
     primaries = set(outputs)
     jobs: list[Job] = []
     skipped: list[Result] = []
+    owner: dict[Path, Path] = {}
     for (source, _), out in zip(inputs, outputs, strict=True):
+        first = owner.setdefault(out, source)
+        if first is not source:  # never two inputs into one file
+            error = f"{source}: its output {out} is also the output of {first}; convert one of them separately"
+            skipped.append(Result(str(source), "failed", str(out), error=error))
+            continue
         done = None if overwrite else is_done(source, out, target.codec, primaries)
         if done is not None:
             skipped.append(Result(str(source), "skipped", str(out), [str(p) for p in done]))
@@ -336,6 +405,7 @@ def convert_one(job: Job) -> Result:
                 motion_file = convert.transform(
                     motion_file, group=s.group, joints=s.joints, start=s.start, end=s.end, rate=s.rate, method=s.method
                 )
+            convert.warn_nonfinite(motion_file, source)
             out = Path(job.output)
             out.parent.mkdir(parents=True, exist_ok=True)
             written = write(
@@ -357,7 +427,10 @@ def convert_one(job: Job) -> Result:
             result.error = f"{job.source}: {exc}"
         except MotionFormatError as exc:
             result.error = str(exc)
-        except (ValueError, KeyError, OSError) as exc:
+        except OSError as exc:  # e.g. the output folder cannot be made
+            named = f"{os.fsdecode(exc.filename)}: " if exc.filename is not None else ""
+            result.error = f"{job.source}: {named}{exc.strerror or exc}"
+        except (ValueError, KeyError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             result.error = f"{job.source}: {message}"
         except Exception as exc:  # a bug must not stop the batch either; say where it is
@@ -420,6 +493,40 @@ def run(
     return [done[i] for i in range(len(jobs))]
 
 
+def _worker_stop(signum: int, frame: object) -> None:
+    """SIGTERM in a worker: stop as SIGINT would (the running write removes its temporary)."""
+    raise SystemExit(128 + signum)
+
+
+def _watch_parent(alive: Any) -> None:
+    """In a worker: wait until the batch process is gone (its end of ``alive`` closes), then stop."""
+    with contextlib.suppress(OSError, EOFError):
+        alive.poll(None)  # nothing is ever sent: this returns at EOF, when the parent has exited
+    os.kill(os.getpid(), signal.SIGTERM)  # the clean way out: temporaries removed
+    time.sleep(5.0)
+    os._exit(1)  # stuck in native code: go anyway
+
+
+def _worker_start(alive: Any) -> None:
+    """Initializer of every local worker process: SIGTERM stops it as SIGINT does, and it
+    exits when the batch process dies, however it dies (even SIGKILL: no orphans). SIGINT
+    (Ctrl-C reaches the whole process group) is left to the batch process, which stops
+    the workers with SIGTERM."""
+    signal.signal(signal.SIGTERM, _worker_stop)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch_parent, args=(alive,), name="parent-watch", daemon=True).start()
+
+
+def _convert_in_worker(job: Job) -> Result:
+    """:func:`convert_one` in a local worker: a stop fails this input (its result still goes
+    back), then the worker exits as soon as it is idle."""
+    try:
+        return convert_one(job)
+    except SystemExit as exc:
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM)).start()  # again, once idle
+        return _failed(job, f"stopped (worker exit status {exc.code})")
+
+
 def _run_local(jobs: Sequence[Job], workers: int, notify: Callable[[Result], None]) -> dict[int, Result]:
     import concurrent.futures
     import multiprocessing
@@ -427,9 +534,13 @@ def _run_local(jobs: Sequence[Job], workers: int, notify: Callable[[Result], Non
     # forkserver: workers start from a clean interpreter, never a fork of threads (progress bar).
     context = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
     done: dict[int, Result] = {}
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context)
+    # Only this process holds the sending end: when it exits, the workers read EOF.
+    alive_r, alive_w = context.Pipe(duplex=False)
+    pool = concurrent.futures.ProcessPoolExecutor(
+        max_workers=min(workers, len(jobs)), mp_context=context, initializer=_worker_start, initargs=(alive_r,)
+    )
     try:
-        futures = {pool.submit(convert_one, job): i for i, job in enumerate(jobs)}
+        futures = {pool.submit(_convert_in_worker, job): i for i, job in enumerate(jobs)}
         for future in concurrent.futures.as_completed(futures):
             i = futures[future]
             try:
@@ -437,8 +548,22 @@ def _run_local(jobs: Sequence[Job], workers: int, notify: Callable[[Result], Non
             except Exception as exc:  # the worker process died (killed, out of memory)
                 done[i] = _failed(jobs[i], f"worker process failed: {type(exc).__name__}: {exc}")
             notify(done[i])
+    except BaseException:
+        # Interrupted: the running inputs stop too (their temporaries removed), not just the queue.
+        processes = dict(getattr(pool, "_processes", None) or {})
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes.values():
+            if process.is_alive():
+                process.terminate()
+        for process in processes.values():
+            process.join(10.0)
+            if process.is_alive():
+                process.kill()
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        alive_w.close()
+        alive_r.close()
     return done
 
 

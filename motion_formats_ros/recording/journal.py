@@ -49,6 +49,7 @@ from ..core.merge import (
     trajectory_bases,
 )
 from ..core.model import IMU_CHANNELS, Motion, MotionFile
+from ..core.nonfinite import MASK_KEEP
 from ..core.notices import NoticeKind, notify
 from ..core.stamps import choose_times
 from ..core.tf import TfSamples
@@ -507,7 +508,9 @@ def _actual_group(
     rank = {t: i for i, t in enumerate(topics)}
     ordered = sorted(joint_blocks, key=lambda bt: rank.get(bt[0].stream.lstrip("/"), len(rank)))
     segments = [Segment(b.names, b.stamps, b.receive, dict(b.channels), times=t, stream=b.stream) for b, t in ordered]
+    _report_out_of_order(ordered, origin)
     block, t = ordered[0]
+    keep: npt.NDArray[np.bool_] | None = None
     if len(ordered) == 1 and rate <= 0 and (t.size < 2 or bool(np.all(t[1:] > t[:-1]))):
         # One stream in time order (the usual long recording): merging would only copy it.
         times_ns, names, channels = t, block.names, dict(block.channels)
@@ -515,16 +518,81 @@ def _actual_group(
         times_ns, names, channels = merge_on_grid(segments, rate)
     else:
         times_ns, names, channels = merge(segments, hold=True)
+        keep = _held(ordered, times_ns, names, origin)
     if joints:
         columns, absent = select_joints(names, joints, missing="nan")
         if absent:
             notify(NoticeKind.MISSING, f"joints {', '.join(absent)} were never received: recorded as NaN", stacklevel=3)
         channels = {ch: take_columns(v, columns) for ch, v in channels.items()}
+        if keep is not None:
+            keep = np.stack([keep[:, c] if c is not None else np.zeros(len(times_ns), bool) for c in columns], axis=1)
         names = tuple(joints)
     channels_: dict[str, Any] = {ch: channels[ch] for ch in CHANNELS if ch in channels}
+    masks = {MASK_KEEP: keep} if keep is not None and keep.any() else {}
     return Motion(
-        times=(times_ns - origin) / 1e9, joint_names=tuple(names), rate=rate if rate > 0 else None, **channels_
+        times=(times_ns - origin) / 1e9,
+        joint_names=tuple(names),
+        rate=rate if rate > 0 else None,
+        joint_masks=masks,
+        **channels_,
     )
+
+
+def _report_out_of_order(ordered: Sequence[tuple[Block, npt.NDArray[np.int64]]], origin: int) -> None:
+    """Warn, per stream, about samples whose time is before an earlier sample's (they are put in order)."""
+    streams: dict[str, list[npt.NDArray[np.int64]]] = {}
+    for block, t in ordered:
+        streams.setdefault(block.stream, []).append(t)
+    for stream, parts in streams.items():
+        t = np.concatenate(parts)
+        back = np.flatnonzero(t[1:] < np.maximum.accumulate(t)[:-1]) + 1
+        if back.size:
+            first = int(back[0])
+            notify(
+                NoticeKind.INCONSISTENT,
+                f"{stream}: {back.size} of {t.size} samples are stamped before an earlier one (the first: "
+                f"message {first}, t = {(int(t[first]) - origin) / 1e9:.6g} s); put in time order",
+                stacklevel=4,
+            )
+
+
+def _held(
+    ordered: Sequence[tuple[Block, npt.NDArray[np.int64]]],
+    times_ns: npt.NDArray[np.int64],
+    names: Sequence[str],
+    origin: int,
+) -> npt.NDArray[np.bool_]:
+    """Where a joint's value is held because a message of its own stream left it out, after
+    it had carried it (a publisher that renames or drops a joint mid-run): the ``keep``
+    mask; a warning per joint names it and where it goes missing. (Frames of other
+    topics' messages hold it too, as any merge of streams does: not reported.)"""
+    column = {n: i for i, n in enumerate(names)}
+    covered = np.zeros((times_ns.size, len(names)), dtype=bool)
+    stream_rows: dict[str, npt.NDArray[np.bool_]] = {}
+    stream_joints: dict[str, set[str]] = {}
+    for block, t in ordered:
+        rows = np.searchsorted(times_ns, t)
+        covered[rows[:, None], np.array([column[n] for n in block.names], dtype=np.intp)[None, :]] = True
+        stream_rows.setdefault(block.stream, np.zeros(times_ns.size, dtype=bool))[rows] = True
+        stream_joints.setdefault(block.stream, set()).update(block.names)
+    held = np.zeros_like(covered)
+    seen = np.maximum.accumulate(covered, axis=0)
+    for stream, joints in stream_joints.items():
+        for name in sorted(joints, key=column.__getitem__):
+            j = column[name]
+            missing = stream_rows[stream] & seen[:, j] & ~covered[:, j]
+            if not missing.any():
+                continue
+            rows = np.flatnonzero(missing)
+            k = int(rows[0])
+            held[:, j] = missing
+            notify(
+                NoticeKind.MISSING,
+                f"{stream}: joint {name!r} is missing from frame {k} (t = {(int(times_ns[k]) - origin) / 1e9:.6g} s) "
+                f"on, in {rows.size} message(s): its last value is held there (mask {MASK_KEEP!r})",
+                stacklevel=4,
+            )
+    return held
 
 
 def _sample_block(

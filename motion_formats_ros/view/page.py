@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from ..core.errors import MotionFormatError, require
 from ..core.model import Motion, MotionFile
+from ..core.notices import NoticeKind, notify
 from . import meshes
 from .session import Clock, Pose, Track, mark_times, with_cursor
 
@@ -191,7 +192,7 @@ class RobotDrawing:
                     try:
                         mesh = meshes.load_mesh(path, scale)
                     except ValueError as exc:
-                        warnings.warn(str(exc), stacklevel=2)
+                        notify(NoticeKind.SKIPPED, str(exc), file=str(path), stacklevel=2)
                 cache[key] = mesh
             if cache[key] is None and g.filename not in self.missing_meshes:
                 self.missing_meshes.append(g.filename)
@@ -354,7 +355,7 @@ class Viewer:
 
     def _warn(self, text: str) -> None:
         self.warnings.append(text)
-        warnings.warn(text, stacklevel=3)
+        notify(NoticeKind.MISSING, text, stacklevel=3)
 
     def _build_scene(self, model_path: Path | None, opts: ViewOptions) -> None:
         server = self.server
@@ -678,7 +679,7 @@ class Viewer:
                 except Exception as exc:  # a dead connection while stopping
                     if self._stop.is_set():
                         return
-                    warnings.warn(f"viewer: {exc}", stacklevel=1)
+                    notify(NoticeKind.SKIPPED, f"viewer: a frame was not drawn: {exc}", stacklevel=1)
                 last_t = t
             self._dirty.wait(max(0.0, period - (time.monotonic() - tick)))
 

@@ -3,7 +3,8 @@
 Seeds are valid files written with the public API (and real corpus files where the
 project has them). Each seed is mutated with a fixed random seed: truncation, byte
 flips, insertions and deletions, swapped lines, numbers replaced by words or by huge
-values, count/length fields set to huge values, deep nesting, an empty file. For every
+values, count/length fields set to huge values, deep nesting, YAML aliases that multiply
+(or contain themselves), an empty file, a file of zeros, and a folder in the file's place. For every
 mutated file ``read()`` must succeed or raise a :class:`MotionFormatError`
 (``ReadError`` / ``UnknownFormatError``), finish within a time budget and allocate
 no memory out of proportion to the file. Anything else fails the test with the file,
@@ -61,14 +62,39 @@ def read_budget(seed: Seed, size: int) -> float:
 #: Peak Python/numpy allocation one read may make, beyond a generous multiple of the file size.
 MEMORY_BUDGET = 64 << 20
 #: Mutations per format.
-MUTATIONS = {"omf": 300, "seq": 200, "scene": 200, "mof": 300, "mtn": 300, "rosbag": 160, "journal": 150}
+MUTATIONS = {
+    "omf": 300,
+    "seq": 200,
+    "pseq": 80,
+    "scene": 200,
+    "mof": 300,
+    "mtn": 300,
+    "rosbag": 160,
+    "compressed_bag": 40,
+    "csv": 80,
+    "parquet": 80,
+    "journal": 150,
+}
 #: Seconds per format of a long campaign (``make fuzz``); 0: the fixed counts above.
 FUZZ_SECONDS = float(os.environ.get("FUZZ_SECONDS") or 0)
 #: The random seed of a long campaign.
 FUZZ_SEED = os.environ.get("FUZZ_SEED") or str(random.SystemRandom().randrange(1 << 32))
 
-TEXT_MUTATIONS = ("truncate", "flip", "insert", "delete", "swap_lines", "number_to_word", "huge_number", "nesting")
+TEXT_MUTATIONS = (
+    "truncate",
+    "flip",
+    "insert",
+    "delete",
+    "swap_lines",
+    "number_to_word",
+    "huge_number",
+    "nesting",
+    "alias",
+)
 BINARY_MUTATIONS = ("truncate", "flip", "insert", "delete", "huge_count", "huge_count", "splice")
+#: What every seed meets once, in this order, before the random mutations: nothing, zeros of
+#: its size, and a folder of its name.
+FIXED_MUTATIONS = ("empty", "zeros", "directory")
 _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _WORDS = (b"nan", b"inf", b"-inf", b"true", b"null", b"abc", b"~", b'"7"', b"0x1F", b"1_000", b"", b"[]", b"{}")
 _HUGE = (b"99999999999999999999", b"4294967295", b"2147483648", b"1e308", b"1e999", b"-1", b"-2147483649", b"0")
@@ -142,11 +168,31 @@ def _huge_count(data: bytes, rng: random.Random) -> tuple[bytes, str]:
     return bytes(mutated), f"huge count {big:#x} ({fmt}) at byte {at}"
 
 
+def _alias(data: bytes, rng: random.Random) -> tuple[bytes, str]:
+    """A YAML alias bomb (levels of ten aliases each) or a recursive alias, put where a value goes."""
+    if rng.random() < 0.2:
+        anchors, value, what = b"", b"&loop [*loop]", "recursive alias"
+    else:
+        levels = rng.choice((3, 6, 9))
+        lines = [b"zz0: &zz0 [0.5, 1.5]"]
+        lines += [b"zz%d: &zz%d [%s]" % (i, i, b", ".join([b"*zz%d" % (i - 1)] * 10)) for i in range(1, levels + 1)]
+        anchors, value, what = b"\n".join(lines) + b"\n", b"*zz%d" % levels, f"alias bomb of {levels} levels"
+    numbers = _numbers(data)
+    if numbers and rng.random() < 0.7:  # the bomb where a number was
+        m = rng.choice(numbers)
+        return anchors + data[: m.start()] + value + data[m.end() :], f"{what} in place of {m.group()!r} at {m.start()}"
+    return anchors + data, f"{what} before the document"
+
+
 def mutate(data: bytes, rng: random.Random, kind: str, name: str) -> tuple[bytes, str]:
     """``data`` mutated by ``kind``, and a description that reproduces the mutation."""
     n = len(data)
     if kind == "empty" or n == 0:
         return b"", "empty file"
+    if kind == "zeros":
+        return bytes(n), f"{n} zero bytes"
+    if kind == "alias":
+        return _alias(data, rng)
     if kind == "truncate":
         at = rng.randrange(n)
         return data[:at], f"truncated at byte {at}"
@@ -214,7 +260,11 @@ def alarm_guard() -> Iterator[None]:
 
 def check_read(seed: Seed, description: str) -> str | None:
     """None when reading ``seed.path`` behaves; else what went wrong, with the traceback."""
-    size = sum(p.stat().st_size for p in seed.path.rglob("*")) if seed.path.is_dir() else seed.path.stat().st_size
+    size = (
+        sum(p.stat().st_size for p in seed.path.rglob("*") if p.is_file())
+        if seed.path.is_dir()
+        else seed.path.stat().st_size
+    )
     tracemalloc.start()
     start = time.monotonic()
     budget = read_budget(seed, size)
@@ -265,9 +315,22 @@ def fuzz(seeds: list[Seed], count: int, tmp: Path, salt: str) -> tuple[list[str]
             seed = seeds[i % len(seeds)]
             original = originals[seed.target]
             kinds = TEXT_MUTATIONS if seed.text else BINARY_MUTATIONS
-            kind = "empty" if i < len(seeds) else rng.choice(kinds)
+            fixed = i // len(seeds)
+            kind = FIXED_MUTATIONS[fixed] if fixed < len(FIXED_MUTATIONS) else rng.choice(kinds)
+            if kind == "directory":
+                seed.target.unlink()
+                seed.target.mkdir()
+                try:
+                    problem = check_read(seed, f"mutation {i}: a folder in place of the file")
+                finally:
+                    reads += 1
+                    seed.target.rmdir()
+                    seed.target.write_bytes(original)
+                if problem is not None:
+                    failures.append(problem)
+                continue
             data, description = mutate(original, rng, kind, seed.target.name)
-            if rng.random() < 0.15 and kind not in ("empty", "nesting"):  # sometimes two at once
+            if rng.random() < 0.15 and kind not in (*FIXED_MUTATIONS, "nesting", "alias"):  # sometimes two at once
                 data, more = mutate(data, rng, rng.choice(kinds), seed.target.name)
                 description += f", then {more}"
             description = f"mutation {i}: {description}"
@@ -394,6 +457,81 @@ def rosbag_seeds(tmp: Path) -> list[Seed]:
     return seeds
 
 
+#: A pose sequence with every kind of key pose (joints only, with IK links, with a transition time).
+_PSEQ = """\
+type: PoseSeq
+name: "wave"
+targetBody: "arm"
+refs:
+  - time: 0
+    refer:
+      type: Pose
+      joints: [ 0, 1, 2 ]
+      q: [ 0, 0.25, -0.5 ]
+      ikLinks:
+        - name: BASE
+          index: 0
+          isBaseLink: true
+          translation: [ 0, 0, 0.5 ]
+          rotation: [ 1, 0, 0, 0, 1, 0, 0, 0, 1 ]
+  - time: 0.8
+    maxTransitionTime: 0.5
+    refer:
+      type: Pose
+      joints: [ 1 ]
+      q: [ 1.25 ]
+  - time: 1.6
+    refer:
+      type: Pose
+      joints: [ 0, 2 ]
+      q: [ 0.5, 1e-1 ]
+"""
+
+
+def pseq_seeds(tmp: Path) -> list[Seed]:
+    seeds = [Seed(tmp / "wave.pseq", tmp / "wave.pseq", text=True)]
+    seeds[0].path.write_text(_PSEQ, encoding="utf-8")
+    corpus = _corpus("choreonoid") / "pseq" / "GR001" / "SampleMotion1.pseq"
+    if corpus.is_file():
+        dest = tmp / "sample.pseq"
+        shutil.copyfile(corpus, dest)
+        dest.chmod(0o644)
+        seeds.append(Seed(dest, dest, text=True))
+    return seeds
+
+
+def csv_seeds(tmp: Path) -> list[Seed]:
+    full = make_file(frames=6)
+    paths = [_written(biped_walk(rate=20.0, cycles=1), tmp / "walk.csv")]
+    paths += [_written(MotionFile.single(full.groups["target"], "target"), tmp / "full.csv")]
+    return [Seed(p, p, text=True) for p in paths]
+
+
+def parquet_seeds(tmp: Path) -> list[Seed]:
+    pytest.importorskip("pyarrow", reason="needs pyarrow (the [parquet] extra; `make test-min` runs without it)")
+    full = make_file(frames=6)
+    paths = [_written(biped_walk(rate=20.0, cycles=1), tmp / "walk.parquet")]
+    paths += [_written(MotionFile.single(full.groups["target"], "target"), tmp / "full.parquet")]
+    return [Seed(p, p, text=False) for p in paths]
+
+
+def compressed_bag_seeds(tmp: Path) -> list[Seed]:
+    """A rosbag2 folder recorded with file compression (``NAME_0.mcap.zstd``)."""
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+    from support.bags import JS, TS, joint_state
+
+    folder = tmp / "zipped"
+    writer = Writer(folder, version=9, storage_plugin=StoragePlugin.MCAP)
+    writer.set_compression(CompressionMode.FILE, CompressionFormat.ZSTD)
+    with writer:
+        conn = writer.add_connection("/joint_states", JS, typestore=TS)
+        for k in range(30):
+            ns = 1_000_000_000 + k * 10_000_000
+            writer.write(conn, ns, TS.serialize_cdr(joint_state(ns, ["a", "b"], [k, -k]), JS))
+    inner = next(folder.glob("*.zstd"))
+    return [Seed(folder, inner, text=False), Seed(folder, folder / "metadata.yaml", text=True)]
+
+
 def _recover(journal: Path) -> None:
     """``motion-formats recover``: read the journal, assemble it, write the motion file."""
     recover(journal, journal.with_suffix(".msgpack"), overwrite=True)
@@ -425,6 +563,10 @@ SEEDS: dict[str, Callable[[Path], list[Seed]]] = {
     "mtn": mtn_seeds,
     "rosbag": rosbag_seeds,
     "journal": journal_seeds,
+    "pseq": pseq_seeds,
+    "csv": csv_seeds,
+    "parquet": parquet_seeds,
+    "compressed_bag": compressed_bag_seeds,
 }
 
 

@@ -289,3 +289,33 @@ def test_duration_limit_ends_the_recording(tmp_path: Path) -> None:
     assert "duration 0.5 s reached" in recorder.output()
     assert "nothing was recorded" in recorder.output() and not out.exists()
     assert not Path(str(out) + ".journal").exists()
+
+
+def test_a_joint_renamed_mid_run_is_named_and_out_of_order_stamps_reported(tmp_path: Path) -> None:
+    from sensor_msgs.msg import JointState
+    from std_srvs.srv import Trigger
+
+    out = tmp_path / "renamed.msgpack"
+    with ros_session(tmp_path) as ros:
+        recorder = start_node(ros, "motion_recorder", f"output:={out}", "topics:=[joint_states]", name="recorder")
+        pub = ros.node.create_publisher(JointState, "/joint_states", 100)
+        _wait_matched(ros, pub)
+        early = time.time_ns() - 10**9
+        primed = _prime(ros, out, [lambda: pub.publish(_js(["a", "b"], [-1.0, -1.0], early))])
+        base = time.time_ns()
+        for k in range(40):  # the publisher calls joint b "b2" from message 20 on; message 30 is late
+            names = ["a", "b"] if k < 20 else ["a", "b2"]
+            stamp = base + (k * 10_000_000 if k != 30 else 155_000_000)
+            pub.publish(_js(names, [k * 0.1, k * 1.0], stamp))
+            ros.spin_for(0.005)
+        stop = ros.node.create_client(Trigger, "/motion_recorder/stop")
+        assert stop.wait_for_service(timeout_sec=10)
+        future = stop.call_async(Trigger.Request())
+        assert ros.spin_until(future.done, 10)
+        assert recorder.wait(30) == 0, recorder.output()
+        log = recorder.output()
+    m = read(out).groups["actual"]
+    assert m.joint_names == ("a", "b", "b2")
+    assert m.num_frames == primed + 40
+    assert "joint_states: joint 'b' is missing from frame" in log and "its last value is held" in log, log
+    assert "1 of" in log and "samples are stamped before an earlier one" in log, log

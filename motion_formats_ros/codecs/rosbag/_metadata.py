@@ -30,6 +30,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from ...core.errors import ReadError
+from ...core.serial.yaml import YamlError, check_expansion
 
 #: Storage file suffixes, and the suffix rosbag2's file compression appends.
 STORAGE_SUFFIXES = (".db3", ".mcap")
@@ -149,6 +150,10 @@ def _load(meta: Path) -> tuple[Any, str | None]:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         return None, f"is not valid YAML{where} (cut short?)"
+    try:
+        check_expansion(doc, text)
+    except YamlError as exc:
+        return None, f"is not usable: {exc.reason} (line {exc.line})"
     if not isinstance(doc, dict) or not isinstance(doc.get("rosbag2_bagfile_information"), dict):
         return None, "has no 'rosbag2_bagfile_information' mapping"
     return doc["rosbag2_bagfile_information"], None
@@ -298,8 +303,10 @@ def _plan_with_metadata(folder: Path, meta: Path, info: dict[str, Any], on_disk:
     if mode == "message" and not fmt:
         notes.append(f"{meta}: 'compression_mode' is message but 'compression_format' is empty; assuming zstd")
         direct = True
-    if mode == "file" and not all(p.name.endswith(COMPRESSED_SUFFIX) for p in files):
-        direct = True  # rosbags would decompress plain files too
+    if mode == "file":
+        # Compressed files are decompressed here, bounded (rosbags would decompress them, and
+        # plain files too, into a temporary folder without any limit).
+        direct = True
 
     if not direct:
         return FolderPlan(direct=False, notes=notes)

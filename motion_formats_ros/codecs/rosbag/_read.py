@@ -183,6 +183,7 @@ class _TopicStream:
     recv: list[int] = dataclasses.field(default_factory=list)
     bad: int = 0
     undecodable: int = 0
+    not_utf8: int = 0
     truncated: int = 0
     bulk_batches: int = 0
     slow_batches: int = 0
@@ -329,13 +330,28 @@ def _slow(stream: _TopicStream, source: BagSource, msgtype: str, raws: Sequence[
             except PayloadTooShortError:
                 stream.truncated += 1
                 continue
-            except Exception:
-                stream.undecodable += 1
+            except Exception as exc:
+                if _caused_by(exc, UnicodeDecodeError):
+                    stream.not_utf8 += 1
+                else:
+                    stream.undecodable += 1
                 continue
             yield t, msg
 
     _append_rows(stream, decoded_msgs())
     stream.seen += int(recv.size)
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether ``exc`` is, or was raised while handling or from, a ``kind`` (the deserializer wraps it)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _append_rows(stream: _TopicStream, msgs: Iterable[tuple[int, Any]]) -> None:
@@ -836,6 +852,12 @@ class _BagReader:
             if stream.undecodable:
                 self.warn(
                     f"{topic}: skipped {stream.undecodable} JointState messages that could not be decoded",
+                    NoticeKind.SKIPPED,
+                )
+            if stream.not_utf8:
+                self.warn(
+                    f"{topic}: skipped {stream.not_utf8} JointState messages whose joint names or frame_id "
+                    "are not valid UTF-8",
                     NoticeKind.SKIPPED,
                 )
             if stream.truncated:

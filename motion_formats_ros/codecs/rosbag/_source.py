@@ -21,6 +21,7 @@ import io
 import itertools
 import mmap
 import os
+import shutil
 import struct
 import sys
 import tempfile
@@ -35,6 +36,7 @@ from ...core.atomic import read_input
 from ...core.distros import DEFAULT_DISTRO, DISTROS
 from ...core.errors import MotionFormatError, ReadError
 from ...core.notices import NoticeKind, notify
+from ...core.serial.yaml import YamlError, check_expansion
 from . import _mcap, _metadata, _types
 
 BAG_SUFFIXES = (".db3", ".mcap", ".bag")
@@ -136,6 +138,10 @@ def _from_yaml(text: str) -> tuple[dict[str, str], str | None]:
         doc = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError:
         return {}, None
+    try:
+        check_expansion(doc, text)
+    except YamlError:
+        return {}, None
     if isinstance(doc, dict) and "rosbag2_bagfile_information" in doc:
         doc = doc["rosbag2_bagfile_information"]
     if not isinstance(doc, dict):
@@ -189,16 +195,62 @@ ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _BLOCK = 1 << 20
 
 
-def decompress_file(src: Path, dest: Path) -> tuple[int, bool]:
+#: A compressed storage file may expand to this many times its size (bags of real data
+#: compress a few times to a few tens of times), but at least :data:`MIN_EXPANSION` bytes.
+MAX_RATIO = 200
+MIN_EXPANSION = 64 << 20
+
+
+class ExpansionError(MotionFormatError):
+    """A compressed file would decompress to more than its limit (internal; a ReadError to callers)."""
+
+    def __init__(self, limit: int, declared: int | None = None) -> None:
+        super().__init__(limit, declared)
+        self.limit = limit
+        self.declared = declared
+
+
+def expansion_limit(src: Path, folder: Path) -> int:
+    """How many bytes ``src`` may decompress to in ``folder``: a bounded multiple of its size,
+    and never more than the space free there (less a margin)."""
+    limit = max(MIN_EXPANSION, MAX_RATIO * src.stat().st_size)
+    free = shutil.disk_usage(folder).free - (16 << 20)
+    return max(0, min(limit, free))
+
+
+def declared_size(head: bytes) -> int | None:
+    """The content size a zstd frame header states (RFC 8878 §3.1.1.1), if it does."""
+    if len(head) < 5 or head[:4] != ZSTD_MAGIC:
+        return None
+    descriptor = head[4]
+    fcs_flag, single, dict_flag = descriptor >> 6, (descriptor >> 5) & 1, descriptor & 3
+    pos = 5 + (0 if single else 1) + (0, 1, 2, 4)[dict_flag]
+    width = (1 if single else 0, 2, 4, 8)[fcs_flag]
+    if not width or len(head) < pos + width:
+        return None
+    value = int.from_bytes(head[pos : pos + width], "little")
+    return value + 256 if width == 2 else value
+
+
+def decompress_file(src: Path, dest: Path, limit: int | None = None) -> tuple[int, bool]:
     """Stream-decompress a zstd file (rosbag2 file compression) into ``dest``.
 
     A file cut short (the recorder was killed while compressing) or damaged gives what
-    decompresses before the cut.
+    decompresses before the cut. With ``limit``, a first frame that states a larger size
+    is refused before anything is written, and writing stops at ``limit`` bytes.
 
     Returns:
         (bytes written, whether the last frame was complete).
+
+    Raises:
+        ExpansionError: The content is larger than ``limit``.
     """
     zstd = _zstd()
+    if limit is not None:
+        with open(src, "rb") as fin:
+            declared = declared_size(fin.read(18))
+        if declared is not None and declared > limit:
+            raise ExpansionError(limit, declared)
     written = 0
     started = False  # the current decompressor has been fed part of a frame
     with open(src, "rb") as fin, open(dest, "wb") as fout:
@@ -211,6 +263,8 @@ def decompress_file(src: Path, dest: Path) -> tuple[int, bool]:
                         started = True
                     out = dec.decompress(pending, max_length=4 * _BLOCK)
                     pending = b""
+                    if limit is not None and written + len(out) > limit:
+                        raise ExpansionError(limit)
                     fout.write(out)
                     written += len(out)
                     if dec.eof:
@@ -409,8 +463,17 @@ class BagSource:
                 self._tmp = tempfile.TemporaryDirectory(prefix="motion_formats_bag_")
             dest = Path(self._tmp.name) / f.name[: -len(_metadata.COMPRESSED_SUFFIX)]
             try:
-                size, complete = decompress_file(f, dest)
+                size, complete = decompress_file(f, dest, expansion_limit(f, dest.parent))
+            except ExpansionError as exc:
+                dest.unlink(missing_ok=True)
+                stated = f" (its header states {exc.declared} bytes)" if exc.declared is not None else ""
+                raise ReadError(
+                    f,
+                    f"decompresses to more than {exc.limit} bytes{stated}: more than {MAX_RATIO} times its size "
+                    "or the space free for the temporary copy (a decompression bomb?)",
+                ) from None
             except OSError as exc:
+                dest.unlink(missing_ok=True)
                 raise ReadError(f, f"cannot decompress: {exc.strerror or exc}") from exc
             if not size:
                 raise ReadError(f, "cut short before the end of its first zstd block: nothing decompresses")

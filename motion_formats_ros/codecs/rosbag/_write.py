@@ -32,8 +32,6 @@ import dataclasses
 import json
 import os
 import re
-import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -41,7 +39,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ...core.atomic import check_writable
+from ...core.atomic import check_writable, place, temp_folder
 from ...core.distros import COMPRESSIONS, DEFAULT_COMPRESSION, STORAGES, WRITE_DISTROS, default_write_distro
 from ...core.errors import WriteError
 from ...core.kinematics import MovingTransform, RobotModel, StaticTransform, load_robot_model
@@ -539,9 +537,7 @@ class _BagWriter:
 
     def write(self, overwrite: bool) -> None:
         out = check_writable(self.path, overwrite)
-        folder = out.parent if str(out.parent) else Path(".")
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=folder))
-        try:
+        with temp_folder(out) as tmp:
             bag_dir = tmp / (out.stem if self.bare else out.name)
             try:
                 self._fill(bag_dir)
@@ -566,34 +562,15 @@ class _BagWriter:
             check_commit(out)
             if self.bare:
                 produced = next(p for p in bag_dir.iterdir() if p.suffix in (".mcap", ".db3"))
-                self._place(produced, out, overwrite, tmp)
+                place(produced, out, overwrite, tmp)
             else:
-                self._place(bag_dir, out, overwrite, tmp)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+                place(bag_dir, out, overwrite, tmp)
 
     def _stamp_distro(self, metadata: Path) -> None:
         """Name the distro the bag was written for (rosbags' Writer puts its own name there)."""
         if metadata.exists():
             text = metadata.read_text(encoding="utf-8")
             metadata.write_text(re.sub(r"(?m)^(\s*ros_distro:) rosbags$", rf"\1 {self.distro}", text), encoding="utf-8")
-
-    @staticmethod
-    def _place(src: Path, out: Path, overwrite: bool, tmp: Path) -> None:
-        try:
-            if out.exists() or out.is_symlink():
-                if not overwrite:
-                    raise WriteError(out, "already exists (pass overwrite=True / --overwrite to replace it)")
-                if out.is_dir() and not out.is_symlink():
-                    old = tmp / ".old"
-                    os.rename(out, old)
-                    os.rename(src, out)
-                    return
-                os.replace(src, out)
-                return
-            os.rename(src, out)
-        except OSError as exc:
-            raise WriteError(out, exc.strerror or str(exc)) from exc
 
 
 def resolved_storage(path: Path, storage: str | None) -> str:

@@ -67,12 +67,34 @@ def _has_digit_separator(text: str) -> bool:
 _JSON5_WHERE = re.compile(r"^<string>:(\d+) (.*?)(?: at column (\d+))?$", re.DOTALL)
 
 
+#: The first json5 release that reads every literal pyjson5 reads the same way (signed hex
+#: such as ``-0x10``, ``+Infinity``); the ``fast`` extra requires it.
+REFERENCE_AGREES_FROM = (0, 15)
+
+
+def reference_agrees(version: str) -> bool:
+    """Whether json5 ``version`` gives what pyjson5 gives (older ones refuse signed hex, ``+Infinity``)."""
+    parts = []
+    for part in version.split(".")[:2]:
+        digits = re.match(r"\d*", part)
+        parts.append(int(digits.group()) if digits and digits.group() else 0)
+    return tuple(parts) >= REFERENCE_AGREES_FROM
+
+
 @functools.cache
 def _fast_parser() -> tuple[Any, type[Exception]] | None:
-    """pyjson5's ``loads`` and its error class when the accelerator is installed."""
+    """pyjson5's ``loads`` and its error class when the accelerator is installed and the
+    installed json5 (the reference) reads the same; else None: json5 alone decides."""
     try:
         import pyjson5
     except ImportError:
+        return None
+    from importlib import metadata
+
+    try:
+        if not reference_agrees(metadata.version("json5")):
+            return None
+    except metadata.PackageNotFoundError:
         return None
     return pyjson5.loads, pyjson5.Json5Exception
 

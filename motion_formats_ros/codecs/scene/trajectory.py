@@ -267,17 +267,34 @@ def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def _nonfinite(problems: Problems, where: Sequence[PathPart], key: str, value: float) -> None:
+    """A value (NaN: e.g. a joint a motion switches off) is kept with a warning; a derivative
+    that is not finite has no meaning for the spline: an error."""
+    if key == "f":
+        problems.warning(where, f"{value} (not a finite number): the trajectory is not finite around this point")
+    else:
+        problems.error(where, f"expected a finite number, got {value}")
+
+
 def _check_vector(v: Any, key: str, i: int, parts: Sequence[PathPart], problems: Problems, shape: list[Any]) -> bool:
     """``shape`` is [scalar?, length] of the first point, filled in on first use."""
     where = [*parts, "controlPoints", i, key]
     if _number(v):
-        if not math.isfinite(v) and key == "f":
-            problems.warning(where, f"{key} is {v}")
+        if not math.isfinite(v):
+            _nonfinite(problems, where, key, v)
+            if key != "f":
+                return False
         scalar, length = True, 1
     elif (
         type(v) is list and v and (_NUMERIC.issuperset(map(type, v)) or all(_number(x) for x in v))
     ):  # the first check runs at C speed; the second accepts numpy floats from in-memory scenes
         scalar, length = False, len(v)
+        # One sum at C speed; only a non-finite (or overflowing) one needs the values looked at.
+        bad = [] if math.isfinite(sum(v)) else [j for j, x in enumerate(v) if not math.isfinite(x)]
+        for j in bad[:3]:
+            _nonfinite(problems, [*where, j], key, v[j])
+        if bad and key != "f":
+            return False
     else:
         problems.error(where, "expected a number or a non-empty array of numbers")
         return False

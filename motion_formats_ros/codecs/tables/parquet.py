@@ -3,8 +3,9 @@
 The layout is :mod:`._layout`'s. The schema metadata carries the file's metadata as
 plain keys a reader of the table sees at once (``robot``, ``name``, ``group``,
 ``joint_names`` (JSON list), ``start_time_ns`` (absolute time of ``time`` = 0, ns since
-the epoch), ``source``, ``date``, ``units`` (JSON: column → unit)) and, under
-``motion_formats_ros``, the structure the header alone does not say (joint dims, series
+the epoch), ``source``, ``date``, ``units`` (JSON: column → unit)), each column's CRC-32
+(``motion_formats_ros.crc32``, checked on read, with the page checksums Parquet itself
+has) and, under ``motion_formats_ros``, the structure the header alone does not say (joint dims, series
 frames, keyframe interpolation, loop, rate), so that reading a table written here gives
 back the same motion exactly. Each column's unit is in its field metadata too.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import zlib
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -43,6 +45,28 @@ MAGIC = "PAR1"
 #: Schema metadata key of the structure (JSON).
 META_KEY = b"motion_formats_ros"
 LAYOUT_VERSION = 1
+#: Schema metadata key of each column's CRC-32 (JSON): the footer and page headers have no
+#: checksum of their own, so a changed byte there could otherwise change values silently.
+CHECKSUM_KEY = b"motion_formats_ros.crc32"
+
+
+def _meta_crc(metadata: dict[str, str] | dict[bytes, bytes]) -> int:
+    """CRC-32 of the plain schema metadata (every key but Arrow's own and the checksums)."""
+    items = sorted(
+        (k.decode("utf-8", "replace") if isinstance(k, bytes) else k, v if isinstance(v, bytes) else v.encode())
+        for k, v in metadata.items()
+    )
+    crc = 0
+    for key, value in items:
+        if key != CHECKSUM_KEY.decode() and not key.startswith("ARROW:"):
+            crc = zlib.crc32(value, zlib.crc32(key.encode("utf-8", "surrogateescape") + b"\0", crc))
+    return crc
+
+
+def _crc(values: np.ndarray) -> int:
+    """CRC-32 of a column's values as written (float64 or bool, little-endian)."""
+    data = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<") if values.dtype.itemsize > 1 else None)
+    return zlib.crc32(data.tobytes())
 
 
 @dataclasses.dataclass
@@ -98,10 +122,14 @@ def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False) -> No
             for c in cols
         ]
         units = {c.name: c.unit for c in cols if c.unit}
-        schema = pa.schema(fields, metadata=_metadata(motion_file, group, _layout.structure(m), units))
+        metadata = _metadata(motion_file, group, _layout.structure(m), units)
+        sums = {"columns": {c.name: _crc(c.values) for c in cols}, "metadata": _meta_crc(metadata)}
+        metadata[CHECKSUM_KEY.decode()] = json.dumps(sums)
+        schema = pa.schema(fields, metadata=metadata)
         table = pa.Table.from_arrays([pa.array(np.ascontiguousarray(c.values)) for c in cols], schema=schema)
         with atomic_output(out, overwrite) as fh:
-            pq.write_table(table, fh, compression="zstd")
+            # Page checksums: a changed byte in the data is an error on read, never a silently different value.
+            pq.write_table(table, fh, compression="zstd", write_page_checksum=True)
 
 
 def _column(path: Path, table: Any, i: int, name: str) -> np.ndarray:
@@ -133,15 +161,31 @@ def read(path: Path) -> MotionFile:
     pq = _pq()
 
     try:
-        table = pq.read_table(path)
+        table = pq.read_table(path, page_checksum_verification=True)
     except (pa.ArrowException, OSError, ValueError) as exc:
-        raise ReadError(path, f"not a readable Parquet file: {exc}") from None
+        reason = " ".join(str(exc).split())  # Arrow's messages may run over several lines
+        raise ReadError(path, f"not a readable Parquet file: {reason}") from None
     meta = dict(table.schema.metadata or {})
     structure = _json(path, meta, META_KEY, {})
     if not isinstance(structure, dict):
         raise ReadError(path, "expected a JSON object", field=META_KEY.decode())
-    headers = list(table.column_names)
+    try:
+        headers = list(table.column_names)
+    except UnicodeDecodeError as exc:
+        raise ReadError(path, f"a column name is not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
     values = [_column(path, table, i, name) for i, name in enumerate(headers)]
+    checksums = _json(path, meta, CHECKSUM_KEY, None)
+    if checksums is not None:
+        columns = checksums.get("columns") if isinstance(checksums, dict) else None
+        if not isinstance(columns, dict) or set(columns) != set(headers):
+            raise ReadError(path, "does not list the table's columns", field=CHECKSUM_KEY.decode())
+        if checksums.get("metadata") != _meta_crc(meta):
+            raise ReadError(path, "the schema metadata differs from its checksum (the file was changed)")
+        for name, column in zip(headers, values, strict=True):
+            if columns[name] != _crc(column):
+                raise ReadError(
+                    path, "values differ from the checksum written with them (the file was changed)", field=name
+                )
     if "time" in headers:
         bad = _common.first_unordered(values[headers.index("time")])
         if bad is not None:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ReadError, require
+from ..notices import NoticeKind, notify
 from .body import load_body_document, read_body
 from .model import (
     IDENTITY_QUAT,
@@ -273,17 +273,22 @@ class RobotModel:
     def _warn(self, missing: Sequence[str], unknown: Sequence[str], held: Sequence[str]) -> None:
         where = self.source or self.name or "robot model"
         if missing:
-            warnings.warn(
+            notify(
+                NoticeKind.MISSING,
                 f"{where}: the motion lacks {len(missing)} joint(s) of the model, held at 0: {', '.join(missing)}",
                 stacklevel=3,
             )
         if unknown:
-            warnings.warn(
-                f"{where}: the model has no joint(s) {', '.join(unknown)} of the motion; not used", stacklevel=3
+            notify(
+                NoticeKind.KEPT_UNUSED,
+                f"{where}: the model has no joint(s) {', '.join(unknown)} of the motion; not used",
+                stacklevel=3,
             )
         if held:
-            warnings.warn(
-                f"{where}: NaN values of {', '.join(held)} hold the last finite value (0 before it)", stacklevel=3
+            notify(
+                NoticeKind.MISSING,
+                f"{where}: NaN values of {', '.join(held)} hold the last finite value (0 before it)",
+                stacklevel=3,
             )
 
     # ------------------------------------------------------------------ kinematics

@@ -187,6 +187,59 @@ def _parse_flow_rows(lines: list[str]) -> np.ndarray | None:
     return values.reshape((len(lines), *shape))
 
 
+_ALIAS = re.compile(r"(?<![\w&*])\*[^\s,\[\]{}]+")
+
+
+def check_expansion(doc: Any, text: str) -> None:
+    """Refuse a document whose aliases expand to more values than ``text`` has characters.
+
+    A loader shares one object between an anchor and its aliases, so the document itself
+    stays small; whatever walks it later (a copy, a conversion, a writer) would expand
+    every alias: nine levels of ten aliases each are a billion values from a kilobyte.
+    A recursive alias (a list that contains itself) is refused too.
+
+    Raises:
+        YamlError: At the line of the first alias.
+    """
+    if "*" not in text:
+        return
+    limit = len(text) + 16
+    sizes: dict[int, int] = {}
+    open_ids: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(doc, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if isinstance(node, dict):
+            children: list[Any] = [*node.keys(), *node.values()]
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if done:
+            open_ids.discard(key)
+            size = 1 + sum(sizes.get(id(c), 1) for c in children)
+            if size > limit:
+                raise YamlError(
+                    _first_alias_line(text),
+                    f"invalid YAML: aliases expand to more than {limit} values (an alias bomb?)",
+                )
+            sizes[key] = size
+            continue
+        if key in sizes:
+            continue
+        if key in open_ids:
+            raise YamlError(_first_alias_line(text), "invalid YAML: recursive alias (a node that contains itself)")
+        open_ids.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if isinstance(c, (dict, list)))
+
+
+def _first_alias_line(text: str) -> int | None:
+    found = _ALIAS.search(text)
+    return text.count("\n", 0, found.start()) + 1 if found else None
+
+
 def load(text: str) -> Any:
     """Parse ``text`` like ``yaml.safe_load``, with numeric blocks as float64 arrays.
 
@@ -197,7 +250,8 @@ def load(text: str) -> Any:
     the whole text goes to PyYAML instead.
 
     Raises:
-        YamlError: The YAML is malformed (with its 1-based line).
+        YamlError: The YAML is malformed (with its 1-based line), or its aliases expand
+            to more values than the text has characters (:func:`check_expansion`).
     """
     skeleton = _Skeleton.of(text)
     for _ in range(2):  # the second pass without the blocks found inside scalars
@@ -205,11 +259,14 @@ def load(text: str) -> Any:
             break
         doc = skeleton.load()
         if not isinstance(doc, set):
+            check_expansion(doc, text)
             return doc
         if not doc:
             break  # the skeleton is no good at all
         skeleton.restore(doc)
-    return _safe_load(text)
+    doc = _safe_load(text)
+    check_expansion(doc, text)
+    return doc
 
 
 #: Line breaks other than LF and CRLF (PyYAML counts them as lines; we would not).
@@ -300,6 +357,7 @@ class _Skeleton:
                 return set()
         finally:
             loader.dispose()
+        check_expansion(doc, text)  # before anything walks it
         return _substitute(doc, self.arrays, self.tag)
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.bags import JS, TF, joint_state, tf_message, transform, write_bag
+from rosbags.rosbag2 import StoragePlugin, Writer
+from support.bags import JS, TF, TS, joint_state, tf_message, transform, write_bag
 
 from motion_formats_ros import read
 from motion_formats_ros.core.errors import ReadError
@@ -79,3 +80,18 @@ def test_bag_error_root_frames_not_connected(tmp_path: Path) -> None:
     )
     with pytest.raises(ReadError, match="no TF path from 'world' to 'tool'; frames in the bag: base_link, world"):
         read(bag, root="world:tool")
+
+
+def test_bag_error_joint_names_not_utf8_are_named_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "names"
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        conn = writer.add_connection("/joint_states", JS, typestore=TS)
+        for i in range(20):
+            raw = bytes(TS.serialize_cdr(joint_state(i * 10_000_000, ["aX", "b"], [i, 2 * i]), JS))
+            if i >= 10:  # a byte that is no UTF-8 in the first joint's name
+                raw = raw.replace(b"aX\x00", b"a\xff\x00")
+            writer.write(conn, i * 10_000_000, raw)
+    expected = "skipped 10 JointState messages whose joint names or frame_id are not valid UTF-8"
+    with pytest.warns(UserWarning, match=expected):
+        motion = read(path).groups["actual"]
+    assert motion.num_frames == 10

@@ -190,3 +190,14 @@ def test_a_text_nested_too_deep_fails_at_once_with_its_line(monkeypatch: pytest.
     assert fast == reference
     assert isinstance(reference, tuple) and reference[0] == "error"
     assert "nested more than 100 levels deep" in str(reference) and ":4:" in str(reference)
+
+
+def test_the_accelerator_is_used_only_with_a_reference_that_reads_the_same() -> None:
+    assert not loader.reference_agrees("0.9.10")  # Debian 12's: refuses -0x10 and +Infinity
+    assert not loader.reference_agrees("0.14.0")
+    assert loader.reference_agrees("0.15.0")
+    assert loader.reference_agrees("0.17.3")
+    from importlib import metadata
+
+    used = loader._fast_parser() is not None
+    assert used == loader.reference_agrees(metadata.version("json5"))

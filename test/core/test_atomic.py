@@ -1,0 +1,155 @@
+"""Atomic outputs under interruption: a kill between two renames, SIGKILL, SIGTERM.
+
+Each fault is injected in a child process (os.rename / os.replace patched there to signal
+the child itself), so the parent sees exactly what a killed run leaves on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from motion_formats_ros import Motion, MotionFile, read, write
+from motion_formats_ros.core import atomic
+from motion_formats_ros.core.errors import WriteError
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: Child: argv = [kind, output, seed, overwrite, call to stop at, signal, exchange allowed]; writes a motion
+#: after patching os.rename and os.replace to send the signal on the given call that moves the output.
+_CHILD = """
+import os, signal, sys, time
+import numpy as np
+from motion_formats_ros import Motion, MotionFile, write
+from motion_formats_ros.core import atomic
+kind, out, seed, overwrite, stop_at, sig, exchange = sys.argv[1:]
+calls = []
+def patched(real):
+    def call(*args, **kwargs):
+        if out not in map(os.fspath, args[:2]):  # only the renames that move the output itself
+            return real(*args, **kwargs)
+        calls.append(args)
+        if len(calls) == int(stop_at):
+            os.kill(os.getpid(), getattr(signal, sig))
+            time.sleep(10)
+        return real(*args, **kwargs)
+    return call
+if exchange == "no" and hasattr(atomic, "_exchange"):
+    def _no_exchange(a, b):
+        raise OSError(22, "not on this file system")
+    atomic._exchange = _no_exchange
+os.rename = patched(os.rename)
+os.replace = patched(os.replace)
+m = Motion(times=np.arange(10) / 10.0, joint_names=("a", "b"), position=np.full((10, 2), float(seed)))
+if kind == "cli":
+    from motion_formats_ros.cli.main import main
+    src = out + ".src.msgpack"
+    sys.exit(main(["convert", src, out, "--overwrite"]))
+write(MotionFile.single(m, "target"), out, "rosbag" if kind == "bag" else None, overwrite=overwrite == "yes")
+"""
+
+
+def motion_file(value: float) -> MotionFile:
+    return MotionFile.single(
+        Motion(times=np.arange(10) / 10.0, joint_names=("a", "b"), position=np.full((10, 2), value)), "target"
+    )
+
+
+def child(kind: str, out: Path, seed: int, *, overwrite: bool, stop_at: int, sig: str, exchange: bool = True) -> int:
+    args = [kind, str(out), str(seed), "yes" if overwrite else "no", str(stop_at), sig, "yes" if exchange else "no"]
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, *args],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode
+
+
+def temporaries(folder: Path) -> list[Path]:
+    return sorted(folder.glob(".*.tmp"))
+
+
+def values(path: Path) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        motion = next(iter(read(path, "rosbag" if path.is_dir() else None).groups.values()))
+    return float(np.unique(motion.position)[0])
+
+
+def test_a_bag_folder_killed_between_its_two_renames_is_put_back_by_the_next_write(tmp_path: Path) -> None:
+    bag = tmp_path / "run"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(motion_file(1.0), bag, "rosbag")
+    # Where folders cannot be exchanged in one step: old aside, then new in place; killed in between.
+    assert child("bag", bag, 2, overwrite=True, stop_at=2, sig="SIGKILL", exchange=False) == -signal.SIGKILL
+    assert temporaries(tmp_path), "the fault was not injected where intended"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(WriteError, match="already exists"):
+            write(motion_file(3.0), bag, "rosbag")
+    assert values(bag) == 1.0  # the old bag, whole
+    assert not temporaries(tmp_path)
+    messages = [str(w.message) for w in caught]
+    assert any(f"{bag}: put back from" in m for m in messages), messages
+    assert any("removed a temporary left by an interrupted write" in m for m in messages), messages
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="folders are exchanged in one step on Linux only")
+def test_a_bag_folder_is_replaced_in_one_step_where_the_system_can(tmp_path: Path) -> None:
+    bag = tmp_path / "run"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(motion_file(1.0), bag, "rosbag")
+    # Any rename or replace of the bag folder would kill the writer: there is none.
+    code = child("bag", bag, 2, overwrite=True, stop_at=1, sig="SIGKILL")
+    if code == -signal.SIGKILL:
+        pytest.skip("this file system cannot exchange folders")
+    assert code == 0
+    assert values(bag) == 2.0
+    assert not temporaries(tmp_path)
+
+
+def test_a_temporary_a_killed_writer_left_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    out = tmp_path / "walk.msgpack"
+    write(motion_file(1.0), out)
+    assert child("write", out, 2, overwrite=True, stop_at=1, sig="SIGKILL") == -signal.SIGKILL
+    left = temporaries(tmp_path)
+    assert len(left) == 1 and left[0].name.startswith(".walk.msgpack.")
+    assert values(out) == 1.0
+    with pytest.warns(UserWarning, match="removed a temporary left by an interrupted write"):
+        write(motion_file(3.0), out, overwrite=True)
+    assert values(out) == 3.0
+    assert not temporaries(tmp_path)
+
+
+def test_a_live_writers_temporary_is_left_alone(tmp_path: Path) -> None:
+    out = tmp_path / "walk.msgpack"
+    mine = tmp_path / f"{atomic.temp_prefix(out)}x.tmp"
+    mine.write_bytes(b"in progress")
+    foreign = tmp_path / ".walk.msgpack.zzzz-1.x.tmp"  # another machine's (a shared folder)
+    foreign.write_bytes(b"in progress")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        write(motion_file(1.0), out)
+    assert mine.exists() and foreign.exists()
+
+
+def test_sigterm_stops_the_command_line_like_sigint(tmp_path: Path) -> None:
+    out = tmp_path / "walk.csv"
+    write(motion_file(5.0), Path(str(out) + ".src.msgpack"))
+    write(motion_file(1.0), out)
+    code = child("cli", out, 0, overwrite=True, stop_at=1, sig="SIGTERM")
+    assert code == 128 + signal.SIGTERM
+    assert values(out) == 1.0
+    assert not temporaries(tmp_path)

@@ -1,0 +1,52 @@
+"""What the recorder stored is never silently reshaped: a joint a publisher stops sending
+(renamed mid-run) is held with a ``keep`` mask and a warning naming it and the frame;
+samples stamped before earlier ones are put in order with a warning."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from motion_formats_ros.recording.journal import JournalWriter, assemble, read_journal
+
+BASE = 1_000_000_000
+
+
+def _assembled(path: Path) -> tuple[object, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        motion_file = assemble(read_journal(path))
+    return motion_file, [str(w.message) for w in caught]
+
+
+def test_a_joint_renamed_mid_run_is_held_with_a_mask_and_named(tmp_path: Path) -> None:
+    journal = JournalWriter(tmp_path / "run.journal", {"output": str(tmp_path / "out.msgpack"), "topics": ["/js"]})
+    for k in range(10):  # a, b; then the publisher calls b "b2"
+        names = ["a", "b"] if k < 6 else ["a", "b2"]
+        stamp = BASE + k * 10_000_000
+        journal.joints("/js", names, stamp, stamp, [k, 10 + k], None, None)
+    journal.close(clean=True)
+    motion_file, messages = _assembled(tmp_path / "run.journal")
+    m = motion_file.groups["actual"]  # type: ignore[attr-defined]
+    assert m.joint_names == ("a", "b", "b2")
+    keep = m.joint_masks["keep"]
+    assert keep[:, 1].tolist() == [False] * 6 + [True] * 4  # b held from frame 6 on
+    assert not keep[:, 0].any() and not keep[:, 2].any()
+    np.testing.assert_array_equal(m.position[6:, 1], 15.0)  # its last value
+    assert any("/js: joint 'b' is missing from frame 6 (t = 0.06 s) on, in 4 message(s)" in s for s in messages), (
+        messages
+    )
+
+
+def test_samples_stamped_out_of_order_are_reported(tmp_path: Path) -> None:
+    journal = JournalWriter(tmp_path / "run.journal", {"output": str(tmp_path / "out.msgpack"), "topics": ["/js"]})
+    for k in (0, 1, 2, 5, 3, 4, 6):
+        stamp = BASE + k * 10_000_000
+        journal.joints("/js", ["a"], stamp, BASE + len(str(k)), [k], None, None)
+    journal.close(clean=True)
+    motion_file, messages = _assembled(tmp_path / "run.journal")
+    m = motion_file.groups["actual"]  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(m.position[:, 0], np.arange(7))
+    assert any("/js: 2 of 7 samples are stamped before an earlier one" in s for s in messages), messages
