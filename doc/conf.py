@@ -23,7 +23,7 @@ _package = ET.parse(ROOT / "package.xml").getroot()
 project = _package.findtext("name", "motion_formats_ros")
 release = version = _package.findtext("version", "0.0.0")
 author = "motion_formats_ros developers"
-copyright = "2026, motion_formats_ros developers"  # noqa: A001 - Sphinx's name
+copyright = "2026, motion_formats_ros developers"
 
 extensions = [
     "myst_parser",
