@@ -19,7 +19,7 @@ sys.path.insert(0, str(DOC))
 
 import generate  # noqa: E402  (doc/generate.py: the generated parts of the pages)
 
-_package = ET.parse(ROOT / "package.xml").getroot()
+_package = ET.parse(ROOT / "package.xml").getroot()  # noqa: S314 - the package's own manifest
 project = _package.findtext("name", "motion_formats_ros")
 release = version = _package.findtext("version", "0.0.0")
 author = "motion_formats_ros developers"
