@@ -1,7 +1,6 @@
 """Scene Description (JSON5): models, objects, transforms and spline trajectories.
 
-Spec: ../shared/specs/002_*.txt; decisions: ../shared/specs/README.md ("Scene
-Description (JSON5)"). Reading a scene file gives the joint motion of its robots (see
+Reading a scene file gives the joint motion of its robots (see
 :mod:`.motion`); :func:`load_scene` gives the validated :class:`~.preprocess.Scene`
 itself (for forward kinematics see :mod:`.kinematics`). Writing turns
 a motion into a scene whose trajectories reproduce it (see :mod:`.writer`).
