@@ -61,8 +61,8 @@ def add_parser(sub: Any) -> None:
 
 def _read(args: argparse.Namespace) -> Any:
     info = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
-    if info.name == "rosbag":
-        return read(args.input, format="rosbag", **bag_read_options(args))
+    if info.recording:
+        return read(args.input, format=info.name, **bag_read_options(args, info.name))
     options = read_options(args, args.input, info.name)
     if "body" in options and "body" not in {o.name for o in info.read_options}:
         options.pop("body")  # only the robot model here; the format names its joints itself

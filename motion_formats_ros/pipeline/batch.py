@@ -136,7 +136,7 @@ def _is_input(path: Path) -> bool:
     """Whether a file or folder met while walking is a recording or motion file."""
     try:
         info = codec_for_path(path)
-        if info.name == "csv":  # any CSV file is not a motion table: only those with a time column first
+        if info.content_decides:  # e.g. not every CSV file is a motion table: only those with a time column first
             return info.sniff(path, read_head(path, 4096))
     except (UnknownFormatError, MotionFormatError, OSError):
         return False
@@ -395,10 +395,11 @@ def convert_one(job: Job) -> Result:
         warnings.simplefilter("always")
         try:
             source = Path(job.source)
-            codec = codec_for_path(source).name
-            if codec == "rosbag":
+            info = codec_for_path(source)
+            codec = info.name
+            if info.recording:  # the reader cuts, selects and resamples as it reads the messages
                 bag = dict(s.bag_options, joints=s.joints, start=s.start, end=s.end, rate=s.rate, progress=False)
-                motion_file = read(source, format="rosbag", **bag)
+                motion_file = read(source, format=codec, **bag)
                 motion_file = convert.transform(motion_file, group=s.group)
             else:
                 motion_file = read(source, format=codec, **_accepted(codec, s.read_options, "read"))
