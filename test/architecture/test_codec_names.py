@@ -107,8 +107,8 @@ def test_a_format_name_test_is_found(source: str) -> None:
     [
         'if p.name == "rate": pass',
         'if os.name == "posix": pass',
-        'if info.recording: pass',
-        'if codec == other_codec: pass',
+        "if info.recording: pass",
+        "if codec == other_codec: pass",
         'if name in ("start", "end"): pass',
         'label = "rosbag"',
         'if path.suffix == ".seq": pass',
