@@ -93,10 +93,11 @@ def cmd_view(args: argparse.Namespace) -> int:
         open_browser=not args.no_browser,
     )
     robot = f" on {viewer.model.name}" if viewer.model is not None else ""
-    print(f"viewing {args.input}{robot} at {viewer.url} (Ctrl-C to stop)", flush=True)
-    # Ctrl-C and SIGTERM stop the page cleanly (also when started where SIGINT was ignored).
+    # Ctrl-C and SIGTERM stop the page cleanly (also when started where SIGINT was ignored),
+    # from the moment the address is printed: whoever reads it may signal at once.
     previous = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        print(f"viewing {args.input}{robot} at {viewer.url} (Ctrl-C to stop)", flush=True)
         viewer.wait()
     except KeyboardInterrupt:
         pass
