@@ -105,6 +105,11 @@ class Codec(Protocol):
         ...
 
     @property
+    def per_group(self) -> bool:
+        """Whether a write of several groups makes one file per group (tables)."""
+        ...
+
+    @property
     def content_decides(self) -> bool:
         """Whether a file met while searching a folder is this format's only when its content says so."""
         ...
@@ -116,6 +121,8 @@ class Codec(Protocol):
     def write_options(self) -> tuple[Option, ...]: ...
 
     def sniff(self, path: Path, head: str) -> bool: ...
+
+    def output_paths(self, path: Path, groups: list[str]) -> list[Path]: ...
 
     def validate(self, path: Path) -> Validation | None: ...
 
@@ -141,6 +148,8 @@ class CodecInfo:
         recording: Whether its files are recordings of ROS topics (bags): the reader
             declares the bag options (topics, stamps, TF frames, …) and cuts, selects
             and resamples while reading (``joints``, ``start``, ``end``, ``rate``).
+        per_group: Whether a write of several groups makes one file per group beside the
+            output (the module's ``output_paths(path, groups)`` names them), as tables do.
         content_decides: Whether files that are no motion commonly use its suffixes too
             (any CSV table): a file met while searching a folder is one of this format's
             only when its content says so.
@@ -155,6 +164,7 @@ class CodecInfo:
     directories: bool = False
     text: bool = False
     recording: bool = False
+    per_group: bool = False
     content_decides: bool = False
 
     def load(self) -> CodecModule:
@@ -187,6 +197,12 @@ class CodecInfo:
             return None
         info: dict[str, Any] = describe(path)
         return info, list(module.format_description(info))  # type: ignore[attr-defined]
+
+    def output_paths(self, path: Path, groups: list[str]) -> list[Path]:
+        """The files a write of ``groups`` to ``path`` creates: ``path``, or one per group (``per_group``)."""
+        if not self.per_group:
+            return [path]
+        return list(self.load().output_paths(path, groups))  # type: ignore[attr-defined]
 
     def validate(self, path: Path) -> Validation | None:
         """The codec's own validation of ``path`` (every problem, with its place), or None.
@@ -277,6 +293,7 @@ CODECS: dict[str, CodecInfo] = {
         module="motion_formats_ros.codecs.tables.parquet",
         suffixes=(".parquet",),
         description="Parquet table, one row per frame (pyarrow: extra [parquet])",
+        per_group=True,
     ),
     "csv": CodecInfo(
         name="csv",
@@ -284,6 +301,7 @@ CODECS: dict[str, CodecInfo] = {
         module="motion_formats_ros.codecs.tables.csv_table",
         suffixes=(".csv",),
         description="CSV table, one row per frame (%.9g)",
+        per_group=True,
         content_decides=True,
     ),
 }

@@ -56,8 +56,6 @@ TARGETS: dict[str, Target] = {
     "parquet": Target("parquet", ".parquet"),
     "csv": Target("csv", ".csv"),
 }
-#: Codecs that write one file per group (``NAME.GROUP.SUFFIX``) when there are several.
-TABLE_CODECS = ("parquet", "csv")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -261,7 +259,7 @@ def existing_outputs(output: Path, codec: str, others: set[Path]) -> list[Path]:
     """
     if output.exists():
         return [output]
-    if codec not in TABLE_CODECS or not output.parent.is_dir():
+    if not CODECS[codec].per_group or not output.parent.is_dir():
         return []
     stem, suffix = output.name[: -len(output.suffix)], output.suffix
     found = []
@@ -351,7 +349,7 @@ def plan(
         out.with_name(output_for(source, rel, outdir, target, keep_suffix=True).name) if counts[out] > 1 else out
         for (source, rel), out in zip(inputs, outputs, strict=True)
     ]
-    if target.codec in TABLE_CODECS:
+    if CODECS[target.codec].per_group:
         outputs = _clear_group_tables(inputs, outputs, outdir, target)
     primaries = set(outputs)
     jobs: list[Job] = []
@@ -419,9 +417,7 @@ def convert_one(job: Job) -> Result:
             groups = list(motion_file.groups.values())
             result.frames = written if written is not None else sum(m.num_frames for m in groups)
             result.duration = max(m.duration for m in groups)
-            from ..codecs.tables import output_paths as table_output_paths
-
-            outs = table_output_paths(out, list(motion_file.groups)) if target.codec in TABLE_CODECS else [out]
+            outs = CODECS[target.codec].output_paths(out, list(motion_file.groups))
             result.outputs = [str(p) for p in outs]
             result.status = "converted"
         except MotionValueError as exc:  # a selection or value that does not fit this input: name it

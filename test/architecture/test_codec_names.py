@@ -128,3 +128,14 @@ def test_a_recording_declares_what_its_callers_pass() -> None:
         declared = {o.name for o in info.read_options}
         missing = {*BAG_OPTIONS, "joints", "start", "end", "rate", "progress"} - declared
         assert not missing, f"{info.name} does not declare {sorted(missing)}"
+
+
+def test_a_codec_offers_what_its_record_says() -> None:
+    """A per-group codec names its files; a codec's own validation is offered by its module."""
+    for info in CODECS.values():
+        module = info.load()
+        assert info.per_group == hasattr(module, "output_paths"), info.name
+        if info.per_group:
+            assert info.output_paths(Path("run.x"), ["a", "b"]) != [Path("run.x")], info.name
+        else:
+            assert info.output_paths(Path("run.x"), ["a", "b"]) == [Path("run.x")], info.name
