@@ -32,10 +32,8 @@ def draw_plot(out: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         png = Path(tmp) / "walk.png"
         joints = "left_hip_pitch,left_knee,left_ankle_pitch,right_hip_pitch,right_knee,right_ankle_pitch"
-        status = main(
-            ["plot", str(ROOT / "examples" / "walk.seq"), "--body", str(ROOT / "examples" / "biped.body")]
-            + ["--joints", joints, "-o", str(png)]
-        )
+        walk, body = str(ROOT / "examples" / "walk.seq"), str(ROOT / "examples" / "biped.body")
+        status = main(["plot", walk, "--body", body, "--joints", joints, "-o", str(png)])
         if status != 0:
             raise SystemExit(status)
         produced = sorted(Path(tmp).glob("*.png"))
