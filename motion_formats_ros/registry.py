@@ -36,6 +36,7 @@ from .core.options import Option, check_options, options_of
 
 if TYPE_CHECKING:
     from .core.model import MotionFile
+    from .core.validation import Validation
 
 #: Bytes read from the start of a file for content sniffing.
 SNIFF_BYTES = 65536
@@ -99,12 +100,31 @@ class Codec(Protocol):
         ...
 
     @property
+    def recording(self) -> bool:
+        """Whether its files are recordings of ROS topics, read with the bag options."""
+        ...
+
+    @property
+    def per_group(self) -> bool:
+        """Whether a write of several groups makes one file per group (tables)."""
+        ...
+
+    @property
+    def content_decides(self) -> bool:
+        """Whether a file met while searching a folder is this format's only when its content says so."""
+        ...
+
+    @property
     def read_options(self) -> tuple[Option, ...]: ...
 
     @property
     def write_options(self) -> tuple[Option, ...]: ...
 
     def sniff(self, path: Path, head: str) -> bool: ...
+
+    def output_paths(self, path: Path, groups: list[str]) -> list[Path]: ...
+
+    def validate(self, path: Path) -> Validation | None: ...
 
     def read(self, path: Path, **options: Any) -> MotionFile: ...
 
@@ -125,6 +145,14 @@ class CodecInfo:
         directories: Whether a directory can be a file of this format (rosbag2).
         text: Whether every file of the format is text: a NUL byte near the start is
             refused before the whole file is loaded (a disk image, zeros).
+        recording: Whether its files are recordings of ROS topics (bags): the reader
+            declares the bag options (topics, stamps, TF frames, …) and cuts, selects
+            and resamples while reading (``joints``, ``start``, ``end``, ``rate``).
+        per_group: Whether a write of several groups makes one file per group beside the
+            output (the module's ``output_paths(path, groups)`` names them), as tables do.
+        content_decides: Whether files that are no motion commonly use its suffixes too
+            (any CSV table): a file met while searching a folder is one of this format's
+            only when its content says so.
     """
 
     name: str
@@ -135,6 +163,9 @@ class CodecInfo:
     writable: bool = True
     directories: bool = False
     text: bool = False
+    recording: bool = False
+    per_group: bool = False
+    content_decides: bool = False
 
     def load(self) -> CodecModule:
         """Import the codec module."""
@@ -166,6 +197,21 @@ class CodecInfo:
             return None
         info: dict[str, Any] = describe(path)
         return info, list(module.format_description(info))  # type: ignore[attr-defined]
+
+    def output_paths(self, path: Path, groups: list[str]) -> list[Path]:
+        """The files a write of ``groups`` to ``path`` creates: ``path``, or one per group (``per_group``)."""
+        if not self.per_group:
+            return [path]
+        return list(self.load().output_paths(path, groups))  # type: ignore[attr-defined]
+
+    def validate(self, path: Path) -> Validation | None:
+        """The codec's own validation of ``path`` (every problem, with its place), or None.
+
+        A codec module offers it with ``validate(path) -> Validation``; formats without it
+        are validated by reading them.
+        """
+        validate = getattr(self.load(), "validate", None)
+        return None if validate is None else cast("Validation", validate(path))
 
     def read(self, path: Path, **options: Any) -> MotionFile:
         """Read ``path`` with this codec; options it does not declare are refused."""
@@ -240,12 +286,14 @@ CODECS: dict[str, CodecInfo] = {
         suffixes=(".db3", ".mcap", ".bag"),
         description="ROS bags: rosbag2 folders (MCAP / sqlite3), .mcap, .db3, ROS 1 .bag",
         directories=True,
+        recording=True,
     ),
     "parquet": CodecInfo(
         name="parquet",
         module="motion_formats_ros.codecs.tables.parquet",
         suffixes=(".parquet",),
         description="Parquet table, one row per frame (pyarrow: extra [parquet])",
+        per_group=True,
     ),
     "csv": CodecInfo(
         name="csv",
@@ -253,6 +301,8 @@ CODECS: dict[str, CodecInfo] = {
         module="motion_formats_ros.codecs.tables.csv_table",
         suffixes=(".csv",),
         description="CSV table, one row per frame (%.9g)",
+        per_group=True,
+        content_decides=True,
     ),
 }
 

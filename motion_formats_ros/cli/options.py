@@ -144,12 +144,15 @@ def write_options(
     return opts
 
 
-def bag_read_options(args: argparse.Namespace, *, pairs: bool = True) -> dict[str, Any]:
-    """The rosbag reader's options given on the command line (its aliases, then ``--read-option``)."""
+def bag_read_options(args: argparse.Namespace, codec: str = "rosbag", *, pairs: bool = True) -> dict[str, Any]:
+    """A recording's reader options given on the command line (the bag aliases, then ``--read-option``).
+
+    ``codec`` is the recording's format (one whose codec declares itself a recording).
+    """
     opts = {name: getattr(args, name) for name in BAG_OPTIONS}
     given = getattr(args, "read_pairs", None) or []
     if pairs and given:
-        opts.update(pairs_for("rosbag", "read", given))
+        opts.update(pairs_for(codec, "read", given))
     return opts
 
 
@@ -167,6 +170,7 @@ def split_read_pairs(pairs: Iterable[str]) -> tuple[dict[str, Any], dict[str, An
     bag: dict[str, Any] = {}
     other: dict[str, Any] = {}
     declared: dict[str, list[tuple[str, Option]]] = {}
+    recordings = {info.name for info in CODECS.values() if info.recording}
     for info in CODECS.values():
         for o in info.read_options:
             declared.setdefault(o.name, []).append((info.name, o))
@@ -177,7 +181,7 @@ def split_read_pairs(pairs: Iterable[str]) -> tuple[dict[str, Any], dict[str, An
             raise OptionError("batch", "read", name, sorted(declared), "is not an option of any format")
         errors: list[OptionError] = []
         for codec, _ in owners:
-            target = bag if codec == "rosbag" else other
+            target = bag if codec in recordings else other
             if name in target:
                 continue
             try:

@@ -47,7 +47,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if not path.exists():
         raise ReadError(path, "no such file")
     info = codec_by_name(args.from_format) if args.from_format else codec_for_path(path)
-    if info.name != "scene":
+    validation = info.validate(path)
+    if validation is None:  # the format has no checks of its own: reading it is the check
         from .options import read_options
 
         motion_file = read(path, format=info.name, **read_options(args, path, info.name))
@@ -58,43 +59,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
             return 0
         print(f"{path}: valid {info.name} file ({len(motion_file.groups)} group(s), {frames} frames)")
         return 0
-    from ..codecs import scene as scene_codec  # only validate needs the scene codec
-
-    try:
-        scene = scene_codec.load_scene(path)
-    except scene_codec.SceneError as exc:
-        if args.json:
-            print(
-                json.dumps(
-                    {
-                        "file": str(path),
-                        "valid": False,
-                        "problems": [vars(p) for p in exc.problems],
-                        "notices": notices_json(args),
-                    },
-                    indent=2,
-                )
-            )
-        else:
-            for problem in exc.problems:
-                print(f"{path}: {problem}")
-            print(f"{path}: {len(exc.paths)} error(s)")
-        return 1
+    canonical = validation.canonical if validation.valid and args.canonical else None
     if args.json:
-        report = {"file": str(path), "valid": True, "problems": [vars(p) for p in scene.problems]}
-        if args.canonical:
-            report["canonical"] = _jsonable(scene.canonical())
+        report = {"file": str(path), "valid": validation.valid, "problems": [vars(p) for p in validation.problems]}
+        if canonical is not None:
+            report["canonical"] = _jsonable(canonical())
         print(json.dumps({**report, "notices": notices_json(args)}, indent=2))
-        return 0
-    for problem in scene.problems:
+        return 0 if validation.valid else 1
+    for problem in validation.problems:
         print(f"{path}: {problem}")
-    if args.canonical:
-        print(json.dumps(_jsonable(scene.canonical()), indent=2))
-    print(
-        f"{path}: valid scene ({len(scene.models)} models, {len(scene.objects)} objects, "
-        f"{len(scene.trajectories)} trajectories, {len(scene.problems)} warning(s))"
-    )
-    return 0
+    if canonical is not None:
+        print(json.dumps(_jsonable(canonical()), indent=2))
+    print(f"{path}: {validation.summary}")
+    return 0 if validation.valid else 1
 
 
 __all__ = ["add_parser", "cmd_validate"]

@@ -61,8 +61,8 @@ def add_parser(sub: Any) -> None:
 
 def _read(args: argparse.Namespace) -> Any:
     info = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
-    if info.name == "rosbag":
-        return read(args.input, format="rosbag", **bag_read_options(args))
+    if info.recording:
+        return read(args.input, format=info.name, **bag_read_options(args, info.name))
     options = read_options(args, args.input, info.name)
     if "body" in options and "body" not in {o.name for o in info.read_options}:
         options.pop("body")  # only the robot model here; the format names its joints itself
@@ -93,10 +93,11 @@ def cmd_view(args: argparse.Namespace) -> int:
         open_browser=not args.no_browser,
     )
     robot = f" on {viewer.model.name}" if viewer.model is not None else ""
-    print(f"viewing {args.input}{robot} at {viewer.url} (Ctrl-C to stop)", flush=True)
-    # Ctrl-C and SIGTERM stop the page cleanly (also when started where SIGINT was ignored).
+    # Ctrl-C and SIGTERM stop the page cleanly (also when started where SIGINT was ignored),
+    # from the moment the address is printed: whoever reads it may signal at once.
     previous = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        print(f"viewing {args.input}{robot} at {viewer.url} (Ctrl-C to stop)", flush=True)
         viewer.wait()
     except KeyboardInterrupt:
         pass

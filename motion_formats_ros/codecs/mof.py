@@ -1,4 +1,4 @@
-"""B-Human / GermanTeam motion nets ``.mof`` (spec: ../shared/specs/003_*.txt).
+"""B-Human / GermanTeam motion nets ``.mof``.
 
 A ``.mof`` file is one motion of a *motion net*: ``motion_id = NAME``, then labels,
 rows of joint angles (22 or 26 joints in degrees, ``*`` = keep the previous target,

@@ -1,4 +1,4 @@
-"""Sony AIBO motion files ``.mtn`` (OPEN-R ``OMTN`` binary, spec: ../shared/specs/004_*.txt).
+"""Sony AIBO motion files ``.mtn`` (OPEN-R ``OMTN`` binary).
 
 Little-endian. ``OMTN`` magic, then sections, each starting with (number u32, size u32)
 where size counts the 8-byte header and the padding to a 4-byte boundary:

@@ -1,7 +1,7 @@
 """Otter Motion Format (OMF): ``.msgpack`` (default), ``.yaml``, ``.json``.
 
-Layout (spec: ../shared/specs/001_*.txt; reference implementation: PyPI
-``otter-motion-format``): ``version: 1``, ``format: omf``, ``basic`` (names, dims,
+Layout (the reference implementation is ``otter-motion-format`` on
+PyPI): ``version: 1``, ``format: omf``, ``basic`` (names, dims,
 ``data_names``) and one section per data name (``target``, ``actual`` …) holding
 ``fps``, ``length``, ``root_pos``, ``root_rot`` (x, y, z, w), ``joint`` (pos, vel, acc,
 tau, temp, …), ``link`` and ``imu`` channels, and ``time`` (length × len(time_names)).

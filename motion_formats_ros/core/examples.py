@@ -192,7 +192,7 @@ def biped_body() -> str:
 
 
 def peak_rates(motion: Motion) -> tuple[float, str, float, str]:
-    """(peak |velocity|, its joint, peak |acceleration|, its joint) from the positions."""
+    """(peak absolute velocity, its joint, peak absolute acceleration, its joint) from the positions."""
     assert motion.position is not None
     v = np.gradient(motion.position, motion.times, axis=0)
     a = np.gradient(v, motion.times, axis=0)

@@ -202,7 +202,7 @@ def reduce(
         positions: (N, D) values at those times.
         velocities: (N, D) velocities to send, or None (linear).
         accelerations: (N, D) accelerations to send (needs velocities), or None.
-        tolerance: Largest allowed |interpolation − frame| (rad or m).
+        tolerance: Largest allowed absolute difference between the interpolation and a frame (rad or m).
         keep: Frames that must be points.
     """
     t = np.asarray(times, dtype=np.float64)

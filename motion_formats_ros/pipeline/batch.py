@@ -56,8 +56,6 @@ TARGETS: dict[str, Target] = {
     "parquet": Target("parquet", ".parquet"),
     "csv": Target("csv", ".csv"),
 }
-#: Codecs that write one file per group (``NAME.GROUP.SUFFIX``) when there are several.
-TABLE_CODECS = ("parquet", "csv")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,7 +134,7 @@ def _is_input(path: Path) -> bool:
     """Whether a file or folder met while walking is a recording or motion file."""
     try:
         info = codec_for_path(path)
-        if info.name == "csv":  # any CSV file is not a motion table: only those with a time column first
+        if info.content_decides:  # e.g. not every CSV file is a motion table: only those with a time column first
             return info.sniff(path, read_head(path, 4096))
     except (UnknownFormatError, MotionFormatError, OSError):
         return False
@@ -261,7 +259,7 @@ def existing_outputs(output: Path, codec: str, others: set[Path]) -> list[Path]:
     """
     if output.exists():
         return [output]
-    if codec not in TABLE_CODECS or not output.parent.is_dir():
+    if not CODECS[codec].per_group or not output.parent.is_dir():
         return []
     stem, suffix = output.name[: -len(output.suffix)], output.suffix
     found = []
@@ -351,7 +349,7 @@ def plan(
         out.with_name(output_for(source, rel, outdir, target, keep_suffix=True).name) if counts[out] > 1 else out
         for (source, rel), out in zip(inputs, outputs, strict=True)
     ]
-    if target.codec in TABLE_CODECS:
+    if CODECS[target.codec].per_group:
         outputs = _clear_group_tables(inputs, outputs, outdir, target)
     primaries = set(outputs)
     jobs: list[Job] = []
@@ -395,10 +393,11 @@ def convert_one(job: Job) -> Result:
         warnings.simplefilter("always")
         try:
             source = Path(job.source)
-            codec = codec_for_path(source).name
-            if codec == "rosbag":
+            info = codec_for_path(source)
+            codec = info.name
+            if info.recording:  # the reader cuts, selects and resamples as it reads the messages
                 bag = dict(s.bag_options, joints=s.joints, start=s.start, end=s.end, rate=s.rate, progress=False)
-                motion_file = read(source, format="rosbag", **bag)
+                motion_file = read(source, format=codec, **bag)
                 motion_file = convert.transform(motion_file, group=s.group)
             else:
                 motion_file = read(source, format=codec, **_accepted(codec, s.read_options, "read"))
@@ -418,9 +417,7 @@ def convert_one(job: Job) -> Result:
             groups = list(motion_file.groups.values())
             result.frames = written if written is not None else sum(m.num_frames for m in groups)
             result.duration = max(m.duration for m in groups)
-            from ..codecs.tables import output_paths as table_output_paths
-
-            outs = table_output_paths(out, list(motion_file.groups)) if target.codec in TABLE_CODECS else [out]
+            outs = CODECS[target.codec].output_paths(out, list(motion_file.groups))
             result.outputs = [str(p) for p in outs]
             result.status = "converted"
         except MotionValueError as exc:  # a selection or value that does not fit this input: name it

@@ -48,7 +48,7 @@ from ..core.merge import imu_name, imu_row, joint_state_problem
 from ..core.model import MotionFile
 from ..core.settings import setting
 from ..recording.journal import ERROR_NAME, ERROR_STREAM, JournalWriter, assemble, read_journal
-from ..registry import codec_for_path, write
+from ..registry import codec_by_name, codec_for_path, write
 from .scaffold import LATCHED_SUB_QOS, RECORD_QOS, Param, ParameterError, declare_config, parameters, run
 
 #: Formats the recorder writes (by the output's suffix).
@@ -392,7 +392,9 @@ class MotionRecorder(Node):
         return motion_file
 
     def _write_options(self) -> dict[str, Any]:
-        return {"version": self.config.seq_version} if self.codec == "seq" else {}
+        """The output codec's options the settings give: ``seq_version`` where it declares a ``version``."""
+        declared = {o.name for o in codec_by_name(self.codec).write_options}
+        return {"version": self.config.seq_version} if "version" in declared else {}
 
     def _report(self, motion_file: Any, verb: str) -> None:
         for group, m in motion_file.groups.items():

@@ -93,8 +93,12 @@ def view(
     elif isinstance(motion, MotionFile):
         motion_file = motion
     else:
-        from ..registry import read
+        from ..registry import codec_by_name, codec_for_path, read
 
+        codec = codec_by_name(format) if format else codec_for_path(Path(motion))
+        if body is not None and "body" not in read_options and any(o.name == "body" for o in codec.read_options):
+            # A Choreonoid .body names the joints of the .seq / .pseq files it drives, as --body does.
+            read_options = {**read_options, "body": body}
         motion_file = read(Path(motion), format=format, **read_options)
     given = urdf if urdf is not None else body
     model_path = Path(given) if given is not None and model is None else None

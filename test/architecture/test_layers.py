@@ -1,7 +1,7 @@
 """The package's layers point one way: cli and ros → pipeline, recording, view → registry → codecs → core.
 
 Every module's imports (module level and inside functions, read with ``ast``, never by
-importing) must respect the layout in README ("Layout"):
+importing) must respect the layout in the manual (doc/architecture.md):
 
 - no import cycle between modules;
 - ``core`` imports nothing of the package above it;

@@ -241,8 +241,20 @@ def test_the_markdown_table_is_generated_from_the_declarations() -> None:
     assert "| mof | write | `tolerance` | int \\| float | `0.1` | `--write-option tolerance=NUMBER` |" in table
 
 
-def test_the_readme_has_the_generated_table() -> None:
-    text = (ROOT / "README.md").read_text()
-    begin, end = "<!-- options table: begin -->\n", "<!-- options table: end -->"
-    table = text[text.index(begin) + len(begin) : text.index(end)]
-    assert table == _listing("--markdown"), "README out of date: paste `motion-formats formats --options --markdown`"
+def test_the_manual_shows_every_codec_s_generated_table() -> None:
+    """Each format's page includes the table doc/generate.py makes from the declarations."""
+    import importlib.util
+
+    from motion_formats_ros.core.options import rows
+    from motion_formats_ros.registry import CODECS
+
+    spec = importlib.util.spec_from_file_location("doc_generate", ROOT / "doc" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    pages = "".join(p.read_text() for p in (ROOT / "doc").rglob("*.md"))
+    for name, codec in CODECS.items():
+        assert f"_generated/options_{name}.md" in pages, f"no page of the manual shows the {name} options"
+        table = generate.options_table(name)
+        for row in rows(name, codec.read_options, codec.write_options if codec.writable else ()):
+            assert f"`{row['flag']}`".replace("|", "\\|") in table

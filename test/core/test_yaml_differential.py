@@ -78,7 +78,7 @@ def assert_same(text: str) -> Any:
     return got
 
 
-# -- regressions (issue 13 §4) -------------------------------------------------------------
+# -- regressions: rows-like text inside scalars -------------------------------------------------------------
 ROWS_LOOKALIKES = [
     "a:\n- - 0. 5\n  - 1\n",  # a scalar with a space inside is text, not two numbers
     "notes: |\n  calib:\n  - [1.0, 2.0]\n  - [3.0, 4.0]\nx: 1\n",

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Published by upstream's generated code (see the module docstring).
 UPSTREAM_COMPONENT_TOLERANCE = "RIHS01_739ea7566931944d33830fa10f1bf5e7a7fbdc3172bce7a7eaac642bd6e3ffa4"
 UPSTREAM_STATE_WITHOUT_SPEED_SCALING = "RIHS01_6cb9ac0858fc11b54bd6c0a46f032ea243c16856182276d8eb0875f6ce6a8335"
-#: What this repository builds for ROS 2 Kilted (README "Sending to a controller").
+#: What this repository builds for ROS 2 Kilted (the manual's "Sending to a controller").
 KILTED = {
     "control_msgs/action/FollowJointTrajectory": (
         "RIHS01_ff29901b2693f5deb847e96084a1c2cdb26e70b7c847be21859b70a55fb29cf0"

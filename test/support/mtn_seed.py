@@ -1,6 +1,6 @@
 """The seed ``.mtn``: the complete 1,164-byte file printed as a hex dump in the spec.
 
-The bytes are rebuilt from ../shared/specs/004_*.txt at test time (the dump lines
+The bytes are rebuilt at test time from the hex dump in the AIBO format's specification (the dump lines
 ``NNN. 00000000 : 4F 4D 54 4E … : OMTN…``); the mtn tests use :func:`seed_bytes`.
 """
 

@@ -1,7 +1,6 @@
 """Scene Description (JSON5): models, objects, transforms and spline trajectories.
 
-Spec: ../shared/specs/002_*.txt; decisions: ../shared/specs/README.md ("Scene
-Description (JSON5)"). Reading a scene file gives the joint motion of its robots (see
+Reading a scene file gives the joint motion of its robots (see
 :mod:`.motion`); :func:`load_scene` gives the validated :class:`~.preprocess.Scene`
 itself (for forward kinematics see :mod:`.kinematics`). Writing turns
 a motion into a scene whose trajectories reproduce it (see :mod:`.writer`).
@@ -22,6 +21,7 @@ from typing import Any
 from ...core.errors import ReadError
 from ...core.model import MotionFile
 from ...core.options import option
+from ...core.validation import Validation
 from .loader import load, parse_json5
 from .motion import SceneRecord, scene_to_motion, scene_to_motion_file
 from .preprocess import Scene, load_scene, preprocess
@@ -62,6 +62,23 @@ def read(path: Path, rate: float | None = None, links: bool = False) -> MotionFi
     return scene_to_motion_file(load_scene(path), rate=rate, links=links)
 
 
+def validate(path: Path) -> Validation:
+    """Every problem of the scene at ``path`` with its JSON path (``motion-formats validate``).
+
+    A scene with errors is invalid (its problems are the errors and warnings found); a
+    file that cannot be parsed at all raises :class:`~...core.errors.ReadError`.
+    """
+    try:
+        scene = load_scene(path)
+    except SceneError as exc:
+        return Validation(False, tuple(exc.problems), f"{len(exc.paths)} error(s)")
+    summary = (
+        f"valid scene ({len(scene.models)} models, {len(scene.objects)} objects, "
+        f"{len(scene.trajectories)} trajectories, {len(scene.problems)} warning(s))"
+    )
+    return Validation(True, tuple(scene.problems), summary, scene.canonical)
+
+
 def sniff(path: Path, head: str) -> bool:
     """True when the top level has ``models``, ``objects`` or ``trajectories``."""
     if len(head) < 65536:
@@ -91,5 +108,6 @@ __all__ = [
     "scene_to_motion",
     "scene_to_motion_file",
     "sniff",
+    "validate",
     "write",
 ]

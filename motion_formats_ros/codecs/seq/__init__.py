@@ -1,8 +1,7 @@
 """Choreonoid Standard Body Motion (``.seq``, also ``.yaml``): format versions 1 to 4.
 
 A body motion is a YAML mapping (``type: CompositeSeq``, ``content: BodyMotion``; v1:
-``type: BodyMotion``) whose ``components`` hold one trajectory each (spec:
-../shared/specs/000_*.txt, decisions: ../shared/specs/README.md):
+``type: BodyMotion``) whose ``components`` hold one trajectory each:
 
 - ``MultiValueSeq`` ``JointDisplacement`` (v1 ``JointPosition``, v3
   ``MultiJointDisplacementSeq``): joint values in joint-ID order → ``position``;

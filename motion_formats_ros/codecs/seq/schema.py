@@ -57,7 +57,7 @@ COMPONENT_KEYS = {
     "isRootRelative",
     "frames",
 }
-#: Most parts (joints, links) a component may declare: numParts alone is not backed by data.
+#: The most parts a component may declare, joints or links alike: numParts alone is not backed by data.
 MAX_PARTS = 100_000
 
 _SNIFF_BLOCK = re.compile(r"^type:[ \t]*['\"]?(?:CompositeSeq|BodyMotion)['\"]?[ \t]*(?:#.*)?$", re.MULTILINE)

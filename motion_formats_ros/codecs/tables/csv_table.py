@@ -21,6 +21,7 @@ from ...core.errors import ReadError
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from . import _common, _layout
+from . import output_paths as output_paths  # offered to the registry: a write of several groups makes one file each
 
 
 @dataclasses.dataclass(frozen=True)

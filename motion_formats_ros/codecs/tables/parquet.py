@@ -29,6 +29,7 @@ from ...core.atomic import atomic_output
 from ...core.errors import ReadError, require
 from ...core.model import DEFAULT_GROUP, CodecRecord, MotionFile
 from . import _common, _layout
+from . import output_paths as output_paths  # offered to the registry: a write of several groups makes one file each
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""``.mof`` variants found in real nets that the spec does not describe (issue 16, items 1-4, 7).
+"""``.mof`` variants found in real nets that the spec does not describe.
 
 Every fixture is generated here with exactly the shape of the variant: 22-column nets
 of the 2009 and 2010-2014 generations with and without a column header comment,

@@ -1,4 +1,4 @@
-"""``.mtn`` variants the spec does not describe (issue 16, items 5-7).
+"""``.mtn`` variants the spec does not describe.
 
 The fixtures are packed here, field by field, independently of the codec: a first
 generation AIBO file (ERS-110/111, ``DRX-700``, format 1.0/1.1: frame rate 0, section 1

@@ -1,4 +1,4 @@
-"""Choreonoid PoseSeq variants (issue 16, item 8): exponent numbers, no poses, two poses at one time.
+"""Choreonoid PoseSeq variants: exponent numbers, no poses, two poses at one time.
 
 PyYAML follows YAML 1.1, where ``1e-06`` (no dot) or ``1.5e3`` (no exponent sign) is a
 string; Choreonoid's reader takes them as numbers, and so must we.

@@ -1,4 +1,4 @@
-"""Every bag of ../shared/corpus/rosbag is handled as issue 6 says."""
+"""Every bag of the corpus of real recordings reads: topics, types, counts, the motion it holds."""
 
 from __future__ import annotations
 

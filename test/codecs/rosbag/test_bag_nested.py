@@ -1,4 +1,4 @@
-"""Trajectories inside other messages: MoveIt's DisplayTrajectory / RobotTrajectory (issue 16, item 12).
+"""Trajectories inside other messages: MoveIt's DisplayTrajectory / RobotTrajectory.
 
 The MoveIt types are registered with rosbags' typesys from the message text below (field
 layouts of moveit_msgs as ROS 2 and ROS 1 MoveIt publish them); bags are written with the

@@ -1,4 +1,4 @@
-"""rosbag2 folders from the field that the specifications do not describe (issue 16, items 9-11).
+"""rosbag2 folders from the field that the specifications do not describe.
 
 Every fixture is written with rosbags' own Writer (or, for the 2018 layout, sqlite3 with
 the tables of that time) and then given exactly the shape the item describes.

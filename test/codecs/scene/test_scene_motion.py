@@ -1,4 +1,4 @@
-"""Scene → motion, forward kinematics for TF, and the corpus (../shared/corpus/scene_json5)."""
+"""Scene → motion, forward kinematics for TF, and the corpus (the corpus's scene files)."""
 
 from __future__ import annotations
 
