@@ -118,6 +118,9 @@ def test_bag2motion_loads_only_the_bag_codec_and_the_output_one(every_format: di
     assert status == 0, err
     codecs = {m.split(".")[2] for m in loaded if m.startswith("motion_formats_ros.codecs.")}
     assert codecs == {"rosbag", "omf"}, codecs
+    # Reading a bag needs neither the bag writer nor the robot models it records.
+    unneeded = {"motion_formats_ros.codecs.rosbag._write", "motion_formats_ros.core.kinematics", "http.client"}
+    assert not unneeded & loaded, unneeded & loaded
     assert not {m for m in loaded if m.split(".")[0] in ("scipy", "matplotlib", "rclpy", "concurrent")}
 
 

@@ -13,14 +13,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.model import MotionFile
 from ._read import IMU, JOINT_STATE, POINT, TF_TYPES, TRAJECTORY, ReadOptions, read_bag
 from ._record import BagMotionRecord, BagRecord
 from ._source import BagSource, is_rosbag2_folder
 from ._types import joint_fields
-from ._write import WriteOptions, resolved_compression, resolved_storage, write_bag
+
+if TYPE_CHECKING:
+    from ._write import WriteOptions, resolved_compression, resolved_storage
+else:
+    #: Loaded when first used: a command that only reads bags does not import the writer
+    #: (nor the robot models it records).
+    _WRITER_NAMES = ("WriteOptions", "resolved_compression", "resolved_storage")
+
+    def __getattr__(name: str) -> Any:
+        if name in _WRITER_NAMES:
+            from . import _write
+
+            return getattr(_write, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BagMotionRecord",
@@ -50,6 +64,8 @@ def read(path: Path, **options: Any) -> MotionFile:
 
 def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> None:
     """Write a rosbag2 bag (see :class:`WriteOptions`; unknown options are refused)."""
+    from ._write import WriteOptions, write_bag
+
     write_bag(motion_file, Path(path), WriteOptions(**options), overwrite)
 
 

@@ -15,6 +15,7 @@ import dataclasses
 import json
 import mmap
 import sys
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from ...core.merge import (
     trajectory_bases,
 )
 from ...core.model import Motion, MotionFile, Series
-from ...core.notices import NoticeKind, notify
+from ...core.notices import NoticeKind, collect, notify, relay
 from ...core.options import option
 from ...core.serial.nesting import json_too_deep, too_deep_reason
 from ...core.stamps import STAMPS, choose_times
@@ -45,7 +46,7 @@ from ...core.tf import MAX_NS, TfBuffer, TfSamples
 from ...core.timing import snap_to_rate
 from . import _bulk, _tf_bulk
 from ._record import BagMotionRecord, BagRecord
-from ._source import BagSource, Block, PayloadTooShortError, typestore_for
+from ._source import BagSource, Block, PayloadTooShortError, quick_candidate, typestore_for
 from ._types import JointField, joint_fields, parse_path, values_at
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
@@ -536,10 +537,46 @@ class _BagReader:
         opts = self.options
         if opts.stamps not in STAMPS:
             raise ValueError(f"unknown stamps mode {opts.stamps!r}; known: {', '.join(STAMPS)}")
+        if quick_candidate(self.path):
+            quick = self._quick_read()
+            if quick is not None:
+                return quick
         with BagSource(self.path, opts.distro) as source:
             custom = _custom(source)
             plan = self._plan(source, custom)
             data = self._collect(source, plan)
+        return self._assemble(source, custom, plan, data)
+
+    def _quick_read(self) -> MotionFile | None:
+        """The read of a rosbag2 folder whose sqlite3 storage opens without counting its messages.
+
+        The count is a scan of every message that only finds damage (the folder's counts
+        come from its ``metadata.yaml``); the read's own scan of the table stands in for it
+        (see ``_sqlite``). The read runs with its notices and warnings held back: should it
+        fail in any way after such an open, they are dropped and None says to read the
+        ordinary way, which then fails (or warns) exactly as it always did.
+        """
+        notes = list(self.notes)
+        source = BagSource(self.path, self.options.distro, quick=True)
+        failed: Exception | None = None
+        with warnings.catch_warnings(record=True) as caught, collect(isolated=True) as report:
+            warnings.simplefilter("always")
+            try:
+                with source:
+                    custom = _custom(source)
+                    plan = self._plan(source, custom)
+                    data = self._collect(source, plan)
+                    source.settle()
+            except Exception as exc:
+                failed = exc
+        if failed is not None and source.quick:  # a count was left out: the ordinary read decides
+            self.notes = notes
+            return None
+        relay(report.notices)
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+        if failed is not None:  # no count was left out: this is the ordinary read's own outcome
+            raise failed
         return self._assemble(source, custom, plan, data)
 
     def _plan(self, source: BagSource, custom: dict[str, Any]) -> dict[str, Any]:

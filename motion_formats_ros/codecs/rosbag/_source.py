@@ -129,6 +129,14 @@ def is_rosbag2_folder(path: Path) -> bool:
     return _metadata.is_storage_folder(path)
 
 
+def quick_candidate(path: Path) -> bool:
+    """A rosbag2 folder with ``metadata.yaml`` and sqlite3 storage: it may open quickly (see ``_sqlite``)."""
+    try:
+        return (path / "metadata.yaml").is_file() and any(p.suffix == ".db3" for p in path.iterdir())
+    except OSError:
+        return False
+
+
 def _from_yaml(text: str) -> tuple[dict[str, str], str | None]:
     """custom_data and ros_distro of a bag's metadata YAML."""
     import yaml
@@ -299,13 +307,18 @@ class _Readers:
     which parses only those of the topics a command reads.
     """
 
-    def __init__(self, paths: list[Path]) -> None:
+    def __init__(self, paths: list[Path], ledger: list[Any] | None = None) -> None:
         self.is2 = any(p.suffix != ".bag" for p in paths)
-        if self.is2:  # only the reader of the bag's kind is loaded
-            from rosbags.rosbag2 import Reader
+        if self.is2 and ledger is not None and all(p.is_dir() for p in paths):
+            from ._sqlite import QuickReader
+
+            self.readers: list[Any] = [QuickReader(p, ledger) for p in paths]
         else:
-            from rosbags.rosbag1 import Reader  # type: ignore[assignment]
-        self.readers: list[Any] = [Reader(p) for p in paths]
+            if self.is2:  # only the reader of the bag's kind is loaded
+                from rosbags.rosbag2 import Reader
+            else:
+                from rosbags.rosbag1 import Reader  # type: ignore[assignment]
+            self.readers = [Reader(p) for p in paths]
         self._opened: list[Any] = []
 
     def open(self) -> None:
@@ -354,8 +367,11 @@ class _Readers:
 class BagSource:
     """An open bag (see the module docstring). Use as a context manager."""
 
-    def __init__(self, path: Path, distro: str | None = None) -> None:
+    def __init__(self, path: Path, distro: str | None = None, quick: bool = False) -> None:
         self.path = path
+        #: With ``quick``: the sqlite3 storages of a rosbag2 folder that opened without
+        #: counting their messages (see ``_sqlite``); :meth:`settle` pays what they owe.
+        self.quick: list[Any] | None = [] if quick else None
         self.requested_distro = distro
         self.ros1 = False
         self.topics: dict[str, Topic] = {}
@@ -529,7 +545,7 @@ class BagSource:
         from rosbags.interfaces import MessageDefinitionFormat
         from rosbags.typesys import Stores, get_typestore
 
-        reader = _Readers([_BoundedPath(f) for f in files])
+        reader = _Readers([_BoundedPath(f) for f in files], self.quick)
         reader.open()
         self._reader = reader
         self.ros1 = not reader.is2
@@ -803,6 +819,16 @@ class BagSource:
             return self._guard(_sqlite_blocks(storage, wanted))
         return None
 
+    def settle(self) -> None:
+        """Run the message-table scan that a quick open left out, unless a read has done it.
+
+        Raises:
+            Exception: Whatever the scan meets on a damaged table (the read is to be
+                redone without ``quick``, which then fails as it always did).
+        """
+        for storage in self.quick or ():
+            storage.check()
+
     def _guard(self, blocks: Iterator[Block]) -> Iterator[Block]:
         try:
             yield from blocks
@@ -991,13 +1017,18 @@ def _sqlite_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
         if not ids:
             continue
         marks = ",".join("?" for _ in ids)
-        cursor = conn.execute(
-            f"SELECT timestamp, data FROM messages WHERE topic_id IN ({marks}) ORDER BY timestamp, id",  # noqa: S608
-            ids,
-        )
+        sql = f"SELECT timestamp, data FROM messages WHERE topic_id IN ({marks}) ORDER BY timestamp, id"  # noqa: S608
+        every_row = False
+        if getattr(storage, "owed", False):  # a quick open: this read may do the scan it left out
+            from ._sqlite import visits_every_row
+
+            every_row = visits_every_row(conn, sql, ids)
+        cursor = conn.execute(sql, ids)
         while rows := list(itertools.islice(cursor, SQLITE_BLOCK)):
             times, raws = zip(*rows, strict=True)
             yield _block(topic, times, raws)
+        if every_row:
+            storage.visited()
 
 
 _MSG_HEAD = 31  # opcode, record length, channel id, sequence, log time, publish time

@@ -12,7 +12,6 @@ import math
 import os
 import xml.parsers.expat
 from collections.abc import Sequence
-from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
@@ -270,6 +269,8 @@ def _geometry(g: Geometry) -> str:
         return f'<sphere radius="{_num(g.radius)}"/>'
     if isinstance(g, Capsule):
         return f'<capsule radius="{_num(g.radius)}" length="{_num(g.length)}"/>'
+    from xml.sax.saxutils import quoteattr  # only when writing (it imports urllib and http)
+
     scale = "" if np.all(g.scale == 1.0) else f' scale="{_vec(g.scale)}"'
     return f"<mesh filename={quoteattr(g.filename)}{scale}/>"
 
@@ -291,6 +292,8 @@ def _visuals(v: Visual) -> list[tuple[Geometry, FloatArray, FloatArray]]:
 
 def write_urdf(name: str, links: Sequence[Link], joints: Sequence[Joint]) -> str:
     """URDF text of a model (links and joints parent before child)."""
+    from xml.sax.saxutils import quoteattr  # only when writing (it imports urllib and http)
+
     out = ['<?xml version="1.0"?>\n', f"<robot name={quoteattr(name or 'robot')}>\n"]
     for link in links:
         if not link.visuals:
