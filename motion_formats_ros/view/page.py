@@ -585,10 +585,25 @@ class Viewer:
     def _curve_args(self, t: float) -> tuple[tuple[FloatArray, ...], tuple[dict[str, Any], ...]]:
         joints = self._curve_joints
         times, values = self.track.curves(joints)
-        x, v, cursor = with_cursor(times, values, t)
         palette = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324")
         series: list[dict[str, Any]] = [{"label": "time (s)"}]
         series += [{"label": j, "stroke": palette[i % len(palette)], "width": 1.5} for i, j in enumerate(joints)]
+        ghost = self.ghost_track
+        if ghost is not None and ghost.has_joints:
+            # The other group's curves of the same joints, dashed, on this group's time axis.
+            shared = [(i, j) for i, j in enumerate(joints) if j in ghost.joint_names]
+            if shared:
+                values = np.column_stack([values, ghost.sample([j for _, j in shared], times)])
+                series += [
+                    {
+                        "label": f"{j} ({self.ghost_group})",
+                        "stroke": palette[i % len(palette)],
+                        "width": 1,
+                        "dash": (5, 4),
+                    }
+                    for i, j in shared
+                ]
+        x, v, cursor = with_cursor(times, values, t)
         series.append({"label": "now", "stroke": "#222222", "width": 1, "scale": "cursor"})
         data = (x, *(v[:, i] for i in range(v.shape[1])), cursor)
         return data, tuple(series)

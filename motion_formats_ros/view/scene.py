@@ -3,7 +3,9 @@
 The scene's own kinematics (:class:`~motion_formats_ros.codecs.scene.kinematics.SceneKinematics`)
 gives every frame's world pose; they are evaluated once on a grid at the display rate
 and looked up while playing. Shapes are the scene's: spheres, boxes, cylinders,
-swept-sphere hulls (drawn as capsules between consecutive points) and meshes.
+swept-sphere hulls (drawn as capsules between consecutive points) and meshes. The
+world path of every object that moves, and of every robot's end links (those no other
+link hangs from), is drawn as a line over the whole motion.
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ MAX_SAMPLES = 4000
 SAMPLE_RATE = 60.0
 OBJECT_COLOR = (150, 160, 140)
 ROBOT_COLOR = (70, 110, 165)
+PATH_COLOR = (230, 120, 40)
+#: Most points of a drawn path.
+PATH_POINTS = 2000
+#: A frame whose origin moves less than this over the motion gets no path (m).
+STILL = 1e-4
 
 
 def scene_drawing_for(motion_file: MotionFile) -> SceneDrawing | None:
@@ -68,6 +75,24 @@ class SceneDrawing:
         self.translation = np.stack([poses[f][0] for f in self.frames], axis=1) if self.frames else np.zeros((n, 0, 3))
         self.rotation = np.stack([poses[f][1] for f in self.frames], axis=1) if self.frames else np.zeros((n, 0, 4))
         self.handles: list[Any] = []
+        self.paths = self._paths()
+        self.path_handles: dict[str, Any] = {}
+
+    def _paths(self) -> dict[str, FloatArray]:
+        """Frame → its origin's world positions (at most PATH_POINTS), for objects and robot end links that move."""
+        step = max(1, math.ceil(self.times.size / PATH_POINTS))
+        out: dict[str, FloatArray] = {}
+        for i, frame in enumerate(self.frames):
+            obj, _, link = frame.partition("/")
+            if link:
+                links = self.scene.model_of(obj).links
+                if any(other.parent == link for other in links.values()):
+                    continue  # an inner link: its robot's end links show where the robot goes
+            pts = self.translation[::step, i, :]
+            pts = pts[np.isfinite(pts).all(axis=1)]
+            if len(pts) > 1 and float(np.ptp(pts, axis=0).max()) > STILL:
+                out[frame] = pts
+        return out
 
     def extent_points(self) -> FloatArray:
         pts = self.translation.reshape(-1, 3)
@@ -96,6 +121,12 @@ class SceneDrawing:
             color = ROBOT_COLOR if robot else OBJECT_COLOR
             for k, shape in enumerate(shapes.values()):
                 self._add_shape(server, f"/scene/f{i}/s{k}", shape, color, parse_transform, Problems)
+        size = float(max(np.ptp(self.extent_points(), axis=0).max(), 0.3))
+        for j, (frame, pts) in enumerate(self.paths.items()):
+            segments = np.stack([pts[:-1], pts[1:]], axis=1).astype(np.float32)
+            self.path_handles[frame] = server.scene.add_line_segments(
+                f"/scene/paths/p{j}", segments, colors=PATH_COLOR, thickness=max(0.002, 0.003 * size)
+            )
         self.draw(self.start)
 
     def _add_shape(self, server: Any, name: str, shape: dict[str, Any], color: Any, parse: Any, problems: Any) -> None:

@@ -212,8 +212,16 @@ class Track:
         if n <= points and self._interpolation is None:
             return self.times.copy(), self._position[:, cols].copy()
         t = np.linspace(self.start, self.end, max(points, 2))
-        where = timing.locate(self.times, t, self._interpolation)
-        return t, timing.interpolate(self._position[:, cols], where)
+        return t, self.sample(joints, t)
+
+    def sample(self, joints: Sequence[str], t: FloatArray) -> FloatArray:
+        """Positions (len(t), len(joints)) of the joints at times ``t``, held outside the motion's range.
+
+        How another group's curves are drawn on this one's time axis.
+        """
+        cols = [self.joint_names.index(j) for j in joints]
+        where = timing.locate(self.times, np.asarray(t, dtype=np.float64), self._interpolation)
+        return timing.interpolate(self._position[:, cols], where)
 
 
 def with_cursor(t: FloatArray, values: FloatArray, at: float) -> tuple[FloatArray, FloatArray, FloatArray]:

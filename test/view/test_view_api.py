@@ -68,6 +68,37 @@ def test_target_and_actual_show_together(urdf: Path) -> None:
         v.stop()
 
 
+def test_the_ghost_groups_curves_are_drawn_with_the_same_joints(urdf: Path) -> None:
+    walk = biped_walk().motion
+    actual = walk.sample(walk.times[::3] + 0.004)
+    assert actual.position is not None
+    actual = Motion(times=actual.times, joint_names=actual.joint_names, position=actual.position + 0.05)
+    joints = ["left_knee", "right_hip_pitch"]
+    files = {"target": walk, "actual": actual}
+    v = view(MotionFile(groups=files), urdf=urdf, port=free_port(), paused=True, joints=joints)
+    try:
+        assert v._curves_plot is not None
+        labels = [s["label"] for s in v._curves_plot.series]
+        assert labels == ["time (s)", *joints, "left_knee (actual)", "right_hip_pitch (actual)", "now"]
+        dashed = [s for s in v._curves_plot.series if s["label"].endswith("(actual)")]
+        assert all(s.get("dash") for s in dashed)
+        x, *columns, _cursor = v._curves_plot.data
+        inside = (x >= actual.times[0]) & (x <= actual.times[-1])
+        expected = actual.sample(x[inside])
+        for k, joint in enumerate(joints):
+            col = actual.joint_names.index(joint)
+            np.testing.assert_allclose(columns[2 + k][inside], expected.position[:, col], atol=1e-9)
+            assert not np.allclose(columns[2 + k], columns[k])  # not the target's curve again
+    finally:
+        v.stop()
+    v = view(walk, urdf=urdf, port=free_port(), paused=True, joints=joints)  # no ghost: no extra curves
+    try:
+        assert v._curves_plot is not None
+        assert [s["label"] for s in v._curves_plot.series] == ["time (s)", *joints, "now"]
+    finally:
+        v.stop()
+
+
 def test_joints_the_model_lacks_are_listed_in_one_warning(urdf: Path) -> None:
     walk = biped_walk().motion
     renamed = walk.rename_joints({BIPED_JOINTS[0]: "tail", BIPED_JOINTS[1]: "antenna"})
@@ -187,6 +218,94 @@ def test_a_scene_is_drawn_whole_and_moves() -> None:
         assert np.abs(after - before).max() > 0.01  # the arm waves
     finally:
         v.stop()
+
+
+def _arm_scene() -> dict[str, object]:
+    """A two-link arm swinging about z with a box carried on its last link, beside a box that stays."""
+    return {
+        "models": {
+            "arm": {
+                "kind": "robot",
+                "joints": {"j1": {}},
+                "links": {
+                    "base": {"parent": "ROOT", "pose": {"xyz": [0, 0, 0.1]}},
+                    "upper": {"parent": "base", "pose": {"dh": {"theta": {"joint": "j1"}, "a": 0.5}}},
+                    "lower": {"parent": "upper", "pose": {"xyz": [0.3, 0, 0]}},
+                },
+            },
+            "box": {"kind": "rigidBody", "shapes": {"b": {"kind": "box", "size": [0.1, 0.1, 0.1]}}},
+        },
+        "objects": {
+            "robot": {"model": "arm", "jointValues": {"j1": {"trajectory": "swing.0"}}},
+            "cargo": {"model": "box", "parent": "robot.lower", "pose": {"xyz": [0, 0, 0.2]}},
+            "crate": {"model": "box", "pose": {"xyz": [2, 0, 0]}},
+        },
+        "trajectories": {"swing": {"controlPoints": [{"f": [0]}, {"f": [1.5]}, {"f": [0.5]}]}},
+    }
+
+
+def test_a_scene_draws_the_world_path_of_every_moving_object(tmp_path: Path) -> None:
+    import json
+
+    from motion_formats_ros.codecs.scene import load_scene
+    from motion_formats_ros.codecs.scene.kinematics import SceneKinematics
+
+    path = tmp_path / "arm.json"
+    path.write_text(json.dumps(_arm_scene()))
+    v = view(path, port=free_port(), paused=True)
+    try:
+        drawing = v.scene_drawing
+        assert drawing is not None
+        # The carried box and the arm's end link move; the base, the inner link and the crate stay.
+        assert sorted(drawing.path_handles) == ["cargo", "robot/lower"]
+        kin = SceneKinematics(load_scene(path))
+        start, end = kin.time_range
+        for frame, handle in drawing.path_handles.items():
+            assert handle.name.startswith("/scene/paths/")
+            segments = np.asarray(handle.points)
+            assert segments.shape[1:] == (2, 3) and 1 < len(segments) < 2000
+            np.testing.assert_allclose(segments[1:, 0], segments[:-1, 1])  # one connected line
+            times = np.linspace(start, end, len(segments) + 1)
+            truth = kin.world_poses(times)[frame][0]
+            np.testing.assert_allclose(segments[:, 0], truth[:-1], atol=1e-5)
+            np.testing.assert_allclose(segments[-1, 1], truth[-1], atol=1e-5)
+    finally:
+        v.stop()
+
+
+def test_a_scene_draws_the_paths_of_what_moves() -> None:
+    from motion_formats_ros.codecs.scene import load_scene
+    from motion_formats_ros.codecs.scene.kinematics import SceneKinematics
+
+    path = corpus_path("scene_json5", "waving_robot.json")
+    v = view(path, port=free_port(), paused=True)
+    try:
+        drawing = v.scene_drawing
+        assert drawing is not None
+        # The arm's end link moves; the robot's base and the still objects get no path.
+        assert list(drawing.path_handles) == ["robot1/wrist3"]
+        handle = drawing.path_handles["robot1/wrist3"]
+        assert handle.name.startswith("/scene/paths/")
+        segments = np.asarray(handle.points)
+        assert segments.shape[1:] == (2, 3) and 1 < len(segments) < 2000
+        np.testing.assert_allclose(segments[1:, 0], segments[:-1, 1])  # one connected line
+        kin = SceneKinematics(load_scene(path))
+        start, end = kin.time_range
+        times = np.linspace(start, end, len(segments) + 1)
+        truth = kin.world_poses(times)["robot1/wrist3"][0]
+        np.testing.assert_allclose(segments[:, 0], truth[:-1], atol=1e-5)
+        np.testing.assert_allclose(segments[-1, 1], truth[-1], atol=1e-5)
+    finally:
+        v.stop()
+
+
+def test_a_scene_path_has_at_most_its_limit_of_points(monkeypatch: pytest.MonkeyPatch) -> None:
+    from motion_formats_ros.view import scene
+
+    monkeypatch.setattr(scene, "PATH_POINTS", 25)
+    drawing = scene.SceneDrawing(corpus_path("scene_json5", "waving_robot.json"))
+    assert drawing.times.size > 25 and drawing.paths
+    assert all(1 < len(pts) <= 25 for pts in drawing.paths.values())
 
 
 def test_the_command_reads_a_bag_with_bag2motions_options(tmp_path: Path) -> None:
