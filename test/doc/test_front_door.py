@@ -57,7 +57,7 @@ def test_the_readme_python_example_runs(tmp_path: Path, monkeypatch: pytest.Monk
     assert list(legs.joint_names) == ["left_knee", "right_knee"]  # type: ignore[attr-defined]
 
 
-OUTSIDE = re.compile(r"shared/specs|\bissues? #?[0-9]+")
+OUTSIDE = re.compile(r"shared[/]specs|\bissues?[ ]#?[0-9]+")  # spec files or numbered issues
 
 
 def test_code_tests_and_docs_point_at_nothing_a_user_lacks() -> None:
