@@ -76,11 +76,17 @@ def resolve_names(
 
 
 def load_safe(path: str | os.PathLike[str], what: str) -> Any:
+    """The YAML document of the file ``path`` (the ``what`` of the error messages)."""
     data = read_input(path, what=what)
     try:
         text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
         raise ReadError(path, f"cannot read the {what}: {exc}") from None
+    return parse_safe(text, path, what)
+
+
+def parse_safe(text: str, path: str | os.PathLike[str], what: str) -> Any:
+    """The YAML document ``text`` of ``path``: safe loader, expansion limit, one-line errors."""
     try:
         doc = yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
         check_expansion(doc, text)
@@ -164,4 +170,4 @@ def load_body(path: str | os.PathLike[str]) -> Names:
     return Names(joints, order, str(robot) if robot is not None else "", f"body file {os.fspath(path)}")
 
 
-__all__ = ["Names", "NamingOptions", "load_body", "load_joint_map", "load_safe", "resolve_names"]
+__all__ = ["Names", "NamingOptions", "load_body", "load_joint_map", "load_safe", "parse_safe", "resolve_names"]

@@ -36,7 +36,7 @@ from ...core.atomic import read_input
 from ...core.distros import DEFAULT_DISTRO, DISTROS
 from ...core.errors import MotionFormatError, ReadError
 from ...core.notices import NoticeKind, notify
-from ...core.serial.yaml import YamlError, check_expansion
+from ...core.serial.yaml import SafeLoader, YamlError, check_expansion
 from . import _mcap, _metadata, _types
 
 BAG_SUFFIXES = (".db3", ".mcap", ".bag")
@@ -141,9 +141,8 @@ def _from_yaml(text: str) -> tuple[dict[str, str], str | None]:
     """custom_data and ros_distro of a bag's metadata YAML."""
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        doc = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+        doc = yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
     except yaml.YAMLError:
         return {}, None
     try:

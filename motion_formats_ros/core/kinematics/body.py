@@ -24,13 +24,12 @@ import math
 import os
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from ..errors import ReadError
+from ..naming import load_safe, parse_safe
 from ..spatial import quat_multiply, quat_rotate
 from .model import (
     IDENTITY_QUAT,
@@ -48,7 +47,6 @@ from .model import (
     unit_axis,
 )
 
-_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 #: Choreonoid joint types → URDF joint types (the root link's joint is not a joint here).
 JOINT_TYPES = {
     "revolute": "revolute",
@@ -78,17 +76,8 @@ def _get(node: Mapping[str, Any], key: str, default: Any = None) -> Any:
 def load_body_document(source: str | os.PathLike[str], text: str | None = None) -> Any:
     """The YAML document of a ``.body`` file (``text`` when given, else the file's contents)."""
     if text is None:
-        try:
-            text = Path(source).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ReadError(source, f"cannot read the body file: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ReadError(source, f"invalid YAML in the body file: {problem}", line=line) from None
+        return load_safe(source, "body file")
+    return parse_safe(text, source, "body file")
 
 
 class _BodyReader:
