@@ -142,9 +142,7 @@ def resolve(
                 empty = True
                 break
             first = int(np.argmax(finite))
-            idx = np.where(finite, np.arange(n), -1)
-            np.maximum.accumulate(idx, out=idx)
-            filled = col[np.maximum(idx, first)]
+            filled = _fill_rows(col, finite)
             if first > 0:
                 state = current.get(name) if block.shape[1] == 1 else None
                 if state is not None:
