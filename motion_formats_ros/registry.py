@@ -25,7 +25,7 @@ import dataclasses
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -120,6 +120,8 @@ class Codec(Protocol):
     @property
     def write_options(self) -> tuple[Option, ...]: ...
 
+    def accepted(self, options: Mapping[str, Any], direction: str) -> dict[str, Any]: ...
+
     def sniff(self, path: Path, head: str) -> bool: ...
 
     def output_paths(self, path: Path, groups: list[str]) -> list[Path]: ...
@@ -180,6 +182,11 @@ class CodecInfo:
     def write_options(self) -> tuple[Option, ...]:
         """The options ``write`` accepts, as the codec's ``WriteOptions`` declares them."""
         return options_of(self.load().WriteOptions)
+
+    def accepted(self, options: Mapping[str, Any], direction: str) -> dict[str, Any]:
+        """The part of ``options`` this codec declares for ``direction`` (``"read"`` or ``"write"``)."""
+        declared = {o.name for o in (self.read_options if direction == "read" else self.write_options)}
+        return {k: v for k, v in options.items() if k in declared}
 
     def sniff(self, path: Path, head: str) -> bool:
         """Whether ``path`` (whose first bytes are ``head``) is a file of this format."""

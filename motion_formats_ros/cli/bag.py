@@ -180,7 +180,7 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     options = read_options(args, args.input, args.from_format)
     if "body" in options:
         codec = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
-        if "body" not in {o.name for o in codec.read_options}:
+        if not codec.accepted({"body": True}, "read"):
             options.pop("body")  # only the robot model here; the format names its joints itself
     motion_file = read(args.input, format=args.from_format, **options)
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)

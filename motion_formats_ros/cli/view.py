@@ -64,7 +64,7 @@ def _read(args: argparse.Namespace) -> Any:
     if info.recording:
         return read(args.input, format=info.name, **bag_read_options(args, info.name))
     options = read_options(args, args.input, info.name)
-    if "body" in options and "body" not in {o.name for o in info.read_options}:
+    if "body" in options and not info.accepted({"body": True}, "read"):
         options.pop("body")  # only the robot model here; the format names its joints itself
     return read(args.input, format=info.name, **options)
 

@@ -370,12 +370,6 @@ def plan(
 
 
 # --------------------------------------------------------------------------- one input
-def _accepted(codec: str, options: dict[str, Any], kind: str) -> dict[str, Any]:
-    info = CODECS[codec]
-    declared = {o.name for o in (info.read_options if kind == "read" else info.write_options)}
-    return {k: v for k, v in options.items() if k in declared}
-
-
 def convert_one(job: Job) -> Result:
     """Read, select, resample and write one input; every error is caught into the result.
 
@@ -400,7 +394,7 @@ def convert_one(job: Job) -> Result:
                 motion_file = read(source, format=codec, **bag)
                 motion_file = convert.transform(motion_file, group=s.group)
             else:
-                motion_file = read(source, format=codec, **_accepted(codec, s.read_options, "read"))
+                motion_file = read(source, format=codec, **CODECS[codec].accepted(s.read_options, "read"))
                 motion_file = convert.transform(
                     motion_file, group=s.group, joints=s.joints, start=s.start, end=s.end, rate=s.rate, method=s.method
                 )
@@ -412,7 +406,7 @@ def convert_one(job: Job) -> Result:
                 out,
                 format=target.codec,
                 overwrite=True,  # the plan decided: a missing or stale output is (re)written
-                **_accepted(target.codec, s.write_options, "write"),
+                **CODECS[target.codec].accepted(s.write_options, "write"),
             )
             groups = list(motion_file.groups.values())
             result.frames = written if written is not None else sum(m.num_frames for m in groups)

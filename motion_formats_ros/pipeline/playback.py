@@ -189,7 +189,7 @@ def _reads_option(path: str, format_name: str, option: str) -> bool:
     """Whether the codec reading ``path`` takes ``option`` (True when unsure: reading will say)."""
     try:
         codec = CODECS[format_name] if format_name in CODECS else codec_for_path(path)
-        return option in {o.name for o in codec.read_options}
+        return bool(codec.accepted({option: True}, "read"))
     except MotionFormatError:
         return True
 

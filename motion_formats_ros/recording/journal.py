@@ -724,8 +724,7 @@ def recover(
     from ..registry import codec_for_path
 
     # The recording's writer options (e.g. a .seq version) apply where the output's codec declares them.
-    declared = {o.name for o in codec_for_path(out, for_write=True).write_options}
-    write_options = {k: v for k, v in dict(meta.get("write_options", {})).items() if k in declared}
+    write_options = codec_for_path(out, for_write=True).accepted(dict(meta.get("write_options", {})), "write")
     write_options.update(options)
     write(motion_file, out, overwrite=overwrite, **write_options)
     return out, motion_file, content

@@ -393,8 +393,7 @@ class MotionRecorder(Node):
 
     def _write_options(self) -> dict[str, Any]:
         """The output codec's options the settings give: ``seq_version`` where it declares a ``version``."""
-        declared = {o.name for o in codec_by_name(self.codec).write_options}
-        return {"version": self.config.seq_version} if "version" in declared else {}
+        return codec_by_name(self.codec).accepted({"version": self.config.seq_version}, "write")
 
     def _report(self, motion_file: Any, verb: str) -> None:
         for group, m in motion_file.groups.items():

@@ -96,7 +96,7 @@ def view(
         from ..registry import codec_by_name, codec_for_path, read
 
         codec = codec_by_name(format) if format else codec_for_path(Path(motion))
-        if body is not None and "body" not in read_options and any(o.name == "body" for o in codec.read_options):
+        if body is not None and "body" not in read_options and codec.accepted({"body": body}, "read"):
             # A Choreonoid .body names the joints of the .seq / .pseq files it drives, as --body does.
             read_options = {**read_options, "body": body}
         motion_file = read(Path(motion), format=format, **read_options)
