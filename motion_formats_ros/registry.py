@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -352,8 +351,7 @@ TEXT_PROBE = 1 << 16
 
 def _refuse_binary(path: Path) -> None:
     """A text format's file with a NUL byte near its start is no such file (zeros, an image)."""
-    with open(path, "rb") as fh:
-        head = fh.read(TEXT_PROBE)
+    head = read_input(path, TEXT_PROBE)
     nul = head.find(b"\0")
     if nul >= 0:
         raise ReadError(path, "binary data (a NUL byte), not a text file", offset=nul)
@@ -453,11 +451,6 @@ def write(
         return info.write(motion_file, p, overwrite=overwrite, **options)
     except OSError as exc:  # a full disk, a folder this user may not write, …
         raise WriteError(p, _os_reason(exc, p)) from exc
-    except Exception as exc:
-        sqlite3 = sys.modules.get("sqlite3")  # the sqlite3 bag storage meets a full disk as its own error
-        if sqlite3 is not None and isinstance(exc, sqlite3.Error):
-            raise WriteError(p, str(exc)) from exc
-        raise
 
 
 def _os_reason(exc: OSError, path: Path) -> str:

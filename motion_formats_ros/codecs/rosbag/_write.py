@@ -547,9 +547,12 @@ class _BagWriter:
             except WriteError:
                 raise
             except Exception as exc:
+                import sqlite3
+
                 from rosbags.rosbag2 import WriterError
 
-                if isinstance(exc, WriterError):
+                # rosbags' own errors, and the sqlite3 storage's (a full disk is its own error there)
+                if isinstance(exc, WriterError | sqlite3.Error):
                     raise WriteError(out, str(exc)) from exc
                 raise
             if self.dropped:
