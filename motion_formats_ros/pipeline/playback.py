@@ -384,10 +384,11 @@ class PlaybackSession:
                 raise PlayerError(str(exc)) from None
         return self._model
 
-    def link_frames(self, quiet: bool = False) -> LinkFrames:
+    def link_frames(self, quiet: bool = False, precompute: bool = True) -> LinkFrames:
         """robot_state_publisher's frames of the robot model for the motion as it is now.
 
-        Which joints the model and the motion do not share is said (unless ``quiet``).
+        Which joints the model and the motion do not share is said (unless ``quiet``);
+        ``precompute=False`` gives the static frames without computing every moving one.
 
         Raises:
             PlayerError: No robot description, or one that is not a valid model.
@@ -395,7 +396,7 @@ class PlaybackSession:
         model = self.robot_model()
         if model is None:
             raise PlayerError("publish_link_tf needs a robot model: give urdf_file, robot_description or body_file")
-        return LinkFrames(model, self.motion, self.config.frame_prefix, _silent if quiet else self.log)
+        return LinkFrames(model, self.motion, self.config.frame_prefix, _silent if quiet else self.log, precompute)
 
     def speed_problem(self, speed: float) -> str | None:
         """Why playing at ``speed`` is refused (velocities scale with it), or None. Changes nothing."""
@@ -541,9 +542,12 @@ class LinkFrames:
         motion: The motion played (single-valued joints drive the model's joints).
         prefix: Put before every link name.
         log: Where the joints that model and motion do not share are said.
+        precompute: Compute every frame's transforms now (else each is computed when asked for).
     """
 
-    def __init__(self, model: RobotModel, motion: Motion, prefix: str, log: Log = _silent) -> None:
+    def __init__(
+        self, model: RobotModel, motion: Motion, prefix: str, log: Log = _silent, precompute: bool = True
+    ) -> None:
         starts = np.concatenate([[0], np.cumsum(motion.joint_dims)[:-1]]).astype(int)
         joints = zip(motion.joint_names, motion.joint_dims, starts, strict=True)
         single = [(name, int(col)) for name, dim, col in joints if dim == 1]  # what a model's joint takes
@@ -561,7 +565,7 @@ class LinkFrames:
             log("warning", str(w.message))
         self.static: list[StaticTransform] = static
         self._table: list[MovingTransform] | None = None
-        if values is not None and motion.num_frames * len(moving) * 7 <= PRECOMPUTE_VALUES:
+        if precompute and values is not None and motion.num_frames * len(moving) * 7 <= PRECOMPUTE_VALUES:
             self._table = model.joint_transforms(self.names, values, prefix, warn=False)[1]
 
     def at(self, t: float, position: FloatArray | None) -> list[tuple[str, str, FloatArray, FloatArray]]:

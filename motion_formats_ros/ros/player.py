@@ -117,8 +117,11 @@ class MotionPlayer(Node):
         if self.session.robot is not None:
             self.description_pub = self.create_publisher(String, "/robot_description", LATCHED_QOS)
             self.description_pub.publish(String(data=self.session.robot.urdf))
-        # Made again for the final motion when playing starts (the robot's state may change it).
-        self._link_frames: LinkFrames | None = self.session.link_frames() if config.publish_link_tf else None
+        # The static frames now; every frame's transforms when playing starts, for the final
+        # motion (the robot's state may change it).
+        self._link_frames: LinkFrames | None = (
+            self.session.link_frames(precompute=False) if config.publish_link_tf else None
+        )
         # Frames (the link poses a file stores are published as they are, with publish_links)
         self.frame_prefix = config.frame_prefix
         self.world_frame = config.world_frame
