@@ -546,6 +546,7 @@ class Viewer:
         gui = self.server.gui
         names = [n for n in self.track.joint_names if n not in set(self.posed.unknown)] or list(self.track.joint_names)
         self._curves_plot = None
+        self._curve_cache: tuple[tuple[str, ...], tuple[FloatArray, FloatArray, list[dict[str, Any]]]] | None = None
         if not self.track.has_joints or not names:
             return
         if opts.joints:
@@ -582,7 +583,11 @@ class Viewer:
 
         return toggle
 
-    def _curve_args(self, t: float) -> tuple[tuple[FloatArray, ...], tuple[dict[str, Any], ...]]:
+    def _curve_lines(self) -> tuple[FloatArray, FloatArray, list[dict[str, Any]]]:
+        """Times, values and series of the curves shown (made again only when the joints change)."""
+        key = tuple(self._curve_joints)
+        if self._curve_cache is not None and self._curve_cache[0] == key:
+            return self._curve_cache[1]
         joints = self._curve_joints
         times, values = self.track.curves(joints)
         palette = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324")
@@ -603,8 +608,13 @@ class Viewer:
                     }
                     for i, j in shared
                 ]
-        x, v, cursor = with_cursor(times, values, t)
         series.append({"label": "now", "stroke": "#222222", "width": 1, "scale": "cursor"})
+        self._curve_cache = (key, (times, values, series))
+        return times, values, series
+
+    def _curve_args(self, t: float) -> tuple[tuple[FloatArray, ...], tuple[dict[str, Any], ...]]:
+        times, values, series = self._curve_lines()
+        x, v, cursor = with_cursor(times, values, t)
         data = (x, *(v[:, i] for i in range(v.shape[1])), cursor)
         return data, tuple(series)
 
