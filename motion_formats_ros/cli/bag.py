@@ -12,15 +12,7 @@ from ..core.atomic import check_writable
 from ..core.distros import COMPRESSIONS, DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
 from ..core.errors import MotionValueError, WriteError
 from ..registry import CODECS, codec_for_path, read, write
-from .options import add_option_flags, utf8
-
-
-def _csv(text: str) -> list[str]:
-    """``a,b,c`` → list; ``none`` (or an empty string) → [] (convert none of them)."""
-    text = utf8(text)
-    if text.strip().lower() == "none":
-        return []
-    return [item.strip() for item in text.split(",") if item.strip()]
+from .options import add_option_flags, name_list_or_none
 
 
 def _start_time(text: str) -> float:
@@ -41,7 +33,7 @@ def add_bag_read_arguments(p: argparse.ArgumentParser) -> None:
     """The options that select and merge a bag's messages (``bag2motion``, ``view``)."""
     p.add_argument(
         "--topics",
-        type=_csv,
+        type=name_list_or_none,
         help="JointState topics merged by joint name (default /joint_states, else every JointState topic); "
         "TOPIC:FIELD for joint states inside another message (e.g. /x:trajectory_start.joint_state)",
     )
@@ -52,15 +44,17 @@ def add_bag_read_arguments(p: argparse.ArgumentParser) -> None:
         help="time of each sample: header stamp, bag receive time, or auto (header; receive when all are zero)",
     )
     p.add_argument("--root", help="root pose from TF as PARENT:CHILD (e.g. world:base_link); 'none' for no root")
-    p.add_argument("--links", type=_csv, help="TF frames to record as link poses (in the root's parent frame)")
-    p.add_argument("--imu", type=_csv, help="sensor_msgs/Imu topics (default: all; 'none': none)")
+    p.add_argument(
+        "--links", type=name_list_or_none, help="TF frames to record as link poses (in the root's parent frame)"
+    )
+    p.add_argument("--imu", type=name_list_or_none, help="sensor_msgs/Imu topics (default: all; 'none': none)")
     p.add_argument(
         "--trajectory",
-        type=_csv,
+        type=name_list_or_none,
         help="JointTrajectory topics → 'target' group (default: all); TOPIC:FIELD for trajectories inside "
         "another message (e.g. /display_planned_path:trajectory[].joint_trajectory; `info` lists them)",
     )
-    p.add_argument("--points", type=_csv, help="PointStamped topics → series (default: /zmp)")
+    p.add_argument("--points", type=name_list_or_none, help="PointStamped topics → series (default: /zmp)")
     p.add_argument("--hold", action="store_true", help="hold a joint's last value instead of NaN where it is absent")
     p.add_argument("--distro", choices=list(DISTROS), help="typestore for types the bag does not define")
 
@@ -72,7 +66,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("output", type=Path)
     p.add_argument("--to", dest="to_format", choices=list(CODECS), help="output format (default: suffix)")
     add_bag_read_arguments(p)
-    p.add_argument("--joints", type=_csv, help="keep only these joints, in this order (a,b,c)")
+    p.add_argument("--joints", type=name_list_or_none, help="keep only these joints, in this order (a,b,c)")
     p.add_argument("--start", type=float, help="drop frames before this time (s from the first message)")
     p.add_argument("--end", type=float, help="drop frames after this time (s)")
     p.add_argument("--rate", type=float, help="resample to this many frames per second")
@@ -123,7 +117,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--trajectory-topic", default="/joint_trajectory", help="'none' to leave it out")
     p.add_argument("--imu-topic", default="/{name}", help="topic of each IMU ({name} is the IMU's name)")
     p.add_argument("--zmp-topic", default="/zmp")
-    p.add_argument("--joints", type=_csv, help="keep only these joints, in this order (a,b,c)")
+    p.add_argument("--joints", type=name_list_or_none, help="keep only these joints, in this order (a,b,c)")
     p.add_argument("--start", type=float, help="drop frames before this time (s)")
     p.add_argument("--end", type=float, help="drop frames after this time (s)")
     p.add_argument("--rate", type=float, help="resample to this many frames per second")

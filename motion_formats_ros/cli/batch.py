@@ -20,18 +20,10 @@ from .options import (
     add_option_flags,
     aliases_given,
     bag_read_options,
+    name_list_or_none,
     pairs_for,
     split_read_pairs,
-    utf8,
 )
-
-
-def _csv(text: str) -> list[str]:
-    """``a,b,c`` → list; ``none`` → [] (none of them)."""
-    text = utf8(text)
-    if text.strip().lower() == "none":
-        return []
-    return [item.strip() for item in text.split(",") if item.strip()]
 
 
 def _positive(text: str) -> int:
@@ -65,22 +57,22 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar")
     # What convert / bag2motion take, applied to every input.
     p.add_argument("--group", help="write only this group")
-    p.add_argument("--joints", type=_csv, help="keep only these joints, in this order (a,b,c)")
+    p.add_argument("--joints", type=name_list_or_none, help="keep only these joints, in this order (a,b,c)")
     p.add_argument("--start", type=float, help="drop frames before this time (s)")
     p.add_argument("--end", type=float, help="drop frames after this time (s)")
     p.add_argument("--rate", type=float, help="resample to this many frames per second")
     p.add_argument("--resample", choices=["linear", "hold"], default="linear", help="resampling method for --rate")
-    p.add_argument("--joint-names", type=_csv, help="motion files without names: joint names (a,b,c)")
+    p.add_argument("--joint-names", type=name_list_or_none, help="motion files without names: joint names (a,b,c)")
     p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
     p.add_argument("--int-bits", choices=["bhuman", "naodevils"], help=".mof: meaning of the Int column's bits")
     p.add_argument("--body", type=Path, help="Choreonoid .body model file for joint and link names")
-    p.add_argument("--topics", type=_csv, help="bags: JointState topics merged by joint name")
+    p.add_argument("--topics", type=name_list_or_none, help="bags: JointState topics merged by joint name")
     p.add_argument("--stamps", choices=["auto", "header", "receive"], default="auto", help="bags: sample times")
     p.add_argument("--root", help="bags: root pose from TF as PARENT:CHILD; 'none' for no root")
-    p.add_argument("--links", type=_csv, help="bags: TF frames to record as link poses")
-    p.add_argument("--imu", type=_csv, help="bags: sensor_msgs/Imu topics (default: all; 'none': none)")
-    p.add_argument("--trajectory", type=_csv, help="bags: JointTrajectory topics → 'target' group")
-    p.add_argument("--points", type=_csv, help="bags: PointStamped topics → series (default: /zmp)")
+    p.add_argument("--links", type=name_list_or_none, help="bags: TF frames to record as link poses")
+    p.add_argument("--imu", type=name_list_or_none, help="bags: sensor_msgs/Imu topics (default: all; 'none': none)")
+    p.add_argument("--trajectory", type=name_list_or_none, help="bags: JointTrajectory topics → 'target' group")
+    p.add_argument("--points", type=name_list_or_none, help="bags: PointStamped topics → series (default: /zmp)")
     p.add_argument("--hold", action="store_true", help="bags: hold a joint's last value where it is absent")
     p.add_argument("--distro", choices=list(DISTROS), help="bags: typestore for types the bag does not define")
     p.add_argument("--seq-version", type=int, choices=[2, 4], help=".seq format version to write (default 2)")

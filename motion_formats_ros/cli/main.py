@@ -34,7 +34,7 @@ from . import bag as bag_cli
 from . import batch as batch_cli
 from . import scene as scene_cli
 from . import view as view_cli
-from .options import add_option_flags, utf8
+from .options import add_option_flags, name_list
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -46,15 +46,10 @@ EXIT_BUG = 70
 STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag", "batch")
 
 
-def _csv(text: str) -> list[str]:
-    text = utf8(text)
-    return [item.strip() for item in text.split(",") if item.strip()]
-
-
 def _add_read_options(p: argparse.ArgumentParser) -> None:
     """``--read-option NAME=VALUE``, and the hand-written aliases of a few read options (``options.READ_ALIASES``)."""
     add_option_flags(p, write=False)
-    p.add_argument("--joint-names", type=_csv, help="joint names in the file's joint order (a,b,c)")
+    p.add_argument("--joint-names", type=name_list, help="joint names in the file's joint order (a,b,c)")
     p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
     p.add_argument(
         "--int-bits", choices=["bhuman", "naodevils"], help=".mof: whose meaning of the Int column's bits to use"
@@ -108,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="linear",
         help="resampling method for --rate (hold: Choreonoid's import semantics)",
     )
-    p.add_argument("--joints", type=_csv, help="keep only these joints, in this order (a,b,c)")
+    p.add_argument("--joints", type=name_list, help="keep only these joints, in this order (a,b,c)")
     p.add_argument("--start", type=float, help="drop frames before this time (s)")
     p.add_argument("--end", type=float, help="drop frames after this time (s)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
@@ -125,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path)
     p.add_argument("-o", "--output", type=Path, required=True, help="image file (.png, .svg, .pdf)")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
-    p.add_argument("--joints", type=_csv, help="only these joints")
+    p.add_argument("--joints", type=name_list, help="only these joints")
     p.add_argument("--group", help="only this group (default: one figure per group)")
     p.add_argument("--overwrite", action="store_true", help="replace existing images")
     _add_read_options(p)

@@ -37,6 +37,16 @@ def utf8(text: str) -> str:
     return text
 
 
+def name_list(text: str) -> list[str]:
+    """``a,b,c`` → ``["a", "b", "c"]`` (an ``argparse`` type: undecodable bytes are refused)."""
+    return [item.strip() for item in utf8(text).split(",") if item.strip()]
+
+
+def name_list_or_none(text: str) -> list[str]:
+    """As :func:`name_list`; ``none`` → [] (none of them)."""
+    return [] if utf8(text).strip().lower() == "none" else name_list(text)
+
+
 #: Hand-written read flags kept as aliases: argparse destination → the read option it sets.
 READ_ALIASES = {"joint_names": "joint_names", "joint_map": "joint_map", "body": "body", "int_bits": "int_bits"}
 #: Hand-written write flags of ``convert`` / ``batch`` kept as aliases: destination → the write option.

@@ -10,11 +10,7 @@ from typing import Any
 
 from ..registry import CODECS, codec_by_name, codec_for_path, read
 from .bag import add_bag_read_arguments
-from .options import add_option_flags, bag_read_options, read_options
-
-
-def _csv(text: str) -> list[str]:
-    return [item.strip() for item in text.split(",") if item.strip()]
+from .options import add_option_flags, bag_read_options, name_list, read_options
 
 
 def add_parser(sub: Any) -> None:
@@ -40,7 +36,7 @@ def add_parser(sub: Any) -> None:
         "are searched too)",
     )
     p.add_argument("--group", help="group to show (default target; actual is drawn as a ghost beside it)")
-    p.add_argument("--joints", type=_csv, help="joints whose curves are shown first (a,b,c)")
+    p.add_argument("--joints", type=name_list, help="joints whose curves are shown first (a,b,c)")
     p.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, help="port (default 8080, or the next free one)")
     p.add_argument("--at", type=float, help="open at this time (s)")
@@ -48,7 +44,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--speed", type=float, default=1.0, help="playback speed, 0.1 to 4 (default 1)")
     p.add_argument("--no-loop", dest="loop", action="store_false", help="stop at the end instead of looping")
     p.add_argument("--no-browser", action="store_true", help="only print the page's address")
-    p.add_argument("--joint-names", type=_csv, help="joint names in the file's joint order (a,b,c)")
+    p.add_argument("--joint-names", type=name_list, help="joint names in the file's joint order (a,b,c)")
     p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
     p.add_argument(
         "--int-bits", choices=["bhuman", "naodevils"], help=".mof: whose meaning of the Int column's bits to use"
