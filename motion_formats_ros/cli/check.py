@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..registry import CODECS, codec_by_name, codec_for_path, read
+from . import values
 from .bag import add_bag_read_arguments
 from .options import add_option_flags, bag_read_options, name_list, read_options
 from .report import notices_json
@@ -23,16 +24,9 @@ from .report import notices_json
 EXIT_FINDINGS = 3
 
 
-def _positive(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
-    return value
-
-
 def _not_negative(text: str) -> float:
-    value = float(text)
-    if not value >= 0:
+    value = values.seconds(text)  # a finite number
+    if value < 0:
         raise argparse.ArgumentTypeError(f"expected a number of at least 0, got {text}")
     return value
 
@@ -62,7 +56,7 @@ def add_parser(sub: Any) -> None:
         help="folder to find package:// meshes in (repeatable; AMENT_PREFIX_PATH and ROS_PACKAGE_PATH "
         "are searched too)",
     )
-    p.add_argument("--rate", type=_positive, default=100.0, help="Hz a keyframe motion is sampled at (default 100)")
+    p.add_argument("--rate", type=values.rate, default=100.0, help="Hz a keyframe motion is sampled at (default 100)")
     p.add_argument("--group", help="group to check (default: the first)")
     p.add_argument(
         "--floor-tolerance", type=_not_negative, default=0.005, help="m geometry may go below the ground (0.005)"
