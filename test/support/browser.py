@@ -107,7 +107,7 @@ class Chromium:
             raise RuntimeError("chromium has no page")
         return connect(pages[0]["webSocketDebuggerUrl"], max_size=None, open_timeout=timeout)
 
-    def call(self, method: str, timeout: float = 20.0, **params: Any) -> dict[str, Any]:
+    def call(self, method: str, timeout: float = 90.0, **params: Any) -> dict[str, Any]:
         """One DevTools command; its result (events in between are dropped)."""
         ident = next(self._ids)
         self.ws.send(json.dumps({"id": ident, "method": method, "params": params}))
