@@ -58,6 +58,17 @@ class ChoiceEnum(str, enum.Enum):
         return tuple(str(m.value) for m in cls)
 
 
+class Resample(ChoiceEnum):
+    """How frames are resampled to a rate (``convert --resample``, :meth:`Motion.resample`'s ``method``).
+
+    ``linear``: values linear, quaternions slerp, keyframe segments honoured; ``hold``:
+    Choreonoid's import (each source row goes to one frame, gaps repeat the previous frame).
+    """
+
+    LINEAR = "linear"
+    HOLD = "hold"
+
+
 def option(
     default: Any,
     help: str,
@@ -385,6 +396,7 @@ __all__ = [
     "PATH",
     "ChoiceEnum",
     "Option",
+    "Resample",
     "build_options",
     "check_options",
     "markdown_table",
