@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .core.atomic import read_input
 from .core.errors import ReadError, UnknownFormatError, WriteError
-from .core.notices import collect
+from .core.notices import NoticeKind, collect, notify
 from .core.options import Option, check_options, options_of
 
 if TYPE_CHECKING:
@@ -154,6 +154,9 @@ class CodecInfo:
         content_decides: Whether files that are no motion commonly use its suffixes too
             (any CSV table): a file met while searching a folder is one of this format's
             only when its content says so.
+        robot_description: Whether its files keep :attr:`MotionFile.robot_description` (the
+            robot's URDF, e.g. from a bag's /robot_description); a write to another
+            format says that it is dropped.
     """
 
     name: str
@@ -167,6 +170,7 @@ class CodecInfo:
     recording: bool = False
     per_group: bool = False
     content_decides: bool = False
+    robot_description: bool = False
 
     def load(self) -> CodecModule:
         """Import the codec module."""
@@ -237,6 +241,13 @@ class CodecInfo:
         module = self.load()
         check_options(self.name, "write", options, module.WriteOptions)
         written = module.write(motion_file, path, overwrite=overwrite, **options)
+        if motion_file.robot_description and not self.robot_description:
+            notify(
+                NoticeKind.LOSSY_WRITE,
+                f"{self.name} cannot hold the robot description (URDF); dropped",
+                file=path,
+                field="robot_description",
+            )
         return written if isinstance(written, int) and not isinstance(written, bool) else None
 
 
@@ -248,6 +259,7 @@ CODECS: dict[str, CodecInfo] = {
         suffixes=(".msgpack", ".omf.msgpack", ".omf.yaml", ".omf.yml", ".omf.json"),
         shared=(".yaml", ".yml", ".json"),
         description="Otter Motion Format (msgpack, YAML or JSON)",
+        robot_description=True,
     ),
     "seq": CodecInfo(
         name="seq",
@@ -293,6 +305,7 @@ CODECS: dict[str, CodecInfo] = {
         description="ROS bags: rosbag2 folders (MCAP / sqlite3), .mcap, .db3, ROS 1 .bag",
         directories=True,
         recording=True,
+        robot_description=True,
     ),
     "parquet": CodecInfo(
         name="parquet",

@@ -54,21 +54,15 @@ IMU_FIELDS = {
 }
 _SECTION_KEYS = {"fps", "length", "root_pos", "root_rot", "joint", "link", "imu", "time"}
 _BASIC_KEYS = {
-    "name",
-    "robot",
-    "date",
-    "joint_names",
-    "joint_dims",
-    "link_names",
-    "imu_names",
-    "time_names",
-    "data_names",
-    "start_time_ns",
+    *("name", "robot", "date", "joint_names", "joint_dims"),
+    *("link_names", "imu_names", "time_names", "data_names", "start_time_ns", "robot_description"),
 }
 #: ``basic.start_time_ns``: the absolute ROS time (ns since the epoch) of the first frame of a
 #: recording from ROS data, whose frame times are relative (MotionFile.start_time_ns). An extra
 #: key of ``basic``, which the reference implementation keeps as it is.
 START_TIME_KEY = "start_time_ns"
+#: ``basic.robot_description``: the robot's URDF (MotionFile.robot_description), an extra key too.
+ROBOT_DESCRIPTION_KEY = "robot_description"
 _TOP_KEYS = {"version", "format", "basic"}
 _RESERVED = {"version", "format", "basic"}
 
@@ -233,6 +227,11 @@ class _Fields:
             raise self.fail(field, f"duplicate names {dup}")
         return list(value)
 
+    def text(self, value: Any, field: str) -> str:
+        if value is not None and not isinstance(value, str):
+            raise self.fail(field, f"expected a string, got {_type_name(value)}")
+        return value or ""
+
     def integer(self, value: Any, field: str, minimum: int = 0) -> int:
         if (
             isinstance(value, bool)
@@ -332,6 +331,7 @@ class _Reader(_Fields):
             robot=str(basic.get("robot") or ""),
             date=date,
             start_time_ns=self.start_time(basic.get(START_TIME_KEY)),
+            robot_description=self.text(basic.get(ROBOT_DESCRIPTION_KEY), f"basic.{ROBOT_DESCRIPTION_KEY}") or None,
             records={OmfRecord.codec: record},
         )
 
@@ -577,6 +577,8 @@ def to_document(motion_file: MotionFile, path: str | Path = "<output>") -> dict[
     }
     if motion_file.start_time_ns is not None:
         basic[START_TIME_KEY] = int(motion_file.start_time_ns)
+    if motion_file.robot_description:
+        basic[ROBOT_DESCRIPTION_KEY] = motion_file.robot_description
     kept = motion_file.record(OmfRecord) or OmfRecord()
     basic.update(kept.basic)
     doc: dict[str, Any] = {"version": VERSION, "format": "omf", "basic": basic}
