@@ -20,7 +20,7 @@ LAYERS = [
     ("cli/", "motion-formats commands", "ros/", "player and recorder nodes (rclpy)"),
     ("__init__", "read, write, view: the public API", None, None),
     ("view/", "the browser viewer, driven by the playback clock and sampler", None, None),
-    ("pipeline/", "convert, batch", "playback/  recording/", "clock, sampler, plan, what to emit; the journal"),
+    ("pipeline/", "convert, batch", "playback/  recording/  safety/", "playing (ROS-free); the journal; the check"),
     ("registry", "the codec map, detection, read(), write(), option checks", None, None),
     ("codecs/", "seq, pseq, omf, scene, mof, mtn, rosbag, tables: one unit each, never each other", None, None),
     ("core/", "model, errors, notices, options, timing, TF, kinematics, serial fast paths", None, None),
