@@ -33,6 +33,7 @@ from ..registry import CODECS
 from . import bag as bag_cli
 from . import batch as batch_cli
 from . import check as check_cli
+from . import example as example_cli
 from . import scene as scene_cli
 from . import values
 from . import view as view_cli
@@ -134,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch_cli.add_parser(sub)
     view_cli.add_parser(sub)
     check_cli.add_parser(sub)
+    example_cli.add_parser(sub)
     for name in ("motion2bag", "validate"):
         _add_read_options(sub.choices[name])  # a .seq input needs its joint names
     for name in STRICT_COMMANDS:

@@ -115,8 +115,9 @@ def encoding_for(path: Path, encoding: str | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- reading
-def read(path: Path, encoding: str | None = None) -> MotionFile:
-    """Read an OMF file (encoding from ``encoding`` or the suffix)."""
+def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
+    """Read an OMF file (encoding from the options or the suffix)."""
+    encoding = (options or ReadOptions()).encoding
     data = read_input(path)
     if encoding is None and path.suffix.lower() not in (".yaml", ".yml", ".json", ".msgpack"):
         encoding = _guess_encoding(data)
@@ -776,10 +777,12 @@ def _json_floats(values: np.ndarray) -> list[str]:
     return texts
 
 
-def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False, encoding: str | None = None) -> None:
-    """Write ``motion_file`` as OMF (encoding from ``encoding`` or the suffix)."""
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
+    """Write ``motion_file`` as OMF (encoding from the options or the suffix)."""
     check_writable(path, overwrite)
-    parts = _encode_parts(motion_file, encoding_for(path, encoding), path)  # checks before the file exists
+    parts = _encode_parts(
+        motion_file, encoding_for(path, (options or WriteOptions()).encoding), path
+    )  # checks before the file exists
     with atomic_output(path, overwrite) as fh:
         for part in parts:  # large arrays are encoded a chunk at a time while writing
             fh.write(part)

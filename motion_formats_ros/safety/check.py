@@ -244,9 +244,12 @@ class Checker:
         rotation = quat_to_matrix(quaternion)
         com, point = zmp(self.masses, rotation, translation, quaternion, times)
         shape_rotation, shape_place = shape_poses(self.shapes, rotation, translation)
-        outside, touching = support_distance(self.shapes, shape_rotation, shape_place, point, self.contact_height)
-        if series:
-            report.series = BalanceSeries(times.copy(), com, point)
+        polygons: list[FloatArray] | None = [] if series else None
+        outside, touching = support_distance(
+            self.shapes, shape_rotation, shape_place, point, self.contact_height, polygons
+        )
+        if polygons is not None:
+            report.series = BalanceSeries(times.copy(), com, point, tuple(polygons))
         if (~touching).any():
             report.notes.append(
                 f"balance: {int((~touching).sum())} of {times.size} frames have no collision geometry within "

@@ -130,6 +130,7 @@ def support_distance(
     translation: FloatArray,
     point: FloatArray,
     contact_height: float,
+    polygons: list[FloatArray] | None = None,
 ) -> tuple[FloatArray, BoolArray]:
     """How far (m) each frame's ``point`` (N, 2) lies outside the support polygon (≤ 0: inside), and
     which frames have ground contact at all.
@@ -137,17 +138,23 @@ def support_distance(
     Args:
         shapes: The collision shapes; ``rotation`` (N, S, 3, 3) and ``translation`` (N, S, 3) their poses.
         contact_height: Points of the shapes below this height (m) touch the ground.
+        polygons: When given, each frame's support polygon is appended to it: (K, 2) x, y
+            vertices counter-clockwise ((0, 2) without ground contact).
     """
     n = point.shape[0]
     outside = np.full(n, np.nan)
     touching = np.zeros(n, dtype=bool)
     if not shapes:
+        if polygons is not None:
+            polygons.extend(np.zeros((0, 2)) for _ in range(n))
         return outside, touching
     # Only shapes that come near the ground at some frame take part.
     centres = translation + np.einsum("nsij,sj->nsi", rotation, np.stack([s.centre for s in shapes]))
     radius = np.array([s.radius for s in shapes])
     low = np.flatnonzero((centres[:, :, 2] - radius[None, :]).min(axis=0) < contact_height)
     if not low.size:
+        if polygons is not None:
+            polygons.extend(np.zeros((0, 2)) for _ in range(n))
         return outside, touching
     angles = np.linspace(0.0, 2 * np.pi, _DIRECTIONS, endpoint=False)
     directions = np.column_stack([np.cos(angles), np.sin(angles)])  # (D, 2)
@@ -169,7 +176,21 @@ def support_distance(
         with np.errstate(invalid="ignore"):
             dist = (along - reach).max(axis=1)
         outside[lo:hi] = np.where(has, dist, np.nan)
+        if polygons is not None:
+            polygons.extend(_hull_2d(points[k, ground[k], :2]) for k in range(hi - lo))
     return outside, touching
+
+
+def _hull_2d(points: FloatArray) -> FloatArray:
+    """The convex polygon (K, 2), counter-clockwise, of 2-D points (the points themselves when flat)."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    if points.shape[0] < 3:
+        return np.asarray(points, dtype=np.float64)
+    try:
+        return np.asarray(points[ConvexHull(points).vertices], dtype=np.float64)
+    except (QhullError, ValueError):
+        return np.asarray(points, dtype=np.float64)
 
 
 __all__ = ["GRAVITY", "Masses", "centre_of_mass", "support_distance", "zmp"]

@@ -119,17 +119,22 @@ class Finding:
 
 @dataclasses.dataclass(frozen=True)
 class BalanceSeries:
-    """Per-frame values of the balance check: time (N,), com (N, 3), zmp (N, 2) (NaN where undefined)."""
+    """Per-frame values of the balance check: time (N,), com (N, 3), zmp (N, 2) (NaN where undefined),
+    and each frame's support polygon (K, 2) x, y on the ground, counter-clockwise (none: (0, 2))."""
 
     time: FloatArray
     com: FloatArray
     zmp: FloatArray
+    support: tuple[FloatArray, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         def rows(a: FloatArray) -> list[Any]:
             return [[None if not np.isfinite(v) else float(v) for v in row] for row in a]
 
-        return {"time": [float(t) for t in self.time], "com": rows(self.com), "zmp": rows(self.zmp)}
+        out = {"time": [float(t) for t in self.time], "com": rows(self.com), "zmp": rows(self.zmp)}
+        if self.support:
+            out["support"] = [rows(polygon) for polygon in self.support]
+        return out
 
 
 @dataclasses.dataclass

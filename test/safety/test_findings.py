@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+from support.cli import cli
 from support.robots import PANDA_SRDF, PANDA_URDF, TALOS_SRDF, TALOS_URDF, group_state, robot_file, share
 
-from motion_formats_ros.core.model import Motion
+from motion_formats_ros import write
+from motion_formats_ros.core.model import Motion, MotionFile
 from motion_formats_ros.core.spatial import quat_to_matrix
 from motion_formats_ros.safety import Checker
 from motion_formats_ros.safety.findings import intervals
@@ -47,6 +51,14 @@ def test_default_pose_gives_no_finding(talos: Checker) -> None:
     assert report.series is not None
     # Standing still: the ZMP is the centre of mass's ground point.
     np.testing.assert_allclose(report.series.zmp, report.series.com[:, :2], atol=1e-6)
+    # The support polygon: both soles, around the ZMP.
+    polygon = report.series.support[0]
+    assert len(report.series.support) == report.times.size and polygon.shape[0] >= 4
+    from matplotlib.path import Path as Outline
+
+    assert Outline(polygon).contains_point(report.series.zmp[0])
+    width = polygon[:, 1].max() - polygon[:, 1].min()
+    assert 0.2 < width < 0.5  # two feet side by side
 
 
 def test_shaken_base_loses_balance(talos: Checker) -> None:
@@ -93,3 +105,21 @@ def test_intervals() -> None:
     t = np.arange(8) * 0.5
     assert intervals(t, np.array([0, 1, 1, 0, 0, 1, 0, 1], dtype=bool)) == ((0.5, 1.0), (2.5, 2.5), (3.5, 3.5))
     assert intervals(t, np.zeros(8, dtype=bool)) == ()
+
+
+def test_cli_series_of_a_shaken_robot(talos: Checker, tmp_path: Path) -> None:
+    motion = standing(talos, n=120, rate=200.0)
+    assert motion.root_position is not None
+    motion.root_position[:, 1] += 0.03 * np.sin(2 * math.pi * 3.0 * motion.times)
+    path = tmp_path / "shaken.csv"
+    write(MotionFile.single(motion), path)
+    args = ["--urdf", robot_file(*TALOS_URDF), "--srdf", robot_file(*TALOS_SRDF), "--package-path", share()]
+    status, out, err, _ = cli("check", path, *args, "--json", "--series", blocked=())
+    assert status == 0, err  # balance is a warning
+    report = json.loads(out)
+    assert [f["kind"] for f in report["findings"]] == ["balance"]
+    series = report["series"]
+    assert len(series["time"]) == len(series["com"]) == len(series["zmp"]) == 120
+    zmp_y = np.array([row[1] for row in series["zmp"]])
+    com_y = np.array([row[1] for row in series["com"]])
+    assert np.ptp(zmp_y) > 5 * np.ptp(com_y)  # the shaking moves the ZMP far more than the CoM
