@@ -114,8 +114,8 @@ setup(
     entry_points={
         "console_scripts": [
             "motion-formats = motion_formats_ros.cli.main:entry",
-            "motion_player = motion_formats_ros.ros.player:entry",
-            "motion_recorder = motion_formats_ros.ros.recorder:entry",
+            "motion_player = motion_formats_ros.ros:player_entry",
+            "motion_recorder = motion_formats_ros.ros:recorder_entry",
         ],
     },
 )
