@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -100,7 +101,11 @@ class Checker:
 
     @property
     def name(self) -> str:
-        return self.model.source or self.model.name or "robot model"
+        """The model's name and file, for reports (``panda (panda.urdf)``)."""
+        file = Path(self.model.source).name if self.model.source else ""
+        if self.model.name and file:
+            return f"{self.model.name} ({file})"
+        return self.model.name or file or "robot model"
 
     def _touching_at_zero(self, linked: list[str]) -> set[frozenset[str]]:
         """Link pairs whose shapes collide in the zero pose (every joint at 0)."""
