@@ -32,6 +32,8 @@ from ..core.notices import collect
 from ..registry import CODECS
 from . import bag as bag_cli
 from . import batch as batch_cli
+from . import check as check_cli
+from . import example as example_cli
 from . import scene as scene_cli
 from . import values
 from . import view as view_cli
@@ -44,7 +46,7 @@ EXIT_USAGE = 2
 EXIT_BUG = 70
 
 #: The commands whose warnings ``--strict`` turns into failure (those that read or write motion files).
-STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag", "batch")
+STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag", "batch", "check")
 
 
 def _add_read_options(p: argparse.ArgumentParser) -> None:
@@ -132,6 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     bag_cli.add_parsers(sub)
     batch_cli.add_parser(sub)
     view_cli.add_parser(sub)
+    check_cli.add_parser(sub)
+    example_cli.add_parser(sub)
     for name in ("motion2bag", "validate"):
         _add_read_options(sub.choices[name])  # a .seq input needs its joint names
     for name in STRICT_COMMANDS:
