@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Callable
 
 from ..core.errors import MotionFormatError
-from ..core.settings import setting
+from ..core.options import setting
 from .plan import CHOICES
 
 #: How playback reports: ``log(level, text)`` with level ``info``, ``warning`` or ``error``.
