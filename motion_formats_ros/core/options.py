@@ -447,11 +447,18 @@ class Setting:
     runtime: bool = False
     nonempty: bool = False
     field: str = ""
+    enum: type[ChoiceEnum] | None = None
 
     @property
     def attribute(self) -> str:
         """The dataclass field that holds the value."""
         return self.field or self.name
+
+    def typed(self, value: Any) -> Any:
+        """``value`` (checked) as the configuration holds it: a choice's text becomes its :class:`ChoiceEnum` member."""
+        if self.enum is not None and isinstance(value, str):
+            return self.enum(value)
+        return value
 
     @property
     def dynamic(self) -> bool:
@@ -512,6 +519,8 @@ def _kind(annotation: Any) -> type:
         return object
     if annotation in (bool, int, float, str):
         return typing.cast(type, annotation)
+    if isinstance(annotation, type) and issubclass(annotation, ChoiceEnum):
+        return str  # a ROS parameter holds the member's text
     raise TypeError(f"unsupported setting type {annotation!r}")
 
 
@@ -525,14 +534,18 @@ def settings_of(config: type) -> dict[str, Setting]:
             continue
         name = meta.get("name") or field.name
         checks = {key: meta.get(key, default) for key, default in _CHECKS.items()}
+        hint = hints[field.name]
+        choice = hint if isinstance(hint, type) and issubclass(hint, ChoiceEnum) else None
+        default = field.default.value if isinstance(field.default, ChoiceEnum) else field.default
         out[name] = Setting(
             name,
-            _kind(hints[field.name]),
-            field.default,
+            _kind(hint),
+            default,
             meta["help"],
-            tuple(meta.get("choices", ())),
+            tuple(meta.get("choices", ())) or (choice.values() if choice is not None else ()),
             **checks,
             field=field.name,
+            enum=choice,
         )
     return out
 
@@ -540,7 +553,7 @@ def settings_of(config: type) -> dict[str, Setting]:
 def build_config(config: type[T], values: Mapping[str, Any]) -> T:
     """The configuration from values already checked, by the names users give."""
     settings = settings_of(config)
-    return config(**{settings[name].attribute: value for name, value in values.items()})
+    return config(**{settings[name].attribute: settings[name].typed(value) for name, value in values.items()})
 
 
 def make_config(config: type[T], values: Mapping[str, Any]) -> T:
