@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from .atomic import read_input
 from .errors import ReadError
+from .inputs import TEXT_PROBE, read_input, text_check
 from .options import option
 from .serial.yaml import SafeLoader, YamlError, check_expansion, error_line
 
@@ -77,7 +77,7 @@ def resolve_names(
 
 def load_safe(path: str | os.PathLike[str], what: str) -> Any:
     """The YAML document of the file ``path`` (the ``what`` of the error messages)."""
-    data = read_input(path, what=what)
+    data = read_input(path, what=what, head=(TEXT_PROBE, text_check(path, what)))
     try:
         text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:

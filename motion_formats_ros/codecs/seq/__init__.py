@@ -38,8 +38,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...core.atomic import read_input
 from ...core.errors import ReadError
+from ...core.inputs import read_input
 from ...core.model import MotionFile
 from ...core.naming import Names, NamingOptions, load_body, load_joint_map, resolve_names
 from ...core.options import option
