@@ -165,7 +165,7 @@ LIMITS: dict[str, Callable[[Path], int]] = {"mcap": limit_mcap, "sqlite3": limit
 
 
 def read_ours(bag: Path) -> MotionFile:
-    return rosbag.read(bag, progress=False)
+    return rosbag.read(bag, rosbag.ReadOptions(progress=False))
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, float]:
@@ -320,7 +320,7 @@ def status(key):
         return next(int(l.split()[1]) * 1024 for l in fh if l.startswith(key + ":"))
 base = status("VmRSS")
 from motion_formats_ros.codecs import rosbag
-mf = rosbag.read(sys.argv[1], progress=False)
+mf = rosbag.read(sys.argv[1], rosbag.ReadOptions(progress=False))
 peak = status("VmHWM")
 m = mf.motion
 arrays = [m.times] + [getattr(m, c) for c in ("position", "velocity", "acceleration", "effort")]

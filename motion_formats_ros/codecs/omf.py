@@ -57,21 +57,15 @@ IMU_FIELDS = {
 }
 _SECTION_KEYS = {"fps", "length", "root_pos", "root_rot", "joint", "link", "imu", "time"}
 _BASIC_KEYS = {
-    "name",
-    "robot",
-    "date",
-    "joint_names",
-    "joint_dims",
-    "link_names",
-    "imu_names",
-    "time_names",
-    "data_names",
-    "start_time_ns",
+    *("name", "robot", "date", "joint_names", "joint_dims"),
+    *("link_names", "imu_names", "time_names", "data_names", "start_time_ns", "robot_description"),
 }
 #: ``basic.start_time_ns``: the absolute ROS time (ns since the epoch) of the first frame of a
 #: recording from ROS data, whose frame times are relative (MotionFile.start_time_ns). An extra
 #: key of ``basic``, which the reference implementation keeps as it is.
 START_TIME_KEY = "start_time_ns"
+#: ``basic.robot_description``: the robot's URDF (MotionFile.robot_description), an extra key too.
+ROBOT_DESCRIPTION_KEY = "robot_description"
 _TOP_KEYS = {"version", "format", "basic"}
 _RESERVED = {"version", "format", "basic"}
 
@@ -139,12 +133,13 @@ def encoding_for(path: Path, encoding: str | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- reading
-def read(path: Path, encoding: str | None = None) -> MotionFile:
-    """Read an OMF file (encoding from ``encoding`` or the suffix).
+def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
+    """Read an OMF file (encoding from the options or the suffix).
 
     The first bytes are checked before the rest is read: msgpack data must start with a
     map, JSON and YAML text must hold no NUL byte.
     """
+    encoding = (options or ReadOptions()).encoding
     guess = encoding is None and path.suffix.lower() not in (".yaml", ".yml", ".json", ".msgpack")
 
     def check(first: bytes, size: int) -> None:
@@ -287,6 +282,11 @@ class _Fields:
             raise self.fail(field, f"duplicate names {dup}")
         return list(value)
 
+    def text(self, value: Any, field: str) -> str:
+        if value is not None and not isinstance(value, str):
+            raise self.fail(field, f"expected a string, got {_type_name(value)}")
+        return value or ""
+
     def integer(self, value: Any, field: str, minimum: int = 0) -> int:
         if (
             isinstance(value, bool)
@@ -386,6 +386,7 @@ class _Reader(_Fields):
             robot=str(basic.get("robot") or ""),
             date=date,
             start_time_ns=self.start_time(basic.get(START_TIME_KEY)),
+            robot_description=self.text(basic.get(ROBOT_DESCRIPTION_KEY), f"basic.{ROBOT_DESCRIPTION_KEY}") or None,
             records={OmfRecord.codec: record},
         )
 
@@ -631,6 +632,8 @@ def to_document(motion_file: MotionFile, path: str | Path = "<output>") -> dict[
     }
     if motion_file.start_time_ns is not None:
         basic[START_TIME_KEY] = int(motion_file.start_time_ns)
+    if motion_file.robot_description:
+        basic[ROBOT_DESCRIPTION_KEY] = motion_file.robot_description
     kept = motion_file.record(OmfRecord) or OmfRecord()
     basic.update(kept.basic)
     doc: dict[str, Any] = {"version": VERSION, "format": "omf", "basic": basic}
@@ -828,10 +831,12 @@ def _json_floats(values: np.ndarray) -> list[str]:
     return texts
 
 
-def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False, encoding: str | None = None) -> None:
-    """Write ``motion_file`` as OMF (encoding from ``encoding`` or the suffix)."""
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
+    """Write ``motion_file`` as OMF (encoding from the options or the suffix)."""
     check_writable(path, overwrite)
-    parts = _encode_parts(motion_file, encoding_for(path, encoding), path)  # checks before the file exists
+    parts = _encode_parts(
+        motion_file, encoding_for(path, (options or WriteOptions()).encoding), path
+    )  # checks before the file exists
     with atomic_output(path, overwrite) as fh:
         for part in parts:  # large arrays are encoded a chunk at a time while writing
             fh.write(part)

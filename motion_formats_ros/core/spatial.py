@@ -96,6 +96,7 @@ __all__ = [
     "DEFAULT_SE3_FORMAT",
     "SE3_FORMATS",
     "pose_to_se3",
+    "quat_to_matrix",
     "quat_to_rpy",
     "rpy_to_quat",
     "se3_to_pose",
@@ -125,6 +126,17 @@ def quat_rotate(q: np.ndarray, v: np.ndarray) -> FloatArray:
     w = q[..., 3:4]
     t = 2.0 * np.cross(u, v)
     return np.asarray(v + w * t + np.cross(u, t))
+
+
+def quat_to_matrix(q: np.ndarray) -> FloatArray:
+    """Rotation matrices (…, 3, 3) of unit quaternions ``q`` (…, 4), x, y, z, w."""
+    x, y, z, w = np.moveaxis(np.asarray(q, dtype=np.float64), -1, 0)
+    rows = [
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ]
+    return np.stack([np.stack(r, axis=-1) for r in rows], axis=-2)
 
 
 def quat_conjugate(q: np.ndarray) -> FloatArray:

@@ -32,6 +32,7 @@ RANKS = {
     "pipeline": 3,  # convert and batch
     "recording": 3,  # the recorder's journal and recovery
     "view": 3,  # the browser viewer
+    "safety": 3,  # the motion check (collisions, floor, balance, limits)
     "api": 4,  # the package's __init__: the public API
     "cli": 5,
     "ros": 5,

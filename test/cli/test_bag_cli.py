@@ -85,3 +85,72 @@ def test_bag_cli_convert_uses_the_codec(tmp_path: Path) -> None:
     bag = tmp_path / "again.mcap"
     assert main(["convert", str(out), str(bag)]) == 0
     assert read(bag).motion.num_frames == m.num_frames
+
+
+ARM_URDF = """<?xml version="1.0"?>
+<robot name="arm">
+  <link name="base"/><link name="upper"/>
+  <joint name="a" type="revolute"><parent link="base"/><child link="upper"/>
+    <axis xyz="0 1 0"/><limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
+</robot>
+"""
+
+
+def _description_messages(bag: Path) -> list[str]:
+    """The /robot_description messages of ``bag``, read with rosbags' own reader."""
+    from rosbags.rosbag2 import Reader
+    from rosbags.typesys import Stores, get_typestore
+
+    ts = get_typestore(Stores.ROS2_JAZZY)
+    with Reader(bag) as reader:
+        conns = [c for c in reader.connections if c.topic == "/robot_description"]
+        return [ts.deserialize_cdr(raw, c.msgtype).data for c, _, raw in reader.messages(connections=conns)]
+
+
+@pytest.mark.parametrize("suffix", [".msgpack", ".omf.yaml", ".omf.json"])
+def test_bag_to_omf_to_bag_keeps_the_robot(tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str) -> None:
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(ARM_URDF, encoding="utf-8")
+    bag = tmp_path / "robot"
+    assert main(["motion2bag", str(_motion_file(tmp_path)), str(bag), "--urdf", str(urdf)]) == 0
+    omf = tmp_path / f"back{suffix}"
+    capsys.readouterr()
+    assert main(["bag2motion", str(bag), str(omf)]) == 0
+    assert "robot description" not in capsys.readouterr().err
+    assert read(omf).robot_description == ARM_URDF
+    again = tmp_path / "again.mcap"
+    assert main(["motion2bag", str(omf), str(again)]) == 0  # no model given: the file's description
+    assert _description_messages(again) == [ARM_URDF]
+    assert read(again).robot_description == ARM_URDF
+    # a bag to a bag keeps it too
+    copy = tmp_path / "copy"
+    assert main(["convert", str(bag), str(copy), "--to", "rosbag"]) == 0
+    assert _description_messages(copy) == [ARM_URDF]
+
+
+def test_bag2motion_says_where_the_robot_description_is_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(ARM_URDF, encoding="utf-8")
+    bag = tmp_path / "robot.mcap"
+    assert main(["motion2bag", str(_motion_file(tmp_path)), str(bag), "--urdf", str(urdf)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "m.seq"
+    assert main(["bag2motion", str(bag), str(out)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("robot description") == 1 and f"warning: {out}" in err and "dropped" in err
+    # a bag without one: no such word
+    plain = tmp_path / "plain.mcap"
+    assert main(["motion2bag", str(tmp_path / "m.omf.json"), str(plain)]) == 0
+    capsys.readouterr()
+    assert main(["bag2motion", str(plain), str(tmp_path / "p.seq")]) == 0
+    assert "robot description" not in capsys.readouterr().err
+
+
+def test_the_reference_omf_library_reads_the_kept_description(tmp_path: Path) -> None:
+    otter = pytest.importorskip("otter_motion_format")
+    f = read(_motion_file(tmp_path))
+    f.robot_description = ARM_URDF
+    write(f, tmp_path / "with.msgpack")
+    assert otter.load(tmp_path / "with.msgpack").basic["robot_description"] == ARM_URDF

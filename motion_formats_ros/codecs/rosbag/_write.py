@@ -10,7 +10,9 @@ or Choreonoid ``.body`` file, or a loaded :class:`~motion_formats_ros.core.kinem
 also ``/robot_description`` (std_msgs/String, once, transient local as robot_state_publisher
 offers it; a ``.body``'s URDF made from it) and the link frames robot_state_publisher would
 publish: movable joints on ``/tf`` at every frame, fixed ones once on ``/tf_static``; the
-root pose then goes to the model's root link. A ``motion_formats_ros`` custom-data entry lets the reader
+root pose then goes to the model's root link. Without a model, the robot description
+the file carries (:attr:`~MotionFile.robot_description`, e.g. read from a bag) is written
+on ``/robot_description`` alone. A ``motion_formats_ros`` custom-data entry lets the reader
 restore times and names exactly.
 
 Stamps (header stamps and bag receive times): a frame at relative time ``t`` is stamped
@@ -335,6 +337,14 @@ class _BagWriter:
             return model
         return load_robot_model(model)
 
+    def _write_description(self, writer: Any, text: str, stamp: int) -> None:
+        """The robot description once at ``stamp``, transient local as robot_state_publisher offers it."""
+        conn = self._connection(
+            writer, self.options.robot_description_topic, "std_msgs/msg/String", offered_qos_profiles=[_qos(True)]
+        )
+        msg = self.t["std_msgs/msg/String"](data=text)
+        writer.write(conn, stamp, self._serialize(msg, "std_msgs/msg/String"))
+
     def _write_robot(
         self, writer: Any, robot: RobotModel, m: Motion, stamps: IntArray, world: str, base: str, custom: dict[str, Any]
     ) -> tuple[list[StaticTransform], list[MovingTransform]]:
@@ -343,11 +353,7 @@ class _BagWriter:
         A model whose root link is the world frame itself carries the root pose in its
         floating joint from that link, when it has one (else the root pose is dropped).
         """
-        conn = self._connection(
-            writer, self.options.robot_description_topic, "std_msgs/msg/String", offered_qos_profiles=[_qos(True)]
-        )
-        msg = self.t["std_msgs/msg/String"](data=robot.description)
-        writer.write(conn, int(stamps[0]), self._serialize(msg, "std_msgs/msg/String"))
+        self._write_description(writer, robot.description, int(stamps[0]))
         names = [
             n if d == 1 else f"{n}_{k}" for n, d in zip(m.joint_names, m.joint_dims, strict=True) for k in range(d)
         ]
@@ -523,6 +529,9 @@ class _BagWriter:
             model_tf: tuple[list[StaticTransform], list[MovingTransform]] = ([], [])
             if robot is not None:
                 model_tf = self._write_robot(writer, robot, motion, stamps, world, base, custom)
+                custom["robot_description"] = opts.robot_description_topic
+            elif self.file.robot_description:  # the description the file carries (read from a bag, an OMF file)
+                self._write_description(writer, self.file.robot_description, int(stamps[0]))
                 custom["robot_description"] = opts.robot_description_topic
             custom.update(self._write_tf(writer, motion, stamps, world, base, model_tf))
             if robot is not None and "root" not in custom:

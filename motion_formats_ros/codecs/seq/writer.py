@@ -6,6 +6,7 @@ format version 2 (camelCase keys) by default, or 4 (snake_case keys).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +18,7 @@ from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.errors import WriteError
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
 from ...core.notices import NoticeKind, notify
+from ...core.options import option
 from ...core.serial import yaml as _yaml
 from ...core.spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS, pose_to_se3
 from .record import SeqMotionRecord, SeqRecord
@@ -301,30 +303,36 @@ def _note_dropped(m: Motion, dropped: list[str]) -> None:
         dropped.append("step interpolation between keyframes (resample first to keep it)")
 
 
-def write(
-    motion_file: MotionFile,
-    path: Path,
-    *,
-    overwrite: bool = False,
-    version: int | str | None = None,
-    lossless: bool = False,
-    se3_format: str | None = None,
-) -> None:
+@dataclasses.dataclass(frozen=True)
+class WriteOptions:
+    """Options of :func:`write`."""
+
+    version: int | str | None = option(
+        None, "format version: 2 (camelCase keys, the default) or 4 (snake_case)", metavar="2|4"
+    )
+    lossless: bool = option(False, "values as shortest round-trip repr instead of %.9g")
+    se3_format: str | None = option(
+        None, "pose layout: XYZQWQXQYQZ (the default), XYZQXQYQZQW or XYZRPY", metavar="XYZQWQXQYQZ|XYZQXQYQZQW|XYZRPY"
+    )
+
+
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
     """Write ``motion_file`` as a Choreonoid body motion file.
 
     Args:
         motion_file: What to write (its ``target`` group, else its first).
         path: Output file.
+        options: The format version (2, the default, camelCase keys; or 4, snake_case
+            keys), lossless values (shortest round-trip ``repr`` instead of ``%.9g``) and
+            the pose layout (default ``XYZQWQXQYQZ``; ``XYZQXQYQZQW``, ``XYZRPY``).
         overwrite: Replace an existing file.
-        version: Format version 2 (default, camelCase keys) or 4 (snake_case keys).
-        lossless: Values as shortest round-trip ``repr`` instead of ``%.9g``.
-        se3_format: Pose layout (default ``XYZQWQXQYQZ``; ``XYZQXQYQZQW``, ``XYZRPY``).
 
     Warns naming what a .seq cannot hold (other groups, IMUs, temperatures …).
     """
+    opts = options or WriteOptions()
     check_writable(path, overwrite)
-    data = encode(motion_file, version=version, lossless=lossless, se3_format=se3_format, path=path)
+    data = encode(motion_file, version=opts.version, lossless=opts.lossless, se3_format=opts.se3_format, path=path)
     write_bytes_atomic(path, data, overwrite)
 
 
-__all__ = ["encode", "write"]
+__all__ = ["WriteOptions", "encode", "write"]

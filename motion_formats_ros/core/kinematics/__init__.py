@@ -6,7 +6,7 @@
   (:func:`load_robot_model`), every link's pose for all frames in one call
   (:meth:`RobotModel.link_poses`) and robot_state_publisher's frames
   (:meth:`RobotModel.joint_transforms`);
-- :mod:`.model`: links, joints and visuals, and the one check of a model's tree;
+- :mod:`.model`: links (visuals, collision shapes, inertial data), joints, and the one check of a model's tree;
 - :mod:`.urdf`, :mod:`.body`: the readers (and the URDF writer).
 """
 
@@ -17,6 +17,7 @@ from .model import (
     Capsule,
     Cylinder,
     Geometry,
+    Inertial,
     Joint,
     Limit,
     Link,
@@ -46,6 +47,7 @@ __all__ = [
     "Edge",
     "EdgeTransform",
     "Geometry",
+    "Inertial",
     "Joint",
     "Kinematics",
     "Limit",

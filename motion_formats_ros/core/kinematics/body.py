@@ -14,7 +14,9 @@ What is read, in Choreonoid's meaning:
   both spellings (``jointType`` / ``joint_type``).
 - ``elements``: ``Shape`` nodes (Box, Cylinder, Sphere, Capsule, Resource meshes),
   ``Transform`` / ``Group`` / ``Visual`` nodes (and devices) placing their children,
-  ``Resource`` nodes and ``resource`` entries; ``Collision`` subtrees are not visuals.
+  ``Resource`` nodes and ``resource`` entries; ``Collision`` subtrees are not visuals,
+  ``Visual`` subtrees are not collision shapes (every other shape is both).
+- ``mass``, ``centerOfMass`` and ``inertia`` (row by row, about the centre of mass).
   Choreonoid's cylinders and capsules stand along y; as visuals they are turned onto z.
 """
 
@@ -38,6 +40,7 @@ from .model import (
     Cylinder,
     FloatArray,
     Geometry,
+    Inertial,
     Joint,
     Limit,
     Link,
@@ -90,6 +93,8 @@ class _BodyReader:
         if unit not in ("degree", "radian"):
             raise ReadError(source, f"angleUnit {unit!r}: expected degree or radian", field="angleUnit")
         self.to_radians = math.pi / 180.0 if unit == "degree" else 1.0
+        #: The node type whose subtree is left out: ``Collision`` for visuals, ``Visual`` for collision shapes.
+        self.skip = "Collision"
 
     def fail(self, field: str, reason: str) -> ReadError:
         return ReadError(self.source, reason, field=field)
@@ -193,7 +198,7 @@ class _BodyReader:
         self, node: Mapping[str, Any], field: str, xyz: FloatArray, quat: FloatArray, rgba: Any, out: list[Visual]
     ) -> None:
         kind = node.get("type")
-        if kind == "Collision":
+        if kind == self.skip:
             return
         if "translation" in node:
             xyz = xyz + quat_rotate(quat, self.vector(node["translation"], f"{field}.translation", 3))
@@ -231,8 +236,12 @@ class _BodyReader:
             name = lk["name"]
             field = f"links[{i}] ({name})"
             visuals: list[Visual] = []
+            self.skip = "Collision"
             self.elements(lk.get("elements"), f"{field}.elements", np.zeros(3), IDENTITY_QUAT.copy(), None, visuals)
-            links.append(Link(name, tuple(visuals)))
+            collisions: list[Visual] = []
+            self.skip = "Visual"
+            self.elements(lk.get("elements"), f"{field}.elements", np.zeros(3), IDENTITY_QUAT.copy(), None, collisions)
+            links.append(Link(name, tuple(visuals), tuple(collisions), self.inertial(lk, field)))
             parent = lk.get("parent")
             kind_text = str(_get(lk, "joint_type", "fixed"))
             kind = JOINT_TYPES.get(kind_text.lower().replace("-", "_"))
@@ -250,6 +259,19 @@ class _BodyReader:
             axis = self.axis(_get(lk, "joint_axis"), f"{field}.jointAxis") if kind != "fixed" else np.array([1.0, 0, 0])
             joints.append(Joint(name, kind, str(parent), name, xyz, quat, axis, None, self.limit(lk, kind, field)))
         return str(self.doc.get("name") or ""), root, tuple(links), tuple(joints)
+
+    def inertial(self, lk: Mapping[str, Any], field: str) -> Inertial | None:
+        """``mass``, ``centerOfMass`` and ``inertia`` (9 numbers, row by row, about the centre of mass)."""
+        if "mass" not in lk:
+            return None
+        mass = lk["mass"]
+        if not isinstance(mass, (int, float)) or isinstance(mass, bool) or not math.isfinite(mass) or mass < 0:
+            raise self.fail(f"{field}.mass", f"expected a mass of at least 0, got {mass!r}")
+        com = _get(lk, "center_of_mass")
+        centre = self.vector(com, f"{field}.centerOfMass", 3) if com is not None else np.zeros(3)
+        tensor = lk.get("inertia")
+        inertia = self.vector(tensor, f"{field}.inertia", 9).reshape(3, 3) if tensor is not None else np.zeros((3, 3))
+        return Inertial(float(mass), centre, inertia)
 
     def limit(self, lk: Mapping[str, Any], kind: str, field: str) -> Limit | None:
         if kind not in ("revolute", "prismatic"):

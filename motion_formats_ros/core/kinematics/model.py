@@ -80,9 +80,23 @@ class Visual:
 
 
 @dataclasses.dataclass(frozen=True)
+class Inertial:
+    """A link's mass (kg), centre of mass ``com`` (3,) and inertia (3, 3) about the centre of
+    mass (kg·m²), both in the link frame's axes."""
+
+    mass: float
+    com: FloatArray
+    inertia: FloatArray
+
+
+@dataclasses.dataclass(frozen=True)
 class Link:
+    """A link: its visuals, its collision shapes (same form as visuals) and its inertial data."""
+
     name: str
     visuals: tuple[Visual, ...] = ()
+    collisions: tuple[Visual, ...] = ()
+    inertial: Inertial | None = None
 
 
 # --------------------------------------------------------------------------- joints
@@ -266,6 +280,7 @@ __all__ = [
     "Capsule",
     "Cylinder",
     "Geometry",
+    "Inertial",
     "Joint",
     "Limit",
     "Link",

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import ReadError
-from ..spatial import quat_to_rpy, rpy_to_quat
+from ..spatial import quat_to_matrix, quat_to_rpy, rpy_to_quat
 from .model import (
     IDENTITY_QUAT,
     JOINT_TYPES,
@@ -25,6 +25,7 @@ from .model import (
     Cylinder,
     FloatArray,
     Geometry,
+    Inertial,
     Joint,
     Limit,
     Link,
@@ -170,7 +171,29 @@ class _Reader:
             material = v.find("material")
             rgba = self.colour(material) if material is not None else None
             visuals.append(Visual(self.geometry(v), xyz, quat, rgba, v.attrib.get("name", "")))
-        return Link(self.name(el), tuple(visuals))
+        collisions = []
+        for c in el.findall("collision"):
+            xyz, quat = self.origin(c)
+            collisions.append(Visual(self.geometry(c), xyz, quat, None, c.attrib.get("name", "")))
+        inertial = el.find("inertial")
+        return Link(
+            self.name(el), tuple(visuals), tuple(collisions), self.inertial(inertial) if inertial is not None else None
+        )
+
+    def inertial(self, el: Element) -> Inertial:
+        """Mass, centre of mass and inertia (turned from the ``<origin>``'s frame into the link's)."""
+        xyz, quat = self.origin(el)
+        mass_el = el.find("mass")
+        mass = self.number(mass_el, "value") if mass_el is not None else 0.0
+        inertia = np.zeros((3, 3))
+        tensor = el.find("inertia")
+        if tensor is not None:
+            xx, xy, xz, yy, yz, zz = (self.number(tensor, k, 0.0) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
+            inertia = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+            if not np.array_equal(quat, IDENTITY_QUAT):
+                r = quat_to_matrix(quat)
+                inertia = r @ inertia @ r.T
+        return Inertial(mass, xyz, inertia)
 
     # ------------------------------------------------------------------ joints
     def joint(self, el: Element) -> Joint:

@@ -1,0 +1,128 @@
+"""Mesh files of a robot model: found by the name the model gives them, and read.
+
+Mesh file names are taken as a model writes them: ``package://PKG/path`` is looked up
+in the ``share/PKG`` folder of every ``AMENT_PREFIX_PATH`` entry, then in every folder
+of ``ROS_PACKAGE_PATH`` and of the caller's extra folders (a folder that is the package,
+or holds it); ``file://`` and absolute paths are taken as they are; relative paths are
+relative to the model file. STL, DAE (Collada) and OBJ files are read with trimesh
+(imported only here, when a file is read). The viewer draws what is read here and the
+motion check collides it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import struct
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import ReadError, require
+from .inputs import TEXT_PROBE, read_input
+
+#: Mesh kinds that are text (a NUL byte near the start: not such a file); an STL may be either.
+_TEXT_MESHES = (".obj", ".dae", ".stl")
+
+
+@dataclasses.dataclass(frozen=True)
+class TriMesh:
+    """Vertices (V, 3) float32 and faces (F, 3) uint32 in the shape's frame."""
+
+    vertices: npt.NDArray[np.float32]
+    faces: npt.NDArray[np.uint32]
+
+
+def _trimesh(extra: str) -> Any:
+    return require("trimesh", "reading mesh files", package="trimesh", extra=extra, rosdep_key="python3-trimesh")
+
+
+def package_roots(extra: Iterable[str | os.PathLike[str]] = ()) -> list[tuple[str, Path]]:
+    """Where ``package://`` names are looked for, in order: (kind, folder)."""
+    roots: list[tuple[str, Path]] = []
+    for entry in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
+        if entry:
+            roots.append(("prefix", Path(entry)))
+    for entry in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep):
+        if entry:
+            roots.append(("folder", Path(entry)))
+    roots.extend(("folder", Path(p)) for p in extra)
+    return roots
+
+
+def resolve(filename: str, base: Path | None, roots: Sequence[tuple[str, Path]]) -> Path | None:
+    """The file a mesh name refers to, or None when it is not found.
+
+    A ``package://`` name stays inside its package: a ``..`` in it finds nothing.
+    """
+    if filename.startswith("package://"):
+        rest = filename[len("package://") :]
+        package, _, inner = rest.partition("/")
+        if not package or ".." in Path(rest).parts or Path(inner).is_absolute():
+            return None
+        for kind, root in roots:
+            candidates = (
+                [root / "share" / package / inner]
+                if kind == "prefix"
+                else [root / package / inner, root / inner if root.name == package else None]
+            )
+            for candidate in candidates:
+                if candidate is not None and candidate.is_file():
+                    return candidate
+        return None
+    if filename.startswith("file://"):
+        filename = filename[len("file://") :]
+    path = Path(filename)
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    return path if path.is_file() else None
+
+
+def _check_file(path: Path) -> None:
+    """A mesh file that is no regular file, or whose start is not of its kind (an STL whose
+    size is not the one its triangle count gives, zeros where text belongs), is refused
+    before trimesh reads it (ValueError naming the file)."""
+    try:
+        head = read_input(path, TEXT_PROBE)
+    except ReadError as exc:
+        raise ValueError(str(exc)) from None
+    size = path.stat().st_size
+    if path.suffix.lower() == ".stl" and len(head) >= 84:
+        (count,) = struct.unpack_from("<I", head, 80)
+        if size == 84 + 50 * count:
+            return  # a binary STL
+        if head.lstrip()[:5].lower() != b"solid":
+            raise ValueError(
+                f"{path}: not an STL: {size} bytes, where a binary STL of the {count} triangles its header "
+                f"declares has {84 + 50 * count}, and no ASCII STL's 'solid' at the start"
+            )
+    if path.suffix.lower() in _TEXT_MESHES:
+        nul = head.find(b"\0")
+        if nul >= 0:
+            raise ValueError(f"{path}: byte {nul}: binary data (a NUL byte) in a text mesh file")
+
+
+def load_mesh(path: Path, scale: Sequence[float] = (1.0, 1.0, 1.0), *, extra: str = "view") -> TriMesh:
+    """One mesh of every geometry in the file (scaled), or ValueError when it cannot be read.
+
+    Args:
+        extra: The extra that brings trimesh to the caller (named when it is missing).
+    """
+    trimesh = _trimesh(extra)
+    _check_file(path)
+    try:
+        loaded = trimesh.load(str(path), force="mesh", process=False)
+    except Exception as exc:  # trimesh raises many kinds for bad files
+        raise ValueError(f"{path}: cannot read the mesh: {exc}") from None
+    vertices = np.asarray(getattr(loaded, "vertices", ()), dtype=np.float64).reshape(-1, 3)
+    faces = np.asarray(getattr(loaded, "faces", ()), dtype=np.int64).reshape(-1, 3)
+    if faces.size == 0:
+        raise ValueError(f"{path}: no triangles in the mesh")
+    vertices = vertices * np.asarray(scale, dtype=np.float64)
+    return TriMesh(vertices.astype(np.float32), faces.astype(np.uint32))
+
+
+__all__ = ["TriMesh", "load_mesh", "package_roots", "resolve"]
