@@ -33,13 +33,23 @@ from ..core.errors import ReadError, WriteError
 from ..core.inputs import TEXT_PROBE, read_input, text_check
 from ..core.model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, CodecRecord, Motion, MotionFile
 from ..core.notices import NoticeKind, notify
-from ..core.options import option
+from ..core.options import ChoiceEnum, option
 from ..core.serial import msgpack as _msgpack
 from ..core.serial import nesting as _nesting
 from ..core.serial import yaml as _yaml
 
 VERSION = 1
-ENCODINGS = ("msgpack", "yaml", "json")
+
+
+class Encoding(ChoiceEnum):
+    """How an OMF file is encoded."""
+
+    MSGPACK = "msgpack"
+    YAML = "yaml"
+    JSON = "json"
+
+
+ENCODINGS = Encoding.values()
 DATE_FORMAT = "%Y%m%dT%H:%M:%S.%f"
 STAMP = "stamp"
 
@@ -81,14 +91,14 @@ _SNIFF_OVERLAP = 4096
 class ReadOptions:
     """Options of :func:`read`."""
 
-    encoding: str | None = option(None, "the encoding (default: from the suffix)", choices=ENCODINGS)
+    encoding: Encoding | None = option(None, "the encoding (default: from the suffix)")
 
 
 @dataclasses.dataclass(frozen=True)
 class WriteOptions:
     """Options of :func:`write`."""
 
-    encoding: str | None = option(None, "the encoding (default: from the suffix)", choices=ENCODINGS)
+    encoding: Encoding | None = option(None, "the encoding (default: from the suffix)")
 
 
 # --------------------------------------------------------------------------- sniffing
@@ -118,12 +128,10 @@ def sniff(path: Path, head: str) -> bool:
         return False
 
 
-def encoding_for(path: Path, encoding: str | None = None) -> str:
+def encoding_for(path: Path, encoding: Encoding | None = None) -> str:
     """msgpack / yaml / json from an explicit choice or the suffix (msgpack otherwise)."""
     if encoding is not None:
-        if encoding not in ENCODINGS:
-            raise ValueError(f"unknown OMF encoding {encoding!r}; known: {', '.join(ENCODINGS)}")
-        return encoding
+        return str(encoding)
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml"):
         return "yaml"
@@ -139,11 +147,11 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     The first bytes are checked before the rest is read: msgpack data must start with a
     map, JSON and YAML text must hold no NUL byte.
     """
-    encoding = (options or ReadOptions()).encoding
-    guess = encoding is None and path.suffix.lower() not in (".yaml", ".yml", ".json", ".msgpack")
+    given = (options or ReadOptions()).encoding
+    guess = given is None and path.suffix.lower() not in (".yaml", ".yml", ".json", ".msgpack")
 
     def check(first: bytes, size: int) -> None:
-        chosen = encoding_for(path, _guess_encoding(first) if guess else encoding)
+        chosen = _guess_encoding(first) if guess else encoding_for(path, given)
         if chosen != "msgpack":
             text_check(path)(first, size)
         elif first and not _is_map(first[0]):
@@ -152,8 +160,8 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
 
     data = read_input(path, head=(TEXT_PROBE, check))
     if guess:
-        encoding = _guess_encoding(data)
-    return decode(data, encoding_for(path, encoding), path)
+        return decode(data, _guess_encoding(data), path)
+    return decode(data, encoding_for(path, given), path)
 
 
 def _msgpack_kind(first: int) -> str:

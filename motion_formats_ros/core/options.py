@@ -40,7 +40,7 @@ _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 
 
-class Choice(str, enum.Enum):
+class ChoiceEnum(str, enum.Enum):
     """A value of a fixed set an option takes (a compression, a storage, …): a str-valued enum.
 
     A field annotated with a subclass accepts its members or their texts (checked, and
@@ -56,6 +56,17 @@ class Choice(str, enum.Enum):
     def values(cls) -> tuple[str, ...]:
         """The texts of every member, in declaration order."""
         return tuple(str(m.value) for m in cls)
+
+
+class Resample(ChoiceEnum):
+    """How frames are resampled to a rate (``convert --resample``, :meth:`Motion.resample`'s ``method``).
+
+    ``linear``: values linear, quaternions slerp, keyframe segments honoured; ``hold``:
+    Choreonoid's import (each source row goes to one frame, gaps repeat the previous frame).
+    """
+
+    LINEAR = "linear"
+    HOLD = "hold"
 
 
 def option(
@@ -74,7 +85,7 @@ def option(
         help: One line for ``formats --options`` and the manual.
         unit: The unit of a number (``deg``, ``ms``, ``Hz``, ``s``), shown after the help.
         choices: The only values accepted (None too, when the default is None); a field
-            annotated with a :class:`Choice` takes its members' texts without them.
+            annotated with a :class:`ChoiceEnum` takes its members' texts without them.
         metavar: How the value is written on the command line (default: from the type).
     """
     metadata = {"help": help, "unit": unit, "choices": tuple(choices), "metavar": metavar}
@@ -95,7 +106,7 @@ class Option:
         unit: The unit of a number option ("" when none).
         choices: The only values accepted (empty: any value of the types).
         metavar: How the value is written on the command line.
-        enum: The :class:`Choice` whose members' texts are the choices, if any.
+        enum: The :class:`ChoiceEnum` whose members' texts are the choices, if any.
     """
 
     name: str
@@ -106,7 +117,7 @@ class Option:
     unit: str = ""
     choices: tuple[Any, ...] = ()
     metavar: str = ""
-    enum: type[Choice] | None = None
+    enum: type[ChoiceEnum] | None = None
 
     @property
     def type_name(self) -> str:
@@ -151,7 +162,7 @@ class Option:
         return not self.choices or value in self.choices
 
     def typed(self, value: Any) -> Any:
-        """``value`` (accepted) as the field holds it: a choice's text becomes its :class:`Choice` member."""
+        """``value`` (accepted) as the field holds it: a choice's text becomes its :class:`ChoiceEnum` member."""
         if self.enum is not None and isinstance(value, str):
             return self.enum(value)
         return value
@@ -237,12 +248,12 @@ def options_of(cls: type | None) -> tuple[Option, ...]:
         nullable = type(None) in typing.get_args(hint)
         meta = f.metadata
         kinds = runtime_types(hint)
-        choice = next((t for t in kinds if issubclass(t, Choice)), None)
+        choice = next((t for t in kinds if issubclass(t, ChoiceEnum)), None)
         choices = tuple(meta.get("choices", ()))
         if choice is not None:
             kinds = tuple(str if t is choice else t for t in kinds)
             choices = choices or choice.values()
-            default = default.value if isinstance(default, Choice) else default
+            default = default.value if isinstance(default, ChoiceEnum) else default
         out.append(
             Option(
                 f.name,
@@ -282,7 +293,7 @@ def check_options(codec: str, operation: str, given: Mapping[str, Any], accepted
 def build_options(codec: str, operation: str, cls: type[T], given: Mapping[str, Any]) -> T:
     """The options dataclass ``cls`` holding ``given`` (checked as :func:`check_options` does).
 
-    A choice's text becomes its :class:`Choice` member: this is the one place options are
+    A choice's text becomes its :class:`ChoiceEnum` member: this is the one place options are
     checked and typed, so a codec gets its dataclass with every value valid.
 
     Raises:
@@ -383,8 +394,9 @@ __all__ = [
     "NAMES",
     "NUMBER",
     "PATH",
-    "Choice",
+    "ChoiceEnum",
     "Option",
+    "Resample",
     "build_options",
     "check_options",
     "markdown_table",
