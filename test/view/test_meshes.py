@@ -84,7 +84,8 @@ def test_a_mesh_file_is_read_and_scaled(tmp_path: Path) -> None:
 def test_an_unreadable_mesh_is_said_once_and_not_called_not_found(tmp_path: Path) -> None:
     pytest.importorskip("viser", reason="needs the view extra (viser)")
     from motion_formats_ros.core.kinematics import RobotModel
-    from motion_formats_ros.view.page import RobotDrawing, _viser, choose_port
+    from motion_formats_ros.view.page import _viser, choose_port
+    from motion_formats_ros.view.robot import RobotDrawing
 
     (tmp_path / "bad.stl").write_bytes(b"\x00" * 100)
     urdf = (
