@@ -23,6 +23,7 @@ from ..core.kinematics import Kinematics, RobotModel, load_robot_model
 from ..core.model import JointLimit, Motion, MotionFile
 from ..core.nonfinite import MissingJointError, defined_joints, first_nonfinite, resolve
 from ..registry import CODECS, codec_for_path, read
+from ..safety.gate import check_before_playing
 from .clock import PlaybackClock
 from .config import MAX_STREAM_RATE, Log, PlayerConfig, PlayerError
 from .config import silent as _silent
@@ -190,6 +191,17 @@ class PlaybackSession:
                 )
         else:
             self.log("info", "no joint limits given (urdf_file, robot_description, body_file): nothing checked")
+        if model is not None:  # self-collision, floor and balance, before anything is sent
+            try:
+                check_before_playing(
+                    model,
+                    self.motion,
+                    self.log,
+                    srdf=config.srdf_file or None,
+                    ignore=config.ignore_collisions,
+                )
+            except MotionFormatError as exc:
+                raise PlayerError(str(exc)) from None
         self.clock = self._clock()
         self.sampler = FrameSampler(self.motion)
         rate = config.stream_rate
