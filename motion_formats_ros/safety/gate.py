@@ -31,16 +31,20 @@ def has_collision_geometry(model: RobotModel) -> bool:
 
 
 def check_before_playing(
-    model: RobotModel,
+    model: RobotModel | Checker,
     motion: Motion,
     log: LogCallback,
     *,
     srdf: str | os.PathLike[str] | None = None,
     ignore: bool = False,
-) -> None:
+) -> Checker | None:
     """Check ``motion`` on ``model`` before it is played (nothing to do without collision geometry).
 
+    Returns the model prepared for the check (pass it again for the next motion), or None
+    when the model has no collision geometry.
+
     Args:
+        model: The robot model, or a :class:`Checker` returned before (``srdf`` is then its own).
         srdf: Its ``disable_collisions`` pairs are not checked.
         ignore: Log collision and floor findings as warnings instead of refusing.
 
@@ -48,10 +52,10 @@ def check_before_playing(
         CollisionRefusedError: A self-collision or floor finding (unless ``ignore``).
         MotionFormatError: The check cannot be made (a mesh that is missing, coal not installed).
     """
-    if not has_collision_geometry(model):
-        return
+    if isinstance(model, RobotModel) and not has_collision_geometry(model):
+        return None
     started = time.perf_counter()
-    checker = Checker(model, srdf=srdf)
+    checker = model if isinstance(model, Checker) else Checker(model, srdf=srdf)
     report = checker.check(motion)
     log(
         "info",
@@ -62,13 +66,14 @@ def check_before_playing(
         log("warning", finding.message())
     harmful = report.of_kind("self_collision", "floor")
     if not harmful:
-        return
+        return checker
     first = min(harmful, key=lambda f: f.start)
     if not ignore:
         more = f" ({len(harmful) - 1} more finding(s); motion-formats check lists them)" if len(harmful) > 1 else ""
         raise CollisionRefusedError(f"refusing to play: {first.message()}{more} (set ignore_collisions to play anyway)")
     for finding in sorted(harmful, key=lambda f: f.start):
         log("warning", f"playing despite (ignore_collisions): {finding.message()}")
+    return checker
 
 
 __all__ = ["CollisionRefusedError", "LogCallback", "check_before_playing", "has_collision_geometry"]
