@@ -59,7 +59,7 @@ from ..core.errors import NoMotionError, ReadError, SelectionError, WriteError, 
 from ..core.keyframes import reduce_keyframes, warn_lossy_write
 from ..core.model import CodecRecord, Motion, MotionFile
 from ..core.notices import NoticeKind, collect, notify
-from ..core.options import option
+from ..core.options import ChoiceEnum, option
 
 JOINT_COUNTS = (22, 26)
 #: Default joint map per column count.
@@ -414,6 +414,13 @@ INT_BITS: dict[str, dict[int, str]] = {
 INT_BITS_TEAMS = {"bhuman": "B-Human", "naodevils": "Nao Devils"}
 
 
+class IntBits(ChoiceEnum):
+    """Whose meaning of the Int column's bits (the keys of :data:`INT_BITS`)."""
+
+    BHUMAN = "bhuman"
+    NAODEVILS = "naodevils"
+
+
 @dataclasses.dataclass(frozen=True)
 class Choice:
     """How a reading that a file leaves open was chosen.
@@ -554,12 +561,10 @@ def choose_joint_map(run: Expansion, joints: int, spec: Any = None) -> tuple[joi
     )
 
 
-def choose_int_bits(run: Expansion, joints: int, spec: str | None = None) -> Choice:
+def choose_int_bits(run: Expansion, joints: int, spec: IntBits | None = None) -> Choice:
     """Whose meaning of the Int bits the net follows (see :data:`INT_BITS`)."""
     if spec is not None:
-        if spec not in INT_BITS:
-            raise ValueError(f"int_bits: unknown {spec!r}; known: {', '.join(INT_BITS)}")
-        return Choice(spec, "option", "given as the int_bits option")
+        return Choice(str(spec), "option", "given as the int_bits option")
     named = _comment_choice(run, _BITS_COMMENT, INT_BITS)
     if named is not None:
         return Choice(named[0], "comment", f"the comment at {named[1]} names them")
@@ -680,9 +685,7 @@ class ReadOptions:
     start_pose: Mapping[str, float] | None = option(
         None, "joint name -> angle to start from", unit="rad", metavar="JOINT:RAD,JOINT:RAD"
     )
-    int_bits: str | None = option(
-        None, "whose Int bit meanings (default: from the file)", choices=("bhuman", "naodevils")
-    )
+    int_bits: IntBits | None = option(None, "whose Int bit meanings (default: from the file)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -693,9 +696,7 @@ class WriteOptions:
     joint_map: str | os.PathLike[str] | joint_maps.JointMap | None = joint_maps.joint_map_option()
     tolerance: float = option(0.1, "keyframe reduction tolerance", unit="deg")
     motion_id: str | None = option(None, "the motion_id written (default: the file name)", metavar="NAME")
-    int_bits: str | None = option(
-        None, "whose Int bit meanings the net follows (default: from the motion)", choices=("bhuman", "naodevils")
-    )
+    int_bits: IntBits | None = option(None, "whose Int bit meanings the net follows (default: from the motion)")
 
 
 _MOTION_ID = re.compile(r"^[ \t]*motion_id[ \t]*=", re.MULTILINE)
@@ -1163,7 +1164,7 @@ class _Timing:
     eased: bool  # the convention has a bit for cosine easing
 
 
-def _timing(motion: Motion, int_bits: str | None, dropped: list[str]) -> _Timing:
+def _timing(motion: Motion, int_bits: IntBits | None, dropped: list[str]) -> _Timing:
     n = motion.num_frames
     # Durations in whole ms (cumulative rounding, no drift).
     exact = (motion.times - motion.times[0]) * 1000.0
@@ -1175,7 +1176,7 @@ def _timing(motion: Motion, int_bits: str | None, dropped: list[str]) -> _Timing
     codes = kept.int_codes
     if not (isinstance(codes, list) and len(codes) == n):
         codes = None
-    bits = int_bits or kept.int_bits
+    bits = str(int_bits) if int_bits is not None else kept.int_bits
     if bits not in INT_BITS:
         bits = "naodevils" if "cosine" in kinds else "bhuman"
     eased = INT_BITS[bits].get(1) == "cosine"

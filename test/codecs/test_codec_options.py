@@ -196,3 +196,83 @@ def test_the_cli_lists_each_formats_options_in_the_codec_rows() -> None:
     text = subprocess.run([str(EXE), "formats", "--options"], capture_output=True, text=True, check=True).stdout
     assert "    write tolerance" in text and "default 0.1" in text
     assert "keyframe reduction tolerance (deg)\n          set with: --write-option tolerance=NUMBER\n" in text
+
+
+def test_a_fixed_set_is_an_enum_the_options_layer_checks_and_types() -> None:
+    from motion_formats_ros.codecs import mof, omf, rosbag, seq
+    from motion_formats_ros.core.distros import Compression, Storage
+    from motion_formats_ros.core.options import build_options
+    from motion_formats_ros.core.spatial import SE3Format
+    from motion_formats_ros.core.stamps import Stamps
+
+    fields = {
+        (mof.ReadOptions, "int_bits"): mof.IntBits,
+        (mof.WriteOptions, "int_bits"): mof.IntBits,
+        (omf.ReadOptions, "encoding"): omf.Encoding,
+        (omf.WriteOptions, "encoding"): omf.Encoding,
+        (seq.WriteOptions, "se3_format"): SE3Format,
+        (rosbag.ReadOptions, "stamps"): Stamps,
+        (rosbag.WriteOptions, "storage"): Storage,
+        (rosbag.WriteOptions, "compression"): Compression,
+    }
+    for (cls, name), kind in fields.items():
+        declared = {o.name: o for o in options_of(cls)}[name]
+        assert declared.enum is kind and declared.choices == kind.values() and "str" in declared.type_name
+        assert not isinstance(declared.default, kind)  # shown as text by `formats --options`
+        for member in kind:
+            built = build_options("x", "write", cls, {name: member.value})
+            assert getattr(built, name) is member  # the codec gets the member, given its text
+            assert build_options("x", "write", cls, {name: member}) == built
+            assert f"{member}" == str(member) == member.value and json.dumps(member) == json.dumps(member.value)
+    with pytest.raises(OptionError, match=r"'compression' expects one of 'zstd', 'lz4', 'none', got 'gzip'"):
+        build_options("rosbag", "write", rosbag.WriteOptions, {"compression": "gzip"})
+    assert rosbag.ReadOptions().stamps is Stamps.AUTO
+
+
+def test_an_enum_member_or_its_text_writes_the_same_file(tmp_path: Path) -> None:
+    from motion_formats_ros.core.distros import Compression
+    from motion_formats_ros.core.spatial import SE3Format
+
+    mf = read(ROOT / "examples" / "walk.seq", joint_names=[f"j{i}" for i in range(12)])
+    write(mf, tmp_path / "text.seq", se3_format="XYZRPY")
+    write(mf, tmp_path / "member.seq", se3_format=SE3Format.XYZRPY)
+    assert (tmp_path / "text.seq").read_bytes() == (tmp_path / "member.seq").read_bytes()
+    assert "SE3Format: XYZRPY" in (tmp_path / "member.seq").read_text()
+    for folder, compression in (("text", "lz4"), ("member", Compression.LZ4)):
+        (tmp_path / folder).mkdir()
+        write(mf, tmp_path / folder / "walk.mcap", compression=compression, start_time=1.0)
+    assert (tmp_path / "text" / "walk.mcap").read_bytes() == (tmp_path / "member" / "walk.mcap").read_bytes()
+
+
+def test_node_settings_and_codec_options_share_one_field_metadata_module() -> None:
+    import importlib.util
+
+    from motion_formats_ros.core import options
+    from motion_formats_ros.playback.config import PlayerConfig
+
+    assert importlib.util.find_spec("motion_formats_ros.core.settings") is None
+    assert options.setting is options.option
+    settings = options.settings_of(PlayerConfig)
+    declared = {o.name: o for o in options_of(PlayerConfig)}
+    assert settings and len(declared) >= len(settings)
+    for spec in settings.values():
+        assert declared[spec.attribute].help == spec.help and declared[spec.attribute].default == spec.default
+    assert settings["rate"].attribute == "speed" and settings["rate"].above == 0.0 and settings["rate"].runtime
+
+
+def test_a_settings_fixed_set_is_an_enum_whose_text_is_the_parameter() -> None:
+    from motion_formats_ros.core.options import make_config, settings_of
+    from motion_formats_ros.playback.config import PlayerConfig, PlayMode
+    from motion_formats_ros.playback.plan import Interpolation
+
+    settings = settings_of(PlayerConfig)
+    for name, kind in (("mode", PlayMode), ("trajectory_interpolation", Interpolation)):
+        spec = settings[name]
+        assert spec.kind is str and spec.enum is kind and spec.choices == kind.values()
+        assert type(spec.default) is str  # a ROS parameter's default: the text
+        assert spec.problem("sideways") == f"{name} must be one of {', '.join(kind.values())}, got 'sideways'"
+    config = make_config(PlayerConfig, {"mode": "stream", "trajectory_interpolation": "quintic"})
+    assert config.mode is PlayMode.STREAM and config.trajectory_interpolation is Interpolation.QUINTIC
+    assert PlayerConfig().mode is PlayMode.BOTH and PlayerConfig().mode == "both"
+    with pytest.raises(ValueError, match="mode must be one of both, stream, trajectory, got 'x'"):
+        make_config(PlayerConfig, {"mode": "x"})

@@ -22,6 +22,7 @@ from ._source import BagSource, is_rosbag2_folder
 from ._types import joint_fields
 
 if TYPE_CHECKING:
+    from . import _write
     from ._write import WriteOptions, resolved_compression, resolved_storage
 else:
     #: Loaded when first used: a command that only reads bags does not import the writer
@@ -62,8 +63,10 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     return read_bag(Path(path), options or ReadOptions())
 
 
-def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
-    """Write a rosbag2 bag (:class:`WriteOptions` says how)."""
+def write(
+    motion_file: MotionFile, path: Path, options: _write.WriteOptions | None = None, *, overwrite: bool = False
+) -> None:
+    """Write a rosbag2 bag (its ``WriteOptions`` say how)."""
     from ._write import WriteOptions, write_bag
 
     write_bag(motion_file, Path(path), options or WriteOptions(), overwrite)

@@ -21,7 +21,7 @@ from ...core.naming import load_body
 from ...core.notices import NoticeKind, notify
 from ...core.options import option
 from ...core.serial import yaml as _yaml
-from ...core.spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS, pose_to_se3
+from ...core.spatial import DEFAULT_SE3_FORMAT, SE3Format, pose_to_se3
 from .record import SeqMotionRecord, SeqRecord
 from .schema import DEFAULT_VERSION, JOINT_CONTENT_FOR, KEYS, START_TIME_KEY, TOP_KEYS, WRITE_VERSIONS, camel
 
@@ -178,9 +178,7 @@ def encode(
         raise WriteError(path, f"format version {version!r}: expected one of {WRITE_VERSIONS}") from None
     if v not in WRITE_VERSIONS:
         raise WriteError(path, f"format version {v} cannot be written (choose {' or '.join(map(str, WRITE_VERSIONS))})")
-    fmt = se3_format or DEFAULT_SE3_FORMAT
-    if fmt not in SE3_FORMATS:
-        raise WriteError(path, f"unknown SE3 format {fmt!r} (known: {', '.join(SE3_FORMATS)})")
+    fmt = str(se3_format or DEFAULT_SE3_FORMAT)
     dropped: list[str] = []
     m = _pick_group(motion_file, dropped)
     w = _Writer(v, lossless, fmt, path)
@@ -368,9 +366,7 @@ class WriteOptions:
         None, "format version: 2 (camelCase keys, the default) or 4 (snake_case)", metavar="2|4"
     )
     lossless: bool = option(False, "values as shortest round-trip repr instead of %.9g")
-    se3_format: str | None = option(
-        None, "pose layout: XYZQWQXQYQZ (the default), XYZQXQYQZQW or XYZRPY", metavar="XYZQWQXQYQZ|XYZQXQYQZQW|XYZRPY"
-    )
+    se3_format: SE3Format | None = option(None, "pose layout: XYZQWQXQYQZ (the default), XYZQXQYQZQW or XYZRPY")
     body: str | os.PathLike[str] | None = option(
         None,
         "a Choreonoid .body file: the joint columns in its joint-ID order (as Choreonoid reads them)",
