@@ -55,6 +55,9 @@ setup(
         # motion-formats view: the page (viser: its server and three.js client) and mesh files.
         "view": ["viser>=1.1.1", "trimesh>=4.0"],
         "xacro": ["xacro>=2.0"],  # .urdf.xacro robot models (motion2bag --urdf, the player)
+        # motion-formats check, the player's and the viewer's collision check: coal collides,
+        # trimesh reads the mesh files.
+        "check": ["coal>=3.0", "trimesh>=4.0"],
         # MCAP chunk compressors; rosbags brings both, these name them for a trimmed install.
         "zstd": ["backports.zstd>=1.0; python_version < '3.14'"],
         "lz4": ["lz4>=4.0"],
@@ -69,6 +72,7 @@ setup(
             "viser>=1.1.1",
             "trimesh>=4.0",
             "xacro>=2.0",
+            "coal>=3.0",
         ],
         # The manual (make docs): Sphinx with Markdown pages, as rosdoc2 builds it.
         "docs": ["sphinx==9.0.4", "myst-parser==5.2.0"],
@@ -92,6 +96,12 @@ setup(
             "trimesh==5.2.0",
             "xacro==2.1.1",
             "yourdfpy==0.0.60",  # the independent forward kinematics the robot-model tests compare with
+            # The motion check's references: pinocchio (collisions, centre of mass, ZMP) on
+            # example-robot-data's robots (URDF + SRDF + meshes); python-fcl for bench/bench_check.py.
+            "coal==3.0.3",
+            "pin==4.1.0",
+            "example-robot-data==6.0.0",
+            "python-fcl==0.7.0.11",
         ],
     },
     zip_safe=True,
@@ -104,8 +114,8 @@ setup(
     entry_points={
         "console_scripts": [
             "motion-formats = motion_formats_ros.cli.main:entry",
-            "motion_player = motion_formats_ros.ros.player:entry",
-            "motion_recorder = motion_formats_ros.ros.recorder:entry",
+            "motion_player = motion_formats_ros.ros:player_entry",
+            "motion_recorder = motion_formats_ros.ros:recorder_entry",
         ],
     },
 )

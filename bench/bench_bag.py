@@ -131,7 +131,7 @@ def _storage_ratios(m: Motion, tmp: Path, repeat: int) -> None:
         bag = tmp / f"peer-{storage}"
         _rosbags_write(m, bag, storage)
         ours, peer = _interleaved(
-            lambda bag=bag: rosbag.read(bag, progress=False),  # type: ignore[misc]
+            lambda bag=bag: rosbag.read(bag, rosbag.ReadOptions(progress=False)),  # type: ignore[misc]
             lambda bag=bag: _rosbags_read(bag, decode=True),  # type: ignore[misc]
             repeat,
         )
@@ -170,7 +170,7 @@ def _peak_read(path: Path) -> tuple[int, int]:
     """(tracemalloc peak of reading ``path``, nbytes of the motion's arrays)."""
     tracemalloc.start()
     try:
-        mf = rosbag.read(path, progress=False)
+        mf = rosbag.read(path, rosbag.ReadOptions(progress=False))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -194,15 +194,15 @@ def main() -> None:
             return
         ours_bag = tmp / "ours"
         peer_bag = tmp / "peer"
-        w_ours = _timed(lambda: rosbag.write(mf, ours_bag, trajectory_topic=None))
+        w_ours = _timed(lambda: rosbag.write(mf, ours_bag, rosbag.WriteOptions(trajectory_topic=None)))
         default_bag = tmp / "default"
         w_default = _timed(lambda: rosbag.write(mf, default_bag))
         w_peer = _timed(lambda: _rosbags_write(m, peer_bag))
         holder: dict[str, MotionFile] = {}
-        r_ours = _timed(lambda: holder.setdefault("m", rosbag.read(peer_bag, progress=False)))
+        r_ours = _timed(lambda: holder.setdefault("m", rosbag.read(peer_bag, rosbag.ReadOptions(progress=False))))
         r_peer = _timed(lambda: _rosbags_read(peer_bag, decode=True))
         r_raw = _timed(lambda: _rosbags_read(peer_bag, decode=False))
-        r_default = _timed(lambda: holder.setdefault("d", rosbag.read(default_bag, progress=False)))
+        r_default = _timed(lambda: holder.setdefault("d", rosbag.read(default_bag, rosbag.ReadOptions(progress=False))))
         back = holder["m"].motion
         assert np.array_equal(holder["d"].motion.position, m.position)
         holder.clear()

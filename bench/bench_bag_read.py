@@ -209,7 +209,7 @@ LIMITS: dict[str, Callable[[Path], int]] = {
 
 
 def read_ours(bag: Path) -> MotionFile:
-    return rosbag.read(bag, progress=False)
+    return rosbag.read(bag, rosbag.ReadOptions(progress=False))
 
 
 #: ``--before DIR``: an older checkout's codec, timed beside ``read()`` in the same run.
@@ -379,7 +379,7 @@ def status(key):
         return next(int(l.split()[1]) * 1024 for l in fh if l.startswith(key + ":"))
 base = status("VmRSS")
 from motion_formats_ros.codecs import rosbag
-mf = rosbag.read(sys.argv[1], progress=False)
+mf = rosbag.read(sys.argv[1], rosbag.ReadOptions(progress=False))
 peak = status("VmHWM")
 m = mf.motion
 arrays = [m.times] + [getattr(m, c) for c in ("position", "velocity", "acceleration", "effort")]

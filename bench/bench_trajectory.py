@@ -3,11 +3,11 @@
 The motion: 60 s at 500 Hz of 30 joints, each an offset plus three sines of its own
 frequencies (examples.smooth_motion). The peer is what the player sent before: every
 frame as a point (positions only, so exact at the frames). Ours: the points
-core.trajectory keeps so that joint_trajectory_controller's interpolation of the fields
+playback.plan keeps so that joint_trajectory_controller's interpolation of the fields
 sent stays within the tolerance of every frame, for each rule. Bytes are the serialized
 message (rclpy's CDR when the ROS runtime is present); times are planning (the
 reduction) and planning plus building and serializing the message, i.e. motion to bytes.
-The deviation is measured again here at every frame with core.trajectory.evaluate. Not
+The deviation is measured again here at every frame with playback.plan.evaluate. Not
 a test: prints figures and ratios.
 
     .venv/bin/python bench/bench_trajectory.py [--tolerance 1e-3] [--repeat 5]
@@ -27,7 +27,7 @@ from benchutil import best
 
 from motion_formats_ros import Motion
 from motion_formats_ros.core.examples import smooth_motion
-from motion_formats_ros.core.trajectory import Deviation, TrajectoryPlan, evaluate, plan_trajectory
+from motion_formats_ros.playback.plan import Deviation, TrajectoryPlan, evaluate, plan_trajectory
 
 
 def serializer() -> tuple[Callable[[TrajectoryPlan], bytes] | None, str]:

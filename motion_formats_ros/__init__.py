@@ -3,7 +3,8 @@
 ``read`` and ``write`` convert between files and the in-memory model
 (:class:`~motion_formats_ros.core.model.MotionFile`); the ``ros`` subpackage (the only part
 that needs ROS) plays and records motions; ``view`` shows a motion on its robot in the
-browser (the ``view`` extra).
+browser (the ``view`` extra); ``check`` finds what in a motion would hurt its robot
+(self-collisions, the floor, balance, joint limits; the ``check`` extra).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from . import view
     from .core.model import Motion, MotionFile, Series
     from .registry import CODECS, read, write
+    from .safety import check
 
 __version__ = "0.2.0"
 
@@ -27,6 +29,7 @@ _LAZY = {
     "CODECS": "registry",
     "read": "registry",
     "write": "registry",
+    "check": "safety",
 }
 
 
@@ -56,6 +59,7 @@ __all__ = [
     "UnknownFormatError",
     "WriteError",
     "__version__",
+    "check",
     "read",
     "view",
     "write",

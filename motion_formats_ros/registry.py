@@ -4,15 +4,16 @@ Every codec is a module under ``codecs/`` that provides what :class:`CodecModule
 
     ReadOptions: type                          # frozen dataclass: the keyword options read() accepts
     WriteOptions: type                         # frozen dataclass: the keyword options write() accepts
-    read(path: Path, **options) -> MotionFile
-    write(motion_file: MotionFile, path: Path, *, overwrite: bool, **options) -> int | None
+    read(path: Path, options: ReadOptions | None = None) -> MotionFile
+    write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool) -> int | None
     sniff(path: Path, head: str) -> bool       # whether the content is this format's
 
 The registry knows each codec by a :class:`CodecInfo` (name, suffixes, …), which is the
-:class:`Codec` the rest of the package (and the CLI) uses: its ``read``/``write`` import
-the module only when used (its optional dependencies with it) and refuse options the
-codec does not declare (:class:`~motion_formats_ros.core.errors.OptionError`, listing the
-accepted ones).
+:class:`Codec` the rest of the package (and the CLI) uses: its ``read``/``write`` take
+keyword options, import the module only when used (its optional dependencies with it),
+refuse options the codec does not declare (:class:`~motion_formats_ros.core.errors.OptionError`,
+listing the accepted ones) and hand the codec its options dataclass holding the rest
+(:func:`~motion_formats_ros.core.options.build_options`).
 
 The codec for a path comes from its (compound) suffix; where several codecs share a
 suffix (``.yaml``, ``.json``) the content decides, and on write the first codec that
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from .core.atomic import read_input
 from .core.errors import ReadError, UnknownFormatError, WriteError
 from .core.notices import NoticeKind, collect, notify
-from .core.options import Option, check_options, options_of
+from .core.options import Option, build_options, options_of
 
 if TYPE_CHECKING:
     from .core.model import MotionFile
@@ -56,12 +57,12 @@ class CodecModule(Protocol):
 
     @property
     def read(self) -> Callable[..., MotionFile]:
-        """``read(path, **options)``."""
+        """``read(path, options)``: ``options`` is a ``ReadOptions``."""
         ...
 
     @property
     def write(self) -> Callable[..., int | None]:
-        """``write(motion_file, path, *, overwrite, **options)``."""
+        """``write(motion_file, path, options, *, overwrite)``: ``options`` is a ``WriteOptions``."""
         ...
 
     def sniff(self, path: Path, head: str, /) -> bool:
@@ -225,8 +226,7 @@ class CodecInfo:
     def read(self, path: Path, **options: Any) -> MotionFile:
         """Read ``path`` with this codec; options it does not declare are refused."""
         module = self.load()
-        check_options(self.name, "read", options, module.ReadOptions)
-        return module.read(path, **options)
+        return module.read(path, build_options(self.name, "read", module.ReadOptions, options))
 
     def write(self, motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> int | None:
         """Write ``motion_file`` to ``path`` with this codec; options it does not declare are refused.
@@ -238,8 +238,8 @@ class CodecInfo:
                 f"format {self.name!r}", [c for c in CODECS if CODECS[c].writable], "cannot be written"
             )
         module = self.load()
-        check_options(self.name, "write", options, module.WriteOptions)
-        written = module.write(motion_file, path, overwrite=overwrite, **options)
+        typed: object = build_options(self.name, "write", module.WriteOptions, options)
+        written = module.write(motion_file, path, typed, overwrite=overwrite)
         if motion_file.robot_description and not self.robot_description:
             notify(
                 NoticeKind.LOSSY_WRITE,

@@ -157,7 +157,7 @@ def play_into_ros(walk: Path, urdf: Path, reference) -> int:  # type: ignore[no-
     traj = got["traj"][0]
     from rclpy.serialization import serialize_message
 
-    from motion_formats_ros.core.trajectory import evaluate
+    from motion_formats_ros.playback.plan import evaluate
 
     points = np.array([p.positions for p in traj.points])
     point_times = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in traj.points])

@@ -19,7 +19,8 @@ IMAGES = ROOT / "doc" / "images"
 LAYERS = [
     ("cli/", "motion-formats commands", "ros/", "player and recorder nodes (rclpy)"),
     ("__init__", "read, write, view: the public API", None, None),
-    ("pipeline/  recording/  view/", "convert, batch, playback session; the journal; the browser viewer", None, None),
+    ("view/", "the browser viewer, driven by the playback clock and sampler", None, None),
+    ("pipeline/", "convert, batch", "playback/  recording/  safety/", "playing (ROS-free); the journal; the check"),
     ("registry", "the codec map, detection, read(), write(), option checks", None, None),
     ("codecs/", "seq, pseq, omf, scene, mof, mtn, rosbag, tables: one unit each, never each other", None, None),
     ("core/", "model, errors, notices, options, timing, TF, kinematics, serial fast paths", None, None),
@@ -47,11 +48,11 @@ def draw_layers(out: Path) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyBboxPatch
 
-    fig, ax = plt.subplots(figsize=(9, 6.2))
+    fig, ax = plt.subplots(figsize=(9, 7.2))
     ax.set_xlim(0, 10)
     ax.set_ylim(0, len(LAYERS) * 1.2)
     ax.axis("off")
-    colours = ["#dbe9f6", "#e8f1e4", "#fdf2d0", "#f6e0dc", "#e9e1f3", "#e0e0e0"]
+    colours = ["#dbe9f6", "#e8f1e4", "#d9f0ee", "#fdf2d0", "#f6e0dc", "#e9e1f3", "#e0e0e0"]
     for i, (name, text, name2, text2) in enumerate(LAYERS):
         y = (len(LAYERS) - 1 - i) * 1.2 + 0.15
         boxes = [(0.2, 9.6, name, text)] if name2 is None else [(0.2, 4.65, name, text), (5.15, 4.65, name2, text2)]

@@ -3,7 +3,7 @@
     .venv/bin/python tools/make_examples.py [--check]
 
 --check compares the committed files with what the code generates (exit 1 on a difference).
-The walk is written as Choreonoid .seq when that codec is present, else as OMF.
+The files are those `motion-formats example NAME` writes, for every NAME.
 """
 
 from __future__ import annotations
@@ -14,24 +14,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-from motion_formats_ros import CODECS, write
-from motion_formats_ros.core.examples import biped_body, biped_urdf, biped_walk
+from motion_formats_ros.cli.example import EXAMPLES, contents
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-
-
-def walk_name() -> str:
-    return "walk.seq" if "seq" in CODECS else "walk.msgpack"
+EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
 
 
 def build(folder: Path) -> list[Path]:
-    urdf = folder / "biped.urdf"
-    urdf.write_text(biped_urdf())
-    body = folder / "biped.body"
-    body.write_text(biped_body())
-    walk = folder / walk_name()
-    write(biped_walk(), walk, overwrite=True)
-    return [urdf, body, walk]
+    written = []
+    for name in EXAMPLES:
+        for filename, data in contents(name).items():
+            (folder / filename).write_bytes(data)
+            written.append(folder / filename)
+    return written
 
 
 def _same(committed: Path, fresh: Path) -> bool:
@@ -61,12 +55,12 @@ def main() -> int:
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     if not args.check:
-        for path in build(EXAMPLES):
-            print(f"wrote {path.relative_to(EXAMPLES.parent)}")
+        for path in build(EXAMPLES_DIR):
+            print(f"wrote {path.relative_to(EXAMPLES_DIR.parent)}")
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         fresh = build(Path(tmp))
-        stale = [p.name for p in fresh if not _same(EXAMPLES / p.name, p)]
+        stale = [p.name for p in fresh if not _same(EXAMPLES_DIR / p.name, p)]
     if stale:
         print(f"examples out of date: {', '.join(stale)} (run tools/make_examples.py)", file=sys.stderr)
         return 1

@@ -4,29 +4,15 @@ from __future__ import annotations
 
 import argparse
 import os
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.atomic import check_writable
+from ..core.atomic import check_writable, same_file
 from ..core.distros import COMPRESSIONS, DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
 from ..core.errors import MotionValueError, WriteError, require
 from ..registry import CODECS, codec_for_path, read, write
+from . import values
 from .options import add_option_flags, name_list_or_none
-
-
-def _start_time(text: str) -> float:
-    """Seconds since the epoch, ``now``, or an ISO 8601 date-time."""
-    if text == "now":
-        return datetime.now().timestamp()
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        return datetime.fromisoformat(text).timestamp()
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds, 'now' or an ISO 8601 date-time") from None
 
 
 def add_bag_read_arguments(p: argparse.ArgumentParser) -> None:
@@ -43,7 +29,11 @@ def add_bag_read_arguments(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="time of each sample: header stamp, bag receive time, or auto (header; receive when all are zero)",
     )
-    p.add_argument("--root", help="root pose from TF as PARENT:CHILD (e.g. world:base_link); 'none' for no root")
+    p.add_argument(
+        "--root",
+        type=values.frame_pair_or_none,
+        help="root pose from TF as PARENT:CHILD (e.g. world:base_link); 'none' for no root",
+    )
     p.add_argument(
         "--links", type=name_list_or_none, help="TF frames to record as link poses (in the root's parent frame)"
     )
@@ -99,9 +89,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--to", dest="to_format", choices=list(CODECS), help="output format (default: suffix)")
     add_bag_read_arguments(p)
     p.add_argument("--joints", type=name_list_or_none, help="keep only these joints, in this order (a,b,c)")
-    p.add_argument("--start", type=float, help="drop frames before this time (s from the first message)")
-    p.add_argument("--end", type=float, help="drop frames after this time (s)")
-    p.add_argument("--rate", type=float, help="resample to this many frames per second")
+    p.add_argument("--start", type=values.seconds, help="drop frames before this time (s from the first message)")
+    p.add_argument("--end", type=values.seconds, help="drop frames after this time (s)")
+    p.add_argument("--rate", type=values.rate, help="resample to this many frames per second")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
     add_option_flags(p)
@@ -125,12 +115,13 @@ def add_parsers(sub: Any) -> None:
     )
     p.add_argument(
         "--start-time",
-        type=_start_time,
+        type=values.start_time,
         help="stamp of the first frame: epoch seconds, now, ISO date (default: the file's recorded start, else now)",
     )
     p.add_argument("--group", help="group written as joint states (default: actual, else the first)")
     p.add_argument(
         "--root",
+        type=values.frame_pair,
         help="TF frames of the root pose WORLD:BASE (default world:base_link; with a robot model "
         "world:<its root link>)",
     )
@@ -150,9 +141,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--imu-topic", default="/{name}", help="topic of each IMU ({name} is the IMU's name)")
     p.add_argument("--zmp-topic", default="/zmp")
     p.add_argument("--joints", type=name_list_or_none, help="keep only these joints, in this order (a,b,c)")
-    p.add_argument("--start", type=float, help="drop frames before this time (s)")
-    p.add_argument("--end", type=float, help="drop frames after this time (s)")
-    p.add_argument("--rate", type=float, help="resample to this many frames per second")
+    p.add_argument("--start", type=values.seconds, help="drop frames before this time (s)")
+    p.add_argument("--end", type=values.seconds, help="drop frames after this time (s)")
+    p.add_argument("--rate", type=values.rate, help="resample to this many frames per second")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
     add_option_flags(p, read=False)  # the read side (and its aliases) is added with the other readers' flags
     p.set_defaults(handler=cmd_motion2bag)
@@ -184,7 +175,7 @@ def cmd_bag2motion(args: argparse.Namespace) -> int:
 
 
 def cmd_motion2bag(args: argparse.Namespace) -> int:
-    if args.input.resolve() == args.bag.resolve():
+    if same_file(args.input, args.bag):
         raise WriteError(args.bag, "the output is the input; the input is never modified")
     check_writable(args.bag, args.overwrite)
     from ..core.kinematics import load_robot_model

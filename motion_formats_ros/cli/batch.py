@@ -10,10 +10,11 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..core.atomic import write_bytes_atomic
+from ..core.atomic import check_writable, write_bytes_atomic
 from ..core.distros import COMPRESSIONS, DISTROS, STORAGES
 from ..core.errors import MissingDependencyError, require
 from ..pipeline import batch
+from . import values
 from .options import (
     READ_ALIASES,
     WRITE_ALIASES,
@@ -53,14 +54,16 @@ def add_parser(sub: Any) -> None:
         "else local workers); needs the [batch] extra",
     )
     p.add_argument("--overwrite", action="store_true", help="redo inputs whose output is up to date")
-    p.add_argument("--report", type=Path, metavar="FILE.json", help="write one entry per input here")
+    p.add_argument(
+        "--report", type=Path, metavar="FILE.json", help="write one entry per input here ('-': standard output)"
+    )
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar")
     # What convert / bag2motion take, applied to every input.
     p.add_argument("--group", help="write only this group")
     p.add_argument("--joints", type=name_list_or_none, help="keep only these joints, in this order (a,b,c)")
-    p.add_argument("--start", type=float, help="drop frames before this time (s)")
-    p.add_argument("--end", type=float, help="drop frames after this time (s)")
-    p.add_argument("--rate", type=float, help="resample to this many frames per second")
+    p.add_argument("--start", type=values.seconds, help="drop frames before this time (s)")
+    p.add_argument("--end", type=values.seconds, help="drop frames after this time (s)")
+    p.add_argument("--rate", type=values.rate, help="resample to this many frames per second")
     p.add_argument("--resample", choices=["linear", "hold"], default="linear", help="resampling method for --rate")
     p.add_argument("--joint-names", type=name_list_or_none, help="motion files without names: joint names (a,b,c)")
     p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
@@ -68,7 +71,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--body", type=Path, help="Choreonoid .body model file for joint and link names")
     p.add_argument("--topics", type=name_list_or_none, help="bags: JointState topics merged by joint name")
     p.add_argument("--stamps", choices=["auto", "header", "receive"], default="auto", help="bags: sample times")
-    p.add_argument("--root", help="bags: root pose from TF as PARENT:CHILD; 'none' for no root")
+    p.add_argument(
+        "--root", type=values.frame_pair_or_none, help="bags: root pose from TF as PARENT:CHILD; 'none' for no root"
+    )
     p.add_argument("--links", type=name_list_or_none, help="bags: TF frames to record as link poses")
     p.add_argument("--imu", type=name_list_or_none, help="bags: sensor_msgs/Imu topics (default: all; 'none': none)")
     p.add_argument("--trajectory", type=name_list_or_none, help="bags: JointTrajectory topics → 'target' group")
@@ -167,6 +172,10 @@ class Progress:
 
 def cmd_batch(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    to_stdout = str(args.report) == "-"  # the report is standard output; what batch says goes to stderr
+    say = sys.stderr if to_stdout else sys.stdout
+    if args.report and not to_stdout:
+        check_writable(args.report, overwrite=True)  # a device, FIFO … is refused before the work
     scheduler = args.scheduler
     if scheduler is None and args.workers is None:
         scheduler = batch.scheduler_from_config()
@@ -181,12 +190,13 @@ def cmd_batch(args: argparse.Namespace) -> int:
     up_to_date = sum(r.status == "skipped" for r in skipped)
     print(
         f"batch: {len(inputs)} input(s), {up_to_date} up to date (skipped), {len(jobs)} to convert on {where}",
+        file=say,
         flush=True,
     )
     for r in skipped:
         if r.status == "failed":
-            print(f"failed {r.error}", flush=True)
-    progress = Progress(len(jobs), args.progress)
+            print(f"failed {r.error}", file=say, flush=True)
+    progress = Progress(len(jobs), args.progress, out=say)
     try:
         results = batch.run(jobs, workers=workers, scheduler=scheduler, on_result=progress)
     finally:
@@ -200,10 +210,17 @@ def cmd_batch(args: argparse.Namespace) -> int:
             "summary": {**counts, "inputs": len(ordered), "seconds": elapsed},
             "inputs": [r.as_dict() for r in ordered],
         }
-        write_bytes_atomic(args.report, (json.dumps(report, indent=2) + "\n").encode(), overwrite=True)
+        text = json.dumps(report, indent=2) + "\n"
+        if to_stdout:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            write_bytes_atomic(args.report, text.encode(), overwrite=True)
     print(
         f"batch: {counts['converted']} converted, {counts['skipped']} skipped (up to date), "
-        f"{counts['failed']} failed, in {elapsed:.1f} s" + (f"; report {args.report}" if args.report else "")
+        f"{counts['failed']} failed, in {elapsed:.1f} s"
+        + (f"; report {args.report}" if args.report and not to_stdout else ""),
+        file=say,
     )
     failed = [r for r in ordered if r.status == "failed"]
     if failed:

@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import MotionFormatError, NoMotionError, WriteError
+from ..core.atomic import same_file
+from ..core.errors import MotionFormatError, NoMotionError, OutOfRangeError, WriteError
 from ..core.model import Motion, MotionFile
 from ..core.nonfinite import unexplained
 from ..core.options import Option, markdown_table
@@ -235,7 +236,7 @@ def _print_net(args: argparse.Namespace, net: dict[str, Any]) -> int:
 
 # ------------------------------------------------------------------------- convert
 def cmd_convert(args: argparse.Namespace) -> int:
-    if args.input.resolve() == args.output.resolve():
+    if same_file(args.input, args.output):
         raise WriteError(args.output, "the output is the input; the input is never modified")
     fmt = args.to_format or codec_for_path(args.output, for_write=True).name
     from ..core.atomic import check_writable
@@ -286,8 +287,12 @@ def cmd_recover(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     from . import plot
 
+    output = args.output or args.output_option
+    if output is None or (args.output and args.output_option and args.output != args.output_option):
+        raise OutOfRangeError("give one image file: plot FILE OUT.png (or -o OUT.png)")
+    plot.image_format(output)  # before the work: a suffix no image format has
     motion_file = read(args.file, format=args.from_format, **read_options(args, args.file, args.from_format))
-    outputs = plot.plot_file(motion_file, args.output, joints=args.joints, group=args.group, overwrite=args.overwrite)
+    outputs = plot.plot_file(motion_file, output, joints=args.joints, group=args.group, overwrite=args.overwrite)
     for out in outputs:
         print(f"wrote {out}")
     return 0

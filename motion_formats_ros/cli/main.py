@@ -27,12 +27,15 @@ from typing import Any
 
 from .. import __version__
 from ..core.distros import COMPRESSIONS
-from ..core.errors import MotionFormatError
+from ..core.errors import MotionFormatError, OutOfRangeError, command_line
 from ..core.notices import collect
 from ..registry import CODECS
 from . import bag as bag_cli
 from . import batch as batch_cli
+from . import check as check_cli
+from . import example as example_cli
 from . import scene as scene_cli
+from . import values
 from . import view as view_cli
 from .options import add_option_flags, name_list
 
@@ -43,7 +46,7 @@ EXIT_USAGE = 2
 EXIT_BUG = 70
 
 #: The commands whose warnings ``--strict`` turns into failure (those that read or write motion files).
-STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag", "batch")
+STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag", "batch", "check")
 
 
 def _add_read_options(p: argparse.ArgumentParser) -> None:
@@ -96,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--to", dest="to_format", choices=list(CODECS), help="output format (default: suffix)")
     p.add_argument("--group", help="write only this group (default: all the output format can hold)")
-    p.add_argument("--rate", type=float, help="resample to this many frames per second")
+    p.add_argument("--rate", type=values.rate, help="resample to this many frames per second")
     p.add_argument(
         "--resample",
         choices=["linear", "hold"],
@@ -104,8 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="resampling method for --rate (hold: Choreonoid's import semantics)",
     )
     p.add_argument("--joints", type=name_list, help="keep only these joints, in this order (a,b,c)")
-    p.add_argument("--start", type=float, help="drop frames before this time (s)")
-    p.add_argument("--end", type=float, help="drop frames after this time (s)")
+    p.add_argument("--start", type=values.seconds, help="drop frames before this time (s)")
+    p.add_argument("--end", type=values.seconds, help="drop frames after this time (s)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
     p.add_argument("--json", action="store_true", help="machine-readable summary (with the warnings as notices)")
     _add_read_options(p)
@@ -118,7 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plot", help="plot joint curves and root pose to an image")
     p.add_argument("file", type=Path)
-    p.add_argument("-o", "--output", type=Path, required=True, help="image file (.png, .svg, .pdf)")
+    p.add_argument("output", type=Path, nargs="?", help="image file (.png, .svg, .pdf)")
+    p.add_argument(
+        "-o", "--output", dest="output_option", type=Path, metavar="OUTPUT", help="the image file, as a flag"
+    )
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--joints", type=name_list, help="only these joints")
     p.add_argument("--group", help="only this group (default: one figure per group)")
@@ -128,13 +134,25 @@ def build_parser() -> argparse.ArgumentParser:
     bag_cli.add_parsers(sub)
     batch_cli.add_parser(sub)
     view_cli.add_parser(sub)
+    check_cli.add_parser(sub)
+    example_cli.add_parser(sub)
     for name in ("motion2bag", "validate"):
         _add_read_options(sub.choices[name])  # a .seq input needs its joint names
     for name in STRICT_COMMANDS:
         sub.choices[name].add_argument(
             "--strict", action="store_true", help="fail (exit 1, no output written) on any warning"
         )
+    for command in sub.choices.values():  # a usage error names the subcommand's usage, not the top level's
+        command.set_defaults(subparser=command)
     return parser
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """The parsed arguments; what the subcommand does not know is its error (its usage, exit 2)."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        getattr(args, "subparser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
 
 
 def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
@@ -166,7 +184,7 @@ def _os_error(exc: OSError) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     previous = warnings.showwarning
     warnings.showwarning = _show_warning
     on_term = None
@@ -179,7 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from . import commands  # the general commands (and numpy) only when one of them runs
 
             handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
-        with collect(strict=strict) as report:
+        with collect(strict=strict) as report, command_line():
             args.notices = report  # the handlers that print JSON add the notices to it
             result: int = handler(args)
         if strict and report.notices and result == EXIT_OK:
@@ -187,6 +205,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {count} warning{'s' if count > 1 else ''} with --strict", file=sys.stderr)
             return EXIT_ERROR
         return result
+    except OutOfRangeError as exc:  # a value out of range: the subcommand's usage error
+        try:
+            getattr(args, "subparser", parser).error(_one_line(str(exc)))
+        except SystemExit as stop:
+            return int(stop.code or EXIT_USAGE)
+        return EXIT_USAGE
     except MotionFormatError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR

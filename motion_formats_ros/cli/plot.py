@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..core.atomic import check_writable, write_bytes_atomic
-from ..core.errors import require
+from ..core.errors import OutOfRangeError, WriteError, require, spelled
 from ..core.model import Motion, MotionFile
 
 
@@ -43,6 +43,57 @@ def channel_label(name: str) -> str:
     return f"joint {name} ({unit})" if unit else f"joint {name}"
 
 
+#: Colours of the joint curves (matplotlib's "tab20": ten hues, dark and light).
+_COLOURS = 20
+#: Line styles combined with the colours: solid for the first 20 curves, then dashed, dotted, dash-dotted.
+_STYLES = ("-", "--", ":", "-.")
+#: Markers added once every colour and style pair is taken (more than 80 curves in a panel).
+_MARKERS = ("", "o", "s", "^", "v", "D", "x", "+")
+#: The most names in one legend column; more curves take more columns.
+LEGEND_ROWS = 30
+#: Height of one legend row at the legend's font size (inches).
+LEGEND_ROW_INCHES = 0.19
+
+
+def line_style(index: int, count: int) -> dict[str, Any]:
+    """Colour, line style and marker of curve ``index`` of ``count`` in one panel: no two alike.
+
+    Up to ten curves: matplotlib's ten default colours, solid. Beyond: twenty colours, each
+    with four line styles, then markers.
+    """
+    if count <= 10:
+        return {"color": f"C{index}", "linestyle": "-"}
+    import matplotlib
+
+    colour = matplotlib.colormaps["tab20"](index % _COLOURS)
+    style = _STYLES[(index // _COLOURS) % len(_STYLES)]
+    marker = _MARKERS[(index // (_COLOURS * len(_STYLES))) % len(_MARKERS)]
+    extra: dict[str, Any] = {"marker": marker, "markevery": 0.1, "markersize": 3} if marker else {}
+    return {"color": colour, "linestyle": style, **extra}
+
+
+def _legend_columns(count: int) -> int:
+    return max(1, -(-count // LEGEND_ROWS))
+
+
+def _legend_rows(count: int) -> int:
+    return -(-count // _legend_columns(count))
+
+
+def name_lines(ax: Any, count: int) -> None:
+    """A legend naming every one of the panel's ``count`` curves, outside the axes on the right
+    (never over the data), in as many columns as it needs."""
+    if count:
+        ax.legend(
+            fontsize=7,
+            ncol=_legend_columns(count),
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            borderaxespad=0.0,
+            handlelength=2.5,
+        )
+
+
 def figure(m: Motion, title: str, joints: Sequence[str] | None = None) -> Any:
     """The matplotlib figure of one motion (one panel per channel, the root, against time)."""
     plt = _pyplot()
@@ -51,7 +102,11 @@ def figure(m: Motion, title: str, joints: Sequence[str] | None = None) -> Any:
     channels = [(name, values) for name, values in m.channels().items()]
     panels = len(channels) + (m.root_position is not None) + (m.root_orientation is not None)
     panels = max(panels, 1)
-    fig, axes = plt.subplots(panels, 1, figsize=(11, 2.6 * panels + 0.6), sharex=True, squeeze=False)
+    rows = max((_legend_rows(v.shape[1]) for _, v in channels), default=0)
+    height = max(2.6, LEGEND_ROW_INCHES * rows + 0.5)  # each panel as tall as its legend
+    fig, axes = plt.subplots(
+        panels, 1, figsize=(11, height * panels + 0.6), sharex=True, squeeze=False, layout="constrained"
+    )
     axes = axes[:, 0]
     t = m.times
     labels = [
@@ -63,16 +118,15 @@ def figure(m: Motion, title: str, joints: Sequence[str] | None = None) -> Any:
     for name, values in channels:
         ax = axes[i]
         for col in range(values.shape[1]):
-            ax.plot(t, values[:, col], label=labels[col], linewidth=1)
+            ax.plot(t, values[:, col], label=labels[col], linewidth=1, **line_style(col, values.shape[1]))
         ax.set_ylabel(channel_label(name))
-        if values.shape[1] <= 24:
-            ax.legend(fontsize=6, ncol=4, loc="upper right")
+        name_lines(ax, values.shape[1])
         i += 1
     if m.root_position is not None:
         for col, axis in enumerate("xyz"):
             axes[i].plot(t, m.root_position[:, col], label=axis)
         axes[i].set_ylabel("root position (m)")
-        axes[i].legend(fontsize=7, loc="upper right")
+        name_lines(axes[i], 3)
         i += 1
     if m.root_orientation is not None:
         from scipy.spatial.transform import Rotation
@@ -85,14 +139,32 @@ def figure(m: Motion, title: str, joints: Sequence[str] | None = None) -> Any:
         for col, axis in enumerate(("roll", "pitch", "yaw")):
             axes[i].plot(t, rpy[:, col], label=axis)
         axes[i].set_ylabel("root rpy (rad)")
-        axes[i].legend(fontsize=7, loc="upper right")
+        name_lines(axes[i], 3)
         i += 1
     if i == 0:
         axes[0].text(0.5, 0.5, "no joint or root data", ha="center", transform=axes[0].transAxes)
     axes[-1].set_xlabel("time (s)")
     fig.suptitle(title)
-    fig.tight_layout()
     return fig
+
+
+def image_format(path: Path) -> str:
+    """The image format of ``path`` (its suffix; ``png`` without one).
+
+    Raises:
+        OutOfRangeError: matplotlib writes no such format.
+    """
+    _pyplot()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    fmt = path.suffix.lstrip(".").lower() or "png"
+    known = FigureCanvasBase.get_supported_filetypes()
+    if fmt not in known:
+        raise OutOfRangeError(
+            f"{spelled('output', 'OUTPUT')} {str(path)!r}: .{fmt} is not an image format; "
+            f"one of {', '.join('.' + k for k in sorted(known))}"
+        )
+    return fmt
 
 
 def plot_file(
@@ -105,14 +177,16 @@ def plot_file(
     """Write one image per group (``out.png``, or ``out-<group>.png`` for several)."""
     plt = _pyplot()
     groups = {group: motion_file.group(group)} if group else motion_file.groups
+    image_format(output)
     outputs = []
     for name, m in groups.items():
         path = output if len(groups) == 1 else output.with_name(f"{output.stem}-{name}{output.suffix}")
-        check_writable(path, overwrite)
+        if check_writable(path, overwrite).is_dir():
+            raise WriteError(path, "is a folder; an image is a file")
         title = f"{Path(motion_file.source or '').name} — {name}"
         fig = figure(m, title, joints)
         buf = io.BytesIO()
-        fig.savefig(buf, format=(path.suffix.lstrip(".") or "png"), dpi=110)
+        fig.savefig(buf, format=image_format(path), dpi=110, bbox_inches="tight")  # the legends too
         plt.close(fig)
         write_bytes_atomic(path, buf.getvalue(), overwrite)
         outputs.append(path)

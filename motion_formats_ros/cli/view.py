@@ -41,7 +41,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--port", type=int, help="port (default 8080, or the next free one)")
     p.add_argument("--at", type=float, help="open at this time (s)")
     p.add_argument("--paused", action="store_true", help="open paused")
-    p.add_argument("--speed", type=float, default=1.0, help="playback speed, 0.1 to 4 (default 1)")
+    p.add_argument("--speed", type=_speed, default=1.0, help="playback speed, 0.1 to 4 (default 1)")
     p.add_argument("--no-loop", dest="loop", action="store_false", help="stop at the end instead of looping")
     p.add_argument("--no-browser", action="store_true", help="only print the page's address")
     p.add_argument("--joint-names", type=name_list, help="joint names in the file's joint order (a,b,c)")
@@ -53,6 +53,18 @@ def add_parser(sub: Any) -> None:
     bag = p.add_argument_group("bags", "how a bag's messages are read (as bag2motion reads them)")
     add_bag_read_arguments(bag)
     p.set_defaults(handler=cmd_view)
+
+
+def _speed(text: str) -> float:
+    from ..view.session import MAX_SPEED, MIN_SPEED
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number from {MIN_SPEED:g} to {MAX_SPEED:g}") from None
+    if not MIN_SPEED <= value <= MAX_SPEED:  # NaN too
+        raise argparse.ArgumentTypeError(f"{text}: expected a number from {MIN_SPEED:g} to {MAX_SPEED:g}")
+    return value
 
 
 def _read(args: argparse.Namespace) -> Any:
@@ -87,6 +99,7 @@ def cmd_view(args: argparse.Namespace) -> int:
         loop=args.loop,
         package_paths=args.package_paths,
         open_browser=not args.no_browser,
+        announce=False,
     )
     robot = f" on {viewer.model.name}" if viewer.model is not None else ""
     # Ctrl-C and SIGTERM stop the page cleanly (also when started where SIGINT was ignored),
@@ -94,6 +107,8 @@ def cmd_view(args: argparse.Namespace) -> int:
     previous = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         print(f"viewing {args.input}{robot} at {viewer.url} (Ctrl-C to stop)", flush=True)
+        if viewer.exposure is not None:
+            print(f"warning: {viewer.exposure}", file=sys.stderr, flush=True)
         viewer.wait()
     except KeyboardInterrupt:
         pass

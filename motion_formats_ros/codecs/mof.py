@@ -59,7 +59,7 @@ from ..core.errors import NoMotionError, ReadError, SelectionError, WriteError, 
 from ..core.keyframes import reduce_keyframes, warn_lossy_write
 from ..core.model import CodecRecord, Motion, MotionFile
 from ..core.notices import NoticeKind, collect, notify
-from ..core.options import option
+from ..core.options import ChoiceEnum, option
 
 JOINT_COUNTS = (22, 26)
 #: Default joint map per column count.
@@ -414,6 +414,13 @@ INT_BITS: dict[str, dict[int, str]] = {
 INT_BITS_TEAMS = {"bhuman": "B-Human", "naodevils": "Nao Devils"}
 
 
+class IntBits(ChoiceEnum):
+    """Whose meaning of the Int column's bits (the keys of :data:`INT_BITS`)."""
+
+    BHUMAN = "bhuman"
+    NAODEVILS = "naodevils"
+
+
 @dataclasses.dataclass(frozen=True)
 class Choice:
     """How a reading that a file leaves open was chosen.
@@ -554,12 +561,10 @@ def choose_joint_map(run: Expansion, joints: int, spec: Any = None) -> tuple[joi
     )
 
 
-def choose_int_bits(run: Expansion, joints: int, spec: str | None = None) -> Choice:
+def choose_int_bits(run: Expansion, joints: int, spec: IntBits | None = None) -> Choice:
     """Whose meaning of the Int bits the net follows (see :data:`INT_BITS`)."""
     if spec is not None:
-        if spec not in INT_BITS:
-            raise ValueError(f"int_bits: unknown {spec!r}; known: {', '.join(INT_BITS)}")
-        return Choice(spec, "option", "given as the int_bits option")
+        return Choice(str(spec), "option", "given as the int_bits option")
     named = _comment_choice(run, _BITS_COMMENT, INT_BITS)
     if named is not None:
         return Choice(named[0], "comment", f"the comment at {named[1]} names them")
@@ -680,9 +685,7 @@ class ReadOptions:
     start_pose: Mapping[str, float] | None = option(
         None, "joint name -> angle to start from", unit="rad", metavar="JOINT:RAD,JOINT:RAD"
     )
-    int_bits: str | None = option(
-        None, "whose Int bit meanings (default: from the file)", choices=("bhuman", "naodevils")
-    )
+    int_bits: IntBits | None = option(None, "whose Int bit meanings (default: from the file)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -693,9 +696,7 @@ class WriteOptions:
     joint_map: str | os.PathLike[str] | joint_maps.JointMap | None = joint_maps.joint_map_option()
     tolerance: float = option(0.1, "keyframe reduction tolerance", unit="deg")
     motion_id: str | None = option(None, "the motion_id written (default: the file name)", metavar="NAME")
-    int_bits: str | None = option(
-        None, "whose Int bit meanings the net follows (default: from the motion)", choices=("bhuman", "naodevils")
-    )
+    int_bits: IntBits | None = option(None, "whose Int bit meanings the net follows (default: from the motion)")
 
 
 _MOTION_ID = re.compile(r"^[ \t]*motion_id[ \t]*=", re.MULTILINE)
@@ -707,33 +708,25 @@ def sniff(path: Path, head: str) -> bool:
 
 
 # --------------------------------------------------------------------------- reading
-def read(
-    path: Path,
-    *,
-    motion: str | None = None,
-    joint_map: Any = None,
-    int_bits: str | None = None,
-    start_pose: Mapping[str, float] | None = None,
-) -> MotionFile:
+def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     """Read one motion of a motion net as keyframes.
 
     Args:
         path: A ``.mof`` file; jumps into other motions are followed in its folder.
-        motion: The requested motion (selects conditional transitions); default the
-            file's own ``motion_id``.
-        joint_map: Joint map name, path or JointMap (default: see :func:`choose_joint_map`).
-        int_bits: Whose meaning of the Int column's bits: ``bhuman`` or ``naodevils``
-            (default: see :func:`choose_int_bits`).
-        start_pose: Joint name → radians: keyframe 0 at t = 0 holds this pose and the
-            first row interpolates from it (default: the first row's target).
+        options: The requested motion (selects conditional transitions; default the
+            file's own ``motion_id``), the joint map (default: see :func:`choose_joint_map`),
+            whose meaning of the Int column's bits (default: see :func:`choose_int_bits`),
+            the start pose (joint name → radians: keyframe 0 at t = 0 holds it and the
+            first row interpolates from it; default the first row's target).
 
     Raises:
         NoMotionError: The file has no keyframe rows and leads to none (``extern.mof``).
     """
+    opts = options or ReadOptions()
     mof = parse(path)
     net = MotionNet(path.parent)
     net.add(mof)
-    run = net.expand(mof, motion)
+    run = net.expand(mof, opts.motion)
     if not run.rows:
         if not any(isinstance(n, Row) for n in mof.nodes):
             info = describe_net(mof)
@@ -747,15 +740,17 @@ def read(
                 line=mof.first_line,
                 net=info,
             )
-        raise mof.fail(mof.label_lines["start"], f"the motion net plays no row for motion {motion or mof.motion_id!r}")
+        raise mof.fail(
+            mof.label_lines["start"], f"the motion net plays no row for motion {opts.motion or mof.motion_id!r}"
+        )
     first_file, first_row, _first_line = run.rows[0]
     joints = len(first_row.tokens)
-    jmap, map_choice = choose_joint_map(run, joints, joint_map)
+    jmap, map_choice = choose_joint_map(run, joints, opts.joint_map)
     if len(jmap) != joints:
         raise first_file.fail(
             first_row.line, f"joint map {jmap.name!r} has {len(jmap)} columns, the rows have {joints} joint values"
         )
-    bits = choose_int_bits(run, joints, int_bits)
+    bits = choose_int_bits(run, joints, opts.int_bits)
     for choice, what, override in (
         (map_choice, f"joint map {map_choice.value}", "joint_map= (--joint-map)"),
         (bits, f"the Int bits as {INT_BITS_TEAMS[bits.value]}'s code does", "int_bits= (--int-bits)"),
@@ -768,7 +763,7 @@ def read(
                 stacklevel=2,
             )
     _warn_flags(run, bits.value)
-    m = _keyframes(run, jmap, start_pose, bits.value)
+    m = _keyframes(run, jmap, opts.start_pose, bits.value)
     m.read_choices = {"joint map": f"{jmap.name}: {map_choice.reason}"}
     if bits.how != "unused":
         m.read_choices["Int bits"] = f"{INT_BITS_TEAMS[bits.value]}'s: {bits.reason}"
@@ -777,13 +772,13 @@ def read(
     kept.sentinels = _sentinel_spellings(run)
     record = MofRecord(
         motion_id=mof.motion_id,
-        requested=motion or mof.motion_id,
+        requested=opts.motion or mof.motion_id,
         files=[str(f.path) for f in run.files],
         stiffness_keyword=_stiffness_keyword(run),
         joint_map=map_choice,
         int_bits=bits,
     )
-    return MotionFile.single(m, name=motion or mof.motion_id, robot="NAO", records={MofRecord.codec: record})
+    return MotionFile.single(m, name=opts.motion or mof.motion_id, robot="NAO", records={MofRecord.codec: record})
 
 
 def _motion_record(m: Motion) -> MofMotionRecord:
@@ -951,36 +946,26 @@ def _read_back(text: str, path: Path, jmap: joint_maps.JointMap) -> Motion:
 
 
 # --------------------------------------------------------------------------- writing
-def write(
-    motion_file: MotionFile,
-    path: Path,
-    *,
-    overwrite: bool = False,
-    group: str | None = None,
-    joint_map: Any = None,
-    tolerance: float = 0.1,
-    motion_id: str | None = None,
-    int_bits: str | None = None,
-) -> int:
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> int:
     """Write one group of ``motion_file`` as a ``.mof`` motion.
 
     Args:
-        group: The group to write (the first by default).
-        joint_map: Joint map name, path or JointMap (default: the motion's own map, else
-            ``nao_26``, else ``nao_bhuman_22`` when the joints fit it better).
-        tolerance: Degrees; a dense motion is reduced to keyframes within it.
-        motion_id: The motion name (default: the file name without ``.mof``, which is
-            what transitions of other motions refer to).
-        int_bits: Whose Int bits to write (``bhuman``, ``naodevils``; default the
-            motion's own, else ``naodevils`` when it has cosine-eased segments).
+        motion_file: What to write.
+        path: The ``.mof`` file.
+        options: The group to write (the first by default); the joint map (default: the
+            motion's own map, else ``nao_26``, else ``nao_bhuman_22`` when the joints fit
+            it better); the tolerance in degrees a dense motion is reduced to keyframes
+            within; the motion name (default: the file name without ``.mof``, which is
+            what transitions of other motions refer to); whose Int bits to write (default
+            the motion's own, else ``naodevils`` when it has cosine-eased segments).
+        overwrite: Replace an existing file.
 
     Returns:
         The number of keyframes in the written file (as reading it gives them).
     """
+    opts = options or WriteOptions()
     out = check_writable(path, overwrite)
-    text, frames = _encode(
-        motion_file, out, group=group, joint_map=joint_map, tolerance=tolerance, motion_id=motion_id, int_bits=int_bits
-    )
+    text, frames = _encode(motion_file, out, opts)
     write_bytes_atomic(out, text.encode("utf-8"), overwrite)
     return frames
 
@@ -1017,41 +1002,21 @@ def _writer_map(spec: Any, motion: Motion, path: Path) -> joint_maps.JointMap:
     return candidates[0] if scores[0] >= scores[1] and not names <= set(candidates[1].names) else candidates[1]
 
 
-def encode(
-    motion_file: MotionFile,
-    path: Path,
-    *,
-    group: str | None = None,
-    joint_map: Any = None,
-    tolerance: float = 0.1,
-    motion_id: str | None = None,
-    int_bits: str | None = None,
-) -> str:
-    """The ``.mof`` text of one group of ``motion_file``."""
-    return _encode(
-        motion_file, path, group=group, joint_map=joint_map, tolerance=tolerance, motion_id=motion_id, int_bits=int_bits
-    )[0]
+def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = None) -> str:
+    """The ``.mof`` text of one group of ``motion_file`` (``options`` as :func:`write` takes them)."""
+    return _encode(motion_file, path, options or WriteOptions())[0]
 
 
-def _encode(
-    motion_file: MotionFile,
-    path: Path,
-    *,
-    group: str | None,
-    joint_map: Any,
-    tolerance: float,
-    motion_id: str | None,
-    int_bits: str | None,
-) -> tuple[str, int]:
+def _encode(motion_file: MotionFile, path: Path, options: WriteOptions) -> tuple[str, int]:
     """The ``.mof`` text and its keyframe count; warns about what it could not keep."""
-    source = motion_file.group(group)
-    mid = _check_writable_motion(source, path, motion_id)
-    motion = source if source.is_keyframed else _reduce_keeping_loop(source, tolerance)
+    source = motion_file.group(options.group)
+    mid = _check_writable_motion(source, path, options.motion_id)
+    motion = source if source.is_keyframed else _reduce_keeping_loop(source, options.tolerance)
     dropped: list[str] = []
-    jmap = _writer_map(joint_map, motion, path)
+    jmap = _writer_map(options.joint_map, motion, path)
     targets = _joint_tokens(motion, jmap, dropped)
     _note_unwritable_fields(motion, dropped)
-    timing = _timing(motion, int_bits, dropped)
+    timing = _timing(motion, options.int_bits, dropped)
     loop, label = _loop_keyframes(motion, dropped)
     file_record = motion_file.record(MofRecord)
     keyword = (file_record.stiffness_keyword if file_record else None) or (
@@ -1073,7 +1038,7 @@ def _encode(
 
     text = _layout(motion_file, mid, jmap, timing, lines)
     written = _read_back(text, path, jmap)
-    warn_lossy_write(source, written, path, ".mof", f"keyframe reduction within {tolerance:g}°")
+    warn_lossy_write(source, written, path, ".mof", f"keyframe reduction within {options.tolerance:g}°")
     return text, written.num_frames
 
 
@@ -1199,7 +1164,7 @@ class _Timing:
     eased: bool  # the convention has a bit for cosine easing
 
 
-def _timing(motion: Motion, int_bits: str | None, dropped: list[str]) -> _Timing:
+def _timing(motion: Motion, int_bits: IntBits | None, dropped: list[str]) -> _Timing:
     n = motion.num_frames
     # Durations in whole ms (cumulative rounding, no drift).
     exact = (motion.times - motion.times[0]) * 1000.0
@@ -1211,7 +1176,7 @@ def _timing(motion: Motion, int_bits: str | None, dropped: list[str]) -> _Timing
     codes = kept.int_codes
     if not (isinstance(codes, list) and len(codes) == n):
         codes = None
-    bits = int_bits or kept.int_bits
+    bits = str(int_bits) if int_bits is not None else kept.int_bits
     if bits not in INT_BITS:
         bits = "naodevils" if "cosine" in kinds else "bhuman"
     eased = INT_BITS[bits].get(1) == "cosine"

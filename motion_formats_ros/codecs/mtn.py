@@ -94,17 +94,17 @@ def sniff(path: Path, head: str) -> bool:
 
 
 # --------------------------------------------------------------------------- reading
-def read(path: Path, joint_map: Any = None) -> MotionFile:
+def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     """Read a ``.mtn`` file.
 
     Args:
         path: The file.
-        joint_map: A joint map (name, path or :class:`~motion_formats_ros.core.joint_maps.JointMap`)
+        options: The joint map (name, path or :class:`~motion_formats_ros.core.joint_maps.JointMap`)
             to name the joints; by default the map whose design labels include the file's,
             else the one that knows every locator.
     """
     data = read_input(path)
-    return decode(data, path, joint_map=joint_map)
+    return decode(data, path, joint_map=(options or ReadOptions()).joint_map)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -422,32 +422,25 @@ def body_rpy_from_quaternion(q: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- writing
-def write(
-    motion_file: MotionFile,
-    path: Path,
-    *,
-    overwrite: bool = False,
-    group: str | None = None,
-    frame_rate: int | None = None,
-    joint_map: Any = None,
-    tolerance: float = 0.1,
-) -> int:
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> int:
     """Write ``motion_file`` (one group) as ``.mtn``.
 
     Args:
-        group: The group to write (the first by default).
-        frame_rate: Milliseconds per frame (the file's own, else 16); 0 writes the first
-            generation's timing (each keyframe's count field is its duration in ms).
-        joint_map: Map from joint names to PRM locators (the file's own, else the map
-            that knows the most joint names; unknown names are written as they are).
-        tolerance: Degrees; a dense (not keyframed) motion is reduced to the keyframes
-            that reproduce it within this error.
+        motion_file: What to write.
+        path: The ``.mtn`` file.
+        options: The group to write (the first by default); milliseconds per frame (the
+            file's own, else 16; 0 writes the first generation's timing: each keyframe's
+            count field is its duration in ms); the map from joint names to PRM locators
+            (the file's own, else the map that knows the most joint names; unknown names
+            are written as they are); the tolerance in degrees a dense (not keyframed)
+            motion is reduced to the keyframes that reproduce it within.
+        overwrite: Replace an existing file.
 
     Returns:
         The number of keyframes in the written file.
     """
     out = check_writable(path, overwrite)
-    data = encode(motion_file, out, group=group, frame_rate=frame_rate, joint_map=joint_map, tolerance=tolerance)
+    data = encode(motion_file, out, options)
     write_bytes_atomic(out, data, overwrite)
     (count,) = U16.unpack_from(data, 4 + SECTION.size + 8)  # section 0's keyframe count
     return int(count)
@@ -474,24 +467,17 @@ def _string(text: str, what: str, path: Path) -> bytes:
     return bytes([len(raw)]) + raw
 
 
-def encode(
-    motion_file: MotionFile,
-    path: Path,
-    *,
-    group: str | None = None,
-    frame_rate: int | None = None,
-    joint_map: Any = None,
-    tolerance: float = 0.1,
-) -> bytes:
-    """The ``.mtn`` bytes of one group of ``motion_file``."""
+def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = None) -> bytes:
+    """The ``.mtn`` bytes of one group of ``motion_file`` (``options`` as :func:`write` takes them)."""
     from ..core.keyframes import reduce_keyframes, warn_lossy_write
 
-    motion = motion_file.group(group)
+    opts = options or WriteOptions()
+    motion = motion_file.group(opts.group)
     source = motion
     read_from = motion_file.record(MtnRecord)
     meta = read_from or MtnRecord()
     dropped: list[str] = []
-    rate_ms = int(frame_rate if frame_rate is not None else meta.frame_rate_ms)
+    rate_ms = int(opts.frame_rate if opts.frame_rate is not None else meta.frame_rate_ms)
     if not 0 <= rate_ms <= 0xFFFF:
         raise WriteError(path, f"frame rate {rate_ms} ms does not fit .mtn (0..65535)")
     unit_ms = rate_ms or 1  # frame rate 0 (first generation): counts are durations in ms
@@ -505,7 +491,7 @@ def encode(
             grid = float(motion.times[0]) + np.arange(steps + 1, dtype=np.float64) * (unit_ms / 1000.0)
             if grid[-1] < motion.times[-1] - 1e-9:
                 grid = np.append(grid, grid[-1] + unit_ms / 1000.0)
-            motion = reduce_keyframes(motion.sample(grid), tolerance)
+            motion = reduce_keyframes(motion.sample(grid), opts.tolerance)
         else:
             motion = dataclasses.replace(motion, interpolation=(), rate=None)
     motion, changed = _only_linear(motion, unit_ms / 1000.0)
@@ -528,7 +514,7 @@ def encode(
 
     # Joints and locators.
     names, columns = _flat_joints(motion)
-    jmap = _writer_map(joint_map, motion, motion_file)
+    jmap = _writer_map(opts.joint_map, motion, motion_file)
     # The locators the file was read with (only for motions read from .mtn).
     sources = motion.joint_sources if read_from is not None else {}
     locators: list[str] = []
@@ -606,7 +592,7 @@ def encode(
     data = bytes(out)
     with collect(warn=False, isolated=True):
         written = decode(data, path).motion
-    warn_lossy_write(source, written, path, ".mtn", f"keyframe reduction within {tolerance:g}°")
+    warn_lossy_write(source, written, path, ".mtn", f"keyframe reduction within {opts.tolerance:g}°")
     return data
 
 

@@ -30,13 +30,23 @@ from ..core.atomic import atomic_output, check_writable, read_input
 from ..core.errors import ReadError, WriteError
 from ..core.model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, CodecRecord, Motion, MotionFile
 from ..core.notices import NoticeKind, notify
-from ..core.options import option
+from ..core.options import ChoiceEnum, option
 from ..core.serial import msgpack as _msgpack
 from ..core.serial import nesting as _nesting
 from ..core.serial import yaml as _yaml
 
 VERSION = 1
-ENCODINGS = ("msgpack", "yaml", "json")
+
+
+class Encoding(ChoiceEnum):
+    """How an OMF file is encoded."""
+
+    MSGPACK = "msgpack"
+    YAML = "yaml"
+    JSON = "json"
+
+
+ENCODINGS = Encoding.values()
 DATE_FORMAT = "%Y%m%dT%H:%M:%S.%f"
 STAMP = "stamp"
 
@@ -75,14 +85,14 @@ _OMF_JSON = re.compile(rb'"format"\s*:\s*"omf"')
 class ReadOptions:
     """Options of :func:`read`."""
 
-    encoding: str | None = option(None, "the encoding (default: from the suffix)", choices=ENCODINGS)
+    encoding: Encoding | None = option(None, "the encoding (default: from the suffix)")
 
 
 @dataclasses.dataclass(frozen=True)
 class WriteOptions:
     """Options of :func:`write`."""
 
-    encoding: str | None = option(None, "the encoding (default: from the suffix)", choices=ENCODINGS)
+    encoding: Encoding | None = option(None, "the encoding (default: from the suffix)")
 
 
 # --------------------------------------------------------------------------- sniffing
@@ -100,12 +110,10 @@ def sniff(path: Path, head: str) -> bool:
         return False
 
 
-def encoding_for(path: Path, encoding: str | None = None) -> str:
+def encoding_for(path: Path, encoding: Encoding | None = None) -> str:
     """msgpack / yaml / json from an explicit choice or the suffix (msgpack otherwise)."""
     if encoding is not None:
-        if encoding not in ENCODINGS:
-            raise ValueError(f"unknown OMF encoding {encoding!r}; known: {', '.join(ENCODINGS)}")
-        return encoding
+        return str(encoding)
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml"):
         return "yaml"
@@ -115,12 +123,13 @@ def encoding_for(path: Path, encoding: str | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- reading
-def read(path: Path, encoding: str | None = None) -> MotionFile:
-    """Read an OMF file (encoding from ``encoding`` or the suffix)."""
+def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
+    """Read an OMF file (encoding from the options or the suffix)."""
+    given = (options or ReadOptions()).encoding
     data = read_input(path)
-    if encoding is None and path.suffix.lower() not in (".yaml", ".yml", ".json", ".msgpack"):
-        encoding = _guess_encoding(data)
-    return decode(data, encoding_for(path, encoding), path)
+    if given is None and path.suffix.lower() not in (".yaml", ".yml", ".json", ".msgpack"):
+        return decode(data, _guess_encoding(data), path)
+    return decode(data, encoding_for(path, given), path)
 
 
 def _guess_encoding(data: bytes) -> str:
@@ -776,10 +785,12 @@ def _json_floats(values: np.ndarray) -> list[str]:
     return texts
 
 
-def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False, encoding: str | None = None) -> None:
-    """Write ``motion_file`` as OMF (encoding from ``encoding`` or the suffix)."""
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
+    """Write ``motion_file`` as OMF (encoding from the options or the suffix)."""
     check_writable(path, overwrite)
-    parts = _encode_parts(motion_file, encoding_for(path, encoding), path)  # checks before the file exists
+    parts = _encode_parts(
+        motion_file, encoding_for(path, (options or WriteOptions()).encoding), path
+    )  # checks before the file exists
     with atomic_output(path, overwrite) as fh:
         for part in parts:  # large arrays are encoded a chunk at a time while writing
             fh.write(part)

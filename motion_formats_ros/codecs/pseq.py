@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import re
 from pathlib import Path
 from typing import Any, ClassVar
@@ -110,18 +109,13 @@ def sniff(path: Path, head: str) -> bool:
     return _POSE_SEQ.search(head) is not None
 
 
-def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False) -> None:
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
     """PoseSeq files are only read."""
     raise WriteError(path, "Choreonoid PoseSeq (.pseq) files are read only; write a .seq instead")
 
 
-def read(
-    path: Path,
-    joint_names: Any = None,
-    joint_map: Any = None,
-    body: str | os.PathLike[str] | None = None,
-) -> MotionFile:
-    """Read a ``.pseq`` file into a keyframed motion (group ``target``)."""
+def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
+    """Read a ``.pseq`` file into a keyframed motion (group ``target``), named as the options say."""
     doc = _load_safe(path, "pose sequence")
     if not isinstance(doc, dict):
         raise ReadError(path, f"not a PoseSeq: the top level is a {type(doc).__name__}, expected a mapping")
@@ -193,7 +187,7 @@ def read(
     if not any(p[1] or p[2] is not None or p[3] is not None for p in poses):
         raise ReadError(path, f"no poses: the {len(poses)} key pose(s) set no joint, base link or ZMP")
     count = max((max(p[1]) + 1 for p in poses if p[1]), default=0)
-    names = resolve_names(path, joint_names=joint_names, joint_map=joint_map, body=body)
+    names = resolve_names(path, options or ReadOptions())
     if names.joints is not None and count > len(names.joints):
         raise ReadError(path, f"a pose sets joint ID {count - 1}, but {names.source} names {len(names.joints)} joints")
     joint_count = len(names.joints) if names.joints is not None else count

@@ -21,13 +21,14 @@ import errno
 import os
 import shutil
 import socket
+import stat
 import tempfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import ReadError, WriteError
+from .errors import ReadError, WriteError, spelled
 from .notices import NoticeKind, check_commit, notify
 
 
@@ -67,6 +68,11 @@ OLD = ".old"
 def temp_prefix(out: Path) -> str:
     """The prefix of this process's temporaries for ``out`` (``.NAME.<host>-<pid>.``)."""
     return f".{out.name}.{_HOST}-{os.getpid()}."
+
+
+def _exists() -> str:
+    """The reason an existing output is not replaced, naming how to ask for it."""
+    return f"already exists (pass {spelled('overwrite=True', '--overwrite')} to replace it)"
 
 
 def _reason(exc: OSError) -> str:
@@ -135,18 +141,71 @@ def sweep_stale(path: str | os.PathLike[str]) -> list[Path]:
     return removed
 
 
+_KINDS = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _kind(mode: int) -> str | None:
+    """What a file that is neither a regular file nor a folder is (None for those two)."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def _target(out: Path) -> Path:
+    """Where a write to ``out`` lands: ``out`` itself, or the file a symbolic link ``out`` points at.
+
+    A link is written through, as a shell's ``>`` does: its target is replaced, the link is kept.
+
+    Raises:
+        WriteError: The link cannot be followed (a loop, a folder on its way that cannot be searched).
+    """
+    if not out.is_symlink():
+        return out
+    try:
+        return Path(os.path.realpath(out, strict=True))
+    except FileNotFoundError:
+        return Path(os.path.realpath(out))  # a dangling link: its target is created
+    except OSError as exc:
+        raise WriteError(out, f"a symbolic link that cannot be followed: {_reason(exc)}") from exc
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether the paths ``a`` and ``b`` name one file (through links; False where one cannot be followed)."""
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, RuntimeError):  # a link loop: not the input, and the write says why
+        return False
+
+
 def check_writable(path: str | os.PathLike[str], overwrite: bool = False) -> Path:
     """Fail early (before any work) when ``path`` exists or its folder is unusable.
 
+    Returns where the output goes: ``path``, or the target of a symbolic link ``path`` (a
+    link is written through and kept). Devices, FIFOs and sockets are never outputs: they are
+    refused whether or not ``overwrite`` is given, before anything is touched.
+
     Also tidies up after an earlier write to ``path`` that was killed (:func:`sweep_stale`).
     """
-    out = Path(path)
+    given = Path(path)
+    try:
+        mode: int | None = os.stat(given).st_mode  # through links: what a write would replace
+    except OSError:
+        mode = None
+    kind = _kind(mode) if mode is not None else None
+    if kind is not None:
+        raise WriteError(given, f"is {kind}, not a regular file: outputs are only written to files and folders")
+    out = _target(given)
     folder = out.parent if str(out.parent) else Path(".")
     try:
         if folder.is_dir():
             sweep_stale(out)
-        if (out.exists() or out.is_symlink()) and not overwrite:
-            raise WriteError(out, "already exists (pass overwrite=True / --overwrite to replace it)")
+        if (given.exists() or given.is_symlink()) and not overwrite:
+            raise WriteError(given, _exists())
         if not folder.is_dir():
             raise WriteError(out, f"folder {str(folder)!r} does not exist")
     except OSError as exc:  # a folder on the way that this user may not search
@@ -168,6 +227,8 @@ def atomic_output(path: str | os.PathLike[str], overwrite: bool = False) -> Iter
     that holds a notice nothing is put in place (:class:`~.notices.StrictNoticeError`).
     """
     out = check_writable(path, overwrite)
+    if out.is_dir():
+        raise WriteError(path, "is a folder; this output is a file")
     try:
         fd, tmp = tempfile.mkstemp(prefix=temp_prefix(out), suffix=".tmp", dir=out.parent or ".")
     except OSError as exc:
@@ -185,7 +246,7 @@ def atomic_output(path: str | os.PathLike[str], overwrite: bool = False) -> Iter
             try:
                 os.link(tmp, out)  # fails if out appeared meanwhile; never clobbers
             except FileExistsError:
-                raise WriteError(out, "already exists (pass overwrite=True / --overwrite to replace it)") from None
+                raise WriteError(out, _exists()) from None
             except OSError:
                 # Filesystems without hard links: check-then-rename is the best we have.
                 if out.exists():
@@ -250,7 +311,7 @@ def place(src: Path, out: Path, overwrite: bool, tmp: Path) -> None:
     try:
         if out.exists() or out.is_symlink():
             if not overwrite:
-                raise WriteError(out, "already exists (pass overwrite=True / --overwrite to replace it)")
+                raise WriteError(out, _exists())
             if out.is_dir() and not out.is_symlink():
                 try:
                     _exchange(src, out)  # the old folder is now at src, removed with tmp

@@ -1,10 +1,13 @@
 """ROS distributions, rosbag2 storages and MCAP chunk compressions the bag codec knows (names only).
 
-The command line builds its ``--distro`` / ``--storage`` / ``--compression`` choices from here without
-loading the bag codec, and the codec validates against the same names.
+The storages and compressions are :class:`~motion_formats_ros.core.options.ChoiceEnum` enums: the bag
+writer's options are typed with them, so the options layer checks a value once and the command line
+offers their members. Nothing here needs the bag codec (or numpy) loaded.
 """
 
 from __future__ import annotations
+
+from .options import ChoiceEnum
 
 #: ``--distro`` names → rosbags typestores (reading).
 DISTROS = {
@@ -21,11 +24,28 @@ DEFAULT_DISTRO = "humble"
 #: Distros whose message definitions and metadata layout bags are written with.
 WRITE_DISTROS = ("humble", "jazzy", "kilted")
 DEFAULT_WRITE_DISTRO = "jazzy"
+
+
+class Storage(ChoiceEnum):
+    """A rosbag2 storage plugin the bag writer writes."""
+
+    MCAP = "mcap"
+    SQLITE3 = "sqlite3"
+
+
+class Compression(ChoiceEnum):
+    """An MCAP chunk compression the bag writer writes; ``ros2 bag record`` compresses MCAP chunks with zstd."""
+
+    ZSTD = "zstd"
+    LZ4 = "lz4"
+    NONE = "none"
+
+
 #: rosbag2 storage plugins written.
-STORAGES = ("mcap", "sqlite3")
-#: MCAP chunk compressions written; ``ros2 bag record`` compresses MCAP chunks with zstd.
-COMPRESSIONS = ("zstd", "lz4", "none")
-DEFAULT_COMPRESSION = "zstd"
+STORAGES = Storage.values()
+#: MCAP chunk compressions written.
+COMPRESSIONS = Compression.values()
+DEFAULT_COMPRESSION = Compression.ZSTD
 
 
 def default_write_distro(environ: dict[str, str] | None = None) -> str:

@@ -8,8 +8,10 @@ as ``error: FILE:LINE: reason`` and exits 1.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 
@@ -27,6 +29,46 @@ def shorten(text: str, limit: int = MAX_REASON) -> str:
         return text
     head, tail = text[: limit - 60], text[-40:]
     return f"{head}… [{len(text) - len(head) - len(tail)} characters cut] …{tail}"
+
+
+#: How many items of a list a message shows before "… and N more".
+MAX_LISTED = 10
+
+
+def listed(items: Iterable[object], limit: int = MAX_LISTED, sep: str = ", ") -> str:
+    """``items`` joined for a message, the first ``limit`` of them and then ``… and 99,990 more``.
+
+    Every message that lists names (joints, topics, files) goes through this, so that a
+    file with a hundred thousand joints gives a warning of one short line.
+    """
+    shown: list[str] = []
+    more = 0
+    for item in items:
+        if len(shown) < limit:
+            shown.append(str(item))
+        else:
+            more += 1
+    text = sep.join(shown)
+    return f"{text} … and {more:,} more" if more else text
+
+
+_COMMAND_LINE: contextvars.ContextVar[bool] = contextvars.ContextVar("motion_formats_command_line", default=False)
+
+
+@contextlib.contextmanager
+def command_line() -> Iterator[None]:
+    """Within this, messages name the command line's flags (``--overwrite``) instead of the
+    Python API's keywords (``overwrite=True``); see :func:`spelled`."""
+    token = _COMMAND_LINE.set(True)
+    try:
+        yield
+    finally:
+        _COMMAND_LINE.reset(token)
+
+
+def spelled(keyword: str, flag: str) -> str:
+    """How a message names an option: ``flag`` inside :func:`command_line`, else ``keyword``."""
+    return flag if _COMMAND_LINE.get() else keyword
 
 
 def excerpt(text: str | bytes, limit: int = 60) -> str:
@@ -97,6 +139,14 @@ class NoMotionError(ReadError):
 
 class MotionValueError(MotionFormatError, ValueError):
     """A motion, or a value given to an operation on one, is not valid (shapes, rates, methods …)."""
+
+
+class OutOfRangeError(MotionValueError):
+    """A value the caller gave (an option, a keyword) is outside what it can be.
+
+    The message names the option as the caller spells it (:func:`spelled`); the command
+    line prints it as a usage error of the subcommand (exit status 2).
+    """
 
 
 class SelectionError(MotionValueError, KeyError):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import resource
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -20,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import timing
-from .errors import MotionValueError, SelectionError
+from .errors import MotionValueError, OutOfRangeError, SelectionError, spelled
 from .notices import Notice
 
 if TYPE_CHECKING:
@@ -66,6 +67,38 @@ def _expect_shape(name: str, array: Any, expected: tuple[int, ...]) -> FloatArra
         exp = "(" + ", ".join(str(s) for s in expected) + ")"
         raise MotionValueError(f"{name} has shape {_shape(out)}, expected {exp}")
     return out
+
+
+def available_memory() -> int | None:
+    """Bytes this process can still allocate: the memory the system has available, and no more
+    than its address-space limit leaves (None where neither is known)."""
+    limits: list[int] = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    limits.append(int(line.split()[1]) * 1024)
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        try:
+            with open("/proc/self/statm", encoding="ascii") as fh:
+                used = int(fh.read().split()[0]) * resource.getpagesize()
+        except (OSError, ValueError, IndexError):
+            used = 0
+        limits.append(max(soft - used, 0))
+    return min(limits) if limits else None
+
+
+def _bytes(count: float) -> str:
+    """``17.9 GiB``: a byte count for a message."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if count < 1024 or unit == "PiB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    return f"{count:.1f} PiB"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -447,6 +480,22 @@ class Motion:
             loop=self.loop,
         )
 
+    def _check_room(self, rate: float) -> None:
+        """Refuse, before allocating, a resampling whose arrays this machine cannot hold.
+
+        The estimate is the new arrays (frames × values × 8 bytes) twice over: the interpolation
+        holds about as much again in temporaries while it runs.
+        """
+        frames = math.floor(float(self.times[-1] - self.times[0]) * rate) + 2
+        columns = 1 + sum(int(np.prod(a.shape[1:])) for _, a in self.iter_arrays())
+        needed = 2 * frames * columns * 8
+        room = available_memory()
+        if room is not None and needed > room:
+            raise OutOfRangeError(
+                f"{spelled('rate', '--rate')} {rate:g}: {frames:,} frames × {columns:,} values need "
+                f"{_bytes(needed)}, more than the {_bytes(room)} this process can still allocate"
+            )
+
     def resample(self, rate: float, method: str = "linear") -> Motion:
         """Uniform frames at ``rate`` Hz from the first frame to the last.
 
@@ -457,9 +506,10 @@ class Motion:
                 ``int((t_i - t0) * rate)``, later rows win, gaps repeat the previous frame).
         """
         if not (rate > 0 and math.isfinite(rate)):
-            raise MotionValueError(f"rate must be positive, got {rate}")
+            raise OutOfRangeError(f"{spelled('rate', '--rate')} must be positive and finite, got {rate:g}")
         if self.num_frames == 0:
             return dataclasses.replace(self, rate=float(rate), interpolation=None)
+        self._check_room(rate)
         if method == "linear":
             t = timing.uniform_times(self.times[0], self.times[-1], rate)
             return dataclasses.replace(self.sample(t), rate=float(rate))

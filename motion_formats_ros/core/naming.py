@@ -53,15 +53,10 @@ class Names:
         self.explicit = explicit
 
 
-def resolve_names(
-    path: str | os.PathLike[str],
-    *,
-    joint_names: Sequence[str] | str | None = None,
-    joint_map: str | os.PathLike[str] | Mapping[Any, Any] | Sequence[str] | None = None,
-    body: str | os.PathLike[str] | None = None,
-) -> Names:
+def resolve_names(path: str | os.PathLike[str], options: NamingOptions) -> Names:
     """Names by precedence: explicit list / map > body file > none (``joint_0 …``)."""
-    body_names = load_body(body) if body is not None else None
+    joint_names, joint_map = options.joint_names, options.joint_map
+    body_names = load_body(options.body) if options.body is not None else None
     links = body_names.links if body_names else None
     robot = body_names.robot if body_names else ""
     if joint_names is not None:

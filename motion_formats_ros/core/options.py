@@ -13,6 +13,7 @@ that lists the accepted ones), the command line's ``--read-option NAME=VALUE`` /
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import json
 import os
@@ -20,7 +21,7 @@ import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import OptionError
 
@@ -33,8 +34,28 @@ NUMBER = (int, float)
 #: The command-line flag that sets a read / write option (followed by ``NAME=VALUE``).
 FLAGS = {"read": "--read-option", "write": "--write-option"}
 
+T = TypeVar("T")
+
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
+
+
+class ChoiceEnum(str, enum.Enum):
+    """A value of a fixed set an option takes (a compression, a storage, …): a str-valued enum.
+
+    A field annotated with a subclass accepts its members or their texts (checked, and
+    turned into members, by :func:`build_options`); the choices, the command line's values
+    and the manual's tables come from the members. A member compares, hashes and prints as
+    its text, so it goes wherever the text went.
+    """
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    @classmethod
+    def values(cls) -> tuple[str, ...]:
+        """The texts of every member, in declaration order."""
+        return tuple(str(m.value) for m in cls)
 
 
 def option(
@@ -52,7 +73,8 @@ def option(
             a string, a bool).
         help: One line for ``formats --options`` and the manual.
         unit: The unit of a number (``deg``, ``ms``, ``Hz``, ``s``), shown after the help.
-        choices: The only values accepted (None too, when the default is None).
+        choices: The only values accepted (None too, when the default is None); a field
+            annotated with a :class:`ChoiceEnum` takes its members' texts without them.
         metavar: How the value is written on the command line (default: from the type).
     """
     metadata = {"help": help, "unit": unit, "choices": tuple(choices), "metavar": metavar}
@@ -73,6 +95,7 @@ class Option:
         unit: The unit of a number option ("" when none).
         choices: The only values accepted (empty: any value of the types).
         metavar: How the value is written on the command line.
+        enum: The :class:`ChoiceEnum` whose members' texts are the choices, if any.
     """
 
     name: str
@@ -83,6 +106,7 @@ class Option:
     unit: str = ""
     choices: tuple[Any, ...] = ()
     metavar: str = ""
+    enum: type[ChoiceEnum] | None = None
 
     @property
     def type_name(self) -> str:
@@ -125,6 +149,12 @@ class Option:
         if not isinstance(value, self.types):
             return False
         return not self.choices or value in self.choices
+
+    def typed(self, value: Any) -> Any:
+        """``value`` (accepted) as the field holds it: a choice's text becomes its :class:`ChoiceEnum` member."""
+        if self.enum is not None and isinstance(value, str):
+            return self.enum(value)
+        return value
 
     def parse(self, text: str, codec: str = "", operation: str = "") -> Any:
         """The value the command-line text ``text`` stands for, in the declared type.
@@ -206,16 +236,24 @@ def options_of(cls: type | None) -> tuple[Option, ...]:
         hint = hints[f.name]
         nullable = type(None) in typing.get_args(hint)
         meta = f.metadata
+        kinds = runtime_types(hint)
+        choice = next((t for t in kinds if issubclass(t, ChoiceEnum)), None)
+        choices = tuple(meta.get("choices", ()))
+        if choice is not None:
+            kinds = tuple(str if t is choice else t for t in kinds)
+            choices = choices or choice.values()
+            default = default.value if isinstance(default, ChoiceEnum) else default
         out.append(
             Option(
                 f.name,
-                runtime_types(hint),
+                kinds,
                 default,
                 meta.get("help", ""),
                 nullable,
                 meta.get("unit", ""),
-                tuple(meta.get("choices", ())),
+                choices,
                 meta.get("metavar", ""),
+                choice,
             )
         )
     return tuple(out)
@@ -239,6 +277,21 @@ def check_options(codec: str, operation: str, given: Mapping[str, Any], accepted
             else:
                 reason = f"expects {opt.type_name}, got {type(value).__name__} {value!r}"
             raise OptionError(codec, operation, name, by_name, reason)
+
+
+def build_options(codec: str, operation: str, cls: type[T], given: Mapping[str, Any]) -> T:
+    """The options dataclass ``cls`` holding ``given`` (checked as :func:`check_options` does).
+
+    A choice's text becomes its :class:`ChoiceEnum` member: this is the one place options are
+    checked and typed, so a codec gets its dataclass with every value valid.
+
+    Raises:
+        OptionError: naming the option and listing the accepted ones.
+    """
+    declared = options_of(typing.cast(type, cls))
+    check_options(codec, operation, given, declared)
+    by_name = {o.name: o for o in declared}
+    return cls(**{name: by_name[name].typed(value) for name, value in given.items()})
 
 
 def parse_pairs(codec: str, operation: str, pairs: Iterable[str], accepted: Iterable[Option]) -> dict[str, Any]:
@@ -330,7 +383,9 @@ __all__ = [
     "NAMES",
     "NUMBER",
     "PATH",
+    "ChoiceEnum",
     "Option",
+    "build_options",
     "check_options",
     "markdown_table",
     "option",

@@ -28,7 +28,8 @@ class Setting:
     """One setting: its type, default, help and the values it accepts.
 
     Attributes:
-        name: The field's (and parameter's) name.
+        name: The name users give it by (a parameter's): the field's, unless the field
+            declares another one (``PlayerConfig.speed`` is the player's ``rate``).
         kind: ``bool``, ``int``, ``float``, ``str`` or ``tuple`` (a list of names);
             ``object`` for a setting that takes a number or a text (``dynamic``).
         default: The value when none is given.
@@ -49,6 +50,12 @@ class Setting:
     above: float | None = None
     runtime: bool = False
     nonempty: bool = False
+    field: str = ""
+
+    @property
+    def attribute(self) -> str:
+        """The dataclass field that holds the value."""
+        return self.field or self.name
 
     @property
     def dynamic(self) -> bool:
@@ -110,10 +117,15 @@ def setting(
     above: float | None = None,
     runtime: bool = False,
     nonempty: bool = False,
+    name: str = "",
 ) -> Any:
-    """A dataclass field declaring a setting (its type is the field's annotation)."""
+    """A dataclass field declaring a setting (its type is the field's annotation).
+
+    ``name`` is the name users give it by when that differs from the field's.
+    """
     meta = {"help": help, "choices": choices, "minimum": minimum, "above": above, "runtime": runtime}
     meta["nonempty"] = nonempty
+    meta["name"] = name
     return dataclasses.field(default=default, metadata={_META: meta})
 
 
@@ -128,19 +140,26 @@ def _kind(annotation: Any) -> type:
     raise TypeError(f"unsupported setting type {annotation!r}")
 
 
+C = TypeVar("C")
+
+
 def settings_of(config: type) -> dict[str, Setting]:
-    """The settings a configuration dataclass declares, in field order."""
+    """The settings a configuration dataclass declares, by the names users give, in field order."""
     hints = typing.get_type_hints(config)
     out = {}
     for field in dataclasses.fields(config):
-        meta = field.metadata.get(_META)
-        if meta is None:
+        meta = dict(field.metadata.get(_META) or {})
+        if not meta:
             continue
-        out[field.name] = Setting(field.name, _kind(hints[field.name]), field.default, **meta)
+        name = meta.pop("name") or field.name
+        out[name] = Setting(name, _kind(hints[field.name]), field.default, **meta, field=field.name)
     return out
 
 
-C = TypeVar("C")
+def build_config(config: type[C], values: Mapping[str, Any]) -> C:
+    """The configuration from values already checked, by the names users give."""
+    settings = settings_of(config)
+    return config(**{settings[name].attribute: value for name, value in values.items()})
 
 
 def make_config(config: type[C], values: Mapping[str, Any]) -> C:
@@ -167,4 +186,4 @@ def make_config(config: type[C], values: Mapping[str, Any]) -> C:
             problems.append(problem)
     if problems:
         raise ValueError("; ".join(problems))
-    return config(**typed)
+    return build_config(config, typed)

@@ -16,10 +16,25 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from .options import ChoiceEnum
+
 FloatArray = npt.NDArray[np.float64]
 
+
+class SE3Format(ChoiceEnum):
+    """An SE(3) pose layout: position, then the quaternion (w first or last) or roll, pitch, yaw."""
+
+    XYZQWQXQYQZ = "XYZQWQXQYQZ"
+    XYZQXQYQZQW = "XYZQXQYQZQW"
+    XYZRPY = "XYZRPY"
+
+
 #: SE(3) layouts and the number of values each uses.
-SE3_FORMATS: dict[str, int] = {"XYZQWQXQYQZ": 7, "XYZQXQYQZQW": 7, "XYZRPY": 6}
+SE3_FORMATS: dict[str, int] = {
+    SE3Format.XYZQWQXQYQZ.value: 7,
+    SE3Format.XYZQXQYQZQW.value: 7,
+    SE3Format.XYZRPY.value: 6,
+}
 DEFAULT_SE3_FORMAT = "XYZQWQXQYQZ"
 
 
@@ -95,6 +110,7 @@ def pose_to_se3(position: np.ndarray, quat: np.ndarray, fmt: str = DEFAULT_SE3_F
 __all__ = [
     "DEFAULT_SE3_FORMAT",
     "SE3_FORMATS",
+    "SE3Format",
     "pose_to_se3",
     "quat_to_matrix",
     "quat_to_rpy",

@@ -10,16 +10,29 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from .options import ChoiceEnum
+
 IntArray = npt.NDArray[np.int64]
 
-#: The modes of :func:`choose_times` (the recorder's ``stamps`` parameter, ``bag2motion --stamps``).
-STAMPS = ("auto", "header", "receive")
+
+class Stamps(ChoiceEnum):
+    """The modes of :func:`choose_times` (the recorder's ``stamps`` parameter, ``bag2motion --stamps``)."""
+
+    AUTO = "auto"
+    HEADER = "header"
+    RECEIVE = "receive"
+
+
+#: The modes' names.
+STAMPS = Stamps.values()
 
 
 def choose_times(stamps: IntArray, recv: IntArray, mode: str) -> tuple[IntArray, str | None]:
-    """The times of one stream's samples in ns, and a note when ``auto`` chose the receive times."""
-    if mode not in STAMPS:
-        raise ValueError(f"unknown stamps mode {mode!r}; known: {', '.join(STAMPS)}")
+    """The times of one stream's samples in ns, and a note when ``auto`` chose the receive times.
+
+    ``mode`` is a :class:`Stamps` (or its text), checked where it was given (the options and
+    settings layer): anything but ``header`` and ``receive`` is ``auto``.
+    """
     if mode == "receive":
         return recv, None
     if mode == "header":
@@ -29,4 +42,4 @@ def choose_times(stamps: IntArray, recv: IntArray, mode: str) -> tuple[IntArray,
     return stamps, None
 
 
-__all__ = ["STAMPS", "choose_times"]
+__all__ = ["STAMPS", "Stamps", "choose_times"]

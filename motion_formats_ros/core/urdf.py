@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from .kinematics.urdf import read_urdf
-from .playback import JointLimit
+from .model import JointLimit
 
 
 def joint_limits(urdf: str, source: str | os.PathLike[str] = "<robot_description>") -> dict[str, JointLimit]:

@@ -56,6 +56,11 @@ from ..core.tf import TfSamples
 
 MAGIC = b"MFR-JOURNAL-1\n"
 FloatArray = npt.NDArray[np.float64]
+#: One commanded trajectory: (joint names, stamp, receive time, point offsets (ns), positions, velocities).
+TargetRecord = tuple[tuple[str, ...], int, int, npt.NDArray[np.int64], FloatArray, FloatArray | None]
+#: A journal's streams by id: (stream, joint or frame names).
+Schemas = dict[int, tuple[str, tuple[str, ...]]]
+_Key = tuple[int, int]  # (stream id, channel flags; the negated kind for pose, IMU and TF)
 
 META, SCHEMA, JOINTS, POSE, IMU, TRAJECTORY, TF, END = 1, 2, 3, 4, 5, 6, 7, 9
 #: Streams of TF records (names: parent, child).
@@ -233,7 +238,7 @@ class JournalContent:
     joints: list[Block]
     poses: dict[str, Block]
     imus: dict[str, Block]
-    targets: list[tuple[tuple[str, ...], int, int, npt.NDArray[np.int64], FloatArray, FloatArray | None]]
+    targets: list[TargetRecord]
     records: int
     complete: bool
     truncated_at: int | None
@@ -302,17 +307,46 @@ class _Releaser:
         self.done = 0
 
 
-def _check_stream(schemas: dict[int, tuple[str, tuple[str, ...]]], sid: int) -> None:
+def _check_stream(schemas: Schemas, sid: int) -> None:
     if sid not in schemas:
         raise ValueError(f"sample of stream {sid}, which no schema record declared")
 
 
+@dataclasses.dataclass
+class _Index:
+    """The first pass over a journal: where its intact records are and how many of each block."""
+
+    schemas: Schemas = dataclasses.field(default_factory=dict)
+    counts: dict[_Key, int] = dataclasses.field(default_factory=dict)  # samples per block
+    starts: array.array[int] = dataclasses.field(default_factory=lambda: array.array("q"))  # payload offsets
+    kinds: array.array[int] = dataclasses.field(default_factory=lambda: array.array("B"))  # (compact: 9 bytes each)
+
+
 def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> JournalContent:
     content = JournalContent({}, [], {}, {}, [], 0, False, None)
-    schemas: dict[int, tuple[str, tuple[str, ...]]] = {}
-    counts: dict[tuple[int, int], int] = {}  # (stream id, flags) → samples
-    starts = array.array("q")  # payload offsets and kinds of the intact records (compact: 9 bytes each)
-    kinds = array.array("B")
+    index = _index_records(p, data, size, release, content)
+    content.records = len(index.starts)
+    if not content.metadata:
+        raise ReadError(p, "the journal has no metadata record", offset=len(MAGIC))
+    blocks = _allocate_blocks(index)
+    release.reset()
+    _fill_blocks(data, index, blocks, release, content)
+    for (_, flags), block in blocks.items():
+        if flags >= 0:
+            content.joints.append(block)
+        elif flags == -POSE:
+            content.poses[block.stream] = block
+        elif flags == -TF:
+            content.tf.append(block)
+        else:
+            content.imus[block.names[0]] = block
+    return content
+
+
+def _index_records(p: Path, data: memoryview, size: int, release: _Releaser, content: JournalContent) -> _Index:
+    """Walk the intact records once: metadata, schemas and completeness into ``content``, the rest counted."""
+    index = _Index()
+    schemas, counts = index.schemas, index.counts
     pos = len(MAGIC)
     try:
         while pos < size:
@@ -346,29 +380,35 @@ def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> Jo
                 content.complete = True
             else:
                 raise ValueError(f"unknown record kind {kind}")
-            starts.append(start)
-            kinds.append(kind)
+            index.starts.append(start)
+            index.kinds.append(kind)
             pos = start + length
             release.upto(pos)
     except (struct.error, ValueError, KeyError, UnicodeDecodeError) as exc:
         raise ReadError(p, f"malformed record ({exc})", offset=pos) from None
-    content.records = len(starts)
-    if not content.metadata:
-        raise ReadError(p, "the journal has no metadata record", offset=len(MAGIC))
-    # Second pass: fill one block per (stream, names, channels).
-    blocks: dict[tuple[int, int], Block] = {}
-    fill: dict[tuple[int, int], int] = {}
-    for key, count in counts.items():
+    return index
+
+
+def _allocate_blocks(index: _Index) -> dict[_Key, Block]:
+    """One block of arrays per (stream, names, channels), sized by the first pass's counts."""
+    blocks: dict[_Key, Block] = {}
+    for key, count in index.counts.items():
         sid, flags = key
-        stream, names = schemas[sid]
+        stream, names = index.schemas[sid]
         if flags >= 0:
             channels = {name: np.empty((count, len(names))) for flag, name in _CHANNELS if flags & flag}
         else:
             channels = {"values": np.empty((count, 10 if flags == -IMU else 7))}
         blocks[key] = Block(stream, names, np.empty(count, np.int64), np.empty(count, np.int64), channels)
-        fill[key] = 0
-    release.reset()
-    for start, kind in zip(starts, kinds, strict=True):
+    return blocks
+
+
+def _fill_blocks(
+    data: memoryview, index: _Index, blocks: dict[_Key, Block], release: _Releaser, content: JournalContent
+) -> None:
+    """The second pass: every sample into its block's next row, trajectories into ``content.targets``."""
+    fill = dict.fromkeys(blocks, 0)
+    for start, kind in zip(index.starts, index.kinds, strict=True):
         release.upto(start)
         if kind == JOINTS:
             _, sid, stamp, recv, flags, n = _SAMPLE.unpack_from(data, start)
@@ -385,33 +425,28 @@ def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> Jo
             block, i = blocks[key], fill[key]
             block.channels["values"][i] = values
         elif kind == TRAJECTORY:
-            _, sid, stamp, recv, flags, n = _SAMPLE.unpack_from(data, start)
-            (points,) = struct.unpack_from("<I", data, start + _SAMPLE.size)
-            at = start + _SAMPLE.size + 4
-            offsets = np.frombuffer(data, dtype="<i8", count=points, offset=at).copy()
-            at += 8 * points
-            positions = np.frombuffer(data, dtype="<f8", count=points * n, offset=at).reshape(points, n).copy()
-            at += 8 * points * n
-            velocities = None
-            if flags & HAS_VELOCITY:
-                velocities = np.frombuffer(data, dtype="<f8", count=points * n, offset=at).reshape(points, n).copy()
-            content.targets.append((schemas[sid][1], stamp, recv, offsets, positions, velocities))
+            content.targets.append(_trajectory_record(data, start, index.schemas))
             continue
         else:
             continue
         block.stamps[i] = stamp
         block.receive[i] = recv
         fill[key] = i + 1
-    for (_, flags), block in blocks.items():
-        if flags >= 0:
-            content.joints.append(block)
-        elif flags == -POSE:
-            content.poses[block.stream] = block
-        elif flags == -TF:
-            content.tf.append(block)
-        else:
-            content.imus[block.names[0]] = block
-    return content
+
+
+def _trajectory_record(data: memoryview, start: int, schemas: Schemas) -> TargetRecord:
+    """One TRAJECTORY record as (names, stamp, receive time, offsets, positions, velocities or None)."""
+    _, sid, stamp, recv, flags, n = _SAMPLE.unpack_from(data, start)
+    (points,) = struct.unpack_from("<I", data, start + _SAMPLE.size)
+    at = start + _SAMPLE.size + 4
+    offsets = np.frombuffer(data, dtype="<i8", count=points, offset=at).copy()
+    at += 8 * points
+    positions = np.frombuffer(data, dtype="<f8", count=points * n, offset=at).reshape(points, n).copy()
+    at += 8 * points * n
+    velocities = None
+    if flags & HAS_VELOCITY:
+        velocities = np.frombuffer(data, dtype="<f8", count=points * n, offset=at).reshape(points, n).copy()
+    return (schemas[sid][1], stamp, recv, offsets, positions, velocities)
 
 
 # ------------------------------------------------------------------------ assembling

@@ -1,1 +1,55 @@
-"""The only part of the package that imports rclpy: message adapters and nodes."""
+"""The only part of the package that imports rclpy: message adapters and nodes.
+
+The console scripts ``motion_player`` and ``motion_recorder`` start here, so that without
+ROS 2 they say in one line what is missing instead of failing on an import.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+#: The message and client packages the nodes import (a ROS 2 installation provides them).
+ROS_MODULES = frozenset(
+    {
+        "rclpy",
+        "rcl_interfaces",
+        "rosgraph_msgs",
+        "builtin_interfaces",
+        "sensor_msgs",
+        "std_msgs",
+        "std_srvs",
+        "geometry_msgs",
+        "tf2_msgs",
+        "trajectory_msgs",
+        "control_msgs",
+        "action_msgs",
+    }
+)
+#: How to get ROS 2 (said when it is missing).
+GET_ROS = (
+    "source a ROS 2 installation (Humble, Jazzy or Kilted: source /opt/ros/<distro>/setup.bash), "
+    "or in a clone of this repository run `make ros` and use .venv/bin/"
+)
+
+
+def _start(module: str, command: str) -> None:
+    try:
+        node = importlib.import_module(f"{__name__}.{module}")
+    except ImportError as exc:
+        missing = (exc.name or "").split(".")[0]
+        if missing not in ROS_MODULES and "rclpy" not in str(exc):
+            raise
+        print(f"{command}: needs ROS 2 (rclpy; cannot import {missing or exc}): {GET_ROS}", file=sys.stderr)
+        sys.exit(1)
+    node.entry()
+
+
+def player_entry() -> None:
+    """Console script ``motion_player``."""
+    _start("player", "motion_player")
+
+
+def recorder_entry() -> None:
+    """Console script ``motion_recorder``."""
+    _start("recorder", "motion_recorder")

@@ -11,7 +11,7 @@ from geometry_msgs.msg import TransformStamped
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from ..core.trajectory import TrajectoryPlan
+from ..playback.plan import TrajectoryPlan
 
 
 def time_msg(nanoseconds: int) -> Time:

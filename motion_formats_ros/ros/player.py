@@ -15,9 +15,11 @@ With a robot model (``urdf_file``, ``robot_description`` or a ``.body``) the nod
 robot_state_publisher would.
 
 The node is thin: publishers, services, the action client and parameters. What to play
-and when (joints, limits, the plan, the clock) is the ROS-free
-:class:`~motion_formats_ros.pipeline.playback.PlaybackSession`; the parameters are the
-settings of its :class:`~motion_formats_ros.pipeline.playback.PlayerConfig`.
+and when (joints, limits, the plan, the clock, what each tick sends) is the ROS-free
+:mod:`motion_formats_ros.playback` package (a
+:class:`~motion_formats_ros.playback.session.PlaybackSession` and its
+:class:`~motion_formats_ros.playback.emit.Emitter`); the parameters are the settings of its
+:class:`~motion_formats_ros.playback.config.PlayerConfig`.
 
     motion_player --ros-args -p file:=walk.seq -p loop:=true
 """
@@ -33,7 +35,6 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import Any
 
-import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.duration import Duration
@@ -48,11 +49,12 @@ from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectory
 
 from ..core.errors import MotionFormatError
-from ..core.kinematics import StaticTransform
 from ..core.nonfinite import needs_state
-from ..core.playback import Lateness, Schedule
-from ..core.trajectory import TrajectoryPlan
-from ..pipeline.playback import LinkFrames, PlaybackSession, PlayerConfig, PlayerError, load
+from ..playback.config import PlayerConfig, PlayerError
+from ..playback.emit import Emitter, Transforms
+from ..playback.plan import TrajectoryPlan
+from ..playback.schedule import Lateness, Pace, Schedule
+from ..playback.session import PlaybackSession, load
 from . import adapters
 from .scaffold import (
     COMMAND_QOS,
@@ -67,6 +69,7 @@ from .scaffold import (
 )
 from .sending import ActionSender, SendError, TopicSender, TrajectorySender, message_bytes, trajectory_messages
 from .state import StateListener
+from .tf_cdr import TFEncoder
 
 #: Seconds to wait after our publisher has matched its readers, for them to match us.
 MATCH_SETTLE = 0.2
@@ -79,6 +82,9 @@ CANCEL_TIMEOUT = 1.0
 #: Seconds (in all) that stopping waits for subscribers to acknowledge what was published:
 #: reliable samples still in flight when the node goes away are lost to a recorder.
 DRAIN_TIMEOUT = 0.5
+
+#: Seconds over which the stream's achieved rate is measured (a warning at most this often while behind).
+PACE_WINDOW = 2.0
 
 #: The node's parameters: the settings of PlayerConfig.
 PARAMETERS: dict[str, Param] = parameters(PlayerConfig)
@@ -117,18 +123,12 @@ class MotionPlayer(Node):
         if self.session.robot is not None:
             self.description_pub = self.create_publisher(String, "/robot_description", LATCHED_QOS)
             self.description_pub.publish(String(data=self.session.robot.urdf))
-        # The static frames now; every frame's transforms when playing starts, for the final
-        # motion (the robot's state may change it).
-        self._link_frames: LinkFrames | None = (
-            self.session.link_frames(precompute=False) if config.publish_link_tf else None
+        # What each tick sends. The static frames now; every frame's transforms when playing
+        # starts, for the final motion (the robot's state may change it).
+        self.emitter = Emitter(
+            self.session, self.session.link_frames(precompute=False) if config.publish_link_tf else None
         )
-        # Frames (the link poses a file stores are published as they are, with publish_links)
-        self.frame_prefix = config.frame_prefix
-        self.world_frame = config.world_frame
-        self.root_frame = config.frame_prefix + config.root_frame
-        self.stored_link_frames = [config.frame_prefix + name for name in self.session.motion.link_names]
-        self.static_root = None if self.session.scene is not None else self.session.constant_root()
-        self._publish_static(self._link_frames.static if self._link_frames is not None else [])
+        self._publish_static(self.emitter.static_transforms())
         self._check_root_link()
         self.state = StateListener(self, config.state_topic)
         self.sender: TrajectorySender = self._sender()
@@ -147,6 +147,7 @@ class MotionPlayer(Node):
         self._stamp_origin = self.get_clock().now().nanoseconds
         self._schedule: Schedule | None = None
         self.timing = Lateness()
+        self._tf_encoder: TFEncoder | None = None
         self._spawn(self._start_when_subscribed, "start")
 
     # ----------------------------------------------------------------- setup
@@ -185,35 +186,31 @@ class MotionPlayer(Node):
         except ValueError as exc:
             raise PlayerError(str(exc)) from None
 
-    def _publish_static(self, links: list[StaticTransform]) -> None:
+    def _publish_static(self, transforms: Transforms) -> None:
         """What never moves, once on /tf_static (all in one message: late subscribers get only the last)."""
-        stamp = self.get_clock().now().nanoseconds
-        static = [adapters.transform(t.parent, t.child, stamp, t.translation, t.rotation) for t in links]
-        if self.static_root is not None:
-            # A root that never moves (a fixed-base arm).
-            static.append(adapters.transform(self.world_frame, self.root_frame, stamp, *self.static_root))
-        if self.session.scene is not None:
-            static += [
-                adapters.transform(self._frame(t.parent), self._frame(t.child), stamp, t.translation, t.rotation)
-                for t in self.session.scene.static_transforms()
-            ]
-        if static:
-            self.tf_static_pub.publish(TFMessage(transforms=static))
+        if len(transforms):
+            stamp = self.get_clock().now().nanoseconds
+            messages = [adapters.transform(p, c, stamp, xyz, xyzw) for p, c, xyz, xyzw in transforms.rows()]
+            self.tf_static_pub.publish(TFMessage(transforms=messages))
+
+    def _tf(self, transforms: Transforms, stamp: int) -> bytes:
+        """A tick's transforms as a serialized TFMessage (laid out once for the stream's frames)."""
+        encoder = self._tf_encoder
+        if encoder is None or encoder.frames != transforms.frames:
+            encoder = self._tf_encoder = TFEncoder(transforms.frames)
+        return encoder.encode(stamp, transforms.translation, transforms.rotation)
 
     def _check_root_link(self) -> None:
         """With link TF, the root pose should reach the model's root link."""
-        model = self.session.robot_model() if self._link_frames is not None else None
-        if model is None or self.frame_prefix + model.root_link == self.root_frame:
+        root_frame = self.emitter.root_frame
+        model = self.session.robot_model() if self.emitter.link_frames is not None else None
+        if model is None or self.emitter.prefix + model.root_link == root_frame:
             return
         if self.session.constant_root() is not None or self.session.motion.root_position is not None:
             self.get_logger().warning(
-                f"the robot model's links hang from {model.root_link!r}, the root pose goes to {self.root_frame!r}: "
+                f"the robot model's links hang from {model.root_link!r}, the root pose goes to {root_frame!r}: "
                 f"set root_frame:={model.root_link} to join the trees"
             )
-
-    def _frame(self, name: str) -> str:
-        """A scene frame with frame_prefix (the world frame keeps its name)."""
-        return name if name == self.world_frame else self.frame_prefix + name
 
     # ----------------------------------------------------------------- start
     def _start_when_subscribed(self) -> None:
@@ -230,8 +227,8 @@ class MotionPlayer(Node):
             return
         self.state.close()  # from here on the topic may carry our own stream
         self.session.prepare(current, heard_on=self.state.topic)
-        if self._link_frames is not None:
-            self._link_frames = self.session.link_frames(quiet=True)
+        if self.emitter.link_frames is not None:
+            self.emitter.link_frames = self.session.link_frames(quiet=True)
         mode = self.config.mode
         if mode in ("both", "trajectory"):
             self.plan = self._plan(current)
@@ -394,64 +391,26 @@ class MotionPlayer(Node):
 
     # ----------------------------------------------------------------- stream
     def _stream_loop(self) -> None:
+        """At each tick: the emitter's plain data as messages, published on time."""
         session = self.session
-        m = session.motion
-        names = m.joint_names
+        emitter = self.emitter
+        names = session.motion.joint_names
+        sends_joints = emitter.sends_joints
         end_reported = False
-        publish_links = self.config.publish_links and bool(self.stored_link_frames)
-        link_frames = self._link_frames
         self.timing = Lateness()
+        pace = Pace(session.stream_rate, window=PACE_WINDOW)
         gc.freeze()  # what exists now is never collected: no long collection pauses mid-stream
         for tick, wait in self._ticks():
             outgoing: list[tuple[Any, Any]] = []
-            t, played, finished = session.clock.state(self._elapsed(tick))
-            frame = session.sampler.frame(t)
+            now = emitter.at(self._elapsed(tick))
             stamp = self._stamp(tick)
-            if m.position is not None or m.velocity is not None or m.effort is not None:
-                joint_msg = adapters.joint_state(
-                    names, stamp, frame.get("position"), frame.get("velocity"), frame.get("effort")
-                )
+            if sends_joints:
+                joint_msg = adapters.joint_state(names, stamp, now.position, now.velocity, now.effort)
                 outgoing.append((self.joint_pub, joint_msg))
-            transforms = []
-            if session.scene is not None:
-                transforms += [
-                    adapters.transform(
-                        self._frame(mt.parent), self._frame(mt.child), stamp, mt.translation[0], mt.rotation[0]
-                    )
-                    for mt in session.scene.moving_transforms([t])
-                ]
-            elif self.static_root is None and ("root_position" in frame or "root_orientation" in frame):
-                transforms.append(
-                    adapters.transform(
-                        self.world_frame,
-                        self.root_frame,
-                        stamp,
-                        frame.get("root_position", np.zeros(3)),
-                        frame.get("root_orientation", np.array([0.0, 0.0, 0.0, 1.0])),
-                    )
-                )
-            if link_frames is not None:
-                transforms += [
-                    adapters.transform(parent, child, stamp, xyz, xyzw)
-                    for parent, child, xyz, xyzw in link_frames.at(t, frame.get("position"))
-                ]
-            if publish_links:
-                pos = frame.get("link.position")
-                rot = frame.get("link.orientation")
-                for i, child in enumerate(self.stored_link_frames):
-                    transforms.append(
-                        adapters.transform(
-                            self.world_frame,
-                            child,
-                            stamp,
-                            pos[i] if pos is not None else (0.0, 0.0, 0.0),
-                            rot[i] if rot is not None else (0.0, 0.0, 0.0, 1.0),
-                        )
-                    )
-            if transforms:
-                outgoing.append((self.tf_pub, TFMessage(transforms=transforms)))
+            if len(now.transforms):
+                outgoing.append((self.tf_pub, self._tf(now.transforms, stamp)))
             if self.clock_pub is not None:
-                outgoing.append((self.clock_pub, Clock(clock=adapters.time_msg(round(played * 1e9)))))
+                outgoing.append((self.clock_pub, Clock(clock=adapters.time_msg(round(now.played * 1e9)))))
             wait()
             if self._stop.is_set():
                 return  # stopping: nothing more goes out
@@ -459,15 +418,26 @@ class MotionPlayer(Node):
                 publisher.publish(msg)
             if not self.sim_time:
                 self.timing.add(time.monotonic_ns() - tick)
-            if finished and not end_reported:
+                self._keep_pace(pace, tick, len(now.transforms))
+            if now.finished and not end_reported:
                 end_reported = True
                 skipped = self._schedule.skipped if self._schedule is not None else 0
                 self.get_logger().info(
-                    f"played to {t - float(m.times[0]):.3f} s; {skipped} ticks skipped; {self.timing.summary()}"
+                    f"played to {now.time - float(session.motion.times[0]):.3f} s; {skipped} ticks skipped; "
+                    f"{self.timing.summary()}"
                 )
                 self._finished("stream")
                 if self.config.exit_on_end:
                     return
+
+    def _keep_pace(self, pace: Pace, tick: int, transforms: int) -> None:
+        """Say (at most once per window) that the stream falls behind its rate, and how far."""
+        achieved = pace.tick(tick, self._schedule.skipped if self._schedule is not None else 0)
+        if achieved is not None:
+            self.get_logger().warning(
+                f"the stream falls behind: {achieved:.0f} Hz achieved of stream_rate {pace.rate:g} Hz "
+                f"({transforms} transforms a tick); ticks are skipped: lower stream_rate"
+            )
 
     # ----------------------------------------------------------------- trajectory
     def _send_trajectory(self) -> None:
@@ -510,7 +480,7 @@ class MotionPlayer(Node):
         for p in params:
             if p.name == "rate":
                 self.session.set_speed(float(p.value), self._elapsed())
-                self.config = dataclasses.replace(self.config, rate=float(p.value))
+                self.config = dataclasses.replace(self.config, speed=float(p.value))
             elif p.name == "seek" and p.value >= 0:
                 self.session.seek(float(p.value), self._elapsed())
 

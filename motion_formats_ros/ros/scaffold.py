@@ -34,7 +34,7 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from rclpy.signals import SignalHandlerOptions
 
 from ..core.errors import MotionFormatError
-from ..core.settings import Setting, SettingValue, settings_of
+from ..core.settings import Setting, SettingValue, build_config, settings_of
 
 C = TypeVar("C")
 
@@ -169,7 +169,7 @@ def declare_config(node: Node, config: type[C]) -> C:
         spec = param.setting
         descriptor = ParameterDescriptor(description=spec.help, read_only=not spec.runtime, dynamic_typing=spec.dynamic)
         node.declare_parameter(name, to_ros(spec, values[name]), descriptor, ignore_override=True)
-    return config(**values)
+    return build_config(config, values)
 
 
 def check_changes(config: type, changes: Sequence[Parameter[Any]]) -> str | None:

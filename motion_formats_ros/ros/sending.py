@@ -1,23 +1,22 @@
 """How the player hands a trajectory plan to a controller: the "send the motion" step.
 
-A sender executes a :class:`~motion_formats_ros.core.trajectory.TrajectoryPlan` and
+A sender executes a :class:`~motion_formats_ros.playback.plan.TrajectoryPlan` and
 returns once the controller has run it to its end (True) or the player is stopping
 (False); a controller that refuses or fails it raises :class:`SendError` with the reason.
 :class:`TopicSender` publishes JointTrajectory messages on a topic, as
 joint_trajectory_controller's ``~/joint_trajectory`` subscription takes them (fire and
 forget); :class:`ActionSender` sends the plan as one ``control_msgs/FollowJointTrajectory``
-goal and follows it to its result.
+goal and follows it to its result. What a goal holds apart from messages (tolerances,
+why a goal was refused) is :mod:`motion_formats_ros.playback.goal`.
 """
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-import yaml
 from action_msgs.msg import GoalStatus
 from control_msgs.action import FollowJointTrajectory
 from control_msgs.msg import JointTolerance
@@ -28,13 +27,16 @@ from rclpy.node import Node
 from rclpy.serialization import serialize_message
 from trajectory_msgs.msg import JointTrajectory
 
-from ..core.errors import MotionFormatError
-from ..core.trajectory import TrajectoryPlan, split_chunks
+from ..playback.goal import (
+    SendError,
+    Tolerance,
+    describe_tolerance,
+    parse_tolerance,
+    rejection_reason,
+    tolerance_entries,
+)
+from ..playback.plan import TrajectoryPlan, split_chunks
 from . import adapters
-
-
-class SendError(MotionFormatError):
-    """The controller refused the motion or did not execute it; the message says why."""
 
 
 class TrajectorySender(Protocol):
@@ -123,36 +125,6 @@ STATUS_WORDS = {
     GoalStatus.STATUS_UNKNOWN: "unknown",
 }
 
-Tolerance = float | dict[str, float]
-
-
-def parse_tolerance(name: str, value: Any) -> Tolerance:
-    """A tolerance parameter: one number for every joint, or a map joint → number.
-
-    Strings are read as YAML (``"0.05"``, ``"{elbow: 0.1, wrist: 0.2}"``). 0 (or an empty
-    string) leaves the controller's default; -1 lifts the limit (control_msgs/JointTolerance).
-
-    Raises:
-        ValueError: Not a number or a map of numbers, or a value that is neither > 0, 0 nor -1.
-    """
-    if isinstance(value, str):
-        try:
-            value = yaml.safe_load(value) if value.strip() else 0.0
-        except yaml.YAMLError:
-            raise ValueError(f"{name}: expected a number or a map joint: number, got {value!r}") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float, dict)):
-        raise ValueError(f"{name}: expected a number or a map joint: number, got {value!r}")
-    items = value.items() if isinstance(value, dict) else [("", value)]
-    out: dict[str, float] = {}
-    for joint, v in items:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not (v >= 0 or v == -1):
-            where = f" (joint {joint!r})" if joint else ""
-            raise ValueError(
-                f"{name}{where}: expected a number > 0, 0 (the controller's default) or -1 (none), got {v!r}"
-            )
-        out[str(joint)] = float(v)
-    return out[""] if not isinstance(value, dict) else out
-
 
 def tolerances(name: str, tolerance: Tolerance, joints: Sequence[str]) -> list[JointTolerance]:
     """JointTolerance entries (position) for the goal; none where the controller's default applies.
@@ -160,14 +132,7 @@ def tolerances(name: str, tolerance: Tolerance, joints: Sequence[str]) -> list[J
     Raises:
         SendError: The map names a joint the motion does not send.
     """
-    if isinstance(tolerance, dict):
-        unknown = [j for j in tolerance if j not in joints]
-        if unknown:
-            raise SendError(f"{name} names joints the motion does not send: {', '.join(unknown)}")
-        return [JointTolerance(name=j, position=v) for j, v in tolerance.items() if v != 0]
-    if tolerance == 0:
-        return []
-    return [JointTolerance(name=j, position=tolerance) for j in joints]
+    return [JointTolerance(name=j, position=v) for j, v in tolerance_entries(name, tolerance, joints)]
 
 
 def _wait(future: Any, stop: threading.Event, lost: Callable[[], bool] | None = None) -> Any:
@@ -289,7 +254,8 @@ class ActionSender:
         self._feedback_at = None
         log.info(
             f"sending goal {self.goals} to {self.action}: {plan.points} points, {plan.duration:.3f} s, "
-            f"path_tolerance {_describe(self.path_tolerance)}, goal_tolerance {_describe(self.goal_tolerance)}, "
+            f"path_tolerance {describe_tolerance(self.path_tolerance)}, "
+            f"goal_tolerance {describe_tolerance(self.goal_tolerance)}, "
             f"goal_time_tolerance {self.goal_time_tolerance:g} s"
         )
         with self._lock:
@@ -357,23 +323,7 @@ class ActionSender:
         A rejected goal carries no reason in ROS 2 (joint_trajectory_controller logs it):
         compare the joints sent with the controller's ``joints`` parameter.
         """
-        fallback = "the action gives no reason (the controller's log says why)"
-        params = self._controller_parameters(("joints", "allow_partial_joints_goal"))
-        if params is None or not params.get("joints"):
-            return fallback
-        theirs = [str(j) for j in params["joints"]]
-        ours = list(plan.joint_names)
-        unknown = [j for j in ours if j not in theirs]
-        missing = [j for j in theirs if j not in ours]
-        partial = bool(params.get("allow_partial_joints_goal", False))
-        problems = []
-        if unknown:
-            problems.append(f"joints the controller does not have: {', '.join(unknown)}")
-        if missing and not partial:
-            problems.append(f"joints missing (allow_partial_joints_goal is false): {', '.join(missing)}")
-        if not problems:
-            return f"{fallback}; the joints match the controller's ({', '.join(theirs)})"
-        return "; ".join(problems) + f" (the controller's joints: {', '.join(theirs)})"
+        return rejection_reason(plan.joint_names, self._controller_parameters(("joints", "allow_partial_joints_goal")))
 
     def _controller_parameters(self, names: Sequence[str], timeout: float = 1.0) -> dict[str, Any] | None:
         client: Any = self.node.create_client(GetParameters, f"{self.controller}/get_parameters")
@@ -413,12 +363,6 @@ class ActionSender:
             log.info(f"{self.action}: goal {self.goals} canceled (the server acknowledged)")
         else:
             log.warning(f"{self.action}: no acknowledgement of the cancel within {timeout:g} s")
-
-
-def _describe(tolerance: Tolerance) -> str:
-    if isinstance(tolerance, dict):
-        return "{" + ", ".join(f"{j}: {v:g}" for j, v in tolerance.items()) + "}" if tolerance else "default"
-    return "default" if tolerance == 0 else f"{tolerance:g}"
 
 
 def _parameter_value(value: Any) -> Any:

@@ -63,6 +63,7 @@ def view(
     loop: bool = True,
     package_paths: Sequence[str | os.PathLike[str]] = (),
     open_browser: bool = False,
+    announce: bool = True,
     format: str | None = None,
     **read_options: Any,
 ) -> Viewer:
@@ -83,6 +84,8 @@ def view(
         package_paths: Folders to find ``package://`` meshes in (besides
             ``AMENT_PREFIX_PATH`` and ``ROS_PACKAGE_PATH``).
         open_browser: Open the page in the default browser.
+        announce: Print the page's address (and a warning when it is served beyond this
+            machine) on standard output.
         format, read_options: How to read ``motion`` when it is a path (as ``read``).
     """
     from .page import Viewer, ViewOptions
@@ -121,13 +124,19 @@ def view(
         open_browser=open_browser,
         title=Path(motion_file.source).name if motion_file.source else None,
     )
-    return Viewer(
+    viewer = Viewer(
         motion_file,
         model,
         model_path=model_path,
         options=options,
         scene=scene_drawing_for(motion_file),
     )
+    if announce:
+        what = options.title or "the motion"
+        print(f"viewing {what} at {viewer.url} (stop() ends it; wait() serves until Ctrl-C)", flush=True)
+        if viewer.exposure is not None:
+            print(f"warning: {viewer.exposure}", file=sys.stderr, flush=True)
+    return viewer
 
 
 class _CallableModule(types.ModuleType):

@@ -11,8 +11,10 @@ beyond reading it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
+import errno
 import io
 import math
 import socket
@@ -31,7 +33,8 @@ from ..core.errors import MotionFormatError, require
 from ..core.model import Motion, MotionFile
 from ..core.notices import NoticeKind, notify
 from . import meshes
-from .session import Clock, Pose, Track, mark_times, with_cursor
+from .guard import Guard, check_host, guarded_server, is_loopback, share_off
+from .session import MAX_SPEED, MIN_SPEED, Clock, Pose, Track, mark_times, with_cursor
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -66,14 +69,16 @@ def _viser() -> Any:
 
 
 def port_free(host: str, port: int) -> bool:
-    """Whether a server could listen on ``host``:``port`` now."""
+    """Whether a server could listen on ``host``:``port`` now (ViewerError when it never could)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))
-        except OSError:
-            return False
+        except OSError as exc:
+            if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+                return False
+            raise ViewerError(f"--host {host}: cannot serve there ({exc.strerror or exc})") from None
     return True
 
 
@@ -312,15 +317,23 @@ class Viewer:
         end = max(self.track.end, self.ghost_track.end if self.ghost_track else -math.inf)
         if scene is not None:
             start, end = min(start, scene.start), max(end, scene.end)
+        if not MIN_SPEED <= opts.speed <= MAX_SPEED:  # NaN too
+            raise ViewerError(f"speed {opts.speed}: expected a number from {MIN_SPEED:g} to {MAX_SPEED:g}")
         self.clock = Clock(start, end, speed=opts.speed, loop=opts.loop)
         at = start if opts.at is None else opts.at
         if not (math.isfinite(at) and start - 1e-9 <= at <= end + 1e-9):
             raise ViewerError(f"--at {at:g}: the motion runs from {start:g} s to {end:g} s")
         self.clock.seek(at)
+        self.guard = Guard(opts.host, check_host(opts.host))
         port = choose_port(opts.host, opts.port)
         viser = _viser()
-        with _quiet():
+        with _quiet(), guarded_server(self.guard) as guarded:
             self.server = viser.ViserServer(host=opts.host, port=port, label=opts.title, verbose=False)
+        self.guard.port = self.server.get_port()
+        if not guarded:
+            self.stop()
+            raise ViewerError(f"viser {viser.__version__} does not let its connections be checked: not serving")
+        share_off(self.server)
         if opts.port and self.server.get_port() != opts.port:
             self.stop()
             raise ViewerError(f"port {opts.port} on {opts.host} is in use")
@@ -340,6 +353,9 @@ class Viewer:
             raise
         if not opts.paused:
             self.clock.play()
+        # viser's websocket server: its live connections are the pages watching (checked by the guard).
+        self._websocket = self.server._websock_server
+        self._websocket.on_client_connect(lambda _connection: self._dirty.set())
         self._thread = threading.Thread(target=self._run, name="motion-view", daemon=True)
         self._thread.start()
         if opts.open_browser:
@@ -347,6 +363,17 @@ class Viewer:
                 webbrowser.open(self.url)
 
     # ------------------------------------------------------------------ building
+    @property
+    def exposure(self) -> str | None:
+        """A warning when the page is served beyond this machine (None on the loopback)."""
+        host = self.options.host
+        if is_loopback(host):
+            return None
+        return (
+            f"the page is served on {host}, not only on this machine: whoever reaches "
+            f"{self.url} can watch the motion and drive its timeline"
+        )
+
     @property
     def url(self) -> str:
         host = self.options.host
@@ -688,6 +715,11 @@ class Viewer:
         last_t: float | None = None
         was_playing = self.clock.playing
         while not self._stop.is_set():
+            if not self._websocket._live_connections:
+                # Nobody watches: nothing is drawn until a page connects (or a seek, or stop).
+                self._dirty.wait()
+                last_t = None
+                continue
             tick = time.monotonic()
             dirty = self._dirty.is_set()
             self._dirty.clear()
@@ -717,6 +749,7 @@ class Viewer:
         thread = getattr(self, "_thread", None)
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=2)
+        _drop_connections(self.server)
         with _quiet():
             self.server.stop()
 
@@ -730,6 +763,25 @@ class Viewer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _drop_connections(server: Any, timeout: float = 0.5) -> None:
+    """Cut every client's connection at once.
+
+    viser's own stop closes each websocket politely and waits for its answer, which a
+    client that stopped reading never gives (the server then waits out its timeouts).
+    """
+    ws = getattr(server, "_websock_server", None)
+    loop = getattr(ws, "_background_event_loop", None)
+    if ws is None or loop is None or loop.is_closed():
+        return
+
+    async def abort() -> None:
+        for connection in tuple(ws._live_connections.values()):
+            connection.transport.abort()
+
+    with contextlib.suppress(Exception):
+        asyncio.run_coroutine_threadsafe(abort(), loop).result(timeout)
 
 
 def choose_groups(motion_file: MotionFile, group: str | None) -> tuple[str, str | None]:

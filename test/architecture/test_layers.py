@@ -1,4 +1,4 @@
-"""The package's layers point one way: cli and ros → pipeline, recording, view → registry → codecs → core.
+"""The package's layers point one way: cli and ros → pipeline, playback, recording, view → registry → codecs → core.
 
 Every module's imports (module level and inside functions, read with ``ast``, never by
 importing) must respect the layout in the manual (doc/architecture.md):
@@ -30,12 +30,16 @@ RANKS = {
     "codecs": 1,  # one unit per format; never each other
     "registry": 2,  # the codec map, detection, read() and write()
     "pipeline": 3,  # convert and batch
+    "playback": 3,  # the clock, sampler, schedule, trajectory plan, what to emit (ROS-free)
     "recording": 3,  # the recorder's journal and recovery
-    "view": 3,  # the browser viewer
-    "api": 4,  # the package's __init__: the public API
-    "cli": 5,
-    "ros": 5,
+    "safety": 3,  # the motion check (collisions, floor, balance, limits)
+    "view": 4,  # the browser viewer, over playback
+    "api": 5,  # the package's __init__: the public API
+    "cli": 6,
+    "ros": 6,
 }
+#: Layers of one rank that stay apart (neither imports the other).
+APART = ({"pipeline", "playback"}, {"cli", "ros"})
 #: Top-level ROS Python packages that are not message packages by their name.
 ROS_PACKAGES = frozenset(
     {
@@ -183,7 +187,7 @@ def check_layers(root: Path) -> list[str]:
             problems.append(f"upward ({src_layer} → {dst_layer}): {where}")
         elif src_layer == "codecs" and dst_layer == "codecs" and src_unit != dst_unit:
             problems.append(f"codec imports another codec: {where}")
-        elif {src_layer, dst_layer} == {"cli", "ros"}:
+        elif {src_layer, dst_layer} in APART:
             problems.append(f"{src_layer} imports {dst_layer}: {where}")
     problems.extend(f"import cycle: {' → '.join(c)}" for c in find_cycles(edges))
     return list(dict.fromkeys(problems))
@@ -267,6 +271,22 @@ def test_a_clean_synthetic_package_passes(tmp_path: Path) -> None:
         (
             {"pipeline/__init__.py": "", "pipeline/convert.py": "from .. import read\n", "__init__.py": ""},
             "upward (pipeline → api)",
+        ),
+        (
+            {"playback/__init__.py": "", "playback/clock.py": "from ..view import page\n", "view/page.py": ""},
+            "upward (playback → view)",
+        ),
+        (
+            {"playback/__init__.py": "", "playback/session.py": "import rclpy\n"},
+            "ROS outside ros/",
+        ),
+        (
+            {
+                "playback/__init__.py": "",
+                "playback/session.py": "from ..pipeline import convert\n",
+                "pipeline/convert.py": "",
+            },
+            "playback imports pipeline",
         ),
         ({"codecs/a.py": "from .b import f\n", "codecs/b.py": ""}, "codec imports another codec"),
         (

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "motion_formats_ros"
-FILES = ("ros/player.py", "ros/recorder.py", "pipeline/playback.py")
+FILES = ("ros/player.py", "ros/recorder.py", "playback/session.py", "playback/emit.py")
 
 
 def attributes_set_outside_init(source: str) -> dict[str, list[str]]:

@@ -109,3 +109,38 @@ def test_plot_refuses_a_naming_option_the_format_does_not_take(tmp_path: Path) -
     assert proc.returncode == 1
     assert "error: omf read option 'body' is not an option of this format; accepted: encoding" in proc.stderr
     assert not (tmp_path / "m.png").exists()
+
+
+def _many(joints: int) -> Motion:
+    t = np.arange(50) / 25.0
+    q = np.column_stack([np.sin(t + k / 3) for k in range(joints)])
+    return Motion(times=t, joint_names=tuple(f"limb_{k}_joint" for k in range(joints)), position=q)
+
+
+@pytest.mark.parametrize("joints", [29, 26, 95])
+def test_every_line_is_named_beside_the_axes_and_no_two_look_alike(joints: int) -> None:
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+
+    fig = plot.figure(_many(joints), "t")
+    try:
+        fig.canvas.draw()
+        ax = fig.get_axes()[0]
+        legend = ax.get_legend()
+        assert [t.get_text() for t in legend.get_texts()] == [f"limb_{k}_joint" for k in range(joints)]
+        box, axes_box = legend.get_window_extent(), ax.get_window_extent()
+        assert box.x0 >= axes_box.x1  # outside the axes: it covers no data
+        assert box.y0 >= 0 and box.y1 <= fig.bbox.y1  # and fits in the figure
+        looks = {(to_hex(line.get_color()), line.get_linestyle(), line.get_marker()) for line in ax.get_lines()}
+        assert len(looks) == joints
+    finally:
+        plt.close(fig)
+
+
+def test_plot_takes_the_image_as_a_second_argument_like_convert(tmp_path: Path) -> None:
+    out = tmp_path / "walk.svg"
+    proc = _plot(tmp_path, str(WALK), str(out), "--body", str(BODY))
+    assert proc.returncode == 0, proc.stderr
+    assert set(BIPED_JOINTS) <= _svg_texts(out)
+    proc = _plot(tmp_path, str(WALK), "--body", str(BODY))
+    assert proc.returncode == 2 and "give one image file" in proc.stderr

@@ -7,6 +7,7 @@ import inspect
 import json
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import numpy as np
@@ -20,16 +21,6 @@ ROOT = Path(__file__).resolve().parents[2]
 EXE = Path(sys.executable).parent / "motion-formats"
 #: Parameters of read/write that are not options.
 NOT_OPTIONS = {"path", "motion_file", "overwrite"}
-
-
-def _keywords(fn: object) -> dict[str, object] | None:
-    """Keyword parameters → defaults of ``fn``; None when it takes ``**options`` only."""
-    params = inspect.signature(fn).parameters.values()  # type: ignore[arg-type]
-    if any(p.kind is p.VAR_KEYWORD for p in params):
-        named = [p for p in params if p.name not in NOT_OPTIONS and p.kind is not p.VAR_KEYWORD]
-        assert not named, f"{fn}: both named options and **options"
-        return None
-    return {p.name: p.default for p in params if p.name not in NOT_OPTIONS}
 
 
 def _motion_file() -> MotionFile:
@@ -51,20 +42,18 @@ def test_options_are_frozen_dataclasses_with_help_for_every_field(name: str) -> 
 
 
 @pytest.mark.parametrize("name", list(CODECS))
-def test_declared_options_are_the_functions_keywords_with_their_defaults(name: str) -> None:
+def test_read_and_write_take_their_options_dataclass_and_relist_none_of_its_fields(name: str) -> None:
     info = CODECS[name]
     module = info.load()
+    classes = {"ReadOptions": module.ReadOptions, "WriteOptions": module.WriteOptions}
     for fn, cls in ((module.read, module.ReadOptions), (module.write, module.WriteOptions)):
         declared = options_of(cls)
         assert declared == (info.read_options if cls is module.ReadOptions else info.write_options)
         assert len({o.name for o in declared}) == len(declared)
-        keywords = _keywords(fn)
-        if keywords is None:  # the rosbag codec: options are its dataclass fields
-            continue
-        if not info.writable and fn is module.write:
-            assert declared == () and keywords == {}
-            continue
-        assert {o.name: o.default for o in declared} == keywords, f"{name}.{fn.__name__}"
+        params = inspect.signature(fn).parameters
+        assert set(params) - NOT_OPTIONS == {"options"}, f"{name}.{fn.__name__}{inspect.signature(fn)}"
+        assert params["options"].default is None
+        assert typing.get_type_hints(fn, localns=classes)["options"] == cls | None, f"{name}.{fn.__name__}"
 
 
 def test_the_rosbag_options_are_its_dataclasses() -> None:
@@ -207,3 +196,49 @@ def test_the_cli_lists_each_formats_options_in_the_codec_rows() -> None:
     text = subprocess.run([str(EXE), "formats", "--options"], capture_output=True, text=True, check=True).stdout
     assert "    write tolerance" in text and "default 0.1" in text
     assert "keyframe reduction tolerance (deg)\n          set with: --write-option tolerance=NUMBER\n" in text
+
+
+def test_a_fixed_set_is_an_enum_the_options_layer_checks_and_types() -> None:
+    from motion_formats_ros.codecs import mof, omf, rosbag, seq
+    from motion_formats_ros.core.distros import Compression, Storage
+    from motion_formats_ros.core.options import build_options
+    from motion_formats_ros.core.spatial import SE3Format
+    from motion_formats_ros.core.stamps import Stamps
+
+    fields = {
+        (mof.ReadOptions, "int_bits"): mof.IntBits,
+        (mof.WriteOptions, "int_bits"): mof.IntBits,
+        (omf.ReadOptions, "encoding"): omf.Encoding,
+        (omf.WriteOptions, "encoding"): omf.Encoding,
+        (seq.WriteOptions, "se3_format"): SE3Format,
+        (rosbag.ReadOptions, "stamps"): Stamps,
+        (rosbag.WriteOptions, "storage"): Storage,
+        (rosbag.WriteOptions, "compression"): Compression,
+    }
+    for (cls, name), kind in fields.items():
+        declared = {o.name: o for o in options_of(cls)}[name]
+        assert declared.enum is kind and declared.choices == kind.values() and "str" in declared.type_name
+        assert not isinstance(declared.default, kind)  # shown as text by `formats --options`
+        for member in kind:
+            built = build_options("x", "write", cls, {name: member.value})
+            assert getattr(built, name) is member  # the codec gets the member, given its text
+            assert build_options("x", "write", cls, {name: member}) == built
+            assert f"{member}" == str(member) == member.value and json.dumps(member) == json.dumps(member.value)
+    with pytest.raises(OptionError, match=r"'compression' expects one of 'zstd', 'lz4', 'none', got 'gzip'"):
+        build_options("rosbag", "write", rosbag.WriteOptions, {"compression": "gzip"})
+    assert rosbag.ReadOptions().stamps is Stamps.AUTO
+
+
+def test_an_enum_member_or_its_text_writes_the_same_file(tmp_path: Path) -> None:
+    from motion_formats_ros.core.distros import Compression
+    from motion_formats_ros.core.spatial import SE3Format
+
+    mf = read(ROOT / "examples" / "walk.seq", joint_names=[f"j{i}" for i in range(12)])
+    write(mf, tmp_path / "text.seq", se3_format="XYZRPY")
+    write(mf, tmp_path / "member.seq", se3_format=SE3Format.XYZRPY)
+    assert (tmp_path / "text.seq").read_bytes() == (tmp_path / "member.seq").read_bytes()
+    assert "SE3Format: XYZRPY" in (tmp_path / "member.seq").read_text()
+    for folder, compression in (("text", "lz4"), ("member", Compression.LZ4)):
+        (tmp_path / folder).mkdir()
+        write(mf, tmp_path / folder / "walk.mcap", compression=compression, start_time=1.0)
+    assert (tmp_path / "text" / "walk.mcap").read_bytes() == (tmp_path / "member" / "walk.mcap").read_bytes()

@@ -87,9 +87,9 @@ def test_every_exception_class_derives_from_motion_format_error() -> None:
 def test_value_error_kept_where_callers_rely_on_it() -> None:
     from motion_formats_ros.codecs.scene.transforms import TransformError
     from motion_formats_ros.core.joint_maps import JointMapError
-    from motion_formats_ros.core.playback import LimitViolationError
     from motion_formats_ros.core.serial.msgpack import MsgpackError
     from motion_formats_ros.core.serial.yaml import YamlError
+    from motion_formats_ros.playback.limits import LimitViolationError
 
     for cls in (JointMapError, TransformError, LimitViolationError, MsgpackError, YamlError):
         assert issubclass(cls, MotionFormatError)

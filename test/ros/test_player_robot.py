@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 from pathlib import Path
 
@@ -124,3 +125,25 @@ def test_a_body_file_is_the_robot_model(tmp_path: Path) -> None:
         assert player.wait(30) == 0, player.output()
     assert got, player.output()
     assert RobotModel.from_urdf(descriptions[0].data).actuated_joints == model.actuated_joints
+
+
+def test_a_stream_that_falls_behind_says_so_with_the_rate_it_achieves(tmp_path: Path) -> None:
+    """Far more ticks than the stream can send: a warning names the rate achieved while it falls behind."""
+    walk = tmp_path / "walk.msgpack"
+    write(biped_walk(rate=50.0, cycles=1, period=3.0), walk)
+    urdf = tmp_path / "robot.urdf"
+    urdf.write_text(biped_urdf())
+    with ros_session(tmp_path) as ros:
+        player = ros.start_player(
+            f"file:={walk}",
+            f"urdf_file:={urdf}",
+            "publish_link_tf:=true",
+            "mode:=stream",
+            "stream_rate:=50000.0",
+            "wait_for_subscribers:=0",
+        )
+        assert player.wait(60) == 0, player.output()
+    output = player.output()
+    warnings = re.findall(r"\[WARN\].*the stream falls behind: (\d+) Hz achieved of stream_rate 50000 Hz", output)
+    assert warnings and all(0 < int(v) < 50000 * 0.95 for v in warnings), output
+    assert len(warnings) <= 3, output  # throttled: at most one per window of 2 s

@@ -134,7 +134,7 @@ def test_scene_tf_tree_static_once_and_moving(tmp_path: Path) -> None:
 
 @pytest.mark.skipif("scene" not in CODECS, reason="no scene codec")
 def test_scene_joint_limits_refuse_a_motion(tmp_path: Path) -> None:
-    from motion_formats_ros.core.playback import JointLimit
+    from motion_formats_ros.core.model import JointLimit
 
     walk = biped_walk(rate=50.0, cycles=1)
     path = tmp_path / "walk.json5"

@@ -107,7 +107,7 @@ class Chromium:
             raise RuntimeError("chromium has no page")
         return connect(pages[0]["webSocketDebuggerUrl"], max_size=None, open_timeout=timeout)
 
-    def call(self, method: str, timeout: float = 20.0, **params: Any) -> dict[str, Any]:
+    def call(self, method: str, timeout: float = 90.0, **params: Any) -> dict[str, Any]:
         """One DevTools command; its result (events in between are dropped)."""
         ident = next(self._ids)
         self.ws.send(json.dumps({"id": ident, "method": method, "params": params}))
@@ -175,7 +175,63 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-__all__ = ["NO_CHROMIUM", "Chromium", "chromium_binary", "free_port"]
+class ViewerClient:
+    """A websocket client of a viewer's page, as the page's script is (without a browser).
+
+    Counts the bytes it receives and decodes viser's frames (zstd-compressed msgpack
+    followed by raw arrays) into their messages, to see what a page is sent.
+    """
+
+    def __init__(self, url: str, origin: str | None = None, host: str | None = None, timeout: float = 20.0) -> None:
+        import viser
+        from websockets.sync.client import connect
+
+        headers = {"Host": host} if host else None
+        self.ws = connect(
+            url.replace("http://", "ws://", 1),
+            subprotocols=[f"viser-v{viser.__version__}"],  # type: ignore[list-item]
+            origin=origin,  # type: ignore[arg-type]
+            additional_headers=headers,
+            max_size=None,
+            open_timeout=timeout,
+        )
+        self.received = 0
+
+    def frame(self, timeout: float) -> list[dict[str, Any]] | None:
+        """The messages of the next frame (None when none came within ``timeout``)."""
+        import msgspec
+        import zstandard
+
+        try:
+            raw = self.ws.recv(timeout=timeout)
+        except TimeoutError:
+            return None
+        assert isinstance(raw, bytes)
+        self.received += len(raw)
+        size, packed = int.from_bytes(raw[:8], "little"), int.from_bytes(raw[8:16], "little")
+        inner = msgspec.msgpack.decode(zstandard.ZstdDecompressor().decompress(raw[16 : 16 + packed], size))
+        return list(inner["messages"])
+
+    def messages_for(self, seconds: float) -> list[dict[str, Any]]:
+        """Every message received in the next ``seconds``."""
+        out: list[dict[str, Any]] = []
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            out += self.frame(min(left, 0.5)) or []
+        return out
+
+    def send(self, message: dict[str, Any]) -> None:
+        """A message to the server, as the page sends them (msgpack with its ``type``)."""
+        import msgspec
+
+        self.ws.send(msgspec.msgpack.encode(message))
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.ws.close()
+
+
+__all__ = ["NO_CHROMIUM", "Chromium", "ViewerClient", "chromium_binary", "free_port"]
 
 
 if __name__ == "__main__":  # a quick look: python test/support/browser.py URL out.png

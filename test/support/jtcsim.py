@@ -1,7 +1,7 @@
 """A stand-in for ros2_control's joint_trajectory_controller (JTC), as tests judge trajectories by it.
 
 Written from JTC's documented and coded behaviour, independently of the package's own
-interpolation (``core.trajectory``), so that one checks the other:
+interpolation (``playback.plan``), so that one checks the other:
 
 - each message received on the topic **replaces** the running trajectory;
 - a header stamp of 0 means "start when received", else the stamp is the start;

@@ -57,16 +57,16 @@ def sniff(path: Path, head: str) -> bool:
     return head.startswith(("\ufffdMCAP0", "SQLite format 3", "#ROSBAG V2.0"))
 
 
-def read(path: Path, **options: Any) -> MotionFile:
-    """Read a bag (see :class:`ReadOptions` for the options; unknown ones are refused)."""
-    return read_bag(Path(path), ReadOptions(**options))
+def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
+    """Read a bag (:class:`ReadOptions` says what is read and how)."""
+    return read_bag(Path(path), options or ReadOptions())
 
 
-def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> None:
-    """Write a rosbag2 bag (see :class:`WriteOptions`; unknown options are refused)."""
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
+    """Write a rosbag2 bag (:class:`WriteOptions` says how)."""
     from ._write import WriteOptions, write_bag
 
-    write_bag(motion_file, Path(path), WriteOptions(**options), overwrite)
+    write_bag(motion_file, Path(path), options or WriteOptions(), overwrite)
 
 
 #: Message types this codec converts, and what into.

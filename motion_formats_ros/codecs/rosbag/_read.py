@@ -35,7 +35,7 @@ from ...core.model import Motion, MotionFile, Series
 from ...core.notices import NoticeKind, collect, relay
 from ...core.options import option
 from ...core.serial.nesting import json_too_deep, too_deep_reason
-from ...core.stamps import STAMPS
+from ...core.stamps import Stamps
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
 from ...core.timing import snap_to_rate
 from ._joints import _flush, _TopicStream
@@ -74,7 +74,7 @@ class ReadOptions:
     topics: Sequence[str] | None = option(
         None, "JointState topics merged by joint name (default /joint_states, else all); TOPIC:FIELD inside others"
     )
-    stamps: str = option("auto", "sample times: header stamp, receive time, or auto", choices=STAMPS)
+    stamps: Stamps = option(Stamps.AUTO, "sample times: header stamp, receive time, or auto")
     root: str | None = option(None, "root pose from TF as PARENT:CHILD; 'none' for no root", metavar="PARENT:CHILD")
     imu: Sequence[str] | None = option(None, "sensor_msgs/Imu topics (default: all; 'none': none)")
     trajectory: Sequence[str] | None = option(None, "JointTrajectory topics -> 'target' group (default: all)")
@@ -239,8 +239,6 @@ class _BagReader(_TopicDecoder):
     # -- main -------------------------------------------------------------------
     def read(self) -> MotionFile:
         opts = self.options
-        if opts.stamps not in STAMPS:
-            raise ValueError(f"unknown stamps mode {opts.stamps!r}; known: {', '.join(STAMPS)}")
         if quick_candidate(self.path):
             quick = self._quick_read()
             if quick is not None:

@@ -42,7 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.atomic import check_writable, place, temp_folder
-from ...core.distros import COMPRESSIONS, DEFAULT_COMPRESSION, STORAGES, WRITE_DISTROS, default_write_distro
+from ...core.distros import DEFAULT_COMPRESSION, WRITE_DISTROS, Compression, Storage, default_write_distro
 from ...core.errors import WriteError
 from ...core.kinematics import MovingTransform, RobotModel, StaticTransform, load_robot_model
 from ...core.model import Motion, MotionFile
@@ -66,12 +66,12 @@ IntArray = npt.NDArray[np.int64]
 class WriteOptions:
     """Options of :func:`write_bag` (the CLI's ``motion2bag`` flags)."""
 
-    storage: str | None = option(None, "storage plugin (default mcap)", choices=STORAGES)
+    storage: Storage | None = option(None, "storage plugin (default mcap)")
     distro: str | None = option(
         None, "ROS distro the bag is written for (default: $ROS_DISTRO if known, else jazzy)", choices=WRITE_DISTROS
     )
-    compression: str | None = option(
-        None, "MCAP chunk compression (default zstd, as ros2 bag record writes MCAP)", choices=COMPRESSIONS
+    compression: Compression | None = option(
+        None, "MCAP chunk compression (default zstd, as ros2 bag record writes MCAP)"
     )
     start_time: float | None = option(
         None, "stamp of the first frame since the epoch (default: the file's recorded start, else now)", unit="s"
@@ -586,40 +586,33 @@ class _BagWriter:
             metadata.write_text(re.sub(r"(?m)^(\s*ros_distro:) rosbags$", rf"\1 {self.distro}", text), encoding="utf-8")
 
 
-def resolved_storage(path: Path, storage: str | None) -> str:
+def resolved_storage(path: Path, storage: Storage | None) -> Storage:
     """The storage a bag at ``path`` is written with: a bare file's by its suffix, else ``storage`` or MCAP.
 
     Raises:
         WriteError: ``storage`` contradicts the suffix, or the path is a ROS 1 ``.bag``.
-        ValueError: Unknown storage.
     """
     suffix = Path(path).suffix.lower()
     if suffix in (".mcap", ".db3"):
-        implied = "mcap" if suffix == ".mcap" else "sqlite3"
+        implied = Storage.MCAP if suffix == ".mcap" else Storage.SQLITE3
         if storage is not None and storage != implied:
             raise WriteError(path, f"a {suffix} file holds {implied} storage, not {storage}")
         return implied
     if suffix == ".bag":
         raise WriteError(path, "writing ROS 1 bags is not supported; write a rosbag2 folder or .mcap / .db3")
-    storage = storage or "mcap"
-    if storage not in STORAGES:
-        raise ValueError(f"unknown storage {storage!r}; known: {', '.join(STORAGES)}")
-    return storage
+    return storage or Storage.MCAP
 
 
-def resolved_compression(path: Path, storage: str, compression: str | None) -> str:
+def resolved_compression(path: Path, storage: Storage, compression: Compression | None) -> Compression:
     """The MCAP chunk compression a bag is written with (``none`` for sqlite3, which has none).
 
     Raises:
         WriteError: A compression asked for sqlite3 storage.
-        ValueError: Unknown compression.
     """
-    if compression is not None and compression not in COMPRESSIONS:
-        raise ValueError(f"unknown chunk compression {compression!r}; known: {', '.join(COMPRESSIONS)}")
-    if storage != "mcap":
-        if compression not in (None, "none"):
+    if storage != Storage.MCAP:
+        if compression not in (None, Compression.NONE):
             raise WriteError(path, f"{storage} storage has no chunks to compress ({compression} is for MCAP)")
-        return "none"
+        return Compression.NONE
     return compression or DEFAULT_COMPRESSION
 
 

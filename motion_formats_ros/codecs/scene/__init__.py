@@ -13,10 +13,8 @@ Modules: :mod:`.loader` (JSON5 and ``uri`` references), :mod:`.preprocess`
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from pathlib import Path
-from typing import Any
 
 from ...core.errors import ReadError
 from ...core.model import MotionFile
@@ -28,7 +26,7 @@ from .preprocess import Scene, load_scene, preprocess
 from .problems import Problem, SceneError
 from .trajectory import Trajectory
 from .transforms import Ref, Transform, parse_transform
-from .writer import write
+from .writer import WriteOptions, write
 
 _KEY = re.compile(r"""^\s*(?:"|')?(models|objects|trajectories)(?:"|')?\s*:""", re.MULTILINE)
 
@@ -42,24 +40,17 @@ class ReadOptions:
     links: bool = option(False, "also give every object's and link's world pose (forward kinematics)")
 
 
-@dataclasses.dataclass(frozen=True)
-class WriteOptions:
-    """Options of :func:`write`."""
-
-    group: str | None = option(None, "the group to write (default: the first)", metavar="NAME")
-    joint_limits: Any = option(None, "joint name -> limits (scene keys, (min, max) or an object)")
-    urdf: str | os.PathLike[str] | None = option(None, "a URDF file to take joint limits from", metavar="FILE")
-
-
-def read(path: Path, rate: float | None = None, links: bool = False) -> MotionFile:
+def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     """Read a scene file as the joint motion of its robots.
 
     Args:
         path: The scene (``.json5`` or ``.json``).
-        rate: Sample at this many frames per second (default: the control points).
-        links: Also give every object's and link's world pose (forward kinematics).
+        options: The rate to sample at, in frames per second (default: the control
+            points); whether to give every object's and link's world pose too (forward
+            kinematics).
     """
-    return scene_to_motion_file(load_scene(path), rate=rate, links=links)
+    opts = options or ReadOptions()
+    return scene_to_motion_file(load_scene(path), rate=opts.rate, links=opts.links)
 
 
 def validate(path: Path) -> Validation:

@@ -20,6 +20,7 @@ comments, no NaN / Infinity).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 import os
@@ -34,6 +35,7 @@ from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.errors import WriteError
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
+from ...core.options import option
 from .motion import SceneRecord
 
 FloatArray = npt.NDArray[np.float64]
@@ -129,6 +131,15 @@ def _points(
     return "[\n" + ",\n".join(lines) + "\n" + indent[:-2] + "]"
 
 
+@dataclasses.dataclass(frozen=True)
+class WriteOptions:
+    """Options of :func:`write`."""
+
+    group: str | None = option(None, "the group to write (default: the first)", metavar="NAME")
+    joint_limits: Any = option(None, "joint name -> limits (scene keys, (min, max) or an object)")
+    urdf: str | os.PathLike[str] | None = option(None, "a URDF file to take joint limits from", metavar="FILE")
+
+
 def _source_scene(motion_file: MotionFile, names: list[str]) -> dict[str, Any] | None:
     """The source scene when its robots' joints are exactly ``names`` (same order)."""
     kept = motion_file.record(SceneRecord)
@@ -153,18 +164,10 @@ def _source_scene(motion_file: MotionFile, names: list[str]) -> dict[str, Any] |
     return out
 
 
-def build(
-    motion_file: MotionFile,
-    path: Path,
-    *,
-    group: str | None = None,
-    joint_limits: Mapping[str, Any] | None = None,
-    urdf: str | os.PathLike[str] | None = None,
-    strict: bool = False,
-) -> str:
+def build(motion_file: MotionFile, path: Path, options: WriteOptions, *, strict: bool = False) -> str:
     """The scene text for ``motion_file`` (see the module documentation)."""
-    motion = motion_file.group(group)
-    if group is None and len(motion_file.groups) > 1:
+    motion = motion_file.group(options.group)
+    if options.group is None and len(motion_file.groups) > 1:
         dropped = [g for g in motion_file.groups if g != next(iter(motion_file.groups))]
         notify(
             NoticeKind.LOSSY_WRITE, f"a scene holds one motion; groups {dropped} not written", file=path, stacklevel=3
@@ -195,7 +198,7 @@ def build(
     robot_object = "robot"
     if scene is None:
         model_name = motion_file.robot or "robot"
-        limits = _collect_limits(motion_file, names, joint_limits, urdf)
+        limits = _collect_limits(motion_file, names, options.joint_limits, options.urdf)
         scene = {
             "models": {model_name: {"kind": "robot", "joints": {n: limits.get(n, {}) for n in names}, "links": {}}},
             "objects": {robot_object: {"model": model_name, "parent": "__WORLD__"}},
@@ -204,8 +207,8 @@ def build(
         obj = scene["objects"][robot_object]
         obj["pose"] = {"xyz": [0.0, 0.0, 0.0], "qxyzw": [0.0, 0.0, 0.0, 1.0]}
         obj["jointValues"] = {n: {"trajectory": TRAJECTORY, "index": i} for i, n in enumerate(names)}
-    elif joint_limits or urdf is not None:
-        limits = _collect_limits(motion_file, names, joint_limits, urdf)
+    elif options.joint_limits or options.urdf is not None:
+        limits = _collect_limits(motion_file, names, options.joint_limits, options.urdf)
         notify(
             NoticeKind.LOSSY_WRITE,
             f"joint limits come from the source scene; {sorted(limits)} not applied",
@@ -297,28 +300,19 @@ def _warn_dropped(motion: Motion, path: Path) -> None:
         )
 
 
-def write(
-    motion_file: MotionFile,
-    path: Path,
-    *,
-    overwrite: bool = False,
-    group: str | None = None,
-    joint_limits: Mapping[str, Any] | None = None,
-    urdf: str | os.PathLike[str] | None = None,
-) -> None:
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
     """Write ``motion_file`` as a scene (strict JSON for ``.json``, JSON5 otherwise).
 
     Args:
-        motion_file: What to write (one group: ``group`` or the first).
+        motion_file: What to write (one group: the options' ``group`` or the first).
         path: Output file.
+        options: The group to write; joint limits (joint name → (min, max), a dict with
+            scene keys (``minValue`` …) or an object with ``lower`` / ``upper`` /
+            ``velocity``); a URDF file to take joint limits from.
         overwrite: Replace an existing file.
-        group: The group to write.
-        joint_limits: Joint name → (min, max), a dict with scene keys (``minValue`` …)
-            or an object with ``lower`` / ``upper`` / ``velocity``.
-        urdf: A URDF file to take joint limits from.
     """
     path = Path(path)
     check_writable(path, overwrite)
     strict = path.suffix.lower() == ".json"
-    text = build(motion_file, path, group=group, joint_limits=joint_limits, urdf=urdf, strict=strict)
+    text = build(motion_file, path, options or WriteOptions(), strict=strict)
     write_bytes_atomic(path, text.encode("utf-8"), overwrite)

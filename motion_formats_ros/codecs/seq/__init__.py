@@ -34,21 +34,18 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from ...core.atomic import read_input
 from ...core.errors import ReadError
 from ...core.model import MotionFile
 from ...core.naming import Names, NamingOptions, load_body, load_joint_map, resolve_names
-from ...core.options import option
 from .fast import decode_fast, extract, from_skeleton
 from .reader import read_document
 from .record import SeqMotionRecord, SeqRecord
 from .schema import DEFAULT_VERSION, KEYS, READ_VERSIONS, WRITE_VERSIONS, DeclineError, sniff
 from .tree import load_yaml
-from .writer import encode, write
+from .writer import WriteOptions, encode, write
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,38 +53,19 @@ class ReadOptions(NamingOptions):
     """Options of :func:`read`: names for the joints (and links)."""
 
 
-@dataclasses.dataclass(frozen=True)
-class WriteOptions:
-    """Options of :func:`write`."""
-
-    version: int | str | None = option(
-        None, "format version: 2 (camelCase keys, the default) or 4 (snake_case)", metavar="2|4"
-    )
-    lossless: bool = option(False, "values as shortest round-trip repr instead of %.9g")
-    se3_format: str | None = option(
-        None, "pose layout: XYZQWQXQYQZ (the default), XYZQXQYQZQW or XYZRPY", metavar="XYZQWQXQYQZ|XYZQXQYQZQW|XYZRPY"
-    )
-
-
-def read(
-    path: Path,
-    *,
-    joint_names: Sequence[str] | str | None = None,
-    joint_map: str | os.PathLike[str] | Mapping[Any, Any] | Sequence[str] | None = None,
-    body: str | os.PathLike[str] | None = None,
-) -> MotionFile:
+def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     """Read a body motion file.
 
     Args:
         path: The ``.seq`` / ``.yaml`` file.
-        joint_names: Joint names in joint-ID order (a list or ``"a,b,c"``).
-        joint_map: A joint map: a YAML file or data (see :func:`load_joint_map`).
-        body: A Choreonoid ``.body`` file for joint and link names.
+        options: The joint names in joint-ID order (a list or ``"a,b,c"``), a joint map
+            (a YAML file or data, see :func:`load_joint_map`) or a Choreonoid ``.body``
+            file for joint and link names.
 
     Raises:
         ReadError: The file is not a body motion or is malformed (with its line).
     """
-    names = resolve_names(path, joint_names=joint_names, joint_map=joint_map, body=body)
+    names = resolve_names(path, options or ReadOptions())
     extracted = extract(read_input(path))  # the text is freed before the motion is built
     if extracted is not None:
         result = from_skeleton(extracted, path, names)

@@ -6,6 +6,7 @@ format version 2 (camelCase keys) by default, or 4 (snake_case keys).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,8 +18,9 @@ from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.errors import WriteError
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
 from ...core.notices import NoticeKind, notify
+from ...core.options import option
 from ...core.serial import yaml as _yaml
-from ...core.spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS, pose_to_se3
+from ...core.spatial import DEFAULT_SE3_FORMAT, SE3Format, pose_to_se3
 from .record import SeqMotionRecord, SeqRecord
 from .schema import DEFAULT_VERSION, JOINT_CONTENT_FOR, KEYS, START_TIME_KEY, TOP_KEYS, WRITE_VERSIONS, camel
 
@@ -170,9 +172,7 @@ def encode(
         raise WriteError(path, f"format version {version!r}: expected one of {WRITE_VERSIONS}") from None
     if v not in WRITE_VERSIONS:
         raise WriteError(path, f"format version {v} cannot be written (choose {' or '.join(map(str, WRITE_VERSIONS))})")
-    fmt = se3_format or DEFAULT_SE3_FORMAT
-    if fmt not in SE3_FORMATS:
-        raise WriteError(path, f"unknown SE3 format {fmt!r} (known: {', '.join(SE3_FORMATS)})")
+    fmt = str(se3_format or DEFAULT_SE3_FORMAT)
     dropped: list[str] = []
     m = _pick_group(motion_file, dropped)
     w = _Writer(v, lossless, fmt, path)
@@ -301,30 +301,34 @@ def _note_dropped(m: Motion, dropped: list[str]) -> None:
         dropped.append("step interpolation between keyframes (resample first to keep it)")
 
 
-def write(
-    motion_file: MotionFile,
-    path: Path,
-    *,
-    overwrite: bool = False,
-    version: int | str | None = None,
-    lossless: bool = False,
-    se3_format: str | None = None,
-) -> None:
+@dataclasses.dataclass(frozen=True)
+class WriteOptions:
+    """Options of :func:`write`."""
+
+    version: int | str | None = option(
+        None, "format version: 2 (camelCase keys, the default) or 4 (snake_case)", metavar="2|4"
+    )
+    lossless: bool = option(False, "values as shortest round-trip repr instead of %.9g")
+    se3_format: SE3Format | None = option(None, "pose layout: XYZQWQXQYQZ (the default), XYZQXQYQZQW or XYZRPY")
+
+
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
     """Write ``motion_file`` as a Choreonoid body motion file.
 
     Args:
         motion_file: What to write (its ``target`` group, else its first).
         path: Output file.
+        options: The format version (2, the default, camelCase keys; or 4, snake_case
+            keys), lossless values (shortest round-trip ``repr`` instead of ``%.9g``) and
+            the pose layout (default ``XYZQWQXQYQZ``; ``XYZQXQYQZQW``, ``XYZRPY``).
         overwrite: Replace an existing file.
-        version: Format version 2 (default, camelCase keys) or 4 (snake_case keys).
-        lossless: Values as shortest round-trip ``repr`` instead of ``%.9g``.
-        se3_format: Pose layout (default ``XYZQWQXQYQZ``; ``XYZQXQYQZQW``, ``XYZRPY``).
 
     Warns naming what a .seq cannot hold (other groups, IMUs, temperatures …).
     """
+    opts = options or WriteOptions()
     check_writable(path, overwrite)
-    data = encode(motion_file, version=version, lossless=lossless, se3_format=se3_format, path=path)
+    data = encode(motion_file, version=opts.version, lossless=opts.lossless, se3_format=opts.se3_format, path=path)
     write_bytes_atomic(path, data, overwrite)
 
 
-__all__ = ["encode", "write"]
+__all__ = ["WriteOptions", "encode", "write"]

@@ -66,7 +66,7 @@ def encode(m: Motion) -> bytes:
     return "".join(out).encode("utf-8")
 
 
-def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False) -> None:
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
     """Write one CSV table per group (``NAME.GROUP.csv`` when there are several)."""
     for out, _group, m in _common.plan_write(motion_file, Path(path), overwrite):
         dropped = _dropped(m)
@@ -82,7 +82,7 @@ def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False) -> No
             fh.write(data)
 
 
-def read(path: Path) -> MotionFile:
+def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     """Read a CSV table into a one-group MotionFile."""
     try:
         text = read_input(path).decode("utf-8-sig")

@@ -111,7 +111,7 @@ def _metadata(motion_file: MotionFile, group: str, structure: dict[str, Any], un
     return plain
 
 
-def write(motion_file: MotionFile, path: Path, *, overwrite: bool = False) -> None:
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
     """Write one Parquet table per group (``NAME.GROUP.parquet`` when there are several)."""
     pa = _pyarrow("writing Parquet")
     pq = _pq()
@@ -156,7 +156,7 @@ def _json(path: Path, meta: dict[bytes, bytes], key: bytes, default: Any) -> Any
         raise ReadError(path, f"schema metadata is not JSON: {exc}", field=key.decode()) from None
 
 
-def read(path: Path) -> MotionFile:
+def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     """Read a Parquet table into a one-group MotionFile."""
     pa = _pyarrow("reading Parquet")
     pq = _pq()

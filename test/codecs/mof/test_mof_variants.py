@@ -349,7 +349,7 @@ def eased(tmp_path: Path) -> MotionFile:
 
 
 def test_the_player_traces_a_cosine_segment(tmp_path: Path) -> None:
-    from motion_formats_ros.core.trajectory import plan_trajectory
+    from motion_formats_ros.playback.plan import plan_trajectory
 
     m = eased(tmp_path).motion
     plan = plan_trajectory(m, approach_time=1.0)

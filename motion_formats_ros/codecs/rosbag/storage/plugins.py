@@ -33,7 +33,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ....core.distros import COMPRESSIONS, DEFAULT_COMPRESSION
+from ....core.distros import DEFAULT_COMPRESSION, Compression
 from ....core.errors import require
 from .mcap_scan import MAGIC
 
@@ -72,25 +72,22 @@ def _definition_encoding(connection: Any) -> str:
     return "ros2msg" if connection.msgdef.format == MessageDefinitionFormat.MSG else "ros2idl"
 
 
-def chunk_compressor(compression: str) -> Callable[[bytes], bytes] | None:
+def chunk_compressor(compression: Compression) -> Callable[[bytes], bytes] | None:
     """The function that compresses a chunk's records for ``compression`` (None: stored as they are).
 
     Raises:
-        ValueError: Unknown compression.
         MissingDependencyError: The compressor's module is not installed.
     """
-    if compression == "none":
+    if compression == Compression.NONE:
         return None
-    if compression == "zstd":
+    if compression == Compression.ZSTD:
         if sys.version_info >= (3, 14):  # pragma: no cover - the standard library's module
             zstd = require("compression.zstd", "MCAP zstd chunk compression", package="zstd", extra="zstd")
         else:
             zstd = require("backports.zstd", "MCAP zstd chunk compression", package="backports.zstd", extra="zstd")
         return lambda data: bytes(zstd.compress(data, level=ZSTD_LEVEL))
-    if compression == "lz4":
-        frame = require("lz4.frame", "MCAP lz4 chunk compression", package="lz4", extra="lz4")
-        return lambda data: bytes(frame.compress(data))
-    raise ValueError(f"unknown chunk compression {compression!r}; known: {', '.join(COMPRESSIONS)}")
+    frame = require("lz4.frame", "MCAP lz4 chunk compression", package="lz4", extra="lz4")  # Compression.LZ4
+    return lambda data: bytes(frame.compress(data))
 
 
 class _CrcFile:
@@ -110,7 +107,9 @@ class _CrcFile:
 class McapStorageWriter:
     """One ``.mcap`` file of a rosbag2 bag (see the module docstring)."""
 
-    def __init__(self, path: Path, compression: Any, distro: str, chunk_compression: str = DEFAULT_COMPRESSION) -> None:
+    def __init__(
+        self, path: Path, compression: Any, distro: str, chunk_compression: Compression = DEFAULT_COMPRESSION
+    ) -> None:
         from rosbags.rosbag2.enums import CompressionMode
 
         if compression not in (CompressionMode.NONE, None):
@@ -363,7 +362,9 @@ def _with_distro(metadata: str, distro: str) -> str:
     return "\n".join(fixed) + ("\n" if metadata.endswith("\n") else "")
 
 
-def storage_plugins(distro: str, chunk_compression: str = DEFAULT_COMPRESSION) -> dict[Any, Callable[[Path, Any], Any]]:
+def storage_plugins(
+    distro: str, chunk_compression: Compression = DEFAULT_COMPRESSION
+) -> dict[Any, Callable[[Path, Any], Any]]:
     """The ``STORAGE_PLUGINS`` of a rosbags Writer writing for ``distro`` (MCAP chunks: ``chunk_compression``)."""
     from rosbags.rosbag2 import StoragePlugin
 

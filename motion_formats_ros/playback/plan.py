@@ -30,8 +30,8 @@ from collections.abc import Mapping
 import numpy as np
 import numpy.typing as npt
 
-from . import timing
-from .model import Motion
+from ..core import timing
+from ..core.model import Motion
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

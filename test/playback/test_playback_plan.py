@@ -1,4 +1,4 @@
-"""core.trajectory: one JointTrajectory per motion, within a tolerance by JTC's own interpolation.
+"""playback.plan: one JointTrajectory per motion, within a tolerance by JTC's own interpolation.
 
 Every bound is checked with test/jtcsim.py, a separate implementation of what
 joint_trajectory_controller does with the points (polynomial coefficients per segment).
@@ -12,7 +12,7 @@ from support.jtcsim import Controller, segment
 
 from motion_formats_ros import Motion
 from motion_formats_ros.core.examples import smooth_motion
-from motion_formats_ros.core.trajectory import (
+from motion_formats_ros.playback.plan import (
     approach_speeds,
     evaluate,
     plan_trajectory,

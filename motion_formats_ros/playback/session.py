@@ -1,7 +1,6 @@
 """A playback session: everything the player does that needs no ROS.
 
-:class:`PlayerConfig` declares the player's settings once (the node's ROS parameters,
-their descriptions and checks are made from it). :class:`PlaybackSession` takes a motion
+:class:`PlaybackSession` takes a motion and a :class:`~.config.PlayerConfig`
 and a configuration and does the rest of the work the node used to do itself: the
 joints to send (undefined values resolved, the robot's current state where needed), the
 joint limits (a URDF, a Choreonoid ``.body`` or the file's own), the trajectory plan
@@ -13,131 +12,25 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..core.errors import MotionFormatError, ReadError
-from ..core.kinematics import Kinematics, MovingTransform, RobotModel, StaticTransform, load_robot_model
-from ..core.model import Motion, MotionFile
+from ..core.kinematics import Kinematics, RobotModel, load_robot_model
+from ..core.model import JointLimit, Motion, MotionFile
 from ..core.nonfinite import MissingJointError, defined_joints, first_nonfinite, resolve
-from ..core.playback import FloatArray, FrameSampler, JointLimit, LimitViolationError, PlaybackClock, check_limits
-from ..core.settings import setting
-from ..core.trajectory import CHOICES, TrajectoryPlan, approach_speeds, plan_trajectory
-from ..core.urdf import joint_limits
 from ..registry import CODECS, codec_for_path, read
-
-#: Highest JointState / TF rate (Hz) when the file's own rate is higher or unknown.
-MAX_STREAM_RATE = 500.0
-MODES = ("both", "stream", "trajectory")
-
-#: How the session reports: ``log(level, text)`` with level ``info``, ``warning`` or ``error``.
-Log = Callable[[str, str], None]
-
-
-def _silent(level: str, text: str) -> None:
-    """The default report: nothing."""
-
-
-@dataclasses.dataclass(frozen=True)
-class PlayerConfig:
-    """The player's settings (each one a ROS parameter of the node, with this help)."""
-
-    file: str = setting("", "motion file to play (any supported format)")
-    format: str = setting("", "format name when the suffix/content is not enough (omf, seq, …)")
-    group: str = setting("", "group to play (OMF target/actual…); default: the first")
-    joint_names: tuple[str, ...] = setting((), "joint names for formats without them (Choreonoid .seq)")
-    body_file: str = setting(
-        "", "Choreonoid .body file naming the joints of a .seq; also the robot model (limits, robot_description)"
-    )
-    joints: tuple[str, ...] = setting(
-        (),
-        "joints to send, in this order (default: every joint of the file); a listed joint the file lacks "
-        "holds its current position from state_topic",
-    )
-    state_topic: str = setting(
-        "joint_states",
-        "JointState topic with the robot's current positions, heard before playing (approach, undefined "
-        "leading values, held joints); the player's own stream does not count",
-    )
-    mode: str = setting("both", "both | stream (JointState + TF) | trajectory (JointTrajectory only)", choices=MODES)
-    rate: float = setting(1.0, "speed factor (2.0 = twice as fast); changeable at run time", above=0.0, runtime=True)
-    loop: bool = setting(False, "repeat the motion (its own loop segment for .mof / repeating scenes)")
-    start_time: float = setting(0.0, "start this many seconds into the motion", minimum=0.0)
-    end_time: float = setting(0.0, "stop this many seconds into the motion (0 = the end)", minimum=0.0)
-    start_paused: bool = setting(False, "wait for the resume service before playing")
-    seek: float = setting(-1.0, "set at run time to jump to this motion time (s, from the motion start)", runtime=True)
-    stream_rate: float = setting(0.0, "JointState/TF rate in Hz (0 = the file's rate, at most 500)", minimum=0.0)
-    approach_time: float = setting(1.0, "seconds for the controller to reach the first point", minimum=0.0)
-    start_delay: float = setting(
-        0.0, "trajectory header stamp = now + this (s); 0 = stamp 0, the controller starts on receipt", minimum=0.0
-    )
-    trajectory_tolerance: float = setting(
-        1e-3,
-        "largest deviation (rad or m) of the controller's interpolation of the sent points from any frame "
-        "of the file; fewer points the larger it is",
-        minimum=0.0,
-    )
-    trajectory_interpolation: str = setting(
-        "auto",
-        "fields sent, hence joint_trajectory_controller's interpolation: linear (positions), cubic (+ velocities), "
-        "quintic (+ accelerations); auto = cubic, keyframed files linear (their own)",
-        choices=CHOICES,
-    )
-    controller: str = setting(
-        "",
-        "controller namespace (e.g. /arm_controller): send the motion as one FollowJointTrajectory goal to "
-        "<controller>/follow_joint_trajectory instead of publishing on joint_trajectory",
-    )
-    wait_for_server: float = setting(
-        10.0, "seconds to wait for the controller's action server (then exit 1 naming it)", minimum=0.0
-    )
-    path_tolerance: str | float = setting(
-        "",
-        'position tolerance while moving, rad or m: one number for every joint or a map "{joint: value}"; '
-        "empty or 0 = the controller's default, -1 = none (with controller)",
-    )
-    goal_tolerance: str | float = setting(
-        "", "position tolerance at the end, same form as path_tolerance (with controller)"
-    )
-    goal_time_tolerance: float = setting(
-        0.0,
-        "s the controller may take beyond the end to reach the goal; 0 = its default (with controller)",
-        minimum=0.0,
-    )
-    chunk_duration: float = setting(
-        0.0,
-        "opt-in, 0 = one message: split the trajectory into messages of this many seconds for a controller "
-        "that queues them (joint_trajectory_controller replaces its trajectory with each message)",
-        minimum=0.0,
-    )
-    wait_for_subscribers: float = setting(
-        5.0, "seconds to wait for subscribers before playing (0 = don't)", minimum=0.0
-    )
-    min_subscribers: int = setting(
-        1, "how many subscribers to wait for (e.g. 2: a controller and a recorder)", minimum=1
-    )
-    world_frame: str = setting("world", "parent frame of the root pose")
-    root_frame: str = setting("base_link", "frame of the root pose")
-    frame_prefix: str = setting("", "prefix for the robot's frames (root and links)")
-    publish_links: bool = setting(False, "also publish the link poses stored in the file on /tf")
-    publish_clock: bool = setting(False, "publish /clock from the played motion time")
-    robot_description: str = setting("", "URDF text: the joint limits, published on /robot_description", nonempty=True)
-    urdf_file: str = setting(
-        "", "URDF file: the joint limits, published on /robot_description (instead of robot_description)", nonempty=True
-    )
-    publish_link_tf: bool = setting(
-        False, "with a robot model: every link's TF as robot_state_publisher would (for setups that run none)"
-    )
-    ignore_limits: bool = setting(False, "play even if the motion exceeds a joint limit")
-    exit_on_end: bool = setting(True, "shut down when a non-looping motion has been played")
-
-
-class PlayerError(MotionFormatError):
-    """The player cannot start or go on (bad file, limits, settings); the node exits non-zero."""
+from .clock import PlaybackClock
+from .config import MAX_STREAM_RATE, Log, PlayerConfig, PlayerError
+from .config import silent as _silent
+from .emit import LinkFrames
+from .limits import LimitViolationError, check_limits
+from .mimic import follow_leaders, followers, model_limits
+from .plan import TrajectoryPlan, approach_speeds, plan_trajectory
+from .sampler import FrameSampler
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,19 +116,31 @@ def robot_description(config: PlayerConfig) -> RobotDescription | None:
     """The robot's description from ``robot_description``, ``urdf_file`` or ``body_file``; or None."""
     if config.robot_description:
         return RobotDescription(config.robot_description, "robot_description")
-    if config.urdf_file:
-        try:
-            return RobotDescription(Path(config.urdf_file).read_text(encoding="utf-8"), config.urdf_file)
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-            raise PlayerError(f"{config.urdf_file}: {reason}") from None
+    if config.urdf_file:  # the one robot-model loader: a URDF or a .urdf.xacro
+        model = _load_model(config.urdf_file)
+        return RobotDescription(model.description, config.urdf_file, model=model)
     if config.body_file:
-        try:
-            model = load_robot_model(config.body_file)
-        except ReadError as exc:
-            raise PlayerError(str(exc)) from None
+        model = _load_model(config.body_file)
         return RobotDescription(model.description, config.body_file, from_body=True, model=model)
     return None
+
+
+def _load_model(path: str) -> RobotModel:
+    try:
+        return load_robot_model(path)
+    except ReadError as exc:
+        if _blank(Path(path)):
+            raise PlayerError(f"{path}: empty robot description: no joint limits to check") from None
+        raise PlayerError(str(exc)) from None
+    except MotionFormatError as exc:  # e.g. a .xacro without the xacro package
+        raise PlayerError(str(exc)) from None
+
+
+def _blank(path: Path) -> bool:
+    try:
+        return path.is_file() and not path.read_bytes().strip()
+    except OSError:
+        return False
 
 
 class PlaybackSession:
@@ -266,11 +171,14 @@ class PlaybackSession:
         self.source = loaded.motion
         self.scene = loaded.scene
         self._lock = threading.Lock()
+        self.robot = robot if robot is not None else robot_description(config)
+        self._model: RobotModel | None = None
+        # Mimic joints of the robot model: the motion's columns for them follow their leader.
+        model = self.robot_model()
+        self.followers = followers(model) if model is not None else {}
         # Until the robot's state is heard, undefined leading values take the file's first
         # defined value; joints only the state can give are left to the final resolution.
         self.motion = self.resolve({}, preliminary=True)
-        self.robot = robot if robot is not None else robot_description(config)
-        self._model: RobotModel | None = None
         self.limits, self.limits_source = self._limits(loaded.limits)
         if self.limits:
             checked = self._check(self.motion)
@@ -316,7 +224,14 @@ class PlaybackSession:
         problem = first_nonfinite(resolution.motion)
         if problem is not None:  # resolve() leaves nothing undefined; never send it if it did
             raise PlayerError(f"undefined value left after resolution: {problem}")
-        return resolution.motion
+        motion, following, orphans = follow_leaders(resolution.motion, self.followers)
+        if following and preliminary:  # said once, at the start
+            self.log(
+                "info", "mimic joints sent as their leader gives them: " + "; ".join(f.describe() for f in following)
+            )
+        for f in orphans if preliminary else ():
+            self.log("warning", f"{f.describe()}, which the motion lacks: {f.joint!r} follows it held at 0")
+        return motion
 
     def prepare(self, current: Mapping[str, float], heard_on: str = "") -> None:
         """The final motion, once the robot's state is known (empty: nobody publishes it on ``heard_on``)."""
@@ -327,23 +242,15 @@ class PlaybackSession:
 
     # ----------------------------------------------------------------- limits
     def _limits(self, file_limits: Mapping[str, JointLimit]) -> tuple[dict[str, JointLimit], str]:
-        if self.robot is None:
+        model = self.robot_model()
+        if self.robot is None or model is None:
             return dict(file_limits), "the file"
-        text, source = self.robot.urdf, self.robot.source
-        if not text.strip():
-            raise PlayerError(f"{source}: empty robot description: no joint limits to check")
-        try:
-            limits = {
-                name: limit
-                for name, limit in joint_limits(text, source).items()
-                if (limit.lower, limit.upper, limit.velocity) != (None, None, None)  # something to check
-            }
-        except ReadError as exc:
-            raise PlayerError(str(exc)) from None
+        limits = model_limits(model)  # mimic joints too: each one against its own limits
         names = set(self.source.joint_names)
         if self.robot.from_body and not limits:
             return dict(file_limits), "the file"  # a .body need not state limits
-        if not names & set(limits):
+        source = self.robot.source
+        if not names & set(limits) and not any(f.leader in names for f in self.followers.values() if f.joint in limits):
             listed = ", ".join(sorted(limits)[:8]) + (", …" if len(limits) > 8 else "") or "none"
             raise PlayerError(
                 f"{source}: none of its limited joints ({listed}) is a joint of the motion "
@@ -359,8 +266,11 @@ class PlaybackSession:
             PlayerError: Beyond a limit, unless ``ignore_limits``.
         """
         try:
-            check_limits(motion, self.limits, speed=self.config.rate)
+            check_limits(motion, self.limits, speed=self.config.speed)
         except LimitViolationError as exc:
+            follower = self.followers.get(exc.joint)
+            if follower is not None:
+                exc = LimitViolationError(f"{exc}; {follower.describe()}", exc.joint)
             if not self.config.ignore_limits:
                 raise PlayerError(f"refusing to play: {exc} (set ignore_limits to play anyway)") from None
             self.log("warning", f"playing beyond the limits (ignore_limits): {exc}")
@@ -378,6 +288,8 @@ class PlaybackSession:
         if self._model is None:
             self._model = self.robot.model
         if self._model is None:
+            if not self.robot.urdf.strip():
+                raise PlayerError(f"{self.robot.source}: empty robot description: no joint limits to check")
             try:
                 self._model = RobotModel.from_urdf(self.robot.urdf, self.robot.source)
             except ReadError as exc:
@@ -472,7 +384,7 @@ class PlaybackSession:
                 loop = m.loop
             elif end > start:
                 loop = (start, end)
-        clock = PlaybackClock(start, end, loop, speed=config.rate)
+        clock = PlaybackClock(start, end, loop, speed=config.speed)
         # The clock waits paused until playback starts; pause/resume meanwhile only say
         # whether it will start paused.
         clock.pause(0.0)
@@ -507,7 +419,7 @@ class PlaybackSession:
 
     def set_speed(self, speed: float, elapsed: float) -> None:
         self.clock.set_speed(speed, elapsed)
-        self.config = dataclasses.replace(self.config, rate=speed)
+        self.config = dataclasses.replace(self.config, speed=speed)
 
     def seek(self, offset: float, elapsed: float) -> None:
         """Jump to ``offset`` seconds from the motion's start."""
@@ -523,65 +435,6 @@ class PlaybackSession:
         if np.all(pos == pos[0]) and np.all(rot == rot[0]):
             return pos[0], rot[0]
         return None
-
-
-#: Values (frames × movable joints × 7) up to which every frame's link transforms are computed ahead.
-PRECOMPUTE_VALUES = 20_000_000
-
-
-class LinkFrames:
-    """A robot model's frames for one motion: fixed joints once, movable joints at any time.
-
-    As robot_state_publisher makes them: one transform per joint, parent link → child
-    link, named with ``prefix``. The movable joints' transforms of every frame of the
-    motion are computed at once (vectorised) when they fit in :data:`PRECOMPUTE_VALUES`;
-    a time between frames is computed from its interpolated joint values.
-
-    Args:
-        model: The robot model.
-        motion: The motion played (single-valued joints drive the model's joints).
-        prefix: Put before every link name.
-        log: Where the joints that model and motion do not share are said.
-        precompute: Compute every frame's transforms now (else each is computed when asked for).
-    """
-
-    def __init__(
-        self, model: RobotModel, motion: Motion, prefix: str, log: Log = _silent, precompute: bool = True
-    ) -> None:
-        starts = np.concatenate([[0], np.cumsum(motion.joint_dims)[:-1]]).astype(int)
-        joints = zip(motion.joint_names, motion.joint_dims, starts, strict=True)
-        single = [(name, int(col)) for name, dim, col in joints if dim == 1]  # what a model's joint takes
-        self.model = model
-        self.prefix = prefix
-        self.names = [name for name, _ in single]
-        self.columns = np.array([col for _, col in single], dtype=int)
-        self.times = motion.times
-        values = motion.position[:, self.columns] if motion.position is not None else None
-        first = values[:1] if values is not None else np.zeros((1, len(self.names)))
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            static, moving = model.joint_transforms(self.names, first, prefix)
-        for w in caught:
-            log("warning", str(w.message))
-        self.static: list[StaticTransform] = static
-        self._table: list[MovingTransform] | None = None
-        if precompute and values is not None and motion.num_frames * len(moving) * 7 <= PRECOMPUTE_VALUES:
-            self._table = model.joint_transforms(self.names, values, prefix, warn=False)[1]
-
-    def at(self, t: float, position: FloatArray | None) -> list[tuple[str, str, FloatArray, FloatArray]]:
-        """(parent, child, translation, rotation x y z w) of every movable joint at motion time ``t``.
-
-        ``position`` is the motion's joint values at ``t`` (its columns).
-        """
-        table = self._table
-        if table is not None:
-            i = int(np.searchsorted(self.times, t))
-            for k in (i, i - 1):
-                if 0 <= k < len(self.times) and abs(float(self.times[k]) - t) <= 1e-9:
-                    return [(mt.parent, mt.child, mt.translation[k], mt.rotation[k]) for mt in table]
-        values = position[self.columns] if position is not None else np.zeros(len(self.names))
-        moving = self.model.joint_transforms(self.names, values[None, :], self.prefix, warn=False)[1]
-        return [(mt.parent, mt.child, mt.translation[0], mt.rotation[0]) for mt in moving]
 
 
 def open_session(config: PlayerConfig, log: Log = _silent) -> PlaybackSession:

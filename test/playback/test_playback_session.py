@@ -10,7 +10,8 @@ import pytest
 from motion_formats_ros import write
 from motion_formats_ros.core.examples import biped_urdf, biped_walk
 from motion_formats_ros.core.settings import make_config, settings_of
-from motion_formats_ros.pipeline.playback import PlaybackSession, PlayerConfig, PlayerError, load, open_session
+from motion_formats_ros.playback.config import PlayerConfig, PlayerError
+from motion_formats_ros.playback.session import PlaybackSession, load, open_session
 from motion_formats_ros.ros.launch_args import read_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +28,7 @@ def test_the_config_file_lists_every_setting_with_its_default() -> None:
 
 def test_settings_are_typed_and_checked_once() -> None:
     config = make_config(PlayerConfig, {"rate": 2, "joints": ["a", "", "b"], "mode": "stream"})
-    assert config.rate == 2.0 and isinstance(config.rate, float)
+    assert config.speed == 2.0 and isinstance(config.speed, float)
     assert config.joints == ("a", "b")
     with pytest.raises(ValueError, match="rate must be a float, got 'fast'"):
         make_config(PlayerConfig, {"rate": "fast"})
@@ -38,7 +39,7 @@ def test_settings_are_typed_and_checked_once() -> None:
     with pytest.raises(ValueError, match="mode must be one of both, stream, trajectory"):
         make_config(PlayerConfig, {"mode": "all"})
     with pytest.raises(AttributeError):
-        config.rate = 3.0  # type: ignore[misc]
+        config.speed = 3.0  # type: ignore[misc]
 
 
 def _walk(tmp_path: Path) -> Path:
@@ -78,7 +79,7 @@ def test_a_faster_speed_is_judged_without_changing_anything(tmp_path: Path) -> N
     assert (session.clock.speed, session.config) == before
     assert session.speed_problem(1.0) is None
     session.set_speed(0.5, 0.0)
-    assert session.clock.speed == 0.5 and session.config.rate == 0.5
+    assert session.clock.speed == 0.5 and session.config.speed == 0.5
 
 
 def test_pause_before_the_start_starts_paused_and_seek_moves_the_clock(tmp_path: Path) -> None:

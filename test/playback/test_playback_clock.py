@@ -1,4 +1,4 @@
-"""ROS-free playback logic: the player's clock, limits, schedule, URDF limits (plans: test_core_trajectory)."""
+"""The one playback clock (player and viewer): speed, pause, seek, loops, played time that never goes back."""
 
 from __future__ import annotations
 
@@ -7,20 +7,9 @@ import random
 import threading
 import time
 
-import numpy as np
 import pytest
 
-from motion_formats_ros import Motion, ReadError
-from motion_formats_ros.core.examples import biped_urdf, biped_walk
-from motion_formats_ros.core.playback import (
-    FrameSampler,
-    JointLimit,
-    LimitViolationError,
-    PlaybackClock,
-    Schedule,
-    check_limits,
-)
-from motion_formats_ros.core.urdf import joint_limits
+from motion_formats_ros.playback.clock import PlaybackClock
 
 
 def test_clock_plays_once_and_clamps() -> None:
@@ -127,52 +116,3 @@ def test_clock_rejects_bad_ranges() -> None:
         PlaybackClock(2.0, 1.0)
     with pytest.raises(ValueError, match="not inside"):
         PlaybackClock(0.0, 1.0, loop=(0.5, 2.0))
-
-
-def test_sampler_matches_motion_sample() -> None:
-    m = biped_walk(rate=50.0, cycles=1).motion
-    s = FrameSampler(m)
-    for t in (0.0, 0.013, 0.5, 1.19, 5.0):
-        frame = s.frame(t)
-        ref = m.sample([t])
-        assert ref.position is not None and ref.root_orientation is not None
-        np.testing.assert_array_equal(frame["position"], ref.position[0])
-        np.testing.assert_array_equal(frame["root_orientation"], ref.root_orientation[0])
-
-
-def test_limits_name_joint_time_and_value() -> None:
-    m = Motion(times=[0.0, 0.5, 1.0], joint_names=("a", "b"), position=[[0, 0], [0.2, 1.5], [0.4, 0.1]])
-    check_limits(m, {"a": JointLimit(-1, 1, 10.0)})
-    with pytest.raises(LimitViolationError, match=r"joint 'b' above its upper limit 1 at t = 0\.5 s \(value 1\.5\)"):
-        check_limits(m, {"b": JointLimit(-1, 1)})
-    with pytest.raises(LimitViolationError, match=r"joint 'b' below its lower limit 0\.2 at t = 0 s"):
-        check_limits(m, {"b": JointLimit(0.2, 2)})
-    with pytest.raises(LimitViolationError, match=r"joint 'b' faster than its velocity limit 2 rad/s"):
-        check_limits(m, {"b": JointLimit(velocity=2.0)})
-    check_limits(m, {"a": JointLimit(velocity=0.5)})
-    with pytest.raises(LimitViolationError, match="at playback rate 2"):
-        check_limits(m, {"a": JointLimit(velocity=0.5)}, speed=2.0)
-
-
-def test_urdf_limits() -> None:
-    limits = joint_limits(biped_urdf())
-    assert limits["left_knee"] == JointLimit(0.0, 2.2, 6.0)
-    urdf = """<robot name="r"><joint name="c" type="continuous"><limit velocity="3" effort="1"/></joint>
-    <joint name="f" type="fixed"/><joint name="p" type="prismatic"><limit upper="0.2" velocity="1"/></joint></robot>"""
-    limits = joint_limits(urdf)
-    assert limits == {"c": JointLimit(velocity=3.0), "p": JointLimit(0.0, 0.2, 1.0)}
-    with pytest.raises(ReadError, match=r"r\.urdf:1: invalid URDF XML"):
-        joint_limits("<robot", "r.urdf")
-    with pytest.raises(ReadError, match="expected <robot>"):
-        joint_limits("<sdf/>", "x")
-
-
-def test_schedule_does_not_drift_after_a_late_tick() -> None:
-    s = Schedule(200.0)
-    first = s.wait()
-    time.sleep(0.0125)  # a late wake-up: 2.5 periods
-    late = s.wait()
-    assert (late - first) % s.period_ns == 0  # still on the grid
-    assert s.skipped >= 1
-    ticks = [s.wait() for _ in range(20)]
-    assert all(b - a == s.period_ns for a, b in itertools.pairwise(ticks))

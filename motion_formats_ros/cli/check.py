@@ -1,0 +1,114 @@
+"""``motion-formats check``: a motion checked on its robot model before it reaches hardware.
+
+Exit status: 0 when no error-level finding was made (warnings such as ``balance`` may
+have been), :data:`EXIT_FINDINGS` (3) when one was, 1 when the input cannot be checked
+(one ``error:`` line naming the file: a motion, model, SRDF, limits or mesh file that
+cannot be read, or the ``check`` extra missing), 2 for a bad command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..registry import CODECS, codec_by_name, codec_for_path, read
+from . import values
+from .bag import add_bag_read_arguments
+from .options import add_option_flags, bag_read_options, name_list, read_options
+from .report import notices_json
+
+#: Exit status when an error-level finding was made (1 is for input that cannot be checked).
+EXIT_FINDINGS = 3
+
+
+def _not_negative(text: str) -> float:
+    value = values.seconds(text)  # a finite number
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 0, got {text}")
+    return value
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``check`` on the ``motion-formats`` subparsers."""
+    p = sub.add_parser(
+        "check",
+        help="check a motion on its robot before hardware (self-collision, floor, balance, joint limits)",
+        description="Examine every frame of a motion as the player sends it, on its robot model: self-collision "
+        "(an SRDF's disabled pairs left out), collision geometry below the ground, the ZMP leaving the support "
+        f"polygon, joint limits. Exit 0: no error-level finding; {EXIT_FINDINGS}: one or more; 1: cannot be checked.",
+    )
+    p.add_argument("input", type=Path, help="any motion file this package reads, or a bag")
+    p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
+    model = p.add_mutually_exclusive_group(required=True)
+    model.add_argument("--urdf", type=Path, help="the robot's URDF (.urdf or .urdf.xacro)")
+    model.add_argument("--body", type=Path, help="the robot's Choreonoid .body (also names a .seq's joints)")
+    p.add_argument("--srdf", type=Path, help="SRDF: its disable_collisions pairs are not checked")
+    p.add_argument("--limits", type=Path, help="MoveIt joint_limits.yaml (velocity, acceleration, jerk limits)")
+    p.add_argument(
+        "--package-path",
+        dest="package_paths",
+        type=Path,
+        action="append",
+        default=[],
+        help="folder to find package:// meshes in (repeatable; AMENT_PREFIX_PATH and ROS_PACKAGE_PATH "
+        "are searched too)",
+    )
+    p.add_argument("--rate", type=values.rate, default=100.0, help="Hz a keyframe motion is sampled at (default 100)")
+    p.add_argument("--group", help="group to check (default: the first)")
+    p.add_argument(
+        "--floor-tolerance", type=_not_negative, default=0.005, help="m geometry may go below the ground (0.005)"
+    )
+    p.add_argument(
+        "--balance-margin", type=_not_negative, default=0.01, help="m the ZMP may leave the support polygon (0.01)"
+    )
+    p.add_argument("--json", action="store_true", help="the report as JSON")
+    p.add_argument("--series", action="store_true", help="with --json: per-frame time, com and zmp")
+    p.add_argument("--joint-names", type=name_list, help="joint names in the file's joint order (a,b,c)")
+    p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
+    add_option_flags(p, write=False)
+    bag = p.add_argument_group("bags", "how a bag's messages are read (as bag2motion reads them)")
+    add_bag_read_arguments(bag)
+    p.set_defaults(handler=cmd_check)
+
+
+def _read(args: argparse.Namespace) -> Any:
+    info = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
+    if info.recording:
+        return read(args.input, format=info.name, **bag_read_options(args, info.name))
+    options = read_options(args, args.input, info.name)
+    if "body" in options and not info.accepted({"body": True}, "read"):
+        options.pop("body")  # only the robot model here; the format names its joints itself
+    return read(args.input, format=info.name, **options)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from ..safety import check
+
+    motion_file = _read(args)
+    report = check(
+        motion_file,
+        args.urdf or args.body,
+        srdf=args.srdf,
+        limits=args.limits,
+        package_paths=args.package_paths,
+        rate=args.rate,
+        group=args.group,
+        series=args.series,
+        floor_tolerance=args.floor_tolerance,
+        balance_margin=args.balance_margin,
+    )
+    report.source = str(args.input)
+    if args.json:
+        out = {**report.to_dict(series=args.series), "notices": notices_json(args)}
+        json.dump(out, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        for line in report.lines():
+            print(line)
+    return EXIT_FINDINGS if report.errors else 0
+
+
+__all__ = ["EXIT_FINDINGS", "add_parser", "cmd_check"]

@@ -1,0 +1,317 @@
+"""The motion check: a motion's frames on its robot model, and what would hurt the robot.
+
+Example::
+
+    from motion_formats_ros import read
+    from motion_formats_ros.safety import check
+
+    report = check(read("wave.omf"), "panda.urdf", srdf="panda.srdf")
+    for finding in report.findings:
+        print(finding.kind, finding.links or finding.joint, finding.intervals, finding.worst)
+
+The frames are those a player sends: a keyframe motion sampled at ``rate`` (its own
+interpolation), any other motion at its own frames. The root link is placed by the
+motion's root pose when it has one (the robot is then free-floating and its balance is
+checked); otherwise upright above the origin, as high as makes the lowest point of its
+collision shapes in the first frame rest on the ground (and the report says so).
+:class:`Checker` prepares a model once (meshes, pairs, masses, limits) for many checks.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core.errors import MotionValueError
+from ..core.kinematics import RobotModel, load_robot_model
+from ..core.model import Motion, MotionFile
+from ..core.spatial import quat_to_matrix
+from .collide import SelfCollision
+from .dynamics import Masses, support_distance, zmp
+from .findings import BalanceSeries, CheckReport, Finding, intervals, sort_findings
+from .limits import Limits, limit_findings, model_limits, read_joint_limits
+from .pairs import candidate_pairs, choose_pairs
+from .shapes import Shape, collision_shapes, shape_poses
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Default rate (Hz) a keyframe motion is sampled at.
+DEFAULT_RATE = 100.0
+#: Frames whose shapes are posed together (bounded memory).
+_CHUNK = 4096
+
+
+class Checker:
+    """A robot model prepared for checking motions.
+
+    Args:
+        model: The robot model, or its file (URDF, ``.urdf.xacro`` or Choreonoid ``.body``).
+        srdf: An SRDF whose ``disable_collisions`` pairs are not checked.
+        limits: A MoveIt ``joint_limits.yaml`` (overrides and adds to the model's limits).
+        package_paths: Folders to find ``package://`` meshes in (after ``AMENT_PREFIX_PATH``
+            and ``ROS_PACKAGE_PATH``).
+        floor_tolerance: How far (m) collision geometry may go below the ground.
+        balance_margin: How far (m) the ZMP may leave the support polygon.
+        contact_height: Points of the collision shapes below this height (m) support the robot.
+
+    Raises:
+        ReadError: A model, SRDF, limits or mesh file that cannot be read (naming it).
+        MissingDependencyError: coal or trimesh (the ``check`` extra) is not installed.
+    """
+
+    def __init__(
+        self,
+        model: RobotModel | str | os.PathLike[str],
+        *,
+        srdf: str | os.PathLike[str] | None = None,
+        limits: str | os.PathLike[str] | None = None,
+        package_paths: Iterable[str | os.PathLike[str]] = (),
+        floor_tolerance: float = 0.005,
+        balance_margin: float = 0.01,
+        contact_height: float = 0.01,
+    ) -> None:
+        started = time.perf_counter()
+        self.model = model if isinstance(model, RobotModel) else load_robot_model(model)
+        self.floor_tolerance = float(floor_tolerance)
+        self.balance_margin = float(balance_margin)
+        self.contact_height = float(contact_height)
+        self.notes: list[str] = []
+        self.shapes: list[Shape] = collision_shapes(self.model, package_paths)
+        linked = list(dict.fromkeys(s.link for s in self.shapes))
+        touching: set[frozenset[str]] = set()
+        if srdf is None and self.shapes:
+            touching = self._touching_at_zero(linked)
+        choice = choose_pairs(self.model, linked, srdf, touching)
+        self.pairs = choice.pairs
+        self.notes += choice.notes
+        self.collider = SelfCollision(self.shapes, self.pairs)
+        self.masses = Masses.of(self.model)
+        base = model_limits(self.model)
+        self.limits: dict[str, Limits] = read_joint_limits(limits, base) if limits is not None else base
+        self.setup_seconds = time.perf_counter() - started
+
+    @property
+    def has_collision_geometry(self) -> bool:
+        return bool(self.shapes)
+
+    @property
+    def name(self) -> str:
+        return self.model.source or self.model.name or "robot model"
+
+    def _touching_at_zero(self, linked: list[str]) -> set[frozenset[str]]:
+        """Link pairs whose shapes collide in the zero pose (every joint at 0)."""
+        every = candidate_pairs(self.model, linked)
+        poses = self.model.link_poses((), np.zeros((1, 0)), warn=False)
+        rotation, translation = shape_poses(self.shapes, quat_to_matrix(poses.rotation), poses.translation)
+        contacts = SelfCollision(self.shapes, every).run(rotation, translation)
+        return {frozenset(p) for p, hit in zip(every, contacts.colliding[0], strict=True) if hit}
+
+    # ------------------------------------------------------------------ frames and root
+    @staticmethod
+    def frames(motion: Motion, rate: float = DEFAULT_RATE) -> Motion:
+        """The frames a player sends: a keyframe motion sampled at ``rate``, any other as it is."""
+        if motion.is_keyframed and motion.num_frames > 1:
+            return motion.resample(rate)
+        return motion
+
+    def _root(
+        self, motion: Motion, names: tuple[str, ...], positions: FloatArray
+    ) -> tuple[FloatArray | None, FloatArray | None, bool, str]:
+        """Root position, orientation, whether the base floats, and how the root was placed."""
+        floating_joint = any(j.type == "floating" and any(v in names for v in j.variables) for j in self.model.joints)
+        if motion.root_position is not None or motion.root_orientation is not None:
+            return motion.root_position, motion.root_orientation, True, "the root link follows the motion's root pose"
+        if floating_joint:
+            return None, None, True, "the root follows the model's floating joint"
+        n = positions.shape[0]
+        if not self.shapes or n == 0:
+            return None, None, False, "the motion has no root pose: the root link stays at the origin"
+        first = self.model.link_poses(names, positions[:1], warn=False)
+        rotation, translation = shape_poses(self.shapes, quat_to_matrix(first.rotation), first.translation)
+        lowest = min(
+            float((translation[0, k, 2] + rotation[0, k, 2] @ s.hull.T).min()) for k, s in enumerate(self.shapes)
+        )
+        lift = -lowest
+        root = np.tile([0.0, 0.0, lift], (n, 1))
+        text = (
+            f"the motion has no root pose: the root link was placed upright above the origin, {lift:.4g} m up, "
+            "so that the lowest collision geometry of the first frame rests on the ground"
+        )
+        return root, None, False, text
+
+    # ------------------------------------------------------------------ the check
+    def check(
+        self,
+        motion: Motion | MotionFile,
+        *,
+        group: str | None = None,
+        rate: float = DEFAULT_RATE,
+        series: bool = False,
+        source: str | None = None,
+    ) -> CheckReport:
+        """Check every frame of ``motion`` (a group of a file: ``group``, default the first).
+
+        Raises:
+            MotionValueError: No joint of the motion is a joint of the model.
+        """
+        started = time.perf_counter()
+        if isinstance(motion, MotionFile):
+            source = source or str(motion.source or "motion")
+            motion = motion.group(group)
+        frames = self.frames(motion, rate)
+        times = np.asarray(frames.times, dtype=np.float64)
+        names, positions = _single_joints(frames)
+        known = {v for j in self.model.joints for v in (j.name, *j.variables)}
+        if names and not any(n in known for n in names):
+            raise MotionValueError(
+                f"{source or 'the motion'}: none of its joints ({', '.join(names[:5])}"
+                f"{' …' if len(names) > 5 else ''}) is a joint of {self.name}"
+            )
+        report = CheckReport(source or "motion", self.name, times, notes=list(self.notes))
+        root_position, root_orientation, floating, placed = self._root(frames, names, positions)
+        report.notes.append(placed)
+        poses = self.model.link_poses(names, positions, root_position, root_orientation)
+        findings: list[Finding] = []
+        checked = []
+        if self.shapes:
+            findings += self._collisions_and_floor(times, poses.rotation, poses.translation, report)
+            checked += ["self_collision", "floor"]
+        else:
+            report.notes.append("the model has no collision geometry: self-collision, floor and balance not checked")
+        if floating and self.shapes and self.masses.total > 0:
+            findings += self._balance(times, poses.rotation, poses.translation, report, series)
+            checked.append("balance")
+        elif self.shapes:
+            why = "the model has no masses" if self.masses.total <= 0 else "the base does not float (no root pose)"
+            report.notes.append(f"balance not checked: {why}")
+        findings += limit_findings(names, positions, times, self.limits)
+        checked.append("limits")
+        report.findings = sort_findings(findings)
+        report.checked = tuple(checked)
+        report.pairs = tuple(self.pairs)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _collisions_and_floor(
+        self, times: FloatArray, quaternion: FloatArray, translation: FloatArray, report: CheckReport
+    ) -> list[Finding]:
+        n = times.size
+        colliding = np.zeros((n, len(self.pairs)), dtype=bool)
+        depth = np.zeros((n, len(self.pairs)))
+        links = list(dict.fromkeys(s.link for s in self.shapes))
+        of_link = np.array([links.index(s.link) for s in self.shapes], dtype=np.intp)
+        below = np.full((n, len(links)), -np.inf)  # how far each link goes below the ground
+        for lo in range(0, n, _CHUNK):
+            hi = min(n, lo + _CHUNK)
+            rotation, place = shape_poses(self.shapes, quat_to_matrix(quaternion[lo:hi]), translation[lo:hi])
+            contacts = self.collider.run(rotation, place)
+            colliding[lo:hi] = contacts.colliding
+            depth[lo:hi] = contacts.depth
+            for k, s in enumerate(self.shapes):
+                low = place[:, k, 2] + (rotation[:, k, 2, :] @ s.hull.T).min(axis=1)
+                np.maximum(below[lo:hi, of_link[k]], -low, out=below[lo:hi, of_link[k]])
+        found: list[Finding] = []
+        for p, pair in enumerate(self.pairs):
+            hit = colliding[:, p]
+            if hit.any():
+                i = int(np.argmax(np.where(hit, depth[:, p], -1.0)))
+                found.append(
+                    Finding("self_collision", intervals(times, hit), float(depth[i, p]), float(times[i]), pair)
+                )
+        for k, link in enumerate(links):
+            sunk = below[:, k] > self.floor_tolerance
+            if sunk.any():
+                i = int(np.argmax(below[:, k]))
+                found.append(
+                    Finding(
+                        "floor",
+                        intervals(times, sunk),
+                        float(below[i, k]),
+                        float(times[i]),
+                        (link,),
+                        limit=self.floor_tolerance,
+                    )
+                )
+        return found
+
+    def _balance(
+        self, times: FloatArray, quaternion: FloatArray, translation: FloatArray, report: CheckReport, series: bool
+    ) -> list[Finding]:
+        rotation = quat_to_matrix(quaternion)
+        com, point = zmp(self.masses, rotation, translation, quaternion, times)
+        shape_rotation, shape_place = shape_poses(self.shapes, rotation, translation)
+        polygons: list[FloatArray] | None = [] if series else None
+        outside, touching = support_distance(
+            self.shapes, shape_rotation, shape_place, point, self.contact_height, polygons
+        )
+        if polygons is not None:
+            report.series = BalanceSeries(times.copy(), com, point, tuple(polygons))
+        if (~touching).any():
+            report.notes.append(
+                f"balance: {int((~touching).sum())} of {times.size} frames have no collision geometry within "
+                f"{self.contact_height:g} m of the ground (no support polygon; not judged)"
+            )
+        unpressed = ~np.isfinite(point[:, 0])
+        if unpressed.any():
+            report.notes.append(
+                f"balance: in {int(unpressed.sum())} frames the motion does not press on the ground (no ZMP)"
+            )
+        with np.errstate(invalid="ignore"):
+            bad = np.nan_to_num(outside, nan=-np.inf) > self.balance_margin
+        if not bad.any():
+            return []
+        i = int(np.argmax(np.nan_to_num(outside, nan=-np.inf)))
+        return [
+            Finding("balance", intervals(times, bad), float(outside[i]), float(times[i]), limit=self.balance_margin)
+        ]
+
+
+def _single_joints(motion: Motion) -> tuple[tuple[str, ...], FloatArray]:
+    """The motion's joint names and positions (N, J); a joint of several values as ``NAME/0``, ``NAME/1`` …"""
+    if motion.position is None:
+        return (), np.zeros((motion.num_frames, 0))
+    names: list[str] = []
+    for name, dim in zip(motion.joint_names, motion.joint_dims or (1,) * len(motion.joint_names), strict=True):
+        names += [name] if dim == 1 else [f"{name}/{k}" for k in range(dim)]
+    return tuple(names), np.asarray(motion.position, dtype=np.float64)
+
+
+def check(
+    motion: Motion | MotionFile,
+    robot: RobotModel | str | os.PathLike[str] | Checker,
+    *,
+    srdf: str | os.PathLike[str] | None = None,
+    limits: str | os.PathLike[str] | None = None,
+    package_paths: Iterable[str | os.PathLike[str]] = (),
+    rate: float = DEFAULT_RATE,
+    group: str | None = None,
+    series: bool = False,
+    floor_tolerance: float = 0.005,
+    balance_margin: float = 0.01,
+) -> CheckReport:
+    """Check a motion on its robot model (see :class:`Checker` for the arguments); the report's
+    ``seconds`` include preparing the model."""
+    started = time.perf_counter()
+    checker = (
+        robot
+        if isinstance(robot, Checker)
+        else Checker(
+            robot,
+            srdf=srdf,
+            limits=limits,
+            package_paths=package_paths,
+            floor_tolerance=floor_tolerance,
+            balance_margin=balance_margin,
+        )
+    )
+    source = str(motion.source) if isinstance(motion, MotionFile) and motion.source else None
+    report = checker.check(motion, group=group, rate=rate, series=series, source=source)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+__all__ = ["DEFAULT_RATE", "Checker", "check"]

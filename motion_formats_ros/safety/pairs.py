@@ -1,0 +1,118 @@
+"""Which link pairs are checked for self-collision.
+
+Links joined by fixed joints form one rigid body; its links never move against each
+other, so their pairs are never checked (pinocchio does the same). Of the other pairs:
+
+- with an SRDF, every pair its ``<disable_collisions link1=… link2=…/>`` lists is left
+  out, as MoveIt does (whatever the ``reason``);
+- without one, pairs of adjacent bodies (one joint between them, fixed joints looked
+  across) and pairs already in contact in the model's zero pose are left out, and the
+  report says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import os
+from pathlib import Path
+
+from ..core.errors import ReadError
+from ..core.kinematics import RobotModel
+from ..core.kinematics.urdf import parse_xml
+
+
+def read_srdf(path: str | os.PathLike[str], model: RobotModel) -> tuple[frozenset[frozenset[str]], list[str]]:
+    """The link pairs an SRDF disables, and the link names it uses that the model lacks.
+
+    Raises:
+        ReadError: The file cannot be read or is not an SRDF (naming its line).
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ReadError(path, f"cannot read the SRDF: {exc.strerror or exc}") from None
+    root = parse_xml(data, path)
+    if root.tag != "robot":
+        raise ReadError(path, f"not an SRDF: the root element is <{root.tag}>, expected <robot>", line=root.line)
+    known = set(model.link_names)
+    pairs: set[frozenset[str]] = set()
+    unknown: list[str] = []
+    for el in root.findall("disable_collisions"):
+        a, b = el.attrib.get("link1"), el.attrib.get("link2")
+        if not a or not b:
+            raise ReadError(path, "<disable_collisions> needs link1 and link2", line=el.line)
+        for name in (a, b):
+            if name not in known and name not in unknown:
+                unknown.append(name)
+        pairs.add(frozenset((a, b)))
+    return frozenset(pairs), unknown
+
+
+def rigid_bodies(model: RobotModel) -> dict[str, int]:
+    """Link → the index of its rigid body (links joined by fixed joints share one)."""
+    body: dict[str, int] = {model.links[0].name: 0}
+    count = 1
+    for j in model.joints:  # parent before child
+        if j.type == "fixed":
+            body[j.child] = body[j.parent]
+        else:
+            body[j.child] = count
+            count += 1
+    return body
+
+
+def adjacent_bodies(model: RobotModel, body: dict[str, int]) -> set[frozenset[int]]:
+    """Pairs of rigid bodies joined by one movable joint."""
+    return {frozenset((body[j.parent], body[j.child])) for j in model.joints if j.type != "fixed"}
+
+
+@dataclasses.dataclass(frozen=True)
+class PairChoice:
+    """The pairs to check, and how they were chosen (for the report)."""
+
+    pairs: tuple[tuple[str, str], ...]
+    notes: tuple[str, ...]
+
+
+def candidate_pairs(model: RobotModel, links_with_shapes: list[str]) -> list[tuple[str, str]]:
+    """Pairs of links with shapes on different rigid bodies, in model order."""
+    body = rigid_bodies(model)
+    return [(a, b) for a, b in itertools.combinations(links_with_shapes, 2) if body[a] != body[b]]
+
+
+def choose_pairs(
+    model: RobotModel,
+    links_with_shapes: list[str],
+    srdf: str | os.PathLike[str] | None,
+    touching_at_zero: set[frozenset[str]],
+) -> PairChoice:
+    """The link pairs to check: SRDF-disabled pairs left out, or adjacency and zero-pose contact without one."""
+    pairs = candidate_pairs(model, links_with_shapes)
+    notes: list[str] = []
+    if srdf is not None:
+        disabled, unknown = read_srdf(srdf, model)
+        kept = [p for p in pairs if frozenset(p) not in disabled]
+        notes.append(
+            f"{len(kept)} link pairs checked: {len(pairs) - len(kept)} left out as the SRDF "
+            f"{Path(srdf).name} disables them"
+        )
+        if unknown:
+            notes.append(f"the SRDF names links the model lacks (ignored): {', '.join(unknown)}")
+        return PairChoice(tuple(kept), tuple(notes))
+    body = rigid_bodies(model)
+    adjacent = adjacent_bodies(model, body)
+    near = [p for p in pairs if frozenset((body[p[0]], body[p[1]])) in adjacent]
+    touching = [p for p in pairs if p not in near and frozenset(p) in touching_at_zero]
+    kept = [p for p in pairs if p not in near and p not in touching]
+    text = (
+        f"no SRDF: {len(kept)} link pairs checked; left out {len(near)} adjacent pairs (fixed joints looked across)"
+        f" and {len(touching)} pairs in contact in the zero pose"
+    )
+    if touching:
+        text += f" ({', '.join(f'{a}/{b}' for a, b in touching[:8])}{' …' if len(touching) > 8 else ''})"
+    notes.append(text)
+    return PairChoice(tuple(kept), tuple(notes))
+
+
+__all__ = ["PairChoice", "adjacent_bodies", "candidate_pairs", "choose_pairs", "read_srdf", "rigid_bodies"]

@@ -1,0 +1,196 @@
+"""A robot model's collision shapes, ready to collide: coal geometries, bounding spheres, hull points.
+
+Each ``<collision>`` of a URDF link (each collision shape of a ``.body`` link) becomes one
+:class:`Shape`: the coal geometry (boxes, cylinders and capsules along z, spheres;
+meshes as a bounding-volume hierarchy of their triangles, as MoveIt and pinocchio
+collide them), a bounding sphere (to skip pairs that are far apart without asking
+coal) and points whose convex hull is the shape (exact for boxes and meshes, 32 around
+a circle or 200 over a sphere otherwise) for the floor and the support polygon.
+
+A mesh that cannot be found or read is an error, never a shape left out; so is a missing
+collision library (coal, the ``check`` extra).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core.errors import ReadError, require
+from ..core.kinematics import Box, Capsule, Cylinder, Geometry, Mesh, RobotModel, Sphere
+from ..core.mesh_files import TriMesh, load_mesh, package_roots, resolve
+from ..core.spatial import quat_to_matrix
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def coal_module() -> Any:
+    """The coal collision library (the ``check`` extra)."""
+    return require("coal", "checking collisions", package="coal", extra="check")
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """One collision shape of a link.
+
+    Attributes:
+        link: The link's name; ``link_index`` its index in the model's links.
+        rotation, translation: The shape's frame in the link frame ((3, 3), (3,)).
+        geometry: The coal geometry.
+        centre, radius: A sphere holding the shape, in the shape frame.
+        hull: (V, 3) points (shape frame) whose convex hull is the shape.
+        label: What it is, for messages (``box``, the mesh file …).
+    """
+
+    link: str
+    link_index: int
+    rotation: FloatArray
+    translation: FloatArray
+    geometry: Any
+    centre: FloatArray
+    radius: float
+    hull: FloatArray
+    label: str
+
+
+def _circle(radius: float, z: float, count: int = 32) -> FloatArray:
+    a = np.linspace(0.0, 2 * math.pi, count, endpoint=False)
+    return np.column_stack([radius * np.cos(a), radius * np.sin(a), np.full(count, z)])
+
+
+def _sphere_points(radius: float, count: int = 200) -> FloatArray:
+    """Points spread over a sphere (a Fibonacci lattice)."""
+    i = np.arange(count) + 0.5
+    z = 1 - 2 * i / count
+    r = np.sqrt(1 - z * z)
+    phi = math.pi * (3 - math.sqrt(5)) * i
+    return radius * np.column_stack([r * np.cos(phi), r * np.sin(phi), z])
+
+
+def _hull_points(points: FloatArray) -> FloatArray:
+    """The vertices of the convex hull of ``points`` (all of them when the hull cannot be made)."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        return np.asarray(points[ConvexHull(points).vertices], dtype=np.float64)
+    except (QhullError, ValueError):  # flat or degenerate: every point
+        return np.asarray(points, dtype=np.float64)
+
+
+class MeshCache:
+    """Mesh files read once (with their scale) and turned into coal models once."""
+
+    def __init__(self, base: Path | None, package_paths: Iterable[str | os.PathLike[str]], source: str) -> None:
+        self.base = base
+        self.roots = package_roots(package_paths)
+        self.source = source
+        self._meshes: dict[tuple[str, tuple[float, ...]], tuple[Any, FloatArray]] = {}
+
+    def get(self, mesh: Mesh, link: str) -> tuple[Any, FloatArray]:
+        """The coal BVH model and the hull points of a mesh; ReadError naming the model when it is missing."""
+        key = (mesh.filename, tuple(float(s) for s in mesh.scale))
+        if key in self._meshes:
+            return self._meshes[key]
+        path = resolve(mesh.filename, self.base, self.roots)
+        if path is None:
+            searched = ", ".join(str(r) for _, r in self.roots) or "no package folders (set --package-path)"
+            raise ReadError(
+                self.source, f"link {link!r}: collision mesh {mesh.filename} not found (searched {searched})"
+            )
+        try:
+            tri: TriMesh = load_mesh(path, tuple(mesh.scale), extra="check")
+        except ValueError as exc:
+            raise ReadError(self.source, f"link {link!r}: {exc}") from None
+        coal = coal_module()
+        model = coal.BVHModelOBBRSS()
+        vertices = tri.vertices.astype(np.float64)
+        model.beginModel(int(tri.faces.shape[0]), int(vertices.shape[0]))
+        model.addVertices(vertices)
+        model.addTriangles(tri.faces.astype(np.int64))
+        model.endModel()
+        found = (model, _hull_points(vertices))
+        self._meshes[key] = found
+        return found
+
+
+def _geometry(geometry: Geometry, link: str, meshes: MeshCache) -> tuple[Any, FloatArray, str]:
+    """The coal geometry, its hull points and a label."""
+    coal = coal_module()
+    if isinstance(geometry, Box):
+        size = np.asarray(geometry.size, dtype=np.float64)
+        corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=np.float64)
+        return coal.Box(*(float(s) for s in size)), corners * size / 2, "box"
+    if isinstance(geometry, Sphere):
+        return coal.Sphere(float(geometry.radius)), _sphere_points(geometry.radius), "sphere"
+    if isinstance(geometry, Cylinder):
+        r, h = float(geometry.radius), float(geometry.length)
+        return coal.Cylinder(r, h), np.vstack([_circle(r, -h / 2), _circle(r, h / 2)]), "cylinder"
+    if isinstance(geometry, Capsule):
+        r, h = float(geometry.radius), float(geometry.length)
+        ball = _sphere_points(r)
+        shift = np.array([0.0, 0.0, h / 2])
+        points = np.vstack([ball + shift, ball - shift])
+        return coal.Capsule(r, h), _hull_points(points), "capsule"
+    model, hull = meshes.get(geometry, link)
+    return model, hull, geometry.filename
+
+
+def collision_shapes(model: RobotModel, package_paths: Iterable[str | os.PathLike[str]] = ()) -> list[Shape]:
+    """Every collision shape of the model, links in the model's order.
+
+    Raises:
+        ReadError: A mesh file that is missing or cannot be read (naming the model file).
+        MissingDependencyError: coal (or trimesh, for meshes) is not installed.
+    """
+    source = model.source or model.name or "robot model"
+    base = Path(model.source).parent if model.source and Path(model.source).is_file() else None
+    meshes = MeshCache(base, package_paths, source)
+    shapes: list[Shape] = []
+    for index, link in enumerate(model.links):
+        for c in link.collisions:
+            geometry, hull, label = _geometry(c.geometry, link.name, meshes)
+            lo, hi = hull.min(axis=0), hull.max(axis=0)
+            centre = (lo + hi) / 2
+            radius = float(np.linalg.norm(hull - centre, axis=1).max()) if hull.size else 0.0
+            shapes.append(
+                Shape(
+                    link.name,
+                    index,
+                    quat_to_matrix(np.asarray(c.origin_quat, dtype=np.float64)),
+                    np.asarray(c.origin_xyz, dtype=np.float64),
+                    geometry,
+                    centre,
+                    radius,
+                    hull,
+                    label,
+                )
+            )
+    return shapes
+
+
+def shape_poses(
+    shapes: list[Shape], link_rotation: FloatArray, link_translation: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Every shape's frame in the world: rotations (N, S, 3, 3) and translations (N, S, 3).
+
+    Args:
+        link_rotation: (N, L, 3, 3) the links' rotations; ``link_translation`` (N, L, 3).
+    """
+    index = np.array([s.link_index for s in shapes], dtype=np.intp)
+    rl = link_rotation[:, index]
+    tl = link_translation[:, index]
+    r0 = np.stack([s.rotation for s in shapes]) if shapes else np.zeros((0, 3, 3))
+    t0 = np.stack([s.translation for s in shapes]) if shapes else np.zeros((0, 3))
+    rotation = np.einsum("nsij,sjk->nsik", rl, r0)
+    translation = tl + np.einsum("nsij,sj->nsi", rl, t0)
+    return rotation, translation
+
+
+__all__ = ["MeshCache", "Shape", "coal_module", "collision_shapes", "shape_poses"]

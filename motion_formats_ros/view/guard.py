@@ -1,0 +1,194 @@
+"""Who may use the viewer's page: its own origin only, and no public share link.
+
+A web page in the user's browser may open a websocket to any address, so a viewer that
+took every connection could be watched and driven by any site the user visits (the
+browser sends that site as ``Origin``), or reached through a name that a hostile DNS
+server points at 127.0.0.1 (DNS rebinding: the browser sends that name as ``Host``). As
+Jupyter and TensorBoard do, every request must name the served address in ``Host``, and a
+websocket whose ``Origin`` is given must come from the page itself
+(``http://<that address>:<port>``); anything else gets ``403 Forbidden`` before the
+handshake completes, so it receives nothing. A client that sends no ``Origin`` is not a
+web page (browsers always send it on a websocket) and is let in on ``Host`` alone.
+
+viser builds its websockets server inside its own thread; :func:`guarded_server` hands
+it, for the time the server is made, a ``serve`` that puts :meth:`Guard.process_request`
+in front of viser's own request handler. viser's share service (a public URL through
+its relay) is switched off: the button is hidden and a ``ShareUrlRequest`` from any
+client is dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http
+import ipaddress
+import re
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..core.errors import MotionFormatError
+
+#: Names of this machine's loopback interface a browser may use in ``Host``.
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+_HOST_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+#: Serializes the viewers being built (the patched ``serve`` is module-wide while it lasts).
+_BUILD_LOCK = threading.Lock()
+
+
+class HostError(MotionFormatError):
+    """``--host`` is not an address this machine can serve on."""
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text.strip("[]"))
+    except ValueError:
+        return None
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only (127.0.0.0/8, ::1, localhost)."""
+    ip = _ip(host)
+    return host.lower() == "localhost" if ip is None else ip.is_loopback
+
+
+def is_wildcard(host: str) -> bool:
+    """Whether ``host`` means every interface (0.0.0.0, ::)."""
+    ip = _ip(host)
+    return ip is not None and ip.is_unspecified
+
+
+def check_host(host: str) -> tuple[str, ...]:
+    """The addresses ``host`` names (HostError when it is neither an IP address nor a resolvable name)."""
+    ip = _ip(host)
+    if ip is not None:
+        return (str(ip),)
+    name = host.lower().rstrip(".")
+    labels = name.split(".")
+    if not name or not all(_HOST_LABEL.match(label) for label in labels) or labels[-1].isdigit():
+        raise HostError(f"--host {host}: not an IP address or a host name")
+    try:
+        infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError) as exc:
+        raise HostError(f"--host {host}: the name does not resolve ({exc})") from None
+    return tuple(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+class Guard:
+    """The ``Host`` and ``Origin`` a request to the page served on ``host`` may carry.
+
+    Args:
+        host: The address served (as given: an IP address, a name, or a wildcard).
+        addresses: What ``host`` resolves to (:func:`check_host`).
+
+    ``port`` is set once the server is listening; until then every request is refused.
+    """
+
+    def __init__(self, host: str, addresses: tuple[str, ...] = ()) -> None:
+        self.host = host
+        self.port: int | None = None
+        names = {_norm(host), *(_norm(a) for a in addresses)}
+        if any(is_loopback(n) for n in names):
+            names |= LOOPBACK_NAMES
+        self.any_ip = is_wildcard(host)
+        if self.any_ip:
+            # Every interface: any address of this machine (a literal address cannot be rebound) or its names.
+            names |= LOOPBACK_NAMES | {_norm(socket.gethostname()), _norm(socket.getfqdn())}
+        self.names = frozenset(names)
+        self.refused = 0
+
+    def _name_allowed(self, name: str) -> bool:
+        return name in self.names or (self.any_ip and _ip(name) is not None)
+
+    def host_allowed(self, value: str | None) -> bool:
+        """Whether a ``Host`` header names the served address and port."""
+        parsed = _authority(value)
+        return parsed is not None and parsed[1] == self.port and self._name_allowed(parsed[0])
+
+    def origin_allowed(self, value: str | None) -> bool:
+        """Whether an ``Origin`` header is the page's own (absent: not a browser, allowed)."""
+        if value is None:
+            return True
+        parts = urlsplit(value.strip())
+        if parts.scheme != "http" or parts.path not in ("", "/") or parts.query or parts.username:
+            return False
+        return self.host_allowed(parts.netloc)
+
+    def refusal(self, headers: Any) -> str | None:
+        """Why a request with these headers is refused (None: it is let in)."""
+        if self.port is None:
+            return "the viewer is starting"
+        if not self.host_allowed(headers.get("Host")):
+            return "Host does not name the viewer's address"
+        if not self.origin_allowed(headers.get("Origin")):
+            return "Origin is not the viewer's page"
+        return None
+
+    def process_request(self, inner: Callable[..., Any] | None) -> Callable[..., Any]:
+        """A websockets ``process_request`` checking ``Host`` and ``Origin`` before ``inner``."""
+
+        def check(connection: Any, request: Any) -> Any:
+            why = self.refusal(request.headers)
+            if why is not None:
+                self.refused += 1
+                return connection.respond(http.HTTPStatus.FORBIDDEN, f"{why}\n")
+            return inner(connection, request) if inner is not None else None
+
+        return check
+
+
+def _norm(name: str) -> str:
+    ip = _ip(name)
+    return str(ip) if ip is not None else name.lower().rstrip(".")
+
+
+def _authority(value: str | None) -> tuple[str, int] | None:
+    """(host name, port) of a ``Host`` value (port 80 when absent); None when malformed."""
+    if not value:
+        return None
+    found = re.fullmatch(r"(\[[0-9a-fA-F:.]+\]|[^\[\]:/@\s]+)(?::([0-9]{1,5}))?", value.strip())
+    if found is None:
+        return None
+    return _norm(found.group(1)), int(found.group(2) or 80)
+
+
+@contextlib.contextmanager
+def guarded_server(guard: Guard) -> Iterator[list[bool]]:
+    """While the viser server is made in this block, its websockets server checks every request.
+
+    Yields a list that holds True once the check was put in place (the caller refuses to
+    serve otherwise: a viser that no longer builds its server this way is not let run open).
+    """
+    import websockets.asyncio.server as ws_server
+
+    installed: list[bool] = []
+    original = ws_server.serve
+
+    class GuardedServe(original):  # type: ignore[misc,valid-type]
+        def __init__(self, *args: Any, process_request: Callable[..., Any] | None = None, **kwargs: Any) -> None:
+            super().__init__(*args, process_request=guard.process_request(process_request), **kwargs)
+            installed.append(True)
+
+    with _BUILD_LOCK:
+        ws_server.serve = GuardedServe  # type: ignore[misc]
+        try:
+            yield installed
+        finally:
+            ws_server.serve = original  # type: ignore[misc]
+
+
+def share_off(server: Any) -> None:
+    """Hide viser's Share button and drop every share request from the page."""
+    from viser import _messages
+
+    server.gui.configure_theme(show_share_button=False)
+    handler = server._websock_server  # the handlers live on viser's websocket server
+    for message in (_messages.ShareUrlRequest, _messages.ShareUrlDisconnect):
+        with contextlib.suppress(AssertionError, KeyError):
+            handler.unregister_handler(message)
+
+
+__all__ = ["Guard", "HostError", "check_host", "guarded_server", "is_loopback", "is_wildcard", "share_off"]

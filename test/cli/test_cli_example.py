@@ -1,0 +1,56 @@
+"""``motion-formats example NAME``: the built-in examples, written by the package's own code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from motion_formats_ros import read
+from motion_formats_ros.cli.example import EXAMPLES
+from motion_formats_ros.cli.main import main
+from motion_formats_ros.core.examples import NAO_JOINTS
+from motion_formats_ros.core.kinematics import load_robot_model
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_nao_example_is_a_mof_of_naos_joints_on_a_model_that_has_them_all(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["example", "nao", "-o", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(EXAMPLES["nao"])
+    motion_file = read(tmp_path / "wave.mof")
+    motion = motion_file.motion
+    assert motion.joint_names == NAO_JOINTS and motion.is_keyframed and motion.num_frames == 6
+    robot = load_robot_model(tmp_path / "mini_nao.urdf")
+    limits = {j.name: (j.limit.lower, j.limit.upper) for j in robot.joints if j.limit is not None}
+    assert set(limits) == set(NAO_JOINTS)
+    assert motion.position is not None
+    for col, name in enumerate(NAO_JOINTS):  # every pose within the model's limits
+        lo, hi = limits[name]
+        assert lo - 1e-6 <= motion.position[:, col].min() and motion.position[:, col].max() <= hi + 1e-6, name
+    # The committed examples are what the command writes.
+    for filename in EXAMPLES["nao"]:
+        assert (ROOT / "examples" / filename).read_bytes() == (tmp_path / filename).read_bytes(), filename
+
+
+def test_writing_again_is_up_to_date_and_another_file_is_not_replaced_unasked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["example", "walk", "-o", str(tmp_path)]) == 0
+    assert main(["example", "walk", "-o", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.count("up to date") == 3
+    (tmp_path / "biped.urdf").write_text("mine")
+    assert main(["example", "walk", "-o", str(tmp_path)]) == 1
+    assert "biped.urdf: already exists (pass --overwrite to replace it)" in capsys.readouterr().err
+    assert (tmp_path / "biped.urdf").read_text() == "mine"
+    assert main(["example", "walk", "-o", str(tmp_path), "--overwrite"]) == 0
+    assert (tmp_path / "biped.urdf").read_text().startswith("<?xml")
+
+
+def test_listing_and_an_unknown_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["example"]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == list(EXAMPLES)
+    assert main(["example", "nope"]) == 2
+    assert "motion-formats example: error: NAME 'nope': no such example" in capsys.readouterr().err

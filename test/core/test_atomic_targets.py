@@ -1,0 +1,148 @@
+"""Outputs that are not regular files: links are written through, devices, FIFOs and sockets refused.
+
+Devices are only ever made here, in a temporary folder (``os.mknod``, as root): a regression
+would replace the test's own node, never one of the system's. The system's ``/dev/full`` is
+only given to the check that runs before any write, which touches nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from motion_formats_ros import write
+from motion_formats_ros.core import atomic
+from motion_formats_ros.core.errors import WriteError, command_line
+from motion_formats_ros.core.examples import biped_walk
+
+EXE = Path(sys.executable).parent / "motion-formats"
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(EXE), *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+def _char_device(path: Path) -> Path:
+    """A character device node of our own (the null device's numbers), or skip where one cannot be made."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot make a device node here ({exc.strerror}): needs root")
+    return path
+
+
+@pytest.fixture(scope="module")
+def walk(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("targets") / "walk.msgpack"
+    write(biped_walk(rate=25.0, cycles=1), path)
+    return path
+
+
+def test_the_systems_full_device_is_refused_before_anything_is_written() -> None:
+    if not Path("/dev/full").is_char_device():
+        pytest.skip("no /dev/full here")
+    with pytest.raises(WriteError, match=r"^/dev/full: is a character device, not a regular file"):
+        atomic.check_writable("/dev/full", overwrite=True)  # only looks: the old code returned here too
+    assert Path("/dev/full").is_char_device()
+
+
+@pytest.mark.parametrize("command", ["convert", "motion2bag", "plot"])
+def test_a_device_given_as_output_is_refused_and_left_a_device(command: str, walk: Path, tmp_path: Path) -> None:
+    if command == "plot":
+        pytest.importorskip("matplotlib")
+    node = _char_device(tmp_path / ("out.png" if command == "plot" else "out.yaml"))
+    proc = run(command, walk, node, "--overwrite")
+    assert proc.returncode == 1, proc.stderr
+    assert (
+        proc.stderr
+        == f"error: {node}: is a character device, not a regular file: outputs are only written to files and folders\n"
+    )
+    assert node.is_char_device()  # the old code replaced it with a regular file
+    assert sorted(p.name for p in tmp_path.iterdir()) == [node.name]  # no temporary left
+
+
+def test_a_fifo_and_a_socket_are_refused(walk: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "out.yaml"
+    os.mkfifo(fifo)
+    proc = run("convert", walk, fifo, "--overwrite")
+    assert proc.returncode == 1 and "is a FIFO (named pipe), not a regular file" in proc.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    sock_path = tmp_path / "s.yaml"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(sock_path))
+        with pytest.raises(WriteError, match="is a socket"):
+            write(biped_walk(rate=25.0, cycles=1), sock_path, overwrite=True)
+    assert stat.S_ISSOCK(sock_path.lstat().st_mode)
+
+
+def test_a_link_to_a_device_is_refused_and_kept(walk: Path, tmp_path: Path) -> None:
+    node = _char_device(tmp_path / "dev")
+    link = tmp_path / "out.yaml"
+    link.symlink_to(node)
+    proc = run("convert", walk, link, "--overwrite")
+    assert proc.returncode == 1 and "is a character device" in proc.stderr
+    assert link.is_symlink() and node.is_char_device()
+
+
+def test_a_link_is_written_through_and_kept(walk: Path, tmp_path: Path) -> None:
+    real = tmp_path / "data" / "walk.yaml"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    os.chmod(real, 0o640)
+    link = tmp_path / "walk.yaml"
+    link.symlink_to(Path("data") / "walk.yaml")  # relative, as links usually are
+    proc = run("convert", walk, link)
+    assert proc.returncode == 1 and "already exists (pass --overwrite to replace it)" in proc.stderr
+    proc = run("convert", walk, link, "--overwrite")
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and os.readlink(link) == str(Path("data") / "walk.yaml")  # the link is kept
+    assert real.read_text().startswith("%YAML") or "joint" in real.read_text()  # its target replaced
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640
+    assert sorted(p.name for p in real.parent.iterdir()) == ["walk.yaml"]  # no temporary left beside it
+
+
+def test_a_dangling_link_creates_its_target_and_a_loop_is_one_line(walk: Path, tmp_path: Path) -> None:
+    link = tmp_path / "walk.yaml"
+    link.symlink_to("target.yaml")
+    assert run("convert", walk, link, "--overwrite").returncode == 0
+    assert link.is_symlink() and (tmp_path / "target.yaml").is_file()
+    loop = tmp_path / "loop.yaml"
+    loop.symlink_to("loop.yaml")
+    proc = run("convert", walk, loop, "--overwrite")
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "loop.yaml" in proc.stderr
+    assert loop.is_symlink()
+
+
+def test_a_report_through_a_link_keeps_the_link_and_dash_is_standard_output(walk: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    report = tmp_path / "r.json"
+    report.write_text("{}")
+    link = tmp_path / "report.json"
+    link.symlink_to(report)
+    proc = run("batch", walk, "-o", out, "--to", "yaml", "--workers", "1", "--report", link)
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and '"converted": 1' in report.read_text()
+    proc = run("batch", walk, "-o", out, "--to", "yaml", "--workers", "1", "--report", "-", "--overwrite")
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    assert json.loads(proc.stdout)["summary"]["converted"] == 1  # standard output is the report alone
+    assert not (tmp_path / "-").exists()
+    node = _char_device(tmp_path / "dev.json")
+    proc = run("batch", walk, "-o", out, "--to", "yaml", "--workers", "1", "--report", node)
+    assert proc.returncode == 1 and "is a character device" in proc.stderr and node.is_char_device()
+
+
+def test_messages_name_the_flag_on_the_command_line_and_the_keyword_in_python(tmp_path: Path) -> None:
+    out = tmp_path / "w.yaml"
+    out.write_text("x")
+    with pytest.raises(WriteError, match=r"pass overwrite=True to replace it\)$"):
+        atomic.check_writable(out)
+    with command_line(), pytest.raises(WriteError, match=r"pass --overwrite to replace it\)$"):
+        atomic.check_writable(out)

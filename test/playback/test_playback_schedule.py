@@ -1,0 +1,32 @@
+"""The stream's schedule: ticks on a drift-free grid, late ones skipped and counted."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+from motion_formats_ros.playback.schedule import Schedule
+
+
+def test_schedule_does_not_drift_after_a_late_tick() -> None:
+    s = Schedule(200.0)
+    first = s.wait()
+    time.sleep(0.0125)  # a late wake-up: 2.5 periods
+    late = s.wait()
+    assert (late - first) % s.period_ns == 0  # still on the grid
+    assert s.skipped >= 1
+    ticks = [s.wait() for _ in range(20)]
+    assert all(b - a == s.period_ns for a, b in itertools.pairwise(ticks))
+
+
+def test_pace_says_the_rate_achieved_while_ticks_are_skipped_and_nothing_when_kept() -> None:
+    from motion_formats_ros.playback.schedule import Pace
+
+    period = 2_000_000  # 500 Hz
+    pace = Pace(500.0, window=1.0)
+    said = [pace.tick(k * period, 0) for k in range(1501)]  # 3 s on time
+    assert not any(said)
+    # Every third tick goes out (two skipped each time): 167 Hz achieved.
+    said = [pace.tick(1500 * period + k * 3 * period, 2 * k) for k in range(1, 700)]
+    rates = [r for r in said if r is not None]
+    assert len(rates) == 4 and all(abs(r - 500 / 3) < 1 for r in rates), rates  # 4.2 s: one a second

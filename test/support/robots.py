@@ -1,0 +1,73 @@
+"""Robot models of example-robot-data (installed from PyPI, used in place) and pinocchio references."""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, distribution
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from motion_formats_ros.core.kinematics.urdf import parse_xml
+
+
+def share() -> Path:
+    """The prefix folder whose ``example-robot-data/robots`` hold the models (a ``--package-path``)."""
+    try:
+        folder = Path(str(distribution("example-robot-data").locate_file("cmeel.prefix/share")))
+    except PackageNotFoundError as exc:  # the test extra brings it
+        raise RuntimeError("example-robot-data is not installed (pip install -e '.[test]')") from exc
+    assert (folder / "example-robot-data" / "robots").is_dir(), folder
+    return folder
+
+
+def robot_file(*parts: str) -> Path:
+    return share().joinpath("example-robot-data", "robots", *parts)
+
+
+PANDA_URDF = ("panda_description", "urdf", "panda.urdf")
+PANDA_SRDF = ("panda_description", "srdf", "panda.srdf")
+TALOS_URDF = ("talos_data", "robots", "talos_reduced.urdf")
+TALOS_SRDF = ("talos_data", "srdf", "talos.srdf")
+
+
+def group_state(srdf: Path, name: str) -> dict[str, float]:
+    """Joint values of an SRDF ``<group_state>`` (a robot's named pose)."""
+    root = parse_xml(srdf.read_bytes(), srdf)
+    for el in root.findall("group_state"):
+        if el.attrib.get("name") == name:
+            values = {j.attrib["name"]: [float(v) for v in j.attrib["value"].split()] for j in el.findall("joint")}
+            return {k: v[0] for k, v in values.items() if len(v) == 1}  # a root joint's pose left out
+    raise KeyError(name)
+
+
+def pinocchio_models(urdf: Path, srdf: Path | None, free_flyer: bool = False) -> tuple[Any, Any, Any, Any]:
+    """pinocchio's model, data, collision model (SRDF pairs removed) and collision data."""
+    import pinocchio as pin
+
+    args = (pin.JointModelFreeFlyer(),) if free_flyer else ()
+    model = pin.buildModelFromUrdf(str(urdf), *args)
+    geometry = pin.buildGeomFromUrdf(model, str(urdf), pin.GeometryType.COLLISION, package_dirs=[str(share())])
+    geometry.addAllCollisionPairs()
+    if srdf is not None:
+        pin.removeCollisionPairs(model, geometry, str(srdf))
+    return model, model.createData(), geometry, pin.GeometryData(geometry)
+
+
+def configuration(model: Any, values: dict[str, float], base: np.ndarray | None = None) -> np.ndarray:
+    """pinocchio's q for joint values by name (a mimic joint, which pinocchio keeps as a joint, is
+    set by the caller); ``base`` (7,) x, y, z, qx, qy, qz, qw for a free flyer."""
+    import pinocchio as pin
+
+    q = pin.neutral(model)
+    for name, value in values.items():
+        if model.existJointName(name):
+            q[model.joints[model.getJointId(name)].idx_q] = value
+    if base is not None:
+        q[:7] = base
+    return q
+
+
+def geometry_link(model: Any, geometry: Any, index: int) -> str:
+    """The link a pinocchio collision geometry belongs to."""
+    return str(model.frames[geometry.geometryObjects[index].parentFrame].name)

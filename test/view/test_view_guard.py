@@ -1,0 +1,239 @@
+"""Who may use the viewer's page: its own origin only, no share link, no CPU for nobody, quick exit.
+
+Real websocket clients (the ``websockets`` package the page's server runs on) connect
+as a foreign web page would (``Origin: http://evil.example``), as a DNS-rebinding page
+would (a foreign ``Host``) and as the page itself does.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+from support.browser import ViewerClient, free_port
+from support.cli import cli
+
+from motion_formats_ros import view, write
+from motion_formats_ros.core.examples import biped_urdf, biped_walk
+from motion_formats_ros.view.guard import Guard, HostError, check_host
+
+pytest.importorskip("viser", reason="needs the view extra (viser)")
+websockets = pytest.importorskip("websockets")
+
+COMMAND = [str(Path(sys.executable).parent / "motion-formats"), "view"]
+
+
+@pytest.fixture(scope="module")
+def playing(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    urdf = tmp_path_factory.mktemp("guard") / "biped.urdf"
+    urdf.write_text(biped_urdf())
+    v = view(biped_walk(), urdf=urdf, port=free_port(), announce=False)
+    try:
+        yield v
+    finally:
+        v.stop()
+
+
+def raw_handshake(port: int, host: str, origin: str | None) -> bytes:
+    """Everything the server sends to a websocket handshake until it closes (or 3 s pass)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as s:
+        key = base64.b64encode(os.urandom(16)).decode()
+        lines = [
+            "GET / HTTP/1.1",
+            f"Host: {host}",
+            "Upgrade: websocket",
+            "Connection: Upgrade",
+            f"Sec-WebSocket-Key: {key}",
+            "Sec-WebSocket-Version: 13",
+            "Sec-WebSocket-Protocol: viser-v" + __import__("viser").__version__,
+        ]
+        if origin is not None:
+            lines.append(f"Origin: {origin}")
+        s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        got = b""
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            try:
+                chunk = s.recv(65536)
+            except TimeoutError:
+                break
+            if not chunk:
+                break
+            got += chunk
+        return got
+
+
+def test_a_foreign_origin_is_refused_and_receives_nothing(playing) -> None:  # type: ignore[no-untyped-def]
+    port = playing.server.get_port()
+    with pytest.raises(websockets.exceptions.InvalidStatus) as refused:
+        ViewerClient(playing.url, origin="http://evil.example")
+    assert refused.value.response.status_code == 403
+    got = raw_handshake(port, f"127.0.0.1:{port}", "http://evil.example")
+    assert got.startswith(b"HTTP/1.1 403"), got[:80]
+    assert len(got) < 1000  # the refusal, not the scene
+
+
+@pytest.mark.parametrize(
+    "host", ["evil.example:{port}", "127.0.0.1:1", "rebind.attacker.example:{port}", "127.0.0.1.evil.example"]
+)
+def test_a_foreign_host_is_refused(playing, host: str) -> None:  # type: ignore[no-untyped-def]
+    port = playing.server.get_port()
+    got = raw_handshake(port, host.format(port=port), None)
+    assert got.startswith(b"HTTP/1.1 403"), got[:80]
+    assert len(got) < 1000
+
+
+@pytest.mark.parametrize("name", ["127.0.0.1", "localhost"])
+def test_the_pages_own_origin_gets_the_scene(playing, name: str) -> None:  # type: ignore[no-untyped-def]
+    port = playing.server.get_port()
+    client = ViewerClient(f"http://{name}:{port}", origin=f"http://{name}:{port}")
+    try:
+        types = {m["type"] for m in client.messages_for(1.5)}
+    finally:
+        client.close()
+    assert "GuiSliderMessage" in types and "MeshMessage" in types, sorted(types)
+
+
+def test_share_is_off_and_a_share_request_is_dropped(playing, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    import viser._viser
+
+    tunnels: list[object] = []
+
+    class Spy:  # stands in for viser's relay connection: records, reaches nothing
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            tunnels.append(args)
+
+    monkeypatch.setattr(viser._viser, "ViserTunnel", Spy)
+    seen = __import__("threading").Event()
+    playing.server._websock_server.register_handler(
+        __import__("viser")._messages.ShareUrlRequest, lambda _client, _message: seen.set()
+    )
+    client = ViewerClient(playing.url, origin=playing.url)
+    try:
+        theme = [m for m in client.messages_for(1.0) if m["type"] == "ThemeConfigurationMessage"]
+        client.send({"type": "ShareUrlRequest"})
+        assert seen.wait(10), "the request did not arrive"
+        client.messages_for(0.5)
+    finally:
+        client.close()
+    assert theme and theme[-1]["show_share_button"] is False
+    assert tunnels == [] and playing.server._share_tunnel is None
+
+
+def test_an_address_beyond_this_machine_is_printed_with_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
+    v = view(biped_walk(), host="0.0.0.0", port=free_port(), paused=True)
+    try:
+        out, err = capsys.readouterr()
+        assert v.url in out
+        assert err.startswith("warning: the page is served on 0.0.0.0, not only on this machine"), err
+    finally:
+        v.stop()
+    v = view(biped_walk(), port=free_port(), paused=True)
+    try:
+        out, err = capsys.readouterr()
+        assert out.startswith("viewing") and v.url in out and "wait()" in out and err == ""
+    finally:
+        v.stop()
+
+
+def test_guard_rules() -> None:
+    g = Guard("127.0.0.1", check_host("127.0.0.1"))
+    assert g.refusal({"Host": "127.0.0.1:80"}) == "the viewer is starting"
+    g.port = 8080
+    assert g.refusal({"Host": "LOCALHOST:8080", "Origin": "http://localhost:8080"}) is None
+    assert g.refusal({"Host": "[::1]:8080"}) is None
+    assert g.refusal({"Host": "127.0.0.1:8080"}) is None  # no Origin: not a web page
+    assert g.refusal({"Host": "127.0.0.1:8080", "Origin": "null"}) is not None
+    assert g.refusal({"Host": "127.0.0.1:8080", "Origin": "https://127.0.0.1:8080"}) is not None
+    assert g.refusal({"Host": "127.0.0.1:8080", "Origin": "http://127.0.0.1:8081"}) is not None
+    assert g.refusal({"Host": "127.0.0.1"}) is not None  # port 80
+    assert g.refusal({}) is not None
+    wild = Guard("0.0.0.0", check_host("0.0.0.0"))
+    wild.port = 9000
+    assert wild.refusal({"Host": "192.168.1.7:9000", "Origin": "http://192.168.1.7:9000"}) is None
+    assert wild.refusal({"Host": "evil.example:9000"}) is not None
+    with pytest.raises(HostError, match=r"^--host 256\.1\.1\.1: not an IP address or a host name$"):
+        check_host("256.1.1.1")
+
+
+def test_bad_host_and_speed_are_one_line(tmp_path: Path) -> None:
+    motion = tmp_path / "walk.omf.msgpack"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(biped_walk(), motion)
+    code, _out, err, _ = cli("view", motion, "--no-browser", "--host", "256.1.1.1", blocked=())
+    assert code == 1 and err.strip() == "error: --host 256.1.1.1: not an IP address or a host name", err
+    for speed in ("nan", "0", "-1", "9"):
+        code, _out, err, _ = cli("view", motion, "--no-browser", "--speed", speed, blocked=())
+        assert code == 2 and "Traceback" not in err, err
+        assert err.strip().splitlines()[-1].endswith(f"argument --speed: {speed}: expected a number from 0.1 to 4")
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.fixture
+def command(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A playing `view` process with no page open: (process, port)."""
+    motion = tmp_path / "walk.omf.msgpack"
+    urdf = tmp_path / "biped.urdf"
+    urdf.write_text(biped_urdf())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(biped_walk(), motion)
+    port = free_port()
+    proc = subprocess.Popen(
+        [*COMMAND, str(motion), "--urdf", str(urdf), "--no-browser", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert "viewing" in line, line + proc.communicate()[1]
+    try:
+        yield proc, port
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the CPU time from /proc")
+def test_a_playing_viewer_nobody_watches_uses_no_cpu(command) -> None:  # type: ignore[no-untyped-def]
+    proc, _port = command
+    before = _cpu_seconds(proc.pid)
+    time.sleep(3)
+    used = _cpu_seconds(proc.pid) - before
+    assert used < 0.1, f"{used:.2f} s of CPU in 3 s with no page open"
+
+
+def test_a_stalled_client_does_not_delay_exit(command) -> None:  # type: ignore[no-untyped-def]
+    proc, port = command
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        key = base64.b64encode(os.urandom(16)).decode()
+        s.sendall(
+            (
+                f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                f"Sec-WebSocket-Protocol: viser-v{__import__('viser').__version__}\r\n\r\n"
+            ).encode()
+        )
+        assert s.recv(12) == b"HTTP/1.1 101"  # connected; this client never reads or answers again
+        start = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        took = time.monotonic() - start
+    assert proc.returncode == 0
+    assert took < 3.0, f"{took:.1f} s to exit with a stalled client"
