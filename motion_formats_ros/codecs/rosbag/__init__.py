@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.model import MotionFile
 from ._messages import IMU, JOINT_STATE, POINT, TF_TYPES, TRAJECTORY
-from ._read import ReadOptions, read_bag
+from ._read import read_bag
+from ._read_options import ReadOptions
 from ._record import BagMotionRecord, BagRecord
 from .storage import BagSource, is_rosbag2_folder
 from .storage.msgtypes import joint_fields
 
 if TYPE_CHECKING:
+    from . import _write
     from ._write import WriteOptions, resolved_compression, resolved_storage
 else:
     #: Loaded when first used: a command that only reads bags does not import the writer
@@ -62,8 +64,10 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     return read_bag(Path(path), options or ReadOptions())
 
 
-def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
-    """Write a rosbag2 bag (:class:`WriteOptions` says how)."""
+def write(
+    motion_file: MotionFile, path: Path, options: _write.WriteOptions | None = None, *, overwrite: bool = False
+) -> None:
+    """Write a rosbag2 bag (its ``WriteOptions`` say how)."""
     from ._write import WriteOptions, write_bag
 
     write_bag(motion_file, Path(path), options or WriteOptions(), overwrite)

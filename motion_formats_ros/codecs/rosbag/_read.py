@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...core.distros import DISTROS
 from ...core.errors import ReadError, SelectionError, require
 from ...core.merge import (
     Segment,
@@ -33,9 +32,7 @@ from ...core.merge import (
 )
 from ...core.model import Motion, MotionFile, Series
 from ...core.notices import NoticeKind, collect, relay
-from ...core.options import option
 from ...core.serial.nesting import json_too_deep, too_deep_reason
-from ...core.stamps import Stamps
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
 from ...core.timing import snap_to_rate
 from ._joints import _flush, _TopicStream
@@ -51,6 +48,7 @@ from ._messages import (
     TF_TYPES,
     TRAJECTORY,
 )
+from ._read_options import ReadOptions
 from ._record import BagMotionRecord, BagRecord
 from ._topics import _choose_times, _frame, _TopicDecoder
 from .storage import BagSource, quick_candidate
@@ -65,31 +63,6 @@ PROGRESS_MIN = 100_000
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-
-
-@dataclasses.dataclass(frozen=True)
-class ReadOptions:
-    """Options of :func:`read_bag` (the CLI's ``bag2motion`` flags)."""
-
-    topics: Sequence[str] | None = option(
-        None, "JointState topics merged by joint name (default /joint_states, else all); TOPIC:FIELD inside others"
-    )
-    stamps: Stamps = option(Stamps.AUTO, "sample times: header stamp, receive time, or auto")
-    root: str | None = option(None, "root pose from TF as PARENT:CHILD; 'none' for no root", metavar="PARENT:CHILD")
-    imu: Sequence[str] | None = option(None, "sensor_msgs/Imu topics (default: all; 'none': none)")
-    trajectory: Sequence[str] | None = option(None, "JointTrajectory topics -> 'target' group (default: all)")
-    points: Sequence[str] | None = option(None, "PointStamped topics -> series (default: /zmp)")
-    links: Sequence[str] | None = option(None, "TF frames to record as link poses")
-    tf_topic: str = option("/tf", "the TF topic", metavar="TOPIC")
-    tf_static_topic: str = option("/tf_static", "the static TF topic", metavar="TOPIC")
-    hold: bool = option(False, "hold a joint's last value instead of NaN where it is absent")
-    distro: str | None = option(None, "typestore for types the bag does not define", choices=tuple(DISTROS))
-    progress: bool | None = option(None, "progress bar (default: on a terminal, for large bags)")
-    bulk: bool = option(True, "decode regular JointState messages in bulk (numpy)")
-    start: float | None = option(None, "drop frames before this time (from the first message)", unit="s")
-    end: float | None = option(None, "drop frames after this time", unit="s")
-    rate: float | None = option(None, "resample to this rate", unit="Hz")
-    joints: Sequence[str] | None = option(None, "keep only these joints, in this order")
 
 
 def _custom(source: BagSource) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from .storage import tf_bulk as _tf_bulk
 from .storage.msgtypes import JointField, values_at
 
 if TYPE_CHECKING:
-    from ._read import ReadOptions
+    from ._read_options import ReadOptions
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
