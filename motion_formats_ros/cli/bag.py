@@ -8,45 +8,23 @@ from pathlib import Path
 from typing import Any
 
 from ..core.atomic import check_writable, same_file
-from ..core.distros import COMPRESSIONS, DISTROS, STORAGES, WRITE_DISTROS, default_write_distro
+from ..core.distros import default_write_distro
 from ..core.errors import MotionValueError, WriteError, require
 from ..registry import CODECS, codec_for_path, read, write
 from . import values
-from .options import add_option_flags, name_list_or_none
+from .options import (
+    BAG_READ_ALIASES,
+    MOTION2BAG_ALIASES,
+    add_aliases,
+    add_option_flags,
+    aliases_given,
+    name_list_or_none,
+)
 
 
-def add_bag_read_arguments(p: argparse.ArgumentParser) -> None:
-    """The options that select and merge a bag's messages (``bag2motion``, ``view``)."""
-    p.add_argument(
-        "--topics",
-        type=name_list_or_none,
-        help="JointState topics merged by joint name (default /joint_states, else every JointState topic); "
-        "TOPIC:FIELD for joint states inside another message (e.g. /x:trajectory_start.joint_state)",
-    )
-    p.add_argument(
-        "--stamps",
-        choices=["auto", "header", "receive"],
-        default="auto",
-        help="time of each sample: header stamp, bag receive time, or auto (header; receive when all are zero)",
-    )
-    p.add_argument(
-        "--root",
-        type=values.frame_pair_or_none,
-        help="root pose from TF as PARENT:CHILD (e.g. world:base_link); 'none' for no root",
-    )
-    p.add_argument(
-        "--links", type=name_list_or_none, help="TF frames to record as link poses (in the root's parent frame)"
-    )
-    p.add_argument("--imu", type=name_list_or_none, help="sensor_msgs/Imu topics (default: all; 'none': none)")
-    p.add_argument(
-        "--trajectory",
-        type=name_list_or_none,
-        help="JointTrajectory topics → 'target' group (default: all); TOPIC:FIELD for trajectories inside "
-        "another message (e.g. /display_planned_path:trajectory[].joint_trajectory; `info` lists them)",
-    )
-    p.add_argument("--points", type=name_list_or_none, help="PointStamped topics → series (default: /zmp)")
-    p.add_argument("--hold", action="store_true", help="hold a joint's last value instead of NaN where it is absent")
-    p.add_argument("--distro", choices=list(DISTROS), help="typestore for types the bag does not define")
+def add_bag_read_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """The options that select and merge a bag's messages (``bag2motion``, ``view``): the rosbag reader's."""
+    add_aliases(p, BAG_READ_ALIASES)
 
 
 def _flag(option: str) -> str:
@@ -101,45 +79,13 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("input", type=Path)
     p.add_argument("bag", type=Path, help="rosbag2 folder to create (or a bare .mcap / .db3 file)")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
-    p.add_argument("--storage", choices=list(STORAGES), help="storage plugin (default mcap)")
-    p.add_argument(
-        "--compression",
-        choices=list(COMPRESSIONS),
-        help="MCAP chunk compression (default zstd, as ros2 bag record writes MCAP)",
-    )
-    p.add_argument(
-        "--distro",
-        choices=list(WRITE_DISTROS),
-        help="ROS distro the bag is written for (message definitions, metadata; default: $ROS_DISTRO when it "
-        "is one of these, else jazzy)",
-    )
-    p.add_argument(
-        "--start-time",
-        type=values.start_time,
-        help="stamp of the first frame: epoch seconds, now, ISO date (default: the file's recorded start, else now)",
-    )
-    p.add_argument("--group", help="group written as joint states (default: actual, else the first)")
-    p.add_argument(
-        "--root",
-        type=values.frame_pair,
-        help="TF frames of the root pose WORLD:BASE (default world:base_link; with a robot model "
-        "world:<its root link>)",
-    )
+    add_aliases(p, MOTION2BAG_ALIASES)
     p.add_argument(
         "--urdf",
         type=Path,
         help="robot model (.urdf, .urdf.xacro): also write /robot_description and every link's TF as "
         "robot_state_publisher would (--body FILE does the same with a Choreonoid model)",
     )
-    p.add_argument(
-        "--frame-prefix", default="", help="prefix of the link frames (robot_state_publisher's frame_prefix)"
-    )
-    p.add_argument("--joint-topic", default="/joint_states")
-    p.add_argument("--tf-topic", default="/tf")
-    p.add_argument("--tf-static-topic", default="/tf_static")
-    p.add_argument("--trajectory-topic", default="/joint_trajectory", help="'none' to leave it out")
-    p.add_argument("--imu-topic", default="/{name}", help="topic of each IMU ({name} is the IMU's name)")
-    p.add_argument("--zmp-topic", default="/zmp")
     p.add_argument("--joints", type=name_list_or_none, help="keep only these joints, in this order (a,b,c)")
     p.add_argument("--start", type=values.seconds, help="drop frames before this time (s)")
     p.add_argument("--end", type=values.seconds, help="drop frames after this time (s)")
@@ -181,18 +127,17 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     from ..core.kinematics import load_robot_model
     from ..pipeline import convert
     from ..registry import codec_by_name
-    from .options import MOTION2BAG_ALIASES, pairs_for, read_options
+    from .options import pairs_for, read_options
 
-    writes = {name: getattr(args, dest) for dest, name in MOTION2BAG_ALIASES.items()}
-    if writes["trajectory_topic"].lower() in ("", "none"):
-        writes["trajectory_topic"] = None
-    writes["frame_prefix"] = args.frame_prefix
+    writes = aliases_given(args, MOTION2BAG_ALIASES)
+    if writes.get("trajectory_topic", "/").lower() in ("", "none"):
+        writes["trajectory_topic"] = None  # --trajectory-topic none: no trajectory topic
     writes.update(pairs_for("rosbag", "write", args.write_pairs))
     # The model first: a bad one stops before anything is read or written.
     model_file = args.urdf if args.urdf is not None else args.body
     if model_file is None and isinstance(writes.get("robot_model"), (str, os.PathLike)):
         model_file = writes["robot_model"]
-    if writes["frame_prefix"] and model_file is None:
+    if writes.get("frame_prefix") and model_file is None:
         raise MotionValueError("--frame-prefix names the link frames of a robot model: give --urdf FILE or --body FILE")
     robot = load_robot_model(model_file) if model_file is not None else None
     writes["robot_model"] = robot
@@ -207,10 +152,10 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     from ..codecs.rosbag import resolved_compression, resolved_storage
 
     frames = sum(m.num_frames for m in motion_file.groups.values())
-    storage = resolved_storage(args.bag, writes["storage"])
-    compression = resolved_compression(args.bag, storage, writes["compression"])
+    storage = resolved_storage(args.bag, writes.get("storage"))
+    compression = resolved_compression(args.bag, storage, writes.get("compression"))
     chunks = f", {compression}-compressed chunks" if compression != "none" else ""
-    distro = writes["distro"] or default_write_distro()
+    distro = writes.get("distro") or default_write_distro()
     model = f", robot {robot.name or model_file}: {len(robot.links)} links" if robot is not None else ""
     print(f"wrote {args.bag} (rosbag2 {storage}, {distro}, {frames} frames{chunks}{model})")
     return 0

@@ -11,13 +11,16 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.atomic import check_writable, write_bytes_atomic
-from ..core.distros import COMPRESSIONS, DISTROS, STORAGES
 from ..core.errors import MissingDependencyError, require
+from ..core.options import Resample
 from ..pipeline import batch
 from . import values
 from .options import (
+    BAG_READ_ALIASES,
+    MOTION2BAG_ALIASES,
     READ_ALIASES,
     WRITE_ALIASES,
+    add_aliases,
     add_option_flags,
     aliases_given,
     bag_read_options,
@@ -25,6 +28,9 @@ from .options import (
     pairs_for,
     split_read_pairs,
 )
+
+#: ``--storage``: a bag output's storage (as ``motion2bag --storage``).
+_STORAGE = tuple(a for a in MOTION2BAG_ALIASES if a.name == "storage")
 
 
 def _positive(text: str) -> int:
@@ -64,29 +70,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--start", type=values.seconds, help="drop frames before this time (s)")
     p.add_argument("--end", type=values.seconds, help="drop frames after this time (s)")
     p.add_argument("--rate", type=values.rate, help="resample to this many frames per second")
-    p.add_argument("--resample", choices=["linear", "hold"], default="linear", help="resampling method for --rate")
-    p.add_argument("--joint-names", type=name_list_or_none, help="motion files without names: joint names (a,b,c)")
-    p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
-    p.add_argument("--int-bits", choices=["bhuman", "naodevils"], help=".mof: meaning of the Int column's bits")
-    p.add_argument("--body", type=Path, help="Choreonoid .body model file for joint and link names")
-    p.add_argument("--topics", type=name_list_or_none, help="bags: JointState topics merged by joint name")
-    p.add_argument("--stamps", choices=["auto", "header", "receive"], default="auto", help="bags: sample times")
-    p.add_argument(
-        "--root", type=values.frame_pair_or_none, help="bags: root pose from TF as PARENT:CHILD; 'none' for no root"
-    )
-    p.add_argument("--links", type=name_list_or_none, help="bags: TF frames to record as link poses")
-    p.add_argument("--imu", type=name_list_or_none, help="bags: sensor_msgs/Imu topics (default: all; 'none': none)")
-    p.add_argument("--trajectory", type=name_list_or_none, help="bags: JointTrajectory topics → 'target' group")
-    p.add_argument("--points", type=name_list_or_none, help="bags: PointStamped topics → series (default: /zmp)")
-    p.add_argument("--hold", action="store_true", help="bags: hold a joint's last value where it is absent")
-    p.add_argument("--distro", choices=list(DISTROS), help="bags: typestore for types the bag does not define")
-    p.add_argument("--seq-version", type=int, choices=[2, 4], help=".seq format version to write (default 2)")
-    p.add_argument("--lossless", action="store_true", help=".seq: shortest exact values instead of %%.9g")
-    p.add_argument("--se3-format", choices=["XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY"], help=".seq pose layout")
-    p.add_argument("--storage", choices=list(STORAGES), help="--to bag: storage plugin (default mcap)")
-    p.add_argument(
-        "--compression", choices=list(COMPRESSIONS), help="--to bag / mcap: MCAP chunk compression (default zstd)"
-    )
+    p.add_argument("--resample", choices=Resample.values(), default="linear", help="resampling method for --rate")
+    add_aliases(p, (*READ_ALIASES, *BAG_READ_ALIASES, *WRITE_ALIASES, *_STORAGE))
     add_option_flags(p)
     p.set_defaults(handler=cmd_batch)
 
@@ -95,9 +80,7 @@ def settings_from(args: argparse.Namespace) -> batch.Settings:
     """The batch settings the command line gives."""
     bag_pairs, read_pairs = split_read_pairs(args.read_pairs)
     bag = {**bag_read_options(args, pairs=False), **bag_pairs}
-    writes = aliases_given(args, WRITE_ALIASES)
-    if args.storage:
-        writes["storage"] = args.storage
+    writes = aliases_given(args, (*WRITE_ALIASES, *_STORAGE))
     writes.update(pairs_for(batch.TARGETS[args.to_format].codec, "write", args.write_pairs))
     return batch.Settings(
         to=args.to_format,

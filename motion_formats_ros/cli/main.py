@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..core.distros import COMPRESSIONS
 from ..core.errors import MotionFormatError, OutOfRangeError, command_line
 from ..core.notices import collect
+from ..core.options import Resample
 from ..registry import CODECS
 from . import bag as bag_cli
 from . import batch as batch_cli
@@ -37,7 +37,7 @@ from . import example as example_cli
 from . import scene as scene_cli
 from . import values
 from . import view as view_cli
-from .options import add_option_flags, name_list
+from .options import READ_ALIASES, WRITE_ALIASES, Parser, add_aliases, add_option_flags, name_list
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -50,28 +50,20 @@ STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion
 
 
 def _add_read_options(p: argparse.ArgumentParser) -> None:
-    """``--read-option NAME=VALUE``, and the hand-written aliases of a few read options (``options.READ_ALIASES``)."""
+    """``--read-option NAME=VALUE``, and the aliases of a few read options (``options.READ_ALIASES``)."""
     add_option_flags(p, write=False)
-    p.add_argument("--joint-names", type=name_list, help="joint names in the file's joint order (a,b,c)")
-    p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
-    p.add_argument(
-        "--int-bits", choices=["bhuman", "naodevils"], help=".mof: whose meaning of the Int column's bits to use"
-    )
-    p.add_argument("--body", type=Path, help="Choreonoid .body model file for joint and link names")
+    add_aliases(p, READ_ALIASES)
 
 
 def _add_write_options(p: argparse.ArgumentParser) -> None:
-    """``--write-option NAME=VALUE``, and the hand-written aliases of the .seq and bag writers' options."""
+    """``--write-option NAME=VALUE``, and the .seq and bag writers' aliases (``options.WRITE_ALIASES``)."""
     add_option_flags(p, read=False)
-    p.add_argument("--seq-version", type=int, choices=[2, 4], help=".seq format version to write (default 2)")
-    p.add_argument("--lossless", action="store_true", help=".seq: shortest exact values instead of %%.9g")
-    p.add_argument("--se3-format", choices=["XYZQWQXQYQZ", "XYZQXQYQZQW", "XYZRPY"], help=".seq pose layout")
-    p.add_argument("--compression", choices=list(COMPRESSIONS), help=".mcap: chunk compression (default zstd)")
+    add_aliases(p, WRITE_ALIASES)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and documentation)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="motion-formats",
         description="Inspect, convert, plot and view robot motion files.",
     )
@@ -102,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rate", type=values.rate, help="resample to this many frames per second")
     p.add_argument(
         "--resample",
-        choices=["linear", "hold"],
+        choices=Resample.values(),
         default="linear",
         help="resampling method for --rate (hold: Choreonoid's import semantics)",
     )

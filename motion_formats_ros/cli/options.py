@@ -5,20 +5,24 @@ Every option a codec declares is set with ``--read-option NAME=VALUE`` or
 by the codec's own declaration (:meth:`~motion_formats_ros.core.options.Option.parse`),
 so nothing here lists a codec's options, and building the parser imports no codec. The
 hand-written flags of earlier releases (``--joint-names``, ``--lossless``, ``--topics`` …)
-stay as aliases: :data:`READ_ALIASES` / :data:`WRITE_ALIASES` say which declared option
-each one sets; a ``NAME=VALUE`` pair given too wins over an alias.
+stay as aliases (:class:`Alias`): :data:`READ_ALIASES`, :data:`WRITE_ALIASES`,
+:data:`BAG_READ_ALIASES` and :data:`MOTION2BAG_ALIASES` say only which declared option each
+flag sets; its help, choices and value type come from the declaration, when they are needed
+(:class:`Parser`). A ``NAME=VALUE`` pair given too wins over an alias.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import OptionError
 from ..core.options import FLAGS, Option, parse_pairs
+from . import values
 
 
 def utf8(text: str) -> str:
@@ -47,35 +51,186 @@ def name_list_or_none(text: str) -> list[str]:
     return [] if utf8(text).strip().lower() == "none" else name_list(text)
 
 
-#: Hand-written read flags kept as aliases: argparse destination → the read option it sets.
-READ_ALIASES = {"joint_names": "joint_names", "joint_map": "joint_map", "body": "body", "int_bits": "int_bits"}
-#: Hand-written write flags of ``convert`` / ``batch`` kept as aliases: destination → the write option.
-WRITE_ALIASES = {
-    "seq_version": "version",
-    "lossless": "lossless",
-    "se3_format": "se3_format",
-    "compression": "compression",
-}
-#: ``motion2bag``'s hand-written flags: argparse destination → the rosbag write option it sets.
-MOTION2BAG_ALIASES = {
-    name: name
-    for name in (
-        "storage",
-        "compression",
-        "distro",
-        "start_time",
-        "group",
-        "root",
-        "joint_topic",
-        "tf_topic",
-        "tf_static_topic",
-        "trajectory_topic",
-        "imu_topic",
-        "zmp_topic",
-    )
-}
-#: What selects and merges a bag's messages (``bag2motion`` and ``batch``): the rosbag reader's options.
-BAG_OPTIONS = ("topics", "stamps", "root", "links", "imu", "trajectory", "points", "hold", "distro")
+@dataclasses.dataclass(frozen=True)
+class Alias:
+    """A flag that sets one option a codec declares: ``--int-bits`` sets the .mof reader's ``int_bits``.
+
+    Its help, its choices and the reading of its value come from that option's declaration
+    (:class:`~motion_formats_ros.core.options.Option`), looked up when they are needed (a value
+    given, ``--help``, a usage error): building the parser imports no codec.
+
+    Attributes:
+        flag: The spelling (``--seq-version``).
+        codec: The format whose declaration it follows.
+        direction: ``read`` or ``write``.
+        name: The option it sets (``version``).
+        switch: Given without a value, it sets a bool option to true (``--lossless``).
+        convert: The command line's own reading of the text (``now`` for a time, a checked
+            range …); by default the option's.
+    """
+
+    flag: str
+    codec: str
+    direction: str
+    name: str
+    switch: bool = False
+    convert: Callable[[str], Any] | None = None
+
+    @property
+    def dest(self) -> str:
+        """The attribute of the parsed arguments."""
+        return self.flag.lstrip("-").replace("-", "_")
+
+    def option(self) -> Option:
+        """The declaration (imports the codec)."""
+        from ..registry import codec_by_name
+
+        return _declared(codec_by_name(self.codec), self.direction)[self.name]
+
+    def help(self) -> str:
+        """The declared help, with its unit, after the formats that declare the same option."""
+        from ..registry import CODECS
+
+        opt = self.option()
+        owners = [
+            info.name
+            for info in CODECS.values()
+            if (other := _declared(info, self.direction).get(self.name)) is not None and other.help == opt.help
+        ]
+        unit = f" ({opt.unit})" if opt.unit else ""
+        return f"{', '.join(owners)}: {opt.help}{unit}"
+
+    def __call__(self, text: str) -> Any:
+        """The value ``text`` stands for (an ``argparse`` type): the declared type, a choice's member."""
+        if self.convert is not None:
+            return self.convert(text)
+        opt = self.option()
+        if any(t in (list, tuple) or t is Sequence for t in opt.types):
+            text = utf8(text)
+        try:
+            return opt.typed(opt.parse(text, self.codec, self.direction))
+        except OptionError:
+            if opt.choices:
+                choices = ", ".join(map(repr, opt.choices))
+                raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {choices})") from None
+            raise argparse.ArgumentTypeError(f"expected {opt.value_name}, got {text!r}") from None
+
+
+def _declared(info: Any, direction: str) -> dict[str, Option]:
+    return {o.name: o for o in (info.read_options if direction == "read" else info.write_options)}
+
+
+class AliasAction(argparse.Action):
+    """Stores an :class:`Alias`'s value; its help and choices are filled in when shown (:class:`Parser`)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, alias: Alias, **kwargs: Any) -> None:
+        super().__init__(
+            option_strings,
+            dest,
+            nargs=0 if alias.switch else None,
+            default=None,
+            type=None if alias.switch else alias,
+            help=f"the {alias.codec} {alias.direction} option {alias.name}",
+            **kwargs,
+        )
+        self.alias = alias
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, True if self.alias.switch else values)
+
+    def describe(self) -> None:
+        """Take the help and choices from the declaration (imports the codec)."""
+        self.help = self.alias.help().replace("%", "%%")
+        declared = self.alias.option()
+        if declared.choices and not self.alias.switch:
+            self.choices = declared.choices
+        elif declared.metavar:
+            self.metavar = declared.metavar
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose :class:`Alias` flags take their help and choices from the codecs when shown."""
+
+    def format_usage(self) -> str:
+        self._describe_aliases()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._describe_aliases()
+        return super().format_help()
+
+    def _describe_aliases(self) -> None:
+        for action in self._actions:
+            if isinstance(action, AliasAction):
+                action.describe()
+
+
+def add_aliases(p: argparse.ArgumentParser | argparse._ArgumentGroup, aliases: Iterable[Alias]) -> None:
+    """One flag per alias (see :class:`Alias`)."""
+    for alias in aliases:
+        p.add_argument(alias.flag, dest=alias.dest, action=AliasAction, alias=alias)
+
+
+def aliases_given(args: argparse.Namespace, aliases: Iterable[Alias]) -> dict[str, Any]:
+    """The options the alias flags given set (name → value)."""
+    out: dict[str, Any] = {}
+    for alias in aliases:
+        value = getattr(args, alias.dest, None)
+        if value is not None:
+            out[alias.name] = value
+    return out
+
+
+#: Flags of the commands that read motion files (``--read-option`` sets the same, and any other).
+READ_ALIASES = (
+    Alias("--joint-names", "seq", "read", "joint_names"),
+    Alias("--joint-map", "seq", "read", "joint_map"),
+    Alias("--int-bits", "mof", "read", "int_bits"),
+    Alias("--body", "seq", "read", "body"),
+)
+#: Flags of ``convert`` / ``batch`` that set write options.
+WRITE_ALIASES = (
+    Alias("--seq-version", "seq", "write", "version"),
+    Alias("--lossless", "seq", "write", "lossless", switch=True),
+    Alias("--se3-format", "seq", "write", "se3_format"),
+    Alias("--compression", "rosbag", "write", "compression"),
+)
+#: What selects and merges a bag's messages (``bag2motion``, ``view``, ``batch``): the rosbag reader's options.
+BAG_READ_ALIASES = (
+    Alias("--topics", "rosbag", "read", "topics"),
+    Alias("--stamps", "rosbag", "read", "stamps"),
+    Alias("--root", "rosbag", "read", "root", convert=values.frame_pair_or_none),
+    Alias("--links", "rosbag", "read", "links"),
+    Alias("--imu", "rosbag", "read", "imu"),
+    Alias("--trajectory", "rosbag", "read", "trajectory"),
+    Alias("--points", "rosbag", "read", "points"),
+    Alias("--hold", "rosbag", "read", "hold", switch=True),
+    Alias("--distro", "rosbag", "read", "distro"),
+)
+#: Their option names.
+BAG_OPTIONS = tuple(a.name for a in BAG_READ_ALIASES)
+#: ``motion2bag``'s flags: the rosbag writer's options.
+MOTION2BAG_ALIASES = (
+    Alias("--storage", "rosbag", "write", "storage"),
+    Alias("--compression", "rosbag", "write", "compression"),
+    Alias("--distro", "rosbag", "write", "distro"),
+    Alias("--start-time", "rosbag", "write", "start_time", convert=values.start_time),
+    Alias("--group", "rosbag", "write", "group"),
+    Alias("--root", "rosbag", "write", "root", convert=values.frame_pair),
+    Alias("--frame-prefix", "rosbag", "write", "frame_prefix"),
+    Alias("--joint-topic", "rosbag", "write", "joint_topic"),
+    Alias("--tf-topic", "rosbag", "write", "tf_topic"),
+    Alias("--tf-static-topic", "rosbag", "write", "tf_static_topic"),
+    Alias("--trajectory-topic", "rosbag", "write", "trajectory_topic"),
+    Alias("--imu-topic", "rosbag", "write", "imu_topic"),
+    Alias("--zmp-topic", "rosbag", "write", "zmp_topic"),
+)
 
 
 def add_option_flags(p: argparse.ArgumentParser, *, read: bool = True, write: bool = True) -> None:
@@ -98,16 +253,6 @@ def add_option_flags(p: argparse.ArgumentParser, *, read: bool = True, write: bo
             metavar="NAME=VALUE",
             help="an option of the output's codec (repeatable; `formats --options` lists them)",
         )
-
-
-def aliases_given(args: argparse.Namespace, aliases: Mapping[str, str]) -> dict[str, Any]:
-    """The options set by hand-written alias flags (those given)."""
-    out: dict[str, Any] = {}
-    for dest, name in aliases.items():
-        value = getattr(args, dest, None)
-        if value is not None and value is not False:
-            out[name] = value
-    return out
 
 
 def _codec(path: str | os.PathLike[str], fmt: str | None, *, for_write: bool) -> str:
@@ -159,7 +304,7 @@ def bag_read_options(args: argparse.Namespace, codec: str = "rosbag", *, pairs: 
 
     ``codec`` is the recording's format (one whose codec declares itself a recording).
     """
-    opts = {name: getattr(args, name) for name in BAG_OPTIONS}
+    opts = aliases_given(args, BAG_READ_ALIASES)
     given = getattr(args, "read_pairs", None) or []
     if pairs and given:
         opts.update(pairs_for(codec, "read", given))
@@ -205,9 +350,14 @@ def split_read_pairs(pairs: Iterable[str]) -> tuple[dict[str, Any], dict[str, An
 
 __all__ = [
     "BAG_OPTIONS",
+    "BAG_READ_ALIASES",
     "MOTION2BAG_ALIASES",
     "READ_ALIASES",
     "WRITE_ALIASES",
+    "Alias",
+    "AliasAction",
+    "Parser",
+    "add_aliases",
     "add_option_flags",
     "aliases_given",
     "bag_read_options",

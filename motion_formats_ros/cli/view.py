@@ -10,7 +10,7 @@ from typing import Any
 
 from ..registry import CODECS, codec_by_name, codec_for_path, read
 from .bag import add_bag_read_arguments
-from .options import add_option_flags, bag_read_options, name_list, read_options
+from .options import READ_ALIASES, add_aliases, add_option_flags, bag_read_options, name_list, read_options
 
 
 def add_parser(sub: Any) -> None:
@@ -44,11 +44,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--speed", type=_speed, default=1.0, help="playback speed, 0.1 to 4 (default 1)")
     p.add_argument("--no-loop", dest="loop", action="store_false", help="stop at the end instead of looping")
     p.add_argument("--no-browser", action="store_true", help="only print the page's address")
-    p.add_argument("--joint-names", type=name_list, help="joint names in the file's joint order (a,b,c)")
-    p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
-    p.add_argument(
-        "--int-bits", choices=["bhuman", "naodevils"], help=".mof: whose meaning of the Int column's bits to use"
-    )
+    add_aliases(p, [a for a in READ_ALIASES if a.name != "body"])  # --body is the robot model here
     add_option_flags(p, write=False)
     bag = p.add_argument_group("bags", "how a bag's messages are read (as bag2motion reads them)")
     add_bag_read_arguments(bag)

@@ -8,6 +8,13 @@ wrong type or outside its choices, with an :class:`~motion_formats_ros.core.erro
 that lists the accepted ones), the command line's ``--read-option NAME=VALUE`` /
 ``--write-option NAME=VALUE`` (:meth:`Option.parse` turns the text into the declared type),
 ``motion-formats formats --options`` and the manual's tables (:func:`markdown_table`).
+A fixed set of values is a :class:`ChoiceEnum`, checked here and nowhere else.
+
+A node's settings (the player's, the recorder's) are the fields of a configuration
+dataclass made the same way (:func:`setting` is :func:`option`, with a setting's bounds):
+the ROS parameters, their descriptions and checks and the launch arguments are made from
+them with :func:`settings_of`, :meth:`Setting.problem` and :func:`make_config`. This is the
+package's one field-metadata module.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import dataclasses
 import enum
 import functools
 import json
+import math
 import os
 import types
 import typing
@@ -58,6 +66,17 @@ class ChoiceEnum(str, enum.Enum):
         return tuple(str(m.value) for m in cls)
 
 
+class Resample(ChoiceEnum):
+    """How frames are resampled to a rate (``convert --resample``, :meth:`Motion.resample`'s ``method``).
+
+    ``linear``: values linear, quaternions slerp, keyframe segments honoured; ``hold``:
+    Choreonoid's import (each source row goes to one frame, gaps repeat the previous frame).
+    """
+
+    LINEAR = "linear"
+    HOLD = "hold"
+
+
 def option(
     default: Any,
     help: str,
@@ -65,20 +84,37 @@ def option(
     unit: str = "",
     choices: Sequence[Any] = (),
     metavar: str = "",
+    minimum: float | None = None,
+    above: float | None = None,
+    runtime: bool = False,
+    nonempty: bool = False,
+    name: str = "",
 ) -> Any:
-    """A field of a ``ReadOptions`` / ``WriteOptions`` dataclass: one keyword option.
+    """A field of an options or settings dataclass: one keyword option, or one setting of a node.
 
     Args:
         default: The value used when the option is not given (immutable: None, a number,
             a string, a bool).
-        help: One line for ``formats --options`` and the manual.
+        help: One line for ``formats --options`` and the manual (a setting's description).
         unit: The unit of a number (``deg``, ``ms``, ``Hz``, ``s``), shown after the help.
         choices: The only values accepted (None too, when the default is None); a field
             annotated with a :class:`ChoiceEnum` takes its members' texts without them.
         metavar: How the value is written on the command line (default: from the type).
+        minimum: A setting's smallest number (inclusive), if any.
+        above: A setting's numbers must be greater than this, if given.
+        runtime: A setting that may change while the program runs (otherwise only at start).
+        nonempty: A setting's text or list that, when given, must not be empty.
+        name: The name users give a setting by, when it is not the field's.
     """
-    metadata = {"help": help, "unit": unit, "choices": tuple(choices), "metavar": metavar}
+    metadata: dict[str, Any] = {"help": help, "unit": unit, "choices": tuple(choices), "metavar": metavar, "name": name}
+    metadata |= {"minimum": minimum, "above": above, "runtime": runtime, "nonempty": nonempty}
     return dataclasses.field(default=default, metadata=metadata)
+
+
+#: A node's setting (a field of its configuration dataclass) is declared as a codec's option is.
+setting = option
+#: The checks of a setting and their defaults (the keywords of :func:`option` only settings use).
+_CHECKS: dict[str, Any] = {"minimum": None, "above": None, "runtime": False, "nonempty": False}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -378,6 +414,175 @@ def runtime_types(hint: Any) -> tuple[type, ...]:
     return (hint,) if isinstance(hint, type) else (object,)
 
 
+# --------------------------------------------------------------------------- node settings
+#: Value types a setting may have (a tuple holds names).
+SettingValue = bool | int | float | str | tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    """One setting: its type, default, help and the values it accepts.
+
+    Attributes:
+        name: The name users give it by (a parameter's): the field's, unless the field
+            declares another one (``PlayerConfig.speed`` is the player's ``rate``).
+        kind: ``bool``, ``int``, ``float``, ``str`` or ``tuple`` (a list of names);
+            ``object`` for a setting that takes a number or a text (``dynamic``).
+        default: The value when none is given.
+        help: What it does, one line.
+        choices: The allowed values, if only some are.
+        minimum: Smallest allowed number (inclusive), if any.
+        above: Numbers must be greater than this, if given.
+        runtime: May change while the program runs; otherwise only at start.
+        nonempty: A text or list that, when given, must not be empty.
+    """
+
+    name: str
+    kind: type
+    default: Any
+    help: str
+    choices: tuple[Any, ...] = ()
+    minimum: float | None = None
+    above: float | None = None
+    runtime: bool = False
+    nonempty: bool = False
+    field: str = ""
+    enum: type[ChoiceEnum] | None = None
+
+    @property
+    def attribute(self) -> str:
+        """The dataclass field that holds the value."""
+        return self.field or self.name
+
+    def typed(self, value: Any) -> Any:
+        """``value`` (checked) as the configuration holds it: a choice's text becomes its :class:`ChoiceEnum` member."""
+        if self.enum is not None and isinstance(value, str):
+            return self.enum(value)
+        return value
+
+    @property
+    def dynamic(self) -> bool:
+        """True when both numbers and text are accepted."""
+        return self.kind is object
+
+    @property
+    def type_name(self) -> str:
+        """The type as users read it (``float``, ``list of names``, ``number or text``)."""
+        if self.kind is tuple:
+            return "list of names"
+        return "number or text" if self.dynamic else self.kind.__name__
+
+    def coerce(self, value: Any) -> Any:
+        """``value`` as this setting's type (an int where a float goes), or raise ValueError naming it."""
+        kind = self.kind
+        if kind is object:
+            if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+                return value
+        elif kind is bool:
+            if isinstance(value, bool):
+                return value
+        elif kind is int:
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        elif kind is float:
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return float(value)
+        elif kind is str:
+            if isinstance(value, str):
+                return value
+        elif kind is tuple and isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            return tuple(v for v in value if v)
+        raise ValueError(f"{self.name} must be a {self.type_name}, got {value!r}")
+
+    def problem(self, value: Any, given: bool = False) -> str | None:
+        """Why ``value`` (of this setting's type) is not valid, or None; ``given``: set by the user."""
+        name = self.name
+        if self.choices and value not in self.choices:
+            return f"{name} must be one of {', '.join(str(c) for c in self.choices)}, got {value!r}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                return f"{name} must be a finite number, got {value}"
+            if self.minimum is not None and value < self.minimum:
+                return f"{name} must be at least {self.minimum:g}, got {value:g}"
+            if self.above is not None and not value > self.above:
+                return f"{name} must be greater than {self.above:g}, got {value:g}"
+        if given and self.nonempty and not value:
+            return f"{name} is empty: give a value or leave the setting out"
+        return None
+
+
+def _kind(annotation: Any) -> type:
+    origin = typing.get_origin(annotation)
+    if origin is tuple:
+        return tuple
+    if origin in (typing.Union, types.UnionType):
+        return object
+    if annotation in (bool, int, float, str):
+        return typing.cast(type, annotation)
+    if isinstance(annotation, type) and issubclass(annotation, ChoiceEnum):
+        return str  # a ROS parameter holds the member's text
+    raise TypeError(f"unsupported setting type {annotation!r}")
+
+
+def settings_of(config: type) -> dict[str, Setting]:
+    """The settings a configuration dataclass declares, by the names users give, in field order."""
+    hints = typing.get_type_hints(config)
+    out = {}
+    for field in dataclasses.fields(config):
+        meta = field.metadata
+        if "help" not in meta:
+            continue
+        name = meta.get("name") or field.name
+        checks = {key: meta.get(key, default) for key, default in _CHECKS.items()}
+        hint = hints[field.name]
+        choice = hint if isinstance(hint, type) and issubclass(hint, ChoiceEnum) else None
+        default = field.default.value if isinstance(field.default, ChoiceEnum) else field.default
+        out[name] = Setting(
+            name,
+            _kind(hint),
+            default,
+            meta["help"],
+            tuple(meta.get("choices", ())) or (choice.values() if choice is not None else ()),
+            **checks,
+            field=field.name,
+            enum=choice,
+        )
+    return out
+
+
+def build_config(config: type[T], values: Mapping[str, Any]) -> T:
+    """The configuration from values already checked, by the names users give."""
+    settings = settings_of(config)
+    return config(**{settings[name].attribute: settings[name].typed(value) for name, value in values.items()})
+
+
+def make_config(config: type[T], values: Mapping[str, Any]) -> T:
+    """The configuration from the settings' values (coerced to their types; unknown names refused).
+
+    Raises:
+        ValueError: A value of the wrong type, an invalid one, or an unknown name (all named).
+    """
+    settings = settings_of(config)
+    unknown = sorted(set(values) - set(settings))
+    if unknown:
+        raise ValueError(f"unknown setting(s) {', '.join(unknown)}; valid: {', '.join(settings)}")
+    typed = {}
+    problems = []
+    for name, value in values.items():
+        spec = settings[name]
+        try:
+            typed[name] = spec.coerce(value)
+        except ValueError as exc:
+            problems.append(str(exc))
+            continue
+        problem = spec.problem(typed[name])
+        if problem:
+            problems.append(problem)
+    if problems:
+        raise ValueError("; ".join(problems))
+    return build_config(config, typed)
+
+
 __all__ = [
     "FLAGS",
     "NAMES",
@@ -385,12 +590,19 @@ __all__ = [
     "PATH",
     "ChoiceEnum",
     "Option",
+    "Resample",
+    "Setting",
+    "SettingValue",
+    "build_config",
     "build_options",
     "check_options",
+    "make_config",
     "markdown_table",
     "option",
     "options_of",
     "parse_pairs",
     "rows",
     "runtime_types",
+    "setting",
+    "settings_of",
 ]

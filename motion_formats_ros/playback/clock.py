@@ -80,11 +80,12 @@ class PlaybackClock:
             )
 
     def wrap(self, position: float) -> float:
+        """The motion time of an unwrapped ``position``: held at the end, or wrapped into the loop."""
         t = self.start + position
         if self.loop is None:
             return min(t, self.end)
         ls, le = self.loop
-        if t < le:
+        if t <= le:  # the loop's end is shown, then it starts again
             return t
         return ls + math.fmod(t - ls, le - ls)
 
@@ -124,6 +125,15 @@ class PlaybackClock:
         with self._lock:
             self._reanchor(elapsed)
             self.speed = speed
+
+    def set_loop(self, loop: tuple[float, float] | None, elapsed: float) -> None:
+        """Loop ``loop`` (or play once) from ``elapsed`` on, continuing from the time shown then."""
+        if loop is not None and not (self.start <= loop[0] < loop[1] <= self.end + 1e-9):
+            raise ValueError(f"loop {loop} is not inside the played range [{self.start}, {self.end}]")
+        with self._lock:
+            self._reanchor(elapsed)
+            self._anchor_position = self.wrap(self._anchor_position) - self.start
+            self.loop = loop
 
     def seek(self, motion_time: float, elapsed: float) -> None:
         """Continue from ``motion_time`` (clamped to the played range)."""

@@ -10,8 +10,8 @@ import dataclasses
 from collections.abc import Callable
 
 from ..core.errors import MotionFormatError
-from ..core.settings import setting
-from .plan import CHOICES
+from ..core.options import ChoiceEnum, setting
+from .plan import Interpolation
 
 #: How playback reports: ``log(level, text)`` with level ``info``, ``warning`` or ``error``.
 Log = Callable[[str, str], None]
@@ -23,7 +23,17 @@ def silent(level: str, text: str) -> None:
 
 #: Highest JointState / TF rate (Hz) when the file's own rate is higher or unknown.
 MAX_STREAM_RATE = 500.0
-MODES = ("both", "stream", "trajectory")
+
+
+class PlayMode(ChoiceEnum):
+    """What the player sends: JointState + TF and a trajectory, only the stream, or only the trajectory."""
+
+    BOTH = "both"
+    STREAM = "stream"
+    TRAJECTORY = "trajectory"
+
+
+MODES = PlayMode.values()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,7 +57,7 @@ class PlayerConfig:
         "JointState topic with the robot's current positions, heard before playing (approach, undefined "
         "leading values, held joints); the player's own stream does not count",
     )
-    mode: str = setting("both", "both | stream (JointState + TF) | trajectory (JointTrajectory only)", choices=MODES)
+    mode: PlayMode = setting(PlayMode.BOTH, "both | stream (JointState + TF) | trajectory (JointTrajectory only)")
     speed: float = setting(
         1.0, "speed factor (2.0 = twice as fast); changeable at run time", above=0.0, runtime=True, name="rate"
     )
@@ -67,11 +77,10 @@ class PlayerConfig:
         "of the file; fewer points the larger it is",
         minimum=0.0,
     )
-    trajectory_interpolation: str = setting(
-        "auto",
+    trajectory_interpolation: Interpolation = setting(
+        Interpolation.AUTO,
         "fields sent, hence joint_trajectory_controller's interpolation: linear (positions), cubic (+ velocities), "
         "quintic (+ accelerations); auto = cubic, keyframed files linear (their own)",
-        choices=CHOICES,
     )
     controller: str = setting(
         "",

@@ -32,14 +32,26 @@ import numpy.typing as npt
 
 from ..core import timing
 from ..core.model import Motion
+from ..core.options import ChoiceEnum
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 #: JTC's interpolation rules, by the fields every point carries.
 RULES = ("linear", "cubic", "quintic")
+
+
+class Interpolation(ChoiceEnum):
+    """The ``interpolation`` of :func:`plan_trajectory`: ``auto``, or one of :data:`RULES`."""
+
+    AUTO = "auto"
+    LINEAR = "linear"
+    CUBIC = "cubic"
+    QUINTIC = "quintic"
+
+
 #: ``interpolation`` choices of :func:`plan_trajectory`.
-CHOICES = ("auto", *RULES)
+CHOICES = Interpolation.values()
 #: Seconds between the two points of a step or jump.
 JUMP = 1e-3
 #: Seconds (of motion time) between the points that trace a cosine-eased keyframe segment,

@@ -46,7 +46,7 @@ from ..core.atomic import check_writable
 from ..core.errors import MotionFormatError, UnknownFormatError, WriteError
 from ..core.merge import imu_name, imu_row, joint_state_problem
 from ..core.model import MotionFile
-from ..core.settings import setting
+from ..core.options import setting
 from ..recording.journal import ERROR_NAME, ERROR_STREAM, JournalWriter, assemble, read_journal
 from ..registry import codec_by_name, codec_for_path, write
 from .scaffold import LATCHED_SUB_QOS, RECORD_QOS, Param, ParameterError, declare_config, parameters, run

@@ -1,6 +1,6 @@
 """What both nodes share: parameters, QoS profiles, signals and the executor loop.
 
-- A node's parameters are the settings of its configuration dataclass (core.settings):
+- A node's parameters are the settings of its configuration dataclass (core.options):
   :func:`declare_config` checks every value the node was given (unknown names, types,
   values; all at once, one line), declares them with ROS descriptors (read-only ones are
   refused by ROS itself once the node runs) and returns the typed configuration;
@@ -34,7 +34,7 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from rclpy.signals import SignalHandlerOptions
 
 from ..core.errors import MotionFormatError
-from ..core.settings import Setting, SettingValue, build_config, settings_of
+from ..core.options import Setting, SettingValue, build_config, settings_of
 
 C = TypeVar("C")
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -100,7 +101,11 @@ class Checker:
 
     @property
     def name(self) -> str:
-        return self.model.source or self.model.name or "robot model"
+        """The model's name and file, for reports (``panda (panda.urdf)``)."""
+        file = Path(self.model.source).name if self.model.source else ""
+        if self.model.name and file:
+            return f"{self.model.name} ({file})"
+        return self.model.name or file or "robot model"
 
     def _touching_at_zero(self, linked: list[str]) -> set[frozenset[str]]:
         """Link pairs whose shapes collide in the zero pose (every joint at 0)."""
@@ -178,12 +183,13 @@ class Checker:
         findings: list[Finding] = []
         checked = []
         if self.shapes:
-            findings += self._collisions_and_floor(times, poses.rotation, poses.translation, report)
+            found, lowest = self._collisions_and_floor(times, poses.rotation, poses.translation)
+            findings += found
             checked += ["self_collision", "floor"]
         else:
             report.notes.append("the model has no collision geometry: self-collision, floor and balance not checked")
         if floating and self.shapes and self.masses.total > 0:
-            findings += self._balance(times, poses.rotation, poses.translation, report, series)
+            findings += self._balance(times, poses.rotation, poses.translation, lowest, report, series)
             checked.append("balance")
         elif self.shapes:
             why = "the model has no masses" if self.masses.total <= 0 else "the base does not float (no root pose)"
@@ -197,22 +203,26 @@ class Checker:
         return report
 
     def _collisions_and_floor(
-        self, times: FloatArray, quaternion: FloatArray, translation: FloatArray, report: CheckReport
-    ) -> list[Finding]:
+        self, times: FloatArray, quaternion: FloatArray, translation: FloatArray
+    ) -> tuple[list[Finding], FloatArray]:
+        """Self-collision and floor findings, and each shape's lowest point per frame (N, S)."""
         n = times.size
         colliding = np.zeros((n, len(self.pairs)), dtype=bool)
         depth = np.zeros((n, len(self.pairs)))
         links = list(dict.fromkeys(s.link for s in self.shapes))
         of_link = np.array([links.index(s.link) for s in self.shapes], dtype=np.intp)
         below = np.full((n, len(links)), -np.inf)  # how far each link goes below the ground
+        lowest = np.empty((n, len(self.shapes)))  # each shape's lowest point (for the support polygon)
         for lo in range(0, n, _CHUNK):
             hi = min(n, lo + _CHUNK)
-            rotation, place = shape_poses(self.shapes, quat_to_matrix(quaternion[lo:hi]), translation[lo:hi])
-            contacts = self.collider.run(rotation, place)
+            link_rotation = quat_to_matrix(quaternion[lo:hi])
+            rotation, place = shape_poses(self.shapes, link_rotation, translation[lo:hi])
+            contacts = self.collider.run(rotation, place, (link_rotation[:, 0], translation[lo:hi, 0]))
             colliding[lo:hi] = contacts.colliding
             depth[lo:hi] = contacts.depth
             for k, s in enumerate(self.shapes):
                 low = place[:, k, 2] + (rotation[:, k, 2, :] @ s.hull.T).min(axis=1)
+                lowest[lo:hi, k] = low
                 np.maximum(below[lo:hi, of_link[k]], -low, out=below[lo:hi, of_link[k]])
         found: list[Finding] = []
         for p, pair in enumerate(self.pairs):
@@ -236,17 +246,23 @@ class Checker:
                         limit=self.floor_tolerance,
                     )
                 )
-        return found
+        return found, lowest
 
     def _balance(
-        self, times: FloatArray, quaternion: FloatArray, translation: FloatArray, report: CheckReport, series: bool
+        self,
+        times: FloatArray,
+        quaternion: FloatArray,
+        translation: FloatArray,
+        lowest: FloatArray,
+        report: CheckReport,
+        series: bool,
     ) -> list[Finding]:
         rotation = quat_to_matrix(quaternion)
         com, point = zmp(self.masses, rotation, translation, quaternion, times)
         shape_rotation, shape_place = shape_poses(self.shapes, rotation, translation)
         polygons: list[FloatArray] | None = [] if series else None
         outside, touching = support_distance(
-            self.shapes, shape_rotation, shape_place, point, self.contact_height, polygons
+            self.shapes, shape_rotation, shape_place, point, self.contact_height, lowest, polygons
         )
         if polygons is not None:
             report.series = BalanceSeries(times.copy(), com, point, tuple(polygons))

@@ -1,10 +1,16 @@
-"""Self-collision of a robot over many frames: bounding spheres first, coal for the pairs that may touch.
+"""Self-collision of a robot over many frames: cheap tests first, coal for the pairs that may touch.
 
 For every frame, the bounding spheres of each shape pair (vectorised over all frames)
-rule out the pairs that are apart; coal's narrow phase (GJK / EPA for shapes, the
-triangle hierarchy for meshes) decides the rest. A link pair collides in a frame when
-any of its shape pairs does; its depth is the deepest penetration coal reports for the
-first contact of each colliding shape pair.
+rule out the pairs that are apart, then boxes around each shape (along its principal
+axes; the separating-axis test, vectorised) rule out more. coal then measures the
+distance of the convex hulls (a mesh lies inside its hull) or of the convex shapes; a
+pair found that far apart (or, after the exact test, as far as coal's lower bound
+says) is not asked again until the two shapes can have moved that far (a bound from
+their motion relative to the root link), so frames at a high rate cost little. coal's
+narrow phase (GJK / EPA for shapes, the triangle hierarchy for meshes) decides the
+pairs whose hulls meet. A link pair collides in a frame when any of its shape pairs
+does; its depth is the deepest penetration coal reports for the first contact of each
+colliding shape pair.
 """
 
 from __future__ import annotations
@@ -20,6 +26,9 @@ from .shapes import Shape, coal_module
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
+
+#: Exact tests in a row finding a pair apart before its true distance is measured.
+_STREAK = 4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,10 +70,27 @@ class SelfCollision:
             [self.shapes[i].radius + self.shapes[j].radius for i, j in zip(first, second, strict=True)]
         )
         self.centres = np.stack([s.centre for s in self.shapes]) if self.shapes else np.zeros((0, 3))
+        self.box_rotation = np.stack([s.box_rotation for s in self.shapes]) if self.shapes else np.zeros((0, 3, 3))
+        self.box_centre = np.stack([s.box_centre for s in self.shapes]) if self.shapes else np.zeros((0, 3))
+        self.box_half = np.stack([s.box_half for s in self.shapes]) if self.shapes else np.zeros((0, 3))
         self._compute = [
             coal.ComputeCollision(self.shapes[i].geometry, self.shapes[j].geometry)
             for i, j in zip(first, second, strict=True)
         ]
+
+        # The convex hulls (a mesh lies inside its hull) or the convex shapes themselves: their distance.
+        def hull(shape: Shape) -> Any:
+            return shape.convex if shape.convex is not None else shape.geometry
+
+        self._apart = [
+            coal.ComputeDistance(hull(self.shapes[i]), hull(self.shapes[j])) for i, j in zip(first, second, strict=True)
+        ]
+        self._exact_distance = [
+            coal.ComputeDistance(self.shapes[i].geometry, self.shapes[j].geometry)
+            for i, j in zip(first, second, strict=True)
+        ]
+        self._distance_request = coal.DistanceRequest()
+        self._distance_result = coal.DistanceResult()
         self._transform = coal.Transform3s
         self._request = coal.CollisionRequest()
         self._request.enable_contact = True
@@ -74,33 +100,91 @@ class SelfCollision:
     def near(self, rotation: FloatArray, translation: FloatArray) -> BoolArray:
         """(N, shape pairs): whether the bounding spheres of each shape pair overlap."""
         centres = translation + np.einsum("nsij,sj->nsi", rotation, self.centres)
-        gap = np.linalg.norm(centres[:, self.first] - centres[:, self.second], axis=-1)
-        return np.asarray(gap <= self.reach[None, :])
+        apart = centres[:, self.first] - centres[:, self.second]
+        return np.asarray(np.einsum("npi,npi->np", apart, apart) <= (self.reach * self.reach)[None, :])
 
-    def run(self, rotation: FloatArray, translation: FloatArray) -> Contacts:
-        """Collide every pair at N frames of shape poses ((N, S, 3, 3) rotations, (N, S, 3) translations)."""
+    def boxes_meet(
+        self, rotation: FloatArray, translation: FloatArray, frames: npt.NDArray[np.intp], pairs: npt.NDArray[np.intp]
+    ) -> BoolArray:
+        """For (frame, shape pair) candidates: whether the pair's bounding boxes overlap (separating axes)."""
+        i, j = self.first[pairs], self.second[pairs]
+        ra = rotation[frames, i] @ self.box_rotation[i]
+        rb = rotation[frames, j] @ self.box_rotation[j]
+        ca = translation[frames, i] + np.einsum("mij,mj->mi", rotation[frames, i], self.box_centre[i])
+        cb = translation[frames, j] + np.einsum("mij,mj->mi", rotation[frames, j], self.box_centre[j])
+        return ~separated(ra, ca, self.box_half[i], rb, cb, self.box_half[j])
+
+    def travel(
+        self, rotation: FloatArray, translation: FloatArray, reference: tuple[FloatArray, FloatArray] | None = None
+    ) -> FloatArray:
+        """(N, S): how far any point of each shape can have moved since the first frame, seen from
+        ``reference`` ((N, 3, 3) rotations, (N, 3) translations of a frame moving with the robot,
+        e.g. its root link; the world when None): the sum over frames of the sphere centre's step
+        plus the radius times the rotation's change. Distances between shapes do not depend on
+        the frame they are seen from; the robot's own travel is left out this way."""
+        centres = translation + np.einsum("nsij,sj->nsi", rotation, self.centres)
+        if reference is not None:
+            r0, t0 = reference
+            centres = np.einsum("nji,nsj->nsi", r0, centres - t0[:, None, :])
+            rotation = np.einsum("nji,nsjk->nsik", r0, rotation)
+        radius = np.array([s.radius for s in self.shapes])
+        step = np.linalg.norm(np.diff(centres, axis=0), axis=2) + radius * np.linalg.norm(
+            np.diff(rotation, axis=0), axis=(2, 3)
+        )
+        return np.concatenate([np.zeros((1, len(self.shapes))), np.cumsum(step, axis=0)])
+
+    def run(
+        self, rotation: FloatArray, translation: FloatArray, reference: tuple[FloatArray, FloatArray] | None = None
+    ) -> Contacts:
+        """Collide every pair at N frames of shape poses ((N, S, 3, 3) rotations, (N, S, 3) translations);
+        ``reference`` as for :meth:`travel`.
+
+        A pair found apart by a distance d is not asked again while the two shapes together
+        cannot have moved d (see :meth:`travel`): frames at a high rate cost little.
+        """
         n = rotation.shape[0]
         colliding = np.zeros((n, len(self.pairs)), dtype=bool)
         depth = np.zeros((n, len(self.pairs)))
         if not self.first.size or n == 0:
             return Contacts(colliding, depth)
         frames, candidates = np.nonzero(self.near(rotation, translation))
+        keep = self.boxes_meet(rotation, translation, frames, candidates)
+        frames, candidates = frames[keep], candidates[keep]
+        travel = self.travel(rotation, translation, reference).tolist()
         transform = self._transform
         request, result = self._request, self._result
-        first, second, owner, compute = self.first, self.second, self.owner, self._compute
+        first, second, owner, compute, apart = (
+            self.first.tolist(),
+            self.second.tolist(),
+            self.owner,
+            self._compute,
+            self._apart,
+        )
+        drequest, dresult = self._distance_request, self._distance_result
+        budget = [-1.0] * len(first)  # pair k is apart while travel[i] + travel[j] < budget[k]
+        streak = [0] * len(first)  # exact tests in a row that found pair k apart
+        exact = self._exact_distance
         cache: dict[int, Any] = {}
         current = -1
         for f, k in zip(frames.tolist(), candidates.tolist(), strict=True):
+            i, j = first[k], second[k]
+            moved = travel[f][i] + travel[f][j]
+            if moved < budget[k]:
+                continue
             if f != current:
                 cache = {}
                 current = f
-            i, j = int(first[k]), int(second[k])
             ti = cache.get(i)
             if ti is None:
                 ti = cache[i] = transform(rotation[f, i], translation[f, i])
             tj = cache.get(j)
             if tj is None:
                 tj = cache[j] = transform(rotation[f, j], translation[f, j])
+            apart[k](ti, tj, drequest, dresult)
+            gap = dresult.min_distance
+            if gap > 0:
+                budget[k] = moved + gap
+                continue
             result.clear()
             compute[k](ti, tj, request, result)
             if result.isCollision():
@@ -109,7 +193,46 @@ class SelfCollision:
                 d = _depth(result)
                 if d > depth[f, p]:
                     depth[f, p] = d
+                continue
+            # Apart, though the hulls meet: after a few such frames in a row, the true distance
+            # (dearer) lets the pair rest for longer; meanwhile coal's lower bound does.
+            streak[k] += 1
+            if streak[k] >= _STREAK:
+                streak[k] = 0
+                exact[k](ti, tj, drequest, dresult)
+                if dresult.min_distance > 0:
+                    budget[k] = moved + dresult.min_distance
+                    continue
+            if result.distance_lower_bound > 0:
+                budget[k] = moved + result.distance_lower_bound
         return Contacts(colliding, depth)
+
+
+def separated(
+    ra: FloatArray, ca: FloatArray, ea: FloatArray, rb: FloatArray, cb: FloatArray, eb: FloatArray
+) -> BoolArray:
+    """Whether oriented boxes (axes (M, 3, 3) as columns, centres (M, 3), half sizes (M, 3)) are apart:
+    the 15 separating-axis tests of two boxes, vectorised over M pairs."""
+    r = np.einsum("mki,mkj->mij", ra, rb)  # b's axes in a's frame
+    t = np.einsum("mki,mk->mi", ra, cb - ca)  # b's centre in a's frame
+    ar = np.abs(r) + 1e-9
+    apart = np.zeros(r.shape[0], dtype=bool)
+    for k in range(3):
+        apart |= np.abs(t[:, k]) > ea[:, k] + np.einsum("mj,mj->m", eb, ar[:, k, :])
+        apart |= np.abs(np.einsum("mi,mi->m", t, r[:, :, k])) > np.einsum("mi,mi->m", ea, ar[:, :, k]) + eb[:, k]
+    for a in range(3):
+        a1, a2 = (a + 1) % 3, (a + 2) % 3
+        for b in range(3):
+            b1, b2 = (b + 1) % 3, (b + 2) % 3
+            lhs = np.abs(t[:, a2] * r[:, a1, b] - t[:, a1] * r[:, a2, b])
+            rhs = (
+                ea[:, a1] * ar[:, a2, b]
+                + ea[:, a2] * ar[:, a1, b]
+                + eb[:, b1] * ar[:, a, b2]
+                + eb[:, b2] * ar[:, a, b1]
+            )
+            apart |= lhs > rhs
+    return apart
 
 
 def _depth(result: Any) -> float:
@@ -119,4 +242,4 @@ def _depth(result: Any) -> float:
     return abs(float(result.getContact(0).penetration_depth))
 
 
-__all__ = ["Contacts", "SelfCollision"]
+__all__ = ["Contacts", "SelfCollision", "separated"]

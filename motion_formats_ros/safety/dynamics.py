@@ -12,8 +12,8 @@ the robot would not press on the ground).
 
 The support polygon of a frame is the convex hull of the points of the collision shapes
 that are within a contact height of the ground; the ZMP's distance outside it is
-measured along 64 directions (its distance to the hull's supporting lines, exact to
-0.12 %).
+measured along 32 directions (its distance to the hull's supporting lines, at least
+99.5 % of the true distance).
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ BoolArray = npt.NDArray[np.bool_]
 
 GRAVITY = 9.81
 #: Directions the distance outside the support polygon is measured along.
-_DIRECTIONS = 64
+_DIRECTIONS = 32
 #: Frames evaluated together for the support polygon (bounded memory: frames × directions × points).
-_CHUNK = 256
+_CHUNK = 1024
 
 
 def _rate(values: FloatArray, times: FloatArray) -> FloatArray:
@@ -130,6 +130,7 @@ def support_distance(
     translation: FloatArray,
     point: FloatArray,
     contact_height: float,
+    lowest: FloatArray,
     polygons: list[FloatArray] | None = None,
 ) -> tuple[FloatArray, BoolArray]:
     """How far (m) each frame's ``point`` (N, 2) lies outside the support polygon (≤ 0: inside), and
@@ -138,38 +139,35 @@ def support_distance(
     Args:
         shapes: The collision shapes; ``rotation`` (N, S, 3, 3) and ``translation`` (N, S, 3) their poses.
         contact_height: Points of the shapes below this height (m) touch the ground.
+        lowest: (N, S) the height of each shape's lowest point (only shapes that come this low take part).
         polygons: When given, each frame's support polygon is appended to it: (K, 2) x, y
             vertices counter-clockwise ((0, 2) without ground contact).
     """
     n = point.shape[0]
     outside = np.full(n, np.nan)
     touching = np.zeros(n, dtype=bool)
-    if not shapes:
-        if polygons is not None:
-            polygons.extend(np.zeros((0, 2)) for _ in range(n))
-        return outside, touching
-    # Only shapes that come near the ground at some frame take part.
-    centres = translation + np.einsum("nsij,sj->nsi", rotation, np.stack([s.centre for s in shapes]))
-    radius = np.array([s.radius for s in shapes])
-    low = np.flatnonzero((centres[:, :, 2] - radius[None, :]).min(axis=0) < contact_height)
-    if not low.size:
-        if polygons is not None:
-            polygons.extend(np.zeros((0, 2)) for _ in range(n))
-        return outside, touching
     angles = np.linspace(0.0, 2 * np.pi, _DIRECTIONS, endpoint=False)
     directions = np.column_stack([np.cos(angles), np.sin(angles)])  # (D, 2)
     for lo in range(0, n, _CHUNK):
         hi = min(n, lo + _CHUNK)
-        points = np.concatenate(
+        low = np.flatnonzero((lowest[lo:hi] < contact_height).any(axis=0)).tolist()
+        if not low:
+            if polygons is not None:
+                polygons.extend(np.zeros((0, 2)) for _ in range(hi - lo))
+            continue
+        # Each point's height and its reach along every direction (one matrix product per shape).
+        heights = np.concatenate(
+            [translation[lo:hi, s, 2, None] + rotation[lo:hi, s, 2, :] @ shapes[s].hull.T for s in low], axis=1
+        )  # (n, V)
+        flat = np.concatenate(
             [
-                translation[lo:hi, s, None, :] + np.einsum("nij,vj->nvi", rotation[lo:hi, s], shapes[s].hull)
-                for s in low.tolist()
+                translation[lo:hi, s, None, :2] + np.swapaxes(rotation[lo:hi, s, :2, :] @ shapes[s].hull.T, 1, 2)
+                for s in low
             ],
             axis=1,
-        )  # (n, V, 3)
-        ground = points[:, :, 2] < contact_height
-        reach = np.einsum("nvi,di->ndv", points[:, :, :2], directions)  # (n, D, V)
-        reach = np.where(ground[:, None, :], reach, -np.inf).max(axis=2)  # support function (n, D)
+        )  # (n, V, 2)
+        ground = heights < contact_height
+        reach = np.where(ground[:, :, None], flat @ directions.T, -np.inf).max(axis=1)  # support function (n, D)
         along = point[lo:hi] @ directions.T  # (n, D)
         has = ground.any(axis=1)
         touching[lo:hi] = has
@@ -177,7 +175,7 @@ def support_distance(
             dist = (along - reach).max(axis=1)
         outside[lo:hi] = np.where(has, dist, np.nan)
         if polygons is not None:
-            polygons.extend(_hull_2d(points[k, ground[k], :2]) for k in range(hi - lo))
+            polygons.extend(_hull_2d(flat[k, ground[k]]) for k in range(hi - lo))
     return outside, touching
 
 

@@ -47,6 +47,11 @@ class Shape:
         centre, radius: A sphere holding the shape, in the shape frame.
         hull: (V, 3) points (shape frame) whose convex hull is the shape.
         label: What it is, for messages (``box``, the mesh file …).
+        convex: For a mesh, its convex hull as a coal geometry (a pair whose hulls do not
+            meet cannot collide, and coal tells that far faster than for the triangles);
+            None for shapes that are convex themselves.
+        box_rotation, box_centre, box_half: A box holding the shape (its axes the principal
+            axes of the hull points), in the shape frame.
     """
 
     link: str
@@ -58,6 +63,10 @@ class Shape:
     radius: float
     hull: FloatArray
     label: str
+    convex: Any = None
+    box_rotation: FloatArray = dataclasses.field(default_factory=lambda: np.eye(3))
+    box_centre: FloatArray = dataclasses.field(default_factory=lambda: np.zeros(3))
+    box_half: FloatArray = dataclasses.field(default_factory=lambda: np.zeros(3))
 
 
 def _circle(radius: float, z: float, count: int = 32) -> FloatArray:
@@ -91,10 +100,11 @@ class MeshCache:
         self.base = base
         self.roots = package_roots(package_paths)
         self.source = source
-        self._meshes: dict[tuple[str, tuple[float, ...]], tuple[Any, FloatArray]] = {}
+        self._meshes: dict[tuple[str, tuple[float, ...]], tuple[Any, FloatArray, Any]] = {}
 
-    def get(self, mesh: Mesh, link: str) -> tuple[Any, FloatArray]:
-        """The coal BVH model and the hull points of a mesh; ReadError naming the model when it is missing."""
+    def get(self, mesh: Mesh, link: str) -> tuple[Any, FloatArray, Any]:
+        """The coal BVH model, the hull points and the convex hull (a coal geometry, or None when
+        it cannot be made) of a mesh; ReadError naming the model when the file is missing."""
         key = (mesh.filename, tuple(float(s) for s in mesh.scale))
         if key in self._meshes:
             return self._meshes[key]
@@ -115,31 +125,51 @@ class MeshCache:
         model.addVertices(vertices)
         model.addTriangles(tri.faces.astype(np.int64))
         model.endModel()
-        found = (model, _hull_points(vertices))
+        convex = None
+        if vertices.shape[0] >= 4:
+            try:
+                model.buildConvexHull(True, "Qt")
+                convex = model.convex
+            except Exception:  # a flat or degenerate mesh: no hull, the triangles alone decide
+                convex = None
+        found = (model, _hull_points(vertices), convex)
         self._meshes[key] = found
         return found
 
 
-def _geometry(geometry: Geometry, link: str, meshes: MeshCache) -> tuple[Any, FloatArray, str]:
-    """The coal geometry, its hull points and a label."""
+def _geometry(geometry: Geometry, link: str, meshes: MeshCache) -> tuple[Any, FloatArray, str, Any]:
+    """The coal geometry, its hull points, a label and a mesh's convex hull (None for other shapes)."""
     coal = coal_module()
     if isinstance(geometry, Box):
         size = np.asarray(geometry.size, dtype=np.float64)
         corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=np.float64)
-        return coal.Box(*(float(s) for s in size)), corners * size / 2, "box"
+        return coal.Box(*(float(s) for s in size)), corners * size / 2, "box", None
     if isinstance(geometry, Sphere):
-        return coal.Sphere(float(geometry.radius)), _sphere_points(geometry.radius), "sphere"
+        return coal.Sphere(float(geometry.radius)), _sphere_points(geometry.radius), "sphere", None
     if isinstance(geometry, Cylinder):
         r, h = float(geometry.radius), float(geometry.length)
-        return coal.Cylinder(r, h), np.vstack([_circle(r, -h / 2), _circle(r, h / 2)]), "cylinder"
+        return coal.Cylinder(r, h), np.vstack([_circle(r, -h / 2), _circle(r, h / 2)]), "cylinder", None
     if isinstance(geometry, Capsule):
         r, h = float(geometry.radius), float(geometry.length)
         ball = _sphere_points(r)
         shift = np.array([0.0, 0.0, h / 2])
         points = np.vstack([ball + shift, ball - shift])
-        return coal.Capsule(r, h), _hull_points(points), "capsule"
-    model, hull = meshes.get(geometry, link)
-    return model, hull, geometry.filename
+        return coal.Capsule(r, h), _hull_points(points), "capsule", None
+    model, hull, convex = meshes.get(geometry, link)
+    return model, hull, geometry.filename, convex
+
+
+def bounding_box(points: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """A box holding ``points``: axes (3, 3) (columns; the principal axes), centre (3,), half sizes (3,)."""
+    if points.shape[0] < 2:
+        return np.eye(3), points.mean(axis=0) if points.size else np.zeros(3), np.zeros(3)
+    spread = np.cov((points - points.mean(axis=0)).T)
+    _, axes = np.linalg.eigh(spread)
+    if np.linalg.det(axes) < 0:
+        axes[:, 0] = -axes[:, 0]
+    local = points @ axes
+    lo, hi = local.min(axis=0), local.max(axis=0)
+    return axes, axes @ ((lo + hi) / 2), (hi - lo) / 2 + 1e-9
 
 
 def collision_shapes(model: RobotModel, package_paths: Iterable[str | os.PathLike[str]] = ()) -> list[Shape]:
@@ -155,10 +185,11 @@ def collision_shapes(model: RobotModel, package_paths: Iterable[str | os.PathLik
     shapes: list[Shape] = []
     for index, link in enumerate(model.links):
         for c in link.collisions:
-            geometry, hull, label = _geometry(c.geometry, link.name, meshes)
+            geometry, hull, label, convex = _geometry(c.geometry, link.name, meshes)
             lo, hi = hull.min(axis=0), hull.max(axis=0)
             centre = (lo + hi) / 2
             radius = float(np.linalg.norm(hull - centre, axis=1).max()) if hull.size else 0.0
+            box = bounding_box(hull)
             shapes.append(
                 Shape(
                     link.name,
@@ -170,6 +201,8 @@ def collision_shapes(model: RobotModel, package_paths: Iterable[str | os.PathLik
                     radius,
                     hull,
                     label,
+                    convex,
+                    *box,
                 )
             )
     return shapes

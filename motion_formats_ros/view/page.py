@@ -34,7 +34,7 @@ from ..core.model import Motion, MotionFile
 from ..core.notices import NoticeKind, notify
 from . import meshes
 from .guard import Guard, check_host, guarded_server, is_loopback, share_off
-from .session import MAX_SPEED, MIN_SPEED, Clock, Pose, Track, mark_times, with_cursor
+from .session import MAX_SPEED, MIN_SPEED, Pose, Timeline, Track, mark_times, with_cursor
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -319,7 +319,7 @@ class Viewer:
             start, end = min(start, scene.start), max(end, scene.end)
         if not MIN_SPEED <= opts.speed <= MAX_SPEED:  # NaN too
             raise ViewerError(f"speed {opts.speed}: expected a number from {MIN_SPEED:g} to {MAX_SPEED:g}")
-        self.clock = Clock(start, end, speed=opts.speed, loop=opts.loop)
+        self.clock = Timeline(start, end, speed=opts.speed, loop=opts.loop)
         at = start if opts.at is None else opts.at
         if not (math.isfinite(at) and start - 1e-9 <= at <= end + 1e-9):
             raise ViewerError(f"--at {at:g}: the motion runs from {start:g} s to {end:g} s")

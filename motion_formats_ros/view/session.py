@@ -1,8 +1,10 @@
-"""What the viewer shows, without the browser: the clock, the motion at any time, curves.
+"""What the viewer shows, without the browser: the timeline, the motion at any time, curves.
 
 Nothing here imports viser, so the timeline's rules (play, pause, speed, loop, seek,
 frame numbers, marks) and the sampling of joints and root pose are tested on their own.
-The page (:mod:`.page`) calls :meth:`Clock.time` at the display rate and draws
+Time is the package's one playback clock and the motion at a time its one sampler
+(:mod:`motion_formats_ros.playback`), as the player node plays them. The page
+(:mod:`.page`) calls :meth:`Timeline.time` at the display rate and draws
 :meth:`Track.at` of that time: the browser gets one update per displayed frame, never
 one per motion frame.
 """
@@ -19,6 +21,8 @@ import numpy.typing as npt
 
 from ..core import timing
 from ..core.model import Motion
+from ..playback.clock import PlaybackClock
+from ..playback.sampler import FrameSampler
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -29,8 +33,8 @@ MAX_SPEED = 4.0
 CURVE_POINTS = 1200
 
 
-class Clock:
-    """Motion time driven by the wall clock: play, pause, seek, speed and loop.
+class Timeline:
+    """The page's timeline: the playback clock driven by the wall clock (play, pause, seek, speed, loop).
 
     Args:
         start, end: The motion's time range (seconds).
@@ -50,59 +54,62 @@ class Clock:
     ) -> None:
         if not (math.isfinite(start) and math.isfinite(end) and end >= start):
             raise ValueError(f"bad time range {start}..{end}")
-        self.start = float(start)
-        self.end = float(end)
-        self.loop = loop
         self._now = now
-        self._speed = _clamp_speed(speed)
-        self._playing = False
-        self._anchor_time = self.start  # motion time at the anchor
-        self._anchor_wall = now()
+        self._origin = now()
+        self._loop = loop
+        self.clock = PlaybackClock(float(start), float(end), self._segment(start, end, loop), _clamp_speed(speed))
+        self.clock.pause(0.0)
+
+    @staticmethod
+    def _segment(start: float, end: float, loop: bool) -> tuple[float, float] | None:
+        return (float(start), float(end)) if loop and end > start else None
+
+    def _elapsed(self) -> float:
+        return self._now() - self._origin
+
+    @property
+    def start(self) -> float:
+        return self.clock.start
+
+    @property
+    def end(self) -> float:
+        return self.clock.end
 
     @property
     def duration(self) -> float:
         return self.end - self.start
 
     @property
-    def playing(self) -> bool:
-        """Whether time advances (False once a non-looping playback reached the end)."""
-        if self._playing and not self.loop and self._raw() >= self.end:
-            self._anchor_time, self._anchor_wall, self._playing = self.end, self._now(), False
-        return self._playing
+    def loop(self) -> bool:
+        return self._loop
 
     @property
     def speed(self) -> float:
-        return self._speed
+        return self.clock.speed
 
-    def _raw(self) -> float:
-        if not self._playing:
-            return self._anchor_time
-        return self._anchor_time + (self._now() - self._anchor_wall) * self._speed
+    @property
+    def playing(self) -> bool:
+        """Whether time advances (False once a non-looping playback reached the end)."""
+        elapsed = self._elapsed()
+        if not self.clock.paused and self.clock.finished(elapsed):
+            self.clock.pause(elapsed)
+        return not self.clock.paused
 
     def time(self) -> float:
         """The motion time now (in ``start..end``)."""
-        t = self._raw()
-        if t <= self.end:
-            return max(t, self.start)
-        if self.loop and self.duration > 0:
-            return self.start + math.fmod(t - self.start, self.duration)
-        return self.end
-
-    def _rebase(self) -> None:
-        self._anchor_time, self._anchor_wall = self.time(), self._now()
+        return self.clock.motion_time(self._elapsed())
 
     def play(self) -> None:
         """Start (from the beginning when a non-looping playback sits at the end)."""
-        if self._playing:
+        if self.playing:
             return
-        if self.time() >= self.end and self.duration > 0:
-            self._anchor_time = self.start
-        self._anchor_wall = self._now()
-        self._playing = True
+        elapsed = self._elapsed()
+        if self.clock.motion_time(elapsed) >= self.end and self.duration > 0:
+            self.clock.seek(self.start, elapsed)
+        self.clock.resume(elapsed)
 
     def pause(self) -> None:
-        self._rebase()
-        self._playing = False
+        self.clock.pause(self._elapsed())
 
     def toggle(self) -> bool:
         """Play when paused, pause when playing; returns whether it now plays."""
@@ -110,20 +117,18 @@ class Clock:
             self.pause()
         else:
             self.play()
-        return self._playing
+        return self.playing
 
     def seek(self, t: float) -> None:
         """Jump to motion time ``t`` (clamped to the range); playing goes on from there."""
-        self._anchor_time = min(max(float(t), self.start), self.end)
-        self._anchor_wall = self._now()
+        self.clock.seek(float(t), self._elapsed())
 
     def set_speed(self, speed: float) -> None:
-        self._rebase()
-        self._speed = _clamp_speed(speed)
+        self.clock.set_speed(_clamp_speed(speed), self._elapsed())
 
     def set_loop(self, loop: bool) -> None:
-        self._rebase()
-        self.loop = loop
+        self._loop = loop
+        self.clock.set_loop(self._segment(self.start, self.end, loop), self._elapsed())
 
 
 def _clamp_speed(speed: float) -> float:
@@ -173,6 +178,17 @@ class Track:
             self._position = _fill(position[:, [c for _, c in columns]])
             self.has_joints = True
         self._interpolation = motion.interpolation
+        # What a pose is made of, sampled as the player samples a motion.
+        self._sampler = FrameSampler(
+            Motion(
+                times=motion.times,
+                joint_names=self.joint_names,
+                position=self._position,
+                root_position=motion.root_position,
+                root_orientation=motion.root_orientation,
+                interpolation=motion.interpolation,
+            )
+        )
 
     @property
     def start(self) -> float:
@@ -188,17 +204,14 @@ class Track:
 
     def at(self, t: float) -> Pose:
         """The joint positions and root pose at motion time ``t`` (held outside the range)."""
-        where = timing.locate(self.times, np.array([t]), self._interpolation)
-        m = self.motion
-        root_p = None if m.root_position is None else timing.interpolate(m.root_position, where)[0]
-        root_q = None if m.root_orientation is None else timing.interpolate(m.root_orientation, where, "quaternion")[0]
+        frame = self._sampler.frame(t)
         return Pose(
             time=float(t),
             frame=self.frame(t),
             joint_names=self.joint_names,
-            positions=timing.interpolate(self._position, where)[0],
-            root_position=root_p,
-            root_orientation=root_q,
+            positions=frame["position"],
+            root_position=frame.get("root_position"),
+            root_orientation=frame.get("root_orientation"),
         )
 
     def curves(self, joints: Sequence[str], points: int = CURVE_POINTS) -> tuple[FloatArray, FloatArray]:
@@ -271,4 +284,4 @@ def mark_times(motion: Motion, start: float, end: float) -> list[tuple[float, st
     return [(t, name) for t, name in motion.marks if start - 1e-9 <= t <= end + 1e-9]
 
 
-__all__ = ["Clock", "Pose", "Track", "mark_times", "with_cursor"]
+__all__ = ["Pose", "Timeline", "Track", "mark_times", "with_cursor"]

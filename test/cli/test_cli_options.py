@@ -258,3 +258,71 @@ def test_the_manual_shows_every_codec_s_generated_table() -> None:
         table = generate.options_table(name)
         for row in rows(name, codec.read_options, codec.write_options if codec.writable else ()):
             assert f"`{row['flag']}`".replace("|", "\\|") in table
+
+
+def _alias_tables() -> dict[str, tuple[Any, ...]]:
+    from motion_formats_ros.cli import options
+
+    names = ("READ_ALIASES", "WRITE_ALIASES", "BAG_READ_ALIASES", "MOTION2BAG_ALIASES")
+    return {name: getattr(options, name) for name in names}
+
+
+def _copied(value: Any) -> bool:
+    """A list written out, or a copy of a constant (``list(COMPRESSIONS)``); maps of formats are no copy."""
+    import ast
+
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return True
+    if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "list" and value.args:
+        return isinstance(value.args[0], ast.Name) and value.args[0].id != "CODECS"
+    return False
+
+
+def test_no_command_line_module_spells_out_choices() -> None:
+    """Choices come from the codecs' declarations (or an enum), never a list written in cli/."""
+    import ast
+
+    literal = [
+        f"{path.name}:{node.lineno}"
+        for path in sorted((ROOT / "motion_formats_ros" / "cli").glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.keyword) and node.arg == "choices" and _copied(node.value)
+    ]
+    assert literal == []
+
+
+def test_every_alias_follows_a_declared_option() -> None:
+    from motion_formats_ros.registry import codec_by_name
+
+    for table, aliases in _alias_tables().items():
+        assert aliases, table
+        for alias in aliases:
+            info = codec_by_name(alias.codec)
+            declared = {o.name: o for o in (info.read_options if alias.direction == "read" else info.write_options)}
+            assert alias.name in declared, f"{table} {alias.flag}"
+            opt = declared[alias.name]
+            assert alias.option() == opt
+            assert alias.switch == (opt.types == (bool,) and opt.default is False), alias.flag
+            assert opt.help in alias.help() and alias.help().startswith(alias.codec)
+
+
+def test_an_alias_takes_its_help_choices_and_type_from_the_declaration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from motion_formats_ros.cli.options import READ_ALIASES
+    from motion_formats_ros.codecs import mof
+    from motion_formats_ros.core.options import options_of
+
+    int_bits = {o.name: o for o in options_of(mof.ReadOptions)}["int_bits"]
+    with pytest.raises(SystemExit) as stop:
+        main(["info", "--help"])
+    assert stop.value.code == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "--int-bits {bhuman,naodevils}" in shown and f"mof: {int_bits.help}" in shown
+    with pytest.raises(SystemExit) as stop:
+        main(["info", str(ROOT / "examples" / "walk.seq"), "--int-bits", "bhumans"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --int-bits: invalid choice: 'bhumans' (choose from 'bhuman', 'naodevils')" in err
+    alias = next(a for a in READ_ALIASES if a.flag == "--int-bits")
+    assert alias("naodevils") is mof.IntBits.NAODEVILS

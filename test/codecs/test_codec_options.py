@@ -242,3 +242,37 @@ def test_an_enum_member_or_its_text_writes_the_same_file(tmp_path: Path) -> None
         (tmp_path / folder).mkdir()
         write(mf, tmp_path / folder / "walk.mcap", compression=compression, start_time=1.0)
     assert (tmp_path / "text" / "walk.mcap").read_bytes() == (tmp_path / "member" / "walk.mcap").read_bytes()
+
+
+def test_node_settings_and_codec_options_share_one_field_metadata_module() -> None:
+    import importlib.util
+
+    from motion_formats_ros.core import options
+    from motion_formats_ros.playback.config import PlayerConfig
+
+    assert importlib.util.find_spec("motion_formats_ros.core.settings") is None
+    assert options.setting is options.option
+    settings = options.settings_of(PlayerConfig)
+    declared = {o.name: o for o in options_of(PlayerConfig)}
+    assert settings and len(declared) >= len(settings)
+    for spec in settings.values():
+        assert declared[spec.attribute].help == spec.help and declared[spec.attribute].default == spec.default
+    assert settings["rate"].attribute == "speed" and settings["rate"].above == 0.0 and settings["rate"].runtime
+
+
+def test_a_settings_fixed_set_is_an_enum_whose_text_is_the_parameter() -> None:
+    from motion_formats_ros.core.options import make_config, settings_of
+    from motion_formats_ros.playback.config import PlayerConfig, PlayMode
+    from motion_formats_ros.playback.plan import Interpolation
+
+    settings = settings_of(PlayerConfig)
+    for name, kind in (("mode", PlayMode), ("trajectory_interpolation", Interpolation)):
+        spec = settings[name]
+        assert spec.kind is str and spec.enum is kind and spec.choices == kind.values()
+        assert type(spec.default) is str  # a ROS parameter's default: the text
+        assert spec.problem("sideways") == f"{name} must be one of {', '.join(kind.values())}, got 'sideways'"
+    config = make_config(PlayerConfig, {"mode": "stream", "trajectory_interpolation": "quintic"})
+    assert config.mode is PlayMode.STREAM and config.trajectory_interpolation is Interpolation.QUINTIC
+    assert PlayerConfig().mode is PlayMode.BOTH and PlayerConfig().mode == "both"
+    with pytest.raises(ValueError, match="mode must be one of both, stream, trajectory, got 'x'"):
+        make_config(PlayerConfig, {"mode": "x"})

@@ -116,3 +116,17 @@ def test_clock_rejects_bad_ranges() -> None:
         PlaybackClock(2.0, 1.0)
     with pytest.raises(ValueError, match="not inside"):
         PlaybackClock(0.0, 1.0, loop=(0.5, 2.0))
+
+
+def test_a_loop_set_while_playing_goes_on_from_the_time_shown() -> None:
+    c = PlaybackClock(0.0, 2.0, loop=(0.0, 2.0))
+    assert c.motion_time(5.5) == pytest.approx(1.5)
+    c.set_loop(None, 5.5)  # from 1.5 on, once: the end in 0.5 s
+    assert c.motion_time(5.75) == pytest.approx(1.75)
+    assert not c.finished(5.9) and c.finished(6.0) and c.motion_time(7.0) == 2.0
+    c.seek(0.5, 7.0)
+    c.set_loop((0.0, 1.0), 7.0)
+    assert c.motion_time(7.5) == 1.0  # the loop's end is shown, then it starts again
+    assert c.motion_time(7.75) == pytest.approx(0.25)
+    with pytest.raises(ValueError, match="not inside"):
+        c.set_loop((1.0, 3.0), 8.0)

@@ -9,7 +9,7 @@ import pytest
 
 from motion_formats_ros import write
 from motion_formats_ros.core.examples import biped_urdf, biped_walk
-from motion_formats_ros.core.settings import make_config, settings_of
+from motion_formats_ros.core.options import make_config, settings_of
 from motion_formats_ros.playback.config import PlayerConfig, PlayerError
 from motion_formats_ros.playback.session import PlaybackSession, load, open_session
 from motion_formats_ros.ros.launch_args import read_config

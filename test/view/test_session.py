@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from motion_formats_ros.core.model import Motion
-from motion_formats_ros.view.session import CURSOR_BELOW, Clock, Track, mark_times, with_cursor
+from motion_formats_ros.view.session import CURSOR_BELOW, Timeline, Track, mark_times, with_cursor
 
 
 class FakeWall:
@@ -19,9 +19,9 @@ class FakeWall:
         return self.t
 
 
-def test_clock_plays_pauses_and_seeks() -> None:
+def test_timeline_plays_pauses_and_seeks() -> None:
     wall = FakeWall()
-    c = Clock(0.0, 10.0, now=wall)
+    c = Timeline(0.0, 10.0, now=wall)
     assert c.time() == 0.0 and not c.playing
     wall.t += 5
     assert c.time() == 0.0  # paused: time stands
@@ -39,9 +39,9 @@ def test_clock_plays_pauses_and_seeks() -> None:
     assert c.time() == 10.0
 
 
-def test_clock_speed_and_loop() -> None:
+def test_timeline_speed_and_loop() -> None:
     wall = FakeWall()
-    c = Clock(1.0, 3.0, speed=2.0, now=wall)
+    c = Timeline(1.0, 3.0, speed=2.0, now=wall)
     c.play()
     wall.t += 0.5
     assert c.time() == pytest.approx(2.0)
@@ -59,9 +59,9 @@ def test_clock_speed_and_loop() -> None:
         c.set_speed(-1)
 
 
-def test_clock_without_loop_stops_at_the_end_and_restarts_from_the_start() -> None:
+def test_timeline_without_loop_stops_at_the_end_and_restarts_from_the_start() -> None:
     wall = FakeWall()
-    c = Clock(0.0, 2.0, loop=False, now=wall)
+    c = Timeline(0.0, 2.0, loop=False, now=wall)
     c.play()
     wall.t += 5
     assert c.time() == 2.0
