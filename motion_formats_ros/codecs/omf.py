@@ -18,7 +18,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import re
+import stat
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -26,8 +28,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.atomic import atomic_output, check_writable, read_input
+from ..core.atomic import atomic_output, check_writable
 from ..core.errors import ReadError, WriteError
+from ..core.inputs import TEXT_PROBE, read_input, text_check
 from ..core.model import DEFAULT_GROUP, IMU_CHANNELS, LINK_CHANNELS, CodecRecord, Motion, MotionFile
 from ..core.notices import NoticeKind, notify
 from ..core.options import ChoiceEnum, option
@@ -78,6 +81,9 @@ _RESERVED = {"version", "format", "basic"}
 
 _OMF_YAML = re.compile(rb"^format:[ \t]*['\"]?omf['\"]?[ \t]*(#.*)?$", re.MULTILINE)
 _OMF_JSON = re.compile(rb'"format"\s*:\s*"omf"')
+#: The sniffer scans a file in pieces of this size, each overlapping the last by _SNIFF_OVERLAP.
+_SNIFF_PIECE = 1 << 22
+_SNIFF_OVERLAP = 4096
 
 
 #: Options of :func:`read` and :func:`write`.
@@ -102,10 +108,22 @@ def sniff(path: Path, head: str) -> bool:
     pattern = _OMF_JSON if suffix == ".json" else _OMF_YAML
     if pattern.search(head.encode("utf-8", "replace")):
         return True
-    # Key order is free (a sorted dump puts the big sections first): scan the file.
+    # Key order is free (a sorted dump puts the big sections first): scan the file, a
+    # piece at a time; a NUL byte ends the scan (no JSON or YAML text holds one).
     try:
         with open(path, "rb") as fh:
-            return pattern.search(fh.read()) is not None
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return False
+            carry = b""
+            while piece := fh.read(_SNIFF_PIECE):
+                text = carry + piece
+                if pattern.search(text) is not None:
+                    return True
+                if b"\0" in piece:
+                    return False
+                keep = text[-_SNIFF_OVERLAP:]  # from a line's start, for the YAML pattern's ``^``
+                carry = keep[max(keep.find(b"\n"), 0) :]
+            return False
     except OSError:
         return False
 
@@ -124,19 +142,55 @@ def encoding_for(path: Path, encoding: Encoding | None = None) -> str:
 
 # --------------------------------------------------------------------------- reading
 def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
-    """Read an OMF file (encoding from the options or the suffix)."""
+    """Read an OMF file (encoding from the options or the suffix).
+
+    The first bytes are checked before the rest is read: msgpack data must start with a
+    map, JSON and YAML text must hold no NUL byte.
+    """
     given = (options or ReadOptions()).encoding
-    data = read_input(path)
-    if given is None and path.suffix.lower() not in (".yaml", ".yml", ".json", ".msgpack"):
+    guess = given is None and path.suffix.lower() not in (".yaml", ".yml", ".json", ".msgpack")
+
+    def check(first: bytes, size: int) -> None:
+        chosen = _guess_encoding(first) if guess else encoding_for(path, given)
+        if chosen != "msgpack":
+            text_check(path)(first, size)
+        elif first and not _is_map(first[0]):
+            kind = _msgpack_kind(first[0])
+            raise ReadError(path, f"expected a mapping, got {kind}", offset=0, field="(top level)")
+
+    data = read_input(path, head=(TEXT_PROBE, check))
+    if guess:
         return decode(data, _guess_encoding(data), path)
     return decode(data, encoding_for(path, given), path)
+
+
+def _msgpack_kind(first: int) -> str:
+    """What a msgpack value starting with the byte ``first`` is (as :func:`_type_name` says it)."""
+    if first <= 0x7F or first >= 0xE0 or 0xCC <= first <= 0xD3:
+        return "integer"
+    kinds = (
+        ((0x90, 0x9F), "list"),
+        ((0xDC, 0xDD), "list"),
+        ((0xA0, 0xBF), "string"),
+        ((0xD9, 0xDB), "string"),
+        ((0xC0, 0xC0), "null"),
+        ((0xC2, 0xC3), "boolean"),
+        ((0xCA, 0xCB), "number"),
+        ((0xC4, 0xC6), "bytes"),
+    )
+    return next((kind for (lo, hi), kind in kinds if lo <= first <= hi), f"byte 0x{first:02x} (no msgpack value)")
+
+
+def _is_map(first: int) -> bool:
+    """Whether a msgpack value starting with the byte ``first`` is a map."""
+    return 0x80 <= first <= 0x8F or first in (0xDE, 0xDF)
 
 
 def _guess_encoding(data: bytes) -> str:
     first = data.lstrip()[:1]
     if first == b"{":
         return "json"
-    if data[:1] and (0x80 <= data[0] <= 0x8F or data[0] in (0xDE, 0xDF)):
+    if data[:1] and _is_map(data[0]):
         return "msgpack"
     return "yaml"
 

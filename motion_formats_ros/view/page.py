@@ -2,11 +2,11 @@
 
 The server runs in its own threads; :class:`Viewer` builds the page once (robot meshes,
 ground grid, root path, GUI) and a drawing thread moves the robot at the display rate
-(60 Hz) while the motion plays: each tick evaluates the motion at the clock's time
+(30 Hz) while the motion plays: each tick evaluates the motion at the clock's time
 (:class:`~.session.Track`), the robot model's forward kinematics for that one pose,
-and sends the links' poses in one batch. The browser thus gets one update per drawn
-frame whatever the motion's own rate, and a long motion costs nothing at start-up
-beyond reading it.
+and sends, in one batch, the link poses that changed (:mod:`motion_formats_ros.view.robot`). The browser thus
+gets one update per drawn frame whatever the motion's own rate, a long motion costs
+nothing at start-up beyond reading it, and nothing is drawn while no page is open.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ import math
 import socket
 import threading
 import time
-import warnings
 import webbrowser
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +31,11 @@ import numpy.typing as npt
 from ..core.errors import MotionFormatError, require
 from ..core.model import Motion, MotionFile
 from ..core.notices import NoticeKind, notify
-from . import meshes
+from .camera import VIEWS, framing, view_from
 from .guard import Guard, check_host, guarded_server, is_loopback, share_off
-from .session import MAX_SPEED, MIN_SPEED, Pose, Timeline, Track, mark_times, with_cursor
+from .panel import CurvesPanel, JointTable, most_moving
+from .robot import RobotDrawing, wxyz
+from .session import MAX_SPEED, MIN_SPEED, Pose, Timeline, Track, mark_times
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -44,17 +45,16 @@ DEFAULT_PORT = 8080
 #: How many ports after the default are tried when it is taken.
 PORT_SEARCH = 100
 #: Drawing rate of the robot while playing (Hz).
-DISPLAY_RATE = 60.0
+DISPLAY_RATE = 30.0
 #: Update rate of the time readout and of the curves' cursor while playing (Hz).
 READOUT_RATE = 10.0
+#: The frame stepping buttons (back, on).
+STEP_LABELS = ("◀ frame", "frame ▶")
 #: Height of the lowest link origin above the ground when the motion has no root pose (m).
 GROUND_CLEARANCE = 0.02
 #: Missing mesh files named in the warning (the rest are counted).
 MISSING_LISTED = 8
-#: Joints whose curves are shown at first.
-DEFAULT_CURVES = 6
 
-ROBOT_COLOR = (70, 110, 165)
 GHOST_COLOR = (255, 140, 50)
 GHOST_OPACITY = 0.35
 ROOT_PATH_COLOR = (230, 120, 40)
@@ -96,140 +96,11 @@ def choose_port(host: str, port: int | None) -> int:
     raise ViewerError(f"no free port on {host} in {DEFAULT_PORT}..{DEFAULT_PORT + PORT_SEARCH - 1}")
 
 
-def _wxyz(q_xyzw: Sequence[float] | FloatArray) -> tuple[float, float, float, float]:
-    x, y, z, w = (float(v) for v in q_xyzw)
-    n = math.sqrt(x * x + y * y + z * z + w * w)
-    if not math.isfinite(n) or n < 1e-12:
-        return (1.0, 0.0, 0.0, 0.0)
-    return (w / n, x / n, y / n, z / n)
-
-
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
     """viser prints a banner and status lines to stdout; the viewer prints its own."""
     with contextlib.redirect_stdout(io.StringIO()):
         yield
-
-
-# --------------------------------------------------------------------------- the robot
-@dataclasses.dataclass
-class _LinkNode:
-    name: str
-    handle: Any
-
-
-class RobotDrawing:
-    """A robot model's links as viser nodes (meshes, shapes, or bones where a mesh is missing).
-
-    Args:
-        server: The viser server.
-        model: A :class:`~motion_formats_ros.core.kinematics.RobotModel`.
-        prefix: Scene-tree name of this drawing (``/robot``, ``/ghost``).
-        color, opacity: Colour of visuals without their own, and opacity (ghosts).
-        base: Folder of the model file (relative mesh names).
-        package_paths: Extra folders to find ``package://`` meshes in.
-    """
-
-    def __init__(
-        self,
-        server: Any,
-        model: Any,
-        prefix: str,
-        *,
-        color: tuple[int, int, int] = ROBOT_COLOR,
-        opacity: float | None = None,
-        own_colors: bool = True,
-        base: Path | None = None,
-        package_paths: Sequence[str | Path] = (),
-        mesh_cache: dict[tuple[str, tuple[float, ...]], meshes.TriMesh | None] | None = None,
-    ) -> None:
-        self.model = model
-        self.missing_meshes: list[str] = []
-        self.nodes: dict[str, _LinkNode] = {}
-        roots = meshes.package_roots(package_paths)
-        cache = {} if mesh_cache is None else mesh_cache
-        children: dict[str, list[Any]] = {}
-        for joint in model.joints:
-            children.setdefault(joint.parent, []).append(joint)
-        for i, link in enumerate(model.links):
-            node = server.scene.add_frame(f"{prefix}/l{i}", show_axes=False)
-            self.nodes[link.name] = _LinkNode(link.name, node)
-            drawn = 0
-            for k, visual in enumerate(link.visuals):
-                mesh = self._visual_mesh(visual, base, roots, cache)
-                if mesh is None:
-                    continue
-                rgba = getattr(visual, "rgba", None) if own_colors else None
-                rgb = color if rgba is None else tuple(round(255 * float(c)) for c in rgba[:3])
-                server.scene.add_mesh_simple(
-                    f"{prefix}/l{i}/v{k}",
-                    mesh.vertices,
-                    mesh.faces,
-                    color=rgb,
-                    opacity=opacity,
-                    position=tuple(float(v) for v in visual.origin_xyz),
-                    wxyz=_wxyz(visual.origin_quat),
-                )
-                drawn += 1
-            if not drawn:
-                self._bones(server, f"{prefix}/l{i}", children.get(link.name, []), color, opacity)
-
-    def _visual_mesh(
-        self, visual: Any, base: Path | None, roots: Sequence[tuple[str, Path]], cache: dict[Any, Any]
-    ) -> meshes.TriMesh | None:
-        g = visual.geometry
-        kind = type(g).__name__
-        if kind == "Box":
-            return meshes.box(g.size)
-        if kind == "Cylinder":
-            return meshes.cylinder(g.radius, g.length)
-        if kind == "Sphere":
-            return meshes.sphere(g.radius)
-        if kind == "Capsule":
-            return meshes.capsule(g.radius, g.length)
-        if kind == "Mesh":
-            scale = tuple(float(s) for s in np.broadcast_to(np.asarray(g.scale, dtype=np.float64), (3,)))
-            key = (g.filename, scale)
-            if key not in cache:
-                path = meshes.resolve(g.filename, base, roots)
-                mesh = None
-                if path is not None:
-                    try:
-                        mesh = meshes.load_mesh(path, scale)
-                    except ValueError as exc:
-                        notify(NoticeKind.SKIPPED, str(exc), file=str(path), stacklevel=2)
-                cache[key] = mesh
-            if cache[key] is None and g.filename not in self.missing_meshes:
-                self.missing_meshes.append(g.filename)
-            return cache[key]  # type: ignore[no-any-return]
-        return None
-
-    def _bones(self, server: Any, name: str, joints: Sequence[Any], color: Any, opacity: float | None) -> None:
-        """A link without a drawable visual: a ball at its origin and a bone to each child."""
-        offsets = [np.asarray(j.origin_xyz, dtype=np.float64) for j in joints]
-        lengths = [float(np.linalg.norm(o)) for o in offsets]
-        scale = max(lengths, default=0.05)
-        radius = min(max(0.08 * scale, 0.004), 0.02)
-        server.scene.add_mesh_simple(
-            f"{name}/ball", *_arrays(meshes.sphere(radius * 1.3)), color=color, opacity=opacity
-        )
-        for k, (offset, length) in enumerate(zip(offsets, lengths, strict=True)):
-            if length > 1e-6:
-                bone = meshes.bone((0.0, 0.0, 0.0), offset, radius)
-                server.scene.add_mesh_simple(f"{name}/bone{k}", *_arrays(bone), color=color, opacity=opacity)
-
-    def update(self, names: Sequence[str], translation: FloatArray, rotation: FloatArray) -> None:
-        """Move the links to world poses (L, 3) / (L, 4) x, y, z, w, in ``names`` order."""
-        for name, p, q in zip(names, translation, rotation, strict=True):
-            node = self.nodes.get(name)
-            if node is None or not (np.all(np.isfinite(p)) and np.all(np.isfinite(q))):
-                continue
-            node.handle.position = (float(p[0]), float(p[1]), float(p[2]))
-            node.handle.wxyz = _wxyz(q)
-
-
-def _arrays(mesh: meshes.TriMesh) -> tuple[Any, Any]:
-    return mesh.vertices, mesh.faces
 
 
 # --------------------------------------------------------------------------- one group
@@ -391,6 +262,7 @@ class Viewer:
         cache: dict[Any, Any] = {}
         robot = ghost_robot = None
         if self.model is not None:
+            self._refuse_a_model_without_the_joints()
             robot = RobotDrawing(
                 server, self.model, "/robot", base=base, package_paths=opts.package_paths, mesh_cache=cache
             )
@@ -446,14 +318,64 @@ class Viewer:
             self._root_frame = server.scene.add_frame("/root", axes_length=0.15 * size, axes_radius=0.005 * size)
         else:
             self._root_frame = None
-        center = (lo + hi) / 2
-        distance = 0.95 * size + 0.25
-        server.initial_camera.look_at = tuple(float(v) for v in center)
-        server.initial_camera.position = (
-            float(center[0] + 0.9 * distance),
-            float(center[1] - 1.1 * distance),
-            float(center[2] + 0.5 * distance),
+        position, look_at = self._view("fit")
+        server.initial_camera.look_at = look_at
+        server.initial_camera.position = position
+
+    def _refuse_a_model_without_the_joints(self) -> None:
+        """ViewerError when the model has none of the motion's joints (the wrong robot model)."""
+        names = self.track.joint_names
+        if not self.track.has_joints or not names:
+            return
+        lp = self.model.link_poses(names, np.zeros((1, len(names))), warn=False)
+        if len(lp.unknown) < len(names):
+            return
+        model_joints = [v for j in self.model.joints for v in j.variables]
+
+        def listed(items: Sequence[str]) -> str:
+            return ", ".join(items[:8]) + (f", … ({len(items)} in all)" if len(items) > 8 else "")
+
+        raise ViewerError(
+            f"none of the motion's joints ({listed(names)}) is a joint of the model {self.model.name!r} "
+            f"({listed(model_joints) or 'none'}): the wrong robot model?"
         )
+
+    def _view(self, name: str) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+        """Camera position and look-at point of a view (VIEWS) of the robot as it stands now."""
+        pts: list[FloatArray] = [np.zeros((0, 3))]
+        t = self.clock.time()
+        if self.posed.robot is not None:
+            pts.append(self.posed.world(self.track.at(t)).translation[0])
+        else:
+            pose = self.track.at(t)
+            pts.append(np.zeros((1, 3)) if pose.root_position is None else pose.root_position[None, :])
+            if self.scene_drawing is not None:
+                pts.append(self.scene_drawing.extent_points())
+        centre, radius = framing(np.concatenate(pts, axis=0))
+        return view_from(centre, radius, VIEWS[name], self.server.initial_camera.fov)
+
+    def show_view(self, name: str) -> None:
+        """Turn every open page's camera to a view of the robot (front, side, top, fit)."""
+        position, look_at = self._view(name)
+        for client in self.server.get_clients().values():
+            with client.atomic():
+                client.camera.look_at = look_at
+                client.camera.position = position
+                client.camera.up_direction = (0.0, 0.0, 1.0)
+
+    def step(self, frames: int) -> None:
+        """Pause and move ``frames`` motion frames on (back when negative)."""
+        times = self.track.times
+        with self._lock:
+            self.clock.pause()
+            t = self.clock.time()
+            here = self.track.frame(t)
+            if frames < 0 and t > times[here] + 1e-9:
+                frames += 1  # between two frames: back to the one before first
+            target = int(min(max(here + frames, 0), times.size - 1))
+            self.clock.seek(float(times[target]))
+        self._play.label = "Play"
+        self._dirty.set()
 
     def _lift(self, robot: RobotDrawing | None) -> bool:
         """Whether the robot is put on the ground (a motion without a root pose)."""
@@ -502,6 +424,11 @@ class Viewer:
         groups = f"group {self.group}" + (f", ghost: {self.ghost_group}" if self.ghost_group else "")
         what.append(groups)
         gui.add_markdown(" · ".join(what))
+        if self.model is None:
+            gui.add_markdown(
+                "**No robot model given**: the page shows the root pose and the joint curves only. "
+                "Give the robot's URDF or Choreonoid body (`--urdf FILE`, `--body FILE`) to see it move."
+            )
         clock = self.clock
         self._status = gui.add_markdown("")
         self._play = gui.add_button("Pause" if not opts.paused else "Play", icon=None, hint="space: play / pause")
@@ -547,6 +474,7 @@ class Viewer:
 
         command = gui.add_command("Play / pause", hotkey="space")
         command.on_trigger(lambda _event: self.toggle())
+        self._build_steps_and_views(gui)
         if marks:
             gui.add_markdown("marks: " + ", ".join(f"{name} {t:.2f} s" for t, name in marks))
         if self.posed.robot is not None:
@@ -569,90 +497,36 @@ class Viewer:
 
         self._build_curves(opts)
 
+    def _build_steps_and_views(self, gui: Any) -> None:
+        """Frame stepping (buttons and the arrow keys) and the camera's views."""
+        steps = gui.add_button_group("frame", STEP_LABELS, hint="← / →: one frame back / on (pauses)")
+        steps.on_click(lambda event: self.step(STEP_LABELS.index(event.target.value) * 2 - 1))
+        for key, frames in (("arrowleft", -1), ("arrowright", 1)):
+            gui.add_command(f"One frame {'back' if frames < 0 else 'on'}", hotkey=key).on_trigger(
+                lambda _event, frames=frames: self.step(frames)
+            )
+        views = gui.add_button_group("view", tuple(VIEWS), hint="the camera on the robot: front, side, top, whole")
+        views.on_click(lambda event: self.show_view(str(event.target.value)))
+
     def _build_curves(self, opts: ViewOptions) -> None:
-        gui = self.server.gui
-        names = [n for n in self.track.joint_names if n not in set(self.posed.unknown)] or list(self.track.joint_names)
-        self._curves_plot = None
-        self._curve_cache: tuple[tuple[str, ...], tuple[FloatArray, FloatArray, list[dict[str, Any]]]] | None = None
+        self.curves: CurvesPanel | None = None
+        self.table: JointTable | None = None
+        unknown = set(self.posed.unknown)
+        names = [n for n in self.track.joint_names if n not in unknown] or list(self.track.joint_names)
         if not self.track.has_joints or not names:
             return
         if opts.joints:
-            unknown = [j for j in opts.joints if j not in self.track.joint_names]
-            if unknown:
-                raise ViewerError(f"--joints: no joint {', '.join(unknown)} in the motion")
+            missing = [j for j in opts.joints if j not in self.track.joint_names]
+            if missing:
+                raise ViewerError(f"--joints: no joint {', '.join(missing)} in the motion")
             chosen = list(opts.joints)
         else:
-            chosen = _most_moving(self.track, names, DEFAULT_CURVES)
-        self._curve_joints = chosen
-        folder = gui.add_folder("Joint curves")
-        with folder:
-            self._curves_plot = gui.add_uplot(
-                *self._curve_args(self.clock.time()),
-                aspect=1.6,
-                legend={"show": True, "live": False},
-                cursor={"show": False},
-                scales={"x": {"time": False}, "cursor": {"auto": False, "range": [0.0, 1.0]}},
-                axes=({"label": "time (s)"}, {"label": "position (rad)"}),
-            )
-        with gui.add_folder("Joints shown", expand_by_default=False):
-            for name in self.track.joint_names:
-                box = gui.add_checkbox(name, name in chosen)
-                box.on_update(self._joint_toggle(name, box))
-
-    def _joint_toggle(self, name: str, box: Any) -> Callable[[Any], None]:
-        def toggle(_event: Any) -> None:
-            with self._lock:
-                if box.value and name not in self._curve_joints:
-                    self._curve_joints.append(name)
-                elif not box.value and name in self._curve_joints:
-                    self._curve_joints.remove(name)
-                self._refresh_curves(self.clock.time())
-
-        return toggle
-
-    def _curve_lines(self) -> tuple[FloatArray, FloatArray, list[dict[str, Any]]]:
-        """Times, values and series of the curves shown (made again only when the joints change)."""
-        key = tuple(self._curve_joints)
-        if self._curve_cache is not None and self._curve_cache[0] == key:
-            return self._curve_cache[1]
-        joints = self._curve_joints
-        times, values = self.track.curves(joints)
-        palette = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324")
-        series: list[dict[str, Any]] = [{"label": "time (s)"}]
-        series += [{"label": j, "stroke": palette[i % len(palette)], "width": 1.5} for i, j in enumerate(joints)]
-        ghost = self.ghost_track
-        if ghost is not None and ghost.has_joints:
-            # The other group's curves of the same joints, dashed, on this group's time axis.
-            shared = [(i, j) for i, j in enumerate(joints) if j in ghost.joint_names]
-            if shared:
-                values = np.column_stack([values, ghost.sample([j for _, j in shared], times)])
-                series += [
-                    {
-                        "label": f"{j} ({self.ghost_group})",
-                        "stroke": palette[i % len(palette)],
-                        "width": 1,
-                        "dash": (5, 4),
-                    }
-                    for i, j in shared
-                ]
-        series.append({"label": "now", "stroke": "#222222", "width": 1, "scale": "cursor"})
-        self._curve_cache = (key, (times, values, series))
-        return times, values, series
-
-    def _curve_args(self, t: float) -> tuple[tuple[FloatArray, ...], tuple[dict[str, Any], ...]]:
-        times, values, series = self._curve_lines()
-        x, v, cursor = with_cursor(times, values, t)
-        data = (x, *(v[:, i] for i in range(v.shape[1])), cursor)
-        return data, tuple(series)
-
-    def _refresh_curves(self, t: float) -> None:
-        if self._curves_plot is None:
-            return
-        with self._lock:  # the joints shown change from the page's callbacks
-            data, series = self._curve_args(t)
-        with self.server.atomic():
-            self._curves_plot.series = series
-            self._curves_plot.data = data
+            chosen = most_moving(self.track, names)
+        gui, clock = self.server.gui, self.clock
+        self.curves = CurvesPanel(
+            gui, self.track, self.ghost_track, self.ghost_group, clock.start, clock.end, chosen, self._lock
+        )
+        self.table = JointTable(gui, self.track.joint_names, self.model)
 
     # ------------------------------------------------------------------ running
     def toggle(self) -> None:
@@ -689,7 +563,7 @@ class Viewer:
                 q = pose.root_orientation if pose.root_orientation is not None else np.array([0, 0, 0, 1.0])
                 if np.all(np.isfinite(p)):
                     self._root_frame.position = tuple(float(v) for v in p)
-                self._root_frame.wxyz = _wxyz(q)
+                self._root_frame.wxyz = wxyz(q)
             if self.scene_drawing is not None:
                 self.scene_drawing.draw(t)
         now = time.monotonic()
@@ -708,7 +582,10 @@ class Viewer:
             self._slider.value = float(min(max(t, self._slider.min), self._slider.max))
         finally:
             self._updating_slider = False
-        self._refresh_curves(t)
+        if self.curves is not None:
+            self.curves.set_time(t)
+        if self.table is not None:
+            self.table.update(pose)
 
     def _run(self) -> None:
         period = 1.0 / DISPLAY_RATE
@@ -799,16 +676,6 @@ def choose_groups(motion_file: MotionFile, group: str | None) -> tuple[str, str 
 
 def _has_positions(m: Motion) -> bool:
     return m.position is not None and m.num_frames > 0
-
-
-def _most_moving(track: Track, names: Sequence[str], count: int) -> list[str]:
-    """The ``count`` joints whose position range is widest (in their order in the motion)."""
-    _, v = track.curves(list(names), points=400)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        spread = np.nan_to_num(np.nanmax(v, axis=0) - np.nanmin(v, axis=0), nan=-1.0)
-    order = np.argsort(-spread, kind="stable")[:count]
-    return [names[i] for i in sorted(order)]
 
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "RobotDrawing", "ViewOptions", "Viewer", "ViewerError", "choose_port"]

@@ -17,6 +17,7 @@ from support.cli import cli
 
 from motion_formats_ros import Motion, MotionFile, read, view, write
 from motion_formats_ros.core.examples import BIPED_JOINTS, biped_urdf, biped_walk
+from motion_formats_ros.core.spatial import compose, invert
 
 pytest.importorskip("viser", reason="needs the view extra (viser)")
 pytest.importorskip("trimesh", reason="needs the view extra (trimesh)")
@@ -39,11 +40,18 @@ def test_view_returns_the_running_server(urdf: Path) -> None:
         assert v.url == f"http://127.0.0.1:{v.server.get_port()}"
         assert v.model.name and v.group == "target" and v.ghost_group is None
         assert v.clock.time() == pytest.approx(0.5) and not v.clock.playing
-        # The robot stands on the motion's root path: its links are where the model's FK puts them.
+        # The robot stands on the motion's root path: its links are where the model's FK puts them
+        # (each node holds its pose in its parent link's frame).
         pose = v.track.at(0.5)
         lp = v.posed.world(pose)
-        node = v.posed.robot.nodes[lp.links[-1]]  # type: ignore[union-attr]
-        np.testing.assert_allclose(node.handle.position, lp.translation[0, -1], atol=1e-6)
+        nodes = v.posed.robot.nodes  # type: ignore[union-attr]
+        world = {name: (lp.translation[0, i], lp.rotation[0, i]) for i, name in enumerate(lp.links)}
+        for name, node in nodes.items():
+            expected = world[name] if node.parent is None else compose(invert(world[node.parent]), world[name])
+            np.testing.assert_allclose(node.handle.position, expected[0], atol=1e-6)
+            q = np.asarray(node.handle.wxyz)
+            assert abs(abs(float(np.dot(q, np.roll(expected[1], 1)))) - 1) < 1e-9
+        assert nodes[lp.links[-1]].parent is not None  # nested as the model's tree
         v.play()
         assert v.clock.playing
         v.seek(1.0)
@@ -77,12 +85,12 @@ def test_the_ghost_groups_curves_are_drawn_with_the_same_joints(urdf: Path) -> N
     files = {"target": walk, "actual": actual}
     v = view(MotionFile(groups=files), urdf=urdf, port=free_port(), paused=True, joints=joints)
     try:
-        assert v._curves_plot is not None
-        labels = [s["label"] for s in v._curves_plot.series]
-        assert labels == ["time (s)", *joints, "left_knee (actual)", "right_hip_pitch (actual)", "now"]
-        dashed = [s for s in v._curves_plot.series if s["label"].endswith("(actual)")]
+        assert v.curves is not None
+        labels = [s["label"] for s in v.curves.plot.series]
+        assert labels == ["time (s)", *joints, "left_knee (actual)", "right_hip_pitch (actual)"]
+        dashed = [s for s in v.curves.plot.series if s["label"].endswith("(actual)")]
         assert all(s.get("dash") for s in dashed)
-        x, *columns, _cursor = v._curves_plot.data
+        x, *columns = v.curves.plot.data
         inside = (x >= actual.times[0]) & (x <= actual.times[-1])
         expected = actual.sample(x[inside])
         for k, joint in enumerate(joints):
@@ -93,8 +101,8 @@ def test_the_ghost_groups_curves_are_drawn_with_the_same_joints(urdf: Path) -> N
         v.stop()
     v = view(walk, urdf=urdf, port=free_port(), paused=True, joints=joints)  # no ghost: no extra curves
     try:
-        assert v._curves_plot is not None
-        assert [s["label"] for s in v._curves_plot.series] == ["time (s)", *joints, "now"]
+        assert v.curves is not None
+        assert [s["label"] for s in v.curves.plot.series] == ["time (s)", *joints]
     finally:
         v.stop()
 
@@ -123,7 +131,7 @@ def test_no_model_shows_root_and_curves() -> None:
         assert v.model is None and v.posed.robot is None
         assert v._root_frame is not None
         np.testing.assert_allclose(v._root_frame.position, [0.5, 0, 1], atol=1e-9)
-        assert v._curves_plot is not None
+        assert v.curves is not None
     finally:
         v.stop()
 

@@ -183,3 +183,98 @@ def test_example_biped_walks(browser: Chromium) -> None:
     check_view(
         browser, [str(examples / "walk.seq"), "--body", str(examples / "biped.body")], 0.3, 1.0, "view_biped_walk"
     )
+
+
+def chart_box(browser: Chromium) -> tuple[int, int, int, int]:
+    """(left, top, right, bottom) of the curves' plotting area on the page."""
+    box = browser.evaluate(
+        "(() => { const r = document.querySelector('.uplot .u-over').getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom]; })()"
+    )
+    left, top, right, bottom = (round(v) for v in box)
+    return left, top, right, bottom
+
+
+def curve_pixels(shot: np.ndarray, box: tuple[int, int, int, int]) -> tuple[int, float | None]:
+    """Coloured curve pixels in the plotting area, and where (0..1) the dark cursor line stands."""
+    left, top, right, bottom = box
+    area = shot[top:bottom, left:right].astype(int)
+    saturated = (area.max(axis=2) - area.min(axis=2)) > 90  # the curves' colours, not grey or black
+    dark = area.max(axis=2) < 90
+    columns = dark.sum(axis=0)
+    columns[:3] = columns[-3:] = 0  # the axes' lines at the edges
+    cursor = None
+    if columns.max() > 0.6 * area.shape[0]:
+        cursor = float(np.flatnonzero(columns == columns.max()).mean() / max(area.shape[1] - 1, 1))
+    return int(saturated.sum()), cursor
+
+
+def playing_shot(browser: Chromium, away_from: float) -> tuple[np.ndarray, float, tuple[int, int, int, int]]:
+    """A screenshot taken while the page plays, once its time is 0.5 s from ``away_from`` (either way: it loops).
+
+    Also the time the page shows after it, and where the chart is.
+    """
+    browser.wait_for(
+        "(() => { const m = document.body.innerText.match(/t = ([0-9.]+) s/);"
+        f" return m && Math.abs(parseFloat(m[1]) - {away_from}) > 0.5"
+        " && document.body.innerText.includes('playing'); })()",
+        timeout=60,
+    )
+    shot = np.asarray(Image.open(io.BytesIO(browser.screenshot())).convert("RGB"))
+    return shot, shown_time(browser), chart_box(browser)
+
+
+def test_the_curves_stay_drawn_while_playing(browser: Chromium) -> None:
+    """Screenshots taken while the motion plays: the curves are there, the cursor moves along them."""
+    mof = corpus_path("mof", "bhuman2009", "standUpBackNao.mof")
+    urdf = corpus_path("urdf", "nao.urdf")
+    page = Page([str(mof), "--urdf", str(urdf), "--at", "0.5"])
+    try:
+        open_page(browser, page.url)
+        click_button(browser, "Play")
+        first, t1, box1 = playing_shot(browser, 0.5)
+        second, t2, box2 = playing_shot(browser, t1)
+        keep = os.environ.get("MFR_VIEW_SCREENSHOTS")
+        if keep:
+            Image.fromarray(first).save(Path(keep) / "view_nao_playing_first.png")
+            Image.fromarray(second).save(Path(keep) / "view_nao_playing.png")
+        cursors = []
+        for shot, t, box in ((first, t1, box1), (second, t2, box2)):
+            drawn, cursor = curve_pixels(shot, box)
+            assert drawn > 400, f"only {drawn} curve pixels while playing at {t} s in {box}"
+            assert cursor is not None and 0.02 < cursor < 0.98, f"no cursor while playing at {t} s"
+            cursors.append(cursor)
+        # The page's text and its drawing may be a few frames apart: the cursor moved, that is all.
+        assert abs(cursors[1] - cursors[0]) > 0.02, cursors
+    finally:
+        code, err = page.stop()
+    assert code == 0 and "Traceback" not in err, err
+
+
+def test_arrow_keys_step_frames_and_the_views_turn_the_camera(browser: Chromium) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    page = Page([str(examples / "walk.seq"), "--body", str(examples / "biped.body"), "--at", "1.0"])
+    try:
+        open_page(browser, page.url)
+        frame = int(re.search(r"frame (\d+) /", browser.text()).group(1))  # type: ignore[union-attr]
+        browser.call(
+            "Input.dispatchKeyEvent", type="keyDown", key="ArrowRight", code="ArrowRight", windowsVirtualKeyCode=39
+        )
+        browser.call(
+            "Input.dispatchKeyEvent", type="keyUp", key="ArrowRight", code="ArrowRight", windowsVirtualKeyCode=39
+        )
+        browser.wait_for(f"document.body.innerText.includes('frame {frame + 1} /')")
+        click_button(browser, "◀ frame")
+        browser.wait_for(f"document.body.innerText.includes('frame {frame} /')")
+        assert "paused" in browser.text()
+        fit = settled(browser)
+        click_button(browser, "top")
+        top = settled(browser)
+        assert changed(fit, top) > MIN_CHANGED * 10, "the top view looks like the first one"
+        label = browser.evaluate(
+            "[...document.querySelectorAll('label')].map(l => l.innerText).find(t => t.includes('knee'))"
+        )
+        assert label and "\u200b" in label  # wraps after its underscores, not inside a word
+    finally:
+        code, err = page.stop()
+    assert code == 0 and "Traceback" not in err, err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from ...core.distros import DISTROS
+from ...core.distros import Distro
 from ...core.options import option
 from ...core.stamps import Stamps
 
@@ -26,7 +26,7 @@ class ReadOptions:
     tf_topic: str = option("/tf", "the TF topic", metavar="TOPIC")
     tf_static_topic: str = option("/tf_static", "the static TF topic", metavar="TOPIC")
     hold: bool = option(False, "hold a joint's last value instead of NaN where it is absent")
-    distro: str | None = option(None, "typestore for types the bag does not define", choices=tuple(DISTROS))
+    distro: Distro | None = option(None, "typestore for types the bag does not define")
     progress: bool | None = option(None, "progress bar (default: on a terminal, for large bags)")
     bulk: bool = option(True, "decode regular JointState messages in bulk (numpy)")
     start: float | None = option(None, "drop frames before this time (from the first message)", unit="s")

@@ -36,8 +36,8 @@ import dataclasses
 import os
 from pathlib import Path
 
-from ...core.atomic import read_input
 from ...core.errors import ReadError
+from ...core.inputs import read_input
 from ...core.model import MotionFile
 from ...core.naming import Names, NamingOptions, load_body, load_joint_map, resolve_names
 from .fast import decode_fast, extract, from_skeleton

@@ -14,8 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ....core.atomic import read_input
 from ....core.errors import ReadError
+from ....core.inputs import read_input
 from ....core.notices import NoticeKind, notify
 from . import folder, mcap_scan
 from .bounded import BoundedPath
