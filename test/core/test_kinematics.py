@@ -32,7 +32,7 @@ from motion_formats_ros.core.kinematics import (
     Sphere,
     load_robot_model,
 )
-from motion_formats_ros.core.urdf import joint_limits
+from motion_formats_ros.core.urdf_limits import joint_limits
 
 yourdfpy = pytest.importorskip("yourdfpy", reason="yourdfpy (the test extra) is the independent FK")
 

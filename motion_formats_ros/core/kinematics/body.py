@@ -35,7 +35,7 @@ from ..errors import ReadError
 from ..naming import load_safe, parse_safe
 from ..serial.yaml import SafeLoader
 from ..spatial import quat_multiply, quat_rotate
-from .model import (
+from .robot_parts import (
     IDENTITY_QUAT,
     Box,
     Capsule,

@@ -41,14 +41,14 @@ from ..inputs import TEXT_PROBE, interruptible, read_input, text_check
 from ..notices import NoticeKind, notify
 from . import xacro_expansion
 from .body import load_body_document, read_body
-from .model import (
+from .frame_tree import MovingTransform, StaticTransform
+from .robot_parts import (
     IDENTITY_QUAT,
     FloatArray,
     Joint,
     Link,
     build_tree,
 )
-from .tree import MovingTransform, StaticTransform
 from .urdf import read_urdf, write_urdf
 
 
@@ -178,7 +178,7 @@ class RobotModel:
         """
         links = self.links
         if mesh_base is not None:
-            from .model import Mesh
+            from .robot_parts import Mesh
 
             base = Path(mesh_base).resolve()
 
