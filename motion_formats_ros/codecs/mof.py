@@ -55,7 +55,7 @@ import numpy as np
 
 from ..core import joint_maps
 from ..core.atomic import check_writable, write_bytes_atomic
-from ..core.errors import NoMotionError, ReadError, SelectionError, WriteError, excerpt
+from ..core.errors import NoMotionError, ReadError, SelectionError, WriteError, excerpt, spelled
 from ..core.inputs import read_input
 from ..core.keyframes import reduce_keyframes, warn_lossy_write
 from ..core.model import CodecRecord, Motion, MotionFile
@@ -753,8 +753,8 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
         )
     bits = choose_int_bits(run, joints, opts.int_bits)
     for choice, what, override in (
-        (map_choice, f"joint map {map_choice.value}", "joint_map= (--joint-map)"),
-        (bits, f"the Int bits as {INT_BITS_TEAMS[bits.value]}'s code does", "int_bits= (--int-bits)"),
+        (map_choice, f"joint map {map_choice.value}", spelled("joint_map=", "--joint-map")),
+        (bits, f"the Int bits as {INT_BITS_TEAMS[bits.value]}'s code does", spelled("int_bits=", "--int-bits")),
     ):
         if choice.guessed:
             notify(

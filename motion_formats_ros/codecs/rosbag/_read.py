@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...core.errors import ReadError, SelectionError, require
+from ...core.errors import ReadError, SelectionError, listed, require
 from ...core.merge import (
     Segment,
     imu_name,
@@ -297,7 +297,7 @@ class _BagReader(_TopicDecoder):
             if opts.trajectory is None:
                 traj_fields = self._nested_trajectories(source)
             if traj_fields:
-                found = ", ".join(f"{topic}:{f.path}" for topic, f in traj_fields)
+                found = listed(f"{topic}:{f.path}" for topic, f in traj_fields)
                 self.warn(
                     f"no JointState, TF or JointTrajectory topic; converting the trajectories inside {found} "
                     "(choose with the trajectory option, TOPIC:FIELD)",
@@ -474,7 +474,7 @@ class _BagReader(_TopicDecoder):
         if root:
             parent, child = (_frame(x) for x in str(root).split(":", 1))
             if buf is None or buf.path(parent, child) is None:
-                frames = ", ".join(sorted(buf.frames)) if buf is not None else "none"
+                frames = listed(sorted(buf.frames)) if buf is not None else "none"
                 raise ReadError(self.path, f"no TF path from {parent!r} to {child!r}; frames in the bag: {frames}")
             root_pair = (parent, child)
 
