@@ -141,7 +141,12 @@ def _described(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]] | N
             codec = codec_for_path(args.file)
         except MotionFormatError:
             return None  # the read says why
-    return codec.describe(args.file)
+    info = codec.describe(args.file)
+    if info is None:
+        return None
+    from .bag import describe_lines  # the one container view: a bag's topics
+
+    return info, describe_lines(info)
 
 
 def cmd_info(args: argparse.Namespace) -> int:
