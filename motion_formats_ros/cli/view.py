@@ -44,6 +44,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--speed", type=_speed, default=1.0, help="playback speed, 0.1 to 4 (default 1)")
     p.add_argument("--no-loop", dest="loop", action="store_false", help="stop at the end instead of looping")
     p.add_argument("--no-browser", action="store_true", help="only print the page's address")
+    p.add_argument(
+        "--no-check",
+        dest="check",
+        action="store_false",
+        help="do not run the safety check (self-collision, floor, balance, limits) on the robot model",
+    )
     add_aliases(p, [a for a in READ_ALIASES if a.name != "body"])  # --body is the robot model here
     add_option_flags(p, write=False)
     bag = p.add_argument_group("bags", "how a bag's messages are read (as bag2motion reads them)")
@@ -96,6 +102,7 @@ def cmd_view(args: argparse.Namespace) -> int:
         package_paths=args.package_paths,
         open_browser=not args.no_browser,
         announce=False,
+        check=args.check,
     )
     robot = f" on {viewer.model.name}" if viewer.model is not None else ""
     # Ctrl-C and SIGTERM stop the page cleanly (also when started where SIGINT was ignored),
