@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,19 @@ def _read(args: argparse.Namespace) -> Any:
     return read(args.input, format=info.name, **options)
 
 
+def _say_when_checked(viewer: Any) -> None:
+    """One line once the safety check the page runs is done (its findings are on the page)."""
+    findings = viewer.findings
+    while not findings.ready.wait(0.5):
+        if viewer._stop.is_set():
+            return
+    report = findings.report
+    if report is None:
+        print(f"check: not done: {findings.error}", flush=True)
+    else:
+        print(f"check: {len(report.errors)} error(s), {len(report.warnings)} warning(s), shown on the page", flush=True)
+
+
 def _on_signal(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt  # SIGTERM too: stop serving the same way
 
@@ -112,6 +126,8 @@ def cmd_view(args: argparse.Namespace) -> int:
         print(f"viewing {args.input}{robot} at {viewer.url} (Ctrl-C to stop)", flush=True)
         if viewer.exposure is not None:
             print(f"warning: {viewer.exposure}", file=sys.stderr, flush=True)
+        if viewer.findings is not None:
+            threading.Thread(target=_say_when_checked, args=(viewer,), name="view-check-line", daemon=True).start()
         viewer.wait()
     except KeyboardInterrupt:
         pass

@@ -616,6 +616,7 @@ class Viewer:
             if not self._websocket._live_connections:
                 # Nobody watches: nothing is drawn until a page connects (or a seek, or stop).
                 self._dirty.wait()
+                self._dirty.clear()
                 last_t = None
                 continue
             tick = time.monotonic()
