@@ -29,8 +29,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from .core.atomic import read_input
 from .core.errors import ReadError, UnknownFormatError, WriteError
+from .core.inputs import interruptible, read_input, refuse_binary
 from .core.notices import NoticeKind, collect, notify
 from .core.options import Option, build_options, options_of
 
@@ -358,18 +358,6 @@ def read_head(path: Path, size: int = SNIFF_BYTES) -> str:
     return read_input(path, size).decode("utf-8", errors="replace")
 
 
-#: How far a text format's file is searched for a NUL byte before it is read.
-TEXT_PROBE = 1 << 16
-
-
-def _refuse_binary(path: Path) -> None:
-    """A text format's file with a NUL byte near its start is no such file (zeros, an image)."""
-    head = read_input(path, TEXT_PROBE)
-    nul = head.find(b"\0")
-    if nul >= 0:
-        raise ReadError(path, "binary data (a NUL byte), not a text file", offset=nul)
-
-
 def codec_for_path(path: str | os.PathLike[str], *, for_write: bool = False) -> CodecInfo:
     """The codec for ``path``, by suffix and (for shared suffixes, on read) by content."""
     p = Path(path)
@@ -420,11 +408,12 @@ def read(path: str | os.PathLike[str], format: str | None = None, **options: Any
     try:
         if not p.exists():
             raise ReadError(p, "no such file")
-        info = codec_by_name(format) if format else codec_for_path(p)
-        if info.text and not p.is_dir():
-            _refuse_binary(p)
-        with collect() as report:
-            motion_file = info.read(p, **options)
+        with interruptible():  # SIGTERM ends even a parse in native code
+            info = codec_by_name(format) if format else codec_for_path(p)
+            if info.text and not p.is_dir():
+                refuse_binary(p)
+            with collect() as report:
+                motion_file = info.read(p, **options)
     except OSError as exc:  # a file or folder this user may not read, a device gone, …
         raise ReadError(p, _os_reason(exc, p)) from exc
     motion_file.notices = tuple(report.notices)

@@ -20,7 +20,7 @@ import numpy as np
 
 from motion_formats_ros import CODECS, read, write
 from motion_formats_ros.core.examples import biped_urdf, biped_walk, peak_rates
-from motion_formats_ros.core.urdf import joint_limits
+from motion_formats_ros.core.urdf_limits import joint_limits
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "out" / "demo"

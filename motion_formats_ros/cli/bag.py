@@ -54,6 +54,12 @@ def add_parsers(sub: Any) -> None:
         help="robot model (.urdf, .urdf.xacro): also write /robot_description and every link's TF as "
         "robot_state_publisher would (--body FILE does the same with a Choreonoid model)",
     )
+    p.add_argument(
+        "--balance-series",
+        action="store_true",
+        help="with --urdf/--body and a motion with a root pose: also write the centre of mass and the ZMP "
+        "(the motion check's) as /com and /zmp, geometry_msgs/PointStamped in the world frame",
+    )
     p.add_argument("--joints", type=name_list_or_none, help="keep only these joints, in this order (a,b,c)")
     p.add_argument("--start", type=values.seconds, help="drop frames before this time (s)")
     p.add_argument("--end", type=values.seconds, help="drop frames after this time (s)")
@@ -86,6 +92,33 @@ def cmd_bag2motion(args: argparse.Namespace) -> int:
     return 0
 
 
+def _with_balance_series(motion_file: Any, robot: Any) -> Any:
+    """The file with its first group's centre of mass and ZMP added as the series ``com`` and ``zmp``."""
+    if robot is None:
+        raise MotionValueError("--balance-series needs the robot model: give --urdf FILE or --body FILE")
+    import dataclasses
+
+    import numpy as np
+
+    from ..core.model import Series
+    from ..core.notices import NoticeKind, notify
+    from ..safety import balance_series
+
+    name = next(iter(motion_file.groups))
+    motion = motion_file.groups[name]
+    com, zmp = balance_series(robot, motion)
+    series = {**motion.series, "com": Series(com, "world", ("x", "y", "z"))}
+    undefined = int((~np.isfinite(zmp).all(axis=1)).sum())
+    if undefined:
+        notify(
+            NoticeKind.SKIPPED,
+            f"the ZMP is undefined in {undefined} frames (the ground is not pressed): /zmp not written",
+        )
+    else:
+        series["zmp"] = Series(zmp, "world", ("x", "y"))
+    return motion_file.map(lambda m: dataclasses.replace(m, series=series) if m is motion else m)
+
+
 def cmd_motion2bag(args: argparse.Namespace) -> int:
     if same_file(args.input, args.bag):
         raise WriteError(args.bag, "the output is the input; the input is never modified")
@@ -114,6 +147,8 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
             options.pop("body")  # only the robot model here; the format names its joints itself
     motion_file = read(args.input, format=args.from_format, **options)
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
+    if args.balance_series:
+        motion_file = _with_balance_series(motion_file, robot)
     write(motion_file, args.bag, format="rosbag", overwrite=args.overwrite, **writes)
     from ..codecs.rosbag import resolved_compression, resolved_storage
 

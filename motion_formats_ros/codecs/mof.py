@@ -54,8 +54,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..core import joint_maps
-from ..core.atomic import check_writable, read_input, write_bytes_atomic
+from ..core.atomic import check_writable, write_bytes_atomic
 from ..core.errors import NoMotionError, ReadError, SelectionError, WriteError, excerpt
+from ..core.inputs import read_input
 from ..core.keyframes import reduce_keyframes, warn_lossy_write
 from ..core.model import CodecRecord, Motion, MotionFile
 from ..core.notices import NoticeKind, collect, notify

@@ -43,8 +43,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..core import joint_maps
-from ..core.atomic import check_writable, read_input, write_bytes_atomic
+from ..core.atomic import check_writable, write_bytes_atomic
 from ..core.errors import ReadError, WriteError
+from ..core.inputs import read_input
 from ..core.model import CodecRecord, Motion, MotionFile, Series
 from ..core.notices import NoticeKind, collect, notify
 from ..core.options import option
@@ -103,8 +104,32 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
             to name the joints; by default the map whose design labels include the file's,
             else the one that knows every locator.
     """
-    data = read_input(path)
+    data = read_input(path, head=(4 + SECTION.size, _head_check(path)))
     return decode(data, path, joint_map=(options or ReadOptions()).joint_map)
+
+
+def _head_check(path: str | Path) -> Any:
+    """The magic and the first section's header, checked before the rest of the file is read."""
+
+    def check(first: bytes, size: int) -> None:
+        if first[:4] != MAGIC:
+            raise ReadError(path, f"bad magic {first[:4]!r}, expected {MAGIC!r}", offset=0)
+        if len(first) == 4 + SECTION.size:
+            number, length = SECTION.unpack_from(first, 4)
+            problem = _section_problem(number, length, size - 4)
+            if problem is not None:
+                raise ReadError(path, problem, offset=8)
+
+    return check
+
+
+def _section_problem(number: int, length: int, left: int) -> str | None:
+    """What is wrong with a section header (number, size) that has ``left`` bytes of the file from its start."""
+    if length < SECTION.size:
+        return f"section {number} size {length} is smaller than its {SECTION.size}-byte header"
+    if length > left:
+        return f"section {number} size {length} runs past the end of the file ({left} bytes left)"
+    return None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,15 +220,11 @@ class _Parser:
             if size - offset < SECTION.size:
                 raise self.fail(offset, f"truncated section header: {size - offset} bytes left, {SECTION.size} needed")
             number, length = SECTION.unpack_from(data, offset)
-            if length < SECTION.size:
-                raise self.fail(
-                    offset + 4, f"section {number} size {length} is smaller than its {SECTION.size}-byte header"
-                )
-            if length > size - offset:
-                raise self.fail(
-                    offset + 4,
-                    f"section {number} size {length} runs past the end of the file ({size - offset} bytes left)",
-                )
+            if number == 1 and self._content_only(offset, length):
+                length += SECTION.size
+            problem = _section_problem(number, length, size - offset)
+            if problem is not None:
+                raise self.fail(offset + 4, problem)
             if number in self.sections:
                 raise self.fail(offset, f"section {number} appears twice (first at byte {self.sections[number][0]})")
             self.sections[number] = (offset, length)
@@ -212,6 +233,27 @@ class _Parser:
         for number in _REQUIRED:
             if number not in self.sections:
                 raise self.fail(size, f"missing section {number}")
+
+    def _next_fits(self, at: int, number: int) -> bool:
+        """Whether a section header ``number`` whose size fits the file starts at ``at``."""
+        if at + SECTION.size > len(self.data):
+            return False
+        found, length = SECTION.unpack_from(self.data, at)
+        return found == number and _section_problem(found, length, len(self.data) - at) is None
+
+    def _content_only(self, offset: int, length: int) -> bool:
+        """A section 1 whose size counts only its content (a variant some ERS-7 motion editors
+        write, e.g. Skitter): section 2 starts 8 bytes after where the size says, not at it."""
+        if self._next_fits(offset + length, 2) or not self._next_fits(offset + SECTION.size + length, 2):
+            return False
+        notify(
+            NoticeKind.READ_CHOICE,
+            f"byte {offset + 4}: section 1 size {length} counts only its content (section 2 starts "
+            f"{SECTION.size} bytes later, after the header); read as {length + SECTION.size}, and written so",
+            file=self.path,
+            stacklevel=5,
+        )
+        return True
 
     def header(self) -> _Header:
         """Section 0."""
@@ -229,10 +271,52 @@ class _Parser:
         s1, n1 = self.sections[1]
         end1 = s1 + n1
         name, pos = self.string(s1 + 8, end1, 1, "motion name")
+        longer = self._longer_name(s1 + 8, pos, end1)
+        if longer is not None:
+            name, pos = longer
         creator, pos = self.string(pos, end1, 1, "creator")
         design_label, pos = self.string(pos, end1, 1, "design label")
         self.tails["1"] = self.data[pos:end1].hex()
         return name, creator, design_label
+
+    def _strings_end(self, pos: int, end: int, count: int) -> int | None:
+        """Where ``count`` length-prefixed printable strings from ``pos`` end, if they fit by ``end``."""
+        for _ in range(count):
+            if pos >= end or pos + 1 + self.data[pos] > end:
+                return None
+            n = self.data[pos]
+            if (
+                not self.data[pos + 1 : pos + 1 + n].isascii()
+                or not self.data[pos + 1 : pos + 1 + n].decode().isprintable()
+            ):
+                return None
+            pos += 1 + n
+        return pos
+
+    def _longer_name(self, start: int, after: int, end: int) -> tuple[str, int] | None:
+        """A motion name that runs past its length byte (some ERS-7 editors write a shorter length).
+
+        Taken only when the creator and design label as written do not fit the section while,
+        after a longer printable name, they do and only padding (under 4 zero bytes) follows.
+        Returns (name, the creator's position) or None.
+        """
+        if self._strings_end(after, end, 2) is not None:
+            return None
+        for pos in range(after, end):
+            if not 0x20 <= self.data[pos - 1] < 0x7F:
+                return None  # the name's characters end here
+            tail = self._strings_end(pos, end, 2)
+            if tail is not None and end - tail < 4 and not any(self.data[tail:end]):
+                name = self.data[start + 1 : pos].decode("latin-1")
+                notify(
+                    NoticeKind.READ_CHOICE,
+                    f"byte {start}: the motion name's length byte says {self.data[start]}, the name runs "
+                    f"{len(name)} bytes ({name!r}); read whole, and written with its own length",
+                    file=self.path,
+                    stacklevel=5,
+                )
+                return name, pos
+        return None
 
     def locators(self) -> list[str]:
         """Section 2: the joints' PRM locators, each once."""

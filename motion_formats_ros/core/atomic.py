@@ -1,4 +1,4 @@
-"""Atomic file output and bounded file input shared by the codecs.
+"""Atomic file output shared by the codecs (bounded input is :mod:`.inputs`).
 
 Every output is written under a temporary name beside it, ``.NAME.<host>-<pid>.<random>.tmp``
 (a file, or a folder for a rosbag2 folder), and put in place in one step: a rename over a
@@ -28,27 +28,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import ReadError, WriteError, spelled
+from .errors import WriteError, spelled
 from .notices import NoticeKind, check_commit, notify
-
-
-def read_input(
-    path: str | os.PathLike[str], size: int = -1, *, name: str | os.PathLike[str] | None = None, what: str = ""
-) -> bytes:
-    """The bytes of an input file (its first ``size`` bytes when given).
-
-    Every codec reads its input through this, so that a file the system will not give
-    (missing, a folder, no permission) is a :class:`ReadError` naming it (``name``, when
-    the user knows the file by another name than ``path``; ``what`` says what the file is for).
-    """
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(size)
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ReadError(
-            path if name is None else name, f"cannot read the {what}: {reason}" if what else reason
-        ) from exc
 
 
 def _read_umask() -> int:

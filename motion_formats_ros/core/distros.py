@@ -9,6 +9,19 @@ from __future__ import annotations
 
 from .options import ChoiceEnum
 
+
+class Distro(ChoiceEnum):
+    """A ROS distribution whose message types the bag codec knows (see :data:`DISTROS`)."""
+
+    NOETIC = "noetic"
+    FOXY = "foxy"
+    GALACTIC = "galactic"
+    HUMBLE = "humble"
+    IRON = "iron"
+    JAZZY = "jazzy"
+    KILTED = "kilted"
+
+
 #: ``--distro`` names → rosbags typestores (reading).
 DISTROS = {
     "noetic": "ros1_noetic",

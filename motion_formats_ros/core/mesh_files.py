@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import struct
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import require
+from .errors import ReadError, require
+from .inputs import TEXT_PROBE, read_input
+
+#: Mesh kinds that are text (a NUL byte near the start: not such a file); an STL may be either.
+_TEXT_MESHES = (".obj", ".dae", ".stl")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,10 +54,15 @@ def package_roots(extra: Iterable[str | os.PathLike[str]] = ()) -> list[tuple[st
 
 
 def resolve(filename: str, base: Path | None, roots: Sequence[tuple[str, Path]]) -> Path | None:
-    """The file a mesh name refers to, or None when it is not found."""
+    """The file a mesh name refers to, or None when it is not found.
+
+    A ``package://`` name stays inside its package: a ``..`` in it finds nothing.
+    """
     if filename.startswith("package://"):
         rest = filename[len("package://") :]
         package, _, inner = rest.partition("/")
+        if not package or ".." in Path(rest).parts or Path(inner).is_absolute():
+            return None
         for kind, root in roots:
             candidates = (
                 [root / "share" / package / inner]
@@ -71,6 +81,30 @@ def resolve(filename: str, base: Path | None, roots: Sequence[tuple[str, Path]])
     return path if path.is_file() else None
 
 
+def _check_file(path: Path) -> None:
+    """A mesh file that is no regular file, or whose start is not of its kind (an STL whose
+    size is not the one its triangle count gives, zeros where text belongs), is refused
+    before trimesh reads it (ValueError naming the file)."""
+    try:
+        head = read_input(path, TEXT_PROBE)
+    except ReadError as exc:
+        raise ValueError(str(exc)) from None
+    size = path.stat().st_size
+    if path.suffix.lower() == ".stl" and len(head) >= 84:
+        (count,) = struct.unpack_from("<I", head, 80)
+        if size == 84 + 50 * count:
+            return  # a binary STL
+        if head.lstrip()[:5].lower() != b"solid":
+            raise ValueError(
+                f"{path}: not an STL: {size} bytes, where a binary STL of the {count} triangles its header "
+                f"declares has {84 + 50 * count}, and no ASCII STL's 'solid' at the start"
+            )
+    if path.suffix.lower() in _TEXT_MESHES:
+        nul = head.find(b"\0")
+        if nul >= 0:
+            raise ValueError(f"{path}: byte {nul}: binary data (a NUL byte) in a text mesh file")
+
+
 def load_mesh(path: Path, scale: Sequence[float] = (1.0, 1.0, 1.0), *, extra: str = "view") -> TriMesh:
     """One mesh of every geometry in the file (scaled), or ValueError when it cannot be read.
 
@@ -78,6 +112,7 @@ def load_mesh(path: Path, scale: Sequence[float] = (1.0, 1.0, 1.0), *, extra: st
         extra: The extra that brings trimesh to the caller (named when it is missing).
     """
     trimesh = _trimesh(extra)
+    _check_file(path)
     try:
         loaded = trimesh.load(str(path), force="mesh", process=False)
     except Exception as exc:  # trimesh raises many kinds for bad files

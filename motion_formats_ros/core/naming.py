@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from .atomic import read_input
 from .errors import ReadError
+from .inputs import TEXT_PROBE, read_input, text_check
 from .options import option
 from .serial.yaml import SafeLoader, YamlError, check_expansion, error_line
 
@@ -70,20 +70,21 @@ def resolve_names(path: str | os.PathLike[str], options: NamingOptions) -> Names
     return body_names or Names()
 
 
-def load_safe(path: str | os.PathLike[str], what: str) -> Any:
-    """The YAML document of the file ``path`` (the ``what`` of the error messages)."""
-    data = read_input(path, what=what)
+def load_safe(path: str | os.PathLike[str], what: str, loader: type = SafeLoader) -> Any:
+    """The YAML document of the file ``path`` (the ``what`` of the error messages), read by
+    ``loader`` (PyYAML's safe loader, or one made from it)."""
+    data = read_input(path, what=what, head=(TEXT_PROBE, text_check(path, what)))
     try:
         text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
         raise ReadError(path, f"cannot read the {what}: {exc}") from None
-    return parse_safe(text, path, what)
+    return parse_safe(text, path, what, loader)
 
 
-def parse_safe(text: str, path: str | os.PathLike[str], what: str) -> Any:
+def parse_safe(text: str, path: str | os.PathLike[str], what: str, loader: type = SafeLoader) -> Any:
     """The YAML document ``text`` of ``path``: safe loader, expansion limit, one-line errors."""
     try:
-        doc = yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
+        doc = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader or one made from it
         check_expansion(doc, text)
         return doc
     except YamlError as exc:

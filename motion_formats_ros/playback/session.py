@@ -180,16 +180,7 @@ class PlaybackSession:
         # defined value; joints only the state can give are left to the final resolution.
         self.motion = self.resolve({}, preliminary=True)
         self.limits, self.limits_source = self._limits(loaded.limits)
-        if self.limits:
-            checked = self._check(self.motion)
-            if checked:
-                self.log(
-                    "info",
-                    f"motion within the limits: {len(checked)} of the motion's {len(self.motion.joint_names)} joints "
-                    f"checked against the limits from {self.limits_source}",
-                )
-        else:
-            self.log("info", "no joint limits given (urdf_file, robot_description, body_file): nothing checked")
+        self._preflight(self.motion, first=True)
         self.clock = self._clock()
         self.sampler = FrameSampler(self.motion)
         rate = config.stream_rate
@@ -236,9 +227,32 @@ class PlaybackSession:
     def prepare(self, current: Mapping[str, float], heard_on: str = "") -> None:
         """The final motion, once the robot's state is known (empty: nobody publishes it on ``heard_on``)."""
         self.motion = self.resolve(current, heard_on=heard_on)
-        if current and self.limits:
-            self._check(self.motion)
+        if current:  # the robot's state changed what is played: checked again
+            self._preflight(self.motion)
         self.sampler = FrameSampler(self.motion)
+
+    # ----------------------------------------------------------------- checks before playing
+    def _preflight(self, motion: Motion, first: bool = False) -> None:
+        """Every check made before ``motion`` is played: the one place for them.
+
+        Run on the file's motion when the session is made (``first``: the log says what was
+        checked) and again on the final motion when the robot's state has changed it. Today
+        the joint limits (a mimic joint against its own).
+
+        Raises:
+            PlayerError: A check refuses the motion.
+        """
+        if not self.limits:
+            if first:
+                self.log("info", "no joint limits given (urdf_file, robot_description, body_file): nothing checked")
+            return
+        checked = self._check(motion)
+        if first and checked:
+            self.log(
+                "info",
+                f"motion within the limits: {len(checked)} of the motion's {len(motion.joint_names)} joints "
+                f"checked against the limits from {self.limits_source}",
+            )
 
     # ----------------------------------------------------------------- limits
     def _limits(self, file_limits: Mapping[str, JointLimit]) -> tuple[dict[str, JointLimit], str]:

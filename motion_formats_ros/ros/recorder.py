@@ -47,6 +47,7 @@ from ..core.errors import MotionFormatError, UnknownFormatError, WriteError
 from ..core.merge import imu_name, imu_row, joint_state_problem
 from ..core.model import MotionFile
 from ..core.options import setting
+from ..core.stamps import Stamps
 from ..recording.journal import ERROR_NAME, ERROR_STREAM, JournalWriter, assemble, read_journal
 from ..registry import codec_by_name, codec_for_path, write
 from .scaffold import LATCHED_SUB_QOS, RECORD_QOS, Param, ParameterError, declare_config, parameters, run
@@ -74,11 +75,7 @@ class RecorderConfig:
         "recorded as the target group, feedback as actual, error as actual's 'error' channel",
     )
     rate: float = setting(0.0, "0 keeps every sample with its own time; > 0 resamples to this rate (Hz)", minimum=0.0)
-    stamps: str = setting(
-        "auto",
-        "header | receive | auto (receive time when header stamps are zero)",
-        choices=("auto", "header", "receive"),
-    )
+    stamps: Stamps = setting(Stamps.AUTO, "header | receive | auto (receive time when header stamps are zero)")
     name: str = setting("", "motion name stored in the file")
     robot: str = setting("", "robot name stored in the file")
     seq_version: int = setting(2, "Choreonoid .seq format version (2 or 4)", choices=(2, 4))

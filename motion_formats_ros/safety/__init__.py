@@ -16,7 +16,16 @@ and inertias) and joint position, velocity, acceleration and jerk limits exceede
 
 from __future__ import annotations
 
-from .check import DEFAULT_RATE, Checker, check
+from .check import DEFAULT_RATE, Checker, balance_series, check
 from .findings import KINDS, BalanceSeries, CheckReport, Finding
 
-__all__ = ["DEFAULT_RATE", "KINDS", "BalanceSeries", "CheckReport", "Checker", "Finding", "check"]
+__all__ = [
+    "DEFAULT_RATE",
+    "KINDS",
+    "BalanceSeries",
+    "CheckReport",
+    "Checker",
+    "Finding",
+    "balance_series",
+    "check",
+]

@@ -296,6 +296,25 @@ def _single_joints(motion: Motion) -> tuple[tuple[str, ...], FloatArray]:
     return tuple(names), np.asarray(motion.position, dtype=np.float64)
 
 
+def balance_series(model: RobotModel, motion: Motion) -> tuple[FloatArray, FloatArray]:
+    """The centre of mass (N, 3) and ZMP (N, 2; NaN where the ground is not pressed) at the motion's
+    own frames, from the model's masses and inertias and the motion's root pose (no collision
+    geometry needed).
+
+    Raises:
+        MotionValueError: The motion has no root pose, or the model no masses.
+    """
+    if motion.root_position is None and motion.root_orientation is None:
+        raise MotionValueError("the centre of mass and ZMP need a motion with a root pose (a floating base)")
+    masses = Masses.of(model)
+    if masses.total <= 0:
+        raise MotionValueError(f"{model.source or model.name}: the model states no masses")
+    names, positions = _single_joints(motion)
+    poses = model.link_poses(names, positions, motion.root_position, motion.root_orientation)
+    times = np.asarray(motion.times, dtype=np.float64)
+    return zmp(masses, quat_to_matrix(poses.rotation), poses.translation, poses.rotation, times)
+
+
 def check(
     motion: Motion | MotionFile,
     robot: RobotModel | str | os.PathLike[str] | Checker,
@@ -330,4 +349,4 @@ def check(
     return report
 
 
-__all__ = ["DEFAULT_RATE", "Checker", "check"]
+__all__ = ["DEFAULT_RATE", "Checker", "balance_series", "check"]

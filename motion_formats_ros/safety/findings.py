@@ -212,4 +212,13 @@ def sort_findings(findings: Sequence[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (KINDS.index(f.kind), f.start, f.links, f.joint or ""))
 
 
-__all__ = ["KINDS", "WARNING_KINDS", "WORST", "BalanceSeries", "CheckReport", "Finding", "intervals", "sort_findings"]
+__all__ = [
+    "KINDS",
+    "WARNING_KINDS",
+    "WORST",
+    "BalanceSeries",
+    "CheckReport",
+    "Finding",
+    "intervals",
+    "sort_findings",
+]

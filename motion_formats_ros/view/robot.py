@@ -144,14 +144,15 @@ class RobotDrawing:
             if key not in cache:
                 path = meshes.resolve(g.filename, base, roots)
                 mesh = None
-                if path is not None:
+                if path is None:
+                    if g.filename not in self.missing_meshes:
+                        self.missing_meshes.append(g.filename)
+                else:
                     try:
                         mesh = meshes.load_mesh(path, scale)
-                    except ValueError as exc:
-                        notify(NoticeKind.SKIPPED, str(exc), file=str(path), stacklevel=2)
+                    except ValueError as exc:  # found but unreadable: said here (exc names it), not "not found"
+                        notify(NoticeKind.SKIPPED, f"{exc}; the visual is not drawn", stacklevel=2)
                 cache[key] = mesh
-            if cache[key] is None and g.filename not in self.missing_meshes:
-                self.missing_meshes.append(g.filename)
             return cache[key]  # type: ignore[no-any-return]
         return None
 

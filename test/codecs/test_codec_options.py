@@ -200,7 +200,7 @@ def test_the_cli_lists_each_formats_options_in_the_codec_rows() -> None:
 
 def test_a_fixed_set_is_an_enum_the_options_layer_checks_and_types() -> None:
     from motion_formats_ros.codecs import mof, omf, rosbag, seq
-    from motion_formats_ros.core.distros import Compression, Storage
+    from motion_formats_ros.core.distros import WRITE_DISTROS, Compression, Distro, Storage
     from motion_formats_ros.core.options import build_options
     from motion_formats_ros.core.spatial import SE3Format
     from motion_formats_ros.core.stamps import Stamps
@@ -214,6 +214,7 @@ def test_a_fixed_set_is_an_enum_the_options_layer_checks_and_types() -> None:
         (rosbag.ReadOptions, "stamps"): Stamps,
         (rosbag.WriteOptions, "storage"): Storage,
         (rosbag.WriteOptions, "compression"): Compression,
+        (rosbag.ReadOptions, "distro"): Distro,
     }
     for (cls, name), kind in fields.items():
         declared = {o.name: o for o in options_of(cls)}[name]
@@ -227,6 +228,11 @@ def test_a_fixed_set_is_an_enum_the_options_layer_checks_and_types() -> None:
     with pytest.raises(OptionError, match=r"'compression' expects one of 'zstd', 'lz4', 'none', got 'gzip'"):
         build_options("rosbag", "write", rosbag.WriteOptions, {"compression": "gzip"})
     assert rosbag.ReadOptions().stamps is Stamps.AUTO
+    written_for = {o.name: o for o in options_of(rosbag.WriteOptions)}["distro"]
+    assert written_for.enum is Distro and written_for.choices == WRITE_DISTROS  # a subset of the members
+    assert build_options("rosbag", "write", rosbag.WriteOptions, {"distro": "kilted"}).distro is Distro.KILTED
+    with pytest.raises(OptionError, match=r"'distro' expects one of 'humble', 'jazzy', 'kilted', got 'noetic'"):
+        build_options("rosbag", "write", rosbag.WriteOptions, {"distro": "noetic"})
 
 
 def test_an_enum_member_or_its_text_writes_the_same_file(tmp_path: Path) -> None:

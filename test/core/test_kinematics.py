@@ -32,7 +32,7 @@ from motion_formats_ros.core.kinematics import (
     Sphere,
     load_robot_model,
 )
-from motion_formats_ros.core.urdf import joint_limits
+from motion_formats_ros.core.urdf_limits import joint_limits
 
 yourdfpy = pytest.importorskip("yourdfpy", reason="yourdfpy (the test extra) is the independent FK")
 
@@ -594,3 +594,73 @@ def test_urdf_colours_by_name_and_shapes() -> None:
     assert [[v.rgba for v in link.visuals] for link in again.links] == [
         [v.rgba for v in link.visuals] for link in model.links
     ]
+
+
+SPHERE_BODY = """name: r
+links:
+  - name: base
+    jointType: free
+    elements:
+      - type: Shape
+        geometry: {{type: Sphere, radius: {radius}}}
+  - name: arm
+    parent: base
+    jointType: revolute
+    elements:
+      Shape:
+        geometry:
+          type: Box
+          size: {size}
+"""
+
+
+RADIUS = r":7: links\[0\] \(base\)\.elements\[0\]\.geometry\.radius: "
+SIZE = r":15: links\[1\] \(arm\)\.elements\.Shape\.geometry\.size: "
+
+
+@pytest.mark.parametrize(
+    ("radius", "size", "message"),
+    [
+        (
+            ".nan",
+            "[1, 1, 1]",
+            r":7: links\[0\] \(base\)\.elements\[0\]\.geometry\.radius: expected a size above 0, got nan$",
+        ),
+        (
+            "-1",
+            "[1, 1, 1]",
+            r":7: links\[0\] \(base\)\.elements\[0\]\.geometry\.radius: expected a size above 0, got -1$",
+        ),
+        ("0.1", "[1, .inf, 1]", r":15: links\[1\] \(arm\)\.elements\.Shape\.geometry\.size: expected 3 finite numbers"),
+        ("0.1", "[1, 0, 1]", r":15: links\[1\] \(arm\)\.elements\.Shape\.geometry\.size: expected sizes above 0, got"),
+    ],
+)
+def test_body_sizes_must_be_finite_and_above_zero(tmp_path: Path, radius: str, size: str, message: str) -> None:
+    path = tmp_path / "bad.body"
+    path.write_text(SPHERE_BODY.format(radius=radius, size=size), encoding="utf-8")
+    with pytest.raises(ReadError, match=r"bad\.body" + message):
+        load_robot_model(path)
+
+
+def test_body_numbers_are_read_as_yaml_1_2_floats(tmp_path: Path) -> None:
+    path = tmp_path / "floats.body"
+    path.write_text(
+        "name: r\nlinks:\n  - {name: base, jointType: free}\n"
+        "  - {name: arm, parent: base, jointType: revolute, translation: [1e-3, 0, 0.1], jointRange: [-1.5e2, 15E1]}\n",
+        encoding="utf-8",
+    )
+    model = load_robot_model(path)
+    np.testing.assert_array_equal(model.joint("arm").origin_xyz, [0.001, 0.0, 0.1])
+    limit = model.joint("arm").limit
+    assert limit is not None and limit.upper == pytest.approx(math.radians(150.0))
+
+
+def test_an_axis_error_shows_plain_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "axis.body"
+    path.write_text(
+        "name: r\nlinks:\n  - {name: base, jointType: free}\n"
+        "  - {name: arm, parent: base, jointType: revolute, jointAxis: [0, 0, 0]}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ReadError, match=r"the axis \[0\.0, 0\.0, 0\.0\] has no direction$"):
+        load_robot_model(path)

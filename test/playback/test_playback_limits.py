@@ -7,7 +7,7 @@ import pytest
 from motion_formats_ros import Motion, ReadError
 from motion_formats_ros.core.examples import biped_urdf
 from motion_formats_ros.core.model import JointLimit
-from motion_formats_ros.core.urdf import joint_limits
+from motion_formats_ros.core.urdf_limits import joint_limits
 from motion_formats_ros.playback.limits import LimitViolationError, check_limits
 
 

@@ -15,8 +15,12 @@ def test_schedule_does_not_drift_after_a_late_tick() -> None:
     late = s.wait()
     assert (late - first) % s.period_ns == 0  # still on the grid
     assert s.skipped >= 1
+    skipped = s.skipped
     ticks = [s.wait() for _ in range(20)]
-    assert all(b - a == s.period_ns for a, b in itertools.pairwise(ticks))
+    steps = [b - a for a, b in itertools.pairwise(ticks)]
+    assert all(step > 0 and step % s.period_ns == 0 for step in steps)  # on the grid, however late
+    # A loaded machine may wake late: each tick not one period after the last was counted skipped.
+    assert sum(step // s.period_ns - 1 for step in steps) == s.skipped - skipped
 
 
 def test_pace_says_the_rate_achieved_while_ticks_are_skipped_and_nothing_when_kept() -> None:

@@ -123,3 +123,34 @@ def test_cli_series_of_a_shaken_robot(talos: Checker, tmp_path: Path) -> None:
     zmp_y = np.array([row[1] for row in series["zmp"]])
     com_y = np.array([row[1] for row in series["com"]])
     assert np.ptp(zmp_y) > 5 * np.ptp(com_y)  # the shaking moves the ZMP far more than the CoM
+
+
+def test_motion2bag_writes_com_and_zmp(talos: Checker, tmp_path: Path) -> None:
+    from rosbags.highlevel import AnyReader
+    from rosbags.typesys import Stores, get_typestore
+
+    from motion_formats_ros.safety import balance_series
+
+    motion = standing(talos, n=100, rate=100.0)
+    assert motion.root_position is not None
+    motion.root_position[:, 0] += 0.02 * np.sin(2 * math.pi * 1.0 * motion.times)
+    path = tmp_path / "sway.csv"
+    write(MotionFile.single(motion), path)
+    bag = tmp_path / "sway_bag"
+    status, _, err, _ = cli("motion2bag", path, bag, "--urdf", robot_file(*TALOS_URDF), "--balance-series", blocked=())
+    assert status == 0, err
+    com, zmp = balance_series(talos.model, motion)
+    with AnyReader([bag], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
+        topics = {c.topic: c.msgtype for c in reader.connections}
+        assert topics["/com"] == topics["/zmp"] == "geometry_msgs/msg/PointStamped"
+        got: dict[str, list[list[float]]] = {"/com": [], "/zmp": []}
+        for conn, _, raw in reader.messages(connections=[c for c in reader.connections if c.topic in got]):
+            msg = reader.deserialize(raw, conn.msgtype)
+            got[conn.topic].append([msg.point.x, msg.point.y, msg.point.z])
+            assert msg.header.frame_id == "world"
+    # (the CSV file holds the motion to its printed digits; the reference had the exact values)
+    np.testing.assert_allclose(np.array(got["/com"]), com, atol=1e-6)
+    np.testing.assert_allclose(np.array(got["/zmp"])[:, :2], zmp, atol=1e-6)
+    assert np.ptp(zmp[:, 0]) > np.ptp(com[:, 0])  # the sway's acceleration moves the ZMP further
+    status, _, err, _ = cli("motion2bag", path, tmp_path / "b2", "--balance-series", blocked=())
+    assert status == 1 and "--urdf" in err

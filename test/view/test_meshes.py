@@ -79,3 +79,29 @@ def test_a_mesh_file_is_read_and_scaled(tmp_path: Path) -> None:
     bad.write_bytes(b"\x00" * 10)
     with pytest.raises(ValueError, match=r"bad\.stl"):
         meshes.load_mesh(bad)
+
+
+def test_an_unreadable_mesh_is_said_once_and_not_called_not_found(tmp_path: Path) -> None:
+    pytest.importorskip("viser", reason="needs the view extra (viser)")
+    from motion_formats_ros.core.kinematics import RobotModel
+    from motion_formats_ros.view.page import _viser, choose_port
+    from motion_formats_ros.view.robot import RobotDrawing
+
+    (tmp_path / "bad.stl").write_bytes(b"\x00" * 100)
+    urdf = (
+        '<robot name="r"><link name="a"><visual><geometry><mesh filename="bad.stl"/></geometry></visual>'
+        '<visual><geometry><mesh filename="gone.stl"/></geometry></visual></link></robot>'
+    )
+    model = RobotModel.from_urdf(urdf, tmp_path / "r.urdf")
+    server = _viser().ViserServer(host="127.0.0.1", port=choose_port("127.0.0.1", None), verbose=False)
+    try:
+        with pytest.warns(UserWarning, match="bad.stl") as caught:
+            drawing = RobotDrawing(server, model, "/robot", base=tmp_path)
+    finally:
+        server.stop()
+    said = [str(w.message) for w in caught]
+    assert said == [
+        f"{tmp_path / 'bad.stl'}: not an STL: 100 bytes, where a binary STL of the 0 triangles its header "
+        "declares has 84, and no ASCII STL's 'solid' at the start; the visual is not drawn"
+    ]
+    assert drawing.missing_meshes == ["gone.stl"]

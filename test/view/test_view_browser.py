@@ -35,6 +35,8 @@ WIDTH, HEIGHT = 960, 600
 VIEW_WIDTH = 600
 #: Pixels that must differ (of 360k) for "drawn" and "moved".
 MIN_CHANGED = 300
+#: Seconds after which a wait counts as hung. Not a budget: each wait ends at its event.
+HUNG = 300.0
 
 COMMAND = [str(Path(sys.executable).parent / "motion-formats"), "view"]
 
@@ -43,7 +45,7 @@ COMMAND = [str(Path(sys.executable).parent / "motion-formats"), "view"]
 def browser() -> Iterator[Chromium]:
     if chromium_binary() is None:
         pytest.skip(NO_CHROMIUM)
-    b = Chromium(WIDTH, HEIGHT)
+    b = Chromium(WIDTH, HEIGHT, timeout=HUNG)
     try:
         yield b
     finally:
@@ -78,7 +80,7 @@ class Page:
 
 def open_page(browser: Chromium, url: str) -> None:
     browser.navigate(url)
-    browser.wait_for("document.body && document.body.innerText.includes('t = ')", timeout=30)
+    browser.wait_for("document.body && document.body.innerText.includes('t = ')", timeout=HUNG)
     # viser's note that WebGL runs in software covers part of the view.
     browser.evaluate("document.querySelectorAll('.mantine-Notifications-root').forEach(e => e.remove()); true")
 
@@ -154,8 +156,10 @@ def check_view(browser: Chromium, args: list[str], t1: float, t2: float, name: s
         assert moved > MIN_CHANGED, f"only {moved} pixels changed between {t1} s and {t2} s"
 
         click_button(browser, "Play")
-        browser.wait_for("[...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Pause')")
-        deadline = time.monotonic() + 10
+        browser.wait_for(
+            "[...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Pause')", timeout=HUNG
+        )
+        deadline = time.monotonic() + HUNG
         while shown_time(browser) < t2 + 0.2 and time.monotonic() < deadline:
             time.sleep(0.2)
         assert shown_time(browser) >= t2 + 0.2, "play did not advance the time"

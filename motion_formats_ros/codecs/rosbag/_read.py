@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...core.distros import DISTROS
+from ...core.distros import Distro
 from ...core.errors import ReadError, SelectionError, require
 from ...core.merge import (
     Command,
@@ -88,7 +88,7 @@ class ReadOptions:
     tf_topic: str = option("/tf", "the TF topic", metavar="TOPIC")
     tf_static_topic: str = option("/tf_static", "the static TF topic", metavar="TOPIC")
     hold: bool = option(False, "hold a joint's last value instead of NaN where it is absent")
-    distro: str | None = option(None, "typestore for types the bag does not define", choices=tuple(DISTROS))
+    distro: Distro | None = option(None, "typestore for types the bag does not define")
     progress: bool | None = option(None, "progress bar (default: on a terminal, for large bags)")
     bulk: bool = option(True, "decode regular JointState messages in bulk (numpy)")
     start: float | None = option(None, "drop frames before this time (from the first message)", unit="s")

@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...core.atomic import read_input
 from ...core.distros import DEFAULT_DISTRO, DISTROS
 from ...core.errors import MotionFormatError, ReadError
+from ...core.inputs import read_input
 from ...core.notices import NoticeKind, notify
 from ...core.serial.yaml import SafeLoader, YamlError, check_expansion
 from . import _mcap, _metadata, _types

@@ -42,7 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.atomic import check_writable, place, temp_folder
-from ...core.distros import DEFAULT_COMPRESSION, WRITE_DISTROS, Compression, Storage, default_write_distro
+from ...core.distros import DEFAULT_COMPRESSION, WRITE_DISTROS, Compression, Distro, Storage, default_write_distro
 from ...core.errors import WriteError
 from ...core.kinematics import MovingTransform, RobotModel, StaticTransform, load_robot_model
 from ...core.model import Motion, MotionFile
@@ -66,7 +66,7 @@ class WriteOptions:
     """Options of :func:`write_bag` (the CLI's ``motion2bag`` flags)."""
 
     storage: Storage | None = option(None, "storage plugin (default mcap)")
-    distro: str | None = option(
+    distro: Distro | None = option(
         None, "ROS distro the bag is written for (default: $ROS_DISTRO if known, else jazzy)", choices=WRITE_DISTROS
     )
     compression: Compression | None = option(
@@ -123,9 +123,7 @@ class _BagWriter:
         self.path = path
         self.options = options
         self.dropped: list[str] = []
-        distro = (options.distro or default_write_distro()).lower()
-        if distro not in WRITE_DISTROS:
-            raise ValueError(f"unknown ROS distro {options.distro!r} for writing; known: {', '.join(WRITE_DISTROS)}")
+        distro = str(options.distro or default_write_distro()).lower()
         self.distro = distro
         self.ts = typestore_for(distro)
         self.t = self.ts.types

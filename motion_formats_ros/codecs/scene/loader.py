@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ...core.atomic import read_input
 from ...core.errors import ReadError
+from ...core.inputs import read_input
 from ...core.serial.nesting import json_too_deep, too_deep_reason
 from .problems import PathPart, Problems, SceneError, json_path
 

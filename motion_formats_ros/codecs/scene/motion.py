@@ -25,6 +25,7 @@ from ...core.errors import ReadError
 from ...core.kinematics import Kinematics
 from ...core.model import CodecRecord, FrameTree, JointLimit, Motion, MotionFile
 from .preprocess import Scene
+from .problems import PathPart, json_path
 from .transforms import Ref, TransformError, Value
 
 FloatArray = npt.NDArray[np.float64]
@@ -184,8 +185,12 @@ def scene_to_motion_file(scene: Scene, rate: float | None = None, links: bool = 
     """
     try:
         motion = scene_to_motion(scene, rate, links)
-    except TransformError as exc:  # a pose driven by trajectory values that overflow
+    except TransformError as exc:  # a pose driven by trajectory values that overflow or are not finite
         field, _, reason = str(exc).partition(": ")
+        culprit = _nonfinite_point(scene)
+        if culprit is not None and reason:  # the value to fix, not the model whose pose it drives
+            where, value = culprit
+            raise ReadError(scene.path, f"{value} (not a finite number): {field}: {reason}", field=where) from None
         raise ReadError(scene.path, reason or field, field=field if reason else None) from None
     robots = scene.robots
     robot = scene.objects[robots[0]].model if len(robots) == 1 else ""
@@ -201,6 +206,17 @@ def scene_to_motion_file(scene: Scene, rate: float | None = None, links: bool = 
         joint_limits=typed_limits(limits),
         frame_tree=_frame_tree(scene),
     )
+
+
+def _nonfinite_point(scene: Scene) -> tuple[str, float] | None:
+    """The JSON path and value of the first control-point value that is not finite, if any."""
+    for name, trajectory in scene.trajectories.items():
+        bad = np.argwhere(~np.isfinite(trajectory.f))
+        if bad.size:
+            i, j = (int(k) for k in bad[0])
+            parts: list[PathPart] = ["trajectories", name, "controlPoints", i, "f"]
+            return json_path(parts if trajectory.scalar else [*parts, j]), float(trajectory.f[i, j])
+    return None
 
 
 def typed_limits(limits: dict[str, dict[str, float]]) -> dict[str, JointLimit]:

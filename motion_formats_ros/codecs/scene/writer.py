@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.errors import WriteError
+from ...core.inputs import read_input
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from ...core.options import option
@@ -79,10 +80,10 @@ def _collect_limits(
         for name, spelled in kept.limits.items():
             limits[str(name)] = _limits_from_option(spelled)
     if urdf is not None:
-        from ...core import urdf as urdf_module
+        from ...core.urdf_limits import joint_limits as urdf_limits
 
-        text = Path(urdf).read_text(encoding="utf-8")
-        for name, value in urdf_module.joint_limits(text, urdf).items():
+        text = read_input(urdf, what="robot model").decode("utf-8")
+        for name, value in urdf_limits(text, urdf).items():
             limits[name] = _limits_from_option(value)
     if joint_limits:
         for name, value in joint_limits.items():

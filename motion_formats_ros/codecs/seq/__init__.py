@@ -24,7 +24,7 @@ is unusual; errors always come from the YAML path, so they carry the same line n
 Writing emits Choreonoid's own layout (block nodes, one flow row per frame, ``%.9g``
 values or ``repr`` with ``lossless=True``), format version 2 by default or 4.
 
-Modules, one job each: :mod:`.schema` (versions, keys, types, sniffing), :mod:`.tree`
+Modules, one job each: :mod:`.schema` (versions, keys, types, sniffing), :mod:`.yaml_tree`
 (the YAML tree with lines), :mod:`.fields` (typed keys), :mod:`.components` (one
 component's frames), :mod:`.reader` (document → motion), :mod:`.fast` (the fast path),
 :mod:`.writer`. Names come from :mod:`motion_formats_ros.core.naming`.
@@ -36,16 +36,16 @@ import dataclasses
 import os
 from pathlib import Path
 
-from ...core.atomic import read_input
 from ...core.errors import ReadError
+from ...core.inputs import read_input
 from ...core.model import MotionFile
 from ...core.naming import Names, NamingOptions, load_body, load_joint_map, resolve_names
 from .fast import decode_fast, extract, from_skeleton
 from .reader import read_document
 from .record import SeqMotionRecord, SeqRecord
 from .schema import DEFAULT_VERSION, KEYS, READ_VERSIONS, WRITE_VERSIONS, DeclineError, sniff
-from .tree import load_yaml
 from .writer import WriteOptions, encode, write
+from .yaml_tree import load_yaml
 
 
 @dataclasses.dataclass(frozen=True)

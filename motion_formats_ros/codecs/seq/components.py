@@ -27,7 +27,7 @@ from .schema import (
     camel,
     kind_of,
 )
-from .tree import YMap, YSeq, plain
+from .yaml_tree import YMap, YSeq, plain
 
 
 class Component:

@@ -19,7 +19,7 @@ from ...core.notices import collect, relay
 from ...core.serial.yaml import Rows, extract_rows
 from .reader import read_document
 from .schema import DeclineError
-from .tree import load_yaml
+from .yaml_tree import load_yaml
 
 
 def extract(data: bytes | str) -> tuple[str, dict[str, Rows]] | None:

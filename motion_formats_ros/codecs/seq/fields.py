@@ -9,7 +9,7 @@ from typing import Any
 
 from ...core.errors import ReadError
 from .schema import KEYS
-from .tree import YMap
+from .yaml_tree import YMap
 
 
 class Fields:

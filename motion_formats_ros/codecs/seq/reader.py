@@ -21,7 +21,7 @@ from ...core.spatial import se3_to_pose
 from .components import Component, ComponentReader
 from .record import SeqMotionRecord, SeqRecord
 from .schema import START_TIME_KEY, TOP_KEYS, camel, kind_of
-from .tree import YMap, YSeq, plain
+from .yaml_tree import YMap, YSeq, plain
 
 #: The order in which components are placed on the time base (the first longest wins).
 _CHANNEL_ORDER = ("position", "link", "velocity", "effort", "zmp")

@@ -305,8 +305,8 @@ def _note_dropped(m: Motion, dropped: list[str]) -> None:
 class WriteOptions:
     """Options of :func:`write`."""
 
-    version: int | str | None = option(
-        None, "format version: 2 (camelCase keys, the default) or 4 (snake_case)", metavar="2|4"
+    version: int | None = option(
+        None, "format version: 2 (camelCase keys, the default) or 4 (snake_case)", choices=WRITE_VERSIONS
     )
     lossless: bool = option(False, "values as shortest round-trip repr instead of %.9g")
     se3_format: SE3Format | None = option(None, "pose layout: XYZQWQXQYQZ (the default), XYZQXQYQZQW or XYZRPY")

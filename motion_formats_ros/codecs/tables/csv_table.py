@@ -16,8 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ...core.atomic import atomic_output, read_input
+from ...core.atomic import atomic_output
 from ...core.errors import ReadError
+from ...core.inputs import read_input
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from . import _common, _layout

@@ -25,15 +25,17 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import yaml
 
 from ..errors import ReadError
 from ..naming import load_safe, parse_safe
+from ..serial.yaml import SafeLoader
 from ..spatial import quat_multiply, quat_rotate
-from .model import (
+from .robot_parts import (
     IDENTITY_QUAT,
     Box,
     Capsule,
@@ -76,11 +78,51 @@ def _get(node: Mapping[str, Any], key: str, default: Any = None) -> Any:
     return node.get(_camel(key), default)
 
 
+class Located(dict[Any, Any]):
+    """A mapping of a ``.body`` document that knows the 1-based line of each key's value."""
+
+    lines: dict[Any, int]
+
+
+#: A YAML 1.2 float that YAML 1.1 (PyYAML) reads as a string: an exponent without a dot
+#: (``1e-3``) or without a sign (``1.5e3``). Choreonoid reads ``.body`` files as YAML 1.2.
+_YAML12_FLOAT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
+
+
+class BodyLoader(SafeLoader):  # type: ignore[misc]
+    """PyYAML's safe loader with YAML 1.2's floats, whose mappings are :class:`Located`."""
+
+
+def _located_mapping(loader: Any, node: yaml.MappingNode) -> Any:
+    data = Located()
+    data.lines = {}
+    yield data
+    data.update(loader.construct_mapping(node))  # merges ``<<`` keys into node.value first
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node)  # already built: the loader keeps it
+        if isinstance(key, Hashable):
+            data.lines.setdefault(key, value_node.start_mark.line + 1)
+
+
+BodyLoader.add_implicit_resolver("tag:yaml.org,2002:float", _YAML12_FLOAT, list("-+0123456789."))
+BodyLoader.add_constructor("tag:yaml.org,2002:map", _located_mapping)
+
+
 def load_body_document(source: str | os.PathLike[str], text: str | None = None) -> Any:
-    """The YAML document of a ``.body`` file (``text`` when given, else the file's contents)."""
+    """The YAML document of a ``.body`` file (``text`` when given, else the file's contents).
+
+    Read as Choreonoid reads it (YAML 1.2 floats such as ``1e-3``); its mappings are
+    :class:`Located`, so that errors name the line.
+    """
     if text is None:
-        return load_safe(source, "body file")
-    return parse_safe(text, source, "body file")
+        return load_safe(source, "body file", BodyLoader)
+    return parse_safe(text, source, "body file", BodyLoader)
+
+
+def _line(node: Any, key: str) -> int | None:
+    """The line of ``node[key]`` (either spelling) when the document says it."""
+    lines: dict[Any, int] = getattr(node, "lines", None) or {}
+    return lines.get(key, lines.get(_camel(key)))
 
 
 class _BodyReader:
@@ -96,20 +138,34 @@ class _BodyReader:
         #: The node type whose subtree is left out: ``Collision`` for visuals, ``Visual`` for collision shapes.
         self.skip = "Collision"
 
-    def fail(self, field: str, reason: str) -> ReadError:
-        return ReadError(self.source, reason, field=field)
+    def fail(self, field: str, reason: str, line: int | None = None) -> ReadError:
+        return ReadError(self.source, reason, field=field, line=line)
 
-    def vector(self, value: Any, field: str, count: int) -> FloatArray:
+    def vector(self, value: Any, field: str, count: int, line: int | None = None) -> FloatArray:
         if (
             not isinstance(value, Sequence)
             or isinstance(value, str)
             or len(value) != count
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
         ):
-            raise self.fail(field, f"expected {count} finite numbers, got {value!r}")
+            raise self.fail(field, f"expected {count} finite numbers, got {value!r}", line)
         return np.array(value, dtype=np.float64)
 
-    def rotation(self, value: Any, field: str) -> FloatArray:
+    def size(self, node: Mapping[str, Any], key: str, field: str, count: int = 1) -> Any:
+        """A size (``count`` values) that must be finite and above 0 (default 1, as Choreonoid's)."""
+        value = node.get(key, 1.0 if count == 1 else [1.0] * count)
+        line = _line(node, key)
+        values = self.vector(value, f"{field}.{key}", count, line) if count > 1 else [value]
+        if not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0 for v in values
+        ):
+            shown = value if count > 1 else repr(value)
+            raise self.fail(
+                f"{field}.{key}", f"expected {'sizes' if count > 1 else 'a size'} above 0, got {shown}", line
+            )
+        return np.asarray(values, dtype=np.float64) if count > 1 else float(value)
+
+    def rotation(self, value: Any, field: str, line: int | None = None) -> FloatArray:
         """An axis-angle ``[x, y, z, angle]`` or a list of them → quaternion x, y, z, w."""
         if value is None:
             return np.array(IDENTITY_QUAT)
@@ -120,15 +176,15 @@ class _BodyReader:
         ):
             quat = IDENTITY_QUAT.copy()
             for i, part in enumerate(value):
-                quat = quat_multiply(quat, self.rotation(part, f"{field}[{i}]"))
+                quat = quat_multiply(quat, self.rotation(part, f"{field}[{i}]", line))
             return np.asarray(quat, dtype=np.float64)
-        v = self.vector(value, field, 4)
+        v = self.vector(value, field, 4, line)
         angle = v[3] * self.to_radians
         norm = float(np.linalg.norm(v[:3]))
         if norm < 1e-12:
             if angle == 0:
                 return np.array(IDENTITY_QUAT)
-            raise self.fail(field, f"the rotation axis {list(value[:3])} has no direction")
+            raise self.fail(field, f"the rotation axis {list(value[:3])} has no direction", line)
         return np.array([*(v[:3] / norm * math.sin(angle / 2)), math.cos(angle / 2)], dtype=np.float64)
 
     def axis(self, value: Any, field: str) -> FloatArray:
@@ -162,17 +218,14 @@ class _BodyReader:
     def geometry(self, geo: Mapping[str, Any], field: str) -> tuple[Geometry, bool] | None:
         """A geometry and whether it stands along y; None for kinds not drawn here."""
         kind = geo.get("type")
-        try:
-            if kind == "Box":
-                return Box(self.vector(geo.get("size", [1, 1, 1]), f"{field}.size", 3)), False
-            if kind == "Sphere":
-                return Sphere(float(geo.get("radius", 1.0))), False
-            if kind == "Cylinder":
-                return Cylinder(float(geo.get("radius", 1.0)), float(geo.get("height", 1.0))), True
-            if kind == "Capsule":
-                return Capsule(float(geo.get("radius", 1.0)), float(geo.get("height", 1.0))), True
-        except (TypeError, ValueError):
-            raise self.fail(field, f"{kind} with a value that is not a number") from None
+        if kind == "Box":
+            return Box(self.size(geo, "size", field, 3)), False
+        if kind == "Sphere":
+            return Sphere(self.size(geo, "radius", field)), False
+        if kind == "Cylinder":
+            return Cylinder(self.size(geo, "radius", field), self.size(geo, "height", field)), True
+        if kind == "Capsule":
+            return Capsule(self.size(geo, "radius", field), self.size(geo, "height", field)), True
         if kind == "Resource" or "uri" in geo:
             uri = geo.get("uri")
             if not isinstance(uri, str) or not uri:
@@ -201,19 +254,21 @@ class _BodyReader:
         if kind == self.skip:
             return
         if "translation" in node:
-            xyz = xyz + quat_rotate(quat, self.vector(node["translation"], f"{field}.translation", 3))
+            move = self.vector(node["translation"], f"{field}.translation", 3, _line(node, "translation"))
+            xyz = xyz + quat_rotate(quat, move)
         if "rotation" in node:
-            quat = quat_multiply(quat, self.rotation(node["rotation"], f"{field}.rotation"))
+            quat = quat_multiply(quat, self.rotation(node["rotation"], f"{field}.rotation", _line(node, "rotation")))
         colour = self.colour(node.get("appearance")) or rgba
         shape: Mapping[str, Any] | None = None
+        where = field
         if kind == "Shape" and isinstance(node.get("geometry"), Mapping):
-            shape = node["geometry"]
+            shape, where = node["geometry"], f"{field}.geometry"
         elif kind == "Resource":
             shape = node
         elif isinstance(node.get("resource"), Mapping):
             shape = {"type": "Resource", **node["resource"]}
         if shape is not None:
-            found = self.geometry(shape, field)
+            found = self.geometry(shape, where)
             if found is not None:
                 geometry, along_y = found
                 q = quat_multiply(quat, _Y_TO_Z) if along_y else quat
@@ -254,8 +309,10 @@ class _BodyReader:
                 continue
             if parent not in names:
                 raise self.fail(f"{field}.parent", f"the parent link {parent!r} is not one of the links")
-            xyz = self.vector(lk["translation"], f"{field}.translation", 3) if "translation" in lk else np.zeros(3)
-            quat = self.rotation(lk.get("rotation"), f"{field}.rotation")
+            xyz = np.zeros(3)
+            if "translation" in lk:
+                xyz = self.vector(lk["translation"], f"{field}.translation", 3, _line(lk, "translation"))
+            quat = self.rotation(lk.get("rotation"), f"{field}.rotation", _line(lk, "rotation"))
             axis = self.axis(_get(lk, "joint_axis"), f"{field}.jointAxis") if kind != "fixed" else np.array([1.0, 0, 0])
             joints.append(Joint(name, kind, str(parent), name, xyz, quat, axis, None, self.limit(lk, kind, field)))
         return str(self.doc.get("name") or ""), root, tuple(links), tuple(joints)

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -35,16 +37,18 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ReadError, require
+from ..inputs import TEXT_PROBE, interruptible, read_input, text_check
 from ..notices import NoticeKind, notify
+from . import xacro_expansion
 from .body import load_body_document, read_body
-from .model import (
+from .frame_tree import MovingTransform, StaticTransform
+from .robot_parts import (
     IDENTITY_QUAT,
     FloatArray,
     Joint,
     Link,
     build_tree,
 )
-from .tree import MovingTransform, StaticTransform
 from .urdf import read_urdf, write_urdf
 
 
@@ -174,7 +178,7 @@ class RobotModel:
         """
         links = self.links
         if mesh_base is not None:
-            from .model import Mesh
+            from .robot_parts import Mesh
 
             base = Path(mesh_base).resolve()
 
@@ -424,7 +428,8 @@ class RobotModel:
 def load_robot_model(path: str | os.PathLike[str]) -> RobotModel:
     """A robot model from a ``.urdf``, ``.urdf.xacro`` / ``.xacro`` or Choreonoid ``.body`` file.
 
-    A ``.xacro`` file is expanded with the ``xacro`` package (the ``xacro`` extra).
+    A ``.xacro`` file is expanded with the ``xacro`` package (the ``xacro`` extra), in a
+    process of its own (see :func:`expand_xacro`).
 
     Raises:
         ReadError: The file cannot be read or is not a valid model.
@@ -432,28 +437,53 @@ def load_robot_model(path: str | os.PathLike[str]) -> RobotModel:
     """
     p = Path(path)
     name = p.name.lower()
-    if name.endswith(".body"):
-        return RobotModel.from_body(p)
-    if name.endswith(".xacro"):
-        return RobotModel.from_urdf(expand_xacro(p), p)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ReadError(p, f"cannot read the robot model: {exc.strerror or exc}") from None
-    return RobotModel.from_urdf(data, p)
+    with interruptible():  # SIGTERM ends even a parse in native code
+        if name.endswith(".body"):
+            return RobotModel.from_body(p)
+        if name.endswith(".xacro"):
+            return RobotModel.from_urdf(expand_xacro(p), p)
+        data = read_input(p, what="robot model", head=(TEXT_PROBE, text_check(p, "robot model")))
+        return RobotModel.from_urdf(data, p)
 
 
-def expand_xacro(path: str | os.PathLike[str]) -> str:
-    """The URDF text a ``.xacro`` file expands to (needs the ``xacro`` extra)."""
-    xacro = require("xacro", "reading .xacro robot models", package="xacro", extra="xacro", rosdep_key="xacro")
+#: The most memory (address space, bytes) a xacro expansion may use, and the longest URDF it may give.
+XACRO_MEMORY = 1 << 29
+XACRO_OUTPUT = 64 << 20
+#: Seconds a xacro expansion may take.
+XACRO_SECONDS = 60.0
+
+
+def expand_xacro(path: str | os.PathLike[str], *, timeout: float = XACRO_SECONDS) -> str:
+    """The URDF text a ``.xacro`` file expands to (needs the ``xacro`` extra).
+
+    A xacro file is a program: it is expanded in a process of its own whose memory is
+    bounded (:data:`XACRO_MEMORY`), which is stopped after ``timeout`` seconds and ends with
+    this one; excess is one line. xacro's own messages are not shown (its error is, once).
+    """
+    require("xacro", "reading .xacro robot models", package="xacro", extra="xacro", rosdep_key="xacro")
+    read_input(path, 0, what="robot model")  # a missing file, a device or a FIFO: one line, before any process
+    child = Path(__file__).with_name("xacro_expansion.py")
+    command = [sys.executable, os.fspath(child), os.fspath(path), str(XACRO_MEMORY), str(XACRO_OUTPUT)]
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
-        doc = xacro.process_file(os.fspath(path))
-    except OSError as exc:
-        raise ReadError(path, f"cannot read the robot model: {exc.strerror or exc}") from None
-    except Exception as exc:  # xacro raises its own XacroException and the XML parser's errors
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ReadError(path, f"xacro could not expand it: {reason}") from None
-    return str(doc.toxml())
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ReadError(path, f"xacro did not finish expanding it within {timeout:g} s") from None
+    finally:
+        if proc.poll() is None:  # a timeout, SIGINT: the expansion stops with the read
+            proc.kill()
+            proc.wait()
+    if proc.returncode == 0:
+        return out.decode("utf-8", errors="replace")
+    if proc.returncode == xacro_expansion.NO_MEMORY:
+        reason = f"its xacro expansion needs more than {XACRO_MEMORY >> 20} MiB of memory"
+    elif proc.returncode == xacro_expansion.TOO_LONG:
+        reason = f"it expands to {out.decode()} bytes of URDF, more than {XACRO_OUTPUT >> 20} MiB"
+    elif proc.returncode == xacro_expansion.FAILED:
+        reason = f"xacro could not expand it: {out.decode('utf-8', errors='replace')}"
+    else:
+        reason = f"xacro could not expand it (its process ended with status {proc.returncode})"
+    raise ReadError(path, reason)
 
 
 __all__ = ["LinkPoses", "RobotModel", "expand_xacro", "load_robot_model"]

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import ReadError
 from ..spatial import quat_to_matrix, quat_to_rpy, rpy_to_quat
-from .model import (
+from .robot_parts import (
     IDENTITY_QUAT,
     JOINT_TYPES,
     Box,

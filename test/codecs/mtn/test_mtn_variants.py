@@ -222,3 +222,51 @@ def test_convert_to_mtn_reports_the_frames_in_the_output(tmp_path: Path, capsys:
     printed = capsys.readouterr().out
     frames = int(re.search(r"(\d+) frames", printed).group(1))  # type: ignore[union-attr]
     assert frames == read(tmp_path / "dense.mtn").motion.num_frames < 401
+
+
+# ------------------------------------------------------------------ an ERS-7 file of a motion editor
+ERS7 = ["PRM:/r1/c1-Joint2:11", "PRM:/r1/c1/c2-Joint2:12", "PRM:/r2/c1-Joint2:21", "PRM:/r6/c2-Joint2:62"]
+
+
+def content_only_names() -> bytes:
+    """Section 1 as some ERS-7 editors write it: its size (44) counts only the content, not
+    the 8-byte header (52), and the name's length byte (10) is shorter than the name (15)."""
+    body = bytes([10]) + b"ers7_dance_step" + string("skitter-author-1") + string("DRX-1000")
+    body += b"\0" * (-len(body) % 4)
+    assert len(body) == 44
+    return struct.pack("<II", 1, len(body)) + body
+
+
+def ers7_edited() -> bytes:
+    joints = len(ERS7)
+    head = section(0, struct.pack("<IHHHHI", 4, 1, 2, 2, 16, 0))
+    joint_list = section(2, struct.pack("<H", joints) + b"".join(string(loc) for loc in ERS7))
+    data = struct.pack("<I", 0) + struct.pack(f"<{joints + 3}i", *keyframe(0, joints))
+    data += struct.pack(f"<i{joints + 3}i", 30, *keyframe(1, joints))
+    return b"OMTN" + head + content_only_names() + joint_list + section(3, data)
+
+
+def test_an_editors_content_only_name_section_is_read_with_a_notice(tmp_path: Path) -> None:
+    path = put(tmp_path, ers7_edited(), "edited.mtn")
+    with pytest.warns(UserWarning, match="section 1 size 44") as caught:
+        mf = read(path)
+    said = [str(w.message) for w in caught]
+    assert any("byte 32: section 1 size 44 counts only its content" in s for s in said), said
+    assert any("length byte says 10, the name runs 15 bytes ('ers7_dance_step')" in s for s in said), said
+    assert mf.name == "ers7_dance_step"
+    record = mf.record(MtnRecord)
+    assert (record.creator, record.design_label) == ("skitter-author-1", "DRX-1000")
+    assert record.locators == ERS7
+    assert mf.motion.joint_map == "aibo_ers7"
+    np.testing.assert_allclose(mf.motion.times, [0.0, 31 * 0.016])
+    assert mf.motion.position is not None
+    assert mf.motion.position[1, 3] == pytest.approx(0.203)
+    # Written back in the standard layout, which reads without a notice.
+    out = tmp_path / "standard.mtn"
+    write(mf, out)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = read(out)
+    assert again.name == "ers7_dance_step"
+    assert struct.unpack_from("<II", out.read_bytes(), 28) == (1, 52)
+    np.testing.assert_array_equal(again.motion.position, mf.motion.position)

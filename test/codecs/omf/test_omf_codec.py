@@ -15,6 +15,7 @@ from conftest import make_file, make_motion
 
 from motion_formats_ros import Motion, MotionFile, ReadError, WriteError, read, write
 from motion_formats_ros.codecs import omf
+from motion_formats_ros.codecs.omf import reader as omf_reader
 
 ENCODINGS = ["msgpack", "yaml", "json"]
 
@@ -90,7 +91,7 @@ def test_fast_yaml_equals_plain_yaml(tmp_path: Path) -> None:
     for name in ("ours.yaml", "pyyaml.yaml"):
         text = (tmp_path / name).read_text()
         fast = omf.decode(text.encode(), "yaml", name)
-        slow = omf._Reader(name).file(yaml.safe_load(text))
+        slow = omf_reader._Reader(name).file(yaml.safe_load(text))
         for g in f.groups:
             assert_same_motion(fast.groups[g], slow.groups[g])
             assert_same_motion(fast.groups[g], f.groups[g])

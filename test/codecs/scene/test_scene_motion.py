@@ -216,3 +216,24 @@ def test_the_planning_request_is_not_a_scene(scenes: Path) -> None:
 def test_missing_file_is_a_read_error(tmp_path: Path) -> None:
     with pytest.raises(ReadError, match="no such file"):
         read(tmp_path / "nothing.json5")
+
+
+def test_a_control_point_that_is_not_finite_is_named_where_it_drives_a_pose(tmp_path: Path) -> None:
+    arm = {
+        "joints": {"j1": {}},
+        "links": {"base": {}, "upper": {"parent": "base", "pose": {"dh": {"theta": {"joint": "j1"}, "a": 0.5}}}},
+    }
+    points = [{"t": 0, "f": [0.0]}, {"t": 1, "f": [0.5]}, {"t": 2, "f": [math.nan]}, {"t": 3, "f": [0.0]}]
+    scene = {
+        "models": {"arm": arm},
+        "objects": {"robot": {"model": "arm", "jointValues": {"j1": {"trajectory": "wave.0"}}}},
+        "trajectories": {"wave": {"controlPoints": points}},
+    }
+    path = tmp_path / "nan.json5"
+    path.write_text(json.dumps(scene), encoding="utf-8")
+    with pytest.raises(ReadError) as info:
+        read(path)
+    assert info.value.field == "trajectories.wave.controlPoints[2].f[0]"
+    assert str(info.value).startswith(
+        f"{path}: trajectories.wave.controlPoints[2].f[0]: nan (not a finite number): models.arm.links.upper.pose.dh: "
+    )

@@ -615,7 +615,7 @@ def test_seq_variable_rate_motion_is_written_with_frame_times(tmp_path: Path) ->
 
 def test_seq_write_options_are_checked(tmp_path: Path) -> None:
     mf = MotionFile.single(motion(frames=3))
-    with pytest.raises(WriteError, match="version 3"):
+    with pytest.raises(OptionError, match="'version' expects one of 2, 4, got 3"):
         write(mf, tmp_path / "a.seq", version=3)
     with pytest.raises(OptionError, match="'se3_format' expects one of 'XYZQWQXQYQZ', 'XYZQXQYQZQW', 'XYZRPY'"):
         write(mf, tmp_path / "b.seq", se3_format="XYZ")

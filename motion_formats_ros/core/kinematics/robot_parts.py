@@ -165,7 +165,8 @@ def unit_axis(values: Sequence[float], source: str | os.PathLike[str], where: st
     axis = np.asarray(values, dtype=np.float64)
     norm = float(np.linalg.norm(axis)) if axis.shape == (3,) else 0.0
     if not np.isfinite(norm) or norm < 1e-12:
-        raise ReadError(source, f"{where}: the axis {list(values)} has no direction", line=line)
+        shown = ", ".join(repr(float(v)) for v in axis.ravel())
+        raise ReadError(source, f"{where}: the axis [{shown}] has no direction", line=line)
     return np.asarray(axis / norm, dtype=np.float64)
 
 

@@ -1,6 +1,8 @@
-"""Joint limits from a URDF (the player refuses motions beyond them).
+"""Joint limits from a URDF (what the player and a written scene check motions against).
 
-The URDF is read by the one URDF reader of the robot model (:mod:`.kinematics.urdf`).
+The URDF is read by the robot model's URDF reader (:mod:`.kinematics.urdf`); the limits
+are the model's :class:`~.model.JointLimit` (kept apart from the reader, which the model
+module itself uses).
 """
 
 from __future__ import annotations
@@ -37,3 +39,6 @@ def joint_limits(urdf: str, source: str | os.PathLike[str] = "<robot_description
                 velocity=velocity,
             )
     return limits
+
+
+__all__ = ["joint_limits"]

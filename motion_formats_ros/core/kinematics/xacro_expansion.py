@@ -1,0 +1,74 @@
+"""The expansion of one ``.xacro`` file, in a process of its own with bounded memory.
+
+:func:`..robot.expand_xacro` runs this file as a script (it imports nothing of the
+package): ``python xacro_expansion.py FILE MEMORY OUTPUT``. A xacro file is a program
+(``${'x' * 10**9}`` builds a gigabyte), so it runs where it cannot take the machine: its
+address space is at most ``MEMORY`` bytes, the parent stops it after a time, and it ends
+when the parent ends. Exit status 0: the URDF text on standard output. Otherwise
+standard output holds one line saying why (xacro's own messages on standard error are
+not shown).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import resource
+import signal
+import sys
+
+#: Exit statuses: the expansion failed, needed more memory than allowed, or gave more text than allowed.
+FAILED, NO_MEMORY, TOO_LONG = 2, 3, 4
+_PR_SET_PDEATHSIG = 1
+
+
+def _end_with_parent() -> None:
+    """Linux: SIGKILL this process when its parent ends, however it ends."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # another system: the parent's timeout still ends it
+
+
+def _out_of_memory(exc: BaseException | None) -> bool:
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, MemoryError) or "MemoryError" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+def _reason(exc: BaseException) -> str:
+    """The first line of xacro's message, without the wrapped error it already quotes
+    (``No such file or directory: F [Errno 2] No such file or directory: 'F'``)."""
+    inner = getattr(exc, "exc", None)
+    text = str(exc.args[0]) if isinstance(inner, OSError) and exc.args and exc.args[0] else str(exc)
+    return text.splitlines()[0] if text.strip() else type(exc).__name__
+
+
+def main(argv: list[str]) -> int:
+    path, memory, output = argv[1], int(argv[2]), int(argv[3])
+    _end_with_parent()
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    try:
+        import xacro  # type: ignore[import-untyped]
+
+        text = xacro.process_file(path).toxml()
+    except BaseException as exc:  # xacro raises its own XacroException, the XML parser's and MemoryError
+        if _out_of_memory(exc):
+            return NO_MEMORY
+        sys.stdout.write(_reason(exc))
+        return FAILED
+    data = text.encode("utf-8")
+    if len(data) > output:
+        sys.stdout.write(str(len(data)))
+        return TOO_LONG
+    sys.stdout.buffer.write(data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,238 @@
+"""Inputs that never end, files that are mostly holes, FIFOs and devices, a xacro file that
+builds a gigabyte, and SIGTERM inside a long parse.
+
+Every case that could take memory runs the command line in a child process whose address
+space is limited (RLIMIT_AS), so a reader that reads without bound fails there (a
+MemoryError, not the expected one-line refusal) instead of taking the machine. Sparse
+files cost nothing on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from motion_formats_ros import Motion, MotionFile, write
+
+REPO = Path(__file__).resolve().parents[2]
+#: The address space a child command may use: far below what an unbounded read of these inputs takes.
+LIMIT = 1 << 30
+GIB = 1 << 30
+CLI = "import sys; from motion_formats_ros.cli.main import main; sys.exit(main(sys.argv[1:]))"
+
+
+def _limit() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
+
+
+def cli(*args: str, cwd: Path | None = None, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
+    """The command line in a child process under the address-space limit."""
+    return subprocess.run(
+        [sys.executable, "-c", CLI, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        preexec_fn=_limit,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        check=False,
+    )
+
+
+def one_error(result: subprocess.CompletedProcess[str]) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 1 and len(lines) == 1, (result.returncode, result.stderr[-2000:])
+    return lines[0]
+
+
+def sparse(path: Path, size: int) -> Path:
+    with open(path, "wb") as fh:
+        fh.truncate(size)
+    return path
+
+
+def walk_seq(tmp_path: Path) -> Path:
+    seq = tmp_path / "walk.seq"
+    seq.write_bytes((REPO / "examples" / "walk.seq").read_bytes())
+    return seq
+
+
+# --------------------------------------------------------------------------- devices, FIFOs
+def test_a_character_device_is_refused_at_once() -> None:
+    line = one_error(cli("info", "/dev/zero", "--from", "omf"))
+    assert line == "error: /dev/zero: a character device, not a regular file"
+
+
+@pytest.mark.parametrize("name", ["zero.msgpack", "zero.mtn", "zero.yaml"])
+def test_a_motion_file_linked_to_a_device_is_refused(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).symlink_to("/dev/zero")
+    line = one_error(cli("info", str(tmp_path / name)))
+    assert line.endswith(f"{name}: a character device, not a regular file"), line
+
+
+@pytest.mark.parametrize("name", ["pipe.msgpack", "pipe.yaml", "pipe.seq"])
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path, name: str) -> None:
+    os.mkfifo(tmp_path / name)
+    line = one_error(cli("info", str(tmp_path / name), timeout=60))
+    assert line.endswith(f"{name}: a FIFO, not a regular file"), line
+
+
+def test_a_device_as_robot_model_or_body_file_is_refused(tmp_path: Path) -> None:
+    seq = walk_seq(tmp_path)
+    line = one_error(cli("motion2bag", str(seq), str(tmp_path / "out.mcap"), "--urdf", "/dev/zero"))
+    assert line == "error: /dev/zero: cannot read the robot model: a character device, not a regular file"
+    line = one_error(cli("info", str(seq), "--body", "/dev/zero"))
+    assert line == "error: /dev/zero: cannot read the body file: a character device, not a regular file"
+    assert not (tmp_path / "out.mcap").exists()
+
+
+# --------------------------------------------------------------------------- sparse files
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("holes.mtn", r"holes.mtn: byte 0: bad magic b'\x00\x00\x00\x00', expected b'OMTN'"),
+        ("holes.msgpack", "holes.msgpack: byte 0: (top level): expected a mapping, got integer"),
+        ("holes.omf.json", "holes.omf.json: byte 0: binary data (a NUL byte), not a text file"),
+        ("holes.omf.yaml", "holes.omf.yaml: byte 0: binary data (a NUL byte), not a text file"),
+    ],
+)
+def test_a_sparse_file_is_refused_by_its_first_bytes(tmp_path: Path, name: str, expected: str) -> None:
+    sparse(tmp_path / name, 4 * GIB)
+    line = one_error(cli("info", str(tmp_path / name)))
+    assert line.endswith(expected), line
+
+
+@pytest.mark.parametrize("name", ["holes.json", "holes.yaml"])
+def test_a_sparse_file_of_a_shared_suffix_is_recognised_as_no_format(tmp_path: Path, name: str) -> None:
+    sparse(tmp_path / name, 4 * GIB)
+    line = one_error(cli("info", str(tmp_path / name)))
+    assert "the content matches none of them" in line, line
+
+
+def test_a_sparse_mtn_after_its_magic_is_refused_at_its_first_section(tmp_path: Path) -> None:
+    path = tmp_path / "magic.mtn"
+    sparse(path, 4 * GIB)
+    with open(path, "r+b") as fh:
+        fh.write(b"OMTN")
+    line = one_error(cli("info", str(path)))
+    assert line.endswith("magic.mtn: byte 8: section 0 size 0 is smaller than its 8-byte header"), line
+
+
+def test_a_sparse_robot_model_is_refused_by_its_first_bytes(tmp_path: Path) -> None:
+    seq = walk_seq(tmp_path)
+    urdf = sparse(tmp_path / "holes.urdf", 4 * GIB)
+    line = one_error(cli("motion2bag", str(seq), str(tmp_path / "out.mcap"), "--urdf", str(urdf)))
+    assert line.endswith("holes.urdf: byte 0: cannot read the robot model: binary data (a NUL byte), not a text file")
+
+
+# --------------------------------------------------------------------------- xacro
+BOMB = """<?xml version="1.0"?>
+<robot name="bomb" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:property name="big" value="${'x'*(10**9)}"/>
+  <link name="${big}"/>
+</robot>
+"""
+
+
+def test_a_xacro_string_bomb_is_refused(tmp_path: Path) -> None:
+    pytest.importorskip("xacro")
+    bomb = tmp_path / "bomb.urdf.xacro"
+    bomb.write_text(BOMB, encoding="utf-8")
+    assert len(BOMB) < 400
+    seq = walk_seq(tmp_path)
+    line = one_error(cli("motion2bag", str(seq), str(tmp_path / "out.mcap"), "--urdf", str(bomb)))
+    assert line == f"error: {bomb}: its xacro expansion needs more than 512 MiB of memory"
+
+
+def test_a_xacro_error_is_said_once(tmp_path: Path) -> None:
+    pytest.importorskip("xacro")
+    path = tmp_path / "inc.urdf.xacro"
+    path.write_text(
+        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">'
+        '<xacro:include filename="nosuch.xacro"/><link name="a"/></robot>',
+        encoding="utf-8",
+    )
+    seq = walk_seq(tmp_path)
+    line = one_error(cli("motion2bag", str(seq), str(tmp_path / "out.mcap"), "--urdf", str(path)))
+    missing = tmp_path / "nosuch.xacro"
+    assert line == f"error: {path}: xacro could not expand it: No such file or directory: {missing}"
+
+
+def test_a_xacro_expansion_that_runs_too_long_is_stopped(tmp_path: Path) -> None:
+    pytest.importorskip("xacro")
+    from motion_formats_ros.core.errors import ReadError
+    from motion_formats_ros.core.kinematics import expand_xacro
+
+    slow = tmp_path / "slow.urdf.xacro"
+    slow.write_text(
+        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">'
+        '<xacro:property name="n" value="${python.sum(python.range(10**12))}"/><link name="${n}"/></robot>',
+        encoding="utf-8",
+    )
+    with pytest.raises(ReadError, match=r"slow.urdf.xacro: xacro did not finish expanding it within 0.5 s"):
+        expand_xacro(slow, timeout=0.5)
+
+
+# --------------------------------------------------------------------------- SIGTERM
+def _read_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _catches(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` has a handler of its own for ``signum`` (/proc's SigCgt mask)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    return False
+
+
+def test_sigterm_ends_a_long_parse_at_once(tmp_path: Path) -> None:
+    """A JSON file of 6 million numbers takes a second or more in the (native) JSON parser,
+    where no Python signal handler runs: while it parses, SIGTERM has its default action
+    (the command's own handler is back once the file is read), so SIGTERM sent as soon as
+    the file is read ends the command within a second."""
+    small = tmp_path / "small.omf.json"
+    m = Motion(times=np.arange(3) / 10.0, joint_names=("a",), position=np.zeros((3, 1)))
+    write(MotionFile.single(m, "target"), small)
+    doc = json.loads(small.read_text(encoding="utf-8"))
+    big = tmp_path / "big.omf.json"
+    with open(big, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(doc)[:-1] + ', "padding": [')
+        fh.write(",".join(["0.125"] * 6_000_000))
+        fh.write("]}")
+    size = big.stat().st_size
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI, "info", str(big)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=_limit,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    try:
+        while _read_bytes(proc.pid) < size:  # the file is read: the parse is running
+            assert proc.poll() is None, "the command ended before it had read the file"
+            time.sleep(0.01)
+        handled = _catches(proc.pid, signal.SIGTERM)
+        proc.send_signal(signal.SIGTERM)
+        sent = time.monotonic()
+        proc.wait(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert not handled, "a Python handler of SIGTERM was installed during the parse: it would wait for the parser"
+    assert proc.returncode == -signal.SIGTERM
+    assert took < 1.0, f"SIGTERM took {took:.2f} s to end the command"
