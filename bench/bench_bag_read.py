@@ -9,6 +9,10 @@ so that a shared machine's load hits both alike):
     mcap        read the file's bytes (from the page cache, into one buffer)
     sqlite3     ``SELECT timestamp, data FROM messages`` through sqlite3, every row fetched
     mcap-zstd   read the file's bytes and zstd-decompress every chunk
+    bare-zstd   the same, for a bare ``.mcap`` of zstd chunks without rosbag2 metadata, written
+                by the mcap library as Foxglove and the mcap tools write them (second table,
+                with the short joint names j0 … j29 of NAO- and AIBO-style robots: the fixed
+                cost per message shows more where the messages are smaller)
 
 Then:
 
@@ -40,6 +44,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -50,7 +55,7 @@ from motion_formats_ros.codecs import rosbag
 JOINTS = 30
 STORAGES = ("mcap", "sqlite3", "mcap-zstd")
 #: Targets of the figures this prints.
-LIMIT_TARGET = 1.5
+LIMIT_TARGET = 1.3
 COMMAND_TARGET = 1.3
 MEMORY_TARGET = 1.5
 FLAT_TARGET = 0.20
@@ -67,18 +72,28 @@ def _motion(n: int, joints: int = JOINTS) -> Motion:
     )
 
 
-def make_bag(path: Path, n: int, storage: str, joints: int = JOINTS) -> None:
-    """A rosbags-written bag of ``n`` JointStates (payloads serialized as rosbags does)."""
+def _encoder_class() -> Any:
+    """The bulk JointState encoder (where this checkout keeps it: the bench also runs on older code)."""
+    try:
+        from motion_formats_ros.codecs.rosbag.storage import bulk
+    except ImportError:  # before the storage layer
+        from motion_formats_ros.codecs.rosbag import _bulk as bulk  # type: ignore[no-redef]
+    return bulk
+
+
+def make_bag(path: Path, n: int, storage: str, joints: int = JOINTS, short: bool = False) -> None:
+    """A bag of ``n`` JointStates (payloads serialized as rosbags does): rosbags-written, or
+    (``bare-zstd``) a bare ``.mcap`` of zstd chunks written by the mcap library, without
+    rosbag2 metadata, as Foxglove and the mcap tools write them. ``short``: names j0, j1 …"""
     from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
     from rosbags.typesys import Stores, get_typestore
 
-    from motion_formats_ros.codecs.rosbag import _bulk
-
+    _bulk = _encoder_class()
     ts = get_typestore(Stores.ROS2_JAZZY)
     js, header, stamp = (
         ts.types[x] for x in ("sensor_msgs/msg/JointState", "std_msgs/msg/Header", "builtin_interfaces/msg/Time")
     )
-    names = [f"joint_{i}" for i in range(joints)]
+    names = [f"j{i}" if short else f"joint_{i}" for i in range(joints)]
     zeros = np.zeros(joints)
     template = ts.serialize_cdr(
         js(
@@ -92,6 +107,9 @@ def make_bag(path: Path, n: int, storage: str, joints: int = JOINTS) -> None:
     )
     encoder = _bulk.Encoder(template)
     rng = np.random.default_rng(1)
+    if storage == "bare-zstd":
+        _bare_mcap(path, n, encoder, ts.generate_msgdef(js.__msgtype__, ros_version=2)[0], joints)
+        return
     plugin = StoragePlugin.SQLITE3 if storage == "sqlite3" else StoragePlugin.MCAP
     bag = Writer(path, version=9, storage_plugin=plugin)
     if storage == "mcap-zstd":
@@ -106,7 +124,28 @@ def make_bag(path: Path, n: int, storage: str, joints: int = JOINTS) -> None:
                 writer.write(conn, t, row.tobytes())
 
 
+def _bare_mcap(path: Path, n: int, encoder: Any, definition: str, joints: int) -> None:
+    from mcap.writer import CompressionType
+    from mcap.writer import Writer as McapWriter
+
+    rng = np.random.default_rng(1)
+    with open(path, "wb") as fh:
+        writer = McapWriter(fh, compression=CompressionType.ZSTD)
+        writer.start(profile="ros2", library="bench")
+        schema = writer.register_schema("sensor_msgs/msg/JointState", "ros2msg", definition.encode())
+        channel = writer.register_channel("/joint_states", "cdr", schema)
+        for lo in range(0, n, 65536):
+            m = min(n, lo + 65536) - lo
+            ns = (np.arange(lo, lo + m, dtype=np.int64) + 1_000_000) * 1_000_000
+            rows = encoder.encode(ns, {ch: rng.normal(size=(m, joints)) for ch in ("position", "velocity", "effort")})
+            for i, (t, row) in enumerate(zip(ns.tolist(), rows, strict=True)):
+                writer.add_message(channel, t, row.tobytes(), t, lo + i)
+        writer.finish()
+
+
 def storage_file(bag: Path) -> Path:
+    if bag.is_file():
+        return bag
     return next(p for p in bag.iterdir() if p.suffix in (".mcap", ".db3"))
 
 
@@ -161,11 +200,29 @@ def limit_mcap_zstd(bag: Path) -> int:
     return total
 
 
-LIMITS: dict[str, Callable[[Path], int]] = {"mcap": limit_mcap, "sqlite3": limit_sqlite, "mcap-zstd": limit_mcap_zstd}
+LIMITS: dict[str, Callable[[Path], int]] = {
+    "mcap": limit_mcap,
+    "sqlite3": limit_sqlite,
+    "mcap-zstd": limit_mcap_zstd,
+    "bare-zstd": limit_mcap_zstd,
+}
 
 
 def read_ours(bag: Path) -> MotionFile:
     return rosbag.read(bag, rosbag.ReadOptions(progress=False))
+
+
+#: ``--before DIR``: an older checkout's codec, timed beside ``read()`` in the same run.
+BEFORE: Any = None
+
+
+def load_before(folder: Path) -> None:
+    """Import the bag codec of the package copied to ``folder/motion_formats_ros_before`` (an older checkout)."""
+    global BEFORE
+    import importlib
+
+    sys.path.insert(0, str(folder))
+    BEFORE = importlib.import_module("motion_formats_ros_before.codecs.rosbag")
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, float]:
@@ -192,24 +249,26 @@ def verdict(ok: bool) -> str:
 
 
 # --------------------------------------------------------------------------- sections
-def section_storages(bags: dict[str, Path], n: int, repeat: int) -> None:
-    print(f"read() against the limit of each storage: {n:,} JointState x {JOINTS} joints, best of {repeat}")
+def section_storages(bags: dict[str, Path], n: int, repeat: int, label: str = "") -> None:
+    print(f"read() against the limit of each storage: {n:,} JointState x {JOINTS} joints{label}, best of {repeat}")
     print("  (wall: elapsed time; cpu: user + system time of this process, less disturbed by other load)")
     print(
         f"  {'storage':<10} {'limit':>8} {'read()':>8} {'ratio':>6} | {'cpu lim':>8} {'cpu read':>8} {'ratio':>6}"
         f"  target <= {LIMIT_TARGET}x (wall)"
     )
-    for storage in STORAGES:
-        bag = bags[storage]
+    for storage, bag in bags.items():
         limit_fn = LIMITS[storage]
         limit_fn(bag), read_ours(bag)  # warm the page cache and the imports
-        (limit, limit_cpu), (ours, ours_cpu) = interleaved(
-            [lambda f=limit_fn, b=bag: f(b), lambda b=bag: read_ours(b)], repeat
-        )
+        fns = [lambda f=limit_fn, b=bag: f(b), lambda b=bag: read_ours(b)]
+        if BEFORE is not None:
+            BEFORE.read(bag, progress=False)
+            fns.append(lambda b=bag: BEFORE.read(b, progress=False))
+        (limit, limit_cpu), (ours, ours_cpu), *before = interleaved(fns, repeat)
         ratio = ours / limit
+        old = f"  before: {before[0][0]:7.3f}s {before[0][0] / limit:5.2f}x" if before else ""
         print(
             f"  {storage:<10} {limit:7.3f}s {ours:7.3f}s {ratio:5.2f}x | {limit_cpu:7.3f}s {ours_cpu:7.3f}s "
-            f"{ours_cpu / limit_cpu:5.2f}x  {verdict(ratio <= LIMIT_TARGET)}"
+            f"{ours_cpu / limit_cpu:5.2f}x  {verdict(ratio <= LIMIT_TARGET)}{old}"
         )
 
 
@@ -357,7 +416,15 @@ def main() -> None:
     )
     parser.add_argument("--scaling-all", action="store_true", help="scaling for every storage, not only MCAP")
     parser.add_argument("--dir", type=Path, help="where to write the bags (default: a temporary folder)")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a folder holding an older checkout's package as motion_formats_ros_before: its read() is "
+        "timed beside this one's in the per-storage tables",
+    )
     args = parser.parse_args()
+    if args.before is not None:
+        load_before(args.before)
     sections = set(args.only or ["storages", "command", "scaling", "memory"])
     tmp = Path(tempfile.mkdtemp(prefix="bench_bag_read.", dir=args.dir))
     n = args.messages
@@ -370,6 +437,11 @@ def main() -> None:
         print(f"(bags written in {time.perf_counter() - t0:.1f}s)")
         if "storages" in sections:
             section_storages(bags, n, args.repeat)
+            rows = {}
+            for storage in (*STORAGES, "bare-zstd"):
+                rows[storage] = tmp / f"short-{storage}-{n}" if storage != "bare-zstd" else tmp / f"short-{n}.mcap"
+                make_bag(rows[storage], n, storage, short=True)
+            section_storages(rows, n, args.repeat, " with short names (j0 ... j29)")
         big = 1_000_000
         known = {(s, n): b for s, b in bags.items()}
         if sections & {"memory", "command", "scaling"} and not args.quick:

@@ -1,4 +1,4 @@
-"""Start-up of the command line: import time of the CLI and a whole `motion-formats info`.
+"""Start-up of the command line: import time of the CLI, a whole `info`, and `bag2motion`'s import budget.
 
 Goals: ``python -X importtime -c "import motion_formats_ros.cli.main"`` at most 150 ms
 cumulative, and the CLI's own cost beyond numpy at most 30 ms (what importing the CLI
@@ -6,7 +6,9 @@ costs in an interpreter that has numpy loaded already: numpy is not the CLI's to
 save); ``motion-formats --help`` / ``--version`` load no numpy at all;
 ``motion-formats info walk.seq`` at most 300 ms for the whole process. Peers measured in
 the same run: a bare interpreter, and one that imports numpy (which every command that
-reads a motion needs), so the ratios show what the package itself adds.
+reads a motion needs), so the ratios show what the package itself adds. Last, the import
+budget of ``bag2motion`` of a small rosbag2 folder: the self time of its imports summed per
+package (rosbags, numpy, the package, the standard library) and its costliest imports.
 """
 
 from __future__ import annotations
@@ -63,6 +65,53 @@ def loads_numpy(args: list[str]) -> bool:
     return out.strip().splitlines()[-1] == "True"
 
 
+def bag2motion_budget(tmp: Path) -> tuple[dict[str, float], list[tuple[float, str]], float]:
+    """Import time of ``bag2motion`` of a small rosbag2 folder (MCAP, JointState), best of RUNS.
+
+    Returns the self time (ms) of every import summed by top-level package (``rosbags``,
+    ``numpy``, ``motion_formats_ros``, the standard library …), the 12 costliest modules
+    (cumulative ms, name), and the whole process's wall time (ms).
+    """
+    import numpy as np
+
+    from motion_formats_ros import Motion, MotionFile, write
+
+    bag = tmp / "small"
+    if not bag.exists():
+        m = Motion(times=np.arange(10) / 100.0, joint_names=("a", "b"), position=np.zeros((10, 2)))
+        write(MotionFile.single(m, group="actual"), bag, format="rosbag")
+    cmd = [str(BIN / "motion-formats"), "bag2motion", str(bag), str(tmp / "out.msgpack"), "--overwrite"]
+    best: tuple[dict[str, float], list[tuple[float, str]], float] | None = None
+    for _ in range(RUNS):
+        t0 = time.perf_counter()
+        err = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", "import sys; from motion_formats_ros.cli.main import main; "
+             "sys.exit(main(sys.argv[1:]))", *cmd[1:]],
+            capture_output=True, text=True, check=True, env=ENV,
+        ).stderr  # fmt: skip
+        wall = (time.perf_counter() - t0) * 1000.0
+        per_package: dict[str, float] = {}
+        modules: list[tuple[float, str]] = []
+        for line in err.splitlines():
+            found = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)$", line)
+            if not found:
+                continue
+            own, total, name = int(found[1]) / 1000.0, int(found[2]) / 1000.0, found[4]
+            top = name.split(".")[0]
+            top = (
+                top
+                if top in ("rosbags", "numpy", "motion_formats_ros", "yaml", "ruamel")
+                else ("standard library" if top in sys.stdlib_module_names or top.startswith("_") else "other")
+            )
+            per_package[top] = per_package.get(top, 0.0) + own
+            if not found[3].strip(" ") and len(found[3]) <= 1:
+                modules.append((total, name))
+        if best is None or wall < best[2]:
+            best = (per_package, sorted(modules, reverse=True)[:12], wall)
+    assert best is not None
+    return best
+
+
 def main() -> None:
     cli_import = importtime_ms("motion_formats_ros.cli.main")
     numpy_import = importtime_ms("numpy")
@@ -88,6 +137,19 @@ def main() -> None:
     print(f"motion-formats info walk.seq: {info:.0f} ms whole process (goal <= 300 ms)")
     print(f"  peers: bare interpreter {bare:.0f} ms, interpreter + numpy {with_numpy:.0f} ms")
     print(f"  ratio to interpreter + numpy: {info / with_numpy:.2f}x")
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bench_startup.") as tmp:
+        per_package, modules, wall = bag2motion_budget(Path(tmp))
+    total = sum(per_package.values())
+    print(f"motion-formats bag2motion of a 10-message rosbag2 folder (MCAP): {wall:.0f} ms whole process")
+    print(f"  import budget, self time by package ({total:.0f} ms of imports):")
+    for name, ms in sorted(per_package.items(), key=lambda kv: -kv[1]):
+        print(f"    {name:<20} {ms:7.1f} ms")
+    print(f"  rosbags {'LOADED' if 'rosbags' in per_package else 'not loaded'} (goal: not loaded for standard types)")
+    print("  costliest top-level imports (cumulative):")
+    for ms, name in modules:
+        print(f"    {name:<40} {ms:7.1f} ms")
 
 
 if __name__ == "__main__":

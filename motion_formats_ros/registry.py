@@ -196,18 +196,17 @@ class CodecInfo:
         """Whether ``path`` (whose first bytes are ``head``) is a file of this format."""
         return self.load().sniff(path, head)
 
-    def describe(self, path: Path) -> tuple[dict[str, Any], list[str]] | None:
+    def describe(self, path: Path) -> dict[str, Any] | None:
         """What ``info`` shows of a container (a bag: its topics and counts) instead of a motion summary.
 
-        A codec module offers it with ``describe(path) -> dict`` and ``format_description(dict)
-        -> lines``. Returns the plain data and its lines, or None when the format has no such view.
+        A codec module offers it with ``describe(path) -> dict`` (plain data; the command
+        line words it). None when the format has no such view.
         """
-        module = self.load()
-        describe = getattr(module, "describe", None)
+        describe = getattr(self.load(), "describe", None)
         if describe is None:
             return None
         info: dict[str, Any] = describe(path)
-        return info, list(module.format_description(info))  # type: ignore[attr-defined]
+        return info
 
     def output_paths(self, path: Path, groups: list[str]) -> list[Path]:
         """The files a write of ``groups`` to ``path`` creates: ``path``, or one per group (``per_group``)."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..core.atomic import check_writable, same_file
 from ..core.distros import default_write_distro
-from ..core.errors import MotionValueError, WriteError
+from ..core.errors import MotionValueError, WriteError, require
 from ..registry import CODECS, codec_for_path, read, write
 from . import values
 from .options import (
@@ -25,6 +25,38 @@ from .options import (
 def add_bag_read_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """The options that select and merge a bag's messages (``bag2motion``, ``view``): the rosbag reader's."""
     add_aliases(p, BAG_READ_ALIASES)
+
+
+def _flag(option: str) -> str:
+    """The command-line flag of a read option."""
+    return "--" + option.replace("_", "-")
+
+
+def describe_lines(info: dict[str, Any]) -> list[str]:
+    """Lines ``info`` prints for a bag (what :func:`~motion_formats_ros.codecs.rosbag.describe` returns)."""
+    lines = [f"file:     {info['file']}", "format:   rosbag" + (" (ROS 1)" if info["ros1"] else " (rosbag2)")]
+    if info.get("distro"):
+        lines.append(f"distro:   {info['distro']}")
+    if info.get("recovered_messages") is not None:
+        lines.append(f"recovered: {info['recovered_messages']} messages (recording was not closed)")
+    convertible = [t for t in info["topics"] if t["converts_to"] or t.get("fields")]
+    other = [t for t in info["topics"] if not (t["converts_to"] or t.get("fields"))]
+    count = sum(1 if t["converts_to"] else len(t["fields"]) for t in convertible)
+    lines.append(f"convertible topics ({count}):")
+    for t in convertible:
+        if t["converts_to"]:
+            lines.append(f"  {t['topic']:<32} {t['type']:<36} {t['messages']:>8} msgs  -> {t['converts_to']}")
+            continue
+        for f in t["fields"]:
+            name = f"{t['topic']}: {f['field']}"
+            how = f"{_flag(f['option'])} {f['value']}"
+            lines.append(f"  {name:<32} {t['type']:<36} {t['messages']:>8} msgs  -> {f['converts_to']} ({how})")
+    if other:
+        lines.append(f"other topics, not convertible ({len(other)}):")
+        for t in other:
+            note = f"  ({t['note']})" if t.get("note") else ""
+            lines.append(f"  {t['topic']:<32} {t['type']:<36} {t['messages']:>8} msgs{note}")
+    return lines
 
 
 def add_parsers(sub: Any) -> None:
@@ -74,6 +106,8 @@ def cmd_bag2motion(args: argparse.Namespace) -> int:
 
     fmt = args.to_format or codec_for_path(args.output, for_write=True).name
     check_writable(args.output, args.overwrite)
+    if args.progress:  # asked for: say how to get it, by its flag, before anything is read
+        require("tqdm", "--progress", package="tqdm", extra="progress", rosdep_key="python3-tqdm")
     writes = write_options(args, args.output, fmt)
     options: dict[str, Any] = {
         **bag_read_options(args),
@@ -162,4 +196,4 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_bag_read_arguments", "add_parsers", "cmd_bag2motion", "cmd_motion2bag"]
+__all__ = ["add_bag_read_arguments", "add_parsers", "cmd_bag2motion", "cmd_motion2bag", "describe_lines"]

@@ -141,7 +141,12 @@ def _described(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]] | N
             codec = codec_for_path(args.file)
         except MotionFormatError:
             return None  # the read says why
-    return codec.describe(args.file)
+    info = codec.describe(args.file)
+    if info is None:
+        return None
+    from .bag import describe_lines  # the one container view: a bag's topics
+
+    return info, describe_lines(info)
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -238,7 +243,9 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
     check_writable(args.output, args.overwrite)
     options = write_options(args, args.output, fmt)
-    motion_file = read(args.input, format=args.from_format, **read_options(args, args.input, args.from_format))
+    reads = read_options(args, args.input, args.from_format)
+    _body_for_write(args, fmt, reads, options)
+    motion_file = read(args.input, format=args.from_format, **reads)
     motion_file = convert.transform(
         motion_file,
         group=args.group,
@@ -260,6 +267,17 @@ def cmd_convert(args: argparse.Namespace) -> int:
     else:
         print(f"wrote {args.output} ({fmt}, {groups} group(s), {frames} frames)")
     return 0
+
+
+def _body_for_write(args: argparse.Namespace, fmt: str, reads: dict[str, Any], writes: dict[str, Any]) -> None:
+    """``--body`` names the input's joints where its format takes one, and orders the output's
+    columns where the output's does (a .seq: the body's joint IDs); given for neither, the read refuses it."""
+    if "body" not in reads or not codec_by_name(fmt).accepted({"body": True}, "write"):
+        return
+    writes.setdefault("body", reads["body"])
+    source = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
+    if not source.accepted({"body": True}, "read"):
+        reads.pop("body")
 
 
 # ------------------------------------------------------------------------- recover

@@ -33,11 +33,14 @@ def _text(make: Callable[[], str]) -> Writer:
     return write_text
 
 
-def _motion(make: Callable[[], Any]) -> Writer:
+def _motion(make: Callable[[], Any], **options: str) -> Writer:
+    """A motion file; option values naming a file are of the example's files (written first)."""
+
     def write_motion(path: Path) -> None:
         from ..registry import write
 
-        write(make(), path, overwrite=True)
+        files: dict[str, Any] = {k: path.parent / v for k, v in options.items()}
+        write(make(), path, overwrite=True, **files)
 
     return write_motion
 
@@ -49,12 +52,16 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The example files that are motions (written after the robot models they may name).
+_MOTIONS = frozenset({"walk.seq", "wave.mof"})
+
+
 def _writers(name: str) -> dict[str, Writer]:
     """How each file of example ``name`` is made (the generators, and scipy, only when one is asked for)."""
     from ..core import examples as ex
 
     made: dict[str, Writer] = {
-        "walk.seq": _motion(ex.biped_walk),
+        "walk.seq": _motion(ex.biped_walk, body="biped.body"),  # columns in the body's joint-ID order
         "biped.body": _text(ex.biped_body),
         "biped.urdf": _text(ex.biped_urdf),
         "wave.mof": _motion(ex.nao_wave),
@@ -74,11 +81,12 @@ def contents(name: str) -> dict[str, bytes]:
     """The bytes of each file of example ``name`` (file name → bytes)."""
     out: dict[str, bytes] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for filename, make in _writers(name).items():
+        writers = _writers(name)
+        for filename in sorted(writers, key=lambda f: f in _MOTIONS):  # the models first: a motion may name one
             path = Path(tmp) / filename
-            make(path)
+            writers[filename](path)
             out[filename] = path.read_bytes()
-    return out
+    return {filename: out[filename] for filename in EXAMPLES[name]}
 
 
 def add_parser(sub: Any) -> None:

@@ -30,7 +30,7 @@ from scipy.spatial.transform import Rotation
 
 from ..core.errors import ReadError, WriteError
 from ..core.model import CodecRecord, Motion, MotionFile, Series
-from ..core.naming import NamingOptions, resolve_names
+from ..core.naming import NamingOptions, note_unnamed, resolve_names
 from ..core.naming import load_safe as _load_safe
 from ..core.notices import NoticeKind, notify
 
@@ -192,6 +192,8 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
         raise ReadError(path, f"a pose sets joint ID {count - 1}, but {names.source} names {len(names.joints)} joints")
     joint_count = len(names.joints) if names.joints is not None else count
     joint_list = names.joints if names.joints is not None else [f"joint_{i}" for i in range(joint_count)]
+    if names.joints is None:
+        note_unnamed(path, joint_count, stacklevel=3)
     times = np.array([p[0] for p in poses])
     raw = np.full((len(poses), joint_count), np.nan)
     for k, pose_entry in enumerate(poses):

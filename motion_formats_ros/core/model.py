@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import timing
-from .errors import MotionValueError, OutOfRangeError, SelectionError, spelled
+from .errors import MotionValueError, OutOfRangeError, SelectionError, listed, spelled
 from .notices import Notice
 
 if TYPE_CHECKING:
@@ -363,7 +363,7 @@ class Motion:
         try:
             i = self.joint_names.index(name)
         except ValueError:
-            raise SelectionError(f"unknown joint {name!r}; joints: {', '.join(self.joint_names)}") from None
+            raise SelectionError(f"unknown joint {name!r}; joints: {listed(self.joint_names)}") from None
         start = int(sum(self.joint_dims[:i]))
         return slice(start, start + self.joint_dims[i])
 
@@ -551,7 +551,7 @@ class Motion:
         else:
             unknown = set(mapping) - set(self.joint_names)
             if unknown:
-                raise SelectionError(f"cannot rename unknown joints {sorted(unknown)}")
+                raise SelectionError(f"cannot rename unknown joints {listed(repr(n) for n in sorted(unknown))}")
             new = tuple(mapping.get(n, n) for n in self.joint_names)
         return dataclasses.replace(self, joint_names=new)
 

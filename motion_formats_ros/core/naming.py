@@ -14,8 +14,9 @@ from typing import Any
 
 import yaml
 
-from .errors import ReadError
+from .errors import ReadError, spelled
 from .inputs import TEXT_PROBE, read_input, text_check
+from .notices import NoticeKind, notify
 from .options import option
 from .serial.yaml import SafeLoader, YamlError, check_expansion, error_line
 
@@ -129,6 +130,20 @@ def load_joint_map(source: str | os.PathLike[str] | Mapping[Any, Any] | Sequence
     raise ReadError(where, "a joint map must be a list of names or a mapping joint ID → name")
 
 
+def note_unnamed(path: str | os.PathLike[str], count: int, *, stacklevel: int) -> None:
+    """Say that a file's joints are known only by column (``joint_0 …``) and how to name them."""
+    if count == 0:
+        return
+    notify(
+        NoticeKind.READ_CHOICE,
+        f"the file does not name its {count} joints: they are joint_0 … joint_{count - 1} by column; "
+        f"give the robot's .body file ({spelled('body=FILE', '--body FILE')}) or "
+        f"{spelled('joint_names=[...]', '--joint-names a,b,c')} to name them",
+        file=path,
+        stacklevel=stacklevel + 1,
+    )
+
+
 def load_body(path: str | os.PathLike[str]) -> Names:
     """Joint names (by ``jointId`` / ``joint_id``) and links (link-index order) of a ``.body`` file."""
     doc = load_safe(path, "body file")
@@ -166,4 +181,13 @@ def load_body(path: str | os.PathLike[str]) -> Names:
     return Names(joints, order, str(robot) if robot is not None else "", f"body file {os.fspath(path)}")
 
 
-__all__ = ["Names", "NamingOptions", "load_body", "load_joint_map", "load_safe", "parse_safe", "resolve_names"]
+__all__ = [
+    "Names",
+    "NamingOptions",
+    "load_body",
+    "load_joint_map",
+    "load_safe",
+    "note_unnamed",
+    "parse_safe",
+    "resolve_names",
+]

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import MotionFormatError
+from .errors import MotionFormatError, listed
 from .model import Motion
 
 FloatArray = npt.NDArray[np.float64]
@@ -204,7 +204,7 @@ def resolve(
 
     missing = [name for name in held if name not in current]
     if missing:
-        names = ", ".join(repr(m) for m in missing)
+        names = listed(repr(m) for m in missing)
         raise MissingJointError(
             f"joint(s) {names} not in the file (or never defined there), and their current position, "
             "to hold, is not known"

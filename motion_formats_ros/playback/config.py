@@ -128,6 +128,10 @@ class PlayerConfig:
         False, "with a robot model: every link's TF as robot_state_publisher would (for setups that run none)"
     )
     ignore_limits: bool = setting(False, "play even if the motion exceeds a joint limit")
+    ignore_collisions: bool = setting(
+        False, "play even if the motion collides with the robot itself or the floor (its collision geometry)"
+    )
+    srdf_file: str = setting("", "SRDF whose disable_collisions pairs the collision check leaves out")
     exit_on_end: bool = setting(True, "shut down when a non-looping motion has been played")
 
 

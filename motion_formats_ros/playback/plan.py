@@ -193,6 +193,19 @@ def evaluate(
 
 
 # --------------------------------------------------------------------------- reduction
+def _stops(n: int, keep: npt.ArrayLike | None) -> npt.NDArray[np.intp]:
+    """The frames every reduction of ``n`` frames keeps: the first, the last and ``keep``."""
+    forced = np.zeros(n, dtype=bool)
+    if keep is not None:
+        k = np.asarray(keep)
+        if k.dtype == bool:
+            forced |= k
+        else:
+            forced[k.astype(np.intp)] = True
+    forced[0] = forced[-1] = True
+    return np.flatnonzero(forced)
+
+
 def reduce(
     times: npt.ArrayLike,
     positions: FloatArray,
@@ -225,15 +238,7 @@ def reduce(
         raise ValueError("accelerations without velocities: JTC would interpolate linearly")
     if n <= 2:
         return Reduction(np.arange(n, dtype=np.intp), 0.0, 0, 0)
-    forced = np.zeros(n, dtype=bool)
-    if keep is not None:
-        k = np.asarray(keep)
-        if k.dtype == bool:
-            forced |= k
-        else:
-            forced[k.astype(np.intp)] = True
-    forced[0] = forced[-1] = True
-    stops = np.flatnonzero(forced)
+    stops = _stops(n, keep)
 
     def error(i: int, j: int) -> tuple[float, int, int]:
         """Largest deviation on the frames strictly inside segment i..j (value, frame, column)."""

@@ -23,6 +23,8 @@ from ..core.kinematics import Kinematics, RobotModel, load_robot_model
 from ..core.model import JointLimit, Motion, MotionFile
 from ..core.nonfinite import MissingJointError, defined_joints, first_nonfinite, resolve
 from ..registry import CODECS, codec_for_path, read
+from ..safety import Checker
+from ..safety.gate import check_before_playing
 from .clock import PlaybackClock
 from .config import MAX_STREAM_RATE, Log, PlayerConfig, PlayerError
 from .config import silent as _silent
@@ -173,6 +175,7 @@ class PlaybackSession:
         self._lock = threading.Lock()
         self.robot = robot if robot is not None else robot_description(config)
         self._model: RobotModel | None = None
+        self._checker: Checker | None = None  # the robot model prepared for the collision check
         # Mimic joints of the robot model: the motion's columns for them follow their leader.
         model = self.robot_model()
         self.followers = followers(model) if model is not None else {}
@@ -236,12 +239,25 @@ class PlaybackSession:
         """Every check made before ``motion`` is played: the one place for them.
 
         Run on the file's motion when the session is made (``first``: the log says what was
-        checked) and again on the final motion when the robot's state has changed it. Today
-        the joint limits (a mimic joint against its own).
+        checked) and again on the final motion when the robot's state has changed it: the
+        collision check (when the robot model has collision geometry: self-collision and the
+        floor refuse, balance warns) and the joint limits (a mimic joint against its own).
 
         Raises:
             PlayerError: A check refuses the motion.
         """
+        model = self.robot_model()
+        if model is not None:
+            try:
+                self._checker = check_before_playing(
+                    self._checker or model,
+                    motion,
+                    self.log,
+                    srdf=self.config.srdf_file or None,
+                    ignore=self.config.ignore_collisions,
+                )
+            except MotionFormatError as exc:
+                raise PlayerError(str(exc)) from None
         if not self.limits:
             if first:
                 self.log("info", "no joint limits given (urdf_file, robot_description, body_file): nothing checked")

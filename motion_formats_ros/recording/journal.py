@@ -35,7 +35,7 @@ from typing import IO, Any
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import ReadError
+from ..core.errors import ReadError, listed
 from ..core.merge import (
     CHANNELS,
     Command,
@@ -651,7 +651,7 @@ def _root_from_tf(m: Motion, content: JournalContent, stamps: str, origin: int) 
         notify(NoticeKind.INCONSISTENT, text, stacklevel=4)
     found = buf.lookup(world.lstrip("/"), root.lstrip("/"), m.times)
     if found is None:
-        frames = ", ".join(sorted(buf.frames))
+        frames = listed(sorted(buf.frames))
         notify(
             NoticeKind.MISSING,
             f"no TF path from {world!r} to {root!r} (frames received: {frames}): no root pose",

@@ -11,7 +11,8 @@ and inertias) and joint position, velocity, acceleration and jerk limits exceede
 - :mod:`.findings`: findings, intervals and the report;
 - :mod:`.shapes`, :mod:`.pairs`, :mod:`.collide`: collision shapes, the pairs checked, coal;
 - :mod:`.dynamics`: centre of mass, ZMP and the support polygon;
-- :mod:`.limits`: joint limits (the model's and MoveIt's ``joint_limits.yaml``).
+- :mod:`.limits`: joint limits (the model's and MoveIt's ``joint_limits.yaml``);
+- :mod:`.gate`: the player's check before playing (refuse collisions, warn of balance).
 """
 
 from __future__ import annotations

@@ -217,7 +217,7 @@ class Checker:
             hi = min(n, lo + _CHUNK)
             link_rotation = quat_to_matrix(quaternion[lo:hi])
             rotation, place = shape_poses(self.shapes, link_rotation, translation[lo:hi])
-            contacts = self.collider.run(rotation, place, (link_rotation[:, 0], translation[lo:hi, 0]))
+            contacts = self.collider.run(rotation, place)
             colliding[lo:hi] = contacts.colliding
             depth[lo:hi] = contacts.depth
             for k, s in enumerate(self.shapes):

@@ -100,6 +100,8 @@ def choose_pairs(
         if unknown:
             notes.append(f"the SRDF names links the model lacks (ignored): {', '.join(unknown)}")
         return PairChoice(tuple(kept), tuple(notes))
+    if not links_with_shapes:
+        return PairChoice((), ())
     body = rigid_bodies(model)
     adjacent = adjacent_bodies(model, body)
     near = [p for p in pairs if frozenset((body[p[0]], body[p[1]])) in adjacent]

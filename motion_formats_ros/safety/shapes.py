@@ -110,10 +110,12 @@ class MeshCache:
             return self._meshes[key]
         path = resolve(mesh.filename, self.base, self.roots)
         if path is None:
-            searched = ", ".join(str(r) for _, r in self.roots) or "no package folders (set --package-path)"
-            raise ReadError(
-                self.source, f"link {link!r}: collision mesh {mesh.filename} not found (searched {searched})"
-            )
+            if mesh.filename.startswith("package://"):
+                searched = ", ".join(str(r) for _, r in self.roots) or "no package folders (set --package-path)"
+                where = f"searched {searched}"
+            else:
+                where = f"looked for beside the model, in {self.base}" if self.base else "no folder to look in"
+            raise ReadError(self.source, f"link {link!r}: collision mesh {mesh.filename} not found ({where})")
         try:
             tri: TriMesh = load_mesh(path, tuple(mesh.scale), extra="check")
         except ValueError as exc:

@@ -90,6 +90,7 @@ def _value(row: dict[str, Any], files: dict[str, Path]) -> str:
         ("joint_map", "read"): {"mof": "nao_26", "mtn": "aibo_ers7"}.get(fmt, str(files["map"])),
         ("joint_map", "write"): {"mof": "nao_26", "mtn": "aibo_ers7"}.get(fmt, ""),
         ("body", "read"): str(files["body"]),
+        ("body", "write"): str(files["body"]),
         ("urdf", "write"): str(files["urdf"]),
         ("joint_limits", "write"): json.dumps({joints[0]: [-3.0, 3.0]}),
         ("motion", "read"): "nod",

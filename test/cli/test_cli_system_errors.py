@@ -52,7 +52,7 @@ def medium(tmp_path_factory: pytest.TempPathFactory) -> Path:
     frames, joints = 20_000, 10
     m = Motion(
         times=np.arange(frames) / 100.0,
-        joint_names=tuple(f"j{i}" for i in range(joints)),
+        joint_names=tuple(f"joint_{i}" for i in range(joints)),  # what a .seq reader names them: nothing lost
         position=rng.normal(size=(frames, joints)),
     )
     path = tmp_path_factory.mktemp("medium") / "med.msgpack"

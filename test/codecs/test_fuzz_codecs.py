@@ -734,7 +734,7 @@ def test_rosbag2_custom_data_nested_too_deep_is_a_read_error(tmp_path: Path) -> 
     # record) went to json.loads unchecked: RecursionError.
     import yaml
 
-    from motion_formats_ros.codecs.rosbag._read import CUSTOM_KEY
+    from motion_formats_ros.codecs.rosbag._messages import CUSTOM_KEY
 
     folder = _written(biped_walk(rate=10.0, cycles=1), tmp_path / "bag", format="rosbag", storage="mcap")
     meta = folder / "metadata.yaml"

@@ -62,7 +62,7 @@ def test_joint_states_missing_a_field_of_their_type_are_skipped_not_a_crash() ->
     """A damaged bag schema gave decoded JointStates without ``effort`` (an AttributeError escaped)."""
     from types import SimpleNamespace
 
-    from motion_formats_ros.codecs.rosbag._read import _append_rows, _TopicStream
+    from motion_formats_ros.codecs.rosbag._joints import _append_rows, _TopicStream
 
     stamp = SimpleNamespace(sec=1, nanosec=0)
     good = SimpleNamespace(name=["a"], position=[0.5], velocity=[], effort=[], header=SimpleNamespace(stamp=stamp))

@@ -11,15 +11,16 @@ See ``_read`` and ``_write`` for the details, :func:`describe` for ``info``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...core.model import MotionFile
-from ._read import IMU, JOINT_STATE, POINT, TF_TYPES, TRAJECTORY, ReadOptions, read_bag
+from ._messages import IMU, JOINT_STATE, POINT, TF_TYPES, TRAJECTORY
+from ._read import read_bag
+from ._read_options import ReadOptions
 from ._record import BagMotionRecord, BagRecord
-from ._source import BagSource, is_rosbag2_folder
-from ._types import joint_fields
+from .storage import BagSource, is_rosbag2_folder
+from .storage.msgtypes import joint_fields
 
 if TYPE_CHECKING:
     from . import _write
@@ -80,8 +81,8 @@ CONVERTIBLE = {
     POINT: "point series (ZMP)",
     **dict.fromkeys(TF_TYPES, "TF (root pose, links)"),
 }
-#: The ``bag2motion`` option that converts a field inside another type, by the field's type.
-_FIELD_OPTION = {TRAJECTORY: "--trajectory", JOINT_STATE: "--topics"}
+#: The read option (:class:`ReadOptions` field) that converts a field inside another type, by the field's type.
+FIELD_OPTION = {TRAJECTORY: "trajectory", JOINT_STATE: "topics"}
 
 
 def describe(path: Path, distro: str | None = None) -> dict[str, Any]:
@@ -89,7 +90,8 @@ def describe(path: Path, distro: str | None = None) -> dict[str, Any]:
 
     A topic of another type is searched for JointTrajectory / JointState fields (using
     the definitions the bag carries, else the distro's and :data:`_types.KNOWN`); each
-    is listed under ``fields`` by its path. ``note`` says why a topic does not convert
+    is listed under ``fields`` by its path, with the read option that converts it
+    (``option``, a :class:`ReadOptions` field) and its value. ``note`` says why a topic does not convert
     when that is not just its type (service events, a definition that does not parse).
     """
     with BagSource(Path(path), distro) as source:
@@ -113,7 +115,8 @@ def describe(path: Path, distro: str | None = None) -> dict[str, Any]:
                             "field": f.path,
                             "type": f.msgtype,
                             "converts_to": CONVERTIBLE[f.msgtype],
-                            "option": f"{_FIELD_OPTION[f.msgtype]} {t.name}:{f.path}",
+                            "option": FIELD_OPTION[f.msgtype],
+                            "value": f"{t.name}:{f.path}",
                         }
                         for f in joint_fields(source.typestore.fielddefs, t.msgtype)
                     ]
@@ -126,29 +129,3 @@ def describe(path: Path, distro: str | None = None) -> dict[str, Any]:
             "recovered_messages": source.recovered,
             "topics": topics,
         }
-
-
-def format_description(info: dict[str, Any], out: Sequence[str] = ()) -> list[str]:
-    """Lines ``info`` prints for a bag."""
-    lines = [f"file:     {info['file']}", "format:   rosbag" + (" (ROS 1)" if info["ros1"] else " (rosbag2)")]
-    if info.get("distro"):
-        lines.append(f"distro:   {info['distro']}")
-    if info.get("recovered_messages") is not None:
-        lines.append(f"recovered: {info['recovered_messages']} messages (recording was not closed)")
-    convertible = [t for t in info["topics"] if t["converts_to"] or t.get("fields")]
-    other = [t for t in info["topics"] if not (t["converts_to"] or t.get("fields"))]
-    count = sum(1 if t["converts_to"] else len(t["fields"]) for t in convertible)
-    lines.append(f"convertible topics ({count}):")
-    for t in convertible:
-        if t["converts_to"]:
-            lines.append(f"  {t['topic']:<32} {t['type']:<36} {t['messages']:>8} msgs  -> {t['converts_to']}")
-            continue
-        for f in t["fields"]:
-            name = f"{t['topic']}: {f['field']}"
-            lines.append(f"  {name:<32} {t['type']:<36} {t['messages']:>8} msgs  -> {f['converts_to']} ({f['option']})")
-    if other:
-        lines.append(f"other topics, not convertible ({len(other)}):")
-        for t in other:
-            note = f"  ({t['note']})" if t.get("note") else ""
-            lines.append(f"  {t['topic']:<32} {t['type']:<36} {t['messages']:>8} msgs{note}")
-    return list(out) + lines

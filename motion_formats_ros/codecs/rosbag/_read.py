@@ -13,54 +13,47 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import mmap
 import sys
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ...core.distros import Distro
-from ...core.errors import ReadError, SelectionError, require
+from ...core.errors import ReadError, SelectionError, listed, require
 from ...core.merge import (
-    Command,
     Segment,
     imu_name,
-    imu_row,
-    joint_state_problem,
     merge,
-    place_trajectories,
     sample_stream,
     select_joints,
-    trajectory_bases,
 )
 from ...core.model import Motion, MotionFile, Series
-from ...core.notices import NoticeKind, collect, notify, relay
-from ...core.options import option
+from ...core.notices import NoticeKind, collect, relay
 from ...core.serial.nesting import json_too_deep, too_deep_reason
-from ...core.stamps import Stamps, choose_times
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
 from ...core.timing import snap_to_rate
-from . import _bulk, _tf_bulk
+from ._joints import _flush, _TopicStream
+from ._messages import (
+    CONVERTIBLE_TYPES,
+    CUSTOM_KEY,
+    DEFAULT_JOINT_TOPIC,
+    IMU,
+    JOINT_STATE,
+    POINT,
+    ROBOT_DESCRIPTION,
+    STRING,
+    TF_TYPES,
+    TRAJECTORY,
+)
+from ._read_options import ReadOptions
 from ._record import BagMotionRecord, BagRecord
-from ._source import BagSource, Block, PayloadTooShortError, quick_candidate, typestore_for
-from ._types import JointField, joint_fields, parse_path, values_at
+from ._topics import _choose_times, _frame, _TopicDecoder
+from .storage import BagSource, quick_candidate
+from .storage.msgtypes import JointField, joint_fields, parse_path
 
-JOINT_STATE = "sensor_msgs/msg/JointState"
-IMU = "sensor_msgs/msg/Imu"
-TRAJECTORY = "trajectory_msgs/msg/JointTrajectory"
-POINT = "geometry_msgs/msg/PointStamped"
-TF_TYPES = ("tf2_msgs/msg/TFMessage", "tf/msg/tfMessage")
-#: Types converted as a whole topic (other types are searched for joint data inside).
-CONVERTIBLE_TYPES = (JOINT_STATE, IMU, TRAJECTORY, POINT, *TF_TYPES)
-DEFAULT_JOINT_TOPIC = "/joint_states"
-#: The robot's URDF as robot_state_publisher takes it (kept as MotionFile.robot_description).
-ROBOT_DESCRIPTION = "/robot_description"
-STRING = "std_msgs/msg/String"
-CUSTOM_KEY = "motion_formats_ros"
 #: Stamps off a uniform grid by at most this many ns are only its rounding to whole ns: no warning.
 JITTER_NS = 1
 #: Messages decoded together by the bulk JointState path.
@@ -70,166 +63,6 @@ PROGRESS_MIN = 100_000
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-
-
-@dataclasses.dataclass(frozen=True)
-class ReadOptions:
-    """Options of :func:`read_bag` (the CLI's ``bag2motion`` flags)."""
-
-    topics: Sequence[str] | None = option(
-        None, "JointState topics merged by joint name (default /joint_states, else all); TOPIC:FIELD inside others"
-    )
-    stamps: Stamps = option(Stamps.AUTO, "sample times: header stamp, receive time, or auto")
-    root: str | None = option(None, "root pose from TF as PARENT:CHILD; 'none' for no root", metavar="PARENT:CHILD")
-    imu: Sequence[str] | None = option(None, "sensor_msgs/Imu topics (default: all; 'none': none)")
-    trajectory: Sequence[str] | None = option(None, "JointTrajectory topics -> 'target' group (default: all)")
-    points: Sequence[str] | None = option(None, "PointStamped topics -> series (default: /zmp)")
-    links: Sequence[str] | None = option(None, "TF frames to record as link poses")
-    tf_topic: str = option("/tf", "the TF topic", metavar="TOPIC")
-    tf_static_topic: str = option("/tf_static", "the static TF topic", metavar="TOPIC")
-    hold: bool = option(False, "hold a joint's last value instead of NaN where it is absent")
-    distro: Distro | None = option(None, "typestore for types the bag does not define")
-    progress: bool | None = option(None, "progress bar (default: on a terminal, for large bags)")
-    bulk: bool = option(True, "decode regular JointState messages in bulk (numpy)")
-    start: float | None = option(None, "drop frames before this time (from the first message)", unit="s")
-    end: float | None = option(None, "drop frames after this time", unit="s")
-    rate: float | None = option(None, "resample to this rate", unit="Hz")
-    joints: Sequence[str] | None = option(None, "keep only these joints, in this order")
-
-
-#: Arrays at least this big are allocated with their pages mapped at once (see :func:`_empty`).
-PREFAULT_BYTES = 1 << 22
-
-
-def _empty(shape: tuple[int, ...], dtype: Any, prefault: bool = True) -> npt.NDArray[Any]:
-    """An uninitialised array; a big one with its pages mapped in one go (with ``prefault``).
-
-    Touching the pages of a fresh allocation one by one (a fault per page, or a search
-    for huge pages on a busy machine) costs more than filling them; anonymous memory
-    mapped with MAP_POPULATE is mapped by the kernel at once. The array owns its mapping
-    (it is released with the array). Elsewhere, when mapping fails or without
-    ``prefault`` (pages that may never be used): ``np.empty``, whose untouched pages
-    cost no memory.
-    """
-    dt = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
-    flags = getattr(mmap, "MAP_POPULATE", 0)
-    if prefault and nbytes >= PREFAULT_BYTES and flags:
-        try:
-            mapping = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | flags)
-        except (OSError, ValueError, OverflowError):
-            pass
-        else:
-            return np.frombuffer(mapping, dtype=dt).reshape(shape)
-    return np.empty(shape, dtype=dt)
-
-
-@dataclasses.dataclass
-class _Run:
-    """Samples of one layout (joint names, present channels), copied into arrays that grow."""
-
-    names: tuple[str, ...]
-    stamps: IntArray
-    recv: IntArray
-    channels: dict[str, FloatArray]
-    layout: _bulk.Layout
-    size: int = 0
-
-    @classmethod
-    def start(cls, layout: _bulk.Layout, present: Iterable[str], capacity: int, prefault: bool) -> _Run:
-        """A run with room for ``capacity`` samples (their pages mapped at once with ``prefault``)."""
-        names = layout.names
-        channels = {ch: _empty((capacity, len(names)), np.float64, prefault) for ch in present}
-        stamps, recv = (_empty((capacity,), np.int64, prefault) for _ in range(2))
-        return cls(names, stamps, recv, channels, layout)
-
-    def add(self, decoded: _bulk.Decoded, recv: IntArray, spare: int) -> None:
-        m, n = int(recv.size), self.size
-        if n + m > self.stamps.size:
-            self._grow(max(n + m + spare, 2 * self.stamps.size))
-        self.stamps[n : n + m] = decoded.stamps
-        self.recv[n : n + m] = recv
-        for ch, values in decoded.channels.items():
-            self.channels[ch][n : n + m] = values
-        self.size = n + m
-
-    def _grow(self, capacity: int) -> None:
-        n = self.size
-
-        def grown(old: npt.NDArray[Any]) -> npt.NDArray[Any]:
-            new = _empty((capacity, *old.shape[1:]), old.dtype, prefault=False)  # may never all be used
-            new[:n] = old[:n]
-            return new
-
-        self.stamps, self.recv = grown(self.stamps), grown(self.recv)
-        self.channels = {ch: grown(v) for ch, v in self.channels.items()}
-
-    def segment(self) -> Segment:
-        n = self.size
-        return Segment(self.names, self.stamps[:n], self.recv[:n], {ch: v[:n] for ch, v in self.channels.items()})
-
-
-@dataclasses.dataclass
-class _TopicStream:
-    """Joint samples of one topic, collected batch by batch.
-
-    Messages decoded in bulk are copied into the arrays of the current run (one layout)
-    as they come, so that a topic of one layout ends as one segment whose arrays are
-    the motion's; ``expected`` (the topic's message count) sizes them.
-    """
-
-    topic: str
-    segments: list[Segment] = dataclasses.field(default_factory=list)
-    raws: list[bytes] = dataclasses.field(default_factory=list)
-    recv: list[int] = dataclasses.field(default_factory=list)
-    bad: int = 0
-    undecodable: int = 0
-    not_utf8: int = 0
-    truncated: int = 0
-    bulk_batches: int = 0
-    slow_batches: int = 0
-    expected: int = 0
-    seen: int = 0
-    run: _Run | None = None
-    #: The bag's bytes: a damaged message count sizes no more samples than they can hold.
-    bag_bytes: int = 0
-
-    def add(self, decoded: _bulk.Decoded, recv: IntArray) -> None:
-        """Append a batch decoded in bulk (copied: ``decoded`` may be views of a chunk)."""
-        names, present = decoded.layout.names, tuple(decoded.channels)
-        run = self.run
-        if run is None or run.names != names or tuple(run.channels) != present:
-            self.close_run()
-            capacity = int(recv.size) + self._spare(decoded, recv)
-            # Pages mapped up front only for as many messages as the bag's bytes hold (a
-            # damaged count, or compressed chunks, must not commit memory never used).
-            prefault = capacity * decoded.layout.size <= self.bag_bytes
-            run = self.run = _Run.start(decoded.layout, present, capacity, prefault)
-        run.add(decoded, recv, self._spare(decoded, recv))
-        run.layout = decoded.layout  # the next batch is most likely alike
-        self.seen += int(recv.size)
-
-    def _spare(self, decoded: _bulk.Decoded, recv: IntArray) -> int:
-        """Samples still expected after ``recv``'s (no more than the bag's bytes can hold)."""
-        left = self.expected - self.seen - int(recv.size)
-        return max(0, min(left, 4 * self.bag_bytes // max(1, decoded.layout.size)))
-
-    def close_run(self) -> None:
-        if self.run is not None and self.run.size:
-            self.segments.append(self.run.segment())
-        self.run = None
-
-    def finish(self) -> None:
-        self.close_run()
-
-
-# --------------------------------------------------------------------------- helpers
-def _stamp_ns(stamp: Any) -> int:
-    return int(stamp.sec) * 1_000_000_000 + int(stamp.nanosec)
-
-
-def _frame(name: str) -> str:
-    return name[1:] if name.startswith("/") else name
 
 
 def _custom(source: BagSource) -> dict[str, Any]:
@@ -245,148 +78,6 @@ def _custom(source: BagSource) -> dict[str, Any]:
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
-
-
-def _choose_times(stamps: IntArray, recv: IntArray, mode: str, what: str, notes: list[str]) -> IntArray:
-    times, note = choose_times(stamps, recv, mode)
-    if note:
-        notes.append(f"{what}: {note}")
-    return times
-
-
-#: The types a TFMessage is made of: the bulk TF decoder reads only bags that define them as ROS 2 does.
-_TF_PARTS = (
-    "tf2_msgs/msg/TFMessage",
-    "geometry_msgs/msg/TransformStamped",
-    "std_msgs/msg/Header",
-    "builtin_interfaces/msg/Time",
-    "geometry_msgs/msg/Transform",
-    "geometry_msgs/msg/Vector3",
-    "geometry_msgs/msg/Quaternion",
-)
-
-
-def _standard_tf(source: BagSource, topic: str) -> bool:
-    """Whether ``topic``'s TF types are ROS 2's own (a CDR bag; the same definitions field by field)."""
-    if source.ros1 or source.type_problem(topic) is not None:
-        return False
-    reference = typestore_for("jazzy").fielddefs
-    defs = source.typestore.fielddefs
-    return all(t in defs and defs[t] == reference[t] for t in _TF_PARTS)
-
-
-# --------------------------------------------------------------------------- joint states
-def _flush(stream: _TopicStream, source: BagSource, msgtype: str, bulk: bool, block: Block | None = None) -> None:
-    """Decode the stream's pending messages (or ``block``): in bulk where regular, else one by one.
-
-    A batch of one layout throughout is decoded in bulk without looking at the message
-    definition. Otherwise the definition is loaded (as for any message decoded one by
-    one); when it is the standard JointState one, the batch is cut into runs of one
-    layout, each decoded in bulk, and only the messages no run holds (not well-formed
-    ones) are decoded one by one; with another definition every message is.
-    """
-    rows: npt.NDArray[np.uint8] | None = None
-    raws: Sequence[bytes] | None = None
-    if block is not None:
-        rows, raws, recv = block.rows, block.raws, block.times
-    else:
-        raws, recv = stream.raws, np.asarray(stream.recv, dtype=np.int64)
-        stream.raws, stream.recv = [], []
-        rows = _bulk.rows_of(raws) if bulk and raws else None
-        if rows is not None:
-            raws = None
-    if not recv.size:
-        return
-    hint = stream.run.layout if stream.run is not None else None
-    decoded = _bulk.decode_rows(rows, source.ros1, hint) if bulk and rows is not None else None
-    if decoded is not None:
-        stream.bulk_batches += 1
-        stream.add(decoded, recv)
-        return
-    source.require_types([stream.topic])  # only an irregular batch needs the message definition
-    if bulk and source.standard_joint_state(msgtype):
-        for lo, _hi, part in _bulk.size_runs(rows, raws):
-            for i, j, run in _bulk.runs(part, source.ros1):
-                if run is not None:
-                    stream.bulk_batches += 1
-                    stream.add(run, recv[lo + i : lo + j])
-                else:
-                    _slow(stream, source, msgtype, [part[k].tobytes() for k in range(i, j)], recv[lo + i : lo + j])
-        return
-    if raws is None:
-        assert rows is not None
-        raws = [row.tobytes() for row in rows]
-    _slow(stream, source, msgtype, raws, recv)
-
-
-def _slow(stream: _TopicStream, source: BagSource, msgtype: str, raws: Sequence[bytes], recv: IntArray) -> None:
-    """Messages decoded one by one with rosbags' deserializer (the general way)."""
-    stream.slow_batches += 1
-    stream.close_run()
-
-    def decoded_msgs() -> Iterator[tuple[int, Any]]:
-        for raw, t in zip(raws, recv.tolist(), strict=True):
-            try:
-                msg = source.deserialize(raw, msgtype)
-            except PayloadTooShortError:
-                stream.truncated += 1
-                continue
-            except Exception as exc:
-                if _caused_by(exc, UnicodeDecodeError):
-                    stream.not_utf8 += 1
-                else:
-                    stream.undecodable += 1
-                continue
-            yield t, msg
-
-    _append_rows(stream, decoded_msgs())
-    stream.seen += int(recv.size)
-
-
-def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
-    """Whether ``exc`` is, or was raised while handling or from, a ``kind`` (the deserializer wraps it)."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, kind):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
-
-
-def _append_rows(stream: _TopicStream, msgs: Iterable[tuple[int, Any]]) -> None:
-    """Segments of JointState objects ``(receive ns, message)`` appended to ``stream``."""
-    current: Segment | None = None
-    rows: list[tuple[int, int, dict[str, FloatArray]]] = []
-
-    def close() -> None:
-        if current is None or not rows:
-            return
-        current.stamps = np.array([r[0] for r in rows], dtype=np.int64)
-        current.recv = np.array([r[1] for r in rows], dtype=np.int64)
-        current.channels = {ch: np.stack([r[2][ch] for r in rows]) for ch in rows[0][2]}
-        stream.segments.append(current)
-
-    for t, msg in msgs:
-        try:
-            names = tuple(str(n) for n in msg.name)
-            values = {ch: np.asarray(getattr(msg, ch), dtype=np.float64) for ch in _bulk.CHANNELS}
-            stamp = _stamp_ns(msg.header.stamp)
-        except (AttributeError, TypeError, ValueError):
-            # The bag's own definition of the type lacks a JointState field (a damaged schema).
-            stream.bad += 1
-            continue
-        if joint_state_problem(names, *values.values()) is not None:
-            stream.bad += 1
-            continue
-        present = {ch: v for ch, v in values.items() if v.size}
-        if current is None or current.names != names or set(present) != set(rows[0][2] if rows else present):
-            close()
-            current = Segment(names, np.zeros(0, np.int64), np.zeros(0, np.int64), {})
-            rows = []
-        rows.append((stamp, t, present))
-    close()
 
 
 def _preferred(found: list[JointField]) -> JointField | None:
@@ -416,26 +107,12 @@ def _backwards(times: IntArray) -> int:
 
 
 # --------------------------------------------------------------------------- reader
-class _BagReader:
-    def __init__(self, path: Path, options: ReadOptions) -> None:
-        self.path = path
-        self.options = options
-        self.notes: list[str] = []
-
-    def warn(self, message: str, kind: NoticeKind = NoticeKind.INCONSISTENT) -> None:
-        notify(kind, message, file=self.path, stacklevel=5)
+class _BagReader(_TopicDecoder):
+    """Bag → MotionFile (see the module docstring): topics chosen, messages collected, the motion assembled."""
 
     # -- topic selection --------------------------------------------------------
     def _topics_of(self, source: BagSource, msgtypes: Sequence[str]) -> list[str]:
         return [t.name for t in source.topics.values() if t.msgtype in msgtypes]
-
-    @staticmethod
-    def _resolve(source: BagSource, topic: str) -> str:
-        """A topic as the bag spells it: given with or without its leading slash."""
-        if topic in source.topics:
-            return topic
-        other = topic[1:] if topic.startswith("/") else "/" + topic
-        return other if other in source.topics else topic
 
     def _require(self, source: BagSource, topics: Sequence[str], msgtypes: Sequence[str], what: str) -> list[str]:
         out = []
@@ -528,7 +205,7 @@ class _BagReader:
             from tqdm import tqdm
         except ImportError:
             if self.options.progress:  # asked for: say how to get it
-                require("tqdm", "--progress", package="tqdm", extra="progress", rosdep_key="python3-tqdm")
+                require("tqdm", "the progress bar", package="tqdm", extra="progress", rosdep_key="python3-tqdm")
             return None  # a bar the user did not ask for is left out
         return tqdm(total=total, unit="msg", desc=self.path.name, file=sys.stderr, leave=False)
 
@@ -620,10 +297,10 @@ class _BagReader:
             if opts.trajectory is None:
                 traj_fields = self._nested_trajectories(source)
             if traj_fields:
-                found = ", ".join(f"{topic}:{f.path}" for topic, f in traj_fields)
+                found = listed(f"{topic}:{f.path}" for topic, f in traj_fields)
                 self.warn(
                     f"no JointState, TF or JointTrajectory topic; converting the trajectories inside {found} "
-                    "(choose with --trajectory TOPIC:FIELD)",
+                    "(choose with the trajectory option, TOPIC:FIELD)",
                     NoticeKind.READ_CHOICE,
                 )
             else:
@@ -708,171 +385,6 @@ class _BagReader:
             _flush(stream, source, JOINT_STATE, opts.bulk)
             stream.finish()
         return {"streams": streams, "others": others}
-
-    # -- decoding of the non-joint topics ---------------------------------------
-    def _decode(self, source: BagSource, topic: str, raws: list[tuple[int, bytes]]) -> Iterator[tuple[int, Any]]:
-        msgtype = source.topics[topic].msgtype
-        bad = short = 0
-        for t, raw in raws:
-            try:
-                yield t, source.deserialize(raw, msgtype)
-            except PayloadTooShortError:
-                short += 1
-            except Exception:
-                bad += 1
-        if bad:
-            self.warn(f"{topic}: skipped {bad} messages that could not be decoded", NoticeKind.SKIPPED)
-        if short:
-            self.warn(
-                f"{topic}: skipped {short} messages whose payload is too short for the message "
-                "(cut inside it, or a length field past its end)",
-                NoticeKind.SKIPPED,
-            )
-
-    def _tf(self, source: BagSource, plan: dict[str, Any], others: dict[str, Any]) -> TfSamples:
-        samples = TfSamples()
-        for topic in plan["tf"]:
-            static = topic == self._resolve(source, self.options.tf_static_topic)
-            raws = others.get(topic, [])
-            regular = (
-                _tf_bulk.decode([r for _, r in raws])
-                if self.options.bulk and len(raws) > 1 and _standard_tf(source, topic)
-                else None
-            )
-            if regular is not None:  # one TFMessage layout throughout (a robot's link frames): numpy
-                recv = np.array([t for t, _ in raws], dtype=np.int64)
-                frames, stamps, block = regular
-                for k, (parent, child) in enumerate(frames):
-                    samples.add_block(parent, child, stamps[:, k], recv, block[:, k], static)
-                continue
-            bad = 0
-            for t, msg in self._decode(source, topic, others.get(topic, [])):
-                try:
-                    for tr in msg.transforms:
-                        tt, rr = tr.transform.translation, tr.transform.rotation
-                        values = [float(v) for v in (tt.x, tt.y, tt.z, rr.x, rr.y, rr.z, rr.w)]
-                        parent, child = str(tr.header.frame_id), str(tr.child_frame_id)
-                        samples.add(parent, child, _stamp_ns(tr.header.stamp), int(t), values, static)
-                except (AttributeError, TypeError, ValueError, OverflowError):
-                    # A definition in the bag that is not TFMessage's shape, or a stamp no clock gives.
-                    bad += 1
-            if bad:
-                self.warn(f"{topic}: skipped {bad} messages that are not usable transforms", NoticeKind.SKIPPED)
-        return samples
-
-    def _tf_buffer(self, samples: TfSamples, origin: int, report: bool = True) -> TfBuffer:
-        buf, notes = samples.buffer(origin, self.options.stamps)
-        if report:
-            self.notes += notes
-            for problem in buf.problems:
-                self.warn(problem)
-        return buf
-
-    def _auto_root(self, buf: TfBuffer) -> str | None:
-        frames = buf.frames
-        for candidate in ("base_link", "base_footprint", "base"):
-            if candidate in frames and candidate in buf.edges:
-                return f"{buf.root_of(candidate)}:{candidate}"
-        dynamic = sorted((e for e in buf.edges.values() if not e.static), key=lambda e: (-e.times.size, e.child))
-        if not dynamic:
-            return None
-        child = dynamic[0].child  # the most often published moving frame
-        return f"{buf.root_of(child)}:{child}"
-
-    def _series_of(
-        self, source: BagSource, topic: str, raws: list[tuple[int, bytes]]
-    ) -> tuple[IntArray, FloatArray, str]:
-        stamps, recv, rows, frames = [], [], [], []
-        for t, msg in self._decode(source, topic, raws):
-            stamps.append(_stamp_ns(msg.header.stamp))
-            recv.append(t)
-            rows.append([msg.point.x, msg.point.y, msg.point.z])
-            frames.append(_frame(msg.header.frame_id))
-        ns = _choose_times(np.array(stamps, np.int64), np.array(recv, np.int64), self.options.stamps, topic, self.notes)
-        return ns, np.array(rows, dtype=np.float64).reshape(-1, 3), frames[0] if frames else ""
-
-    def _imu_of(self, source: BagSource, topic: str, raws: list[tuple[int, bytes]]) -> tuple[IntArray, FloatArray]:
-        stamps, recv, rows = [], [], []
-        for t, msg in self._decode(source, topic, raws):
-            stamps.append(_stamp_ns(msg.header.stamp))
-            recv.append(t)
-            rows.append(imu_row(msg))
-        ns = _choose_times(np.array(stamps, np.int64), np.array(recv, np.int64), self.options.stamps, topic, self.notes)
-        return ns, np.array(rows, dtype=np.float64).reshape(-1, 10)
-
-    def _trajectory_segments(self, source: BagSource, topic: str, raws: list[tuple[int, bytes]]) -> list[Segment]:
-        """JointTrajectory messages of a topic: each at its stamp, replacing the rest of the one before."""
-        msgs = list(self._decode(source, topic, raws))
-        stamps = np.array([_stamp_ns(m.header.stamp) for _, m in msgs], dtype=np.int64)
-        recv = np.array([t for t, _ in msgs], dtype=np.int64)
-        bases = trajectory_bases(stamps, recv, self.options.stamps)
-        return self._place(topic, [(int(b), m) for b, (_, m) in zip(bases, msgs, strict=True)])
-
-    def _nested_trajectory_segments(
-        self, source: BagSource, topic: str, field: JointField, raws: list[tuple[int, bytes]]
-    ) -> list[Segment]:
-        """JointTrajectory values inside another type, one after another on the timeline.
-
-        Such values (MoveIt's planned paths: a DisplayTrajectory holds the plan's parts in
-        order) carry no stamp, or none a controller would act on: a value without a stamp
-        starts when its message was received, but not before the value placed before it
-        ends, so that consecutive parts and plans follow each other instead of cutting
-        each other short. A value with a stamp starts there (``--stamps header``: always).
-        """
-        placed: list[tuple[int, Any]] = []
-        end: int | None = None
-        mode = self.options.stamps
-        for t, msg in self._decode(source, topic, raws):
-            for value in values_at(msg, field.steps):
-                stamp = _stamp_ns(value.header.stamp)
-                stamped = mode == "header" or (mode == "auto" and stamp != 0)
-                base = stamp if stamped else (t if end is None else max(t, end))
-                placed.append((base, value))
-                last = max((_stamp_ns(p.time_from_start) for p in value.points), default=0)
-                end = base + last
-        return self._place(f"{topic}:{field.path}", placed)
-
-    def _place(self, label: str, placed: list[tuple[int, Any]]) -> list[Segment]:
-        """Segments of JointTrajectory values: points at base + time_from_start, cut at the next base."""
-        commands = []
-        bad = 0
-        fields: tuple[tuple[str, str], ...] = (
-            ("position", "positions"),
-            ("velocity", "velocities"),
-            ("acceleration", "accelerations"),
-            ("effort", "effort"),
-        )
-        for base, msg in placed:
-            names = tuple(str(n) for n in msg.joint_names)
-            offsets: list[int] = []
-            rows: dict[str, list[FloatArray]] = {}
-            layout: tuple[str, ...] | None = None
-            for point in msg.points:
-                values = {ch: np.asarray(getattr(point, attr), dtype=np.float64) for ch, attr in fields}
-                present = tuple(ch for ch, v in values.items() if v.size)
-                if any(v.size not in (0, len(names)) for v in values.values()) or layout not in (None, present):
-                    bad += 1
-                    continue
-                layout = present
-                offsets.append(_stamp_ns(point.time_from_start))
-                for ch in present:
-                    rows.setdefault(ch, []).append(values[ch])
-            channels = {ch: np.stack(v) for ch, v in rows.items()}
-            commands.append(Command(int(base), names, np.array(offsets, dtype=np.int64), channels))
-        if bad:
-            self.warn(
-                f"{label}: skipped {bad} trajectory points whose arrays do not match joint_names", NoticeKind.SKIPPED
-            )
-        return place_trajectories(commands)
-
-    def _nested_joint_stream(
-        self, source: BagSource, topic: str, field: JointField, raws: list[tuple[int, bytes]]
-    ) -> _TopicStream:
-        """JointState values inside another type, each a sample at its own stamp."""
-        stream = _TopicStream(f"{topic}:{field.path}")
-        decoded = self._decode(source, topic, raws)
-        _append_rows(stream, ((t, value) for t, msg in decoded for value in values_at(msg, field.steps)))
-        return stream
 
     # -- assembling -------------------------------------------------------------
     def _joint_segments(self, streams: dict[str, _TopicStream]) -> list[Segment]:
@@ -962,7 +474,7 @@ class _BagReader:
         if root:
             parent, child = (_frame(x) for x in str(root).split(":", 1))
             if buf is None or buf.path(parent, child) is None:
-                frames = ", ".join(sorted(buf.frames)) if buf is not None else "none"
+                frames = listed(sorted(buf.frames)) if buf is not None else "none"
                 raise ReadError(self.path, f"no TF path from {parent!r} to {child!r}; frames in the bag: {frames}")
             root_pair = (parent, child)
 

@@ -48,12 +48,13 @@ from ...core.kinematics import MovingTransform, RobotModel, StaticTransform, loa
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, check_commit, notify
 from ...core.options import option
-from . import _bulk, _tf_bulk
-from ._read import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
+from ._messages import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
 from ._record import BagMotionRecord
-from ._source import typestore_for
-from ._storage import storage_plugins
-from ._typehash import type_hash
+from .storage import bulk as _bulk
+from .storage import tf_bulk as _tf_bulk
+from .storage import typestore_for
+from .storage.plugins import storage_plugins
+from .storage.typehash import type_hash
 
 #: Rows encoded per bulk batch (bounds the temporary byte matrix).
 BATCH = 8192

@@ -1,7 +1,7 @@
 """Scene Description (JSON5): models, objects, transforms and spline trajectories.
 
 Reading a scene file gives the joint motion of its robots (see
-:mod:`.motion`); :func:`load_scene` gives the validated :class:`~.preprocess.Scene`
+:mod:`.motion`); :func:`load_scene` gives the validated :class:`~.description.Scene`
 itself (for forward kinematics see :mod:`.kinematics`). Writing turns
 a motion into a scene whose trajectories reproduce it (see :mod:`.writer`).
 
@@ -20,9 +20,10 @@ from ...core.errors import ReadError
 from ...core.model import MotionFile
 from ...core.options import option
 from ...core.validation import Validation
+from .description import Scene
 from .loader import load, parse_json5
 from .motion import SceneRecord, scene_to_motion, scene_to_motion_file
-from .preprocess import Scene, load_scene, preprocess
+from .preprocess import load_scene, preprocess
 from .problems import Problem, SceneError
 from .trajectory import Trajectory
 from .transforms import Ref, Transform, parse_transform

@@ -11,7 +11,8 @@ import os
 from pathlib import Path
 
 from ...core.kinematics import WORLD_FRAME, Edge, Kinematics, link_frame, object_frame
-from .preprocess import Scene, load_scene
+from .description import Scene
+from .preprocess import load_scene
 from .transforms import Transform
 
 

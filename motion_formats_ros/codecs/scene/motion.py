@@ -24,7 +24,7 @@ import numpy.typing as npt
 from ...core.errors import ReadError
 from ...core.kinematics import Kinematics
 from ...core.model import CodecRecord, FrameTree, JointLimit, Motion, MotionFile
-from .preprocess import Scene
+from .description import Scene
 from .problems import PathPart, json_path
 from .transforms import Ref, TransformError, Value
 

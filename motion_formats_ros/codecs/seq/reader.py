@@ -15,7 +15,7 @@ import numpy as np
 
 from ...core import timing
 from ...core.model import CodecRecord, Motion, MotionFile, Series
-from ...core.naming import Names
+from ...core.naming import Names, note_unnamed
 from ...core.notices import NoticeKind, notify
 from ...core.spatial import se3_to_pose
 from .components import Component, ComponentReader
@@ -237,6 +237,7 @@ class Reader(ComponentReader):
             out = labels
         else:
             out = [f"joint_{i}" for i in range(count)]
+            note_unnamed(self.path, count, stacklevel=5)
         if len(set(out)) != len(out):
             raise self.fail(f"duplicate joint names from the {names.source or 'file'}", None)
         return tuple(out)

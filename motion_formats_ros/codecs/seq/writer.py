@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from ...core.atomic import check_writable, write_bytes_atomic
-from ...core.errors import WriteError
+from ...core.errors import WriteError, listed, spelled
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
+from ...core.naming import load_body
 from ...core.notices import NoticeKind, notify
 from ...core.options import option
 from ...core.serial import yaml as _yaml
@@ -164,8 +165,13 @@ def encode(
     lossless: bool = False,
     se3_format: str | None = None,
     path: str | os.PathLike[str] = "<output>",
+    named_by_body: bool = False,
 ) -> bytes:
-    """The bytes of ``motion_file`` as a body motion file (see :func:`write`)."""
+    """The bytes of ``motion_file`` as a body motion file (see :func:`write`).
+
+    ``named_by_body``: the joint columns are in a body file's joint-ID order (nothing to say
+    about their names).
+    """
     try:
         v = DEFAULT_VERSION if version is None else int(version)
     except (TypeError, ValueError):
@@ -180,6 +186,8 @@ def encode(
     _header(w, motion_file, v, rate, m.num_frames, has_time)
     _components(w, m, rate, has_time, dropped)
     _note_dropped(m, dropped)
+    if not named_by_body:
+        _note_names(m, dropped)
     if dropped:
         notify(NoticeKind.LOSSY_WRITE, "a .seq cannot hold, dropped: " + "; ".join(dropped), file=path, stacklevel=3)
     w.out.append("")
@@ -278,6 +286,55 @@ def _poses(m: Motion, dropped: list[str]) -> tuple[np.ndarray, np.ndarray] | Non
     return np.concatenate(parts_p, axis=1), np.concatenate(parts_q, axis=1)
 
 
+def _note_names(m: Motion, dropped: list[str]) -> None:
+    """A .seq holds joint values by column, without names: say which names a reader will not see."""
+    if not m.joint_names or all(n == f"joint_{i}" for i, n in enumerate(m.joint_names)):
+        return  # nothing to lose: no joints, or the names a reader gives them anyway
+    body, names = spelled("body=FILE", "--body FILE"), spelled("joint_names=[...]", "--joint-names")
+    dropped.append(
+        f"joint names (columns in this order: {listed(m.joint_names)}; a reader names them joint_0 … "
+        f"joint_{len(m.joint_names) - 1} unless given a .body with these joint IDs ({body}) or {names}; "
+        f"writing with {body} puts the columns in that body's joint-ID order)"
+    )
+
+
+def by_body(motion_file: MotionFile, body: str | os.PathLike[str], path: str | os.PathLike[str]) -> MotionFile:
+    """The motion's joints in the joint-ID order of a Choreonoid ``.body`` file (the .seq's columns).
+
+    Raises:
+        WriteError: A joint of the body is not in the motion (its column cannot be written).
+    """
+    order = load_body(body).joints or []
+    if not order:
+        raise WriteError(path, f"the body file {os.fspath(body)} has no joint IDs to order the columns by")
+    dropped: list[str] = []
+
+    def reorder(m: Motion) -> Motion:
+        if not m.joint_names:
+            return m
+        missing = [n for n in order if n not in m.joint_names]
+        if missing:
+            raise WriteError(
+                path,
+                f"the body file {os.fspath(body)} has joints the motion lacks: {listed(missing)} "
+                f"(a .seq has a column for each joint ID 0 to {len(order) - 1})",
+            )
+        extra = [n for n in m.joint_names if n not in order]
+        if extra:
+            dropped.append(listed(extra))
+        return m.select_joints(order)
+
+    out = motion_file.map(reorder)
+    if dropped:
+        notify(
+            NoticeKind.LOSSY_WRITE,
+            f"joints not in the body file {os.fspath(body)}, dropped: {dropped[0]}",
+            file=path,
+            stacklevel=4,
+        )
+    return out
+
+
 def _note_dropped(m: Motion, dropped: list[str]) -> None:
     for channel in ("acceleration", "temperature"):
         if getattr(m, channel) is not None:
@@ -310,6 +367,11 @@ class WriteOptions:
     )
     lossless: bool = option(False, "values as shortest round-trip repr instead of %.9g")
     se3_format: SE3Format | None = option(None, "pose layout: XYZQWQXQYQZ (the default), XYZQXQYQZQW or XYZRPY")
+    body: str | os.PathLike[str] | None = option(
+        None,
+        "a Choreonoid .body file: the joint columns in its joint-ID order (as Choreonoid reads them)",
+        metavar="FILE",
+    )
 
 
 def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
@@ -319,15 +381,26 @@ def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = No
         motion_file: What to write (its ``target`` group, else its first).
         path: Output file.
         options: The format version (2, the default, camelCase keys; or 4, snake_case
-            keys), lossless values (shortest round-trip ``repr`` instead of ``%.9g``) and
-            the pose layout (default ``XYZQWQXQYQZ``; ``XYZQXQYQZQW``, ``XYZRPY``).
+            keys), lossless values (shortest round-trip ``repr`` instead of ``%.9g``),
+            the pose layout (default ``XYZQWQXQYQZ``; ``XYZQXQYQZQW``, ``XYZRPY``) and a
+            ``.body`` file whose joint IDs order the columns.
         overwrite: Replace an existing file.
 
-    Warns naming what a .seq cannot hold (other groups, IMUs, temperatures …).
+    Warns naming what a .seq cannot hold (other groups, IMUs, temperatures …, and the joint
+    names when no ``body`` gives their order).
     """
     opts = options or WriteOptions()
     check_writable(path, overwrite)
-    data = encode(motion_file, version=opts.version, lossless=opts.lossless, se3_format=opts.se3_format, path=path)
+    if opts.body is not None:
+        motion_file = by_body(motion_file, opts.body, path)
+    data = encode(
+        motion_file,
+        version=opts.version,
+        lossless=opts.lossless,
+        se3_format=opts.se3_format,
+        path=path,
+        named_by_body=opts.body is not None,
+    )
     write_bytes_atomic(path, data, overwrite)
 
 

@@ -12,7 +12,7 @@ from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, W
 from support.bags import JS, TS, joint_state
 
 from motion_formats_ros import read
-from motion_formats_ros.codecs.rosbag import _source
+from motion_formats_ros.codecs.rosbag.storage import compression, opening
 from motion_formats_ros.core.errors import ReadError
 
 
@@ -65,7 +65,7 @@ def test_a_header_that_states_too_large_a_size_is_refused_before_writing(
     # A frame header stating 2**40 bytes of content (single segment, 8-byte size), then garbage.
     stored.write_bytes(b"\x28\xb5\x2f\xfd" + bytes([0b1110_0000]) + (1 << 40).to_bytes(8, "little") + bytes(64))
     written: list[int] = []
-    real = _source.decompress_file
+    real = opening.decompress_file
 
     def watched(src: Path, dest: Path, limit: int | None = None) -> tuple[int, bool]:
         try:
@@ -73,7 +73,7 @@ def test_a_header_that_states_too_large_a_size_is_refused_before_writing(
         finally:
             written.append(dest.stat().st_size if dest.exists() else 0)
 
-    monkeypatch.setattr(_source, "decompress_file", watched)
+    monkeypatch.setattr(opening, "decompress_file", watched)
     with pytest.raises(ReadError, match=f"its header states {1 << 40} bytes"):
         read(bag)
     assert written == [0]
@@ -81,7 +81,7 @@ def test_a_header_that_states_too_large_a_size_is_refused_before_writing(
 
 def test_the_declared_size_is_read_from_every_header_layout() -> None:
     magic = b"\x28\xb5\x2f\xfd"
-    assert _source.declared_size(magic + bytes([0b0010_0000, 200])) == 200  # single segment, 1 byte
-    assert _source.declared_size(magic + bytes([0b0100_0000, 0x50]) + (1000).to_bytes(2, "little")) == 1256
-    assert _source.declared_size(magic + bytes([0b1000_0001, 0x50, 7]) + (10**9).to_bytes(4, "little")) == 10**9
-    assert _source.declared_size(magic + bytes([0b0000_0000, 0x50])) is None  # no size stated
+    assert compression.declared_size(magic + bytes([0b0010_0000, 200])) == 200  # single segment, 1 byte
+    assert compression.declared_size(magic + bytes([0b0100_0000, 0x50]) + (1000).to_bytes(2, "little")) == 1256
+    assert compression.declared_size(magic + bytes([0b1000_0001, 0x50, 7]) + (10**9).to_bytes(4, "little")) == 10**9
+    assert compression.declared_size(magic + bytes([0b0000_0000, 0x50])) is None  # no size stated

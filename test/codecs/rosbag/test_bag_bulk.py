@@ -15,7 +15,8 @@ from rosbags.highlevel import AnyReader
 from support.bags import JS, TS, corpus_bag, joint_state, write_bag
 
 from motion_formats_ros import Motion, MotionFile, read, write
-from motion_formats_ros.codecs.rosbag import BagMotionRecord, _bulk
+from motion_formats_ros.codecs.rosbag import BagMotionRecord
+from motion_formats_ros.codecs.rosbag.storage import bulk as _bulk
 
 BASE = 1_690_000_000 * 1_000_000_000
 
@@ -194,7 +195,7 @@ def _write_payloads(path: Path, payloads: list[tuple[int, bytes, bool]], storage
 
 def _read_both(bag: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any, list[str], list[str]]:
     """(fast result or error, reference result or error, fast warnings, reference warnings)."""
-    from motion_formats_ros.codecs.rosbag._source import BagSource
+    from motion_formats_ros.codecs.rosbag.storage import BagSource
 
     def run() -> tuple[Any, list[str]]:
         with warnings.catch_warnings(record=True) as caught:
@@ -233,7 +234,7 @@ def test_bag_bulk_fast_paths_equal_the_reference(
 @settings(max_examples=200, deadline=None)
 @given(payloads=_payloads())
 def test_bag_bulk_decode_rows_equals_the_deserializer(payloads: Any) -> None:
-    from motion_formats_ros.codecs.rosbag._source import deserialize_cdr
+    from motion_formats_ros.codecs.rosbag.storage import deserialize_cdr
 
     raws = [raw for _, raw, _ in payloads]
     size = len(raws[0])

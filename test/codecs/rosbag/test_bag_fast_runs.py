@@ -22,7 +22,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
 
 from motion_formats_ros import read
-from motion_formats_ros.codecs.rosbag._source import BagSource
+from motion_formats_ros.codecs.rosbag.storage import BagSource
 
 TS = get_typestore(Stores.ROS2_JAZZY)
 JS = "sensor_msgs/msg/JointState"
@@ -191,7 +191,7 @@ MCAPS = corpus_params("rosbag", "ros2/*/*.mcap")
 
 @pytest.mark.parametrize("path", MCAPS)
 def test_metadata_through_the_summary_equals_the_scan(path: Path) -> None:
-    from motion_formats_ros.codecs.rosbag._mcap import McapScanner
+    from motion_formats_ros.codecs.rosbag.storage.mcap_scan import McapScanner
 
     scanner = McapScanner(path)
     found = scanner.summary_metadata()
@@ -200,7 +200,7 @@ def test_metadata_through_the_summary_equals_the_scan(path: Path) -> None:
 
 def test_metadata_of_a_written_bag_through_the_summary_equals_the_scan(tmp_path: Path) -> None:
     from motion_formats_ros import Motion, MotionFile, write
-    from motion_formats_ros.codecs.rosbag._mcap import McapScanner
+    from motion_formats_ros.codecs.rosbag.storage.mcap_scan import McapScanner
 
     motion = Motion(times=np.arange(5) / 10.0, joint_names=("a", "b"), position=np.zeros((5, 2)))
     write(MotionFile.single(motion, name="walk"), tmp_path / "bag", format="rosbag")
@@ -213,8 +213,8 @@ def test_metadata_of_a_written_bag_through_the_summary_equals_the_scan(tmp_path:
 
 
 def test_a_damaged_message_count_sizes_no_more_samples_than_the_bag_holds() -> None:
-    from motion_formats_ros.codecs.rosbag import _bulk
-    from motion_formats_ros.codecs.rosbag._read import _TopicStream
+    from motion_formats_ros.codecs.rosbag._joints import _TopicStream
+    from motion_formats_ros.codecs.rosbag.storage import bulk as _bulk
 
     msg = TS.types[JS](
         header=TS.types["std_msgs/msg/Header"](

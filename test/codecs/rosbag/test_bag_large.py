@@ -14,8 +14,8 @@ from rosbags.highlevel import AnyReader
 from support.bags import TS, T
 
 from motion_formats_ros import Motion, MotionFile, read, write
-from motion_formats_ros.codecs.rosbag import _bulk
-from motion_formats_ros.codecs.rosbag._source import BIG_CHUNK
+from motion_formats_ros.codecs.rosbag.storage import BIG_CHUNK
+from motion_formats_ros.codecs.rosbag.storage import bulk as _bulk
 
 TRAJ = "trajectory_msgs/msg/JointTrajectory"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from motion_formats_ros.codecs.rosbag import _mcap
+from motion_formats_ros.codecs.rosbag.storage import mcap_scan as _mcap
 from motion_formats_ros.core.errors import ReadError
 
 

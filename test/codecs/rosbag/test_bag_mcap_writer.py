@@ -62,7 +62,7 @@ def _storage_bag(path: Path, compression: str, messages: list[tuple[str, str, An
     """A bag written message by message through our MCAP storage writer; ``unused``: a topic without messages."""
     from rosbags.rosbag2 import StoragePlugin, Writer
 
-    from motion_formats_ros.codecs.rosbag._storage import storage_plugins
+    from motion_formats_ros.codecs.rosbag.storage.plugins import storage_plugins
 
     bag = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
     bag.STORAGE_PLUGINS = storage_plugins("jazzy", compression)  # type: ignore[assignment]

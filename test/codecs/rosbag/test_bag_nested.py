@@ -20,6 +20,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from motion_formats_ros import read
+from motion_formats_ros.cli.bag import describe_lines
 from motion_formats_ros.cli.main import main
 from motion_formats_ros.codecs import rosbag
 from motion_formats_ros.codecs.rosbag import BagMotionRecord
@@ -222,7 +223,7 @@ def test_bag_nested_info_lists_joint_data_by_field_path(tmp_path: Path, kind: st
         "trajectory_start.joint_state": "joints",
         "trajectory_start.attached_collision_objects[].detach_posture": "target group",
     }
-    lines = rosbag.format_description(info)
+    lines = describe_lines(info)
     assert any(
         line.strip().startswith("/display_planned_path: trajectory[].joint_trajectory")
         and "--trajectory /display_planned_path:trajectory[].joint_trajectory" in line

@@ -321,7 +321,7 @@ def test_sr1_walk_with_the_sr1_body(tmp_path: Path) -> None:
 def test_bulk_tf_decode_equals_rosbags_and_refuses_irregular_batches() -> None:
     from rosbags.typesys import Stores, get_typestore
 
-    from motion_formats_ros.codecs.rosbag import _tf_bulk
+    from motion_formats_ros.codecs.rosbag.storage import tf_bulk as _tf_bulk
 
     ts = get_typestore(Stores.ROS2_JAZZY)
     t = ts.types

@@ -22,7 +22,7 @@ from support.rosutil import requires_ros
 
 from motion_formats_ros import Motion, MotionFile, read, write
 from motion_formats_ros.cli.main import main
-from motion_formats_ros.codecs.rosbag import _typehash
+from motion_formats_ros.codecs.rosbag.storage import typehash as _typehash
 from motion_formats_ros.core.distros import default_write_distro
 
 TYPES = {

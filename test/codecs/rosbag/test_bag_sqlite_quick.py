@@ -22,8 +22,9 @@ from support.bags import joint_state
 from test_bag_fast_runs import BASE, same, write_messages
 
 from motion_formats_ros import Motion, MotionFile, read, write
-from motion_formats_ros.codecs.rosbag import _read, _sqlite
-from motion_formats_ros.codecs.rosbag._source import BagSource
+from motion_formats_ros.codecs.rosbag import _read
+from motion_formats_ros.codecs.rosbag.storage import BagSource
+from motion_formats_ros.codecs.rosbag.storage import sqlite_quick as _sqlite
 from motion_formats_ros.core.errors import ReadError
 
 

@@ -21,6 +21,7 @@ from rosbags.typesys import Stores, get_typestore
 from support.bags import JS, TS, joint_state, stamp, write_bag
 
 from motion_formats_ros import read
+from motion_formats_ros.cli.bag import describe_lines
 from motion_formats_ros.codecs import rosbag
 from motion_formats_ros.codecs.rosbag import BagRecord
 from motion_formats_ros.core.errors import ReadError
@@ -114,7 +115,7 @@ def test_bag_service_events_are_listed_as_not_convertible(tmp_path: Path) -> Non
     event = next(t for t in info["topics"] if t["topic"] == "/add_two_ints/_service_event")
     assert event["type"] == EVENT and event["messages"] == 4
     assert event["converts_to"] is None and "service events" in event["note"]
-    lines = rosbag.format_description(info)
+    lines = describe_lines(info)
     other = lines.index(next(line for line in lines if line.startswith("other topics, not convertible (1)")))
     assert "/add_two_ints/_service_event" in lines[other + 1] and "service events" in lines[other + 1]
     assert any("/joint_states" in line and "-> joints" in line for line in lines[:other])

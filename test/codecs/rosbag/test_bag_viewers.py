@@ -131,7 +131,7 @@ def _robot_description(tmp: Path) -> Bag:
     from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
     from rosbags.rosbag2 import StoragePlugin, Writer
 
-    from motion_formats_ros.codecs.rosbag._storage import storage_plugins
+    from motion_formats_ros.codecs.rosbag.storage.plugins import storage_plugins
 
     ts = get_typestore(Stores.ROS2_JAZZY)
     t = ts.types

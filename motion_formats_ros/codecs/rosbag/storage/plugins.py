@@ -33,9 +33,9 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ...core.distros import DEFAULT_COMPRESSION, Compression
-from ...core.errors import require
-from ._mcap import MAGIC
+from ....core.distros import DEFAULT_COMPRESSION, Compression
+from ....core.errors import require
+from .mcap_scan import MAGIC
 
 #: rosbag2's chunk size for MCAP (the mcap library's default, 1 MiB … 768 KiB; ours: 1 MiB).
 CHUNK_SIZE = 1 << 20

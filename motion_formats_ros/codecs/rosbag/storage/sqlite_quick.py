@@ -31,7 +31,7 @@ from rosbags.rosbag2.metadata import ReaderMetadata, parse_qos
 from rosbags.rosbag2.reader import DirectoryReader
 from rosbags.rosbag2.storage_sqlite3 import Sqlite3Reader
 
-from ...core.errors import MotionFormatError
+from ....core.errors import MotionFormatError
 
 #: Definition encodings of the ``message_definitions`` table and their rosbags format.
 ENCODINGS = {"ros2msg": MessageDefinitionFormat.MSG, "ros2idl": MessageDefinitionFormat.IDL}

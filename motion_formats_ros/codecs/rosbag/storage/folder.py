@@ -29,8 +29,8 @@ import re
 from pathlib import Path, PurePath
 from typing import Any
 
-from ...core.errors import ReadError
-from ...core.serial.yaml import YamlError, check_expansion
+from ....core.errors import ReadError
+from ....core.serial.yaml import YamlError, check_expansion
 
 #: Storage file suffixes, and the suffix rosbag2's file compression appends.
 STORAGE_SUFFIXES = (".db3", ".mcap")
@@ -255,38 +255,11 @@ def _plan_with_metadata(folder: Path, meta: Path, info: dict[str, Any], on_disk:
             missing.remove("storage_identifier")
 
     # Files: the listed ones (or their compressed / uncompressed counterpart), else the folder's.
-    listed = info.get("relative_file_paths")
-    files: list[Path] = []
-    if isinstance(listed, list) and listed and all(isinstance(x, str) for x in listed):
-        for name in listed:
-            p = folder / PurePath(name).name
-            if _is_file(p):
-                files.append(p)
-                continue
-            twin = _counterpart(p)
-            if twin is None:
-                raise ReadError(meta, f"'relative_file_paths' names {p.name}, which is not in {folder}")
-            notes.append(f"{meta}: lists {p.name}, which is missing; read {twin.name} instead")
-            files.append(twin)
-            direct = True
-        extra = [p for p in on_disk if p not in files and _counterpart(p) not in files]
-        if extra:
-            notes.append(
-                f"{meta}: lists {len(files)} storage files, the folder holds {len(extra)} more "
-                f"({', '.join(p.name for p in extra)}); read them all"
-            )
-            files = sorted(files + extra, key=_split_index)
-            direct = True
-    elif listed is None or listed == []:
-        if not on_disk:
-            state = "missing" if listed is None else "empty"
-            raise ReadError(meta, f"'relative_file_paths' is {state} and the folder holds no .db3 / .mcap file")
-        if listed == []:
-            missing.append("relative_file_paths")
-        files = on_disk
-        direct = True
-    else:
+    found = _listed_files(folder, meta, info, on_disk, notes, missing)
+    if found is None:
         return FolderPlan(direct=False)  # rosbags reports the mistyped field
+    files, moved = found
+    direct = direct or moved
 
     if missing:
         used = sorted({_DEFAULTS.get(key.split("[", 1)[0], "the storage files' own") for key in missing})
@@ -320,6 +293,46 @@ def _plan_with_metadata(folder: Path, meta: Path, info: dict[str, Any], on_disk:
         distro=distro if isinstance(distro, str) and distro else None,
         message_compression=mode == "message",
     )
+
+
+def _listed_files(
+    folder: Path, meta: Path, info: dict[str, Any], on_disk: list[Path], notes: list[str], missing: list[str]
+) -> tuple[list[Path], bool] | None:
+    """The storage files to read, and whether they must be read directly; None: a mistyped list."""
+    listed = info.get("relative_file_paths")
+    files: list[Path] = []
+    direct = False
+    if isinstance(listed, list) and listed and all(isinstance(x, str) for x in listed):
+        for name in listed:
+            p = folder / PurePath(name).name
+            if _is_file(p):
+                files.append(p)
+                continue
+            twin = _counterpart(p)
+            if twin is None:
+                raise ReadError(meta, f"'relative_file_paths' names {p.name}, which is not in {folder}")
+            notes.append(f"{meta}: lists {p.name}, which is missing; read {twin.name} instead")
+            files.append(twin)
+            direct = True
+        extra = [p for p in on_disk if p not in files and _counterpart(p) not in files]
+        if extra:
+            notes.append(
+                f"{meta}: lists {len(files)} storage files, the folder holds {len(extra)} more "
+                f"({', '.join(p.name for p in extra)}); read them all"
+            )
+            files = sorted(files + extra, key=_split_index)
+            direct = True
+    elif listed is None or listed == []:
+        if not on_disk:
+            state = "missing" if listed is None else "empty"
+            raise ReadError(meta, f"'relative_file_paths' is {state} and the folder holds no .db3 / .mcap file")
+        if listed == []:
+            missing.append("relative_file_paths")
+        files = on_disk
+        direct = True
+    else:
+        return None
+    return files, direct
 
 
 def _counterpart(p: Path) -> Path | None:

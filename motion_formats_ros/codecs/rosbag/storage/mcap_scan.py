@@ -16,9 +16,9 @@ import struct
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from ...core.errors import MotionFormatError, ReadError
+from ....core.errors import MotionFormatError, ReadError
 
 MAGIC = b"\x89MCAP0\r\n"
 
@@ -37,6 +37,11 @@ _CHUNK = struct.Struct("<QQQI")
 _U16 = struct.Struct("<H")
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
+
+
+#: Bytes of decompressed chunks a scan keeps for the read that follows it (beyond them,
+#: chunks are decompressed again when their messages are read).
+KEEP_INFLATED = 512 << 20
 
 
 class ScanError(MotionFormatError):
@@ -191,13 +196,53 @@ def _ros2_summary(raw: BinaryIO) -> bool:
     return channels > 0
 
 
+def chunk_index_problem(path: Path, chunks: Any) -> str | None:
+    """Where the summary's chunk index of ``path`` does not match the file, or None when it does.
+
+    ``chunks`` are the chunk index entries (rosbags' ``ChunkInfo``: ``chunk_start_offset``,
+    ``chunk_length``, ``compression``, ``compressed_size``, ``uncompressed_size``); each must
+    point at a chunk record of that length whose header states the same compression and sizes.
+    """
+    with open(path, "rb") as fh:
+        size = fh.seek(0, 2)
+        for i, chunk in enumerate(sorted(chunks, key=lambda c: c.chunk_start_offset)):
+            where = f"chunk {i + 1} of its index, at byte {chunk.chunk_start_offset}"
+            fh.seek(chunk.chunk_start_offset)
+            head = fh.read(9 + _CHUNK.size + 4)
+            if len(head) != len(head[:9]) + _CHUNK.size + 4 or chunk.chunk_start_offset + chunk.chunk_length > size:
+                return f"{where}: beyond the end of the file"
+            op, length = _REC.unpack_from(head, 0)
+            _, _, usize, _ = _CHUNK.unpack_from(head, 9)
+            (clen,) = _U32.unpack_from(head, 9 + _CHUNK.size)
+            compression = fh.read(clen)
+            stored = fh.read(8)
+            if op != OP_CHUNK or 9 + length != chunk.chunk_length or len(stored) != 8:
+                return f"{where}: no chunk record of {chunk.chunk_length} bytes there"
+            if (
+                compression != chunk.compression.encode()
+                or usize != chunk.uncompressed_size
+                or _U64.unpack(stored)[0] != chunk.compressed_size
+            ):
+                return f"{where}: the chunk there states another compression or size"
+    return None
+
+
 class McapScanner:
     """Walk the records of a (possibly truncated) MCAP file."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        #: Compressed chunks decompressed by :meth:`index`, by offset, for :meth:`messages`
+        #: to take instead of decompressing them again (at most :data:`KEEP_INFLATED` bytes).
+        self._inflated: dict[int, bytes] = {}
+        self._kept: int | None = None
 
-    def _records(self, on_message: Callable[[bytes | memoryview, int], None] | None) -> ScanResult:
+    def _keep(self, pos: int, compression: str, inner: bytes) -> None:
+        if self._kept is not None and compression and self._kept + len(inner) <= KEEP_INFLATED:
+            self._inflated[pos] = inner
+            self._kept += len(inner)
+
+    def _records(self, on_message: Callable[[bytes | memoryview, int], None] | None, chunks: bool = True) -> ScanResult:
         schemas: dict[int, Schema] = {}
         channels: dict[int, Channel] = {}
         counts: dict[int, int] = {}
@@ -212,7 +257,15 @@ class McapScanner:
                 view = memoryview(mm)
                 try:
                     pos, complete = self._walk(
-                        view, len(MAGIC), schemas, channels, counts, on_message, top=True, metadata=metadata
+                        view,
+                        len(MAGIC),
+                        schemas,
+                        channels,
+                        counts,
+                        on_message,
+                        top=True,
+                        metadata=metadata,
+                        chunks=chunks,
                     )
                 except ReadError as exc:
                     # The frames of the traceback still hold views of the map, and closing a map
@@ -236,6 +289,7 @@ class McapScanner:
         *,
         top: bool,
         metadata: dict[str, dict[str, str]] | None = None,
+        chunks: bool = True,
     ) -> tuple[int, bool]:
         end = len(buf)
         while pos + 9 <= end:
@@ -244,6 +298,11 @@ class McapScanner:
             body_end = body_start + length
             if top and op in (OP_FOOTER, OP_DATA_END):
                 return pos, True
+            if op == OP_CHUNK and not chunks:  # passed over whole, not decompressed
+                if body_end > end:
+                    return pos, False
+                pos = body_end
+                continue
             if op == OP_CHUNK:
                 if body_start + 32 > end:
                     return pos, False
@@ -257,12 +316,15 @@ class McapScanner:
                 (rlen,) = _U64.unpack_from(buf, rpos)
                 data_start = rpos + 8
                 if body_end <= end and data_start + rlen <= body_end:
-                    try:
-                        inner = _decompress(compression, bytes(buf[data_start : data_start + rlen]), usize)
-                    except _damaged():
-                        return pos, False
-                    except Exception as exc:  # e.g. the decompressor is not installed: say so, with where
-                        raise self._fail(pos, compression, exc) from exc
+                    inner = self._inflated.pop(pos, None)
+                    if inner is None:
+                        try:
+                            inner = _decompress(compression, bytes(buf[data_start : data_start + rlen]), usize)
+                        except _damaged():
+                            return pos, False
+                        except Exception as exc:  # e.g. the decompressor is not installed: say so, with where
+                            raise self._fail(pos, compression, exc) from exc
+                        self._keep(pos, compression, inner)
                     self._walk(memoryview(inner), 0, schemas, channels, counts, on_message, top=False)
                     pos = body_end
                     continue
@@ -346,13 +408,33 @@ class McapScanner:
         except (OSError, struct.error, ValueError, UnicodeDecodeError):
             return None
 
+    def metadata(self) -> dict[str, dict[str, str]]:
+        """The file's metadata records (name → map), found without decompressing any chunk.
+
+        Through the summary's metadata index when the file has one; else (no summary, or
+        a summary that indexes no metadata) by walking the records outside the chunks,
+        where MCAP keeps metadata records, passing over each chunk whole.
+        """
+        found = self.summary_metadata()
+        if found is not None:
+            return found
+        return self._records(None, chunks=False).metadata
+
     def _fail(self, pos: int, compression: str, exc: Exception) -> ReadError:
         what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         return ReadError(self.path, f"cannot decompress the {compression} chunk: {what}", offset=pos)
 
     def index(self) -> ScanResult:
-        """Schemas, channels and message counts of every intact record."""
-        return self._records(None)
+        """Schemas, channels and message counts of every intact record.
+
+        The compressed chunks it decompresses are kept (up to :data:`KEEP_INFLATED` bytes)
+        for the next :meth:`messages`, which then decompresses each chunk no second time.
+        """
+        self._inflated, self._kept = {}, 0
+        try:
+            return self._records(None)
+        finally:
+            self._kept = None
 
     def messages(self, channel_ids: set[int]) -> Iterator[tuple[int, int, bytes]]:
         """(channel id, log time ns, data) of every intact message on ``channel_ids``, in file order."""
@@ -363,5 +445,8 @@ class McapScanner:
             if cid in channel_ids:
                 found.append((cid, log_time, bytes(body[_MSG.size :])))
 
-        self._records(keep)
+        try:
+            self._records(keep)
+        finally:
+            self._inflated = {}
         yield from found

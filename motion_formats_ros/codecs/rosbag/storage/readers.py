@@ -1,0 +1,167 @@
+"""What a bag's files say before any message is read: kind, topics, embedded metadata.
+
+:class:`Readers` opens rosbags' readers (or the quick sqlite3 reader, ``sqlite_quick``)
+of a bag's files without parsing any message definition; :func:`embedded_metadata`
+finds the copy of ``metadata.yaml`` a bare storage file keeps (MCAP: through the
+summary's metadata index, else by walking the records outside the chunks; sqlite3: the
+``metadata`` table).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import heapq
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ....core.serial.yaml import SafeLoader, YamlError, check_expansion
+from . import folder, mcap_scan
+
+BAG_SUFFIXES = (".db3", ".mcap", ".bag")
+
+
+def is_rosbag2_folder(path: Path) -> bool:
+    """A folder with ``metadata.yaml`` or with storage files (``.db3``, ``.mcap``, ``.zstd`` of them)."""
+    return folder.is_storage_folder(path)
+
+
+def quick_candidate(path: Path) -> bool:
+    """A rosbag2 folder with ``metadata.yaml`` and sqlite3 storage: it may open quickly (see ``_sqlite``)."""
+    try:
+        return (path / "metadata.yaml").is_file() and any(p.suffix == ".db3" for p in path.iterdir())
+    except OSError:
+        return False
+
+
+def _from_yaml(text: str) -> tuple[dict[str, str], str | None]:
+    """custom_data and ros_distro of a bag's metadata YAML."""
+    import yaml
+
+    try:
+        doc = yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError:
+        return {}, None
+    try:
+        check_expansion(doc, text)
+    except YamlError:
+        return {}, None
+    if isinstance(doc, dict) and "rosbag2_bagfile_information" in doc:
+        doc = doc["rosbag2_bagfile_information"]
+    if not isinstance(doc, dict):
+        return {}, None
+    custom = doc.get("custom_data")
+    distro = doc.get("ros_distro")
+    return (
+        {str(k): str(v) for k, v in custom.items()} if isinstance(custom, dict) else {},
+        distro if isinstance(distro, str) and distro and distro != "rosbags" else None,
+    )
+
+
+def embedded_metadata(files: list[Path]) -> tuple[dict[str, str], str | None]:
+    """custom_data and distro of bare storage files (the copy of metadata.yaml each storage keeps)."""
+    for f in files:
+        try:
+            if f.suffix == ".mcap":
+                record = mcap_scan.McapScanner(f).metadata().get("rosbag2", {})  # no chunk decompressed
+                if "serialized_metadata" in record:
+                    custom, distro = _from_yaml(record["serialized_metadata"])
+                    return custom, distro or record.get("ROS_DISTRO") or None
+            elif f.suffix == ".db3":
+                import sqlite3
+
+                con = sqlite3.connect(f"file:{f}?mode=ro&immutable=1", uri=True)
+                try:
+                    row = con.execute("SELECT metadata FROM metadata ORDER BY id DESC LIMIT 1").fetchone()
+                finally:
+                    con.close()
+                if row:
+                    return _from_yaml(str(row[0]))
+        except Exception:  # noqa: S112 - no embedded metadata: nothing to restore
+            continue
+    return {}, None
+
+
+@dataclasses.dataclass
+class Topic:
+    """One topic of a bag."""
+
+    name: str
+    msgtype: str
+    count: int
+
+
+class Readers:
+    """rosbags' readers of the files of one bag, opened without parsing any message definition.
+
+    rosbags' ``AnyReader`` parses every topic's definition when it opens a bag and fails
+    on the first it cannot parse (e.g. the service definitions Jazzy stores for service
+    event topics); this opens the same readers and leaves definitions to :class:`BagSource`,
+    which parses only those of the topics a command reads.
+    """
+
+    def __init__(self, paths: list[Path], ledger: list[Any] | None = None) -> None:
+        self.is2 = any(p.suffix != ".bag" for p in paths)
+        if self.is2 and ledger is not None and all(p.is_dir() for p in paths):
+            from .sqlite_quick import QuickReader
+
+            self.readers: list[Any] = [QuickReader(p, ledger) for p in paths]
+        else:
+            if self.is2:  # only the reader of the bag's kind is loaded
+                from rosbags.rosbag2 import Reader
+            else:
+                from rosbags.rosbag1 import Reader  # type: ignore[assignment]
+            self.readers = [Reader(p) for p in paths]
+        self._opened: list[Any] = []
+
+    def open(self) -> None:
+        try:
+            for reader in self.readers:
+                reader.open()
+                self._opened.append(reader)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        while self._opened:
+            reader = self._opened.pop()
+            with contextlib.suppress(Exception):
+                reader.close()
+
+    @property
+    def connections(self) -> list[Any]:
+        return [c for reader in self.readers for c in reader.connections]
+
+    def topics(self) -> dict[str, tuple[str, int, list[Any]]]:
+        """Topic → (message type, or '' when it has several; message count; connections)."""
+        out: dict[str, tuple[str, int, list[Any]]] = {}
+        for conn in self.connections:
+            msgtype, count, conns = out.get(conn.topic, (conn.msgtype, 0, []))
+            if msgtype != conn.msgtype:
+                msgtype = ""
+            out[conn.topic] = (msgtype, count + conn.msgcount, [*conns, conn])
+        return out
+
+    def messages(self, connections: list[Any]) -> Iterator[tuple[Any, int, bytes]]:
+        """(connection, time, raw) of ``connections`` from every file, in time order."""
+        wanted = {id(c) for c in connections}  # connections hold lists (QoS): not hashable
+        streams = []
+        for reader in self.readers:
+            own = [c for c in reader.connections if id(c) in wanted]
+            if own:
+                streams.append(reader.messages(connections=own))
+        if len(streams) == 1:
+            yield from streams[0]
+        else:
+            yield from heapq.merge(*streams, key=lambda m: m[1])
+
+
+def reason(exc: BaseException) -> str:
+    """What a library error says, for a ReadError (its type when it says nothing useful)."""
+    text = str(exc)
+    module = type(exc).__module__
+    if not text or not module.startswith("rosbags"):
+        text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return text

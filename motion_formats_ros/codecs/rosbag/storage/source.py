@@ -1,0 +1,221 @@
+"""An open bag, as the codec's mapping reads it: topics, types, and raw messages in time order or in blocks.
+
+Everything the mapping needs from a bag goes through :class:`BagSource`: it opens the
+files (``opening``), loads the types of the topics a command reads (``typeload``) and
+iterates messages (rosbags' readers, the chunks of indexed MCAP storage directly, the
+salvage scanner), or reads them in blocks (``chunks``).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Collection, Iterator
+from pathlib import Path
+from typing import Any
+
+from ....core.errors import ReadError
+from .chunks import Block, iter_chunks, mcap_blocks, sqlite_blocks
+from .compression import ZSTD_MAGIC, zstd_module
+from .opening import OpenedBag
+from .readers import Topic, reason
+from .typeload import BagTypes
+
+
+class BagSource:
+    """An open bag (see the module docstring). Use as a context manager."""
+
+    def __init__(self, path: Path, distro: str | None = None, quick: bool = False) -> None:
+        self.path = path
+        #: With ``quick``: the sqlite3 storages of a rosbag2 folder that opened without
+        #: counting their messages (see ``sqlite_quick``); :meth:`settle` pays what they owe.
+        self.quick: list[Any] | None = [] if quick else None
+        self.requested_distro = distro
+        self.files = OpenedBag(path, self.quick)
+        self._types: BagTypes | None = None
+
+    # ------------------------------------------------------------------ opening
+    def __enter__(self) -> BagSource:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open(self) -> None:
+        self.files.open()
+        self._types = BagTypes(self.files, self.requested_distro)
+
+    def close(self) -> None:
+        self.files.close()
+
+    @property
+    def ros1(self) -> bool:
+        return self.files.ros1
+
+    @property
+    def topics(self) -> dict[str, Topic]:
+        return self.files.topics
+
+    @property
+    def custom(self) -> dict[str, str]:
+        return self.files.custom
+
+    @property
+    def distro(self) -> str | None:
+        return self.files.distro
+
+    @property
+    def recovered(self) -> int | None:
+        return self.files.recovered
+
+    # ------------------------------------------------------------------ types
+    @property
+    def types(self) -> BagTypes:
+        if self._types is None:
+            raise RuntimeError("the bag is not open")
+        return self._types
+
+    @property
+    def typestore(self) -> Any:
+        return self.types.typestore
+
+    def type_problem(self, topic: str) -> str | None:
+        """See :meth:`BagTypes.type_problem`."""
+        return self.types.type_problem(topic)
+
+    def standard_joint_state(self, msgtype: str) -> bool:
+        """See :meth:`BagTypes.standard_joint_state`."""
+        return self.types.standard_joint_state(msgtype)
+
+    def require_types(self, topics: Collection[str]) -> None:
+        """See :meth:`BagTypes.require_types`."""
+        self.types.require_types(topics)
+
+    def deserialize(self, raw: bytes | memoryview, msgtype: str) -> Any:
+        """See :meth:`BagTypes.deserialize`."""
+        return self.types.deserialize(raw, msgtype)
+
+    # ------------------------------------------------------------------ reading
+    def messages(self, topics: Collection[str]) -> Iterator[tuple[str, int, bytes]]:
+        """(topic, receive time ns, raw message) for ``topics``, in receive-time order.
+
+        Raises:
+            ReadError: The bag's data is damaged (a chunk does not decompress, a record
+                is cut short …).
+        """
+        try:
+            if self.files.plan is not None and self.files.plan.message_compression is not False:
+                yield from self._unzstd(self._messages(topics), always=bool(self.files.plan.message_compression))
+            else:
+                yield from self._messages(topics)
+        except ReadError:
+            raise
+        except Exception as exc:  # rosbags / decompressors on damaged data: see open()
+            raise ReadError(self.path, f"cannot read bag messages: {reason(exc)}") from exc
+
+    @staticmethod
+    def _unzstd(stream: Iterator[tuple[str, int, bytes]], always: bool) -> Iterator[tuple[str, int, bytes]]:
+        """Messages of ``compression_mode: message`` bags (or detected by their zstd magic)."""
+        zstd = zstd_module()
+        for topic, t, raw in stream:
+            if always or raw[:4] == ZSTD_MAGIC:
+                raw = zstd.decompress(raw)
+            yield topic, t, raw
+
+    def _messages(self, topics: Collection[str]) -> Iterator[tuple[str, int, bytes]]:
+        wanted = set(topics)
+        fast = self._mcap_chunks(wanted)
+        if fast is not None:
+            yield from fast
+            return
+        if self.files.reader is not None:
+            conns = [c for t in wanted for c in self.files.connections.get(t, [])]
+            if not conns:
+                return
+            for conn, timestamp, raw in self.files.reader.messages(conns):
+                yield conn.topic, timestamp, raw
+            return
+        streams = []
+        for scanner, names in self.files.scanners:
+            ids = {cid for cid, name in names.items() if name in wanted}
+            found = [(t, names[cid], data) for cid, t, data in scanner.messages(ids)]
+            found.sort(key=lambda m: m[0])
+            streams.append(found)
+        for t, topic, data in heapq.merge(*streams, key=lambda m: m[0]):
+            yield topic, t, data
+
+    def blocks(self, topics: Collection[str]) -> Iterator[Block] | None:
+        """The messages of ``topics`` in blocks (per topic, in bag order within it), or None.
+
+        Each block holds many messages of one topic, as one byte matrix when their sizes
+        are equal, read without a Python step per message: from indexed MCAP chunks
+        through their message indexes, from sqlite3 storage with one query per topic.
+        The order within a topic is that of :meth:`messages`; across topics it is not
+        kept. None when the bag is of another kind (ROS 1, split, compressed or recovered
+        storage, a metadata.yaml read around): use :meth:`messages`.
+
+        Raises:
+            ReadError: The bag's data is damaged.
+        """
+        reader = self.files.reader
+        if reader is None or not reader.is2 or len(reader.readers) != 1 or not topics:
+            return None
+        if self.files.plan is not None and self.files.plan.message_compression is not False:
+            return None
+        from rosbags.rosbag2.reader import DirectoryReader
+        from rosbags.rosbag2.storage_mcap import McapReader
+        from rosbags.rosbag2.storage_sqlite3 import Sqlite3Reader
+
+        storage = reader.readers[0].storage
+        if isinstance(storage, DirectoryReader):
+            if storage.metadata.compression_mode or len(storage.storages) != 1:
+                return None
+            storage = storage.storages[0]
+        wanted = set(topics)
+        if isinstance(storage, McapReader) and storage.chunks and storage.bio:
+            return self._guard(mcap_blocks(storage, wanted))
+        if isinstance(storage, Sqlite3Reader) and storage.dbconn is not None:
+            return self._guard(sqlite_blocks(storage, wanted))
+        return None
+
+    def settle(self) -> None:
+        """Run the message-table scan that a quick open left out, unless a read has done it.
+
+        Raises:
+            Exception: Whatever the scan meets on a damaged table (the read is to be
+                redone without ``quick``, which then fails as it always did).
+        """
+        for storage in self.quick or ():
+            storage.check()
+
+    def _guard(self, blocks: Iterator[Block]) -> Iterator[Block]:
+        try:
+            yield from blocks
+        except ReadError:
+            raise
+        except Exception as exc:  # sqlite / decompressors on damaged data: see open()
+            raise ReadError(self.path, f"cannot read bag messages: {reason(exc)}") from exc
+
+    def _mcap_chunks(self, wanted: set[str]) -> Iterator[tuple[str, int, bytes]] | None:
+        """Raw messages straight from the chunks of indexed MCAP storage (file order), or None.
+
+        rosbags' index (chunk offsets, channel counts) and chunk decompression (with its
+        CRC check) are used; only the per-message generator stack is skipped, which is
+        most of the cost of a raw read.
+        """
+        from rosbags.rosbag2.reader import DirectoryReader
+        from rosbags.rosbag2.storage_mcap import McapReader
+
+        reader = self.files.reader
+        if reader is None or not reader.is2 or len(reader.readers) != 1:
+            return None
+        storage = reader.readers[0].storage
+        if isinstance(storage, DirectoryReader):
+            if storage.metadata.compression_mode:
+                return None
+            storages = list(storage.storages)
+        else:
+            storages = [storage]
+        if not storages or not all(isinstance(s, McapReader) and s.chunks and s.bio for s in storages):
+            return None
+        return iter_chunks(storages, wanted)

@@ -1,0 +1,192 @@
+"""Message types of an open bag: the definitions it carries, parsed per topic, and deserializing.
+
+Definitions are parsed only for the topics a command reads (:meth:`BagTypes.type_problem`),
+so that a definition rosbags cannot parse (a Jazzy service event's) concerns its own topic
+only; types the bag does not define come from the distro's typestore and
+:data:`.msgtypes.KNOWN`. CDR payloads are deserialized with rosbags, accepting bytes after
+the message as rosbag2 stores them (:func:`deserialize_cdr`).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+from ....core.distros import DEFAULT_DISTRO, DISTROS
+from ....core.errors import MotionFormatError, ReadError
+from ....core.notices import NoticeKind, notify
+from . import msgtypes
+from .opening import OpenedBag
+from .readers import reason
+
+
+def typestore_for(distro: str) -> Any:
+    """The rosbags typestore of ``distro`` (``humble``, ``jazzy``, ``kilted`` …)."""
+    from rosbags.typesys import Stores, get_typestore
+
+    try:
+        return get_typestore(Stores(DISTROS[distro.lower()]))
+    except KeyError:
+        raise ValueError(f"unknown ROS distro {distro!r}; known: {', '.join(DISTROS)}") from None
+
+
+class BagTypes:
+    """The types of an opened bag (see the module docstring)."""
+
+    def __init__(self, opened: OpenedBag, requested_distro: str | None = None) -> None:
+        from rosbags.typesys import Stores, get_typestore
+
+        self.path: Path = opened.path
+        self.requested_distro = requested_distro
+        self.ros1 = opened.ros1
+        self.distro = opened.distro
+        self.topics = opened.topics
+        self.typestore: Any = get_typestore(Stores.EMPTY)
+        self._definitions = opened.definitions
+        self._digests = opened.digests
+        self._problems: dict[str, str | None] = {}
+        self._defaults_loaded = False
+
+    def _default_store(self) -> Any:
+        if self.requested_distro is not None:
+            return typestore_for(self.requested_distro)
+        if self.distro in DISTROS:
+            return typestore_for(str(self.distro))
+        return typestore_for("noetic" if self.ros1 else DEFAULT_DISTRO)
+
+    def _load_defaults(self) -> None:
+        """Types the bag does not define: the distro's typestore, then :data:`.msgtypes.KNOWN`."""
+        if self._defaults_loaded:
+            return
+        self._defaults_loaded = True
+        have = self.typestore.fielddefs
+        default = self._default_store()
+        self.typestore.register({k: v for k, v in default.fielddefs.items() if k not in have})
+        self.typestore.register({k: v for k, v in msgtypes.known_types().items() if k not in have})
+
+    def type_problem(self, topic: str) -> str | None:
+        """Why ``topic``'s messages cannot be decoded, or None when they can (its types are loaded).
+
+        Only this topic's definition is parsed (once); a definition that rosbags cannot parse
+        (a service event's, a damaged one) concerns its topic only.
+        """
+        if topic not in self._problems:
+            self._problems[topic] = self._load_types(topic)
+        return self._problems[topic]
+
+    def _load_types(self, topic: str) -> str | None:
+        info = self.topics.get(topic)
+        if info is None:
+            return "no such topic"
+        msgtype = info.msgtype
+        if not msgtype:
+            return "its connections have different message types"
+        if msgtypes.is_service_event(msgtype):
+            return "service events (service requests and responses), not convertible"
+        store = self.typestore
+        failed = ""
+        for kind, text in self._definitions.get(topic, []):
+            try:
+                parsed = msgtypes.parse_definition(kind, text, msgtype)
+                new = {k: v for k, v in parsed.items() if k not in store.fielddefs}
+                if new:
+                    store.register(new)
+            except Exception as exc:  # rosbags' parse / codegen errors: this definition is unusable
+                failed = reason(exc)
+                continue
+            break
+        if msgtypes.missing_types(store.fielddefs, msgtype):
+            self._load_defaults()
+        missing = msgtypes.missing_types(store.fielddefs, msgtype)
+        if missing:
+            if failed:
+                return f"cannot parse its definition: {failed}"
+            distro = self.requested_distro or self.distro or DEFAULT_DISTRO
+            return f"no definition of {', '.join(sorted(missing))} (neither in the bag nor the {distro} types)"
+        digest = self._digests.get(topic)
+        if digest and not failed and self._definitions.get(topic):
+            try:
+                mismatch = store.hash_rihs01(msgtype) != digest
+            except Exception:  # rosbags cannot hash every type: no check
+                mismatch = False
+            if mismatch:
+                notify(
+                    NoticeKind.INCONSISTENT,
+                    f"the bag's definition of {msgtype} does not match the type hash "
+                    "recorded with it; its messages may decode wrongly",
+                    file=self.path,
+                    field=topic,
+                    stacklevel=5,
+                )
+        return None
+
+    def standard_joint_state(self, msgtype: str) -> bool:
+        """Whether the loaded definition of ``msgtype`` (and its header's) is JointState's own.
+
+        Only then does the bulk decoder read what rosbags' deserializer would (with a
+        damaged or different definition in the bag, messages are decoded one by one).
+        """
+        reference = typestore_for("noetic" if self.ros1 else DEFAULT_DISTRO).fielddefs
+        have = self.typestore.fielddefs
+        names = (msgtype, "sensor_msgs/msg/JointState", "std_msgs/msg/Header", "builtin_interfaces/msg/Time")
+        if msgtype != names[1]:
+            return False
+        return all(name in have and have[name][1] == reference[name][1] for name in names[1:])
+
+    def require_types(self, topics: Collection[str]) -> None:
+        """Load the types of ``topics``.
+
+        Raises:
+            ReadError: A topic's messages cannot be decoded (names the topic and why).
+        """
+        for topic in topics:
+            problem = self.type_problem(topic)
+            if problem is not None:
+                raise ReadError(self.path, f"topic {topic!r} ({self.topics[topic].msgtype}): {problem}")
+
+    # ------------------------------------------------------------------ reading
+    def deserialize(self, raw: bytes | memoryview, msgtype: str) -> Any:
+        """A message object from its payload.
+
+        A CDR payload may carry bytes after the message (what
+        ``rclpy.serialization.serialize_message`` returns with Fast DDS, stored as it is
+        by rosbag2): they are ignored. A payload too short for its message is refused.
+
+        Raises:
+            PayloadTooShortError: The payload ends inside the message.
+            Exception: Whatever rosbags raises on other malformed payloads.
+        """
+        if self.ros1:
+            return self.typestore.deserialize_ros1(raw, msgtype)
+        return deserialize_cdr(self.typestore, raw, msgtype)
+
+
+class PayloadTooShortError(MotionFormatError, ValueError):
+    """A CDR payload that ends before its message does (counted and reported by the reader)."""
+
+
+def deserialize_cdr(typestore: Any, raw: bytes | memoryview, msgtype: str) -> Any:
+    """rosbags' CDR deserializer, accepting bytes after the message (see :meth:`BagTypes.deserialize`)."""
+    from rosbags.serde import SerdeError
+
+    if len(raw) < 4:
+        raise PayloadTooShortError(f"{len(raw)}-byte payload is too short for {msgtype}")
+    if bytes(raw[:2]) not in (b"\x00\x00", b"\x00\x01"):
+        return typestore.deserialize_cdr(raw, msgtype)  # rosbags names the problem
+    msgdef = typestore.get_msgdef(msgtype)
+    func = msgdef.deserialize_cdr_le if raw[1] else msgdef.deserialize_cdr_be
+    try:
+        message, pos = func(memoryview(raw)[4:], 0, msgdef.cls, typestore)
+    except (struct.error, IndexError) as exc:
+        raise PayloadTooShortError(f"{len(raw)}-byte payload is too short for {msgtype}") from exc
+    except (SerdeError, ValueError) as exc:
+        text = str(exc)
+        past_end = text.startswith(("Invalid string length", "Invalid sequence length"))  # rosbags' bound checks
+        if not past_end and "buffer is smaller" not in text:  # numpy.frombuffer past the end
+            raise
+        raise PayloadTooShortError(f"{len(raw)}-byte payload is too short for {msgtype} ({text})") from exc
+    if pos + 4 > len(raw):  # defensive: the generated code checks its reads, this checks the end
+        raise PayloadTooShortError(f"{len(raw)}-byte payload is too short for {msgtype} (needs {pos + 4})")
+    return message

@@ -1,0 +1,42 @@
+"""The check on robot models and motions from the field (used in place)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import corpus_path
+from support.cli import cli
+from support.robots import share
+
+pytest.importorskip("coal")
+
+
+def test_sr1_walk_on_its_body_model() -> None:
+    seq = corpus_path("choreonoid", "v2", "SR1WalkPattern2.seq")
+    body = corpus_path("choreonoid", "model", "SR1.body")
+    status, out, err, _ = cli("check", seq, "--body", body, "--json", blocked=())
+    assert status in (0, 3), err
+    report = json.loads(out)
+    assert report["frames"] > 7000 and "self_collision" in report["checked"]
+    # No SRDF: the pairs left out are said, among them pairs touching in the zero pose.
+    assert any("no SRDF" in note and "zero pose" in note for note in report["notes"])
+    for finding in report["findings"]:
+        assert finding["intervals"] and all(a <= b for a, b in finding["intervals"])
+
+
+@pytest.mark.parametrize("name", ["GR001", "HRP4C"])
+def test_a_body_whose_meshes_are_absent_cannot_be_checked(name: str) -> None:
+    motion = next(corpus_path("choreonoid", "pseq", name).glob("*.pseq"))
+    body = corpus_path("choreonoid", "model", f"{name}.body")
+    status, _, err, _ = cli("check", motion, "--body", body, blocked=())
+    assert status == 1
+    assert err.startswith(f"error: {body}: link ") and "collision mesh" in err and "not found" in err
+
+
+def test_panda_urdf_from_the_field() -> None:
+    urdf = corpus_path("urdf", "panda.urdf")
+    from motion_formats_ros.safety import Checker
+
+    checker = Checker(urdf, package_paths=[share()])
+    assert len(checker.shapes) == 17 and checker.pairs
