@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--speed", type=_speed, default=1.0, help="playback speed, 0.1 to 4 (default 1)")
     p.add_argument("--no-loop", dest="loop", action="store_false", help="stop at the end instead of looping")
     p.add_argument("--no-browser", action="store_true", help="only print the page's address")
+    p.add_argument(
+        "--no-check",
+        dest="check",
+        action="store_false",
+        help="do not run the safety check (self-collision, floor, balance, limits) on the robot model",
+    )
     add_aliases(p, [a for a in READ_ALIASES if a.name != "body"])  # --body is the robot model here
     add_option_flags(p, write=False)
     bag = p.add_argument_group("bags", "how a bag's messages are read (as bag2motion reads them)")
@@ -73,6 +80,19 @@ def _read(args: argparse.Namespace) -> Any:
     return read(args.input, format=info.name, **options)
 
 
+def _say_when_checked(viewer: Any) -> None:
+    """One line once the safety check the page runs is done (its findings are on the page)."""
+    findings = viewer.findings
+    while not findings.ready.wait(0.5):
+        if viewer._stop.is_set():
+            return
+    report = findings.report
+    if report is None:
+        print(f"check: not done: {findings.error}", flush=True)
+    else:
+        print(f"check: {len(report.errors)} error(s), {len(report.warnings)} warning(s), shown on the page", flush=True)
+
+
 def _on_signal(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt  # SIGTERM too: stop serving the same way
 
@@ -96,6 +116,7 @@ def cmd_view(args: argparse.Namespace) -> int:
         package_paths=args.package_paths,
         open_browser=not args.no_browser,
         announce=False,
+        check=args.check,
     )
     robot = f" on {viewer.model.name}" if viewer.model is not None else ""
     # Ctrl-C and SIGTERM stop the page cleanly (also when started where SIGINT was ignored),
@@ -105,6 +126,8 @@ def cmd_view(args: argparse.Namespace) -> int:
         print(f"viewing {args.input}{robot} at {viewer.url} (Ctrl-C to stop)", flush=True)
         if viewer.exposure is not None:
             print(f"warning: {viewer.exposure}", file=sys.stderr, flush=True)
+        if viewer.findings is not None:
+            threading.Thread(target=_say_when_checked, args=(viewer,), name="view-check-line", daemon=True).start()
         viewer.wait()
     except KeyboardInterrupt:
         pass

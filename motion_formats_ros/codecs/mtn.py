@@ -618,6 +618,25 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
     micro = np.rint(np.column_stack([rpy, values]) / MICRO)
     if micro.size and (micro.min() < _INT32[0] or micro.max() > _INT32[1] or not np.isfinite(micro).all()):
         raise WriteError(path, "an angle does not fit a 32-bit micro-radian value")
+    dropped.extend(_unwritable(motion))
+    if dropped:
+        notify(
+            NoticeKind.LOSSY_WRITE,
+            ".mtn cannot hold, dropped or changed: " + "; ".join(dropped),
+            file=path,
+            stacklevel=3,
+        )
+
+    data = _assemble(motion_file, path, meta, jmap, locators, micro, frames, rate_ms)
+    with collect(warn=False, isolated=True):
+        written = decode(data, path).motion
+    warn_lossy_write(source, written, path, ".mtn", f"keyframe reduction within {opts.tolerance:g}°")
+    return data
+
+
+def _unwritable(motion: Motion) -> list[str]:
+    """What of ``motion`` a ``.mtn`` cannot hold (said in the lossy-write notice)."""
+    dropped: list[str] = []
     for what, present in (
         ("joint channels " + ", ".join(repr(k) for k in motion.joint_channels), bool(motion.joint_channels)),
         ("joint masks " + ", ".join(repr(k) for k in motion.joint_masks), bool(motion.joint_masks)),
@@ -632,14 +651,22 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
     ):
         if present:
             dropped.append(what)
-    if dropped:
-        notify(
-            NoticeKind.LOSSY_WRITE,
-            ".mtn cannot hold, dropped or changed: " + "; ".join(dropped),
-            file=path,
-            stacklevel=3,
-        )
+    return dropped
 
+
+def _assemble(
+    motion_file: MotionFile,
+    path: Path,
+    meta: MtnRecord,
+    jmap: joint_maps.JointMap | None,
+    locators: list[str],
+    micro: np.ndarray,
+    frames: np.ndarray,
+    rate_ms: int,
+) -> bytes:
+    """The file's bytes: its sections (in the order, sizes and tails ``meta`` kept) from the
+    keyframes (``micro``: body roll, pitch, yaw and joints in micro-radians, at ``frames``)."""
+    idx_size = int(frames.size)
     ints = micro.astype(np.int64)
     counts = np.diff(frames) - (1 if rate_ms else 0)
     version = meta.version
@@ -666,18 +693,14 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
     if sorted(order) != sorted([*_REQUIRED, *unknown]):
         order = [*_REQUIRED, *sorted(unknown)]
     num_sections = int(meta.number_of_sections if meta.number_of_sections is not None else len(order))
-    body0 = HEADER.pack(num_sections, int(version[0]), int(version[1]), int(idx.size), rate_ms, int(meta.reserved))
+    body0 = HEADER.pack(num_sections, int(version[0]), int(version[1]), idx_size, rate_ms, int(meta.reserved))
     bodies = {0: bytes(body0), 1: body1, 2: body2, 3: bytes(body3), **unknown}
     out = bytearray(MAGIC)
     for number in order:
         tail = tails.get(str(number)) if number in _REQUIRED else None
         size = sizes.get(str(number)) if number in _REQUIRED else None
         out += _section(number, bodies[number], tail, size if isinstance(size, int) else None)
-    data = bytes(out)
-    with collect(warn=False, isolated=True):
-        written = decode(data, path).motion
-    warn_lossy_write(source, written, path, ".mtn", f"keyframe reduction within {opts.tolerance:g}°")
-    return data
+    return bytes(out)
 
 
 def _only_linear(motion: Motion, frame: float) -> tuple[Motion, bool]:

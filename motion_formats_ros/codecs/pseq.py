@@ -114,6 +114,38 @@ def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = No
     raise WriteError(path, "Choreonoid PoseSeq (.pseq) files are read only; write a .seq instead")
 
 
+def _pose_joints(pose: dict[str, Any], path: Path, field: str) -> dict[int, float]:
+    """A pose's joint ID → value (``joints`` and ``q`` of the same length, IDs non-negative)."""
+    ids = pose.get("joints", [])
+    q = _numbers(pose.get("q", []), path, f"{field}.refer.q")
+    if not isinstance(ids, list) or len(ids) != len(q):
+        raise ReadError(
+            path,
+            f"joints and q differ in length ({len(ids) if isinstance(ids, list) else '?'} vs {len(q)})",
+            field=f"{field}.refer.joints",
+        )
+    joints: dict[int, float] = {}
+    for k, jid in enumerate(ids):
+        if isinstance(jid, bool) or not isinstance(jid, int) or not 0 <= jid < 100_000:
+            raise ReadError(path, f"expected a joint ID, got {jid!r}", field=f"{field}.refer.joints[{k}]")
+        joints[jid] = q[k]
+    return joints
+
+
+def _base_link(pose: dict[str, Any], path: Path, field: str) -> tuple[Any, Any] | None:
+    """The pose's base link (translation, quaternion x, y, z, w), the last one marked ``isBaseLink``."""
+    base = None
+    for k, link in enumerate(pose.get("ikLinks", []) or []):
+        if isinstance(link, dict) and link.get("isBaseLink"):
+            lf = f"{field}.refer.ikLinks[{k}]"
+            xyz = _numbers(link.get("translation"), path, f"{lf}.translation", 3)
+            matrix = np.array(_numbers(link.get("rotation"), path, f"{lf}.rotation", 9)).reshape(3, 3)
+            if not np.allclose(matrix @ matrix.T, np.eye(3), atol=1e-5):
+                raise ReadError(path, "rotation is not orthonormal", field=f"{lf}.rotation")
+            base = (xyz, Rotation.from_matrix(matrix).as_quat())
+    return base
+
+
 def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     """Read a ``.pseq`` file into a keyframed motion (group ``target``), named as the options say."""
     doc = _load_safe(path, "pose sequence")
@@ -138,28 +170,8 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
             raise ReadError(
                 path, f"unsupported pose type {pose.get('type')!r} (only Pose)", field=f"{field}.refer.type"
             )
-        ids = pose.get("joints", [])
-        q = _numbers(pose.get("q", []), path, f"{field}.refer.q")
-        if not isinstance(ids, list) or len(ids) != len(q):
-            raise ReadError(
-                path,
-                f"joints and q differ in length ({len(ids) if isinstance(ids, list) else '?'} vs {len(q)})",
-                field=f"{field}.refer.joints",
-            )
-        joints: dict[int, float] = {}
-        for k, jid in enumerate(ids):
-            if isinstance(jid, bool) or not isinstance(jid, int) or not 0 <= jid < 100_000:
-                raise ReadError(path, f"expected a joint ID, got {jid!r}", field=f"{field}.refer.joints[{k}]")
-            joints[jid] = q[k]
-        base = None
-        for k, link in enumerate(pose.get("ikLinks", []) or []):
-            if isinstance(link, dict) and link.get("isBaseLink"):
-                lf = f"{field}.refer.ikLinks[{k}]"
-                xyz = _numbers(link.get("translation"), path, f"{lf}.translation", 3)
-                matrix = np.array(_numbers(link.get("rotation"), path, f"{lf}.rotation", 9)).reshape(3, 3)
-                if not np.allclose(matrix @ matrix.T, np.eye(3), atol=1e-5):
-                    raise ReadError(path, "rotation is not orthonormal", field=f"{lf}.rotation")
-                base = (xyz, Rotation.from_matrix(matrix).as_quat())
+        joints = _pose_joints(pose, path, field)
+        base = _base_link(pose, path, field)
         zmp = _numbers(pose["zmp"], path, f"{field}.refer.zmp", 3) if "zmp" in pose else None
         other = {k: v for k, v in ref.items() if k not in ("time", "refer")}
         if poses and t < poses[-1][0]:

@@ -346,8 +346,7 @@ def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> Jo
 def _index_records(p: Path, data: memoryview, size: int, release: _Releaser, content: JournalContent) -> _Index:
     """Walk the intact records once: metadata, schemas and completeness into ``content``, the rest counted."""
     index = _Index()
-    schemas, counts = index.schemas, index.counts
-    pos = len(MAGIC)
+    schemas, counts, pos = index.schemas, index.counts, len(MAGIC)
     try:
         while pos < size:
             if pos + _HEAD.size > size:

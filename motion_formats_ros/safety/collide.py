@@ -122,17 +122,17 @@ class SelfCollision:
     def travel(self, rotation: FloatArray, translation: FloatArray, pairs: npt.NDArray[np.intp]) -> FloatArray:
         """(N, len(pairs)): for each shape pair, how far any point of its second shape can have
         moved in the frame of its first since the first frame (a bound: the sum over frames of the
-        sphere centre's step plus the radius times the rotation's change, both seen from the
-        first shape). Their distance cannot have changed by more."""
+        sphere centre's step plus the most a point at the sphere's radius moves by the rotation's
+        change, both seen from the first shape). Their distance cannot have changed by more."""
         i, j = self.first[pairs], self.second[pairs]
         ri = rotation[:, i]  # (N, K, 3, 3)
         centre = translation[:, j] + np.einsum("nkab,kb->nka", rotation[:, j], self.centres[j])
         seen = np.einsum("nkba,nkb->nka", ri, centre - translation[:, i])
         turned = np.einsum("nkba,nkbc->nkac", ri, rotation[:, j])
         radius = np.array([self.shapes[k].radius for k in j.tolist()])
-        step = np.linalg.norm(np.diff(seen, axis=0), axis=2) + radius * np.linalg.norm(
-            np.diff(turned, axis=0), axis=(2, 3)
-        )
+        # A rotation by θ moves a point at distance r by 2 r sin(θ/2) = r √(3 - trace(R_aᵀ R_b)).
+        trace = np.einsum("nkab,nkab->nk", turned[:-1], turned[1:])
+        step = np.linalg.norm(np.diff(seen, axis=0), axis=2) + radius * np.sqrt(np.maximum(3.0 - trace, 0.0))
         return np.concatenate([np.zeros((1, len(pairs))), np.cumsum(step, axis=0)])
 
     def run(self, rotation: FloatArray, translation: FloatArray) -> Contacts:

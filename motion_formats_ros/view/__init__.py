@@ -64,6 +64,7 @@ def view(
     package_paths: Sequence[str | os.PathLike[str]] = (),
     open_browser: bool = False,
     announce: bool = True,
+    check: bool = True,
     format: str | None = None,
     **read_options: Any,
 ) -> Viewer:
@@ -84,6 +85,8 @@ def view(
         package_paths: Folders to find ``package://`` meshes in (besides
             ``AMENT_PREFIX_PATH`` and ``ROS_PACKAGE_PATH``).
         open_browser: Open the page in the default browser.
+        check: Run the safety check (:func:`motion_formats_ros.safety.check`) on the robot
+            model once the page is served, and show its findings.
         announce: Print the page's address (and a warning when it is served beyond this
             machine) on standard output.
         format, read_options: How to read ``motion`` when it is a path (as ``read``).
@@ -123,6 +126,7 @@ def view(
         package_paths=tuple(str(p) for p in package_paths),
         open_browser=open_browser,
         title=Path(motion_file.source).name if motion_file.source else None,
+        check=check,
     )
     viewer = Viewer(
         motion_file,

@@ -25,7 +25,7 @@ DEFAULT_FOV = 75.0 * math.pi / 180.0
 #: The framed sphere's radius never below this (m): a point still gets a view.
 MIN_RADIUS = 0.1
 #: Room around the framed sphere (a fraction of its radius): meshes reach beyond link origins.
-MARGIN = 1.35
+MARGIN = 1.6
 
 
 def framing(points: FloatArray) -> tuple[FloatArray, float]:

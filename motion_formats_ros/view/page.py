@@ -32,6 +32,7 @@ from ..core.errors import MotionFormatError, require
 from ..core.model import Motion, MotionFile
 from ..core.notices import NoticeKind, notify
 from .camera import VIEWS, framing, view_from
+from .findings import FindingsView
 from .guard import Guard, check_host, guarded_server, is_loopback, share_off
 from .panel import CurvesPanel, JointTable, most_moving
 from .robot import RobotDrawing, wxyz
@@ -152,6 +153,7 @@ class ViewOptions:
     package_paths: Sequence[str | Path] = ()
     open_browser: bool = False
     title: str | None = None
+    check: bool = True
 
 
 class Viewer:
@@ -215,6 +217,7 @@ class Viewer:
         self._last_readout = 0.0
         self.warnings: list[str] = []
         self.scene_drawing = scene
+        self.findings: FindingsView | None = None
         try:
             self._build_scene(model_path, opts)
             self._build_gui(opts)
@@ -229,6 +232,10 @@ class Viewer:
         self._websocket.on_client_connect(lambda _connection: self._dirty.set())
         self._thread = threading.Thread(target=self._run, name="motion-view", daemon=True)
         self._thread.start()
+        # The safety check runs once the page is served; its findings join the page when done.
+        if opts.check and self.model is not None and self.posed.robot is not None:
+            self.findings = FindingsView(self, self._check)
+            self.findings.start()
         if opts.open_browser:
             with contextlib.suppress(Exception):
                 webbrowser.open(self.url)
@@ -376,6 +383,18 @@ class Viewer:
             self.clock.seek(float(times[target]))
         self._play.label = "Play"
         self._dirty.set()
+
+    def _check(self) -> Any:
+        """The safety check's report on the group drawn (with the CoM / ZMP series)."""
+        from ..safety import check
+
+        return check(
+            self.motion_file,
+            self.model,
+            group=self.group,
+            series=True,
+            package_paths=self.options.package_paths,
+        )
 
     def _lift(self, robot: RobotDrawing | None) -> bool:
         """Whether the robot is put on the ground (a motion without a root pose)."""
@@ -566,6 +585,8 @@ class Viewer:
                 self._root_frame.wxyz = wxyz(q)
             if self.scene_drawing is not None:
                 self.scene_drawing.draw(t)
+            if self.findings is not None:
+                self.findings.draw(t)
         now = time.monotonic()
         if force_readout or now - self._last_readout >= 1.0 / READOUT_RATE:
             self._last_readout = now
@@ -595,6 +616,7 @@ class Viewer:
             if not self._websocket._live_connections:
                 # Nobody watches: nothing is drawn until a page connects (or a seek, or stop).
                 self._dirty.wait()
+                self._dirty.clear()
                 last_t = None
                 continue
             tick = time.monotonic()

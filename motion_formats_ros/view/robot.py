@@ -75,6 +75,8 @@ class RobotDrawing:
         self.model = model
         self.missing_meshes: list[str] = []
         self.nodes: dict[str, _LinkNode] = {}
+        #: Each link's drawn shapes and their own colours (to paint a link and back).
+        self.visuals: dict[str, list[tuple[Any, tuple[int, ...]]]] = {}
         self._order: tuple[tuple[str, ...], tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] | None = None
         self._sent_p: FloatArray | None = None
         self._sent_q: FloatArray | None = None
@@ -108,7 +110,7 @@ class RobotDrawing:
                     continue
                 rgba = getattr(visual, "rgba", None) if own_colors else None
                 rgb = color if rgba is None else tuple(round(255 * float(c)) for c in rgba[:3])
-                server.scene.add_mesh_simple(
+                shape = server.scene.add_mesh_simple(
                     f"{node_name}/v{k}",
                     mesh.vertices,
                     mesh.faces,
@@ -117,9 +119,11 @@ class RobotDrawing:
                     position=tuple(float(v) for v in visual.origin_xyz),
                     wxyz=wxyz(visual.origin_quat),
                 )
+                self.visuals.setdefault(link.name, []).append((shape, rgb))
                 drawn += 1
             if not drawn:
-                self._bones(server, node_name, children.get(link.name, []), color, opacity)
+                shapes = self._bones(server, node_name, children.get(link.name, []), color, opacity)
+                self.visuals[link.name] = [(shape, tuple(color)) for shape in shapes]
 
     def _visual_mesh(
         self, visual: Any, base: Path | None, roots: Sequence[tuple[str, Path]], cache: dict[Any, Any]
@@ -152,19 +156,26 @@ class RobotDrawing:
             return cache[key]  # type: ignore[no-any-return]
         return None
 
-    def _bones(self, server: Any, name: str, joints: Sequence[Any], color: Any, opacity: float | None) -> None:
-        """A link without a drawable visual: a ball at its origin and a bone to each child."""
+    def _bones(self, server: Any, name: str, joints: Sequence[Any], color: Any, opacity: float | None) -> list[Any]:
+        """A link without a drawable visual: a ball at its origin and a bone to each child (their handles)."""
         offsets = [np.asarray(j.origin_xyz, dtype=np.float64) for j in joints]
         lengths = [float(np.linalg.norm(o)) for o in offsets]
         scale = max(lengths, default=0.05)
         radius = min(max(0.08 * scale, 0.004), 0.02)
-        server.scene.add_mesh_simple(
-            f"{name}/ball", *_arrays(meshes.sphere(radius * 1.3)), color=color, opacity=opacity
-        )
+        ball = meshes.sphere(radius * 1.3)
+        shapes = [server.scene.add_mesh_simple(f"{name}/ball", *_arrays(ball), color=color, opacity=opacity)]
         for k, (offset, length) in enumerate(zip(offsets, lengths, strict=True)):
             if length > 1e-6:
                 bone = meshes.bone((0.0, 0.0, 0.0), offset, radius)
-                server.scene.add_mesh_simple(f"{name}/bone{k}", *_arrays(bone), color=color, opacity=opacity)
+                shapes.append(
+                    server.scene.add_mesh_simple(f"{name}/bone{k}", *_arrays(bone), color=color, opacity=opacity)
+                )
+        return shapes
+
+    def paint(self, link: str, color: tuple[int, int, int] | None) -> None:
+        """Draw a link's shapes in ``color`` (None: their own colours again)."""
+        for shape, own in self.visuals.get(link, ()):
+            shape.color = own if color is None else color
 
     def update(self, names: Sequence[str], translation: FloatArray, rotation: FloatArray) -> None:
         """Move the links to world poses (L, 3) / (L, 4) x, y, z, w, in ``names`` order.

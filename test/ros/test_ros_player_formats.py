@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
@@ -32,7 +33,7 @@ def _play(tmp_path: Path, path: Path, *params: str) -> tuple[list, list, str]:  
         return trajectories, states, player.output()
 
 
-def _check(motion: Motion, trajectories: list, states: list) -> None:  # type: ignore[type-arg]
+def _check(motion: Motion, trajectories: list, states: list, output: str) -> None:  # type: ignore[type-arg]
     assert len(trajectories) == 1
     traj = trajectories[0]
     assert tuple(traj.joint_names) == motion.joint_names
@@ -49,14 +50,24 @@ def _check(motion: Motion, trajectories: list, states: list) -> None:  # type: i
         executed = execute([(0.0, traj)], np.round((motion.times - motion.times[0] + 0.25) * 1e9) / 1e9)
         assert np.abs(executed - motion.position).max() <= 1e-3 + 1e-12
         assert len(traj.points) < motion.num_frames
-    expected_states = round(motion.duration * 50) + 1
-    assert abs(len(states) - expected_states) <= 2
+    _check_state_count(motion, states, output)
+
+
+def _check_state_count(motion: Motion, states: list, output: str) -> None:  # type: ignore[type-arg]
+    """One JointState per tick of the 50 Hz stream, but for the ticks the player says it skipped.
+
+    A loaded machine may wake the player too late for a tick; a real-time stream skips it and
+    counts it (it does not catch up), so the ticks received plus those skipped make the motion.
+    """
+    skipped = re.search(r"(\d+) ticks skipped", output)
+    assert skipped, output
+    assert abs(len(states) + int(skipped.group(1)) - (round(motion.duration * 50) + 1)) <= 2
 
 
 def test_seq_with_body_file(tmp_path: Path) -> None:
     walk, body = ROOT / "examples" / "walk.seq", ROOT / "examples" / "biped.body"
-    trajectories, states, _ = _play(tmp_path, walk, f"body_file:={body}")
-    _check(read(walk, body=body).motion, trajectories, states)
+    trajectories, states, output = _play(tmp_path, walk, f"body_file:={body}")
+    _check(read(walk, body=body).motion, trajectories, states, output)
 
 
 def test_omf_group(tmp_path: Path) -> None:
@@ -64,8 +75,8 @@ def test_omf_group(tmp_path: Path) -> None:
     f.groups["actual"] = f.motion.shifted(0.0)
     path = tmp_path / "log.yaml"
     write(f, path)
-    trajectories, states, _ = _play(tmp_path, path, "group:=actual")
-    _check(read(path).groups["actual"], trajectories, states)
+    trajectories, states, output = _play(tmp_path, path, "group:=actual")
+    _check(read(path).groups["actual"], trajectories, states, output)
 
 
 @pytest.mark.skipif("mtn" not in CODECS, reason="no .mtn codec")
@@ -76,22 +87,22 @@ def test_mtn_keyframes(tmp_path: Path) -> None:
         write(biped_walk(rate=100.0, cycles=1), path)
     motion = read(path).motion
     assert motion.is_keyframed
-    trajectories, states, _ = _play(tmp_path, path)
-    _check(motion, trajectories, states)
+    trajectories, states, output = _play(tmp_path, path)
+    _check(motion, trajectories, states, output)
 
 
 @pytest.mark.skipif("mof" not in CODECS, reason="no .mof codec")
 def test_mof_motion_net(tmp_path: Path) -> None:
     path = corpus_path("mof", "bhuman2013", "sitDown.mof")
     motion = read(path).motion
-    trajectories, states, _output = _play(tmp_path, path)
+    trajectories, states, output = _play(tmp_path, path)
     assert len(trajectories) == 1
     traj = trajectories[0]
     assert tuple(traj.joint_names) == motion.joint_names
     assert motion.position is not None
     finite = np.isfinite(motion.position[-1])
     np.testing.assert_allclose(np.array(traj.points[-1].positions)[finite], motion.position[-1][finite], atol=1e-9)
-    assert abs(len(states) - (round(motion.duration * 50) + 1)) <= 2
+    _check_state_count(motion, states, output)
 
 
 @pytest.mark.skipif("scene" not in CODECS, reason="no scene codec")

@@ -63,6 +63,48 @@ def _stiffness_values(line: StiffnessLine) -> np.ndarray:
     return np.array([np.nan if t == "*" else float(t) / 100.0 for t in line.tokens])
 
 
+def _start_frame(
+    v: np.ndarray, keep: np.ndarray, off: np.ndarray, start_pose: Mapping[str, float] | None, jmap: joint_maps.JointMap
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The frame before a first row that lasts: the row's values with ``start_pose`` laid over them."""
+    v0, keep0, off0 = v.copy(), keep.copy(), off.copy()
+    if start_pose:
+        for name, value in start_pose.items():
+            j = jmap.names.index(name) if name in jmap.names else -1
+            if j < 0:
+                raise SelectionError(f"start_pose: unknown joint {name!r}; joints: {', '.join(jmap.names)}")
+            v0[j], keep0[j], off0[j] = float(value), False, False
+    return v0, keep0, off0
+
+
+def _hold_kept(vals_l: list[np.ndarray], keep_a: np.ndarray, off_a: np.ndarray) -> dict[str, np.ndarray]:
+    """The masks of ``*`` and ``-``; each ``*`` value (in ``vals_l``) becomes the previous keyframe's.
+
+    ``*`` keeps the previous target: the value is the previous keyframe's (as the robot
+    plays it), the mask remembers the ``*`` for writing back. A ``*`` before any number
+    stays NaN (the robot's pose, unknown here).
+    """
+    for k in range(1, len(vals_l)):
+        held = keep_a[k] & ~off_a[k]
+        if held.any():
+            vals_l[k] = np.where(held, vals_l[k - 1], vals_l[k])
+    masks = {}
+    if keep_a.any():
+        masks[MASK_KEEP] = keep_a
+    if off_a.any():
+        masks[MASK_OFF] = off_a
+    return masks
+
+
+def _loop_of(run: Expansion, elapsed: float) -> tuple[tuple[float, float] | None, str | None]:
+    """The loop (start, end in s) and its label, when the net's motion jumps back into itself."""
+    if run.loop_from is not None:
+        start_ms = sum(r.duration for _, r, _ in run.rows[: run.loop_from])
+        if elapsed > start_ms:
+            return (start_ms / 1000.0, elapsed / 1000.0), run.loop_label
+    return None, None
+
+
 def _keyframes(
     run: Expansion, jmap: joint_maps.JointMap, start_pose: Mapping[str, float] | None, bits: str = "bhuman"
 ) -> Motion:
@@ -89,13 +131,7 @@ def _keyframes(
         v, keep, off = _row_values(row)
         v = np.radians(jmap.to_standard(v))
         if i == 0 and row.duration > 0:
-            v0, keep0, off0 = v.copy(), keep.copy(), off.copy()
-            if start_pose:
-                for name, value in start_pose.items():
-                    j = jmap.names.index(name) if name in jmap.names else -1
-                    if j < 0:
-                        raise SelectionError(f"start_pose: unknown joint {name!r}; joints: {', '.join(jmap.names)}")
-                    v0[j], keep0[j], off0[j] = float(value), False, False
+            v0, keep0, off0 = _start_frame(v, keep, off, start_pose, jmap)
             vals_l.append(v0)
             keep_l.append(keep0)
             off_l.append(off0)
@@ -135,25 +171,8 @@ def _keyframes(
         any_stiffness = True
     n = len(vals_l)
     keep_a, off_a = np.array(keep_l), np.array(off_l)
-    # `*` keeps the previous target: the value is the previous keyframe's (as the robot
-    # plays it), the mask remembers the `*` for writing back. A `*` before any number
-    # stays NaN (the robot's pose, unknown here).
-    for k in range(1, n):
-        held = keep_a[k] & ~off_a[k]
-        if held.any():
-            vals_l[k] = np.where(held, vals_l[k - 1], vals_l[k])
-    masks = {}
-    if keep_a.any():
-        masks[MASK_KEEP] = keep_a
-    if off_a.any():
-        masks[MASK_OFF] = off_a
-    loop = None
-    loop_label = None
-    if run.loop_from is not None:
-        start_ms = sum(r.duration for _, r, _ in run.rows[: run.loop_from])
-        if elapsed > start_ms:
-            loop = (start_ms / 1000.0, elapsed / 1000.0)
-            loop_label = run.loop_label
+    masks = _hold_kept(vals_l, keep_a, off_a)
+    loop, loop_label = _loop_of(run, elapsed)
     record = MofMotionRecord(
         loop_label=loop_label or None,
         int_codes=codes if any(c is not None and c not in (0, 1) for c in codes) else None,

@@ -310,6 +310,59 @@ def _check_vector(v: Any, key: str, i: int, parts: Sequence[PathPart], problems:
     return True
 
 
+def _point_time(
+    p: dict[str, Any], i: int, where: list[PathPart], running: float, dt_default: float, problems: Problems
+) -> tuple[Any, bool]:
+    """A control point's time (its ``t``, else the previous one's plus ``dt``) and whether it is valid."""
+    if "t" in p:
+        t = p["t"]
+        ok = True
+        if not _number(t) or not math.isfinite(t):
+            problems.error([*where, "t"], f"expected a finite number, got {t!r}")
+            ok = False
+            t = running
+        if "dt" in p:
+            problems.warning(where, "both t and dt given: t wins")
+        return t, ok
+    if i == 0:
+        if "dt" in p:
+            problems.warning([*where, "dt"], "dt of the first control point is ignored (it is at 0)")
+        return 0.0, True
+    dt = p.get("dt", dt_default)
+    if not _number(dt) or not math.isfinite(dt):
+        problems.error([*where, "dt"], f"expected a finite number, got {dt!r}")
+        return running + dt_default, False
+    return running + dt, True
+
+
+def _repeat_at(
+    repeat: Any, parts: list[PathPart], problems: Problems, last: float, dt_default: float
+) -> tuple[float | None, bool]:
+    """When a trajectory starts again (``repeat``: true, false, ``{t: T}`` or ``{dt: D}``), and whether it is valid."""
+    if repeat is True:
+        return last + dt_default, True
+    if repeat is False or repeat is None:
+        return None, True
+    if isinstance(repeat, dict) and len(repeat) == 1 and ("t" in repeat or "dt" in repeat):
+        key, value = next(iter(repeat.items()))
+        if not _number(value) or not math.isfinite(value):
+            problems.error([*parts, "repeat", key], f"expected a finite number, got {value!r}")
+            return None, False
+        if key == "dt":
+            if value < 0:
+                problems.error([*parts, "repeat", "dt"], f"the closing segment cannot last {value:g} s")
+                return last + float(value), False
+            return last + float(value), True
+        if value < last:
+            problems.error(
+                [*parts, "repeat", "t"], f"repeat time {value:g} is before the last control point ({last:g})"
+            )
+            return float(value), False
+        return float(value), True
+    problems.error([*parts, "repeat"], f"expected true, false, {{t: T}} or {{dt: D}}, got {repeat!r}")
+    return None, False
+
+
 def parse_trajectory(node: Any, parts: Sequence[PathPart], problems: Problems, name: str = "") -> Trajectory | None:
     """Parse a Trajectory object, recording every problem (None when invalid)."""
     parts = list(parts)
@@ -353,26 +406,8 @@ def parse_trajectory(node: Any, parts: Sequence[PathPart], problems: Problems, n
             problems.error(where, "missing f")
             ok = False
             continue
-        # time
-        if "t" in p:
-            t = p["t"]
-            if not _number(t) or not math.isfinite(t):
-                problems.error([*where, "t"], f"expected a finite number, got {t!r}")
-                ok = False
-                t = running
-            if "dt" in p:
-                problems.warning(where, "both t and dt given: t wins")
-        elif i == 0:
-            t = 0.0
-            if "dt" in p:
-                problems.warning([*where, "dt"], "dt of the first control point is ignored (it is at 0)")
-        else:
-            dt = p.get("dt", dt_default)
-            if not _number(dt) or not math.isfinite(dt):
-                problems.error([*where, "dt"], f"expected a finite number, got {dt!r}")
-                ok = False
-                dt = dt_default
-            t = running + dt
+        t, time_ok = _point_time(p, i, where, running, dt_default, problems)
+        ok = ok and time_ok
         if i > 0 and not t > running:
             problems.error(
                 where,
@@ -399,33 +434,10 @@ def parse_trajectory(node: Any, parts: Sequence[PathPart], problems: Problems, n
                     rows.append(None)
             else:
                 rows.append(None)
-    repeat_at: float | None = None
-    repeat = node.get("repeat", False)
-    last = float(times[-1]) if k else 0.0
-    if repeat is True:
-        repeat_at = last + dt_default
-    elif repeat is False or repeat is None:
-        repeat_at = None
-    elif isinstance(repeat, dict) and len(repeat) == 1 and ("t" in repeat or "dt" in repeat):
-        key, value = next(iter(repeat.items()))
-        if not _number(value) or not math.isfinite(value):
-            problems.error([*parts, "repeat", key], f"expected a finite number, got {value!r}")
-            ok = False
-        elif key == "dt":
-            if value < 0:
-                problems.error([*parts, "repeat", "dt"], f"the closing segment cannot last {value:g} s")
-                ok = False
-            repeat_at = last + float(value)
-        else:
-            if value < last:
-                problems.error(
-                    [*parts, "repeat", "t"], f"repeat time {value:g} is before the last control point ({last:g})"
-                )
-                ok = False
-            repeat_at = float(value)
-    else:
-        problems.error([*parts, "repeat"], f"expected true, false, {{t: T}} or {{dt: D}}, got {repeat!r}")
-        ok = False
+    repeat_at, repeat_ok = _repeat_at(
+        node.get("repeat", False), parts, problems, float(times[-1]) if k else 0.0, dt_default
+    )
+    ok = ok and repeat_ok
     if ok and repeat_at is not None and not repeat_at > times[0]:
         problems.error([*parts, "repeat"], "a repeating trajectory needs a positive period")
         ok = False

@@ -138,6 +138,92 @@ def _entity_slot(kind: str, rest: str, names: list[str], known: Mapping[str, int
     return entity, channel, known.get(channel, -1), comp
 
 
+def _check_headers(headers: Sequence[str]) -> None:
+    """No column twice, and a ``time`` column."""
+    if len(set(headers)) != len(headers):
+        dup = next(h for i, h in enumerate(headers) if h in headers[:i])
+        raise LayoutError(headers.index(dup, headers.index(dup) + 1), f"column {dup!r} appears twice")
+    if "time" not in headers:
+        raise LayoutError(0, "no 'time' column (seconds)")
+
+
+def _root_fields(root: Mapping[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
+    """The root position and orientation from their columns (a missing component is NaN)."""
+    fields = {}
+    if root.keys() & set(ROOT_COLUMNS[:3]):
+        fields["root_position"] = np.column_stack([root.get(h, np.full(n, np.nan)) for h in ROOT_COLUMNS[:3]])
+    if root.keys() & set(ROOT_COLUMNS[3:]):
+        fields["root_orientation"] = np.column_stack([root.get(h, np.full(n, np.nan)) for h in ROOT_COLUMNS[3:]])
+    return fields
+
+
+def _joint_fields(
+    joint_names: Sequence[str],
+    dims: Mapping[str, int],
+    joint_cells: Mapping[str, Mapping[tuple[str, int], np.ndarray]],
+    mask_cells: Mapping[str, Mapping[tuple[str, int], np.ndarray]],
+    n: int,
+) -> tuple[dict[str, Any], dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The joint channels of the model (as Motion fields), the other channels, and the masks, as (N, dof) arrays."""
+    offsets: dict[str, int] = {}
+    total = 0
+    for name in joint_names:
+        offsets[name] = total
+        total += max(dims[name], 1)
+
+    def joint_array(cells: Mapping[tuple[str, int], np.ndarray], dtype: Any, fill: Any) -> np.ndarray:
+        out = np.full((n, total), fill, dtype=dtype)
+        for (name, k), v in cells.items():
+            out[:, offsets[name] + k] = v
+        return out
+
+    fields: dict[str, Any] = {}
+    extra_channels = {}
+    for channel, cells in joint_cells.items():
+        if channel in JOINT_CHANNELS:
+            fields[channel] = joint_array(cells, np.float64, np.nan)
+        else:
+            extra_channels[channel] = joint_array(cells, np.float64, np.nan)
+    masks = {name: joint_array(cells, bool, False) for name, cells in mask_cells.items()}
+    return fields, extra_channels, masks
+
+
+def _entity_arrays(
+    kind: str,
+    names: Sequence[str],
+    cells_by_channel: Mapping[str, Mapping[tuple[str, str], np.ndarray]],
+    headers: Sequence[str],
+    n: int,
+) -> dict[str, np.ndarray]:
+    """Each link / IMU channel as an (N, entities, components) array."""
+    known = LINK_CHANNELS if kind == "link" else IMU_CHANNELS
+    arrays = {}
+    for channel, entity_cells in cells_by_channel.items():
+        width = known.get(channel) or len({c for _, c in entity_cells})
+        parts = _components(channel, width)
+        arr = np.full((n, len(names), width), np.nan)
+        for (entity, part), v in entity_cells.items():
+            if part not in parts:
+                raise LayoutError(
+                    list(headers).index(f"{kind}.{entity}.{channel}.{part}"),
+                    f"{kind} channel {channel!r} has no component {part!r} (expected {', '.join(parts)})",
+                )
+            arr[:, list(names).index(entity), parts.index(part)] = v
+        arrays[channel] = arr
+    return arrays
+
+
+def _series(series_cells: Mapping[str, Mapping[str, np.ndarray]], series_meta: Mapping[str, Any]) -> dict[str, Series]:
+    """The series of the table, with the frames and component names the metadata gives."""
+    series = {}
+    for name, comp_cells in series_cells.items():
+        info = series_meta.get(name, {})
+        labels = list(comp_cells)
+        named = tuple(info.get("components", ())) or (() if labels == [str(i) for i in range(len(labels))] else labels)
+        series[name] = Series(np.column_stack(list(comp_cells.values())), info.get("frame", "world"), tuple(named))
+    return series
+
+
 def parse(
     headers: Sequence[str],
     values: Sequence[np.ndarray],
@@ -152,11 +238,7 @@ def parse(
         LayoutError: a column that is not in the layout, repeated, or no ``time`` column.
     """
     meta = meta or {}
-    if len(set(headers)) != len(headers):
-        dup = next(h for i, h in enumerate(headers) if h in headers[:i])
-        raise LayoutError(headers.index(dup, headers.index(dup) + 1), f"column {dup!r} appears twice")
-    if "time" not in headers:
-        raise LayoutError(0, "no 'time' column (seconds)")
+    _check_headers(headers)
     n = values[headers.index("time")].shape[0]
     joint_names: list[str] = list(meta.get("joint_names", []))
     dims: dict[str, int] = dict(zip(joint_names, meta.get("joint_dims", [1] * len(joint_names)), strict=False))
@@ -216,55 +298,14 @@ def parse(
             raise LayoutError(i, f"column {h!r} is not JOINT.CHANNEL nor any other column of the layout")
     assert times is not None
 
-    offsets: dict[str, int] = {}
-    total = 0
-    for name in joint_names:
-        offsets[name] = total
-        total += max(dims[name], 1)
-
-    def joint_array(cells: Mapping[tuple[str, int], np.ndarray], dtype: Any, fill: Any) -> np.ndarray:
-        out = np.full((n, total), fill, dtype=dtype)
-        for (name, k), v in cells.items():
-            out[:, offsets[name] + k] = v
-        return out
-
-    fields: dict[str, Any] = {}
-    extra_channels = {}
-    for channel, cells in joint_cells.items():
-        if channel in JOINT_CHANNELS:
-            fields[channel] = joint_array(cells, np.float64, np.nan)
-        else:
-            extra_channels[channel] = joint_array(cells, np.float64, np.nan)
-    masks = {name: joint_array(cells, bool, False) for name, cells in mask_cells.items()}
-    if root.keys() & set(ROOT_COLUMNS[:3]):
-        fields["root_position"] = np.column_stack([root.get(h, np.full(n, np.nan)) for h in ROOT_COLUMNS[:3]])
-    if root.keys() & set(ROOT_COLUMNS[3:]):
-        fields["root_orientation"] = np.column_stack([root.get(h, np.full(n, np.nan)) for h in ROOT_COLUMNS[3:]])
+    fields, extra_channels, masks = _joint_fields(joint_names, dims, joint_cells, mask_cells, n)
+    fields.update(_root_fields(root, n))
     for kind in ("link", "imu"):
-        known = LINK_CHANNELS if kind == "link" else IMU_CHANNELS
-        names = entity_names[kind]
-        arrays = {}
-        for channel, entity_cells in entities[kind].items():
-            width = known.get(channel) or len({c for _, c in entity_cells})
-            parts = _components(channel, width)
-            arr = np.full((n, len(names), width), np.nan)
-            for (entity, part), v in entity_cells.items():
-                if part not in parts:
-                    raise LayoutError(
-                        list(headers).index(f"{kind}.{entity}.{channel}.{part}"),
-                        f"{kind} channel {channel!r} has no component {part!r} (expected {', '.join(parts)})",
-                    )
-                arr[:, names.index(entity), parts.index(part)] = v
-            arrays[channel] = arr
-        fields["links" if kind == "link" else "imus"] = arrays
-        fields[f"{kind}_names"] = tuple(names)
-    series_meta = meta.get("series", {})
-    series = {}
-    for name, comp_cells in series_cells.items():
-        info = series_meta.get(name, {})
-        labels = list(comp_cells)
-        named = tuple(info.get("components", ())) or (() if labels == [str(i) for i in range(len(labels))] else labels)
-        series[name] = Series(np.column_stack(list(comp_cells.values())), info.get("frame", "world"), tuple(named))
+        fields["links" if kind == "link" else "imus"] = _entity_arrays(
+            kind, entity_names[kind], entities[kind], headers, n
+        )
+        fields[f"{kind}_names"] = tuple(entity_names[kind])
+    series = _series(series_cells, meta.get("series", {}))
     interpolation = meta.get("interpolation")
     loop = meta.get("loop")
     return Motion(
