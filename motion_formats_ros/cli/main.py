@@ -37,7 +37,7 @@ from . import example as example_cli
 from . import scene as scene_cli
 from . import values
 from . import view as view_cli
-from .options import READ_ALIASES, WRITE_ALIASES, Parser, add_aliases, add_option_flags, name_list
+from .options import READ_ALIASES, SPELLING, WRITE_ALIASES, Parser, add_aliases, add_option_flags, name_list
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -189,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from . import commands  # the general commands (and numpy) only when one of them runs
 
             handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
-        with collect(strict=strict) as report, command_line():
+        with collect(strict=strict) as report, command_line(SPELLING):
             args.notices = report  # the handlers that print JSON add the notices to it
             result: int = handler(args)
         if strict and report.notices and result == EXIT_OK:

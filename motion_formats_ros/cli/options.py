@@ -232,6 +232,17 @@ MOTION2BAG_ALIASES = (
     Alias("--zmp-topic", "rosbag", "write", "zmp_topic"),
 )
 
+#: How the command line sets each option a message may name (:func:`..core.errors.spelled`):
+#: the aliases' flags, and the few options that are arguments of every command.
+SPELLING: dict[str, str] = {
+    **{a.name: a.flag for a in (*READ_ALIASES, *WRITE_ALIASES, *BAG_READ_ALIASES, *MOTION2BAG_ALIASES)},
+    "overwrite": "--overwrite",
+    "rate": "--rate",
+    "output": "OUTPUT",
+    "body": "--body FILE",
+    "joint_names": "--joint-names a,b,c",
+}
+
 
 def add_option_flags(p: argparse.ArgumentParser, *, read: bool = True, write: bool = True) -> None:
     """``--read-option NAME=VALUE`` / ``--write-option NAME=VALUE``: any option the codec declares."""

@@ -161,7 +161,7 @@ def image_format(path: Path) -> str:
     known = FigureCanvasBase.get_supported_filetypes()
     if fmt not in known:
         raise OutOfRangeError(
-            f"{spelled('output', 'OUTPUT')} {str(path)!r}: .{fmt} is not an image format; "
+            f"{spelled('output')} {str(path)!r}: .{fmt} is not an image format; "
             f"one of {', '.join('.' + k for k in sorted(known))}"
         )
     return fmt

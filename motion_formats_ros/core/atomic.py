@@ -53,7 +53,7 @@ def temp_prefix(out: Path) -> str:
 
 def _exists() -> str:
     """The reason an existing output is not replaced, naming how to ask for it."""
-    return f"already exists (pass {spelled('overwrite=True', '--overwrite')} to replace it)"
+    return f"already exists (pass {spelled('overwrite', '=True')} to replace it)"
 
 
 def _reason(exc: OSError) -> str:

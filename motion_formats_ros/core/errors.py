@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 
@@ -52,23 +52,36 @@ def listed(items: Iterable[object], limit: int = MAX_LISTED, sep: str = ", ") ->
     return f"{text} … and {more:,} more" if more else text
 
 
-_COMMAND_LINE: contextvars.ContextVar[bool] = contextvars.ContextVar("motion_formats_command_line", default=False)
+_COMMAND_LINE: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "motion_formats_command_line", default=None
+)
 
 
 @contextlib.contextmanager
-def command_line() -> Iterator[None]:
+def command_line(flags: Mapping[str, str]) -> Iterator[None]:
     """Within this, messages name the command line's flags (``--overwrite``) instead of the
-    Python API's keywords (``overwrite=True``); see :func:`spelled`."""
-    token = _COMMAND_LINE.set(True)
+    Python API's keywords (``overwrite=True``); see :func:`spelled`.
+
+    Args:
+        flags: How the command line sets each option a message may name, by keyword
+            (``{"overwrite": "--overwrite", "body": "--body FILE"}``). Only the command line
+            knows its flags; the code that words a message names the keyword.
+    """
+    token = _COMMAND_LINE.set(flags)
     try:
         yield
     finally:
         _COMMAND_LINE.reset(token)
 
 
-def spelled(keyword: str, flag: str) -> str:
-    """How a message names an option: ``flag`` inside :func:`command_line`, else ``keyword``."""
-    return flag if _COMMAND_LINE.get() else keyword
+def spelled(keyword: str, value: str = "") -> str:
+    """How a message names an option: inside :func:`command_line`, the flag that sets it
+    there; else the keyword and ``value`` (``spelled("overwrite", "=True")`` gives
+    ``overwrite=True`` to a Python caller and ``--overwrite`` on the command line)."""
+    flags = _COMMAND_LINE.get()
+    if flags is not None and keyword in flags:
+        return flags[keyword]
+    return keyword + value
 
 
 def excerpt(text: str | bytes, limit: int = 60) -> str:

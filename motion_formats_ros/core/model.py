@@ -492,7 +492,7 @@ class Motion:
         room = available_memory()
         if room is not None and needed > room:
             raise OutOfRangeError(
-                f"{spelled('rate', '--rate')} {rate:g}: {frames:,} frames × {columns:,} values need "
+                f"{spelled('rate')} {rate:g}: {frames:,} frames × {columns:,} values need "
                 f"{_bytes(needed)}, more than the {_bytes(room)} this process can still allocate"
             )
 
@@ -506,7 +506,7 @@ class Motion:
                 ``int((t_i - t0) * rate)``, later rows win, gaps repeat the previous frame).
         """
         if not (rate > 0 and math.isfinite(rate)):
-            raise OutOfRangeError(f"{spelled('rate', '--rate')} must be positive and finite, got {rate:g}")
+            raise OutOfRangeError(f"{spelled('rate')} must be positive and finite, got {rate:g}")
         if self.num_frames == 0:
             return dataclasses.replace(self, rate=float(rate), interpolation=None)
         self._check_room(rate)

@@ -137,8 +137,8 @@ def note_unnamed(path: str | os.PathLike[str], count: int, *, stacklevel: int) -
     notify(
         NoticeKind.READ_CHOICE,
         f"the file does not name its {count} joints: they are joint_0 … joint_{count - 1} by column; "
-        f"give the robot's .body file ({spelled('body=FILE', '--body FILE')}) or "
-        f"{spelled('joint_names=[...]', '--joint-names a,b,c')} to name them",
+        f"give the robot's .body file ({spelled('body', '=FILE')}) or "
+        f"{spelled('joint_names', '=[...]')} to name them",
         file=path,
         stacklevel=stacklevel + 1,
     )

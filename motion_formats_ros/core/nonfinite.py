@@ -110,24 +110,57 @@ def resolve(
         MissingJointError: A listed joint is not in the file and ``current`` lacks it.
         ValueError: ``joints`` names a joint twice.
     """
-    current = {k: float(v) for k, v in (current or {}).items() if np.isfinite(v)}
-    wanted = _wanted(motion, joints)
-    explicit = bool(joints)
+    state = {k: float(v) for k, v in (current or {}).items() if np.isfinite(v)}
     notes: list[Note] = []
-    times = motion.times
-    n = motion.num_frames
+    joints_done = _resolve_positions(motion, _wanted(motion, joints), bool(joints), state, notes)
+    held = joints_done.held
+    missing = [name for name in held if name not in state]
+    if missing:
+        names = listed(repr(m) for m in missing)
+        raise MissingJointError(
+            f"joint(s) {names} not in the file (or never defined there), and their current position, "
+            "to hold, is not known"
+        )
+    for name in held:
+        if name not in motion.joint_names:
+            notes.append(
+                Note("info", f"joint {name!r} is not in the file: it holds its current position {state[name]:.6g}")
+            )
+    sent = [name for name in joints_done.wanted if name in joints_done.columns or name in held]
+    base = motion.select_joints([name for name in sent if name in joints_done.columns])
+    fields = _Assembly(motion, base, sent, joints_done, state).fields(notes)
+    fields["root_position"] = _hold_rows(motion.root_position, motion.times, "root position", notes)
+    fields["root_orientation"] = _hold_rows(
+        motion.root_orientation, motion.times, "root orientation", notes, quaternion=True
+    )
+    link_names, links = _hold_links(motion, notes)
+    resolved = dataclasses.replace(base, joint_names=tuple(sent), link_names=link_names, links=links, **fields)
+    return Resolution(
+        resolved, tuple(notes), tuple(joints_done.left_out), tuple(held), tuple(dict.fromkeys(joints_done.from_state))
+    )
 
+
+@dataclasses.dataclass
+class _Joints:
+    """The positions of the joints to send, resolved joint by joint (see :func:`_resolve_positions`)."""
+
+    wanted: list[str]
+    columns: dict[str, FloatArray] = dataclasses.field(default_factory=dict)  # resolved positions
+    held_cols: dict[str, npt.NDArray[np.bool_]] = dataclasses.field(default_factory=dict)  # True where held
+    left_out: list[str] = dataclasses.field(default_factory=list)
+    held: list[str] = dataclasses.field(default_factory=list)
+    from_state: list[str] = dataclasses.field(default_factory=list)
+
+
+def _resolve_positions(
+    motion: Motion, wanted: list[str], explicit: bool, current: Mapping[str, float], notes: list[Note]
+) -> _Joints:
+    """Each wanted joint's position columns made finite, or the joint held or left out."""
+    out = _Joints(wanted)
     position = motion.position
-    keep_mask = motion.joint_masks.get(MASK_KEEP)
-    off_mask = motion.joint_masks.get(MASK_OFF)
-    columns: dict[str, FloatArray] = {}
-    held_cols: dict[str, FloatArray] = {}  # True where a value was held (position constant)
-    left_out: list[str] = []
-    held: list[str] = []
-    from_state: list[str] = []
     for name in wanted:
         if name not in motion.joint_names or position is None:
-            held.append(name)
+            out.held.append(name)
             continue
         sl = motion.joint_columns(name)
         block = position[:, sl].copy()
@@ -141,154 +174,165 @@ def resolve(
             if not finite.any():
                 empty = True
                 break
-            first = int(np.argmax(finite))
-            filled = _fill_rows(col, finite)
-            if first > 0:
-                state = current.get(name) if block.shape[1] == 1 else None
-                if state is not None:
-                    filled[:first] = state
-                    from_state.append(name)
-                    notes.append(
-                        Note(
-                            "info",
-                            f"joint {name!r} is undefined until t = {times[first]:.6g} s: "
-                            f"it starts from its current position {state:.6g}",
-                        )
-                    )
-                else:
-                    notes.append(
-                        Note(
-                            "warning",
-                            f"joint {name!r} is undefined until t = {times[first]:.6g} s and its "
-                            f"current position is not known: it holds its first value {col[first]:.6g} from the start",
-                        )
-                    )
-            after = ~finite
-            after[:first] = False
-            off = after & (off_mask[:, sl][:, c] if off_mask is not None else False)
-            keep = after & (keep_mask[:, sl][:, c] if keep_mask is not None else False)
-            if off.any():
-                k = int(np.argmax(off))
-                notes.append(
-                    Note(
-                        "warning",
-                        f"joint {name!r} is switched off ('-') from t = {times[k]:.6g} s: a "
-                        "JointTrajectory or JointState cannot switch a joint off, so it holds its last "
-                        "commanded value",
-                    )
-                )
-            other = after & ~off & ~keep
-            if other.any():
-                k = int(np.argmax(other))
-                notes.append(
-                    Note(
-                        "warning",
-                        f"joint {name!r} has {int(other.sum())} undefined value(s) "
-                        f"({_kind(col[k])} first at t = {times[k]:.6g} s): each holds the previous value",
-                    )
-                )
-            block[:, c] = filled
+            state = current.get(name) if block.shape[1] == 1 else None
+            block[:, c] = _fill_column(motion, name, sl, c, finite, state, notes)
+            if state is not None and not finite[0]:
+                out.from_state.append(name)
             hold_block[:, c] = ~finite
         if empty:
             if explicit:
-                held.append(name)
+                out.held.append(name)
                 notes.append(
                     Note("warning", f"joint {name!r} has no defined value in the file: it holds its current position")
                 )
             else:
-                left_out.append(name)
+                out.left_out.append(name)
                 notes.append(Note("warning", f"joint {name!r} has no defined value in the file: it is left out"))
             continue
-        columns[name] = block
-        held_cols[name] = hold_block
+        out.columns[name] = block
+        out.held_cols[name] = hold_block
+    return out
 
-    missing = [name for name in held if name not in current]
-    if missing:
-        names = listed(repr(m) for m in missing)
-        raise MissingJointError(
-            f"joint(s) {names} not in the file (or never defined there), and their current position, "
-            "to hold, is not known"
-        )
-    for name in held:
-        if name not in motion.joint_names:
+
+def _fill_column(
+    motion: Motion,
+    name: str,
+    sl: slice,
+    c: int,
+    finite: npt.NDArray[np.bool_],
+    state: float | None,
+    notes: list[Note],
+) -> FloatArray:
+    """Column ``c`` of joint ``name`` (some but not all values finite) with every gap filled, and the notes."""
+    times = motion.times
+    assert motion.position is not None
+    col = motion.position[:, sl][:, c]
+    first = int(np.argmax(finite))
+    filled = _fill_rows(col, finite)
+    if first > 0:
+        if state is not None:
+            filled[:first] = state
             notes.append(
-                Note("info", f"joint {name!r} is not in the file: it holds its current position {current[name]:.6g}")
-            )
-
-    sent = [name for name in wanted if name in columns or name in held]
-    in_file = [name for name in sent if name in columns]
-    base = motion.select_joints(in_file)
-    dims = tuple(1 if name in held else base.joint_dims[in_file.index(name)] for name in sent)
-
-    def assemble(channel: FloatArray | None, fill_held: float) -> FloatArray | None:
-        if channel is None:
-            return None
-        parts = []
-        for name in sent:
-            if name in held:
-                parts.append(np.full((n, 1), fill_held))
-            else:
-                parts.append(channel[:, base.joint_columns(name)])
-        return np.concatenate(parts, axis=1) if parts else np.zeros((n, 0))
-
-    pos_parts = [np.full((n, 1), current[name]) if name in held else columns[name] for name in sent]
-    new_position = np.concatenate(pos_parts, axis=1) if pos_parts else (None if position is None else np.zeros((n, 0)))
-    hold_all = (
-        np.concatenate([np.ones((n, 1), dtype=bool) if name in held else held_cols[name] for name in sent], axis=1)
-        if sent
-        else np.zeros((n, 0), dtype=bool)
-    )
-
-    fields: dict[str, Any] = {"position": new_position}
-    for channel in ("velocity", "acceleration"):
-        arr = assemble(getattr(base, channel), 0.0)
-        if arr is not None:
-            arr = np.where(hold_all & ~np.isfinite(arr), 0.0, arr)
-            bad = ~np.isfinite(arr)
-            if bad.any():
-                k, j = (int(v[0]) for v in np.nonzero(bad))
-                notes.append(
-                    Note(
-                        "warning",
-                        f"{channel} of joint {_column_joint(sent, dims, j)!r} is undefined at "
-                        f"t = {times[k]:.6g} s: the {channel} channel is not sent",
-                    )
+                Note(
+                    "info",
+                    f"joint {name!r} is undefined until t = {times[first]:.6g} s: "
+                    f"it starts from its current position {state:.6g}",
                 )
-                arr = None
-        fields[channel] = arr
-    effort = assemble(base.effort, np.nan)
-    if effort is not None and not np.all(np.isfinite(effort)):
-        bad = ~np.isfinite(effort)
-        k, j = (int(v[0]) for v in np.nonzero(bad))
+            )
+        else:
+            notes.append(
+                Note(
+                    "warning",
+                    f"joint {name!r} is undefined until t = {times[first]:.6g} s and its "
+                    f"current position is not known: it holds its first value {col[first]:.6g} from the start",
+                )
+            )
+    after = ~finite
+    after[:first] = False
+    off_mask, keep_mask = motion.joint_masks.get(MASK_OFF), motion.joint_masks.get(MASK_KEEP)
+    off = after & (off_mask[:, sl][:, c] if off_mask is not None else False)
+    keep = after & (keep_mask[:, sl][:, c] if keep_mask is not None else False)
+    if off.any():
+        k = int(np.argmax(off))
         notes.append(
             Note(
                 "warning",
-                f"effort of joint {_column_joint(sent, dims, j)!r} is undefined at "
-                f"t = {times[k]:.6g} s: the effort channel is not sent",
+                f"joint {name!r} is switched off ('-') from t = {times[k]:.6g} s: a "
+                "JointTrajectory or JointState cannot switch a joint off, so it holds its last "
+                "commanded value",
             )
         )
-        effort = None
-    fields["effort"] = effort
-    fields["temperature"] = assemble(base.temperature, np.nan)
-    fields["joint_channels"] = {
-        key: a for key, value in base.joint_channels.items() if (a := assemble(value, np.nan)) is not None
-    }
-    fields["joint_masks"] = {
-        key: np.concatenate(
-            [np.zeros((n, 1), dtype=bool) if name in held else value[:, base.joint_columns(name)] for name in sent],
-            axis=1,
+    other = after & ~off & ~keep
+    if other.any():
+        k = int(np.argmax(other))
+        notes.append(
+            Note(
+                "warning",
+                f"joint {name!r} has {int(other.sum())} undefined value(s) "
+                f"({_kind(col[k])} first at t = {times[k]:.6g} s): each holds the previous value",
+            )
         )
-        if sent
-        else np.zeros((n, 0), dtype=bool)
-        for key, value in base.joint_masks.items()
-    }
-    fields["root_position"] = _hold_rows(motion.root_position, times, "root position", notes)
-    fields["root_orientation"] = _hold_rows(motion.root_orientation, times, "root orientation", notes, quaternion=True)
-    link_names, links = _hold_links(motion, notes)
-    resolved = dataclasses.replace(
-        base, joint_names=tuple(sent), joint_dims=dims, link_names=link_names, links=links, **fields
-    )
-    return Resolution(resolved, tuple(notes), tuple(left_out), tuple(held), tuple(dict.fromkeys(from_state)))
+    return filled
+
+
+class _Assembly:
+    """The joint channels of the joints sent, in order: held joints' columns filled in."""
+
+    def __init__(
+        self, motion: Motion, base: Motion, sent: list[str], joints: _Joints, current: Mapping[str, float]
+    ) -> None:
+        self.motion, self.base, self.sent, self.joints, self.current = motion, base, sent, joints, current
+        self.n = motion.num_frames
+        in_file = [name for name in sent if name in joints.columns]
+        held = set(joints.held)
+        self.held = held
+        self.dims = tuple(1 if name in held else base.joint_dims[in_file.index(name)] for name in sent)
+
+    def channel(self, channel: FloatArray | None, fill_held: float) -> FloatArray | None:
+        """``channel`` of the base motion with a constant column for each held joint."""
+        if channel is None:
+            return None
+        parts = [
+            np.full((self.n, 1), fill_held) if name in self.held else channel[:, self.base.joint_columns(name)]
+            for name in self.sent
+        ]
+        return np.concatenate(parts, axis=1) if parts else np.zeros((self.n, 0))
+
+    def _stacked(self, held_part: Any, part: Any, dtype: Any = np.float64) -> Any:
+        if not self.sent:
+            return np.zeros((self.n, 0), dtype=dtype)
+        return np.concatenate([held_part(name) if name in self.held else part(name) for name in self.sent], axis=1)
+
+    def _undefined(self, channel: str, arr: FloatArray, notes: list[Note]) -> None:
+        k, j = (int(v[0]) for v in np.nonzero(~np.isfinite(arr)))
+        notes.append(
+            Note(
+                "warning",
+                f"{channel} of joint {_column_joint(self.sent, self.dims, j)!r} is undefined at "
+                f"t = {self.motion.times[k]:.6g} s: the {channel} channel is not sent",
+            )
+        )
+
+    def fields(self, notes: list[Note]) -> dict[str, Any]:
+        """The resolved motion's joint fields (``dataclasses.replace`` keywords)."""
+        n, base, joints = self.n, self.base, self.joints
+        position: FloatArray | None
+        if self.sent:
+            position = self._stacked(
+                lambda name: np.full((n, 1), self.current[name]), lambda name: joints.columns[name]
+            )
+        else:
+            position = None if self.motion.position is None else np.zeros((n, 0))
+        hold_all = self._stacked(
+            lambda name: np.ones((n, 1), dtype=bool), lambda name: joints.held_cols[name], dtype=bool
+        )
+        fields: dict[str, Any] = {"position": position, "joint_dims": self.dims}
+        for channel in ("velocity", "acceleration"):
+            arr = self.channel(getattr(base, channel), 0.0)
+            if arr is not None:
+                arr = np.where(hold_all & ~np.isfinite(arr), 0.0, arr)
+                if not np.all(np.isfinite(arr)):
+                    self._undefined(channel, arr, notes)
+                    arr = None
+            fields[channel] = arr
+        effort = self.channel(base.effort, np.nan)
+        if effort is not None and not np.all(np.isfinite(effort)):
+            self._undefined("effort", effort, notes)
+            effort = None
+        fields["effort"] = effort
+        fields["temperature"] = self.channel(base.temperature, np.nan)
+        fields["joint_channels"] = {
+            key: a for key, value in base.joint_channels.items() if (a := self.channel(value, np.nan)) is not None
+        }
+        fields["joint_masks"] = {
+            key: self._stacked(
+                lambda name: np.zeros((n, 1), dtype=bool),
+                lambda name, value=value: value[:, base.joint_columns(name)],
+                dtype=bool,
+            )
+            for key, value in base.joint_masks.items()
+        }
+        return fields
 
 
 def first_nonfinite(motion: Motion) -> str | None:

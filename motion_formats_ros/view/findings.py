@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import html
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +39,8 @@ LABELS = {
     "acceleration_limit": "accel.",
     "jerk_limit": "jerk",
 }
+#: Updates of the CoM, ZMP and support polygon per second while playing.
+BALANCE_RATE = 10.0
 #: Findings listed on the page (the rest are counted).
 LISTED = 20
 
@@ -62,6 +65,8 @@ class FindingsView:
         self._zmp: Any = None
         self._support: Any = None
         self._support_shown: FloatArray | None = None
+        self._balance_at = float("nan")
+        self._balance_sent = -float("inf")
         self._thread = threading.Thread(target=self._work, name="motion-view-check", daemon=True)
 
     def start(self) -> None:
@@ -134,6 +139,10 @@ class FindingsView:
         series = self.report.series
         if series is None or self._com is None or series.time.size == 0:
             return
+        now = time.monotonic()
+        if t == self._balance_at or (self.viewer.clock.playing and now - self._balance_sent < 1.0 / BALANCE_RATE):
+            return  # while playing, the CoM, ZMP and support polygon move at the readout's rate
+        self._balance_at, self._balance_sent = t, now
         i = int(np.clip(np.searchsorted(series.time, t, side="right") - 1, 0, series.time.size - 1))
         com, zmp = series.com[i], series.zmp[i]
         if np.isfinite(com).all():

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from motion_formats_ros import write
+from motion_formats_ros.cli.options import SPELLING
 from motion_formats_ros.core import atomic
 from motion_formats_ros.core.errors import WriteError, command_line
 from motion_formats_ros.core.examples import biped_walk
@@ -144,5 +145,5 @@ def test_messages_name_the_flag_on_the_command_line_and_the_keyword_in_python(tm
     out.write_text("x")
     with pytest.raises(WriteError, match=r"pass overwrite=True to replace it\)$"):
         atomic.check_writable(out)
-    with command_line(), pytest.raises(WriteError, match=r"pass --overwrite to replace it\)$"):
+    with command_line(SPELLING), pytest.raises(WriteError, match=r"pass --overwrite to replace it\)$"):
         atomic.check_writable(out)

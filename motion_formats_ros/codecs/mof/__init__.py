@@ -143,8 +143,8 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
         )
     bits = choose_int_bits(run, joints, opts.int_bits)
     for choice, what, override in (
-        (map_choice, f"joint map {map_choice.value}", spelled("joint_map=", "--joint-map")),
-        (bits, f"the Int bits as {INT_BITS_TEAMS[bits.value]}'s code does", spelled("int_bits=", "--int-bits")),
+        (map_choice, f"joint map {map_choice.value}", spelled("joint_map", "=")),
+        (bits, f"the Int bits as {INT_BITS_TEAMS[bits.value]}'s code does", spelled("int_bits", "=")),
     ):
         if choice.guessed:
             notify(

@@ -290,7 +290,7 @@ def _note_names(m: Motion, dropped: list[str]) -> None:
     """A .seq holds joint values by column, without names: say which names a reader will not see."""
     if not m.joint_names or all(n == f"joint_{i}" for i, n in enumerate(m.joint_names)):
         return  # nothing to lose: no joints, or the names a reader gives them anyway
-    body, names = spelled("body=FILE", "--body FILE"), spelled("joint_names=[...]", "--joint-names")
+    body, names = spelled("body", "=FILE"), spelled("joint_names", "=[...]")
     dropped.append(
         f"joint names (columns in this order: {listed(m.joint_names)}; a reader names them joint_0 … "
         f"joint_{len(m.joint_names) - 1} unless given a .body with these joint IDs ({body}) or {names}; "

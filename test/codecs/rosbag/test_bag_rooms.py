@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
 
 import motion_formats_ros.codecs.rosbag as rosbag
@@ -39,13 +38,6 @@ def test_the_storage_layer_never_imports_the_mapping() -> None:
     for path in modules:
         wrong = {name for name in _imports(path) if name in mapping}
         assert not wrong, f"{path.name} imports {wrong}"
-
-
-def test_the_codec_names_no_command_line_flag() -> None:
-    flag = re.compile(r"""["'(]--[a-z][a-z-]+""")
-    for path in sorted(ROOT.rglob("*.py")):
-        hits = [line for line in path.read_text(encoding="utf-8").splitlines() if flag.search(line)]
-        assert not hits, f"{path.relative_to(ROOT)}: {hits}"
 
 
 def test_no_room_over_800_lines_and_no_function_over_100() -> None:
