@@ -653,9 +653,12 @@ class Viewer:
             self.server.stop()
 
     def wait(self) -> None:
-        """Serve until stopped (Ctrl-C raises KeyboardInterrupt here)."""
-        while not self._stop.wait(0.5):
-            pass
+        """Serve until stopped; Ctrl-C stops the viewer and returns, as a script's user expects."""
+        try:
+            while not self._stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            self.stop()
 
     def __enter__(self) -> Viewer:
         return self

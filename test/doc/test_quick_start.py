@@ -87,6 +87,9 @@ def _serve_then_interrupt(args: list[str], cwd: Path) -> tuple[int, str, str]:
             seen.append(line)
             if "http://" in line:
                 break
+        # A person presses Ctrl-C after reading the address, not within the microseconds in which
+        # the script goes from printing it to wait(): a signal there is Python's own traceback.
+        time.sleep(1.0)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
