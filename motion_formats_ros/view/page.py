@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import MotionFormatError, require
+from ..core.errors import MotionFormatError, listed, require
 from ..core.model import Motion, MotionFile
 from ..core.notices import NoticeKind, notify
 from .camera import VIEWS, framing, view_from
@@ -275,12 +275,9 @@ class Viewer:
             )
             if robot.missing_meshes:
                 missing = robot.missing_meshes
-                listed = ", ".join(missing[:MISSING_LISTED]) + (
-                    f" and {len(missing) - MISSING_LISTED} more" if len(missing) > MISSING_LISTED else ""
-                )
                 self._warn(
                     f"{len(missing)} mesh file(s) not found, those links are drawn as simple shapes "
-                    f"(--package-path DIR to find package:// meshes): {listed}"
+                    f"(--package-path DIR to find package:// meshes): {listed(missing, limit=MISSING_LISTED)}"
                 )
             if self.ghost_track is not None:
                 ghost_robot = RobotDrawing(
@@ -338,9 +335,6 @@ class Viewer:
         if len(lp.unknown) < len(names):
             return
         model_joints = [v for j in self.model.joints for v in j.variables]
-
-        def listed(items: Sequence[str]) -> str:
-            return ", ".join(items[:8]) + (f", … ({len(items)} in all)" if len(items) > 8 else "")
 
         raise ViewerError(
             f"none of the motion's joints ({listed(names)}) is a joint of the model {self.model.name!r} "
@@ -407,11 +401,11 @@ class Viewer:
         if lp.unknown:
             self._warn(
                 f"{len(lp.unknown)} joint(s) of the motion are not in the model {self.model.name!r} "
-                f"and are not shown: {', '.join(lp.unknown)}"
+                f"and are not shown: {listed(lp.unknown)}"
             )
         if lp.missing and self.track.has_joints:
             self._warn(
-                f"{len(lp.missing)} joint(s) of the model are not in the motion and stay at 0: {', '.join(lp.missing)}"
+                f"{len(lp.missing)} joint(s) of the model are not in the motion and stay at 0: {listed(lp.missing)}"
             )
 
     def _extent(self) -> tuple[FloatArray, FloatArray]:
@@ -537,7 +531,7 @@ class Viewer:
         if opts.joints:
             missing = [j for j in opts.joints if j not in self.track.joint_names]
             if missing:
-                raise ViewerError(f"--joints: no joint {', '.join(missing)} in the motion")
+                raise ViewerError(f"--joints: no joint {listed(missing)} in the motion")
             chosen = list(opts.joints)
         else:
             chosen = most_moving(self.track, names)

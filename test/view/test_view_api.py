@@ -16,6 +16,7 @@ from support.browser import free_port
 from support.cli import cli
 
 from motion_formats_ros import Motion, MotionFile, read, view, write
+from motion_formats_ros.core.errors import MAX_LISTED
 from motion_formats_ros.core.examples import BIPED_JOINTS, biped_urdf, biped_walk
 from motion_formats_ros.core.spatial import compose, invert
 
@@ -117,6 +118,22 @@ def test_joints_the_model_lacks_are_listed_in_one_warning(urdf: Path) -> None:
     unknown = [t for t in texts if "not in the model" in t]
     assert len(unknown) == 1 and "tail" in unknown[0] and "antenna" in unknown[0]
     assert any(BIPED_JOINTS[0] in t and "stay at 0" in t for t in texts)
+
+
+def test_a_motion_of_many_joints_the_model_lacks_gives_a_short_warning(urdf: Path) -> None:
+    # Thousands of joints beyond the model: the warning names the first few and counts the rest.
+    walk = biped_walk().motion
+    n = 5000
+    extra = Motion(
+        times=walk.times,
+        joint_names=(*walk.joint_names, *(f"extra_{i}" for i in range(n))),
+        position=np.hstack([walk.position, np.zeros((walk.num_frames, n))]),
+    )
+    with pytest.warns(UserWarning, match="not in the model") as caught:
+        v = view(extra, urdf=urdf, port=free_port(), paused=True)
+    v.stop()
+    (unknown,) = [str(w.message) for w in caught if "not in the model" in str(w.message)]
+    assert len(unknown) < 1000 and "extra_0" in unknown and f"and {n - MAX_LISTED:,} more" in unknown
 
 
 def test_no_model_shows_root_and_curves() -> None:
