@@ -149,6 +149,16 @@ def sqlite_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
         cursor = conn.execute(sql, ids)
         while rows := list(itertools.islice(cursor, SQLITE_BLOCK)):
             times, raws = zip(*rows, strict=True)
+            if {type(r) for r in raws} != {bytes} or {type(t) for t in times} != {int}:
+                # A damaged database can hand back a number or text where a message's blob or
+                # its integer timestamp should be.
+                bad = next(i for i, (t, r) in enumerate(rows) if type(r) is not bytes or type(t) is not int)
+                raise ReadError(
+                    storage.path,
+                    f"damaged sqlite3 storage: a message of topic {topic!r} has "
+                    f"{type(rows[bad][1]).__name__} data and {type(rows[bad][0]).__name__} timestamp "
+                    "(expected a blob and an integer)",
+                )
             yield make_block(topic, times, raws)
         if every_row:
             storage.visited()

@@ -214,9 +214,12 @@ def chunk_index_problem(path: Path, chunks: Any) -> str | None:
             op, length = _REC.unpack_from(head, 0)
             _, _, usize, _ = _CHUNK.unpack_from(head, 9)
             (clen,) = _U32.unpack_from(head, 9 + _CHUNK.size)
+            # A compression's name is a few bytes: a longer one is not a chunk (and is not read).
+            if op != OP_CHUNK or 9 + length != chunk.chunk_length or clen > min(255, length):
+                return f"{where}: no chunk record of {chunk.chunk_length} bytes there"
             compression = fh.read(clen)
             stored = fh.read(8)
-            if op != OP_CHUNK or 9 + length != chunk.chunk_length or len(stored) != 8:
+            if len(stored) != 8:
                 return f"{where}: no chunk record of {chunk.chunk_length} bytes there"
             if (
                 compression != chunk.compression.encode()
