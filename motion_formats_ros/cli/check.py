@@ -17,7 +17,7 @@ from typing import Any
 from ..registry import CODECS, codec_by_name, codec_for_path, read
 from . import values
 from .bag import add_bag_read_arguments
-from .options import add_option_flags, bag_read_options, name_list, read_options
+from .options import add_option_flags, add_robot_model, bag_read_options, name_list, read_options
 from .report import notices_json
 
 #: Exit status when an error-level finding was made (1 is for input that cannot be checked).
@@ -42,20 +42,9 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("input", type=Path, help="any motion file this package reads, or a bag")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
-    model = p.add_mutually_exclusive_group(required=True)
-    model.add_argument("--urdf", type=Path, help="the robot's URDF (.urdf or .urdf.xacro)")
-    model.add_argument("--body", type=Path, help="the robot's Choreonoid .body (also names a .seq's joints)")
+    add_robot_model(p, required=True)
     p.add_argument("--srdf", type=Path, help="SRDF: its disable_collisions pairs are not checked")
     p.add_argument("--limits", type=Path, help="MoveIt joint_limits.yaml (velocity, acceleration, jerk limits)")
-    p.add_argument(
-        "--package-path",
-        dest="package_paths",
-        type=Path,
-        action="append",
-        default=[],
-        help="folder to find package:// meshes in (repeatable; AMENT_PREFIX_PATH and ROS_PACKAGE_PATH "
-        "are searched too)",
-    )
     p.add_argument("--rate", type=values.rate, default=100.0, help="Hz a keyframe motion is sampled at (default 100)")
     p.add_argument("--group", help="group to check (default: the first)")
     p.add_argument(

@@ -244,6 +244,22 @@ SPELLING: dict[str, str] = {
 }
 
 
+def add_robot_model(p: argparse.ArgumentParser, *, required: bool) -> None:
+    """``--urdf`` or ``--body`` (one robot model) and ``--package-path`` (where its meshes are)."""
+    model = p.add_mutually_exclusive_group(required=required)
+    model.add_argument("--urdf", type=Path, help="the robot's URDF (.urdf or .urdf.xacro)")
+    model.add_argument("--body", type=Path, help="the robot's Choreonoid .body (also names a .seq's joints)")
+    p.add_argument(
+        "--package-path",
+        dest="package_paths",
+        type=Path,
+        action="append",
+        default=[],
+        help="folder to find package:// meshes in (repeatable; AMENT_PREFIX_PATH and ROS_PACKAGE_PATH "
+        "are searched too)",
+    )
+
+
 def add_option_flags(p: argparse.ArgumentParser, *, read: bool = True, write: bool = True) -> None:
     """``--read-option NAME=VALUE`` / ``--write-option NAME=VALUE``: any option the codec declares."""
     if read:

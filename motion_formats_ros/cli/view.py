@@ -11,7 +11,15 @@ from typing import Any
 
 from ..registry import CODECS, codec_by_name, codec_for_path, read
 from .bag import add_bag_read_arguments
-from .options import READ_ALIASES, add_aliases, add_option_flags, bag_read_options, name_list, read_options
+from .options import (
+    READ_ALIASES,
+    add_aliases,
+    add_option_flags,
+    add_robot_model,
+    bag_read_options,
+    name_list,
+    read_options,
+)
 
 
 def add_parser(sub: Any) -> None:
@@ -24,18 +32,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("input", type=Path, help="any motion file this package reads, or a bag")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
-    model = p.add_mutually_exclusive_group()
-    model.add_argument("--urdf", type=Path, help="the robot's URDF")
-    model.add_argument("--body", type=Path, help="the robot's Choreonoid .body (also names a .seq's joints)")
-    p.add_argument(
-        "--package-path",
-        dest="package_paths",
-        type=Path,
-        action="append",
-        default=[],
-        help="folder to find package:// meshes in (repeatable; AMENT_PREFIX_PATH and ROS_PACKAGE_PATH "
-        "are searched too)",
-    )
+    add_robot_model(p, required=False)
     p.add_argument("--group", help="group to show (default target; actual is drawn as a ghost beside it)")
     p.add_argument("--joints", type=name_list, help="joints whose curves are shown first (a,b,c)")
     p.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
