@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..registry import CODECS, codec_by_name, codec_for_path, read
+from ..registry import CODECS
 from . import values
 from .bag import add_bag_read_arguments
-from .options import add_option_flags, add_robot_model, bag_read_options, name_list, read_options
+from .options import add_option_flags, add_robot_model, name_list, read_beside_model
 from .report import notices_json
 
 #: Exit status when an error-level finding was made (1 is for input that cannot be checked).
@@ -63,20 +63,10 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(handler=cmd_check)
 
 
-def _read(args: argparse.Namespace) -> Any:
-    info = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
-    if info.recording:
-        return read(args.input, format=info.name, **bag_read_options(args, info.name))
-    options = read_options(args, args.input, info.name)
-    if "body" in options and not info.accepted({"body": True}, "read"):
-        options.pop("body")  # only the robot model here; the format names its joints itself
-    return read(args.input, format=info.name, **options)
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     from ..safety import check
 
-    motion_file = _read(args)
+    motion_file = read_beside_model(args)
     report = check(
         motion_file,
         args.urdf or args.body,

@@ -260,6 +260,20 @@ def add_robot_model(p: argparse.ArgumentParser, *, required: bool) -> None:
     )
 
 
+def read_beside_model(args: argparse.Namespace) -> Any:
+    """The input of a command that takes a robot model (``view``, ``check``), read with its options:
+    a bag as ``bag2motion`` reads it; ``--body`` passed on only to a format that names joints by it."""
+    from ..registry import codec_by_name, codec_for_path, read
+
+    info = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
+    if info.recording:
+        return read(args.input, format=info.name, **bag_read_options(args, info.name))
+    options = read_options(args, args.input, info.name)
+    if "body" in options and not info.accepted({"body": True}, "read"):
+        options.pop("body")  # only the robot model here; the format names its joints itself
+    return read(args.input, format=info.name, **options)
+
+
 def add_option_flags(p: argparse.ArgumentParser, *, read: bool = True, write: bool = True) -> None:
     """``--read-option NAME=VALUE`` / ``--write-option NAME=VALUE``: any option the codec declares."""
     if read:

@@ -9,16 +9,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..registry import CODECS, codec_by_name, codec_for_path, read
+from ..registry import CODECS
 from .bag import add_bag_read_arguments
 from .options import (
     READ_ALIASES,
     add_aliases,
     add_option_flags,
     add_robot_model,
-    bag_read_options,
     name_list,
-    read_options,
+    read_beside_model,
 )
 
 
@@ -67,16 +66,6 @@ def _speed(text: str) -> float:
     return value
 
 
-def _read(args: argparse.Namespace) -> Any:
-    info = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
-    if info.recording:
-        return read(args.input, format=info.name, **bag_read_options(args, info.name))
-    options = read_options(args, args.input, info.name)
-    if "body" in options and not info.accepted({"body": True}, "read"):
-        options.pop("body")  # only the robot model here; the format names its joints itself
-    return read(args.input, format=info.name, **options)
-
-
 def _say_when_checked(viewer: Any) -> None:
     """One line once the safety check the page runs is done (its findings are on the page)."""
     findings = viewer.findings
@@ -97,7 +86,7 @@ def _on_signal(signum: int, frame: Any) -> None:
 def cmd_view(args: argparse.Namespace) -> int:
     from ..view import view
 
-    motion_file = _read(args)
+    motion_file = read_beside_model(args)
     viewer = view(
         motion_file,
         urdf=args.urdf,
