@@ -154,3 +154,32 @@ def test_the_reference_omf_library_reads_the_kept_description(tmp_path: Path) ->
     f.robot_description = ARM_URDF
     write(f, tmp_path / "with.msgpack")
     assert otter.load(tmp_path / "with.msgpack").basic["robot_description"] == ARM_URDF
+
+
+def _standard_bag(tmp_path: Path, kind: str) -> Path:
+    """A bag of JointState, TFMessage and a robot description, as a rosbag2 folder or a bare file."""
+    from rosbags.rosbag2 import StoragePlugin
+    from support.bags import JS, TF, TS, joint_state, tf_message, transform, write_bag
+
+    messages = [("/robot_description", "std_msgs/msg/String", 0, TS.types["std_msgs/msg/String"](data=ARM_URDF))]
+    for i in range(20):
+        ns = 1_000_000_000 + i * 20_000_000
+        messages.append(("/joint_states", JS, ns, joint_state(ns, ["a", "b"], [0.1 * i, -0.1 * i])))
+        messages.append(("/tf", TF, ns, tf_message(transform(ns, "world", "base", [0.0, 0.0, 0.01 * i]))))
+    storage = StoragePlugin.SQLITE3 if kind == "db3" else StoragePlugin.MCAP
+    folder = write_bag(tmp_path / "rec", messages, storage)
+    if kind != "bare":
+        return folder
+    return next(folder.glob("*.mcap"))
+
+
+@pytest.mark.parametrize("kind", ["mcap", "bare", "db3"])
+def test_bag2motion_of_standard_messages_loads_no_rosbags(tmp_path: Path, kind: str) -> None:
+    from support.cli import cli
+
+    bag = _standard_bag(tmp_path, kind)
+    out = tmp_path / "out.msgpack"
+    status, _, err, modules = cli("bag2motion", bag, out)
+    assert status == 0, err
+    assert read(out).motion.num_frames == 20
+    assert not sorted(m for m in modules if m.split(".")[0] == "rosbags")

@@ -51,7 +51,7 @@ from ._messages import (
 from ._read_options import ReadOptions
 from ._record import BagMotionRecord, BagRecord
 from ._topics import _choose_times, _frame, _TopicDecoder
-from .storage import BagSource, quick_candidate
+from .storage import BagSource, direct_candidate
 from .storage.msgtypes import JointField, joint_fields, parse_path
 
 #: Stamps off a uniform grid by at most this many ns are only its rounding to whole ns: no warning.
@@ -212,28 +212,29 @@ class _BagReader(_TopicDecoder):
     # -- main -------------------------------------------------------------------
     def read(self) -> MotionFile:
         opts = self.options
-        if quick_candidate(self.path):
-            quick = self._quick_read()
-            if quick is not None:
-                return quick
+        if direct_candidate(self.path):
+            direct = self._direct_read()
+            if direct is not None:
+                return direct
         with BagSource(self.path, opts.distro) as source:
             custom = _custom(source)
             plan = self._plan(source, custom)
             data = self._collect(source, plan)
         return self._assemble(source, custom, plan, data)
 
-    def _quick_read(self) -> MotionFile | None:
-        """The read of a rosbag2 folder whose sqlite3 storage opens without counting its messages.
+    def _direct_read(self) -> MotionFile | None:
+        """The read of a bag in rosbag2's usual layouts by the package's own readers (``storage.direct``).
 
-        The count is a scan of every message that only finds damage (the folder's counts
-        come from its ``metadata.yaml``); the read's own scan of the table stands in for it
-        (see ``_sqlite``). The read runs with its notices and warnings held back: should it
-        fail in any way after such an open, they are dropped and None says to read the
-        ordinary way, which then fails (or warns) exactly as it always did.
+        They open the bag without rosbags, and a folder's sqlite3 storage without counting
+        its messages (a scan of every one that only finds damage: the folder's counts come
+        from its ``metadata.yaml``; the read's own scan of the table stands in for it).
+        The read runs with its notices and warnings held back: should it fail in any way
+        (a layout those readers do not know included), they are dropped and None says to
+        read with rosbags' readers, which then succeed, warn or fail exactly as they always did.
         """
         notes = list(self.notes)
-        source = BagSource(self.path, self.options.distro, quick=True)
-        failed: Exception | None = None
+        source = BagSource(self.path, self.options.distro, direct=True)
+        failed = False
         with warnings.catch_warnings(record=True) as caught, collect(isolated=True) as report:
             warnings.simplefilter("always")
             try:
@@ -242,16 +243,14 @@ class _BagReader(_TopicDecoder):
                     plan = self._plan(source, custom)
                     data = self._collect(source, plan)
                     source.settle()
-            except Exception as exc:
-                failed = exc
-        if failed is not None and source.quick:  # a count was left out: the ordinary read decides
+            except Exception:
+                failed = True
+        if failed:
             self.notes = notes
             return None
         relay(report.notices)
         for w in caught:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
-        if failed is not None:  # no count was left out: this is the ordinary read's own outcome
-            raise failed
         return self._assemble(source, custom, plan, data)
 
     def _plan(self, source: BagSource, custom: dict[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from ...core.notices import NoticeKind, notify
 from ...core.stamps import choose_times
 from ...core.tf import TfBuffer, TfSamples
 from ._joints import _append_rows, _stamp_ns, _TopicStream
-from .storage import BagSource, PayloadTooShortError, typestore_for
+from .storage import BagSource, PayloadTooShortError
 from .storage import tf_bulk as _tf_bulk
 from .storage.msgtypes import JointField, values_at
 
@@ -37,26 +37,6 @@ def _frame(name: str) -> str:
 
 
 #: The types a TFMessage is made of: the bulk TF decoder reads only bags that define them as ROS 2 does.
-_TF_PARTS = (
-    "tf2_msgs/msg/TFMessage",
-    "geometry_msgs/msg/TransformStamped",
-    "std_msgs/msg/Header",
-    "builtin_interfaces/msg/Time",
-    "geometry_msgs/msg/Transform",
-    "geometry_msgs/msg/Vector3",
-    "geometry_msgs/msg/Quaternion",
-)
-
-
-def _standard_tf(source: BagSource, topic: str) -> bool:
-    """Whether ``topic``'s TF types are ROS 2's own (a CDR bag; the same definitions field by field)."""
-    if source.ros1 or source.type_problem(topic) is not None:
-        return False
-    reference = typestore_for("jazzy").fielddefs
-    defs = source.typestore.fielddefs
-    return all(t in defs and defs[t] == reference[t] for t in _TF_PARTS)
-
-
 def _choose_times(stamps: IntArray, recv: IntArray, mode: str, what: str, notes: list[str]) -> IntArray:
     times, note = choose_times(stamps, recv, mode)
     if note:
@@ -110,7 +90,7 @@ class _TopicDecoder:
             raws = others.get(topic, [])
             regular = (
                 _tf_bulk.decode([r for _, r in raws])
-                if self.options.bulk and len(raws) > 1 and _standard_tf(source, topic)
+                if self.options.bulk and len(raws) > 1 and source.types.standard_tf(topic)
                 else None
             )
             if regular is not None:  # one TFMessage layout throughout (a robot's link frames): numpy

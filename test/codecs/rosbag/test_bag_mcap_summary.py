@@ -114,6 +114,7 @@ def test_each_chunk_is_decompressed_once_and_none_to_find_metadata(
 ) -> None:
     import rosbags.rosbag2.storage_mcap as storage_mcap
 
+    from motion_formats_ros.codecs.rosbag.storage import chunks as chunk_reading
     from motion_formats_ros.codecs.rosbag.storage import mcap_scan
 
     messages = joint_states()
@@ -121,17 +122,22 @@ def test_each_chunk_is_decompressed_once_and_none_to_find_metadata(
     chunks = sum(1 for op, _, _ in records(bag.read_bytes()) if op == 0x06)
     assert chunks > 10
     calls: list[str] = []
-    real, real_scan = storage_mcap.decompress, mcap_scan._decompress
+    real, real_scan, own = storage_mcap.decompress, mcap_scan._decompress, chunk_reading.inflate
 
     def counted(*args: Any) -> Any:
         calls.append("chunk")
         return real(*args)
+
+    def counted_own(*args: Any) -> Any:
+        calls.append("chunk")
+        return own(*args)
 
     def counted_scan(*args: Any) -> Any:
         calls.append("scan")
         return real_scan(*args)
 
     monkeypatch.setattr(storage_mcap, "decompress", counted)
+    monkeypatch.setattr(chunk_reading, "inflate", counted_own)
     monkeypatch.setattr(mcap_scan, "_decompress", counted_scan)
     mf, _ = reading(bag)
     assert_values(mf, messages)

@@ -3,9 +3,10 @@
 It knows bags, not motions: rosbag2 folders (``folder``: what ``metadata.yaml`` says and
 whether rosbags can use it), bare ``.db3`` / ``.mcap`` files and ROS 1 bags opened
 (``opening``, ``readers``, ``bounded``, ``compression``), MCAP salvage of crashed
-recordings (``mcap_scan``), the quick sqlite3 open (``sqlite_quick``), messages read in
-blocks straight from storage (``chunks``), message types and CDR (``typeload``,
-``msgtypes``, ``typehash``), bulk CDR of JointState and TF (``bulk``, ``tf_bulk``) and
+recordings (``mcap_scan``), the package's own readers of rosbag2's usual layouts and
+standard messages, without rosbags (``direct``, ``standard``), messages read in blocks
+straight from storage (``chunks``), message types and CDR (``typeload``, ``msgtypes``,
+``typehash``), bulk CDR of JointState and TF (``bulk``, ``tf_bulk``) and
 the storage writers rosbags' Writer is given (``plugins``). :class:`BagSource` is what
 the mapping reads a bag through. Nothing here imports the codec's mapping modules.
 """
@@ -13,7 +14,7 @@ the mapping reads a bag through. Nothing here imports the codec's mapping module
 from __future__ import annotations
 
 from .chunks import BIG_CHUNK, Block
-from .readers import BAG_SUFFIXES, Topic, is_rosbag2_folder, quick_candidate
+from .readers import BAG_SUFFIXES, Topic, direct_candidate, is_rosbag2_folder
 from .source import BagSource
 from .typeload import PayloadTooShortError, deserialize_cdr, typestore_for
 
@@ -25,7 +26,7 @@ __all__ = [
     "PayloadTooShortError",
     "Topic",
     "deserialize_cdr",
+    "direct_candidate",
     "is_rosbag2_folder",
-    "quick_candidate",
     "typestore_for",
 ]

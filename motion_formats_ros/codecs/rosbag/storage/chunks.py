@@ -16,6 +16,7 @@ import itertools
 import mmap
 import os
 import struct
+import zlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -109,7 +110,7 @@ def iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, in
                 if chunk.compression == "" and not crc and chunk.uncompressed_size > BIG_CHUNK:
                     yield from _iter_records(bio, records, chunk.uncompressed_size, ids)
                     continue
-                data = _chunk_data(bio, chunk, records, crc)
+                data = _chunk_data(bio, chunk, records, crc, own=getattr(storage, "own_reader", False))
                 pos, end = 0, len(data)
                 while pos < end:
                     op, length = rec(data, pos)
@@ -143,8 +144,6 @@ def sqlite_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
         sql = f"SELECT timestamp, data FROM messages WHERE topic_id IN ({marks}) ORDER BY timestamp, id"  # noqa: S608
         every_row = False
         if getattr(storage, "owed", False):  # a quick open: this read may do the scan it left out
-            from .sqlite_quick import visits_every_row
-
             every_row = visits_every_row(conn, sql, ids)
         cursor = conn.execute(sql, ids)
         while rows := list(itertools.islice(cursor, SQLITE_BLOCK)):
@@ -197,7 +196,7 @@ def mcap_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
                     raws.append(raw)
                 yield from (make_block(topic, times, raws) for topic, (times, raws) in found.items())
                 continue
-            data = _chunk_data(bio, chunk, records, crc, mapped)
+            data = _chunk_data(bio, chunk, records, crc, mapped, own=getattr(storage, "own_reader", False))
         except Exception as exc:  # short reads, bad CRC, a decompressor's error
             raise ReadError(
                 storage.path, f"damaged MCAP chunk: {reason(exc)}", offset=chunk.chunk_start_offset
@@ -371,19 +370,58 @@ class _Mapping:
             self.dropped = end
 
 
-def _chunk_data(bio: Any, chunk: Any, records: int, crc: int, mapped: memoryview | None = None) -> Any:
+def visits_every_row(db: Any, sql: str, args: Any) -> bool:
+    """Whether sqlite runs ``sql`` as a scan of the messages table (every row read), not a search."""
+    plan = [str(row[-1]) for row in db.execute(f"EXPLAIN QUERY PLAN {sql}", args)]
+    on_messages = [d for d in plan if " messages" in f" {d}"]
+    return bool(on_messages) and all(d.startswith("SCAN") for d in on_messages)
+
+
+def inflate(data: Any, compression: str, size: int, crc: int) -> Any:
+    """A chunk's records from its stored bytes: decompressed, of the size its header states, with its CRC (0: none).
+
+    Raises:
+        ValueError: An unknown compression, another size, another CRC (or the decompressor's error).
+    """
+    if compression == "":
+        raw = data
+    elif compression == "zstd":
+        from .compression import zstd_module
+
+        raw = zstd_module().decompress(data)
+    elif compression == "lz4":
+        from lz4.frame import decompress
+
+        raw = decompress(data)
+    else:
+        raise ValueError(f"unknown chunk compression {compression!r}")
+    if len(raw) != size:
+        raise ValueError(f"the chunk decompresses to {len(raw)} bytes, its header states {size}")
+    if crc and zlib.crc32(raw) != crc:
+        raise ValueError("the chunk's CRC does not match its records")
+    return raw
+
+
+def _chunk_data(
+    bio: Any, chunk: Any, records: int, crc: int, mapped: memoryview | None = None, own: bool = False
+) -> Any:
     """A chunk's records, decompressed and checked against ``crc`` (0: none), from offset ``records``.
 
     From ``mapped`` (the mapped file) an uncompressed chunk is a view of the file's
-    pages (no copy) and a compressed one is decompressed straight from them.
+    pages (no copy) and a compressed one is decompressed straight from them. Chunks of
+    the package's own readers (``own``) are decompressed by :func:`inflate`; those of
+    rosbags' readers by rosbags, whose errors a damaged chunk's message quotes.
     """
-    from rosbags.rosbag2.storage_mcap import decompress
+    decompress: Any = inflate
+    if not own:
+        from rosbags.rosbag2 import storage_mcap
 
+        decompress = storage_mcap.decompress
     if mapped is not None:
         compressed = mapped[records : records + chunk.compressed_size]
         if len(compressed) != chunk.compressed_size:
             raise ValueError("truncated MCAP chunk")
-        return decompress(compressed, chunk.compression, chunk.uncompressed_size, crc)  # type: ignore[arg-type]
+        return decompress(compressed, chunk.compression, chunk.uncompressed_size, crc)
     bio.seek(records)
     compressed = bio.read(chunk.compressed_size)
     if len(compressed) != chunk.compressed_size:

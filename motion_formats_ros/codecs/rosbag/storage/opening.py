@@ -20,16 +20,19 @@ from ....core.notices import NoticeKind, notify
 from . import folder, mcap_scan
 from .bounded import BoundedPath
 from .compression import MAX_RATIO, ZSTD_MAGIC, ExpansionError, decompress_file, expansion_limit
-from .readers import BAG_SUFFIXES, Readers, Topic, embedded_metadata, reason
+from .direct import DirectReader, UnusualLayoutError
+from .readers import BAG_SUFFIXES, Readers, Topic, embedded_metadata, reason, storage_files
 
 
 class OpenedBag:
     """The files of one bag, opened (see the module docstring); :meth:`close` releases them."""
 
-    def __init__(self, path: Path, quick: list[Any] | None = None) -> None:
+    def __init__(self, path: Path, quick: list[Any] | None = None, direct: bool = False) -> None:
         self.path = path
-        #: The sqlite3 storages that opened without counting their messages (see ``sqlite_quick``).
+        #: The sqlite3 storages that opened without counting their messages (see ``direct``).
         self.quick = quick
+        #: Opened by the package's own readers only (``direct``): what they do not know raises UnusualLayoutError.
+        self.direct = direct
         self.ros1 = False
         self.topics: dict[str, Topic] = {}
         self.custom: dict[str, str] = {}
@@ -73,6 +76,8 @@ class OpenedBag:
                     notify(NoticeKind.INCONSISTENT, note[len(prefix) :], file=meta, stacklevel=6)
                 else:
                     notify(NoticeKind.INCONSISTENT, note, stacklevel=6)
+            if plan.direct and self.direct:
+                raise UnusualLayoutError("a folder read around its metadata.yaml")
             if plan.direct:
                 self.plan = plan
                 self._check_magic(plan.files)
@@ -90,6 +95,8 @@ class OpenedBag:
         except ReadError:
             raise
         except Exception as exc:
+            if self.direct:
+                raise
             # rosbags, sqlite3 and the decompressors fail on damaged bags with every kind
             # of error (ReaderError, struct.error, TypeError from a mistyped metadata.yaml
             # field, RuntimeError from lz4, AssertionError …): all of them mean "damaged".
@@ -102,6 +109,8 @@ class OpenedBag:
                 return
             raise ReadError(path, f"cannot read bag: {reason(exc)}") from exc
         lie = self._chunk_index_lie()
+        if lie is not None and self.direct:
+            raise UnusualLayoutError(lie)
         if lie is not None:  # read as if it had no summary, without claiming a crash
             if self.reader is not None:
                 self.reader.close()
@@ -201,9 +210,7 @@ class OpenedBag:
         return False
 
     def _open_reader(self, files: list[Path]) -> None:
-        from rosbags.interfaces import MessageDefinitionFormat
-
-        reader = Readers([BoundedPath(f) for f in files], self.quick)
+        reader = Readers([BoundedPath(f) for f in files], self.quick, self.direct)
         reader.open()
         self.reader = reader
         self.ros1 = not reader.is2
@@ -211,8 +218,10 @@ class OpenedBag:
             inner: Any = reader.readers[0]
             distro = inner.ros_distro
             self.distro = distro if isinstance(distro, str) and distro else None
-            custom = getattr(inner.storage, "metadata", None)
-            custom_data = getattr(custom, "custom", None)
+            if isinstance(inner, DirectReader):
+                custom_data = inner.custom
+            else:
+                custom_data = getattr(getattr(inner.storage, "metadata", None), "custom", None)
             if isinstance(custom_data, dict):
                 self.custom = {str(k): str(v) for k, v in custom_data.items()}
         else:
@@ -224,12 +233,13 @@ class OpenedBag:
             custom, distro = embedded_metadata(files)
             self.custom = self.custom or custom
             self.distro = self.distro or distro
-        kinds = {MessageDefinitionFormat.MSG: "msg", MessageDefinitionFormat.IDL: "idl"}
+        kinds = {"MSG": "msg", "IDL": "idl"}  # rosbags' MessageDefinitionFormat names, or the own readers'
         for name, (msgtype, count, conns) in reader.topics().items():
             self.connections[name] = conns
             self.topics[name] = Topic(name, msgtype, count)
+            formats = [getattr(c.msgdef.format, "name", c.msgdef.format) for c in conns]
             self.definitions[name] = [
-                (kinds[c.msgdef.format], c.msgdef.data) for c in conns if c.msgdef.format in kinds and c.msgdef.data
+                (kinds[f], c.msgdef.data) for f, c in zip(formats, conns, strict=True) if f in kinds and c.msgdef.data
             ]
             digest = next((c.digest for c in conns if c.digest), "")
             if digest and reader.is2:
@@ -240,11 +250,8 @@ class OpenedBag:
         reader = self.reader
         if reader is None or not reader.is2:
             return None
-        from rosbags.rosbag2.reader import DirectoryReader
-
         for inner in reader.readers:
-            storage = inner.storage
-            for part in storage.storages if isinstance(storage, DirectoryReader) else [storage]:
+            for part in storage_files(inner):
                 chunks, where = getattr(part, "chunks", None), getattr(part, "path", None)
                 if chunks and where is not None:
                     problem = mcap_scan.chunk_index_problem(Path(where), chunks)

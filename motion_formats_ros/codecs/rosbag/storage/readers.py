@@ -1,7 +1,7 @@
 """What a bag's files say before any message is read: kind, topics, embedded metadata.
 
-:class:`Readers` opens rosbags' readers (or the quick sqlite3 reader, ``sqlite_quick``)
-of a bag's files without parsing any message definition; :func:`embedded_metadata`
+:class:`Readers` opens the readers of a bag's files (the package's own, ``direct``, or
+rosbags') without parsing any message definition; :func:`embedded_metadata`
 finds the copy of ``metadata.yaml`` a bare storage file keeps (MCAP: through the
 summary's metadata index, else by walking the records outside the chunks; sqlite3: the
 ``metadata`` table).
@@ -27,12 +27,18 @@ def is_rosbag2_folder(path: Path) -> bool:
     return folder.is_storage_folder(path)
 
 
-def quick_candidate(path: Path) -> bool:
-    """A rosbag2 folder with ``metadata.yaml`` and sqlite3 storage: it may open quickly (see ``_sqlite``)."""
+def direct_candidate(path: Path) -> bool:
+    """A rosbag2 folder with ``metadata.yaml``, or a ``.mcap`` / ``.db3`` file: it may open without rosbags."""
     try:
-        return (path / "metadata.yaml").is_file() and any(p.suffix == ".db3" for p in path.iterdir())
+        return (path / "metadata.yaml").is_file() if path.is_dir() else path.suffix in (".mcap", ".db3")
     except OSError:
         return False
+
+
+def storage_files(reader: Any) -> list[Any]:
+    """The storage file readers behind one path's reader (a folder has several, a file is one)."""
+    storage = reader.storage
+    return list(storage.storages) if hasattr(storage, "storages") else [storage]
 
 
 def _from_yaml(text: str) -> tuple[dict[str, str], str | None]:
@@ -93,7 +99,10 @@ class Topic:
 
 
 class Readers:
-    """rosbags' readers of the files of one bag, opened without parsing any message definition.
+    """The readers of the files of one bag, opened without parsing any message definition.
+
+    With ``direct`` they are the package's own (``direct``: rosbags is not loaded; a bag
+    they do not know raises ``UnusualLayoutError``), else rosbags'.
 
     rosbags' ``AnyReader`` parses every topic's definition when it opens a bag and fails
     on the first it cannot parse (e.g. the service definitions Jazzy stores for service
@@ -101,12 +110,12 @@ class Readers:
     which parses only those of the topics a command reads.
     """
 
-    def __init__(self, paths: list[Path], ledger: list[Any] | None = None) -> None:
+    def __init__(self, paths: list[Path], ledger: list[Any] | None = None, direct: bool = False) -> None:
         self.is2 = any(p.suffix != ".bag" for p in paths)
-        if self.is2 and ledger is not None and all(p.is_dir() for p in paths):
-            from .sqlite_quick import QuickReader
+        if direct:
+            from .direct import DirectReader
 
-            self.readers: list[Any] = [QuickReader(p, ledger) for p in paths]
+            self.readers: list[Any] = [DirectReader(p, ledger) for p in paths]
         else:
             if self.is2:  # only the reader of the bag's kind is loaded
                 from rosbags.rosbag2 import Reader

@@ -17,20 +17,21 @@ from ....core.errors import ReadError
 from .chunks import Block, iter_chunks, mcap_blocks, sqlite_blocks
 from .compression import ZSTD_MAGIC, zstd_module
 from .opening import OpenedBag
-from .readers import Topic, reason
+from .readers import Topic, reason, storage_files
 from .typeload import BagTypes
 
 
 class BagSource:
     """An open bag (see the module docstring). Use as a context manager."""
 
-    def __init__(self, path: Path, distro: str | None = None, quick: bool = False) -> None:
+    def __init__(self, path: Path, distro: str | None = None, direct: bool = False) -> None:
         self.path = path
-        #: With ``quick``: the sqlite3 storages of a rosbag2 folder that opened without
-        #: counting their messages (see ``sqlite_quick``); :meth:`settle` pays what they owe.
-        self.quick: list[Any] | None = [] if quick else None
+        #: With ``direct`` (the package's own readers, see ``direct``): the sqlite3 storages
+        #: of a rosbag2 folder that opened without counting their messages; :meth:`settle`
+        #: pays what they owe.
+        self.quick: list[Any] | None = [] if direct else None
         self.requested_distro = distro
-        self.files = OpenedBag(path, self.quick)
+        self.files = OpenedBag(path, self.quick, direct)
         self._types: BagTypes | None = None
 
     # ------------------------------------------------------------------ opening
@@ -162,28 +163,32 @@ class BagSource:
             return None
         if self.files.plan is not None and self.files.plan.message_compression is not False:
             return None
-        from rosbags.rosbag2.reader import DirectoryReader
-        from rosbags.rosbag2.storage_mcap import McapReader
-        from rosbags.rosbag2.storage_sqlite3 import Sqlite3Reader
-
-        storage = reader.readers[0].storage
-        if isinstance(storage, DirectoryReader):
-            if storage.metadata.compression_mode or len(storage.storages) != 1:
-                return None
-            storage = storage.storages[0]
-        wanted = set(topics)
-        if isinstance(storage, McapReader) and storage.chunks and storage.bio:
+        storages = self._storages()
+        if storages is None or len(storages) != 1:
+            return None
+        storage, wanted = storages[0], set(topics)
+        if getattr(storage, "chunks", None) and getattr(storage, "bio", None):
             return self._guard(mcap_blocks(storage, wanted))
-        if isinstance(storage, Sqlite3Reader) and storage.dbconn is not None:
+        if getattr(storage, "dbconn", None) is not None:
             return self._guard(sqlite_blocks(storage, wanted))
         return None
+
+    def _storages(self) -> list[Any] | None:
+        """The storage file readers of a ROS 2 bag of one path, or None (ROS 1, a split or compressed folder)."""
+        reader = self.files.reader
+        if reader is None or not reader.is2 or len(reader.readers) != 1:
+            return None
+        inner = reader.readers[0]
+        if getattr(getattr(inner.storage, "metadata", None), "compression_mode", None):
+            return None
+        return storage_files(inner)
 
     def settle(self) -> None:
         """Run the message-table scan that a quick open left out, unless a read has done it.
 
         Raises:
             Exception: Whatever the scan meets on a damaged table (the read is to be
-                redone without ``quick``, which then fails as it always did).
+                redone with rosbags' readers, which then fail as they always did).
         """
         for storage in self.quick or ():
             storage.check()
@@ -199,23 +204,11 @@ class BagSource:
     def _mcap_chunks(self, wanted: set[str]) -> Iterator[tuple[str, int, bytes]] | None:
         """Raw messages straight from the chunks of indexed MCAP storage (file order), or None.
 
-        rosbags' index (chunk offsets, channel counts) and chunk decompression (with its
-        CRC check) are used; only the per-message generator stack is skipped, which is
-        most of the cost of a raw read.
+        The reader's index (chunk offsets, channel counts) is used, and each chunk is
+        decompressed and checked against its CRC; the per-message generator stack of
+        rosbags' reader is skipped, which is most of the cost of a raw read.
         """
-        from rosbags.rosbag2.reader import DirectoryReader
-        from rosbags.rosbag2.storage_mcap import McapReader
-
-        reader = self.files.reader
-        if reader is None or not reader.is2 or len(reader.readers) != 1:
-            return None
-        storage = reader.readers[0].storage
-        if isinstance(storage, DirectoryReader):
-            if storage.metadata.compression_mode:
-                return None
-            storages = list(storage.storages)
-        else:
-            storages = [storage]
-        if not storages or not all(isinstance(s, McapReader) and s.chunks and s.bio for s in storages):
+        storages = self._storages()
+        if not storages or not all(getattr(s, "chunks", None) and getattr(s, "bio", None) for s in storages):
             return None
         return iter_chunks(storages, wanted)

@@ -17,7 +17,7 @@ from typing import Any
 from ....core.distros import DEFAULT_DISTRO, DISTROS
 from ....core.errors import MotionFormatError, ReadError
 from ....core.notices import NoticeKind, notify
-from . import msgtypes
+from . import msgtypes, standard
 from .opening import OpenedBag
 from .readers import reason
 
@@ -32,22 +32,46 @@ def typestore_for(distro: str) -> Any:
         raise ValueError(f"unknown ROS distro {distro!r}; known: {', '.join(DISTROS)}") from None
 
 
+_UNANSWERED = object()
+
+
 class BagTypes:
-    """The types of an opened bag (see the module docstring)."""
+    """The types of an opened bag (see the module docstring).
+
+    The standard types (``standard``) of a ROS 2 bag are answered without rosbags: a
+    topic whose definition is the standard one (or that has none, in a ROS 2 distro)
+    needs no typestore, and its payloads decode with :func:`.standard.decode`. The
+    typestore is made on first need (:attr:`typestore`), with the types of the topics
+    answered before registered as rosbags' parse of their definitions registers them.
+    """
 
     def __init__(self, opened: OpenedBag, requested_distro: str | None = None) -> None:
-        from rosbags.typesys import Stores, get_typestore
-
         self.path: Path = opened.path
         self.requested_distro = requested_distro
         self.ros1 = opened.ros1
         self.distro = opened.distro
         self.topics = opened.topics
-        self.typestore: Any = get_typestore(Stores.EMPTY)
+        self._store: Any = None
         self._definitions = opened.definitions
         self._digests = opened.digests
         self._problems: dict[str, str | None] = {}
         self._defaults_loaded = False
+        #: Topics answered without the typestore, in order, and the (standard) types they loaded.
+        self._answered: list[str] = []
+        self._standard_loaded: set[str] = set()
+
+    @property
+    def typestore(self) -> Any:
+        """rosbags' typestore of the types loaded so far (made on first use)."""
+        if self._store is None:
+            from rosbags.typesys import Stores, get_typestore
+
+            self._store = get_typestore(Stores.EMPTY)
+            self._standard_loaded = set()
+            for topic in self._answered:  # what their definitions register, in the same order
+                self._load_types(topic, quiet=True)
+            self._answered = []
+        return self._store
 
     def _default_store(self) -> Any:
         if self.requested_distro is not None:
@@ -73,10 +97,51 @@ class BagTypes:
         (a service event's, a damaged one) concerns its topic only.
         """
         if topic not in self._problems:
-            self._problems[topic] = self._load_types(topic)
+            answer = self._standard_problem(topic) if self._store is None else _UNANSWERED
+            if answer is _UNANSWERED:
+                self._problems[topic] = self._load_types(topic)
+            else:
+                self._problems[topic] = answer if isinstance(answer, str) else None
+                self._answered.append(topic)
         return self._problems[topic]
 
-    def _load_types(self, topic: str) -> str | None:
+    def _standard_problem(self, topic: str) -> Any:
+        """:meth:`type_problem` of a standard type's topic without rosbags, or ``_UNANSWERED``."""
+        info = self.topics.get(topic)
+        if info is None or self.ros1 or info.msgtype not in standard.TOPIC_TYPES:
+            return _UNANSWERED
+        msgtype = info.msgtype
+        definitions = self._definitions.get(topic, [])
+        if definitions:
+            kind, text = definitions[0]  # rosbags registers the first definition that parses
+            if kind != "msg" or not standard.is_standard(msgtype, text):
+                return _UNANSWERED
+            self._standard_loaded |= standard.closure(msgtype)
+            digest = self._digests.get(topic)
+            if digest and digest != standard.HASHES[msgtype]:
+                self._hash_mismatch(msgtype, topic)
+            return None
+        # No definition: the distro's types are loaded, where all standard types are the same.
+        if self.requested_distro is not None:
+            distro = self.requested_distro.lower()
+        else:
+            distro = str(self.distro) if self.distro in DISTROS else DEFAULT_DISTRO
+        if not DISTROS.get(distro, "").startswith("ros2"):
+            return _UNANSWERED
+        self._standard_loaded |= set(standard.FIELDS)
+        return None
+
+    def _hash_mismatch(self, msgtype: str, topic: str) -> None:
+        notify(
+            NoticeKind.INCONSISTENT,
+            f"the bag's definition of {msgtype} does not match the type hash "
+            "recorded with it; its messages may decode wrongly",
+            file=self.path,
+            field=topic,
+            stacklevel=6,
+        )
+
+    def _load_types(self, topic: str, quiet: bool = False) -> str | None:
         info = self.topics.get(topic)
         if info is None:
             return "no such topic"
@@ -111,15 +176,8 @@ class BagTypes:
                 mismatch = store.hash_rihs01(msgtype) != digest
             except Exception:  # rosbags cannot hash every type: no check
                 mismatch = False
-            if mismatch:
-                notify(
-                    NoticeKind.INCONSISTENT,
-                    f"the bag's definition of {msgtype} does not match the type hash "
-                    "recorded with it; its messages may decode wrongly",
-                    file=self.path,
-                    field=topic,
-                    stacklevel=5,
-                )
+            if mismatch and not quiet:
+                self._hash_mismatch(msgtype, topic)
         return None
 
     def standard_joint_state(self, msgtype: str) -> bool:
@@ -128,12 +186,24 @@ class BagTypes:
         Only then does the bulk decoder read what rosbags' deserializer would (with a
         damaged or different definition in the bag, messages are decoded one by one).
         """
-        reference = typestore_for("noetic" if self.ros1 else DEFAULT_DISTRO).fielddefs
-        have = self.typestore.fielddefs
         names = (msgtype, "sensor_msgs/msg/JointState", "std_msgs/msg/Header", "builtin_interfaces/msg/Time")
         if msgtype != names[1]:
             return False
+        if self._store is None:
+            return not self.ros1 and set(names) <= self._standard_loaded
+        reference = typestore_for("noetic" if self.ros1 else DEFAULT_DISTRO).fielddefs
+        have = self.typestore.fielddefs
         return all(name in have and have[name][1] == reference[name][1] for name in names[1:])
+
+    def standard_tf(self, topic: str) -> bool:
+        """Whether ``topic``'s TF types are ROS 2's own (a CDR bag; the same definitions field by field)."""
+        if self.ros1 or self.type_problem(topic) is not None:
+            return False
+        if self._store is None:
+            return standard.closure("tf2_msgs/msg/TFMessage") <= self._standard_loaded
+        reference = typestore_for("jazzy").fielddefs
+        defs = self.typestore.fielddefs
+        return all(t in defs and defs[t] == reference[t] for t in standard.closure("tf2_msgs/msg/TFMessage"))
 
     def require_types(self, topics: Collection[str]) -> None:
         """Load the types of ``topics``.
@@ -160,6 +230,14 @@ class BagTypes:
         """
         if self.ros1:
             return self.typestore.deserialize_ros1(raw, msgtype)
+        if (
+            self._store is None
+            and msgtype in standard.TOPIC_TYPES
+            and standard.closure(msgtype) <= self._standard_loaded
+        ):
+            message = standard.decode(raw, msgtype)
+            if message is not None:
+                return message
         return deserialize_cdr(self.typestore, raw, msgtype)
 
 
