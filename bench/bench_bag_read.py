@@ -16,10 +16,10 @@ so that a shared machine's load hits both alike):
 
 Then:
 
-    command     ``motion-formats bag2motion BAG out.msgpack`` as a whole process against
-                ``read()`` + ``write()`` of the same files in this process (MCAP) at 10k,
-                100k and 1M messages; also less the command's fixed cost (its run on a
-                bag of 10 messages: the interpreter's start and the imports)
+    command     ``motion-formats bag2motion BAG out.msgpack`` as a whole process, less a
+                process that only imports numpy, against ``read()`` + ``write()`` of the
+                same bag in this process: every storage at the table's size, the bare zstd
+                ``.mcap``, and MCAP at 10k and 1M messages; it says where rosbags is loaded
     scaling     read() per message at 10k, 100k and 1M messages (MCAP; all storages with
                 --scaling-all); flat means within 20 % of each other
     memory      1M messages: peak RSS of a child process that reads the bag, minus the
@@ -214,13 +214,15 @@ def read_ours(bag: Path) -> MotionFile:
 
 #: ``--before DIR``: an older checkout's codec, timed beside ``read()`` in the same run.
 BEFORE: Any = None
+BEFORE_DIR: Path | None = None
 
 
 def load_before(folder: Path) -> None:
     """Import the bag codec of the package copied to ``folder/motion_formats_ros_before`` (an older checkout)."""
-    global BEFORE
+    global BEFORE, BEFORE_DIR
     import importlib
 
+    BEFORE_DIR = folder.resolve()
     sys.path.insert(0, str(folder))
     BEFORE = importlib.import_module("motion_formats_ros_before.codecs.rosbag")
 
@@ -272,13 +274,14 @@ def section_storages(bags: dict[str, Path], n: int, repeat: int, label: str = ""
         )
 
 
-def section_command(bags: dict[int, Path], tmp: Path, repeat: int) -> None:
-    """The whole command (a new process) against the library in this process, at each size.
+def section_command(rows: list[tuple[str, Path]], tmp: Path, repeat: int) -> None:
+    """The whole command (a new process) against the library in this process, for each bag.
 
     The command pays a fixed cost the library call does not: the interpreter's start and
-    the imports (numpy, rosbags, the codecs). It is shown as the command on a bag of a
-    few messages, so that the per-size rows can be read both ways: the whole ratio, and
-    the ratio of what is left once that fixed cost is taken off.
+    the imports. Numpy's import is every numpy command's to pay, so the figure that counts
+    is the command less a process that only imports numpy, over read() + write() of the
+    same bag in this process (best of ``repeat``, all three run alternately). With
+    ``--before``, the older checkout's command is run beside it.
     """
     exe = str(Path(sys.executable).with_name("motion-formats"))
     out_cli, out_lib = tmp / "cli.msgpack", tmp / "lib.msgpack"
@@ -286,51 +289,50 @@ def section_command(bags: dict[int, Path], tmp: Path, repeat: int) -> None:
     # cached bytecode, whatever PYTHONDONTWRITEBYTECODE this shell has (the first run writes it).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
-    def command(bag: Path) -> None:
-        subprocess.run(
-            [exe, "bag2motion", str(bag), str(out_cli), "--overwrite"], check=True, capture_output=True, env=env
-        )
+    def run(args: list[str]) -> Callable[[], None]:
+        return lambda: subprocess.run(args, check=True, capture_output=True, env=env) and None
 
     def library(bag: Path) -> None:
         write_any(read_ours(bag), out_lib, overwrite=True)
 
-    def child(code: str) -> Callable[[], None]:
-        return lambda: subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=env) and None
+    def loads_rosbags(bag: Path) -> bool:
+        code = (
+            "import sys; from motion_formats_ros.cli.main import main; main(sys.argv[1:]); "
+            "print(any(m.split('.')[0] == 'rosbags' for m in sys.modules))"
+        )
+        args = [sys.executable, "-c", code, "bag2motion", str(bag), str(out_cli), "--overwrite"]
+        return subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout.split()[-1] == "True"
 
-    tiny = tmp / "mcap-10"
-    make_bag(tiny, 10, "mcap")
-    command(tiny)
-    (bare, _), (numpy_, _), (libs, _), (fixed, fixed_cpu) = interleaved(
-        [
-            child("pass"),
-            child("import numpy"),
-            child("import numpy, rosbags.rosbag2, rosbags.typesys"),
-            lambda: command(tiny),
-        ],
-        max(repeat, 15),  # short runs: more of them, so that each best is from a quiet moment
-    )
+    numpy_only = run([sys.executable, "-c", "import numpy"])
     print(
         f"whole command: motion-formats bag2motion BAG out.msgpack (a new process) against read() + write() of "
-        f"the same files in this process (MCAP, best of {repeat}; 1M: {max(1, repeat - 1)})"
+        f"the same bag in this process, and a process that only imports numpy (best of {repeat}, alternately)"
     )
     print(
-        f"  fixed cost of the command (a bag of 10 messages): {fixed:.3f}s (cpu {fixed_cpu:.3f}s): the interpreter's "
-        f"start {bare:.3f}s, + numpy's import {numpy_ - bare:.3f}s, + rosbags' {libs - numpy_:.3f}s, "
-        f"+ the package's imports and work {fixed - libs:.3f}s"
+        f"  {'bag':<22} {'command':>8} {'numpy':>7} {'library':>8} {'whole':>6} | {'beyond numpy':>12}"
+        f"  target <= {COMMAND_TARGET}x (beyond numpy){'   before: command, beyond numpy' if BEFORE else ''}"
     )
-    print(
-        f"  {'messages':>9} {'command':>8} {'library':>8} {'ratio':>6} {'cpu':>6} | {'less fixed':>10} {'ratio':>6}"
-        f"  target <= {COMMAND_TARGET}x (whole ratio)"
-    )
-    for n, bag in sorted(bags.items()):
-        command(bag), library(bag)
-        reps = repeat if n <= 100_000 else max(1, repeat - 1)
-        (cli, cli_cpu), (lib, lib_cpu) = interleaved([lambda b=bag: command(b), lambda b=bag: library(b)], reps)
+    for label, bag in rows:
+        args = ["bag2motion", str(bag), str(out_cli), "--overwrite"]
+        command = run([exe, *args])
+        fns = [command, numpy_only, lambda b=bag: library(b)]
+        if BEFORE is not None:
+            code = (
+                f"import sys; sys.path.insert(0, {str(BEFORE_DIR)!r}); "
+                "from motion_formats_ros_before.cli.main import main; sys.exit(main(sys.argv[1:]))"
+            )
+            fns.append(run([sys.executable, "-c", code, *args]))
+        for fn in fns:
+            fn()  # warm the page cache and the bytecode
+        reps = repeat if "1,000,000" not in label else max(1, repeat - 1)
+        (cli, _), (npy, _), (lib, _), *before = interleaved(fns, reps)
         same = out_cli.read_bytes() == out_lib.read_bytes()
-        ratio = cli / lib
+        beyond = (cli - npy) / lib
+        old = f"   {before[0][0]:7.3f}s {(before[0][0] - npy) / lib:5.2f}x" if before else ""
         print(
-            f"  {n:>9,} {cli:7.3f}s {lib:7.3f}s {ratio:5.2f}x {cli_cpu / lib_cpu:5.2f}x | {cli - fixed:9.3f}s "
-            f"{(cli - fixed) / lib:5.2f}x  {verdict(ratio <= COMMAND_TARGET)}{'' if same else '  (OUTPUTS DIFFER)'}"
+            f"  {label:<22} {cli:7.3f}s {npy:6.3f}s {lib:7.3f}s {cli / lib:5.2f}x | {beyond:11.2f}x  "
+            f"{verdict(beyond <= COMMAND_TARGET)}{'' if same else '  (OUTPUTS DIFFER)'}"
+            f"{'  (rosbags loaded)' if loads_rosbags(bag) else ''}{old}"
         )
 
 
@@ -452,8 +454,15 @@ def main() -> None:
             if ("mcap", small) not in known:
                 known[("mcap", small)] = tmp / f"mcap-{small}"
                 make_bag(known[("mcap", small)], small, "mcap")
-            sizes = [small, n] if args.quick else [small, n, big]
-            section_command({k: known[("mcap", k)] for k in sizes}, tmp, args.repeat)
+            bare = tmp / f"short-{n}.mcap"
+            if not bare.exists():
+                make_bag(bare, n, "bare-zstd", short=True)
+            rows = [(f"mcap, {small:,}", known[("mcap", small)])]
+            rows += [(f"{storage}, {n:,}", bags[storage]) for storage in STORAGES]
+            rows.append((f"bare-zstd j0.., {n:,}", bare))
+            if not args.quick:
+                rows.append((f"mcap, {big:,}", known[("mcap", big)]))
+            section_command(rows, tmp, args.repeat)
         if "scaling" in sections:
             sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, big]
             section_scaling(tmp, sizes, STORAGES if args.scaling_all else ("mcap",), args.repeat, known)

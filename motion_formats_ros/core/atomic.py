@@ -15,12 +15,9 @@ loss), and says so in a warning.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import errno
 import os
 import shutil
-import socket
 import stat
 import tempfile
 import zlib
@@ -40,8 +37,19 @@ def _read_umask() -> int:
 
 #: Permissions for new files: what open() would give (mkstemp alone gives 0600).
 _FILE_MODE = 0o666 & ~_read_umask()
+
+
+def _host_name() -> str:
+    """This machine's name (``uname``'s node name, what ``socket.gethostname`` returns on POSIX)."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()
+
+
 #: This machine, short: a temporary of another host (a shared folder) is never judged by its pid here.
-_HOST = f"{zlib.crc32(socket.gethostname().encode()) & 0xFFFF:04x}"
+_HOST = f"{zlib.crc32(_host_name().encode()) & 0xFFFF:04x}"
 #: Where an old folder waits inside the temporary folder while it is being replaced (fallback path).
 OLD = ".old"
 
@@ -269,6 +277,9 @@ _renameat2: Any = None
 def _exchange(a: Path, b: Path) -> None:
     """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); OSError where not possible."""
     global _renameat2
+    import ctypes
+    import ctypes.util
+
     if _renameat2 is None:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
         _renameat2 = getattr(libc, "renameat2", False)

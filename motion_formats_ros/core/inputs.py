@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import multiprocessing
 import os
 import signal
 import stat
+import sys
 import threading
 from collections.abc import Callable, Iterator
 
@@ -143,7 +143,8 @@ def interruptible() -> Iterator[None]:
     written, so the default action loses nothing. Only the main thread of a process that
     no pool started changes it (a pool's worker keeps its own way of stopping).
     """
-    if threading.current_thread() is not threading.main_thread() or multiprocessing.parent_process() is not None:
+    pool = sys.modules.get("multiprocessing")  # a pool's worker has it imported
+    if threading.current_thread() is not threading.main_thread() or (pool is not None and pool.parent_process()):
         yield
         return
     previous = signal.getsignal(signal.SIGTERM)

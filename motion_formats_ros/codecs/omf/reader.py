@@ -15,7 +15,6 @@ from ...core.model import IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from ...core.serial import msgpack as _msgpack
 from ...core.serial import nesting as _nesting
-from ...core.serial import yaml as _yaml
 from .layout import (
     _BASIC_KEYS,
     _RESERVED,
@@ -42,6 +41,8 @@ def decode(data: bytes, encoding: str, path: str | Path = "<bytes>") -> MotionFi
         except _msgpack.MsgpackError as exc:
             raise ReadError(path, exc.reason, offset=exc.offset) from None
     elif encoding == "yaml":
+        from ...core.serial import yaml as _yaml  # PyYAML is loaded for YAML files only
+
         try:
             doc = _yaml.load(_text(data, path))
         except _yaml.YamlError as exc:

@@ -13,7 +13,6 @@ from ...core.errors import WriteError
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from ...core.serial import msgpack as _msgpack
-from ...core.serial import yaml as _yaml
 from .layout import (
     _RESERVED,
     DATE_FORMAT,
@@ -216,6 +215,8 @@ def _encode_parts(motion_file: MotionFile, encoding: str, path: str | Path) -> I
     if encoding == "msgpack":
         return _msgpack.iter_pack(doc)
     if encoding == "yaml":
+        from ...core.serial import yaml as _yaml  # PyYAML is loaded for YAML files only
+
         return iter([_yaml.dump(doc).encode("utf-8")])
     return iter([_json_dump(doc).encode("utf-8")])
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import re
 
-import yaml
-
 #: Deepest nesting of lists / mappings a file may have (real files: under 10).
 MAX_DEPTH = 100
 
@@ -22,8 +20,6 @@ _JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 _JSON5_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|//[^\n]*|/\*.*?\*/|[\[\]{}]', re.DOTALL)
 #: What can open a YAML nesting level: flow brackets, block sequence / mapping indicators.
 _YAML_OPENERS = re.compile(r"[\[{]|[-?:](?=[ \t\r\n])")
-
-_SafeParser: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def json_too_deep(text: str, limit: int = MAX_DEPTH, json5: bool = False) -> int | None:
@@ -51,8 +47,10 @@ def yaml_too_deep(text: str, limit: int = MAX_DEPTH) -> int | None:
     """
     if len(_YAML_OPENERS.findall(text)) <= limit:
         return None
+    import yaml  # only texts with many nesting openers get here
+
     depth = 0
-    loader = _SafeParser(text)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
         while loader.check_event():
             event = loader.get_event()

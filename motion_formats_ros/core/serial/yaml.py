@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import re
-import secrets
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -281,7 +281,7 @@ class _Skeleton:
         self.lines = lines
         self.bom = bom
         self.tabs = tabs
-        self.tag = "mfr-" + secrets.token_hex(8) + "-"
+        self.tag = "mfr-" + os.urandom(8).hex() + "-"
         self.arrays: dict[str, np.ndarray] = {}  # by placeholder
         self.key_lines: dict[str, int] = {}  # 0-based line of each placeholder's key
         self.saved: dict[str, list[str]] = {}  # the lines each placeholder replaced
@@ -611,7 +611,7 @@ def extract_rows(data: bytes | str, key: str, tag_prefix: str) -> tuple[str, dic
         data = data[3:]
     if b"\t" in data or b"\r" in data:
         return None
-    tag = tag_prefix + secrets.token_hex(6) + "-"
+    tag = tag_prefix + os.urandom(6).hex() + "-"
     key_bytes = key.encode("ascii") + b":"
     key_line = re.compile(rb"( *)((?:- +)?)" + re.escape(key_bytes) + rb"[ \t]*")
     found: dict[str, Rows] = {}

@@ -20,6 +20,8 @@ import numpy as np
 import pytest
 import yaml
 from conftest import corpus_params
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.bags import joint_state
 from test_bag_fast_runs import BASE, same, write_messages
 
@@ -403,3 +405,53 @@ def test_a_summary_that_lies_and_a_file_without_summary_read_as_through_rosbags(
     spy = Spy(monkeypatch)
     agree(cut, monkeypatch)
     assert spy.direct == [False]
+
+
+# --------------------------------------------------------------------------- metadata YAML
+SCALARS = st.sampled_from(
+    ["0", "12", "-3", "007", "0o17", "0x1f", "1e3", "1.5", ".inf", "1:30", "1_000", "yes", "No", "on", "OFF", "y",
+     "true", "True", "false", "null", "Null", "~", "", "keep_last", "/joint_states", "sensor_msgs/msg/JointState",
+     "RIHS01_abc", "'quoted'", '"dq \\t tab"', '"a\\/b"', "2001-12-14", "a: b", "http://x", "=", "-", "jazzy"]
+)  # fmt: skip
+
+
+@st.composite
+def yaml_documents(draw: st.DrawFn) -> str:
+    keys = draw(st.lists(st.sampled_from(["version", "a", "b", "ros_distro", "yes", "1", "x"]), min_size=1, max_size=4))
+    lines = []
+    for key in keys:
+        if draw(st.booleans()):
+            lines.append(f"{key}: {draw(SCALARS)}")
+        else:
+            lines.append(f"{key}:")
+            lines += [f"  - {draw(SCALARS)}" for _ in range(draw(st.integers(0, 3)))]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(yaml_documents())
+def test_metadata_yaml_is_read_as_rosbags_reads_it_or_left_to_it(text: str) -> None:
+    from ruamel.yaml import YAML
+
+    try:
+        theirs: Any = YAML(typ="safe").load(text)
+    except Exception as exc:
+        theirs = type(exc)
+    try:
+        ours: Any = _direct._yaml(text)
+    except _direct.UnusualLayoutError:
+        return
+    assert ours == theirs and type(ours) is type(theirs)
+    if isinstance(ours, dict):
+        for key in ours:
+            assert type(ours[key]) is type(theirs[key]), key
+
+
+def test_a_rosbag2_metadata_file_is_read_without_rosbags_parser(tmp_path: Path) -> None:
+    """Every metadata.yaml written by rosbags' writer and the package's reads alike (no fallback)."""
+    from ruamel.yaml import YAML
+
+    for kind in ("mcap-folder", "sqlite3-folder", "package-mcap"):
+        (tmp_path / kind).mkdir()
+        text = (_layout(tmp_path / kind, kind) / "metadata.yaml").read_text()
+        assert _direct._yaml(text) == YAML(typ="safe").load(text)

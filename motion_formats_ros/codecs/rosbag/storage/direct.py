@@ -20,7 +20,7 @@ from pathlib import Path, PurePath
 from typing import Any, NamedTuple
 
 from ....core.errors import MotionFormatError
-from . import mcap_scan
+from . import mcap_scan, metadata_yaml
 from .bounded import BoundedPath
 
 
@@ -73,10 +73,44 @@ class ChunkInfo(NamedTuple):
 
 
 def _yaml(text: str) -> Any:
-    """``text`` parsed as rosbags parses a bag's YAML (YAML 1.2, safe)."""
-    from ruamel.yaml import YAML
+    """``text`` parsed as rosbags parses a bag's YAML (YAML 1.2, safe), or UnusualLayoutError.
 
-    return YAML(typ="safe").load(text)
+    PyYAML reads YAML 1.1, which differs from 1.2 in how some plain scalars resolve
+    (``yes``, ``0o17``, ``1e3``, ``1:30`` …; quoted ones and escapes are alike), and
+    rosbags' parser refuses a key given twice. A document whose plain scalars all read
+    alike in both (see :data:`_PLAIN_INT`), without aliases or keys given twice, is the
+    same document in both; any other goes to rosbags.
+    """
+    try:
+        return metadata_yaml.load(text)  # as recorders write it: no YAML library needed
+    except metadata_yaml.NotPlainYaml:
+        pass
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        root = yaml.compose(text, Loader=loader)
+    except yaml.YAMLError as exc:
+        raise UnusualLayoutError(f"YAML that does not parse: {exc}") from None
+    seen: set[int] = set()
+    todo = [root] if root is not None else []
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            raise UnusualLayoutError("YAML with aliases")
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            if not node.style and not metadata_yaml.alike(node.value):  # plain (the C parser says "", PyYAML None)
+                raise UnusualLayoutError(f"a YAML scalar that YAML 1.1 and 1.2 may read apart: {node.value!r}")
+        elif isinstance(node, yaml.SequenceNode):
+            todo += node.value
+        else:
+            keys = [key.value for key, _ in node.value]
+            if len(set(keys)) != len(keys):
+                raise UnusualLayoutError("a YAML mapping with a key twice")
+            for key, item in node.value:
+                todo += [key, item]
+    return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
 
 
 def _qos(value: Any) -> Any:

@@ -30,7 +30,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from ....core.errors import ReadError
-from ....core.serial.yaml import YamlError, check_expansion
+from . import metadata_yaml
 
 #: Storage file suffixes, and the suffix rosbag2's file compression appends.
 STORAGE_SUFFIXES = (".db3", ".mcap")
@@ -135,14 +135,27 @@ class FolderPlan:
 
 def _load(meta: Path) -> tuple[Any, str | None]:
     """(document, problem): the YAML document, or why it cannot be used."""
-    import yaml
-
     try:
         text = meta.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"cannot be read ({exc})"
     if not text.strip():
         return None, "is empty"
+    try:
+        doc = metadata_yaml.load(text)  # as recorders write it: no YAML library needed
+    except metadata_yaml.NotPlainYaml:
+        return _load_yaml(text)
+    if not isinstance(doc, dict) or not isinstance(doc.get("rosbag2_bagfile_information"), dict):
+        return None, "has no 'rosbag2_bagfile_information' mapping"
+    return doc["rosbag2_bagfile_information"], None
+
+
+def _load_yaml(text: str) -> tuple[Any, str | None]:
+    """:func:`_load` of any YAML text, with PyYAML."""
+    import yaml
+
+    from ....core.serial.yaml import YamlError, check_expansion
+
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         doc = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader

@@ -16,8 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ....core.serial.yaml import SafeLoader, YamlError, check_expansion
-from . import folder, mcap_scan
+from . import folder, mcap_scan, metadata_yaml
 
 BAG_SUFFIXES = (".db3", ".mcap", ".bag")
 
@@ -43,16 +42,21 @@ def storage_files(reader: Any) -> list[Any]:
 
 def _from_yaml(text: str) -> tuple[dict[str, str], str | None]:
     """custom_data and ros_distro of a bag's metadata YAML."""
-    import yaml
+    try:
+        doc = metadata_yaml.load(text)  # as recorders write it: no YAML library needed
+    except metadata_yaml.NotPlainYaml:
+        import yaml
 
-    try:
-        doc = yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
-    except yaml.YAMLError:
-        return {}, None
-    try:
-        check_expansion(doc, text)
-    except YamlError:
-        return {}, None
+        from ....core.serial.yaml import SafeLoader, YamlError, check_expansion
+
+        try:
+            doc = yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
+        except yaml.YAMLError:
+            return {}, None
+        try:
+            check_expansion(doc, text)
+        except YamlError:
+            return {}, None
     if isinstance(doc, dict) and "rosbag2_bagfile_information" in doc:
         doc = doc["rosbag2_bagfile_information"]
     if not isinstance(doc, dict):
