@@ -8,12 +8,12 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.atomic import check_writable, write_bytes_atomic
 from ..core.errors import MissingDependencyError, require
 from ..core.options import Resample
-from ..pipeline import batch
+from ..pipeline.targets import TARGETS
 from . import values
 from .options import (
     BAG_READ_ALIASES,
@@ -28,6 +28,9 @@ from .options import (
     pairs_for,
     split_read_pairs,
 )
+
+if TYPE_CHECKING:
+    from ..pipeline import batch
 
 #: ``--storage``: a bag output's storage (as ``motion2bag --storage``).
 _STORAGE = tuple(a for a in MOTION2BAG_ALIASES if a.name == "storage")
@@ -51,7 +54,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("sources", type=Path, nargs="+", metavar="SRC", help="files or folders")
     p.add_argument("-o", "--output-dir", type=Path, required=True, metavar="OUTDIR")
-    p.add_argument("--to", dest="to_format", choices=list(batch.TARGETS), required=True, help="output format")
+    p.add_argument("--to", dest="to_format", choices=list(TARGETS), required=True, help="output format")
     p.add_argument("--workers", type=_positive, help="local worker processes (default: the number of cores)")
     p.add_argument(
         "--scheduler",
@@ -78,10 +81,12 @@ def add_parser(sub: Any) -> None:
 
 def settings_from(args: argparse.Namespace) -> batch.Settings:
     """The batch settings the command line gives."""
+    from ..pipeline import batch  # the pipeline only when a batch runs
+
     bag_pairs, read_pairs = split_read_pairs(args.read_pairs)
     bag = {**bag_read_options(args, pairs=False), **bag_pairs}
     writes = aliases_given(args, (*WRITE_ALIASES, *_STORAGE))
-    writes.update(pairs_for(batch.TARGETS[args.to_format].codec, "write", args.write_pairs))
+    writes.update(pairs_for(TARGETS[args.to_format].codec, "write", args.write_pairs))
     return batch.Settings(
         to=args.to_format,
         bag_options=bag,
@@ -154,6 +159,8 @@ class Progress:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
+    from ..pipeline import batch  # the pipeline only when a batch runs
+
     started = time.perf_counter()
     to_stdout = str(args.report) == "-"  # the report is standard output; what batch says goes to stderr
     say = sys.stderr if to_stdout else sys.stdout
