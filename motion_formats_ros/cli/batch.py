@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..core.atomic import check_writable, write_bytes_atomic
 from ..core.errors import MissingDependencyError, require
 from ..core.options import Resample
-from ..pipeline.targets import TARGETS
+from ..pipeline import targets
 from . import values
 from .options import (
     BAG_READ_ALIASES,
@@ -54,7 +54,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("sources", type=Path, nargs="+", metavar="SRC", help="files or folders")
     p.add_argument("-o", "--output-dir", type=Path, required=True, metavar="OUTDIR")
-    p.add_argument("--to", dest="to_format", choices=list(TARGETS), required=True, help="output format")
+    p.add_argument("--to", dest="to_format", choices=list(targets.TARGETS), required=True, help="output format")
     p.add_argument("--workers", type=_positive, help="local worker processes (default: the number of cores)")
     p.add_argument(
         "--scheduler",
@@ -86,7 +86,7 @@ def settings_from(args: argparse.Namespace) -> batch.Settings:
     bag_pairs, read_pairs = split_read_pairs(args.read_pairs)
     bag = {**bag_read_options(args, pairs=False), **bag_pairs}
     writes = aliases_given(args, (*WRITE_ALIASES, *_STORAGE))
-    writes.update(pairs_for(TARGETS[args.to_format].codec, "write", args.write_pairs))
+    writes.update(pairs_for(targets.TARGETS[args.to_format].codec, "write", args.write_pairs))
     return batch.Settings(
         to=args.to_format,
         bag_options=bag,

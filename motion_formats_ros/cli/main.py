@@ -61,14 +61,42 @@ def _add_write_options(p: argparse.ArgumentParser) -> None:
     add_aliases(p, WRITE_ALIASES)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for tests and documentation)."""
+class _Unbuilt:
+    """A subcommand's parser that is not built: every call on it does nothing (see :class:`_OneCommand`)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: self
+
+
+class _OneCommand:
+    """The subcommands, of which only ``wanted``'s parser is built (the one the command line runs).
+
+    Building every subcommand's parser costs more than any of them takes to parse; the
+    others are needed only to list them (``--help``, an unknown command).
+    """
+
+    def __init__(self, sub: Any, wanted: str) -> None:
+        self.sub = sub
+        self.wanted = wanted
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        if name == self.wanted:
+            return self.sub.add_parser(name, **kwargs)
+        return _Unbuilt()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sub, name)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and documentation); with ``only``, of that subcommand alone."""
     parser = Parser(
         prog="motion-formats",
         description="Inspect, convert, plot and view robot motion files.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    actions = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub: Any = actions if only is None else _OneCommand(actions, only)
 
     p = sub.add_parser("formats", help="list the supported formats")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -128,15 +156,22 @@ def build_parser() -> argparse.ArgumentParser:
     view_cli.add_parser(sub)
     check_cli.add_parser(sub)
     example_cli.add_parser(sub)
+    built = actions.choices
     for name in ("motion2bag", "validate"):
-        _add_read_options(sub.choices[name])  # a .seq input needs its joint names
+        if name in built:
+            _add_read_options(built[name])  # a .seq input needs its joint names
     for name in STRICT_COMMANDS:
-        sub.choices[name].add_argument(
-            "--strict", action="store_true", help="fail (exit 1, no output written) on any warning"
-        )
-    for command in sub.choices.values():  # a usage error names the subcommand's usage, not the top level's
+        if name in built:
+            built[name].add_argument(
+                "--strict", action="store_true", help="fail (exit 1, no output written) on any warning"
+            )
+    for command in built.values():  # a usage error names the subcommand's usage, not the top level's
         command.set_defaults(subparser=command)
     return parser
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, Any]:
+    return next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
 
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
@@ -175,8 +210,12 @@ def _os_error(exc: OSError) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    parser = build_parser()
-    args = _parse(parser, argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    wanted = given[0] if given and not given[0].startswith("-") else None
+    parser = build_parser(only=wanted)
+    if wanted is not None and wanted not in _subcommands(parser):
+        parser = build_parser()  # an unknown command: the full parser lists the known ones
+    args = _parse(parser, given)
     previous = warnings.showwarning
     warnings.showwarning = _show_warning
     on_term = None

@@ -1,0 +1,45 @@
+"""The command line builds only the parser of the subcommand it runs, and that parser is the full one's."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import pytest
+
+from motion_formats_ros.cli.main import _subcommands, build_parser
+
+FULL = build_parser()
+NAMES = sorted(_subcommands(FULL))
+
+
+def describe(parser: argparse.ArgumentParser) -> Any:
+    """A parser's help, usage and every action's settings (what parsing it depends on)."""
+    actions = [
+        (a.option_strings, a.dest, a.nargs, a.default, a.choices, a.required, type(a).__name__, a.type)
+        for a in parser._actions
+    ]
+    return parser.format_help(), parser.format_usage(), actions, parser._defaults
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_subcommand_built_alone_is_the_one_built_with_all(name: str) -> None:
+    alone = _subcommands(build_parser(only=name))
+    assert list(alone) == [name]
+    full = describe(_subcommands(FULL)[name])
+    mine = describe(alone[name])
+    assert mine[:3] == full[:3]
+    assert {k: v for k, v in mine[3].items() if k != "subparser"} == {
+        k: v for k, v in full[3].items() if k != "subparser"
+    }
+
+
+def test_every_subcommand_is_listed_and_an_unknown_one_gets_the_full_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    from motion_formats_ros.cli.main import main
+
+    assert len(NAMES) > 10
+    with pytest.raises(SystemExit) as stop:
+        main(["bag2motoin", "x", "y"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'bag2motoin'" in err and "bag2motion" in err and "convert" in err
