@@ -7,8 +7,10 @@ save); ``motion-formats --help`` / ``--version`` load no numpy at all;
 ``motion-formats info walk.seq`` at most 300 ms for the whole process. Peers measured in
 the same run: a bare interpreter, and one that imports numpy (which every command that
 reads a motion needs), so the ratios show what the package itself adds. Last, the import
-budget of ``bag2motion`` of a small rosbag2 folder: the self time of its imports summed per
-package (rosbags, numpy, the package, the standard library) and its costliest imports.
+budget of ``bag2motion`` of small bags of each kind (rosbag2 folders of MCAP and sqlite3
+storage, a bare ``.mcap``): the self time of its imports summed per package (numpy, the
+package, the standard library; rosbags and the YAML libraries should not be loaded for
+standard messages) and its costliest imports.
 """
 
 from __future__ import annotations
@@ -65,21 +67,23 @@ def loads_numpy(args: list[str]) -> bool:
     return out.strip().splitlines()[-1] == "True"
 
 
-def bag2motion_budget(tmp: Path) -> tuple[dict[str, float], list[tuple[float, str]], float]:
-    """Import time of ``bag2motion`` of a small rosbag2 folder (MCAP, JointState), best of RUNS.
+def bag2motion_budget(tmp: Path, kind: str = "mcap") -> tuple[dict[str, float], list[tuple[float, str]], float]:
+    """Import time of ``bag2motion`` of a small bag (JointState) of ``kind``, best of RUNS.
 
-    Returns the self time (ms) of every import summed by top-level package (``rosbags``,
-    ``numpy``, ``motion_formats_ros``, the standard library …), the 12 costliest modules
-    (cumulative ms, name), and the whole process's wall time (ms).
+    ``kind``: ``mcap`` / ``sqlite3`` (a rosbag2 folder of that storage) or ``bare`` (a
+    ``.mcap`` file). Returns the self time (ms) of every import summed by top-level package
+    (``rosbags``, ``numpy``, ``motion_formats_ros``, the standard library …), the 12
+    costliest modules (cumulative ms, name), and the whole process's wall time (ms).
     """
     import numpy as np
 
     from motion_formats_ros import Motion, MotionFile, write
 
-    bag = tmp / "small"
+    bag = tmp / f"small-{kind}" if kind != "bare" else tmp / "small.mcap"
     if not bag.exists():
         m = Motion(times=np.arange(10) / 100.0, joint_names=("a", "b"), position=np.zeros((10, 2)))
-        write(MotionFile.single(m, group="actual"), bag, format="rosbag")
+        storage = "sqlite3" if kind == "sqlite3" else "mcap"
+        write(MotionFile.single(m, group="actual"), bag, format="rosbag", storage=storage)
     cmd = [str(BIN / "motion-formats"), "bag2motion", str(bag), str(tmp / "out.msgpack"), "--overwrite"]
     best: tuple[dict[str, float], list[tuple[float, str]], float] | None = None
     for _ in range(RUNS):
@@ -140,16 +144,25 @@ def main() -> None:
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="bench_startup.") as tmp:
-        per_package, modules, wall = bag2motion_budget(Path(tmp))
+        budgets = {kind: bag2motion_budget(Path(tmp), kind) for kind in ("mcap", "sqlite3", "bare")}
+    per_package, modules, wall = budgets["mcap"]
     total = sum(per_package.values())
     print(f"motion-formats bag2motion of a 10-message rosbag2 folder (MCAP): {wall:.0f} ms whole process")
     print(f"  import budget, self time by package ({total:.0f} ms of imports):")
     for name, ms in sorted(per_package.items(), key=lambda kv: -kv[1]):
         print(f"    {name:<20} {ms:7.1f} ms")
-    print(f"  rosbags {'LOADED' if 'rosbags' in per_package else 'not loaded'} (goal: not loaded for standard types)")
     print("  costliest top-level imports (cumulative):")
     for ms, name in modules:
         print(f"    {name:<40} {ms:7.1f} ms")
+    print("bag2motion of standard messages, by kind of bag (goal: neither rosbags nor a YAML library loaded):")
+    for kind, (packages, _, ms) in budgets.items():
+        loaded = [name for name in ("rosbags", "yaml", "ruamel") if name in packages]
+        beyond = sum(v for k, v in packages.items() if k not in ("numpy",))
+        print(
+            f"  {kind:<8} {ms:5.0f} ms whole process, {beyond:5.1f} ms of imports other than numpy's "
+            "(the interpreter's own included); "
+            f"{'LOADED: ' + ', '.join(loaded) if loaded else 'rosbags and YAML not loaded'}"
+        )
 
 
 if __name__ == "__main__":

@@ -324,7 +324,8 @@ class SqliteStorage:
     """An sqlite3 storage file in one of rosbag2's layouts (schema versions 1 to 4 and later).
 
     With ``ledger`` (a folder, whose counts come from ``metadata.yaml``) the count at open
-    is left out and owed, as in ``sqlite_quick``: :meth:`visited` or :meth:`check` pays it.
+    is left out and owed (the read's own scan of the table stands in for it):
+    :meth:`visited` or :meth:`check` pays it.
     """
 
     def __init__(self, path: Path, ledger: list[Any] | None = None) -> None:
