@@ -227,6 +227,13 @@ def load_before(folder: Path) -> None:
     BEFORE = importlib.import_module("motion_formats_ros_before.codecs.rosbag")
 
 
+def read_before(bag: Path) -> Any:
+    """The older checkout's read() (its codec took keywords before it took an options object)."""
+    if hasattr(BEFORE, "ReadOptions"):
+        return BEFORE.read(bag, BEFORE.ReadOptions(progress=False))
+    return BEFORE.read(bag, progress=False)
+
+
 def timed(fn: Callable[[], object]) -> tuple[float, float]:
     """(wall seconds, CPU seconds of this process and the children it waited for) of one call."""
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -263,8 +270,8 @@ def section_storages(bags: dict[str, Path], n: int, repeat: int, label: str = ""
         limit_fn(bag), read_ours(bag)  # warm the page cache and the imports
         fns = [lambda f=limit_fn, b=bag: f(b), lambda b=bag: read_ours(b)]
         if BEFORE is not None:
-            BEFORE.read(bag, progress=False)
-            fns.append(lambda b=bag: BEFORE.read(b, progress=False))
+            read_before(bag)
+            fns.append(lambda b=bag: read_before(b))
         (limit, limit_cpu), (ours, ours_cpu), *before = interleaved(fns, repeat)
         ratio = ours / limit
         old = f"  before: {before[0][0]:7.3f}s {before[0][0] / limit:5.2f}x" if before else ""
@@ -317,9 +324,14 @@ def section_command(rows: list[tuple[str, Path]], tmp: Path, repeat: int) -> Non
         command = run([exe, *args])
         fns = [command, numpy_only, lambda b=bag: library(b)]
         if BEFORE is not None:
+            # The older package under its own name (its registry imports its codecs by name).
+            old = tmp / "before-checkout"
+            if not old.exists():
+                old.mkdir()
+                (old / "motion_formats_ros").symlink_to(BEFORE_DIR / "motion_formats_ros_before")
             code = (
-                f"import sys; sys.path.insert(0, {str(BEFORE_DIR)!r}); "
-                "from motion_formats_ros_before.cli.main import main; sys.exit(main(sys.argv[1:]))"
+                f"import sys; sys.path.insert(0, {str(old)!r}); "
+                "from motion_formats_ros.cli.main import main; sys.exit(main(sys.argv[1:]))"
             )
             fns.append(run([sys.executable, "-c", code, *args]))
         for fn in fns:

@@ -290,12 +290,13 @@ def _layout(tmp_path: Path, kind: str) -> Path:
     "kind",
     ["mcap-folder", "sqlite3-folder", "bare-db3", "package-mcap", "bare-mcap-zstd", "bare-mcap-lz4", "bare-mcap-none"],
 )
+@pytest.mark.parametrize("bulk", [True, False], ids=["in bulk", "message by message"])
 def test_each_usual_layout_is_read_directly_and_as_through_rosbags(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, bulk: bool
 ) -> None:
     bag = _layout(tmp_path, kind)
     spy = Spy(monkeypatch)
-    got = agree(bag, monkeypatch)
+    got = agree(bag, monkeypatch, bulk=bulk)  # message by message: the standard types' own decoder
     assert spy.direct == [True]
     assert not isinstance(got, tuple) and got.motion.num_frames > 100
     if "folder" in kind or kind == "bare-db3":  # the trajectory and the description were decoded too

@@ -77,9 +77,10 @@ def _yaml(text: str) -> Any:
 
     PyYAML reads YAML 1.1, which differs from 1.2 in how some plain scalars resolve
     (``yes``, ``0o17``, ``1e3``, ``1:30`` …; quoted ones and escapes are alike), and
-    rosbags' parser refuses a key given twice. A document whose plain scalars all read
-    alike in both (see :data:`_PLAIN_INT`), without aliases or keys given twice, is the
-    same document in both; any other goes to rosbags.
+    rosbags' parser refuses a key given twice. A document in the subset recorders write
+    is read by :func:`.metadata_yaml.load`; another whose plain scalars all read alike in
+    both (:func:`.metadata_yaml.alike`), without aliases or keys given twice, is the same
+    document in both; any other goes to rosbags.
     """
     try:
         return metadata_yaml.load(text)  # as recorders write it: no YAML library needed
@@ -136,6 +137,10 @@ def _qos(value: Any) -> Any:
                 raise UnusualLayoutError(f"a QoS profile without {key}")
         if "depth" not in item or "avoid_ros_namespace_conventions" not in item:
             raise UnusualLayoutError("a QoS profile without depth")
+        if any(
+            not isinstance(item.get(k, 0), (int, str)) for k in ("history", "reliability", "durability", "liveliness")
+        ):
+            raise UnusualLayoutError("a QoS policy that is neither a number nor a name")
         out.append(_frozen(item))
     return tuple(out)
 
