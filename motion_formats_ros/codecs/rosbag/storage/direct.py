@@ -24,6 +24,23 @@ from . import mcap_scan, metadata_yaml
 from .bounded import BoundedPath
 
 
+class OpenOrClosed:
+    """Opened by ``_open``; when it fails, what it opened so far is closed (``close``) before the error goes on."""
+
+    def open(self) -> None:
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
 class UnusualLayoutError(MotionFormatError):
     """A bag this module does not open (see the module docstring): rosbags reads it."""
 
@@ -220,7 +237,7 @@ def _chunk_info(rec: _Record) -> ChunkInfo:
     return ChunkInfo(start, end, offset, length, offsets, index_length, compression, compressed, uncompressed, counts)
 
 
-class McapStorage:
+class McapStorage(OpenOrClosed):
     """An indexed MCAP storage file (profile ``ros2``, footer, summary with statistics)."""
 
     #: Its chunks are decompressed by the package (``chunks.inflate``), not by rosbags.
@@ -233,21 +250,13 @@ class McapStorage:
         self.connections: list[Connection] = []
         self.message_count = 0
 
-    def open(self) -> None:
-        self.bio = BoundedPath(self.path).open("rb")
-        try:
-            self._open()
-        except BaseException:
-            self.close()
-            raise
-
     def close(self) -> None:
         bio, self.bio = self.bio, None
         if bio is not None:
             bio.close()
 
     def _open(self) -> None:
-        bio = self.bio
+        bio = self.bio = BoundedPath(self.path).open("rb")
         if bio.read(8) != mcap_scan.MAGIC or bio.read(1) != b"\x01":
             raise UnusualLayoutError("no MCAP header")
         (size,) = _U64.unpack(bio.read(8))
@@ -325,7 +334,7 @@ COUNT_SQL = (
 )
 
 
-class SqliteStorage:
+class SqliteStorage(OpenOrClosed):
     """An sqlite3 storage file in one of rosbag2's layouts (schema versions 1 to 4 and later).
 
     With ``ledger`` (a folder, whose counts come from ``metadata.yaml``) the count at open
@@ -340,18 +349,6 @@ class SqliteStorage:
         self.owed = False
         self._ledger = ledger
 
-    def open(self) -> None:
-        import apsw
-
-        try:
-            self.dbconn = apsw.Connection(
-                f"file:{self.path}?immutable=1", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
-            )
-            self._open()
-        except BaseException:
-            self.close()
-            raise
-
     def close(self) -> None:
         db, self.dbconn = self.dbconn, None
         if db is not None:
@@ -359,7 +356,11 @@ class SqliteStorage:
                 db.close()
 
     def _open(self) -> None:
-        db = self.dbconn
+        import apsw
+
+        db = self.dbconn = apsw.Connection(
+            f"file:{self.path}?immutable=1", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+        )
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not {"messages", "topics"} <= tables:
             raise UnusualLayoutError("no messages or topics table")
@@ -432,7 +433,7 @@ class SqliteStorage:
 _REQUIRED = ("version", "storage_identifier", "relative_file_paths", "duration", "starting_time", "message_count")
 
 
-class FolderStorage:
+class FolderStorage(OpenOrClosed):
     """A rosbag2 folder read through its ``metadata.yaml`` (uncompressed storage)."""
 
     def __init__(self, path: Path, ledger: list[Any] | None) -> None:
@@ -442,13 +443,6 @@ class FolderStorage:
         self.connections: list[Connection] = []
         self.ros_distro: Any = None
         self.custom: Any = None
-
-    def open(self) -> None:
-        try:
-            self._open()
-        except BaseException:
-            self.close()
-            raise
 
     def close(self) -> None:
         for storage in self.storages:

@@ -20,11 +20,11 @@ from ....core.notices import NoticeKind, notify
 from . import folder, mcap_scan
 from .bounded import BoundedPath
 from .compression import MAX_RATIO, ZSTD_MAGIC, ExpansionError, decompress_file, expansion_limit
-from .direct import DirectReader, UnusualLayoutError
+from .direct import DirectReader, OpenOrClosed, UnusualLayoutError
 from .readers import BAG_SUFFIXES, Readers, Topic, embedded_metadata, reason, storage_files
 
 
-class OpenedBag:
+class OpenedBag(OpenOrClosed):
     """The files of one bag, opened (see the module docstring); :meth:`close` releases them."""
 
     def __init__(self, path: Path, quick: list[Any] | None = None, direct: bool = False) -> None:
@@ -55,13 +55,6 @@ class OpenedBag:
         if self._tmp is not None:
             tmp, self._tmp = self._tmp, None
             tmp.cleanup()
-
-    def open(self) -> None:
-        try:
-            self._open()
-        except BaseException:
-            self.close()
-            raise
 
     def _open(self) -> None:
         path = self.path
