@@ -338,7 +338,7 @@ class _BagReader(_TopicDecoder):
     def _collect(self, source: BagSource, plan: dict[str, Any]) -> dict[str, Any]:
         opts = self.options
         joint_set = set(plan["joints"])
-        size = max(_bag_bytes(self.path), source.inflated_bytes())
+        size = _bag_bytes(self.path)
         streams = {t: _TopicStream(t, expected=source.topics[t].count, bag_bytes=size) for t in plan["joints"]}
         others: dict[str, list[tuple[int, bytes]]] = {}
         containers = [topic for topic, _ in plan["joint_fields"] + plan["trajectory_fields"]]

@@ -20,10 +20,6 @@ from .opening import OpenedBag
 from .readers import Topic, reason, storage_files
 from .typeload import BagTypes
 
-#: How many times its compressed size a chunk is believed to decompress to, at most, when
-#: the bag's message bytes are estimated (:meth:`BagSource.inflated_bytes`).
-INFLATION = 20
-
 
 class BagSource:
     """An open bag (see the module docstring). Use as a context manager."""
@@ -186,19 +182,6 @@ class BagSource:
         if getattr(getattr(inner.storage, "metadata", None), "compression_mode", None):
             return None
         return storage_files(inner)
-
-    def inflated_bytes(self) -> int:
-        """The bytes the bag's indexed MCAP chunks state they decompress to (0 for other storage).
-
-        Compressed chunks hold more message bytes than the file's size; the statement is
-        trusted up to :data:`INFLATION` times the compressed size (a chunk that does not
-        decompress to its stated size fails the read anyway).
-        """
-        total = 0
-        for storage in self._storages() or ():
-            for chunk in getattr(storage, "chunks", None) or ():
-                total += min(chunk.uncompressed_size, INFLATION * chunk.compressed_size)
-        return total
 
     def settle(self) -> None:
         """Run the message-table scan that a quick open left out, unless a read has done it.
