@@ -45,7 +45,7 @@ def test_every_config_parameter_is_an_argument_with_its_default(described: Any) 
         assert arguments.get(name) == default_text(value), name
     for name in ("params_file", "trajectory_topic", "joint_states_topic", "urdf", "body"):
         assert name in arguments
-    # The list of parameters that were missing as launch arguments.
+    # The parameters that were once missing as launch arguments.
     for name in ("wait_for_subscribers", "approach_time", "start_time", "end_time", "publish_links", "publish_clock"):
         assert name in arguments
 

@@ -1,4 +1,4 @@
-"""Bad input: each kind the issue lists, one test each."""
+"""Bad input: each kind of damage a bag can have, one test each."""
 
 from __future__ import annotations
 

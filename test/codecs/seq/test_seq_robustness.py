@@ -119,7 +119,7 @@ def test_seq_cli_joint_map_file_names_the_joints(tmp_path: Path, capsys: pytest.
 
 
 def test_seq_load_memory_is_at_most_three_times_the_arrays(tmp_path: Path) -> None:
-    # The benchmark file: 7,261 frames x 30 joints + a 1-part root LinkPosition.
+    # The benchmark's file: 7,261 frames x 30 joints + a 1-part root LinkPosition.
     frames, joints = 7261, 30
     t = np.arange(frames) / 1000.0
     rng = np.random.default_rng(0)
