@@ -317,6 +317,25 @@ def _qos_of_tf(info: dict[str, Any], value: Any) -> None:
             entry["topic_metadata"]["offered_qos_profiles"] = value
 
 
+def _another_tf_hash(folder: Path) -> None:
+    """The type hash recorded for /tf, in metadata.yaml and the storage alike, is not its definition's."""
+    wrong = "RIHS01_" + "0" * 64
+    _edit_metadata(
+        folder,
+        lambda info: [
+            e["topic_metadata"].update(type_description_hash=wrong)
+            for e in info["topics_with_message_count"]
+            if e["topic_metadata"]["name"] == "/tf"
+        ],
+    )
+    (db,) = folder.glob("*.db3")
+    con = apsw.Connection(str(db))
+    try:
+        con.execute("UPDATE topics SET type_description_hash = ? WHERE name = '/tf'", (wrong,))
+    finally:
+        con.close()
+
+
 def _other_joint_state_definition(folder: Path) -> None:
     """The folder's JointState definition with one more field (a fork's): not the standard type."""
     (db,) = folder.glob("*.db3")
@@ -383,17 +402,13 @@ def test_what_the_own_readers_do_not_know_reads_as_through_rosbags(
     elif change.startswith("a JointState"):
         _other_joint_state_definition(bag)
     else:
-        _edit_metadata(
-            bag,
-            lambda info: [
-                e["topic_metadata"].update(type_description_hash="RIHS01_" + "0" * 64)
-                for e in info["topics_with_message_count"]
-                if e["topic_metadata"]["name"] == "/joint_states"
-            ],
-        )
+        _another_tf_hash(bag)
     spy = Spy(monkeypatch)
     agree(bag, monkeypatch)
     assert spy.direct == [direct]
+    if change.startswith("a type hash"):  # said by the own readers as by rosbags' typestore
+        _, said = outcome(bag, True, monkeypatch)
+        assert any("does not match the type hash" in w for w in said), said
 
 
 def test_a_summary_that_lies_and_a_file_without_summary_read_as_through_rosbags(

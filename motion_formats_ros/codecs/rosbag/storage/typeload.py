@@ -32,9 +32,6 @@ def typestore_for(distro: str) -> Any:
         raise ValueError(f"unknown ROS distro {distro!r}; known: {', '.join(DISTROS)}") from None
 
 
-_UNANSWERED = object()
-
-
 class BagTypes:
     """The types of an opened bag (see the module docstring).
 
@@ -97,39 +94,39 @@ class BagTypes:
         (a service event's, a damaged one) concerns its topic only.
         """
         if topic not in self._problems:
-            answer = self._standard_problem(topic) if self._store is None else _UNANSWERED
-            if answer is _UNANSWERED:
-                self._problems[topic] = self._load_types(topic)
-            else:
-                self._problems[topic] = answer if isinstance(answer, str) else None
+            if self._store is None and self._standard_types(topic):
+                self._problems[topic] = None
                 self._answered.append(topic)
+            else:
+                self._problems[topic] = self._load_types(topic)
         return self._problems[topic]
 
-    def _standard_problem(self, topic: str) -> Any:
-        """:meth:`type_problem` of a standard type's topic without rosbags, or ``_UNANSWERED``."""
+    def _standard_types(self, topic: str) -> bool:
+        """Whether ``topic``'s types are loaded without rosbags: a standard type with its standard
+        definition, or none in a ROS 2 distro (see ``standard``); False leaves them to rosbags."""
         info = self.topics.get(topic)
         if info is None or self.ros1 or info.msgtype not in standard.TOPIC_TYPES:
-            return _UNANSWERED
+            return False
         msgtype = info.msgtype
         definitions = self._definitions.get(topic, [])
         if definitions:
             kind, text = definitions[0]  # rosbags registers the first definition that parses
             if kind != "msg" or not standard.is_standard(msgtype, text):
-                return _UNANSWERED
+                return False
             self._standard_loaded |= standard.closure(msgtype)
             digest = self._digests.get(topic)
             if digest and digest != standard.HASHES[msgtype]:
                 self._hash_mismatch(msgtype, topic)
-            return None
+            return True
         # No definition: the distro's types are loaded, where all standard types are the same.
         if self.requested_distro is not None:
             distro = self.requested_distro.lower()
         else:
             distro = str(self.distro) if self.distro in DISTROS else DEFAULT_DISTRO
         if not DISTROS.get(distro, "").startswith("ros2"):
-            return _UNANSWERED
+            return False
         self._standard_loaded |= set(standard.FIELDS)
-        return None
+        return True
 
     def _hash_mismatch(self, msgtype: str, topic: str) -> None:
         notify(
