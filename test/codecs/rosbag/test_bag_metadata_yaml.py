@@ -47,7 +47,9 @@ def agrees(text: str) -> bool:
     return True
 
 
-words = st.text(st.sampled_from("abcXYZ_/ .-:#'\"\\0123456789[]{},&*!|>%@`yesnoTrueflsNul~"), min_size=0, max_size=12)
+words = st.text(
+    st.sampled_from("abcXYZ_/ .-:#'\"\\0123456789[]{},&*!|>%@`yesnoTrueflsNul~\x07\x85\xa0é\t"), min_size=0, max_size=12
+)
 leaves = st.one_of(
     st.integers(-(2**63), 2**64),
     st.booleans(),
@@ -83,6 +85,7 @@ def test_what_writers_write_is_read_as_the_libraries_read_it(doc: Any, how: str)
 
 LINES = ["k:", "k: v", "j: 2", "- a", "- k: 1", "-", "x", "k: 'q''", 'k: "a\\tb"', "k: []", "k: yes", "k: 007"]
 LINES += ["# c", "k: a # b", "---", "k: 'it''s'", 'k: "q\\"', "- - 1", "k: {a: 1}", "k: &a 1", "k: !!str 1"]
+LINES += ["k: a\x07b", "k: a\x85b", "k: caf\xe9", "k: a\xa0b", "k: 'a\x07'"]
 
 
 @settings(max_examples=400, deadline=None)

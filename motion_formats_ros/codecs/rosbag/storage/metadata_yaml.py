@@ -87,8 +87,8 @@ def _lines(text: str) -> list[tuple[int, str]]:
         if not line:
             continue
         body = line.lstrip(" ")
-        if "\t" in line or body.startswith(("#", "---", "...", "%")):
-            raise NotPlainYaml("tabs, comments or document markers")
+        if not line.isprintable() or body.startswith(("#", "---", "...", "%")):
+            raise NotPlainYaml("tabs, control characters, comments or document markers")
         out.append((len(line) - len(body), body))
     return out
 
