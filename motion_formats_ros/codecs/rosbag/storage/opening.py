@@ -1,6 +1,8 @@
-"""Opening a bag: which storage files, decompressed and checked, read how (rosbags' readers or the salvage scan).
+"""Opening a bag: which storage files, decompressed and checked, read how (own readers, rosbags' or the salvage scan).
 
-A folder whose ``metadata.yaml`` rosbags cannot use (see ``folder``) is read from its
+With ``direct``, the package's own readers open the bag (``direct``) and anything they
+do not know raises ``UnusualLayoutError``: the caller then opens it again without. A
+folder whose ``metadata.yaml`` rosbags cannot use (see ``folder``) is read from its
 storage files directly; ``.zstd`` storage files are decompressed into a temporary folder
 (``compression``); a crashed recording (MCAP without footer / summary) is recovered up
 to its last intact message by the scanner (``mcap_scan``), with a warning saying how
