@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ....core.errors import ReadError
+from .mcap_scan import _decompress as decompress_chunk
 from .readers import reason
 
 
@@ -383,18 +384,7 @@ def inflate(data: Any, compression: str, size: int, crc: int) -> Any:
     Raises:
         ValueError: An unknown compression, another size, another CRC (or the decompressor's error).
     """
-    if compression == "":
-        raw = data
-    elif compression == "zstd":
-        from .compression import zstd_module
-
-        raw = zstd_module().decompress(data)
-    elif compression == "lz4":
-        from lz4.frame import decompress
-
-        raw = decompress(data)
-    else:
-        raise ValueError(f"unknown chunk compression {compression!r}")
+    raw = decompress_chunk(compression, data, size)
     if len(raw) != size:
         raise ValueError(f"the chunk decompresses to {len(raw)} bytes, its header states {size}")
     if crc and zlib.crc32(raw) != crc:

@@ -13,7 +13,6 @@ definition encoding, QoS that do not parse, a compressed folder, a ROS 1 bag …
 from __future__ import annotations
 
 import contextlib
-import heapq
 import struct
 from collections.abc import Iterator
 from pathlib import Path, PurePath
@@ -574,14 +573,3 @@ class DirectReader:
 
     def messages(self, connections: list[Connection]) -> Iterator[tuple[Connection, int, bytes]]:
         yield from self.storage.messages(connections)
-
-    def storage_files(self) -> list[Any]:
-        """The storage files (MCAP / sqlite3 readers) behind this path."""
-        return list(self.storage.storages) if isinstance(self.storage, FolderStorage) else [self.storage]
-
-
-def merged(streams: list[Iterator[tuple[Any, int, bytes]]]) -> Iterator[tuple[Any, int, bytes]]:
-    """Messages of several files in receive-time order (as rosbags' readers of a split bag give them)."""
-    if len(streams) == 1:
-        return streams[0]
-    return heapq.merge(*streams, key=lambda m: m[1])
