@@ -17,9 +17,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shutil
 import stat
-import tempfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,7 +33,7 @@ def _read_umask() -> int:
     return mask
 
 
-#: Permissions for new files: what open() would give (mkstemp alone gives 0600).
+#: Permissions for new files: what open() would give (a temporary alone gets 0600).
 _FILE_MODE = 0o666 & ~_read_umask()
 
 
@@ -57,6 +55,25 @@ OLD = ".old"
 def temp_prefix(out: Path) -> str:
     """The prefix of this process's temporaries for ``out`` (``.NAME.<host>-<pid>.``)."""
     return f".{out.name}.{_HOST}-{os.getpid()}."
+
+
+def _new_temp(out: Path, folder: Path, directory: bool) -> tuple[int, str]:
+    """A new temporary beside ``out`` in ``folder``, only this user's (mode 0600 / 0700): (fd, path).
+
+    A file comes open (fd), a folder does not (fd −1). Its name is :func:`temp_prefix` with a
+    random part, made with O_EXCL, so another process's temporary is never reused.
+    """
+    for _ in range(100):
+        name = os.path.abspath(os.path.join(folder, f"{temp_prefix(out)}{os.urandom(6).hex()}.tmp"))
+        try:
+            if directory:
+                os.mkdir(name, 0o700)
+                return -1, name
+            flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+            return os.open(name, flags | getattr(os, "O_BINARY", 0), 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(folder))
 
 
 def _exists() -> str:
@@ -118,6 +135,8 @@ def sweep_stale(path: str | os.PathLike[str]) -> list[Path]:
                 continue
         try:
             if stale.is_dir() and not stale.is_symlink():
+                import shutil
+
                 shutil.rmtree(stale)
             else:
                 stale.unlink()
@@ -219,7 +238,7 @@ def atomic_output(path: str | os.PathLike[str], overwrite: bool = False) -> Iter
     if out.is_dir():
         raise WriteError(path, "is a folder; this output is a file")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(out), suffix=".tmp", dir=out.parent or ".")
+        fd, tmp = _new_temp(out, out.parent, directory=False)
     except OSError as exc:
         raise WriteError(out, _reason(exc)) from exc
     try:
@@ -260,12 +279,14 @@ def temp_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     out = Path(path)
     folder = out.parent if str(out.parent) else Path(".")
     try:
-        tmp = Path(tempfile.mkdtemp(prefix=temp_prefix(out), suffix=".tmp", dir=folder))
+        tmp = Path(_new_temp(out, folder, directory=True)[1])
     except OSError as exc:
         raise WriteError(out, _reason(exc)) from exc
     try:
         yield tmp
     finally:
+        import shutil  # only here and for a stale folder: it pulls in every archive module
+
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import json
 import math
 import os
 import types
@@ -231,6 +230,8 @@ class Option:
             elif isinstance(t, type) and issubclass(t, Mapping):
                 return _mapping(text)
             elif t is object:
+                import json  # a command line's JSON value only
+
                 try:
                     return json.loads(text)
                 except ValueError:
@@ -244,6 +245,8 @@ _INVALID = object()
 def _mapping(text: str) -> Any:
     """A JSON object, or ``KEY:NUMBER,KEY:NUMBER``."""
     if text.lstrip().startswith("{"):
+        import json
+
         try:
             return json.loads(text)
         except ValueError:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from datetime import datetime
 from pathlib import Path
@@ -14,7 +13,6 @@ from ...core.errors import ReadError
 from ...core.model import IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from ...core.serial import msgpack as _msgpack
-from ...core.serial import nesting as _nesting
 from .layout import (
     _BASIC_KEYS,
     _RESERVED,
@@ -48,6 +46,10 @@ def decode(data: bytes, encoding: str, path: str | Path = "<bytes>") -> MotionFi
         except _yaml.YamlError as exc:
             raise ReadError(path, exc.reason, line=exc.line) from None
     else:
+        import json  # JSON and its nesting check only for a JSON document
+
+        from ...core.serial import nesting as _nesting
+
         text = _text(data, path)
         deep = _nesting.json_too_deep(text)
         if deep is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -223,6 +222,8 @@ def _encode_parts(motion_file: MotionFile, encoding: str, path: str | Path) -> I
 
 def _json_dump(doc: dict[str, Any]) -> str:
     """JSON with one row per line (NaN/Infinity as Python's json writes them)."""
+    import json  # for the JSON encoding only
+
     out: list[str] = []
 
     def scalar(value: Any) -> str:

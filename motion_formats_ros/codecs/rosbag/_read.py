@@ -12,7 +12,6 @@ origin (integer nanoseconds) in each motion's :class:`BagMotionRecord`.
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 import warnings
 from collections.abc import Sequence
@@ -32,7 +31,6 @@ from ...core.merge import (
 )
 from ...core.model import Motion, MotionFile, Series
 from ...core.notices import NoticeKind, collect, relay
-from ...core.serial.nesting import json_too_deep, too_deep_reason
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
 from ...core.timing import snap_to_rate
 from ._joints import _flush, _TopicStream
@@ -69,6 +67,10 @@ def _custom(source: BagSource) -> dict[str, Any]:
     text = source.custom.get(CUSTOM_KEY)
     if not text:
         return {}
+    import json  # bags this package wrote only
+
+    from ...core.serial.nesting import json_too_deep, too_deep_reason
+
     line = json_too_deep(text)
     if line is not None:  # json.loads would raise RecursionError
         where = f"custom_data.{CUSTOM_KEY} (line {line} of its JSON)"

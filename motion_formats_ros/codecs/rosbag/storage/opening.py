@@ -12,9 +12,8 @@ connections and definitions, the bag's custom data and distro.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ....core.errors import ReadError
 from ....core.inputs import read_input
@@ -24,6 +23,9 @@ from .bounded import BoundedPath
 from .compression import MAX_RATIO, ZSTD_MAGIC, ExpansionError, decompress_file, expansion_limit
 from .direct import DirectReader, OpenOrClosed, UnusualLayoutError
 from .readers import BAG_SUFFIXES, Readers, Topic, embedded_metadata, reason, storage_files
+
+if TYPE_CHECKING:
+    import tempfile
 
 
 class OpenedBag(OpenOrClosed):
@@ -139,6 +141,8 @@ class OpenedBag(OpenOrClosed):
                 out.append(f)
                 continue
             if self._tmp is None:
+                import tempfile  # for compressed files only: it is slow to import
+
                 self._tmp = tempfile.TemporaryDirectory(prefix="motion_formats_bag_")
             dest = Path(self._tmp.name) / f.name[: -len(folder.COMPRESSED_SUFFIX)]
             try:

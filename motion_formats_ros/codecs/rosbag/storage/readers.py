@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import heapq
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -168,6 +167,8 @@ class Readers:
         if len(streams) == 1:
             yield from streams[0]
         else:
+            import heapq  # several files only
+
             yield from heapq.merge(*streams, key=lambda m: m[1])
 
 

@@ -8,7 +8,6 @@ salvage scanner), or reads them in blocks (``chunks``).
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
@@ -142,6 +141,8 @@ class BagSource:
             found = [(t, names[cid], data) for cid, t, data in scanner.messages(ids)]
             found.sort(key=lambda m: m[0])
             streams.append(found)
+        import heapq  # the salvage scan only
+
         for t, topic, data in heapq.merge(*streams, key=lambda m: m[0]):
             yield topic, t, data
 
