@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Sequence, Sized
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -44,8 +44,7 @@ class Segment:
     stream: str = ""
 
 
-@dataclasses.dataclass
-class Command:
+class Command(NamedTuple):
     """One trajectory message: its points at ``base`` + ``offsets`` (ns), channels (P, J) by name."""
 
     base: int

@@ -23,11 +23,10 @@ Layouts (little-endian CDR / XCDR1 as rmw writes it, ROS 1 as rosbag writes it):
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import struct
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -37,8 +36,7 @@ CHANNELS = ("position", "velocity", "effort")
 _U32 = struct.Struct("<I")
 
 
-@dataclasses.dataclass(frozen=True)
-class Layout:
+class Layout(NamedTuple):
     """Where the fields of one serialized JointState are.
 
     Attributes:
@@ -64,7 +62,7 @@ class Layout:
     arrays: dict[str, tuple[int, int]]
     static: tuple[tuple[int, int], ...]
     coarse: tuple[tuple[int, int], ...] = ()
-    template: bytes = dataclasses.field(default=b"", repr=False, compare=False)
+    template: bytes = b""
 
 
 def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
@@ -204,8 +202,7 @@ def _finish(
     )
 
 
-@dataclasses.dataclass
-class Decoded:
+class Decoded(NamedTuple):
     """A regular batch: stamps (ns) and the channels that are present, (M, J) each.
 
     The channels are (strided) views of the batch's bytes, not copies: copy them (into

@@ -10,13 +10,11 @@ incomplete or malformed; messages before it are recovered.
 
 from __future__ import annotations
 
-import dataclasses
 import mmap
 import struct
-import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from ....core.errors import MotionFormatError, ReadError
 
@@ -48,23 +46,20 @@ class ScanError(MotionFormatError):
     """The file is not MCAP at all (bad magic / header)."""
 
 
-@dataclasses.dataclass
-class Schema:
+class Schema(NamedTuple):
     name: str
     encoding: str
     data: str
 
 
-@dataclasses.dataclass
-class Channel:
+class Channel(NamedTuple):
     topic: str
     schema_id: int
     message_encoding: str
     metadata: dict[str, str]
 
 
-@dataclasses.dataclass
-class ScanResult:
+class ScanResult(NamedTuple):
     """What a full scan found."""
 
     schemas: dict[int, Schema]
@@ -72,7 +67,7 @@ class ScanResult:
     counts: dict[int, int]
     complete: bool  # a footer / data-end record was reached
     stop_offset: int  # where the scan stopped
-    metadata: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)  # name → map
+    metadata: dict[str, dict[str, str]]  # name → map
 
 
 def _string_map(buf: bytes | memoryview, pos: int) -> tuple[dict[str, str], int]:
@@ -273,6 +268,8 @@ class McapScanner:
                 except ReadError as exc:
                     # The frames of the traceback still hold views of the map, and closing a map
                     # with views alive raises BufferError, which would replace this error.
+                    import traceback
+
                     for error in (exc, exc.__cause__):
                         if error is not None:
                             traceback.clear_frames(error.__traceback__)

@@ -14,9 +14,8 @@ deserialized message.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 JOINT_TRAJECTORY = "trajectory_msgs/msg/JointTrajectory"
 JOINT_STATE = "sensor_msgs/msg/JointState"
@@ -87,8 +86,7 @@ def missing_types(fielddefs: Mapping[str, Any], root: str) -> set[str]:
     return missing
 
 
-@dataclasses.dataclass(frozen=True)
-class JointField:
+class JointField(NamedTuple):
     """A JointTrajectory / JointState inside another type.
 
     Attributes:
