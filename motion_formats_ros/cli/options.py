@@ -14,11 +14,11 @@ flag sets; its help, choices and value type come from the declaration, when they
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 from ..core.errors import OptionError
 from ..core.options import FLAGS, Option, parse_pairs
@@ -51,8 +51,7 @@ def name_list_or_none(text: str) -> list[str]:
     return [] if utf8(text).strip().lower() == "none" else name_list(text)
 
 
-@dataclasses.dataclass(frozen=True)
-class Alias:
+class Alias(NamedTuple):
     """A flag that sets one option a codec declares: ``--int-bits`` sets the .mof reader's ``int_bits``.
 
     Its help, its choices and the reading of its value come from that option's declaration
@@ -124,12 +123,14 @@ class AliasAction(argparse.Action):
     """Stores an :class:`Alias`'s value; its help and choices are filled in when shown (:class:`Parser`)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, alias: Alias, **kwargs: Any) -> None:
+        # An Alias reads its own value (``__call__``); mypy does not see a NamedTuple's as a callable.
+        reading = None if alias.switch else cast("Callable[[str], Any]", alias)
         super().__init__(
             option_strings,
             dest,
             nargs=0 if alias.switch else None,
             default=None,
-            type=None if alias.switch else alias,
+            type=reading,
             help=f"the {alias.codec} {alias.direction} option {alias.name}",
             **kwargs,
         )
@@ -154,8 +155,38 @@ class AliasAction(argparse.Action):
             self.metavar = declared.metavar
 
 
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` finds it: ``COLUMNS``, else stdout's, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout, measuring the terminal without importing shutil.
+
+    argparse makes a formatter for every argument added (to check its metavar), and its own
+    imports shutil for the width, which pulls in the archive modules: a few milliseconds of
+    every command's start.
+    """
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
 class Parser(argparse.ArgumentParser):
     """An argument parser whose :class:`Alias` flags take their help and choices from the codecs when shown."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def format_usage(self) -> str:
         self._describe_aliases()
