@@ -143,11 +143,15 @@ class TfBuffer:
         return compose(invert(down(to_parent)), down(to_child))
 
 
-@dataclasses.dataclass
 class _EdgeRows:
-    stamps: list[int] = dataclasses.field(default_factory=list)
-    recv: list[int] = dataclasses.field(default_factory=list)
-    values: list[Sequence[float]] = dataclasses.field(default_factory=list)
+    """The samples of one edge as received: stamps and receive times (ns), x y z qx qy qz qw each."""
+
+    __slots__ = ("recv", "stamps", "values")
+
+    def __init__(self) -> None:
+        self.stamps: list[int] = []
+        self.recv: list[int] = []
+        self.values: list[Sequence[float]] = []
 
 
 def _frame(name: str) -> str:

@@ -153,3 +153,33 @@ def test_sigterm_stops_the_command_line_like_sigint(tmp_path: Path) -> None:
     assert code == 128 + signal.SIGTERM
     assert values(out) == 1.0
     assert not temporaries(tmp_path)
+
+
+def test_temporaries_are_new_private_and_named_for_the_sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each write makes a temporary of its own (O_EXCL, random part; a folder 0700), named
+    ``.NAME.<host>-<pid>.<random>.tmp`` so that a later write can tell its owner."""
+    out = tmp_path / "walk.msgpack"
+    seen = []
+    with atomic.atomic_output(out) as first, atomic.atomic_output(tmp_path / "other.bin") as second:
+        for fh in (first, second):
+            tmp = Path(os.readlink(f"/proc/self/fd/{fh.fileno()}"))
+            assert tmp.parent == tmp_path and tmp.name.endswith(".tmp")
+            seen.append(tmp)
+        assert seen[0].name.startswith(atomic.temp_prefix(out))
+        assert len(set(temporaries(tmp_path))) == 2
+        first.write(b"a")
+        second.write(b"b")
+    assert out.read_bytes() == b"a" and not temporaries(tmp_path)
+    with atomic.temp_folder(out) as folder:
+        assert folder.name.startswith(atomic.temp_prefix(out)) and folder.parent == tmp_path
+        assert folder.stat().st_mode & 0o777 == 0o700
+        (folder / "inside").write_bytes(b"x")
+    assert not folder.exists()
+    # A name already taken is never reused: with the random part fixed, the second try fails cleanly.
+    taken = tmp_path / f"{atomic.temp_prefix(out)}{'ab' * 6}.tmp"
+    taken.write_bytes(b"someone else's")
+    monkeypatch.setattr(os, "urandom", lambda n: bytes.fromhex("ab" * n))
+    with pytest.raises(WriteError, match="no free temporary name"), atomic.atomic_output(out, overwrite=True):
+        pass
+    monkeypatch.undo()
+    assert taken.read_bytes() == b"someone else's" and out.read_bytes() == b"a"

@@ -9,7 +9,6 @@ rosbags' deserializer.
 
 from __future__ import annotations
 
-import dataclasses
 import mmap
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -52,16 +51,25 @@ def _empty(shape: tuple[int, ...], dtype: Any, prefault: bool = True) -> npt.NDA
     return np.empty(shape, dtype=dt)
 
 
-@dataclasses.dataclass
 class _Run:
     """Samples of one layout (joint names, present channels), copied into arrays that grow."""
 
-    names: tuple[str, ...]
-    stamps: IntArray
-    recv: IntArray
-    channels: dict[str, FloatArray]
-    layout: _bulk.Layout
-    size: int = 0
+    __slots__ = ("channels", "layout", "names", "recv", "size", "stamps")
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        stamps: IntArray,
+        recv: IntArray,
+        channels: dict[str, FloatArray],
+        layout: _bulk.Layout,
+    ) -> None:
+        self.names = names
+        self.stamps = stamps
+        self.recv = recv
+        self.channels = channels
+        self.layout = layout
+        self.size = 0
 
     @classmethod
     def start(cls, layout: _bulk.Layout, present: Iterable[str], capacity: int, prefault: bool) -> _Run:
@@ -97,30 +105,27 @@ class _Run:
         return Segment(self.names, self.stamps[:n], self.recv[:n], {ch: v[:n] for ch, v in self.channels.items()})
 
 
-@dataclasses.dataclass
 class _TopicStream:
     """Joint samples of one topic, collected batch by batch.
 
     Messages decoded in bulk are copied into the arrays of the current run (one layout)
     as they come, so that a topic of one layout ends as one segment whose arrays are
-    the motion's; ``expected`` (the topic's message count) sizes them.
+    the motion's; ``expected`` (the topic's message count) sizes them, and ``bag_bytes``
+    (the bag's size) bounds them: a damaged message count sizes no more samples than the
+    bag's bytes can hold. The counters say what was not decoded, and why.
     """
 
-    topic: str
-    segments: list[Segment] = dataclasses.field(default_factory=list)
-    raws: list[bytes] = dataclasses.field(default_factory=list)
-    recv: list[int] = dataclasses.field(default_factory=list)
-    bad: int = 0
-    undecodable: int = 0
-    not_utf8: int = 0
-    truncated: int = 0
-    bulk_batches: int = 0
-    slow_batches: int = 0
-    expected: int = 0
-    seen: int = 0
-    run: _Run | None = None
-    #: The bag's bytes: a damaged message count sizes no more samples than they can hold.
-    bag_bytes: int = 0
+    def __init__(self, topic: str, expected: int = 0, bag_bytes: int = 0) -> None:
+        self.topic = topic
+        self.expected = expected
+        self.bag_bytes = bag_bytes
+        self.segments: list[Segment] = []
+        self.raws: list[bytes] = []  # pending messages, decoded at the next flush
+        self.recv: list[int] = []
+        self.bad = self.undecodable = self.not_utf8 = self.truncated = 0
+        self.bulk_batches = self.slow_batches = 0
+        self.seen = 0
+        self.run: _Run | None = None
 
     def add(self, decoded: _bulk.Decoded, recv: IntArray) -> None:
         """Append a batch decoded in bulk (copied: ``decoded`` may be views of a chunk)."""
