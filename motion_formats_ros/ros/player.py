@@ -95,6 +95,16 @@ class MotionPlayer(Node):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("motion_player", **kwargs)
+        try:
+            self._build()
+        except BaseException:
+            # Destroyed here, whole and referenced: rclpy's shutdown would otherwise destroy
+            # the half-built node it still tracks, in whatever state a collection left it.
+            self.destroy_node()
+            raise
+
+    def _build(self) -> None:
+        """Everything the node has: parameters, the file, publishers, services, timers."""
         self._created = time.monotonic()
         self.done = threading.Event()
         self.exit_code = 0

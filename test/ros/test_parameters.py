@@ -96,3 +96,64 @@ def test_the_log_says_how_many_of_the_motions_joints_were_checked(tmp_path: Path
         player = ros.start_player(f"file:={walk}", f"urdf_file:={urdf}", "mode:=stream", "wait_for_subscribers:=0")
         assert player.wait(HUNG) == 0, player.output()
     assert f"6 of the motion's 12 joints checked against the limits from {urdf}" in player.output()
+
+
+#: Child: builds each node with a refused parameter, with the garbage collector off so that a
+#: half-built node nobody destroyed would stay alive (and in the graph, and in the set of
+#: nodes rclpy's shutdown destroys); prints the node names the graph still has.
+_HALF_BUILT = """
+import gc, json, sys, time
+gc.disable()
+import rclpy
+from rclpy.parameter import Parameter
+from support.rosutil import init_confined_child
+from motion_formats_ros.ros.player import MotionPlayer
+from motion_formats_ros.ros.recorder import MotionRecorder
+init_confined_child()
+refused = []
+walk, urdf = sys.argv[1:]
+tries = (
+    (MotionPlayer, [Parameter("file", value=walk), Parameter("urdf_file", value=urdf)]),
+    (MotionPlayer, [Parameter("file", value=walk), Parameter("publish_link_tf", value=True)]),
+    (MotionRecorder, [Parameter("output", value=walk + ".xyz")]),
+)
+for make, bad in tries:
+    try:
+        make(parameter_overrides=bad)
+    except Exception as exc:
+        refused.append(type(exc).__name__)
+probe = rclpy.create_node("probe")
+time.sleep(0.5)
+names = sorted(probe.get_node_names())
+probe.destroy_node()
+rclpy.try_shutdown()
+print(json.dumps({"refused": refused, "names": names}))
+"""
+
+
+def test_a_node_refused_while_built_is_destroyed_at_once(tmp_path: Path, walk: Path) -> None:
+    """A constructor that fails destroys its node then, not rclpy's shutdown later (it once
+    crashed there, destroying a half-built node a garbage collection had partly freed)."""
+    import json
+    import subprocess
+    import sys
+
+    from support.rosutil import ros_env
+
+    tests = Path(__file__).resolve().parents[1]  # where ``support`` is
+    empty = tmp_path / "empty.urdf"
+    empty.write_text("\n")
+    with ros_session(tmp_path) as ros:
+        env = {**ros_env(tmp_path / "ros_log", ros.domain), "PYTHONPATH": str(tests)}
+        proc = subprocess.run(
+            [sys.executable, "-c", _HALF_BUILT, str(walk), str(empty)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=HUNG,
+        )
+    assert proc.returncode == 0, proc.stderr
+    seen = json.loads(proc.stdout.splitlines()[-1])
+    assert len(seen["refused"]) == 3, seen
+    assert "probe" in seen["names"]
+    assert not {"motion_player", "motion_recorder"} & set(seen["names"]), seen
