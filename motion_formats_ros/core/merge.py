@@ -14,7 +14,6 @@ the one reading of an IMU message's covariance flags.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from collections.abc import Sequence, Sized
 from typing import Any, NamedTuple
@@ -32,16 +31,28 @@ FloatArray = npt.NDArray[np.float64]
 CHANNELS = ("position", "velocity", "effort")
 
 
-@dataclasses.dataclass
 class Segment:
-    """Consecutive samples of one stream sharing joint names and present channels."""
+    """Consecutive samples of one stream sharing joint names and present channels: header
+    stamps and receive times (ns), (M, J) values per channel, and the times chosen from
+    them (ns; empty until chosen)."""
 
-    names: tuple[str, ...]
-    stamps: IntArray
-    recv: IntArray
-    channels: dict[str, FloatArray]
-    times: IntArray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    stream: str = ""
+    __slots__ = ("channels", "names", "recv", "stamps", "stream", "times")
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        stamps: IntArray,
+        recv: IntArray,
+        channels: dict[str, FloatArray],
+        times: IntArray | None = None,
+        stream: str = "",
+    ) -> None:
+        self.names = names
+        self.stamps = stamps
+        self.recv = recv
+        self.channels = channels
+        self.times: IntArray = np.zeros(0, dtype=np.int64) if times is None else times
+        self.stream = stream
 
 
 class Command(NamedTuple):

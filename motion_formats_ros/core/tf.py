@@ -21,7 +21,6 @@ Rules (tf2's, made explicit):
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -40,16 +39,27 @@ CONFLICT_TOLERANCE = 1e-9
 MAX_NS = 1 << 62
 
 
-@dataclasses.dataclass
 class Edge:
-    """Samples of the transform parent → child (times in seconds, sorted, unique)."""
+    """Samples of the transform parent → child (times in seconds, sorted, unique):
+    translations (K, 3) and rotations (K, 4, x y z w) at ``times``."""
 
-    parent: str
-    child: str
-    times: FloatArray
-    translation: FloatArray  # (K, 3)
-    rotation: FloatArray  # (K, 4)
-    static: bool = False
+    __slots__ = ("child", "parent", "rotation", "static", "times", "translation")
+
+    def __init__(
+        self,
+        parent: str,
+        child: str,
+        times: FloatArray,
+        translation: FloatArray,
+        rotation: FloatArray,
+        static: bool = False,
+    ) -> None:
+        self.parent = parent
+        self.child = child
+        self.times = times
+        self.translation = translation
+        self.rotation = rotation
+        self.static = static
 
     def at(self, query: FloatArray) -> tuple[FloatArray, FloatArray]:
         if self.static or self.times.size == 1:

@@ -10,7 +10,6 @@ record by record instead.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import io
 import itertools
 import mmap
@@ -28,7 +27,6 @@ from .mcap_scan import _decompress as decompress_chunk
 from .readers import reason
 
 
-@dataclasses.dataclass
 class Block:
     """Messages of one topic read at once (see :meth:`.source.BagSource.blocks`).
 
@@ -39,10 +37,19 @@ class Block:
         raws: The payloads when their sizes differ, else None.
     """
 
-    topic: str
-    times: npt.NDArray[np.int64]
-    rows: npt.NDArray[np.uint8] | None = None
-    raws: list[bytes] | None = None
+    __slots__ = ("raws", "rows", "times", "topic")
+
+    def __init__(
+        self,
+        topic: str,
+        times: npt.NDArray[np.int64],
+        rows: npt.NDArray[np.uint8] | None = None,
+        raws: list[bytes] | None = None,
+    ) -> None:
+        self.topic = topic
+        self.times = times
+        self.rows = rows
+        self.raws = raws
 
     def __len__(self) -> int:
         return int(self.times.size)

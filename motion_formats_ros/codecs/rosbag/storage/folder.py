@@ -24,7 +24,6 @@ topics_with_message_count`` (topic: ``name type serialization_format``, ``messag
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path, PurePath
 from typing import Any
@@ -109,7 +108,6 @@ def is_storage_folder(path: Path) -> bool:
     return any(p.is_file() and storage_kind(p) is not None for p in path.iterdir())
 
 
-@dataclasses.dataclass
 class FolderPlan:
     """How to read a rosbag2 folder.
 
@@ -124,13 +122,25 @@ class FolderPlan:
             message``); None: unknown (detected per message by the zstd frame magic).
     """
 
-    direct: bool
-    files: list[Path] = dataclasses.field(default_factory=list)
-    notes: list[str] = dataclasses.field(default_factory=list)
-    recovering: str | None = None
-    custom: dict[str, str] = dataclasses.field(default_factory=dict)
-    distro: str | None = None
-    message_compression: bool | None = False
+    __slots__ = ("custom", "direct", "distro", "files", "message_compression", "notes", "recovering")
+
+    def __init__(
+        self,
+        direct: bool,
+        files: list[Path] | None = None,
+        notes: list[str] | None = None,
+        recovering: str | None = None,
+        custom: dict[str, str] | None = None,
+        distro: str | None = None,
+        message_compression: bool | None = False,
+    ) -> None:
+        self.direct = direct
+        self.files: list[Path] = [] if files is None else files
+        self.notes: list[str] = [] if notes is None else notes
+        self.recovering = recovering
+        self.custom: dict[str, str] = {} if custom is None else custom
+        self.distro = distro
+        self.message_compression = message_compression
 
 
 def _load(meta: Path) -> tuple[Any, str | None]:

@@ -10,7 +10,6 @@ summary's metadata index, else by walking the records outside the chunks; sqlite
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -92,13 +91,15 @@ def embedded_metadata(files: list[Path]) -> tuple[dict[str, str], str | None]:
     return {}, None
 
 
-@dataclasses.dataclass
 class Topic:
-    """One topic of a bag."""
+    """One topic of a bag: its name, message type and message count (summed over its connections)."""
 
-    name: str
-    msgtype: str
-    count: int
+    __slots__ = ("count", "msgtype", "name")
+
+    def __init__(self, name: str, msgtype: str, count: int) -> None:
+        self.name = name
+        self.msgtype = msgtype
+        self.count = count
 
 
 class Readers:
