@@ -64,6 +64,7 @@ from .scaffold import (
     ParameterError,
     check_changes,
     declare_config,
+    destroyed_if_refused,
     parameters,
     run,
 )
@@ -93,18 +94,9 @@ PARAMETERS: dict[str, Param] = parameters(PlayerConfig)
 class MotionPlayer(Node):
     """The player node: parameters, publishers, services, the action client; the session does the rest."""
 
+    @destroyed_if_refused
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("motion_player", **kwargs)
-        try:
-            self._build()
-        except BaseException:
-            # Destroyed here, whole and referenced: rclpy's shutdown would otherwise destroy
-            # the half-built node it still tracks, in whatever state a collection left it.
-            self.destroy_node()
-            raise
-
-    def _build(self) -> None:
-        """Everything the node has: parameters, the file, publishers, services, timers."""
         self._created = time.monotonic()
         self.done = threading.Event()
         self.exit_code = 0

@@ -50,7 +50,16 @@ from ..core.options import setting
 from ..core.stamps import Stamps
 from ..recording.journal import ERROR_NAME, ERROR_STREAM, JournalWriter, assemble, read_journal
 from ..registry import codec_by_name, codec_for_path, write
-from .scaffold import LATCHED_SUB_QOS, RECORD_QOS, Param, ParameterError, declare_config, parameters, run
+from .scaffold import (
+    LATCHED_SUB_QOS,
+    RECORD_QOS,
+    Param,
+    ParameterError,
+    declare_config,
+    destroyed_if_refused,
+    parameters,
+    run,
+)
 
 #: Formats the recorder writes (by the output's suffix).
 RECORDABLE = ("omf", "seq")
@@ -98,18 +107,9 @@ class RecorderError(MotionFormatError):
 class MotionRecorder(Node):
     """Records to a journal while running; writes the output file when stopped."""
 
+    @destroyed_if_refused
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("motion_recorder", **kwargs)
-        try:
-            self._build()
-        except BaseException:
-            # Destroyed here, whole and referenced: rclpy's shutdown would otherwise destroy
-            # the half-built node it still tracks, in whatever state a collection left it.
-            self.destroy_node()
-            raise
-
-    def _build(self) -> None:
-        """Everything the node has: parameters, the file, publishers, services, timers."""
         self.config: RecorderConfig = declare_config(self, RecorderConfig)
         config = self.config
         self.done = threading.Event()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
 import signal
 import sys
@@ -233,6 +234,30 @@ def spin_until_done(executor: Executor, done: threading.Event, stop: threading.E
             if rclpy.ok(context=executor.context) and not stop.is_set():
                 raise
             return
+
+
+_Init = TypeVar("_Init", bound=Callable[..., None])
+
+
+def destroyed_if_refused(init: _Init) -> _Init:
+    """A node's ``__init__`` that destroys the node when it raises (a refused parameter, a bad file).
+
+    rclpy's shutdown destroys every node its context still tracks; a node whose constructor
+    raised is still tracked, as garbage held in reference cycles, and would be destroyed
+    there in whatever state a collection had left it (once a SIGSEGV instead of exit status
+    1). Destroyed here, it is whole and still referenced.
+    """
+
+    @functools.wraps(init)
+    def building(self: Node, *args: Any, **kwargs: Any) -> None:
+        try:
+            init(self, *args, **kwargs)
+        except BaseException:
+            if hasattr(self, "handle"):  # rclpy made the node before the refusal
+                self.destroy_node()
+            raise
+
+    return building  # type: ignore[return-value]
 
 
 def run(
