@@ -22,12 +22,11 @@ lists the suffix wins (OMF for ``.yaml`` and ``.json``).
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 from .core.errors import ReadError, UnknownFormatError, WriteError
 from .core.inputs import interruptible, read_input, refuse_binary
@@ -133,8 +132,7 @@ class Codec(Protocol):
     def write(self, motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> int | None: ...
 
 
-@dataclasses.dataclass(frozen=True)
-class CodecInfo:
+class CodecInfo(NamedTuple):
     """A registered codec: how to find it and which files are its own; a :class:`Codec`.
 
     Attributes:

@@ -41,7 +41,7 @@ import enum
 import os
 import warnings
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import WriteError
 
@@ -69,8 +69,7 @@ class NoticeKind(str, enum.Enum):
     """A recording that was not closed properly was read as far as it is intact."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Notice:
+class Notice(NamedTuple):
     """One diagnostic.
 
     Attributes:

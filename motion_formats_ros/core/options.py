@@ -28,7 +28,7 @@ import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from .errors import OptionError
 
@@ -116,8 +116,7 @@ setting = option
 _CHECKS: dict[str, Any] = {"minimum": None, "above": None, "runtime": False, "nonempty": False}
 
 
-@dataclasses.dataclass(frozen=True)
-class Option:
+class Option(NamedTuple):
     """One keyword option of a codec's ``read`` or ``write``, as its dataclass field declares it.
 
     Attributes:
@@ -422,8 +421,7 @@ def runtime_types(hint: Any) -> tuple[type, ...]:
 SettingValue = bool | int | float | str | tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     """One setting: its type, default, help and the values it accepts.
 
     Attributes:
