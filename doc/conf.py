@@ -50,6 +50,12 @@ html_static_path: list[str] = []
 html_title = f"{project} {release}"
 
 
+def _skip_tuple_fields(app: object, what: str, name: str, obj: object, skip: bool, options: object) -> bool | None:
+    """A NamedTuple's fields are documented by its docstring's Attributes, not again as members."""
+    return True if type(obj).__name__ == "_tuplegetter" else None
+
+
 def setup(app: object) -> None:
     generate.write_all(DOC / "_generated")
     app.connect("builder-inited", generate.check_api_coverage)  # type: ignore[attr-defined]
+    app.connect("autodoc-skip-member", _skip_tuple_fields)  # type: ignore[attr-defined]
