@@ -51,10 +51,11 @@ def _empty(shape: tuple[int, ...], dtype: Any, prefault: bool = True) -> npt.NDA
     return np.empty(shape, dtype=dt)
 
 
-class _Run:
-    """Samples of one layout (joint names, present channels), copied into arrays that grow."""
+class _Run(Segment):
+    """Samples of one layout (joint names, present channels), copied into arrays that grow:
+    a segment whose first ``size`` rows are filled."""
 
-    __slots__ = ("channels", "layout", "names", "recv", "size", "stamps")
+    __slots__ = ("layout", "size")
 
     def __init__(
         self,
@@ -64,10 +65,7 @@ class _Run:
         channels: dict[str, FloatArray],
         layout: _bulk.Layout,
     ) -> None:
-        self.names = names
-        self.stamps = stamps
-        self.recv = recv
-        self.channels = channels
+        super().__init__(names, stamps, recv, channels)
         self.layout = layout
         self.size = 0
 
