@@ -281,14 +281,15 @@ def section_storages(bags: dict[str, Path], n: int, repeat: int, label: str = ""
         )
 
 
-def section_command(rows: list[tuple[str, Path]], tmp: Path, repeat: int) -> None:
+def section_command(rows: list[tuple[str, Path, bool]], tmp: Path, repeat: int) -> None:
     """The whole command (a new process) against the library in this process, for each bag.
 
     The command pays a fixed cost the library call does not: the interpreter's start and
     the imports. Numpy's import is every numpy command's to pay, so the figure that counts
     is the command less a process that only imports numpy, over read() + write() of the
     same bag in this process (best of ``repeat``, all three run alternately). With
-    ``--before``, the older checkout's command is run beside it.
+    ``--before``, the older checkout's command is run beside it. A row whose flag is false
+    is shown, not judged (a small bag: the fixed cost alone).
     """
     exe = str(Path(sys.executable).with_name("motion-formats"))
     out_cli, out_lib = tmp / "cli.msgpack", tmp / "lib.msgpack"
@@ -319,7 +320,7 @@ def section_command(rows: list[tuple[str, Path]], tmp: Path, repeat: int) -> Non
         f"  {'bag':<22} {'command':>8} {'numpy':>7} {'library':>8} {'whole':>6} | {'beyond numpy':>12}"
         f"  target <= {COMMAND_TARGET}x (beyond numpy){'   before: command, beyond numpy' if BEFORE else ''}"
     )
-    for label, bag in rows:
+    for label, bag, judged in rows:
         args = ["bag2motion", str(bag), str(out_cli), "--overwrite"]
         command = run([exe, *args])
         fns = [command, numpy_only, lambda b=bag: library(b)]
@@ -343,7 +344,8 @@ def section_command(rows: list[tuple[str, Path]], tmp: Path, repeat: int) -> Non
         old = f"   {before[0][0]:7.3f}s {(before[0][0] - npy) / lib:5.2f}x" if before else ""
         print(
             f"  {label:<22} {cli:7.3f}s {npy:6.3f}s {lib:7.3f}s {cli / lib:5.2f}x | {beyond:11.2f}x  "
-            f"{verdict(beyond <= COMMAND_TARGET)}{'' if same else '  (OUTPUTS DIFFER)'}"
+            f"{verdict(beyond <= COMMAND_TARGET) if judged else 'fixed cost, not judged':<6}"
+            f"{'' if same else '  (OUTPUTS DIFFER)'}"
             f"{'  (rosbags loaded)' if loads_rosbags(bag) else ''}{old}"
         )
 
@@ -469,11 +471,12 @@ def main() -> None:
             bare = tmp / f"short-{n}.mcap"
             if not bare.exists():
                 make_bag(bare, n, "bare-zstd", short=True)
-            rows = [(f"mcap, {small:,}", known[("mcap", small)])]
-            rows += [(f"{storage}, {n:,}", bags[storage]) for storage in STORAGES]
-            rows.append((f"bare-zstd j0.., {n:,}", bare))
+            # The goal is set at the table's size; the 10k row shows the fixed cost, not judged.
+            rows = [(f"mcap, {small:,}", known[("mcap", small)], False)]
+            rows += [(f"{storage}, {n:,}", bags[storage], True) for storage in STORAGES]
+            rows.append((f"bare-zstd j0.., {n:,}", bare, True))
             if not args.quick:
-                rows.append((f"mcap, {big:,}", known[("mcap", big)]))
+                rows.append((f"mcap, {big:,}", known[("mcap", big)], True))
             section_command(rows, tmp, args.repeat)
         if "scaling" in sections:
             sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, big]
