@@ -178,20 +178,21 @@ def test_the_scan_left_out_fails_on_a_damaged_table(tmp_path: Path) -> None:
             source.settle()
 
 
-def _set_encoding(db: Path, encoding: str) -> None:
+def _execute(db: Path, statement: str, values: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Run one SQL statement on a bag's database (a damage a test makes); its rows."""
     con = apsw.Connection(str(db))
     try:
-        con.execute("UPDATE message_definitions SET encoding = ?", (encoding,))
+        return list(con.execute(statement, values))
     finally:
         con.close()
+
+
+def _set_encoding(db: Path, encoding: str) -> None:
+    _execute(db, "UPDATE message_definitions SET encoding = ?", (encoding,))
 
 
 def _drop_schema_table(db: Path) -> None:
-    con = apsw.Connection(str(db))
-    try:
-        con.execute("DROP TABLE schema")
-    finally:
-        con.close()
+    _execute(db, "DROP TABLE schema")
 
 
 @pytest.mark.parametrize(
@@ -329,33 +330,20 @@ def _another_tf_hash(folder: Path) -> None:
         ],
     )
     (db,) = folder.glob("*.db3")
-    con = apsw.Connection(str(db))
-    try:
-        con.execute("UPDATE topics SET type_description_hash = ? WHERE name = '/tf'", (wrong,))
-    finally:
-        con.close()
+    _execute(db, "UPDATE topics SET type_description_hash = ? WHERE name = '/tf'", (wrong,))
 
 
 def _other_joint_state_definition(folder: Path) -> None:
     """The folder's JointState definition with one more field (a fork's): not the standard type."""
     (db,) = folder.glob("*.db3")
-    con = apsw.Connection(str(db))
-    try:
-        ((text,),) = list(
-            con.execute(
-                "SELECT encoded_message_definition FROM message_definitions WHERE topic_type = ?",
-                ("sensor_msgs/msg/JointState",),
-            )
-        )
-        con.execute(
-            "UPDATE message_definitions SET encoded_message_definition = ? WHERE topic_type = ?",
-            (
-                text.replace("float64[] effort", "float64[] effort\nfloat64 temperature", 1),
-                "sensor_msgs/msg/JointState",
-            ),
-        )
-    finally:
-        con.close()
+    query = "SELECT encoded_message_definition FROM message_definitions WHERE topic_type = ?"
+    ((text,),) = _execute(db, query, ("sensor_msgs/msg/JointState",))
+    assert isinstance(text, str)
+    _execute(
+        db,
+        "UPDATE message_definitions SET encoded_message_definition = ? WHERE topic_type = ?",
+        (text.replace("float64[] effort", "float64[] effort\nfloat64 temperature", 1), "sensor_msgs/msg/JointState"),
+    )
 
 
 @pytest.mark.parametrize(
