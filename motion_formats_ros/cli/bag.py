@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..core.atomic import check_writable, same_file
+from ..core.atomic import Inputs, check_output
 from ..core.distros import default_write_distro
-from ..core.errors import MotionValueError, WriteError, require
+from ..core.errors import MotionValueError, require
 from ..registry import CODECS, codec_for_path, read, write
 from . import values
 from .options import (
@@ -102,13 +102,15 @@ def add_parsers(sub: Any) -> None:
 
 
 def cmd_bag2motion(args: argparse.Namespace) -> int:
-    from .options import bag_read_options, write_options
+    from ..registry import codec_by_name
+    from .options import bag_read_options, option_files, write_options
 
     fmt = args.to_format or codec_for_path(args.output, for_write=True).name
-    check_writable(args.output, args.overwrite)
+    writes = write_options(args, args.output, fmt)
+    inputs = Inputs([args.bag, *option_files(writes, fmt)])
+    check_output(args.output, inputs, args.overwrite)
     if args.progress:  # asked for: say how to get it, by its flag, before anything is read
         require("tqdm", "--progress", package="tqdm", extra="progress", rosdep_key="python3-tqdm")
-    writes = write_options(args, args.output, fmt)
     options: dict[str, Any] = {
         **bag_read_options(args),
         "joints": args.joints,
@@ -118,6 +120,8 @@ def cmd_bag2motion(args: argparse.Namespace) -> int:
         "progress": args.progress,
     }
     motion_file = read(args.bag, format="rosbag", **options)
+    for path in codec_by_name(fmt).output_paths(Path(args.output), list(motion_file.groups)):
+        inputs.check(path)  # a table per group: none of them an input either
     write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **writes)
     summary = ", ".join(
         f"{name}: {m.num_frames} frames, {len(m.joint_names)} joints" for name, m in motion_file.groups.items()
@@ -154,27 +158,27 @@ def _with_balance_series(motion_file: Any, robot: Any) -> Any:
 
 
 def cmd_motion2bag(args: argparse.Namespace) -> int:
-    if same_file(args.input, args.bag):
-        raise WriteError(args.bag, "the output is the input; the input is never modified")
-    check_writable(args.bag, args.overwrite)
     from ..core.kinematics import load_robot_model
     from ..pipeline import convert
     from ..registry import codec_by_name
-    from .options import pairs_for, read_options
+    from .options import READ_ALIASES, input_codec, option_files, pairs_for, read_options
 
     writes = aliases_given(args, MOTION2BAG_ALIASES)
     if writes.get("trajectory_topic", "/").lower() in ("", "none"):
         writes["trajectory_topic"] = None  # --trajectory-topic none: no trajectory topic
     writes.update(pairs_for("rosbag", "write", args.write_pairs))
-    # The model first: a bad one stops before anything is read or written.
     model_file = args.urdf if args.urdf is not None else args.body
     if model_file is None and isinstance(writes.get("robot_model"), (str, os.PathLike)):
         model_file = writes["robot_model"]
+    options = read_options(args, args.input, args.from_format)
+    codecs = (*sorted({a.codec for a in READ_ALIASES if a.name in options}), input_codec(args.input, args.from_format))
+    model_files = [model_file] if model_file is not None else []
+    check_output(args.bag, [args.input, *model_files, *option_files(options, *codecs)], args.overwrite)
+    # The model first: a bad one stops before anything is read or written.
     if writes.get("frame_prefix") and model_file is None:
         raise MotionValueError("--frame-prefix names the link frames of a robot model: give --urdf FILE or --body FILE")
     robot = load_robot_model(model_file) if model_file is not None else None
     writes["robot_model"] = robot
-    options = read_options(args, args.input, args.from_format)
     if "body" in options:
         codec = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
         if not codec.accepted({"body": True}, "read"):

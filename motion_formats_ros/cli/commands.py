@@ -11,15 +11,15 @@ from typing import Any
 
 import numpy as np
 
-from ..core.atomic import same_file
-from ..core.errors import MotionFormatError, NoMotionError, OutOfRangeError, WriteError
+from ..core.atomic import Inputs, check_output
+from ..core.errors import MotionFormatError, NoMotionError, OutOfRangeError
 from ..core.model import Motion, MotionFile
 from ..core.nonfinite import unexplained
 from ..core.options import Option, markdown_table
 from ..core.options import rows as option_rows
 from ..pipeline import convert
 from ..registry import CODECS, Codec, codec_by_name, codec_for_path, read, write
-from .options import read_options, write_options
+from .options import READ_ALIASES, input_codec, option_files, read_options, write_options
 from .report import notices_json
 
 
@@ -236,14 +236,16 @@ def _print_net(args: argparse.Namespace, net: dict[str, Any]) -> int:
 
 # ------------------------------------------------------------------------- convert
 def cmd_convert(args: argparse.Namespace) -> int:
-    if same_file(args.input, args.output):
-        raise WriteError(args.output, "the output is the input; the input is never modified")
     fmt = args.to_format or codec_for_path(args.output, for_write=True).name
-    from ..core.atomic import check_writable
-
-    check_writable(args.output, args.overwrite)
     options = write_options(args, args.output, fmt)
     reads = read_options(args, args.input, args.from_format)
+    codecs = (
+        *sorted({a.codec for a in READ_ALIASES if a.name in reads}),
+        input_codec(args.input, args.from_format),
+        fmt,
+    )
+    inputs = Inputs([args.input, *option_files({**reads, **options}, *codecs)])
+    check_output(args.output, inputs, args.overwrite)
     _body_for_write(args, fmt, reads, options)
     motion_file = read(args.input, format=args.from_format, **reads)
     motion_file = convert.transform(
@@ -256,6 +258,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
         method=args.resample,
     )
     convert.warn_nonfinite(motion_file, args.input)
+    for path in codec_by_name(fmt).output_paths(Path(args.output), list(motion_file.groups)):
+        inputs.check(path)  # a table per group: none of them an input either
     written = write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **options)
     groups = 1 if written is not None else len(motion_file.groups)  # a count from the codec is of one motion
     frames = written if written is not None else sum(m.num_frames for m in motion_file.groups.values())
@@ -304,8 +308,11 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if output is None or (args.output and args.output_option and args.output != args.output_option):
         raise OutOfRangeError("give one image file: plot FILE OUT.png (or -o OUT.png)")
     plot.image_format(output)  # before the work: a suffix no image format has
+    Inputs([args.file]).check(output)
     motion_file = read(args.file, format=args.from_format, **read_options(args, args.file, args.from_format))
-    outputs = plot.plot_file(motion_file, output, joints=args.joints, group=args.group, overwrite=args.overwrite)
+    outputs = plot.plot_file(
+        motion_file, output, joints=args.joints, group=args.group, overwrite=args.overwrite, inputs=[args.file]
+    )
     for out in outputs:
         print(f"wrote {out}")
     return 0

@@ -118,7 +118,7 @@ def cmd_example(args: argparse.Namespace) -> int:
     same = [f for f, data in files.items() if (folder / f).is_file() and (folder / f).read_bytes() == data]
     todo = {f: data for f, data in files.items() if f not in same}
     for filename in todo:  # every output checked before the first is written
-        check_writable(folder / filename, args.overwrite)
+        check_writable(folder / filename, args.overwrite, folder=False)
     for filename, data in todo.items():
         write_bytes_atomic(folder / filename, data, args.overwrite)
     for filename in files:

@@ -16,11 +16,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-from ..core.errors import OptionError
+from ..core.errors import MotionFormatError, OptionError
 from ..core.options import FLAGS, Option, parse_pairs
 from . import values
 
@@ -371,6 +371,31 @@ def write_options(
     return opts
 
 
+def option_files(options: Mapping[str, Any], *codecs: str | None) -> list[str | os.PathLike[str]]:
+    """The values of ``options`` that name files (``--body``, a URDF, a joint map file): inputs
+    of the command. An option names a file where one of ``codecs`` (format names) declares a path for it."""
+    from ..registry import codec_by_name
+
+    paths: set[str] = set()
+    for name in dict.fromkeys(c for c in codecs if c):
+        info = codec_by_name(name)
+        declared = (*info.read_options, *(info.write_options if info.writable else ()))
+        paths.update(o.name for o in declared if os.PathLike in o.types)
+    return [v for k, v in options.items() if k in paths and isinstance(v, (str, os.PathLike))]
+
+
+def input_codec(path: str | os.PathLike[str], fmt: str | None) -> str | None:
+    """The format an input is read with (``--from``, else its suffix), None where neither tells (the read says why)."""
+    from ..registry import codec_for_path
+
+    if fmt:
+        return fmt
+    try:
+        return codec_for_path(Path(path)).name
+    except (MotionFormatError, OSError):
+        return None
+
+
 def bag_read_options(args: argparse.Namespace, codec: str = "rosbag", *, pairs: bool = True) -> dict[str, Any]:
     """A recording's reader options given on the command line (the bag aliases, then ``--read-option``).
 
@@ -433,6 +458,8 @@ __all__ = [
     "add_option_flags",
     "aliases_given",
     "bag_read_options",
+    "input_codec",
+    "option_files",
     "pairs_for",
     "read_options",
     "split_read_pairs",

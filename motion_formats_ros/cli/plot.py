@@ -8,14 +8,15 @@ every axis names its quantity and unit (the model's SI units: joint positions in
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..core.atomic import check_writable, write_bytes_atomic
-from ..core.errors import OutOfRangeError, WriteError, require, spelled
+from ..core.atomic import check_output, write_bytes_atomic
+from ..core.errors import OutOfRangeError, require, spelled
 from ..core.model import Motion, MotionFile
 
 
@@ -173,16 +174,25 @@ def plot_file(
     joints: Sequence[str] | None = None,
     group: str | None = None,
     overwrite: bool = False,
+    inputs: Sequence[str | os.PathLike[str]] = (),
 ) -> list[Path]:
-    """Write one image per group (``out.png``, or ``out-<group>.png`` for several)."""
+    """Write one image per group (``out.png``, or ``out-<group>.png`` for several).
+
+    Every image is checked before the first is written: none may be one of ``inputs`` (the
+    plotted file) or hold one, and an existing one is replaced only with ``overwrite``.
+    """
     plt = _pyplot()
     groups = {group: motion_file.group(group)} if group else motion_file.groups
     image_format(output)
+    paths = {
+        name: output if len(groups) == 1 else output.with_name(f"{output.stem}-{name}{output.suffix}")
+        for name in groups
+    }
+    for path in paths.values():
+        check_output(path, inputs, overwrite, folder=False)
     outputs = []
     for name, m in groups.items():
-        path = output if len(groups) == 1 else output.with_name(f"{output.stem}-{name}{output.suffix}")
-        if check_writable(path, overwrite).is_dir():
-            raise WriteError(path, "is a folder; an image is a file")
+        path = paths[name]
         title = f"{Path(motion_file.source or '').name} — {name}"
         fig = figure(m, title, joints)
         buf = io.BytesIO()

@@ -19,11 +19,11 @@ import errno
 import os
 import stat
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import WriteError, spelled
+from .errors import WriteError, listed, spelled
 from .notices import NoticeKind, check_commit, notify
 
 
@@ -182,20 +182,133 @@ def _target(out: Path) -> Path:
         raise WriteError(out, f"a symbolic link that cannot be followed: {_reason(exc)}") from exc
 
 
-def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
-    """Whether the paths ``a`` and ``b`` name one file (through links; False where one cannot be followed)."""
+#: Why an output is refused where it would touch an input.
+INPUT_RULE = "an output never is, holds or goes inside an input, which is never modified"
+
+
+def _real(path: str | os.PathLike[str]) -> Path:
+    """``path`` absolute, through every link (as far as it exists); as given where a link loops."""
     try:
-        return Path(a).resolve() == Path(b).resolve()
-    except (OSError, RuntimeError):  # a link loop: not the input, and the write says why
-        return False
+        return Path(os.path.realpath(path))
+    except (OSError, RuntimeError, ValueError):
+        return Path(os.path.abspath(path))
 
 
-def check_writable(path: str | os.PathLike[str], overwrite: bool = False) -> Path:
+class Inputs:
+    """The inputs of one command, to judge its outputs by (:meth:`conflict`).
+
+    An output never equals an input (the same real path, or the same file through a hard
+    link), never holds one (a folder it would replace) and is never inside one (a file
+    written into an input's folder, a rosbag2 bag). Paths that do not exist are no inputs.
+    """
+
+    def __init__(self, paths: Iterable[str | os.PathLike[str]] = ()) -> None:
+        self.real: dict[Path, Path] = {}  # real path → as given
+        self.ids: dict[tuple[int, int], Path] = {}  # (st_dev, st_ino) → as given
+        self.under: dict[Path, Path] = {}  # every folder above an input → one input below it
+        for given in paths:
+            path = Path(given)
+            try:
+                st = os.stat(path)
+            except (OSError, ValueError):
+                continue  # not there (or a link loop): nothing of it to lose
+            real = _real(path)
+            self.real.setdefault(real, path)
+            self.ids.setdefault((st.st_dev, st.st_ino), path)
+            for folder in real.parents:
+                self.under.setdefault(folder, path)
+
+    def conflict(self, output: str | os.PathLike[str]) -> str | None:
+        """Why writing ``output`` would lose an input (a reason naming it), or None."""
+        real = _real(output)
+        same = self.real.get(real)
+        if same is None:
+            try:
+                st = os.stat(output)
+                same = self.ids.get((st.st_dev, st.st_ino))
+            except (OSError, ValueError):
+                pass
+        if same is not None:
+            return f"is the input {str(same)!r}"
+        inside = next((self.real[p] for p in real.parents if p in self.real), None)
+        if inside is not None:
+            return f"is inside the input {str(inside)!r}"
+        below = self.under.get(real)
+        if below is not None:
+            return f"holds the input {str(below)!r}"
+        return None
+
+    def check(self, output: str | os.PathLike[str]) -> None:
+        """Raise :class:`WriteError` when writing ``output`` would lose an input (see :meth:`conflict`)."""
+        reason = self.conflict(output)
+        if reason is not None:
+            raise WriteError(output, f"{reason}: {INPUT_RULE}")
+
+
+#: The files of a rosbag2 bag folder besides metadata.yaml: its storage files (compressed or
+#: not) and sqlite3's side files.
+_BAG_FILE_ENDINGS = (".mcap", ".db3", ".mcap.zstd", ".db3.zstd", ".db3-wal", ".db3-shm", ".db3-journal")
+
+
+def foreign_entries(folder: str | os.PathLike[str]) -> list[str]:
+    """What ``folder`` holds besides a rosbag2 bag's own files (``metadata.yaml`` and storage
+    files), sorted; a sub-folder's name ends in ``/``."""
+    foreign = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            own = entry.name == "metadata.yaml" or entry.name.endswith(_BAG_FILE_ENDINGS)
+            if own and entry.is_file(follow_symlinks=False):
+                continue
+            foreign.append(entry.name + ("/" if entry.is_dir(follow_symlinks=False) else ""))
+    return sorted(foreign)
+
+
+def check_replaceable(out: Path, folder: bool | None) -> None:
+    """Refuse to replace ``out`` with anything but its like: a file with a file, a rosbag2 bag
+    folder with a bag folder (``folder``: whether the new output is a folder; None: not known yet).
+
+    A folder that holds anything but a bag's own files is never replaced, whatever comes.
+    """
+    try:
+        if not out.is_dir():
+            if folder and (out.exists() or out.is_symlink()):
+                raise WriteError(out, "is a file; this output is a folder (a rosbag2 bag), which never replaces a file")
+            return
+        if folder is False:
+            raise WriteError(out, "is a folder; this output is a file, which never replaces a folder")
+        foreign = foreign_entries(out)
+    except OSError as exc:
+        raise WriteError(out, _reason(exc)) from exc
+    if foreign:
+        raise WriteError(
+            out,
+            f"is a folder holding {listed(foreign)}: not a rosbag2 bag, so it is never replaced "
+            "(only a bag's folder, metadata.yaml and its storage files, is)",
+        )
+
+
+def check_output(
+    path: str | os.PathLike[str],
+    inputs: Inputs | Iterable[str | os.PathLike[str]] = (),
+    overwrite: bool = False,
+    *,
+    folder: bool | None = None,
+) -> Path:
+    """The rule every command applies to each output before any work: ``path`` is none of
+    ``inputs``, holds none and is inside none (:class:`Inputs`), and is writable
+    (:func:`check_writable`). Returns where the output goes."""
+    (inputs if isinstance(inputs, Inputs) else Inputs(inputs)).check(path)
+    return check_writable(path, overwrite, folder=folder)
+
+
+def check_writable(path: str | os.PathLike[str], overwrite: bool = False, *, folder: bool | None = None) -> Path:
     """Fail early (before any work) when ``path`` exists or its folder is unusable.
 
     Returns where the output goes: ``path``, or the target of a symbolic link ``path`` (a
     link is written through and kept). Devices, FIFOs and sockets are never outputs: they are
-    refused whether or not ``overwrite`` is given, before anything is touched.
+    refused whether or not ``overwrite`` is given, before anything is touched. ``overwrite``
+    replaces a file with a file and a rosbag2 bag folder with a bag folder, nothing else
+    (:func:`check_replaceable`; ``folder``: whether this output is a folder, None if not known).
 
     Also tidies up after an earlier write to ``path`` that was killed (:func:`sweep_stale`).
     """
@@ -208,18 +321,19 @@ def check_writable(path: str | os.PathLike[str], overwrite: bool = False) -> Pat
     if kind is not None:
         raise WriteError(given, f"is {kind}, not a regular file: outputs are only written to files and folders")
     out = _target(given)
-    folder = out.parent if str(out.parent) else Path(".")
+    parent = out.parent if str(out.parent) else Path(".")
     try:
-        if folder.is_dir():
+        if parent.is_dir():
             sweep_stale(out)
         if (given.exists() or given.is_symlink()) and not overwrite:
             raise WriteError(given, _exists())
-        if not folder.is_dir():
-            raise WriteError(out, f"folder {str(folder)!r} does not exist")
+        check_replaceable(out, folder)
+        if not parent.is_dir():
+            raise WriteError(out, f"folder {str(parent)!r} does not exist")
     except OSError as exc:  # a folder on the way that this user may not search
         raise WriteError(out, _reason(exc)) from exc
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise WriteError(out, f"folder {str(folder)!r} is not writable")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise WriteError(out, f"folder {str(parent)!r} is not writable")
     return out
 
 
@@ -234,9 +348,7 @@ def atomic_output(path: str | os.PathLike[str], overwrite: bool = False) -> Iter
     is never replaced, even if it appears while writing. Inside a strict notices report
     that holds a notice nothing is put in place (:class:`~.notices.StrictNoticeError`).
     """
-    out = check_writable(path, overwrite)
-    if out.is_dir():
-        raise WriteError(path, "is a folder; this output is a file")
+    out = check_writable(path, overwrite, folder=False)
     try:
         fd, tmp = _new_temp(out, out.parent, directory=False)
     except OSError as exc:
@@ -325,6 +437,7 @@ def place(src: Path, out: Path, overwrite: bool, tmp: Path) -> None:
         if out.exists() or out.is_symlink():
             if not overwrite:
                 raise WriteError(out, _exists())
+            check_replaceable(out, src.is_dir())  # again: the folder may have changed during the work
             if out.is_dir() and not out.is_symlink():
                 try:
                     _exchange(src, out)  # the old folder is now at src, removed with tmp

@@ -151,7 +151,7 @@ class MotionRecorder(Node):
             raise RecorderError(f"{path}: cannot record to this suffix ({exc})") from None
         if codec.name not in RECORDABLE:
             raise RecorderError(f"{path}: the recorder writes OMF (.msgpack, .yaml, .json) or .seq, not {codec.name}")
-        check_writable(path, self.config.overwrite)
+        check_writable(path, self.config.overwrite, folder=False)  # a file: never in place of a folder
         return path, codec.name
 
     def _subscribe(self) -> None:

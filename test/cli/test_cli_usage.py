@@ -102,7 +102,9 @@ def test_plot_to_a_folder_is_one_line(walk: Path, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     (tmp_path / "dir.png").mkdir()
     proc = run("plot", walk, tmp_path / "dir.png", "--overwrite")
-    assert proc.returncode == 1 and proc.stderr == f"error: {tmp_path / 'dir.png'}: is a folder; an image is a file\n"
+    assert proc.returncode == 1 and proc.stderr == (
+        f"error: {tmp_path / 'dir.png'}: is a folder; this output is a file, which never replaces a folder\n"
+    )
 
 
 def test_lists_in_messages_are_capped() -> None:

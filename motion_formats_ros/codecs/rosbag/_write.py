@@ -544,7 +544,7 @@ class _BagWriter:
             writer.set_custom_data(CUSTOM_KEY, json.dumps(custom, separators=(",", ":")))
 
     def write(self, overwrite: bool) -> None:
-        out = check_writable(self.path, overwrite)
+        out = check_writable(self.path, overwrite, folder=not self.bare)
         with temp_folder(out) as tmp:
             bag_dir = tmp / (out.stem if self.bare else out.name)
             try:

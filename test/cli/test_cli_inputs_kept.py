@@ -1,0 +1,174 @@
+"""Nothing of the user's is lost: no command's output is, holds or goes inside one of its inputs,
+and ``--overwrite`` replaces a file with a file and a rosbag2 bag folder with a bag folder only.
+
+Every test runs ``motion-formats`` as a user does, on the built-in example written into a
+temporary folder, and then checks that every file the user had is still there, byte for byte.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXE = Path(sys.executable).parent / "motion-formats"
+
+
+def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(EXE), *map(str, args)], capture_output=True, text=True, timeout=180, cwd=cwd)
+
+
+def snapshot(folder: Path) -> dict[str, bytes | None]:
+    """Every file and folder under ``folder``: its bytes (None for a folder)."""
+    return {str(p.relative_to(folder)): (None if p.is_dir() else p.read_bytes()) for p in sorted(folder.rglob("*"))}
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    """The walk example (walk.seq, biped.body, biped.urdf) in its own folder, as `example walk` writes it."""
+    folder = tmp_path / "example"
+    folder.mkdir()
+    proc = run("example", "walk", "-o", folder)
+    assert proc.returncode == 0, proc.stderr
+    return folder
+
+
+def test_motion2bag_never_replaces_the_folder_holding_its_input(example: Path, tmp_path: Path) -> None:
+    sub = tmp_path / "t" / "sub"
+    sub.mkdir(parents=True)
+    for f in example.iterdir():
+        (sub / f.name).write_bytes(f.read_bytes())
+    (sub / "notes.txt").write_text("my notes\n")
+    (sub / "deep").mkdir()
+    (sub / "deep" / "f").write_text("x\n")
+    before = snapshot(tmp_path / "t")
+    proc = run("motion2bag", "t/sub/walk.seq", "t/sub", "--body", "t/sub/biped.body", "--overwrite", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        "error: t/sub: holds the input 't/sub/walk.seq': an output never is, holds or goes inside an input, "
+        "which is never modified\n"
+    )
+    assert snapshot(tmp_path / "t") == before
+
+
+def test_overwrite_never_replaces_a_folder_of_other_files(example: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "data.mcap"
+    folder.mkdir()
+    (folder / "keep.txt").write_text("keep\n")
+    (folder / "old").mkdir()
+    walk, body = example / "walk.seq", example / "biped.body"
+    for command in (
+        ("convert", walk, folder, "--body", body),
+        ("convert", walk, folder, "--to", "rosbag", "--body", body),
+        ("motion2bag", walk, folder, "--body", body),
+    ):
+        proc = run(*command, "--overwrite")
+        assert proc.returncode == 1, command
+        assert proc.stderr.startswith(f"error: {folder}: is a folder holding keep.txt, old/: not a rosbag2 bag"), (
+            proc.stderr
+        )
+        assert snapshot(folder) == {"keep.txt": b"keep\n", "old": None}
+
+
+def test_overwrite_replaces_a_bag_with_a_bag_and_a_file_with_a_file_only(example: Path, tmp_path: Path) -> None:
+    walk, body = example / "walk.seq", example / "biped.body"
+    bag, bare = tmp_path / "run", tmp_path / "run.mcap"
+    assert run("convert", walk, bag, "--to", "rosbag", "--body", body).returncode == 0
+    assert run("convert", walk, bare, "--body", body).returncode == 0
+    assert sorted(p.name for p in bag.iterdir()) == ["metadata.yaml", "run.mcap"]
+    proc = run("motion2bag", walk, bag, "--body", body, "--overwrite", "--rate", "10")
+    assert proc.returncode == 0, proc.stderr  # a bag folder replaces a bag folder
+    assert "25 frames" in proc.stdout
+    kept = snapshot(tmp_path)
+    proc = run("convert", walk, bag, "--to", "omf", "--body", body, "--overwrite")
+    assert proc.returncode == 1
+    assert proc.stderr == f"error: {bag}: is a folder; this output is a file, which never replaces a folder\n"
+    proc = run("convert", walk, bare, "--to", "rosbag", "--write-option", "storage=mcap", "--overwrite")
+    assert proc.returncode == 0, proc.stderr  # a bare .mcap is a file: it replaces a file
+    (tmp_path / "plain").write_text("mine\n")
+    proc = run("convert", walk, tmp_path / "plain", "--to", "rosbag", "--body", body, "--overwrite")
+    assert proc.returncode == 1
+    assert "plain: is a file; this output is a folder (a rosbag2 bag), which never replaces a file" in proc.stderr
+    assert (tmp_path / "plain").read_text() == "mine\n"
+    assert snapshot(bag) == {k.removeprefix("run/"): v for k, v in kept.items() if k.startswith("run/")}
+
+
+def test_batch_refuses_outputs_onto_its_inputs_before_any_work(example: Path, tmp_path: Path) -> None:
+    bt = tmp_path / "bt"
+    bt.mkdir()
+    assert run("convert", example / "walk.seq", bt / "w.csv", "--body", example / "biped.body").returncode == 0
+    assert run("convert", example / "walk.seq", bt / "v.msgpack", "--body", example / "biped.body").returncode == 0
+    before = snapshot(bt)
+    proc = run("batch", "bt", "-o", "bt", "--to", "csv", "--rate", "5", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stdout == ""  # nothing planned, nothing converted: not even v.msgpack -> bt/v.csv
+    assert proc.stderr.startswith(
+        "error: bt: nothing converted: 1 output(s) would replace an input: bt/w.csv -> bt/w.csv "
+        "(is the input 'bt/w.csv'); an output never is"
+    ), proc.stderr
+    assert snapshot(bt) == before
+    proc = run("batch", "bt", "-o", "out", "--to", "csv", "--report", "bt/w.csv", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("error: bt/w.csv: is the input 'bt/w.csv'"), proc.stderr
+    assert not (tmp_path / "out").exists() and snapshot(bt) == before
+
+
+def test_bag2motion_never_replaces_its_bag_nor_writes_into_it(example: Path, tmp_path: Path) -> None:
+    bare, bag = tmp_path / "w.mcap", tmp_path / "w"
+    assert run("convert", example / "walk.seq", bare, "--body", example / "biped.body").returncode == 0
+    assert run("convert", example / "walk.seq", bag, "--to", "rosbag", "--body", example / "biped.body").returncode == 0
+    before = snapshot(tmp_path)
+    proc = run("bag2motion", bare, bare, "--overwrite", "--rate", "5")
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"error: {bare}: is the input '{bare}'"), proc.stderr
+    proc = run("bag2motion", bag, bag / "w.csv")
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"error: {bag / 'w.csv'}: is inside the input '{bag}'"), proc.stderr
+    assert snapshot(tmp_path) == before
+
+
+def test_the_robot_model_is_an_input_too(example: Path, tmp_path: Path) -> None:
+    walk, body, urdf = example / "walk.seq", example / "biped.body", example / "biped.urdf"
+    before = snapshot(example)
+    proc = run("convert", walk, body, "--to", "seq", "--body", body, "--overwrite")
+    assert proc.returncode == 1 and proc.stderr.startswith(f"error: {body}: is the input '{body}'"), proc.stderr
+    proc = run("motion2bag", walk, urdf, "--urdf", urdf, "--overwrite")
+    assert proc.returncode == 1 and proc.stderr.startswith(f"error: {urdf}: is the input '{urdf}'"), proc.stderr
+    assert snapshot(example) == before
+
+
+def test_an_output_through_a_link_or_a_hard_link_to_the_input_is_refused(example: Path, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    walk = example / "walk.seq"
+    (tmp_path / "link.png").symlink_to(walk)
+    before = walk.read_bytes()
+    proc = run("plot", walk, tmp_path / "link.png", "--body", example / "biped.body", "--overwrite")
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"error: {tmp_path / 'link.png'}: is the input '{walk}'"), proc.stderr
+    (tmp_path / "same.seq").hardlink_to(walk)
+    proc = run("convert", walk, tmp_path / "same.seq", "--body", example / "biped.body", "--overwrite")
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"error: {tmp_path / 'same.seq'}: is the input '{walk}'"), proc.stderr
+    assert walk.read_bytes() == before and (tmp_path / "link.png").is_symlink()
+
+
+def test_a_two_group_file_written_to_a_one_motion_format_reports_what_was_written(tmp_path: Path) -> None:
+    from motion_formats_ros import read, write
+    from motion_formats_ros.core.examples import biped_walk
+
+    walk = biped_walk(rate=25.0, cycles=1)
+    m = walk.motion
+    short = type(m)(times=m.times[:10], joint_names=m.joint_names, position=m.position[:10], rate=m.rate)
+    two = type(walk)(groups={"target": m, "actual": short})
+    write(two, tmp_path / "two.msgpack")
+    for suffix in (".seq", ".json5"):
+        out = tmp_path / f"two{suffix}"
+        proc = run("convert", tmp_path / "two.msgpack", out)
+        assert proc.returncode == 0, proc.stderr
+        written = read(out, **({"joint_names": list(m.joint_names)} if suffix == ".seq" else {}))
+        assert list(written.groups) == ["target"]  # the scene's control points: one per frame of it
+        assert suffix != ".seq" or written.motion.num_frames == m.num_frames
+        fmt = "seq" if suffix == ".seq" else "scene"
+        assert proc.stdout == f"wrote {out} ({fmt}, 1 group, {m.num_frames} frames)\n"
