@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..core.atomic import check_writable, write_bytes_atomic
+from ..core.atomic import check_output, write_bytes_atomic
 from ..core.errors import MissingDependencyError, require
 from ..core.options import Resample
 from ..pipeline import targets
@@ -25,6 +25,7 @@ from .options import (
     aliases_given,
     bag_read_options,
     name_list_or_none,
+    option_files,
     pairs_for,
     split_read_pairs,
 )
@@ -102,6 +103,14 @@ def settings_from(args: argparse.Namespace) -> batch.Settings:
     )
 
 
+def _option_files(settings: batch.Settings) -> list[str | os.PathLike[str]]:
+    """The files the options name (``--body``, a joint map file …): inputs no output may touch."""
+    from ..registry import CODECS
+
+    options = {**settings.bag_options, **settings.read_options, **settings.write_options}
+    return option_files(options, *CODECS)
+
+
 class Progress:
     """A tqdm bar (inputs done / total, failures) on a terminal; plain lines otherwise."""
 
@@ -164,8 +173,6 @@ def cmd_batch(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     to_stdout = str(args.report) == "-"  # the report is standard output; what batch says goes to stderr
     say = sys.stderr if to_stdout else sys.stdout
-    if args.report and not to_stdout:
-        check_writable(args.report, overwrite=True)  # a device, FIFO … is refused before the work
     scheduler = args.scheduler
     if scheduler is None and args.workers is None:
         scheduler = batch.scheduler_from_config()
@@ -175,7 +182,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     outdir: Path = args.output_dir
     inputs = batch.find_inputs(args.sources, exclude=[outdir])
-    jobs, skipped = batch.plan(inputs, outdir, settings, overwrite=args.overwrite)
+    protected = _option_files(settings)
+    if args.report and not to_stdout:  # a device, FIFO, an input … is refused before the work
+        check_output(args.report, [*(source for source, _ in inputs), *protected], overwrite=True, folder=False)
+    jobs, skipped = batch.plan(inputs, outdir, settings, overwrite=args.overwrite, protected=protected)
     where = f"Dask scheduler {scheduler}" if scheduler else f"{min(workers, max(len(jobs), 1))} local worker(s)"
     up_to_date = sum(r.status == "skipped" for r in skipped)
     print(

@@ -28,7 +28,16 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import MotionFormatError, MotionValueError, ReadError, UnknownFormatError, require
+from ..core.atomic import INPUT_RULE, Inputs
+from ..core.errors import (
+    MotionFormatError,
+    MotionValueError,
+    ReadError,
+    UnknownFormatError,
+    WriteError,
+    listed,
+    require,
+)
 from ..core.notices import NoticeKind, collect, notify
 from ..registry import CODECS, codec_for_path, read, read_head, write
 from .targets import TARGETS, Target
@@ -302,7 +311,11 @@ def _one_folder_per_root(inputs: Sequence[tuple[Path, Path]], outputs: list[Path
 
 
 def plan(
-    inputs: Sequence[tuple[Path, Path]], outdir: Path, settings: Settings, overwrite: bool = False
+    inputs: Sequence[tuple[Path, Path]],
+    outdir: Path,
+    settings: Settings,
+    overwrite: bool = False,
+    protected: Sequence[str | os.PathLike[str]] = (),
 ) -> tuple[list[Job], list[Result]]:
     """Jobs for the inputs to convert, and results for the others (``skipped``: done).
 
@@ -314,6 +327,9 @@ def plan(
     folder named after their root (``OUT/r1/a.csv``); if even that is shared (two roots of
     one name), every input after the first fails (a ``failed`` result in the second list)
     rather than overwrite another's output.
+
+    No output may be, hold or go inside an input, or a file of ``protected`` (the robot
+    model …): where one would, nothing is planned (:func:`refuse_lost_inputs`).
     """
     target = TARGETS[settings.to]
     outputs = [output_for(source, rel, outdir, target) for source, rel in inputs]
@@ -327,6 +343,7 @@ def plan(
     ]
     if CODECS[target.codec].per_group:
         outputs = _clear_group_tables(inputs, outputs, outdir, target)
+    refuse_lost_inputs(inputs, outputs, outdir, protected)
     primaries = set(outputs)
     jobs: list[Job] = []
     skipped: list[Result] = []
@@ -343,6 +360,28 @@ def plan(
         else:
             jobs.append(Job(str(source), str(out), settings))
     return jobs, skipped
+
+
+def refuse_lost_inputs(
+    inputs: Sequence[tuple[Path, Path]],
+    outputs: Sequence[Path],
+    outdir: Path,
+    protected: Sequence[str | os.PathLike[str]] = (),
+) -> None:
+    """One :class:`WriteError` listing every (input, output) pair whose output is, holds or is
+    inside one of the inputs or ``protected`` files (:class:`~..core.atomic.Inputs`)."""
+    guard = Inputs([*(source for source, _ in inputs), *protected])
+    clashes = []
+    for (source, _), out in zip(inputs, outputs, strict=True):
+        reason = guard.conflict(out)
+        if reason is not None:
+            clashes.append(f"{source} -> {out} ({reason})")
+    if clashes:
+        raise WriteError(
+            outdir,
+            f"nothing converted: {len(clashes)} output(s) would replace an input: {listed(clashes, sep='; ')}; "
+            f"{INPUT_RULE} (choose another output folder)",
+        )
 
 
 # --------------------------------------------------------------------------- one input

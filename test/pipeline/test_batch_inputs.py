@@ -1,0 +1,48 @@
+"""``batch`` plans no output onto an input: one refusal naming every such pair, before any work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from motion_formats_ros import write
+from motion_formats_ros.core.errors import WriteError
+from motion_formats_ros.core.examples import biped_walk
+from motion_formats_ros.pipeline import batch
+
+
+def test_every_pair_whose_output_is_an_input_is_named_in_one_refusal(tmp_path: Path) -> None:
+    src = tmp_path / "bt"
+    src.mkdir()
+    walk = biped_walk(rate=25.0, cycles=1)
+    for name in ("a.csv", "b.csv", "c.msgpack"):
+        write(walk, src / name)
+    inputs = batch.find_inputs([src], exclude=[src])
+    with pytest.raises(WriteError) as caught:
+        batch.plan(inputs, src, batch.Settings(to="csv"))
+    message = str(caught.value)
+    assert message.startswith(f"{src}: nothing converted: 2 output(s) would replace an input: ")
+    assert f"{src / 'a.csv'} -> {src / 'a.csv'} (is the input '{src / 'a.csv'}')" in message
+    assert f"{src / 'b.csv'} -> {src / 'b.csv'}" in message and "c.msgpack ->" not in message
+    jobs, skipped = batch.plan(inputs, src, batch.Settings(to="parquet"))  # beside the inputs: nothing lost
+    assert len(jobs) == 3 and not skipped
+
+
+def test_an_output_onto_a_protected_file_or_into_a_bag_is_refused(tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    out.mkdir()
+    walk = biped_walk(rate=25.0, cycles=1)
+    write(walk, src / "w.msgpack")
+    model = out / "w.seq"  # the robot model (or a joint map, a limits file) named as an output would be
+    model.write_text("the model")
+    inputs = batch.find_inputs([src])
+    with pytest.raises(WriteError, match=rf"w\.msgpack -> {out / 'w.seq'} \(is the input '{model}'\)"):
+        batch.plan(inputs, out, batch.Settings(to="seq"), protected=[model])
+    assert model.read_text() == "the model"
+    bag = tmp_path / "run"
+    write(walk, bag, format="rosbag")
+    inputs = batch.find_inputs([bag], exclude=[bag / "out"])
+    with pytest.raises(WriteError, match=rf"-> {bag / 'out' / 'run.csv'} \(is inside the input '{bag}'\)"):
+        batch.plan(inputs, bag / "out", batch.Settings(to="csv"))
