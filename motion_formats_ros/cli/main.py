@@ -144,7 +144,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("recover", help="write the file a recording journal stands for (after a crash)")
     p.add_argument("journal", type=Path, help="the recorder's OUTPUT.journal")
-    p.add_argument("output", type=Path, nargs="?", help="where to write (default: the recording's output)")
+    p.add_argument(
+        "output",
+        type=Path,
+        nargs="?",
+        help="where to write (default: beside the journal, named as it is without .journal)",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
 
     p = sub.add_parser("plot", help="plot joint curves and root pose to an image")

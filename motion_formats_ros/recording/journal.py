@@ -736,16 +736,17 @@ def recover(
 ) -> tuple[Path, MotionFile, JournalContent]:
     """Write the motion file a journal stands for (after a crash, or to finish a recording).
 
-    The output path and options default to what the recorder wrote into the journal;
-    ``limit`` uses only the journal's first ``limit`` bytes (see :func:`read_journal`).
+    The output defaults to a file beside the journal (:func:`.output_path.default_output`), never
+    the journal; the options to the journal's. ``limit``: see :func:`read_journal`.
     """
-    from ..registry import write
+    from ..core.atomic import check_output
+    from ..registry import codec_for_path, write
+    from .output_path import default_output
 
     content = read_journal(journal, limit)
     meta = content.metadata
-    if output is None and not isinstance(meta.get("output"), str):
-        raise ReadError(journal, "the metadata names no output file: give one", offset=len(MAGIC))
-    out = Path(output) if output is not None else Path(meta["output"])
+    out = Path(output) if output is not None else default_output(journal, meta, len(MAGIC))
+    check_output(out, [journal], overwrite)
     try:
         motion_file = assemble(
             content,
@@ -755,8 +756,6 @@ def recover(
         )
     except (ValueError, TypeError) as exc:  # nothing recorded, or metadata of the wrong type
         raise ReadError(journal, str(exc)) from None
-    from ..registry import codec_for_path
-
     # The recording's writer options (e.g. a .seq version) apply where the output's codec declares them.
     write_options = codec_for_path(out, for_write=True).accepted(dict(meta.get("write_options", {})), "write")
     write_options.update(options)
