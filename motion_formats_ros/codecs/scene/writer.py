@@ -301,7 +301,7 @@ def _warn_dropped(motion: Motion, path: Path) -> None:
         )
 
 
-def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> int:
     """Write ``motion_file`` as a scene (strict JSON for ``.json``, JSON5 otherwise).
 
     Args:
@@ -311,9 +311,14 @@ def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = No
             scene keys (``minValue`` …) or an object with ``lower`` / ``upper`` /
             ``velocity``); a URDF file to take joint limits from.
         overwrite: Replace an existing file.
+
+    Returns:
+        The frames written: those of the one group a scene holds.
     """
     path = Path(path)
     check_writable(path, overwrite)
     strict = path.suffix.lower() == ".json"
-    text = build(motion_file, path, options or WriteOptions(), strict=strict)
+    opts = options or WriteOptions()
+    text = build(motion_file, path, opts, strict=strict)
     write_bytes_atomic(path, text.encode("utf-8"), overwrite)
+    return motion_file.group(opts.group).num_frames

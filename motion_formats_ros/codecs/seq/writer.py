@@ -374,7 +374,7 @@ class WriteOptions:
     )
 
 
-def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
+def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> int:
     """Write ``motion_file`` as a Choreonoid body motion file.
 
     Args:
@@ -385,6 +385,9 @@ def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = No
             the pose layout (default ``XYZQWQXQYQZ``; ``XYZQXQYQZQW``, ``XYZRPY``) and a
             ``.body`` file whose joint IDs order the columns.
         overwrite: Replace an existing file.
+
+    Returns:
+        The frames written: those of the one group a .seq holds.
 
     Warns naming what a .seq cannot hold (other groups, IMUs, temperatures …, and the joint
     names when no ``body`` gives their order).
@@ -402,6 +405,7 @@ def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = No
         named_by_body=opts.body is not None,
     )
     write_bytes_atomic(path, data, overwrite)
+    return _pick_group(motion_file, []).num_frames
 
 
 __all__ = ["WriteOptions", "encode", "write"]
