@@ -54,3 +54,17 @@ def test_listing_and_an_unknown_name(capsys: pytest.CaptureFixture[str]) -> None
     assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == list(EXAMPLES)
     assert main(["example", "nope"]) == 2
     assert "motion-formats example: error: NAME 'nope': no such example" in capsys.readouterr().err
+
+
+def test_a_folder_named_as_one_of_the_files_stops_the_example_before_any_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "biped.urdf").mkdir()
+    (tmp_path / "biped.urdf" / "mine.txt").write_text("mine")
+    assert main(["example", "walk", "-o", str(tmp_path), "--overwrite"]) == 1
+    folder = tmp_path / "biped.urdf"
+    assert (
+        capsys.readouterr().err
+        == f"error: {folder}: is a folder; this output is a file, which never replaces a folder\n"
+    )
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["biped.urdf", "mine.txt"]  # walk.seq was written first
