@@ -41,7 +41,9 @@ EXIT_USAGE = 2
 EXIT_BUG = 70
 
 #: The commands whose warnings ``--strict`` turns into failure (those that read or write motion files).
-STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag", "batch", "check", "simulate")
+STRICT_COMMANDS = (
+    *("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag", "batch", "check", "simulate"),
+)
 
 
 #: The subcommands that have a module of their own: (module, the commands it adds, its function

@@ -131,9 +131,12 @@ class _Builder:
         self.roots = package_roots(package_paths)
 
     # ------------------------------------------------------------------ bodies
-    def root(self, floating: bool, position: Sequence[float], quat_xyzw: Sequence[float]) -> None:
+    def root(
+        self, floating: bool, position: Sequence[float] | FloatArray, quat_xyzw: Sequence[float] | FloatArray
+    ) -> None:
         link = self.robot.links[0]
-        body = self.spec.worldbody.add_body(name=link.name, pos=list(position), quat=_wxyz(np.asarray(quat_xyzw)))
+        pos = [float(v) for v in position]
+        body = self.spec.worldbody.add_body(name=link.name, pos=pos, quat=_wxyz(np.asarray(quat_xyzw)))
         if floating:
             body.add_freejoint(name="root")
         self.bodies[link.name] = body
@@ -286,6 +289,12 @@ def _set_servo(act: Any, g: Gains) -> None:
         act.biasprm[:3] = [0.0, 0.0, -g.d]
 
 
+def _effort_limit(joint: Joint) -> float:
+    """The joint's stated effort limit, NaN when it states none (or 0, which URDF files write for "unset")."""
+    effort = joint.limit.effort if joint.limit is not None else None
+    return float(effort) if effort else float("nan")
+
+
 def _has_range(joint: Joint) -> bool:
     limit = joint.limit
     return (
@@ -319,8 +328,8 @@ def build(
     joints: Sequence[str],
     gains: Mapping[str, Gains],
     floating: bool,
-    root_position: Sequence[float] = (0.0, 0.0, 0.0),
-    root_quat: Sequence[float] = (0.0, 0.0, 0.0, 1.0),
+    root_position: Sequence[float] | FloatArray = (0.0, 0.0, 0.0),
+    root_quat: Sequence[float] | FloatArray = (0.0, 0.0, 0.0, 1.0),
     srdf: str | os.PathLike[str] | None = None,
     package_paths: Iterable[str | os.PathLike[str]] = (),
     timestep: float = 0.001,
@@ -363,7 +372,7 @@ def build(
     model = _compile(mj, spec, robot)
     touching = _touching_at_zero(mj, model) if touching_rule else set()
     if touching:
-        b.exclude(tuple(p) for p in (tuple(sorted(t)) for t in touching))
+        b.exclude(_pair(t) for t in touching)
         model = _compile(mj, spec, robot)
         notes.append(
             f"{len(touching)} link pairs touching in the zero pose are not collided: "
@@ -378,18 +387,20 @@ def build(
         )
     qpos = np.array([model.jnt_qposadr[model.joint(n).id] for n in joints], dtype=np.intp)
     qvel = np.array([model.jnt_dofadr[model.joint(n).id] for n in joints], dtype=np.intp)
-    efforts = np.array(
-        [
-            float(robot.joint(n).limit.effort)  # type: ignore[union-attr]
-            if robot.joint(n).limit is not None and robot.joint(n).limit.effort  # type: ignore[union-attr]
-            else np.nan
-            for n in joints
-        ]
-    )
+    efforts = np.array([_effort_limit(robot.joint(n)) for n in joints])
     link_bodies = {link: int(model.body(body).id) for link, body in b.link_body.items()}
     return BuiltModel(
-        spec, model, robot, floating, tuple(joints), qpos, qvel, tuple(gains[n] for n in joints), efforts,
-        link_bodies, notes,
+        spec,
+        model,
+        robot,
+        floating,
+        tuple(joints),
+        qpos,
+        qvel,
+        tuple(gains[n] for n in joints),
+        efforts,
+        link_bodies,
+        notes,
     )
 
 
@@ -398,6 +409,11 @@ def _compile(mj: Any, spec: Any, robot: RobotModel) -> Any:
         return spec.compile()
     except ValueError as exc:  # MuJoCo's compiler refuses the model
         raise MotionValueError(f"{robot.source or robot.name}: MuJoCo cannot build the model: {exc}") from None
+
+
+def _pair(pair: frozenset[str]) -> tuple[str, str]:
+    a, b = sorted(pair)
+    return a, b
 
 
 def _disabled_pairs(
@@ -411,20 +427,20 @@ def _disabled_pairs(
     if srdf is not None:
         pairs, unknown = read_srdf(srdf, robot)
         known = set(names)
-        kept = [tuple(sorted(p)) for p in pairs if len(p) == 2 and p <= known]
+        kept = [_pair(p) for p in pairs if len(p) == 2 and p <= known]
         notes.append(f"{len(kept)} link pairs left out of self-collision as the SRDF {Path(srdf).name} disables them")
         if unknown:
             notes.append(f"the SRDF names links the model lacks (ignored): {', '.join(unknown)}")
-        return welded + [(a, b) for a, b in kept], frozenset(), False
+        return welded + kept, frozenset(), False
     rules = robot.collision_filter()
     if rules is not None:
         assert robot.collision_rules is not None
-        kept = [tuple(sorted(p)) for p in rules.pairs]
+        kept = [_pair(p) for p in rules.pairs]
         notes.append(
             f"{len(kept)} link pairs left out of self-collision by the model's {robot.collision_rules.spelling}"
             + (f"; links that collide with nothing: {', '.join(sorted(rules.links))}" if rules.links else "")
         )
-        return welded + [(a, b) for a, b in kept], rules.links, False
+        return welded + kept, rules.links, False
     adjacent = adjacent_bodies(robot, body)
     near = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :] if frozenset((body[a], body[b])) in adjacent]
     return welded + near, frozenset(), True

@@ -1,4 +1,4 @@
-"""Servo gains: a gains file in ros2_control's layout, ``--kp/--kd`` for every joint, or a default from the robot's inertia.
+"""Servo gains: a gains file in ros2_control's layout, ``--kp/--kd`` for all, or a default from the inertia.
 
 A gains file is YAML with a ``gains`` mapping of joint → ``{p: …, d: …}`` (the layout of
 ros2_control's controllers: ``i``, ``i_clamp`` and other keys are read past), at the top,

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ..core.errors import require
 from .builder import FLOOR, BuiltModel
 
 FloatArray = npt.NDArray[np.float64]
@@ -40,10 +43,9 @@ class Outcome:
         steps: Steps simulated (fewer than planned after a fall).
         error_max, error_sq, error_at: Per joint: largest |error|, sum of squared error, step of the largest.
         effort_max, effort_sq, effort_at: The same for |effort|.
-        over_limit: (steps, J) flags where |effort| exceeds the joint's limit (None: no limits).
-        effort_worst: Per joint: the largest |effort| (same as effort_max, kept for findings).
+        over_limit: (steps, J) flags where |effort| exceeds the joint's stated limit.
         floor_peak, floor_sum: The floor's vertical reaction: largest and sum (N).
-        tilt: Per recorded step, the base's tilt from the plan (rad; floating base only).
+        tilt_max: The base's largest tilt from the plan (rad; floating base only).
         fall_step, fall_link: The first step of a fall and the link that touched the floor (None: tipped over).
         record_steps: The steps recorded.
         position, velocity, effort: (R, J) recorded joint values.
@@ -78,7 +80,9 @@ def add_sensors(mj: Any, built: BuiltModel) -> tuple[list[str], Any]:
     returns the contact sensors' links, and the recompiled model."""
     spec = built.spec
     for name in built.servo_joints:
-        spec.add_sensor(name=f"effort/{name}", type=mj.mjtSensor.mjSENS_ACTUATORFRC, objtype=mj.mjtObj.mjOBJ_ACTUATOR, objname=name)
+        spec.add_sensor(
+            name=f"effort/{name}", type=mj.mjtSensor.mjSENS_ACTUATORFRC, objtype=mj.mjtObj.mjOBJ_ACTUATOR, objname=name
+        )
     links = []
     for link in built.robot.links:
         body = spec.body(link.name)
@@ -122,6 +126,124 @@ def planned_contacts(mj: Any, model: Any, qpos: FloatArray, links: list[str]) ->
     return found
 
 
+class _Loop:
+    """The running sums and the recording of one simulation, fed chunk by chunk."""
+
+    def __init__(
+        self,
+        built: BuiltModel,
+        model: Any,
+        contact_links: list[str],
+        steps: int,
+        planned: FloatArray,
+        planned_root_quat: FloatArray | None,
+        start_quat_wxyz: FloatArray | None,
+        allowed_contacts: set[str],
+        record_every: int,
+    ) -> None:
+        joints = planned.shape[1]
+        self.built = built
+        self.timestep = float(model.opt.timestep)
+        self.qpos_at = 1 + built.qpos_index  # the state's layout: time, qpos, qvel, …
+        self.qvel_at = 1 + model.nq + built.qvel_index
+        self.n_effort = len(built.servo_joints)
+        self.contact_links = contact_links
+        self.watched = np.array([link not in allowed_contacts for link in contact_links], dtype=bool)
+        self.planned = planned
+        if planned_root_quat is None and start_quat_wxyz is not None:
+            w, x, y, z = (float(v) for v in start_quat_wxyz)
+            planned_root_quat = np.tile([x, y, z, w], (steps + 1, 1))
+        self.planned_root_quat = planned_root_quat
+        self.limits = np.where(
+            np.isfinite(built.effort_limits) & (built.effort_limits > 0), built.effort_limits, np.inf
+        )
+        self.record_steps = np.arange(0, steps, record_every, dtype=np.intp)
+        r = self.record_steps.size
+        self.rec = {
+            "position": np.empty((r, joints)),
+            "velocity": np.empty((r, joints)),
+            "effort": np.empty((r, joints)),
+            "root_position": np.zeros((r, 3)),
+            "root_orientation": np.tile([0.0, 0.0, 0.0, 1.0], (r, 1)),
+        }
+        self.err_max, self.err_sq = np.zeros(joints), np.zeros(joints)
+        self.err_at = np.zeros(joints, dtype=np.intp)
+        self.eff_max, self.eff_sq = np.zeros(joints), np.zeros(joints)
+        self.eff_at = np.zeros(joints, dtype=np.intp)
+        self.over = np.zeros((steps, joints), dtype=bool)
+        self.floor_peak = self.floor_sum = self.tilt_max = 0.0
+        self.fall_step: int | None = None
+        self.fall_link: str | None = None
+        self.stop = steps
+
+    def fall(self, k: int, states: FloatArray, sensors: FloatArray) -> None:
+        """Look for the first fall in steps k … k + len(states): the base tipped over, or a link the
+        plan keeps off the floor touching it; the run then stops :data:`AFTER_FALL` s later."""
+        hi = k + states.shape[0]
+        assert self.planned_root_quat is not None
+        tilt = _tilt(states[:, 4:8], self.planned_root_quat[k + 1 : hi + 1])
+        self.tilt_max = max(self.tilt_max, float(tilt.max(initial=0.0)))
+        tipped = np.flatnonzero(tilt > FALL_TILT)
+        found = sensors[:, self.n_effort :].reshape(hi - k, len(self.contact_links), 4)[:, :, 0] > 0
+        touched = np.flatnonzero(found[:, self.watched].any(axis=1))
+        first = [int(v[0]) for v in (tipped, touched) if v.size]
+        if not first:
+            return
+        at = min(first)
+        self.fall_step = k + at
+        if touched.size and int(touched[0]) == at:
+            self.fall_link = next(link for i, link in enumerate(self.contact_links) if found[at, i] and self.watched[i])
+        self.stop = min(self.stop, self.fall_step + 1 + int(AFTER_FALL / self.timestep))
+
+    def add(self, k: int, states: FloatArray, sensors: FloatArray) -> None:
+        """Fold steps k … k + len(states) into the sums and the recording."""
+        hi = k + states.shape[0]
+        q = states[:, self.qpos_at]
+        for values, top, total, at in (
+            (np.abs(q - self.planned[k + 1 : hi + 1]), self.err_max, self.err_sq, self.err_at),
+            (np.abs(sensors[:, : self.n_effort]), self.eff_max, self.eff_sq, self.eff_at),
+        ):
+            worse = values.max(axis=0) > top
+            at[:] = np.where(worse, k + values.argmax(axis=0), at)
+            np.maximum(top, values.max(axis=0), out=top)
+            total += (values**2).sum(axis=0)
+        effort = sensors[:, : self.n_effort]
+        self.over[k:hi] = np.abs(effort) > self.limits
+        contacts = sensors[:, self.n_effort :].reshape(hi - k, len(self.contact_links), 4)
+        vertical = np.abs(contacts[:, :, 3].sum(axis=1))
+        self.floor_peak = max(self.floor_peak, float(vertical.max(initial=0.0)))
+        self.floor_sum += float(vertical.sum())
+        keep = (self.record_steps >= k) & (self.record_steps < hi)
+        rows = self.record_steps[keep] - k
+        self.rec["position"][keep] = q[rows]
+        self.rec["velocity"][keep] = states[rows][:, self.qvel_at]
+        self.rec["effort"][keep] = effort[rows]
+        if self.built.floating:
+            self.rec["root_position"][keep] = states[rows, 1:4]
+            self.rec["root_orientation"][keep] = states[rows][:, [5, 6, 7, 4]]  # w, x, y, z → x, y, z, w
+
+    def outcome(self, steps: int, seconds: float) -> Outcome:
+        kept = self.record_steps < steps
+        return Outcome(
+            steps=steps,
+            error_max=self.err_max,
+            error_sq=self.err_sq,
+            error_at=self.err_at,
+            effort_max=self.eff_max,
+            effort_sq=self.eff_sq,
+            effort_at=self.eff_at,
+            over_limit=self.over[:steps],
+            floor_peak=self.floor_peak,
+            floor_sum=self.floor_sum,
+            tilt_max=self.tilt_max,
+            fall_step=self.fall_step,
+            fall_link=self.fall_link,
+            record_steps=self.record_steps[kept],
+            **{name: values[kept] for name, values in self.rec.items()},
+            seconds=seconds,
+        )
+
+
 def run(
     mj: Any,
     built: BuiltModel,
@@ -134,7 +256,7 @@ def run(
     planned_root_quat: FloatArray | None,
     allowed_contacts: set[str],
     record_every: int,
-    interrupt: Any = None,
+    interrupt: Callable[[], None] | None = None,
 ) -> Outcome:
     """Simulate ``control`` (K, J) from the initial state and measure against ``planned`` (K + 1, J).
 
@@ -145,127 +267,34 @@ def run(
         record_every: Keep every this-many-th step in the recording.
         interrupt: Called between chunks (may raise to stop).
     """
-    import time
-
-    from mujoco import rollout
-
-    k_total, n_joints = control.shape
+    rollout = require("mujoco.rollout", "simulating a motion", package="mujoco", extra="sim")
+    steps = control.shape[0]
     data = mj.MjData(model)
     data.qpos[:] = initial_qpos
     data.qvel[:] = initial_qvel
     mj.mj_forward(model, data)
-    spec = mj.mjtState.mjSTATE_FULLPHYSICS
-    state = np.empty(mj.mj_stateSize(model, spec))
-    mj.mj_getState(model, data, state, spec)
-    nq = model.nq
-    qpos_at = 1 + built.qpos_index
-    qvel_at = 1 + nq + built.qvel_index
-    n_effort = len(built.servo_joints)
-    limits = built.effort_limits
-    limited = np.isfinite(limits) & (limits > 0)
-    record_steps = np.arange(0, k_total, record_every, dtype=np.intp)
-    rec = {
-        "position": np.empty((record_steps.size, n_joints)),
-        "velocity": np.empty((record_steps.size, n_joints)),
-        "effort": np.empty((record_steps.size, n_joints)),
-        "root_position": np.empty((record_steps.size, 3)),
-        "root_orientation": np.empty((record_steps.size, 4)),
-    }
-    err_max = np.zeros(n_joints)
-    err_sq = np.zeros(n_joints)
-    err_at = np.zeros(n_joints, dtype=np.intp)
-    eff_max = np.zeros(n_joints)
-    eff_sq = np.zeros(n_joints)
-    eff_at = np.zeros(n_joints, dtype=np.intp)
-    over = np.zeros((k_total, n_joints), dtype=bool)
-    floor_peak = floor_sum = tilt_max = 0.0
-    fall_step: int | None = None
-    fall_link: str | None = None
-    stop = k_total
-    start_quat = initial_qpos[3:7] if built.floating else None
+    layout = mj.mjtState.mjSTATE_FULLPHYSICS
+    state = np.empty(mj.mj_stateSize(model, layout))
+    mj.mj_getState(model, data, state, layout)
+    start = np.asarray(initial_qpos[3:7]) if built.floating else None
+    loop = _Loop(built, model, contact_links, steps, planned, planned_root_quat, start, allowed_contacts, record_every)
     spent = 0.0
     k = 0
     warm = None
-    contact_index = {link: i for i, link in enumerate(contact_links)}
-    watched = np.array([link not in allowed_contacts for link in contact_links], dtype=bool)
-    while k < stop:
+    while k < loop.stop:
         if interrupt is not None:
             interrupt()
-        hi = min(stop, k + CHUNK)
+        hi = min(loop.stop, k + CHUNK)
         began = time.perf_counter()
-        states, sensors = rollout.rollout(
-            model, data, state, control[None, k:hi], initial_warmstart=warm
-        )
+        states, sensors = rollout.rollout(model, data, state, control[None, k:hi], initial_warmstart=warm)
         spent += time.perf_counter() - began
         states, sensors = states[0], sensors[0]
         state = states[-1].copy()
         warm = data.qacc_warmstart.copy()
-        q = states[:, qpos_at]
-        error = np.abs(q - planned[k + 1 : hi + 1])
-        effort = sensors[:, :n_effort]
-        worse = error.max(axis=0) > err_max
-        err_at = np.where(worse, k + error.argmax(axis=0), err_at)
-        err_max = np.maximum(err_max, error.max(axis=0))
-        err_sq += (error**2).sum(axis=0)
-        magnitude = np.abs(effort)
-        worse = magnitude.max(axis=0) > eff_max
-        eff_at = np.where(worse, k + magnitude.argmax(axis=0), eff_at)
-        eff_max = np.maximum(eff_max, magnitude.max(axis=0))
-        eff_sq += (magnitude**2).sum(axis=0)
-        if limited.any():
-            over[k:hi] = limited & (magnitude > np.where(limited, limits, np.inf))
-        contacts = sensors[:, n_effort:].reshape(hi - k, len(contact_links), 4)
-        vertical = np.abs(contacts[:, :, 3].sum(axis=1))
-        floor_peak = max(floor_peak, float(vertical.max(initial=0.0)))
-        floor_sum += float(vertical.sum())
-        chunk_fall: int | None = None
-        if built.floating and fall_step is None:
-            quat = states[:, 1 + 3 : 1 + 7]
-            plan = planned_root_quat[k + 1 : hi + 1] if planned_root_quat is not None else np.tile(
-                np.array([start_quat[1], start_quat[2], start_quat[3], start_quat[0]]), (hi - k, 1)
-            )
-            tilt = _tilt(quat, plan)
-            tilt_max = max(tilt_max, float(tilt.max(initial=0.0)))
-            tipped = np.flatnonzero(tilt > FALL_TILT)
-            touched = np.flatnonzero((contacts[:, watched, 0] > 0).any(axis=1)) if watched.any() else np.array([], int)
-            first = [int(v[0]) for v in (tipped, touched) if v.size]
-            if first:
-                chunk_fall = min(first)
-                fall_step = k + chunk_fall
-                if touched.size and int(touched[0]) == chunk_fall:
-                    row = contacts[chunk_fall, :, 0] > 0
-                    fall_link = next(link for link, i in contact_index.items() if row[i] and watched[i])
-                stop = min(k_total, fall_step + 1 + int(AFTER_FALL / model.opt.timestep))
-        keep = (record_steps >= k) & (record_steps < hi)
-        rows = record_steps[keep] - k
-        rec["position"][keep] = q[rows]
-        rec["velocity"][keep] = states[rows][:, qvel_at]
-        rec["effort"][keep] = effort[rows]
-        if built.floating:
-            rec["root_position"][keep] = states[rows, 1:4]
-            w = states[rows, 4:8]
-            rec["root_orientation"][keep] = w[:, [1, 2, 3, 0]]
+        if built.floating and loop.fall_step is None:
+            loop.fall(k, states, sensors)
+        if loop.stop < hi:  # the fall ended the run inside this chunk: what follows is not kept
+            states, sensors, hi = states[: loop.stop - k], sensors[: loop.stop - k], loop.stop
+        loop.add(k, states, sensors)
         k = hi
-    kept = record_steps < k
-    return Outcome(
-        steps=k,
-        error_max=err_max,
-        error_sq=err_sq,
-        error_at=err_at,
-        effort_max=eff_max,
-        effort_sq=eff_sq,
-        effort_at=eff_at,
-        over_limit=over[:k],
-        floor_peak=floor_peak,
-        floor_sum=floor_sum,
-        tilt_max=tilt_max,
-        fall_step=fall_step,
-        fall_link=fall_link,
-        record_steps=record_steps[kept],
-        position=rec["position"][kept],
-        velocity=rec["velocity"][kept],
-        effort=rec["effort"][kept],
-        root_position=rec["root_position"][kept],
-        root_orientation=rec["root_orientation"][kept],
-        seconds=spent,
-    )
+    return loop.outcome(k, spent)

@@ -78,7 +78,9 @@ def read_collision_rules(doc: Mapping[str, Any], source: str | os.PathLike[str])
         for i, node in enumerate(listed):
             field = f"collision_detection_rules[{i}]"
             if not isinstance(node, Mapping):
-                raise ReadError(source, f"expected a mapping such as {{disabled_link_chain_level: 1}}, got {node!r}", field=field)
+                raise ReadError(
+                    source, f"expected a mapping such as {{disabled_link_chain_level: 1}}, got {node!r}", field=field
+                )
             for rule, value in node.items():
                 if rule == "disabled_link_chain_level":
                     rules.append((rule, _level(value, source, f"{field}.{rule}")))
@@ -93,7 +95,12 @@ def read_collision_rules(doc: Mapping[str, Any], source: str | os.PathLike[str])
         return None
     if not isinstance(old, Mapping):
         raise ReadError(source, "expected a mapping", field="collisionDetection")
-    rules = [("disabled_link_chain_level", _level(old.get("excludeTreeDepth", 1), source, "collisionDetection.excludeTreeDepth"))]
+    rules = [
+        (
+            "disabled_link_chain_level",
+            _level(old.get("excludeTreeDepth", 1), source, "collisionDetection.excludeTreeDepth"),
+        )
+    ]
     if old.get("excludeLinks") is not None:
         rules.append(("excluded_links", _names(old["excludeLinks"], source, "collisionDetection.excludeLinks")))
     groups = old.get("excludeLinkGroups") or ()
@@ -106,9 +113,7 @@ def read_collision_rules(doc: Mapping[str, Any], source: str | os.PathLike[str])
     return CollisionRules(tuple(rules), "collisionDetection")
 
 
-def _within(
-    start: str, level: int, neighbours: Mapping[str, list[tuple[str, bool]]]
-) -> set[str]:
+def _within(start: str, level: int, neighbours: Mapping[str, list[tuple[str, bool]]]) -> set[str]:
     """Links at most ``level`` steps from ``start`` along the tree, never through a free joint."""
     seen = {start}
     frontier = [start]
@@ -147,7 +152,8 @@ def collision_filter(
             for link in links:
                 pairs.update(frozenset((link, other)) for other in _within(link, value, neighbours))
             continue
-        names = [n for n in (links if value == "all" else value) if n in known]
+        listed: Sequence[str] = links if isinstance(value, (str, int)) else value  # "all", or the names
+        names = [n for n in listed if n in known]
         if rule in ("disabled_links", "excluded_links"):
             off.update(names)
             if rule == "disabled_links":

@@ -24,6 +24,7 @@ import os
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -36,8 +37,8 @@ from ..playback.sampler import FrameSampler
 from ..safety.findings import Finding, intervals, sort_findings
 from .builder import BuiltModel, Gains, build, mujoco_module, servo_control
 from .gains import default_gains, read_gains
-from .physics import add_sensors, planned_contacts, run
-from .report import JointStats, SimulationReport
+from .physics import Outcome, add_sensors, planned_contacts, run
+from .summary import JointStats, SimulationReport
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -76,7 +77,9 @@ class Simulation:
         )
 
 
-def choose_base(model: RobotModel, motion: Motion, floating: bool | None, srdf_virtual: str | None = None) -> tuple[bool, str]:
+def choose_base(
+    model: RobotModel, motion: Motion, floating: bool | None, srdf_virtual: str | None = None
+) -> tuple[bool, str]:
     """Whether the base floats, and why (for the notes).
 
     Forced by ``floating``; else it floats when the motion has a root pose, when the model is a
@@ -96,25 +99,57 @@ def choose_base(model: RobotModel, motion: Motion, floating: bool | None, srdf_v
     if model.root_link == "world":
         return False, "the base is fixed: the model's root link is 'world'"
     return True, (
-        f"the base floats: the root link {model.root_link} is not fixed to a 'world' link "
-        "(--fixed-base fixes it)"
+        f"the base floats: the root link {model.root_link} is not fixed to a 'world' link (--fixed-base fixes it)"
     )
 
 
-def _targets(motion: Motion, names: tuple[str, ...], steps: int, timestep: float, speed: float) -> FloatArray:
-    """The motion's positions of ``names`` at every step's motion time (steps + 1 rows), as the player samples them."""
+def _motion_times(
+    motion: Motion, steps: FloatArray | npt.NDArray[np.intp], timestep: float, speed: float
+) -> FloatArray:
+    """The motion time of each physics step (the playback clock: speed motion seconds per second)."""
+    return np.asarray(float(motion.times[0]) + np.asarray(steps) * timestep * speed, dtype=np.float64)
+
+
+def _targets(motion: Motion, names: tuple[str, ...], at: FloatArray) -> FloatArray:
+    """The motion's positions of ``names`` at motion times ``at``, as the player samples them."""
     sampler = FrameSampler(motion)
-    motion_times = float(motion.times[0]) + np.arange(steps + 1) * timestep * speed
-    where = timing.locate(sampler.times, motion_times, sampler.interpolation)
+    where = timing.locate(sampler.times, at, sampler.interpolation)
     assert motion.position is not None
     columns = [motion.joint_names.index(n) for n in names]
     return np.asarray(timing.interpolate(motion.position[:, columns], where))
 
 
-def _start_height(mj: object, built: BuiltModel, qpos: FloatArray) -> float:
-    """How far to lift the base so that its lowest collision geometry rests on the floor."""
-    import mujoco
+def _root_plan(motion: Motion, at: FloatArray) -> tuple[FloatArray | None, FloatArray | None]:
+    """The motion's root position (N, 3) and orientation (N, 4, x, y, z, w) at motion times ``at`` (None: absent)."""
+    where = timing.locate(motion.times, at, motion.interpolation)
+    position = None if motion.root_position is None else np.asarray(timing.interpolate(motion.root_position, where))
+    orientation = None
+    if motion.root_orientation is not None:
+        orientation = np.asarray(timing.interpolate(motion.root_orientation, where, "quaternion"))
+    return position, orientation
 
+
+def _start(
+    mj: Any, built: BuiltModel, mj_model: Any, position: FloatArray, velocity: FloatArray, place: bool, notes: list[str]
+) -> tuple[FloatArray, FloatArray]:
+    """The first state: the joints at the motion's first values and speeds; with ``place``, the base upright
+    at the origin, lifted until its lowest collision geometry rests on the floor."""
+    qpos = np.array(mj_model.qpos0, dtype=np.float64)
+    qpos[built.qpos_index] = position
+    qvel = np.zeros(mj_model.nv)
+    qvel[built.qvel_index] = velocity
+    if place:
+        qpos[:3] = 0.0
+        qpos[2] = lift = _start_height(mj, built, qpos)
+        notes.append(
+            f"the motion has no root pose: the robot starts upright, {lift:.4g} m up, its lowest collision "
+            "geometry resting on the floor"
+        )
+    return qpos, qvel
+
+
+def _start_height(mujoco: Any, built: BuiltModel, qpos: FloatArray) -> float:
+    """How far to lift the base so that its lowest collision geometry rests on the floor."""
     model = built.model
     data = mujoco.MjData(model)
     data.qpos[:] = qpos
@@ -160,14 +195,77 @@ def simulate(
         MotionValueError: No joint of the motion is a joint of the model; a value out of range.
     """
     started = time.perf_counter()
-    for name, value, low in (("speed", speed, 0.0), ("timestep", timestep, 0.0), ("record rate", record_rate, 0.0)):
-        if not (math.isfinite(value) and value > low):
+    for name, value in (("speed", speed), ("timestep", timestep), ("record rate", record_rate)):
+        if not (math.isfinite(value) and value > 0):
             raise MotionValueError(f"{name} must be a number above 0, got {value:g}")
     mj = mujoco_module()
     model = robot if isinstance(robot, RobotModel) else load_robot_model(robot)
     if isinstance(motion, MotionFile):
         source = source or str(motion.source or "motion")
         motion = motion.group(group)
+    notes: list[str] = []
+    driven, played = _joints(model, motion, source, notes)
+    is_floating, why = choose_base(model, motion, floating)
+    notes.append(why)
+    duration = float(motion.times[-1] - motion.times[0]) / speed
+    steps = max(1, math.ceil(duration / timestep - 1e-9))
+    record_every = max(1, round(1.0 / (record_rate * timestep)))
+    _memory_check(steps, len(driven), record_every, source)
+
+    root_position, root_quat = _root_plan(motion, motion.times[:1])
+    per_joint = read_gains(gains, driven) if gains is not None and not isinstance(gains, Mapping) else dict(gains or {})
+    built = build(
+        model,
+        joints=driven,
+        gains={n: per_joint.get(n, Gains(0.0, 0.0)) for n in driven},  # the chosen ones are set below
+        floating=is_floating,
+        root_position=np.zeros(3) if root_position is None else root_position[0],
+        root_quat=np.array([0.0, 0.0, 0.0, 1.0]) if root_quat is None else root_quat[0],
+        srdf=srdf,
+        package_paths=package_paths,
+        timestep=timestep,
+    )
+    built.set_gains(default_gains(mj, built, kp, kd, per_joint, notes))
+    notes += built.notes
+    contact_links, mj_model = add_sensors(mj, built)
+
+    at = _motion_times(motion, np.arange(steps + 1), timestep, speed)
+    planned = np.zeros((steps + 1, len(driven)))
+    planned[:, [driven.index(n) for n in played]] = _targets(motion, played, at)
+    velocity = np.asarray(np.gradient(planned, timestep, axis=0)) if steps > 1 else np.zeros_like(planned)
+    qpos, qvel = _start(
+        mj, built, mj_model, planned[0], velocity[0], is_floating and motion.root_position is None, notes
+    )
+    allowed = set(contact_links)
+    if is_floating:
+        allowed = _planned_floor_links(mj, mj_model, built, motion, qpos, planned, contact_links, timestep, speed)
+    outcome = run(
+        mj,
+        built,
+        mj_model,
+        contact_links,
+        qpos,
+        qvel,
+        servo_control(planned[:-1], velocity[:-1], built.gains),
+        planned,
+        _root_plan(motion, at)[1],
+        allowed,
+        record_every,
+    )
+    report = _report(built, motion, outcome, timestep, speed, source, notes)
+    report.seconds = time.perf_counter() - started
+    times = _motion_times(motion, outcome.record_steps + 1, timestep, speed)
+    root_pos = outcome.root_position if is_floating else None
+    root_ori = outcome.root_orientation if is_floating else None
+    return Simulation(
+        report, built, times, driven, outcome.position, outcome.velocity, outcome.effort, root_pos, root_ori
+    )
+
+
+def _joints(
+    model: RobotModel, motion: Motion, source: str | None, notes: list[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The model's servo joints (model order) and those the motion plays (motion order)."""
     if motion.position is None or motion.num_frames == 0:
         raise MotionValueError(f"{source or 'the motion'}: it has no joint positions to play")
     driven = tuple(
@@ -179,89 +277,41 @@ def simulate(
             f"{source or 'the motion'}: none of its joints ({', '.join(motion.joint_names[:5])}"
             f"{' …' if len(motion.joint_names) > 5 else ''}) is a joint of {model.name or model.source}"
         )
-    notes: list[str] = []
     unknown = [n for n in motion.joint_names if n not in driven]
     if unknown:
-        notes.append(f"{len(unknown)} joints of the motion are not servo joints of the model (not played): {', '.join(unknown[:6])}")
+        notes.append(
+            f"{len(unknown)} joints of the motion are not servo joints of the model (not played): "
+            + ", ".join(unknown[:6])
+        )
     held = [n for n in driven if n not in played]
     if held:
         notes.append(f"{len(held)} joints the motion lacks hold their zero-pose value: {', '.join(held[:6])}")
-    is_floating, why = choose_base(model, motion, floating)
-    notes.append(why)
-    duration = float(motion.times[-1] - motion.times[0]) / speed
-    steps = max(1, int(math.ceil(duration / timestep - 1e-9)))
-    record_every = max(1, int(round(1.0 / (record_rate * timestep))))
-    _memory_check(steps, len(driven), record_every, source)
+    return driven, played
 
-    root_position = np.zeros(3)
-    root_quat = np.array([0.0, 0.0, 0.0, 1.0])
-    if motion.root_position is not None:
-        root_position = np.asarray(motion.root_position[0], dtype=np.float64)
-    if motion.root_orientation is not None:
-        root_quat = np.asarray(motion.root_orientation[0], dtype=np.float64)
-    per_joint = read_gains(gains, driven) if gains is not None and not isinstance(gains, Mapping) else dict(gains or {})
-    built = build(
-        model,
-        joints=driven,
-        gains={n: per_joint.get(n, Gains(0.0, 0.0)) for n in driven},  # the chosen ones are set below
-        floating=is_floating,
-        root_position=root_position,
-        root_quat=root_quat,
-        srdf=srdf,
-        package_paths=package_paths,
-        timestep=timestep,
-    )
-    built.set_gains(default_gains(mj, built, kp, kd, per_joint, notes))
-    notes += built.notes
-    contact_links, mj_model = add_sensors(mj, built)
 
-    planned_played = _targets(motion, played, steps, timestep, speed)
-    columns = [driven.index(n) for n in played]
-    planned = np.zeros((steps + 1, len(driven)))
-    planned[:, columns] = planned_played
-    velocity = np.gradient(planned, timestep, axis=0) if steps > 1 else np.zeros_like(planned)
-    control = servo_control(planned[:-1], velocity[:-1], built.gains)
-
-    qpos = mj_model.qpos0.copy()
-    qpos[built.qpos_index] = planned[0]
-    qvel = np.zeros(mj_model.nv)
-    qvel[built.qvel_index] = velocity[0]
-    placed = motion.root_position is None and (is_floating or motion.root_orientation is None)
-    if is_floating and motion.root_position is None:
-        qpos[:3] = [0.0, 0.0, 0.0]
-        lift = _start_height(mj, built, qpos)
-        qpos[2] = lift
-        notes.append(
-            f"the motion has no root pose: the robot starts upright, {lift:.4g} m up, its lowest collision "
-            "geometry resting on the floor"
-        )
-    elif placed and not is_floating:
-        notes.append("the base is fixed where the model's root link is, at the origin")
-    planned_quat = None
-    if motion.root_orientation is not None:
-        where = timing.locate(motion.times, float(motion.times[0]) + np.arange(steps + 1) * timestep * speed, motion.interpolation)
-        planned_quat = np.asarray(timing.interpolate(motion.root_orientation, where, "quaternion"))
-    rows = np.linspace(0, steps, max(2, int(duration * _CONTACT_POSES_PER_SECOND))).astype(int)
-    plan_qpos = np.tile(qpos, (rows.size, 1))
-    plan_qpos[:, built.qpos_index] = planned[rows]
-    if is_floating and motion.root_position is not None:
-        where = timing.locate(motion.times, float(motion.times[0]) + rows * timestep * speed, motion.interpolation)
-        plan_qpos[:, :3] = timing.interpolate(motion.root_position, where)
-        if motion.root_orientation is not None:
-            q = timing.interpolate(motion.root_orientation, where, "quaternion")
-            plan_qpos[:, 3:7] = q[:, [3, 0, 1, 2]]
-    allowed = planned_contacts(mj, mj_model, plan_qpos, contact_links) if is_floating else set(contact_links)
-
-    outcome = run(mj, built, mj_model, contact_links, qpos, qvel, control, planned, planned_quat, allowed, record_every)
-    report = _report(built, motion, outcome, planned, steps, timestep, speed, duration, source, notes)
-    report.seconds = time.perf_counter() - started
-    t0 = float(motion.times[0])
-    times = t0 + (outcome.record_steps + 1) * timestep * speed
-    root_pos = outcome.root_position if is_floating else None
-    root_ori = outcome.root_orientation if is_floating else None
-    return Simulation(
-        report, built, times, driven, outcome.position, outcome.velocity, outcome.effort, root_pos, root_ori
-    )
+def _planned_floor_links(
+    mj: Any,
+    mj_model: Any,
+    built: BuiltModel,
+    motion: Motion,
+    qpos: FloatArray,
+    planned: FloatArray,
+    contact_links: list[str],
+    timestep: float,
+    speed: float,
+) -> set[str]:
+    """The links the plan puts on the floor (its feet), from poses along the motion."""
+    steps = planned.shape[0] - 1
+    count = max(2, int(steps * timestep * _CONTACT_POSES_PER_SECOND))
+    rows = np.linspace(0, steps, count).astype(np.intp)
+    poses = np.tile(qpos, (rows.size, 1))
+    poses[:, built.qpos_index] = planned[rows]
+    position, orientation = _root_plan(motion, _motion_times(motion, rows, timestep, speed))
+    if position is not None:
+        poses[:, :3] = position
+    if orientation is not None:
+        poses[:, 3:7] = orientation[:, [3, 0, 1, 2]]
+    return planned_contacts(mj, mj_model, poses, contact_links)
 
 
 def _memory_check(steps: int, joints: int, record_every: int, source: str | None) -> None:
@@ -271,27 +321,20 @@ def _memory_check(steps: int, joints: int, record_every: int, source: str | None
     if free is not None and need > free:
         raise MotionValueError(
             f"{source or 'the motion'}: simulating it needs about {need / 2**30:.1f} GiB, more than the "
-            f"{free / 2**30:.1f} GiB available (a shorter slice, a lower speed's duration or a larger timestep needs less)"
+            f"{free / 2**30:.1f} GiB available (a larger --timestep or --record-rate lower needs less)"
         )
 
 
 def _report(
     built: BuiltModel,
     motion: Motion,
-    outcome: object,
-    planned: FloatArray,
-    steps: int,
+    outcome: Outcome,
     timestep: float,
     speed: float,
-    duration: float,
     source: str | None,
     notes: list[str],
 ) -> SimulationReport:
-    from .physics import Outcome
-
-    assert isinstance(outcome, Outcome)
-    t0 = float(motion.times[0])
-    step_time = t0 + (np.arange(outcome.steps) + 1) * timestep * speed
+    step_time = _motion_times(motion, np.arange(outcome.steps) + 1, timestep, speed)
     findings: list[Finding] = []
     if outcome.fall_step is not None:
         at = float(step_time[outcome.fall_step])
@@ -330,12 +373,12 @@ def _report(
     robot = f"{model.name} ({file})" if model.name and file else (model.name or file or "robot model")
     planned_end = None
     if motion.root_position is not None:
-        end_time = t0 + outcome.steps * timestep * speed
-        where = timing.locate(motion.times, np.array([end_time]), motion.interpolation)
-        planned_end = np.asarray(timing.interpolate(motion.root_position, where)[0])
+        end, _ = _root_plan(motion, _motion_times(motion, np.array([outcome.steps]), timestep, speed))
+        assert end is not None
+        planned_end = end[0]
     floating = built.floating
-    start = outcome.root_position[0] if floating and outcome.root_position.size else np.zeros(3)
-    end = outcome.root_position[-1] if floating and outcome.root_position.size else np.zeros(3)
+    first = outcome.root_position[0] if floating and outcome.root_position.size else np.zeros(3)
+    last = outcome.root_position[-1] if floating and outcome.root_position.size else np.zeros(3)
     real = outcome.steps * timestep / outcome.seconds if outcome.seconds > 0 else float("inf")
     return SimulationReport(
         source=source or "motion",
@@ -350,8 +393,8 @@ def _report(
         joints=stats,
         floor_force_peak=outcome.floor_peak,
         floor_force_mean=outcome.floor_sum / done,
-        base_start=np.asarray(start, dtype=np.float64),
-        base_end=np.asarray(end, dtype=np.float64),
+        base_start=np.asarray(first, dtype=np.float64),
+        base_end=np.asarray(last, dtype=np.float64),
         planned_end=planned_end,
         real_time_factor=real,
         notes=notes,

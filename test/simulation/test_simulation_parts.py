@@ -1,0 +1,167 @@
+"""The simulator's parts on robots written here: collision rules, gains files, chunks, the base, the command line."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.cli import cli
+
+from motion_formats_ros import write
+from motion_formats_ros.core.errors import ReadError
+from motion_formats_ros.core.kinematics import RobotModel
+from motion_formats_ros.core.model import Motion, MotionFile
+
+mujoco = pytest.importorskip("mujoco")
+
+from motion_formats_ros.simulation import physics, simulate  # noqa: E402
+from motion_formats_ros.simulation.gains import read_gains  # noqa: E402
+
+#: A two-legged chain of boxes: a free root, four revolute links in a row, an arm off the root.
+BODY = """\
+format: ChoreonoidBody
+formatVersion: 2.0
+angleUnit: radian
+name: chain
+rootLink: BASE
+links:
+  - {name: BASE, jointType: free, mass: 2.0, centerOfMass: [0, 0, 0],
+     inertia: [0.01, 0, 0, 0, 0.01, 0, 0, 0, 0.01],
+     elements: [{type: Shape, geometry: {type: Box, size: [0.2, 0.2, 0.1]}}]}
+  - {name: A, parent: BASE, jointType: revolute, jointAxis: Y, jointId: 0, translation: [0, 0, -0.1],
+     jointRange: [-1, 1],
+     mass: 0.5, centerOfMass: [0, 0, -0.05], inertia: [0.001, 0, 0, 0, 0.001, 0, 0, 0, 0.001],
+     elements: [{type: Shape, translation: [0, 0, -0.05], geometry: {type: Box, size: [0.05, 0.05, 0.1]}}]}
+  - {name: B, parent: A, jointType: revolute, jointAxis: Y, jointId: 1, translation: [0, 0, -0.1], jointRange: [-1, 1],
+     mass: 0.5, centerOfMass: [0, 0, -0.05], inertia: [0.001, 0, 0, 0, 0.001, 0, 0, 0, 0.001],
+     elements: [{type: Shape, translation: [0, 0, -0.05], geometry: {type: Box, size: [0.05, 0.05, 0.1]}}]}
+  - {name: C, parent: B, jointType: revolute, jointAxis: Y, jointId: 2, translation: [0, 0, -0.1], jointRange: [-1, 1],
+     mass: 0.5, centerOfMass: [0, 0, -0.05], inertia: [0.001, 0, 0, 0, 0.001, 0, 0, 0, 0.001],
+     elements: [{type: Shape, translation: [0, 0, -0.05], geometry: {type: Box, size: [0.3, 0.3, 0.1]}}]}
+  - {name: D, parent: C, jointType: revolute, jointAxis: Y, jointId: 3, translation: [0, 0, -0.1], jointRange: [-1, 1],
+     mass: 0.5, centerOfMass: [0, 0, -0.05], inertia: [0.001, 0, 0, 0, 0.001, 0, 0, 0, 0.001],
+     elements: [{type: Shape, translation: [0, 0, -0.05], geometry: {type: Box, size: [0.05, 0.05, 0.1]}}]}
+  - {name: ARM, parent: BASE, jointType: revolute, jointAxis: X, jointId: 4, translation: [0, 0.15, 0],
+     jointRange: [-2, 2],
+     mass: 0.3, centerOfMass: [0, 0, 0], inertia: [0.001, 0, 0, 0, 0.001, 0, 0, 0, 0.001],
+     elements: [{type: Shape, geometry: {type: Box, size: [0.05, 0.05, 0.05]}}]}
+"""
+
+
+def chain(tmp_path: Path, rules: str = "") -> Path:
+    path = tmp_path / "chain.body"
+    path.write_text(BODY + textwrap.dedent(rules))
+    return path
+
+
+def test_chain_level_rules_leave_out_pairs_as_choreonoid_counts_them(tmp_path: Path) -> None:
+    model = RobotModel.from_body(chain(tmp_path, "collision_detection_rules:\n  - disabled_link_chain_level: 2\n"))
+    rules = model.collision_filter()
+    assert rules is not None
+    assert not rules.keeps("BASE", "B") and not rules.keeps("A", "C") and not rules.keeps("ARM", "A")
+    assert rules.keeps("BASE", "C") and rules.keeps("A", "D") and rules.keeps("ARM", "B")
+
+
+def test_later_rules_enable_and_disable_links_and_groups(tmp_path: Path) -> None:
+    text = """\
+    collision_detection_rules:
+      - disabled_link_chain_level: 1
+      - disabled_links: [D]
+      - disabled_link_group: [ARM, C]
+      - enabled_links: [D]
+    """
+    rules = RobotModel.from_body(chain(tmp_path, text)).collision_filter()
+    assert rules is not None
+    assert rules.keeps("D", "BASE") and rules.keeps("D", "A")  # D enabled again, and every pair of it
+    assert not rules.keeps("ARM", "C") and not rules.keeps("A", "B")
+
+
+def test_the_older_spelling_and_its_excluded_links(tmp_path: Path) -> None:
+    text = """\
+    collisionDetection:
+      excludeTreeDepth: 3
+      excludeLinks: [ARM]
+      excludeLinkGroups: [{name: g, links: [BASE, D]}]
+    """
+    rules = RobotModel.from_body(chain(tmp_path, text)).collision_filter()
+    assert rules is not None
+    assert rules.links == frozenset({"ARM"})
+    assert not rules.keeps("BASE", "C") and not rules.keeps("BASE", "D") and not rules.keeps("A", "ARM")
+
+
+def test_a_rule_of_the_wrong_kind_is_one_error_naming_the_field(tmp_path: Path) -> None:
+    with pytest.raises(ReadError, match=r"collision_detection_rules\[0\].disabled_link_chain_level"):
+        RobotModel.from_body(chain(tmp_path, "collision_detection_rules:\n  - disabled_link_chain_level: two\n"))
+
+
+def test_pairs_the_rules_leave_out_do_not_collide_in_the_simulation(tmp_path: Path) -> None:
+    # C's wide box overlaps A's neighbourhood when bent: with level 3 no pair within three links collides
+    times = np.linspace(0, 1, 11)
+    motion = Motion(times=times, joint_names=("A", "B", "C", "D"), position=np.zeros((11, 4)))
+    level3 = simulate(
+        motion, chain(tmp_path, "collision_detection_rules:\n  - disabled_link_chain_level: 3\n"), kp=50, kd=2
+    )
+    built = level3.built
+    excluded = {
+        frozenset((built.model.body(int(b1)).name, built.model.body(int(b2)).name))
+        for b1, b2 in (divmod(int(s), 1 << 16) for s in built.model.exclude_signature)
+    }
+    assert frozenset(("BASE", "C")) in excluded and frozenset(("A", "D")) in excluded
+    assert frozenset(("BASE", "D")) not in excluded
+    assert any("collision_detection_rules" in n for n in level3.report.notes)
+
+
+def test_a_gains_file_in_ros2_control_layout(tmp_path: Path) -> None:
+    path = tmp_path / "gains.yaml"
+    path.write_text(
+        "jtc:\n  ros__parameters:\n    gains:\n      A: {p: 10.0, d: 1.0, i: 0.5}\n      B: {p: 20, d: 2}\n"
+    )
+    gains = read_gains(path, ("A", "B", "C"))
+    assert (gains["A"].p, gains["A"].d, gains["B"].p) == (10.0, 1.0, 20.0)
+    path.write_text("gains:\n  E: {p: 1, d: 1}\n")
+    with pytest.raises(ReadError, match=r"gains\.E"):
+        read_gains(path, ("A",))
+    path.write_text("gains:\n  A: {p: -1, d: 1}\n")
+    with pytest.raises(ReadError, match=r"gains\.A\.p"):
+        read_gains(path, ("A",))
+
+
+def test_chunks_give_the_same_run_as_one_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    times = np.linspace(0, 2, 201)
+    swing = 0.5 * np.sin(np.pi * times)[:, None] * np.ones((1, 4))
+    motion = Motion(times=times, joint_names=("A", "B", "C", "D"), position=swing)
+    body = chain(tmp_path)
+    whole = simulate(motion, body, kp=40, kd=1)
+    monkeypatch.setattr(physics, "CHUNK", 37)
+    pieces = simulate(motion, body, kp=40, kd=1)
+    np.testing.assert_allclose(pieces.position, whole.position, atol=1e-9)
+    np.testing.assert_allclose(pieces.root_position, whole.root_position, atol=1e-9)
+
+
+def test_a_rootless_motion_starts_on_the_floor_and_a_fixed_base_stays(tmp_path: Path) -> None:
+    times = np.linspace(0, 1, 11)
+    motion = Motion(times=times, joint_names=("ARM",), position=np.zeros((11, 1)))
+    free = simulate(motion, chain(tmp_path), kp=40, kd=1)
+    # the lowest box (D's, 0.5 m of chain below the base) rests on the floor: the base is 0.5 m up
+    assert free.root_position is not None
+    assert free.root_position[0, 2] == pytest.approx(0.5, abs=0.003)
+    fixed = simulate(motion, chain(tmp_path), kp=40, kd=1, floating=False)
+    assert fixed.root_position is None and not fixed.report.floating
+
+
+def test_command_line_exit_status_output_and_refusals(tmp_path: Path) -> None:
+    times = np.linspace(0, 1, 11)
+    motion = Motion(times=times, joint_names=("A", "ARM"), position=np.zeros((11, 2)))
+    source = tmp_path / "still.csv"
+    write(MotionFile(groups={"g": motion}), source)
+    body = chain(tmp_path)
+    out = tmp_path / "did.csv"
+    status, text, err, _ = cli("simulate", source, "--body", body, "--kp", "40", "--kd", "1", "-o", out, blocked=())
+    assert status == 0, err
+    assert "stood" in text and out.exists()
+    status, _, err, _ = cli("simulate", source, "--body", body, "--kp", "40", "--kd", "1", "-o", out, blocked=())
+    assert status == 1 and "exists" in err
+    status, _, err, _ = cli("simulate", source, "--body", body, "--speed", "0", blocked=())
+    assert status == 2
