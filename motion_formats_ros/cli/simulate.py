@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import OutOfRangeError
 from ..registry import CODECS
 from . import values
 from .bag import add_bag_read_arguments
@@ -34,6 +35,37 @@ def _gain(text: str) -> float:
     return value
 
 
+def add_simulation_arguments(p: argparse.ArgumentParser | Any, speed: str) -> None:
+    """The simulation's options (``simulate``'s, and ``view --simulate``'s with ``speed`` spelt apart
+    from the page's own playback speed)."""
+    gains = p.add_mutually_exclusive_group()
+    gains.add_argument("--gains", type=Path, help="gains file: gains: {JOINT: {p: P, d: D}} (ros2_control's layout)")
+    gains.add_argument("--kp", type=_gain, help="P gain of every servo (N·m/rad or N/m)")
+    p.add_argument("--kd", type=_gain, help="D gain of every servo (N·m·s/rad or N·s/m)")
+    p.add_argument(speed, dest="sim_speed", type=_positive, default=1.0, help="playback speed factor (default 1)")
+    base = p.add_mutually_exclusive_group()
+    base.add_argument("--fixed-base", dest="floating", action="store_false", default=None, help="fix the root link")
+    base.add_argument("--floating-base", dest="floating", action="store_true", help="let the root link float")
+    p.add_argument("--timestep", type=_positive, default=0.001, help="physics step in s (default 0.001: 1 kHz)")
+    p.add_argument("--record-rate", type=_positive, default=100.0, help="Hz the result keeps (default 100)")
+
+
+def simulation_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`motion_formats_ros.simulation.simulate` the command line gave."""
+    if args.kd is not None and args.gains is not None:
+        raise OutOfRangeError("--kd goes with --kp, not with --gains")
+    return {
+        "gains": args.gains,
+        "kp": args.kp,
+        "kd": args.kd,
+        "speed": args.sim_speed,
+        "floating": args.floating,
+        "timestep": args.timestep,
+        "record_rate": args.record_rate,
+        "srdf": getattr(args, "srdf", None),
+    }
+
+
 def add_parser(sub: Any) -> None:
     """Register ``simulate`` on the ``motion-formats`` subparsers."""
     p = sub.add_parser(
@@ -48,16 +80,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     add_robot_model(p, required=True)
     p.add_argument("--srdf", type=Path, help="SRDF: its disable_collisions pairs do not collide")
-    gains = p.add_mutually_exclusive_group()
-    gains.add_argument("--gains", type=Path, help="gains file: gains: {JOINT: {p: P, d: D}} (ros2_control's layout)")
-    gains.add_argument("--kp", type=_gain, help="P gain of every servo (N·m/rad or N/m)")
-    p.add_argument("--kd", type=_gain, help="D gain of every servo (N·m·s/rad or N·s/m)")
-    p.add_argument("--speed", type=_positive, default=1.0, help="playback speed factor (default 1)")
-    base = p.add_mutually_exclusive_group()
-    base.add_argument("--fixed-base", dest="floating", action="store_false", default=None, help="fix the root link")
-    base.add_argument("--floating-base", dest="floating", action="store_true", help="let the root link float")
-    p.add_argument("--timestep", type=_positive, default=0.001, help="physics step in s (default 0.001: 1 kHz)")
-    p.add_argument("--record-rate", type=_positive, default=100.0, help="Hz the result keeps (default 100)")
+    add_simulation_arguments(p, speed="--speed")
     p.add_argument("--group", help="group to simulate (default: the first)")
     p.add_argument("-o", "--output", type=Path, help="what the robot did, in any writable format (bags: effort and TF)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output or --mjcf file")
@@ -79,8 +102,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from ..registry import codec_for_path, write
     from ..simulation import simulate
 
-    if args.kd is not None and args.gains is not None:
-        raise SystemExit("motion-formats simulate: error: --kd goes with --kp, not with --gains")
+    options = simulation_options(args)
     model_file = args.urdf or args.body
     for out in (args.output, args.mjcf):
         if out is not None:
@@ -89,19 +111,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         codec_for_path(args.output, for_write=True)  # an unknown suffix: one line before the work
     motion_file = read_beside_model(args)
     result = simulate(
-        motion_file,
-        model_file,
-        gains=args.gains,
-        kp=args.kp,
-        kd=args.kd,
-        speed=args.speed,
-        floating=args.floating,
-        timestep=args.timestep,
-        record_rate=args.record_rate,
-        srdf=args.srdf,
-        package_paths=args.package_paths,
-        group=args.group,
-        source=str(args.input),
+        motion_file, model_file, package_paths=args.package_paths, group=args.group, source=str(args.input), **options
     )
     report = result.report
     if args.mjcf is not None:

@@ -95,6 +95,15 @@ class SimulationReport:
     seconds: float = 0.0
     notes: list[str] = dataclasses.field(default_factory=list)
 
+    #: What was looked for (as a check report says it).
+    checked: tuple[str, ...] = ("fall", "effort_limit")
+    #: No per-frame balance series (a check report's), for the viewer.
+    series: None = None
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == "warning"]
+
     @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.level == "error"]

@@ -65,6 +65,7 @@ def view(
     open_browser: bool = False,
     announce: bool = True,
     check: bool = True,
+    simulate: dict[str, Any] | None = None,
     format: str | None = None,
     **read_options: Any,
 ) -> Viewer:
@@ -87,6 +88,10 @@ def view(
         open_browser: Open the page in the default browser.
         check: Run the safety check (:func:`motion_formats_ros.safety.check`) on the robot
             model once the page is served, and show its findings.
+        simulate: Play the motion on a physical model of the robot first
+            (:func:`motion_formats_ros.simulation.simulate`, these its keyword arguments) and
+            show what the robot did, the motion as a ghost beside it, and the simulation's
+            findings (a fall, effort limits) instead of the check's.
         announce: Print the page's address (and a warning when it is served beyond this
             machine) on standard output.
         format, read_options: How to read ``motion`` when it is a path (as ``read``).
@@ -114,6 +119,9 @@ def view(
         from ..core.kinematics import RobotModel
 
         model = RobotModel.from_urdf(motion_file.robot_description, source=f"{motion_file.source}: /robot_description")
+    report = None
+    if simulate is not None:
+        motion_file, group, report = _simulated(motion_file, model, group, simulate, package_paths)
     options = ViewOptions(
         group=group,
         joints=joints,
@@ -126,7 +134,8 @@ def view(
         package_paths=tuple(str(p) for p in package_paths),
         open_browser=open_browser,
         title=Path(motion_file.source).name if motion_file.source else None,
-        check=check,
+        check=check or report is not None,
+        report=report,
     )
     viewer = Viewer(
         motion_file,
@@ -141,6 +150,22 @@ def view(
         if viewer.exposure is not None:
             print(f"warning: {viewer.exposure}", file=sys.stderr, flush=True)
     return viewer
+
+
+def _simulated(
+    motion_file: MotionFile, model: Any, group: str | None, options: dict[str, Any], package_paths: Sequence[Any]
+) -> tuple[MotionFile, str, Any]:
+    """The file to show for a simulation: ``actual`` (what the robot did) drawn, ``target`` (the plan) its ghost."""
+    import dataclasses
+
+    from ..simulation import simulate
+
+    if model is None:
+        raise ValueError("simulating needs a robot model (urdf or body)")
+    plan = motion_file.group(group)
+    result = simulate(plan, model, package_paths=package_paths, source=str(motion_file.source or "motion"), **options)
+    groups = {"actual": result.motion(), "target": plan}
+    return dataclasses.replace(motion_file, groups=groups), "actual", result.report
 
 
 class _CallableModule(types.ModuleType):
