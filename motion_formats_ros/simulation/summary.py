@@ -157,6 +157,23 @@ class SimulationReport:
         }
         return out
 
+    def row(self) -> dict[str, Any]:
+        """The verdict in one flat row (a line of ``batch --simulate``'s table)."""
+        worst = max(self.joints, key=lambda j: j.error_max) if self.joints else None
+        hardest = max(self.joints, key=lambda j: j.effort_peak) if self.joints else None
+        return {
+            "stood": not self.fell,
+            "fall_time": self.fall_time,
+            "error_max": worst.error_max if worst else None,
+            "error_joint": worst.joint if worst else None,
+            "effort_peak": hardest.effort_peak if hardest else None,
+            "effort_joint": hardest.joint if hardest else None,
+            "effort_limit_findings": sum(f.kind == "effort_limit" for f in self.findings),
+            "displacement": float(np.linalg.norm(self.displacement)),
+            "drift": self.drift,
+            "real_time_factor": self.real_time_factor,
+        }
+
     def lines(self) -> list[str]:
         """The report as text lines (what ``motion-formats simulate`` prints)."""
         state = f"FELL at t = {self.fall_time:.3g} s" if self.fell else "stood"

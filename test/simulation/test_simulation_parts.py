@@ -165,3 +165,40 @@ def test_command_line_exit_status_output_and_refusals(tmp_path: Path) -> None:
     assert status == 1 and "exists" in err
     status, _, err, _ = cli("simulate", source, "--body", body, "--speed", "0", blocked=())
     assert status == 2
+
+
+def test_batch_simulates_every_input_and_ends_with_one_table(tmp_path: Path) -> None:
+    times = np.linspace(0, 2, 201)
+    still = Motion(times=times, joint_names=("ARM",), position=np.zeros((201, 1)))
+    kick = Motion(
+        times=times, joint_names=("A", "B", "C", "D"), position=0.9 * np.sin(3 * times)[:, None] * np.ones((1, 4))
+    )
+    folder = tmp_path / "in"
+    folder.mkdir()
+    write(MotionFile(groups={"g": still}), folder / "still.csv")
+    write(MotionFile(groups={"g": kick}), folder / "kick.csv")
+    out = tmp_path / "out"
+    body = chain(tmp_path)
+    status, text, err, _ = cli(
+        "batch",
+        folder,
+        "-o",
+        out,
+        "--to",
+        "csv",
+        "--simulate",
+        "--body",
+        body,
+        "--kp",
+        "40",
+        "--kd",
+        "1",
+        "--workers",
+        "2",
+        blocked=(),
+    )
+    assert status == 3, err  # one input fell
+    table = text[text.index("input ") :].splitlines()
+    verdicts = {line.split()[0].rsplit("/", 1)[-1]: line.split()[1] for line in table[1:]}
+    assert verdicts == {"kick.csv": "FELL", "still.csv": "stood"}, text
+    assert (out / "still.csv").exists() and (out / "kick.csv").exists()
