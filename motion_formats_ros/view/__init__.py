@@ -88,10 +88,8 @@ def view(
         open_browser: Open the page in the default browser.
         check: Run the safety check (:func:`motion_formats_ros.safety.check`) on the robot
             model once the page is served, and show its findings.
-        simulate: Play the motion on a physical model of the robot first
-            (:func:`motion_formats_ros.simulation.simulate`, these its keyword arguments) and
-            show what the robot did, the motion as a ghost beside it, and the simulation's
-            findings (a fall, effort limits) instead of the check's.
+        simulate: Keyword arguments of :func:`motion_formats_ros.simulation.simulate`: show what the
+            robot did on its physical model, the motion as its ghost, a fall on the timeline.
         announce: Print the page's address (and a warning when it is served beyond this
             machine) on standard output.
         format, read_options: How to read ``motion`` when it is a path (as ``read``).
@@ -99,18 +97,7 @@ def view(
     from .page import Viewer, ViewOptions
     from .scene import scene_drawing_for
 
-    if isinstance(motion, Motion):
-        motion_file = MotionFile.single(motion)
-    elif isinstance(motion, MotionFile):
-        motion_file = motion
-    else:
-        from ..registry import codec_by_name, codec_for_path, read
-
-        codec = codec_by_name(format) if format else codec_for_path(Path(motion))
-        if body is not None and "body" not in read_options and codec.accepted({"body": body}, "read"):
-            # A Choreonoid .body names the joints of the .seq / .pseq files it drives, as --body does.
-            read_options = {**read_options, "body": body}
-        motion_file = read(Path(motion), format=format, **read_options)
+    motion_file = _motion_file(motion, body, format, read_options)
     given = urdf if urdf is not None else body
     model_path = Path(given) if given is not None and model is None else None
     if model is None:
@@ -150,6 +137,25 @@ def view(
         if viewer.exposure is not None:
             print(f"warning: {viewer.exposure}", file=sys.stderr, flush=True)
     return viewer
+
+
+def _motion_file(
+    motion: MotionFile | Motion | str | os.PathLike[str],
+    body: str | os.PathLike[str] | None,
+    format: str | None,
+    read_options: dict[str, Any],
+) -> MotionFile:
+    """The motion file to show: given, or read (a .body names the joints of the .seq it drives, as --body does)."""
+    if isinstance(motion, Motion):
+        return MotionFile.single(motion)
+    if isinstance(motion, MotionFile):
+        return motion
+    from ..registry import codec_by_name, codec_for_path, read
+
+    codec = codec_by_name(format) if format else codec_for_path(Path(motion))
+    if body is not None and "body" not in read_options and codec.accepted({"body": body}, "read"):
+        read_options = {**read_options, "body": body}
+    return read(Path(motion), format=format, **read_options)
 
 
 def _simulated(
