@@ -103,14 +103,6 @@ def _wxyz(quat_xyzw: FloatArray) -> list[float]:
     return [w, x, y, z]
 
 
-def floats_base(model: RobotModel) -> bool:
-    """Whether the model's root is free by the model itself: a floating joint, or a ``.body`` root
-    (Choreonoid's root link is free unless its joint is fixed)."""
-    if any(j.type == "floating" for j in model.joints):
-        return True
-    return Path(model.source).suffix.lower() == ".body" if model.source else False
-
-
 class _Builder:
     """Builds the MjSpec link by link; one instance per model."""
 
@@ -462,4 +454,4 @@ def _touching_at_zero(mj: Any, model: Any) -> set[frozenset[str]]:
     return out
 
 
-__all__ = ["FLOOR", "BuiltModel", "Gains", "build", "floats_base", "mujoco_module", "servo_control"]
+__all__ = ["FLOOR", "BuiltModel", "Gains", "build", "mujoco_module", "servo_control"]

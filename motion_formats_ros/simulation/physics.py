@@ -41,9 +41,9 @@ class Outcome:
 
     Attributes:
         steps: Steps simulated (fewer than planned after a fall).
-        error_max, error_sq, error_at: Per joint: largest |error|, sum of squared error, step of the largest.
-        effort_max, effort_sq, effort_at: The same for |effort|.
-        over_limit: (steps, J) flags where |effort| exceeds the joint's stated limit.
+        error_max, error_sq, error_at: Per joint: largest the absolute error, sum of squared error, step of the largest.
+        effort_max, effort_sq, effort_at: The same for the absolute effort.
+        over_limit: (steps, J) flags where the absolute effort exceeds the joint's stated limit.
         floor_peak, floor_sum: The floor's vertical reaction: largest and sum (N).
         tilt_max: The base's largest tilt from the plan (rad; floating base only).
         fall_step, fall_link: The first step of a fall and the link that touched the floor (None: tipped over).

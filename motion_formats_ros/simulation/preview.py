@@ -93,7 +93,7 @@ def choose_base(
     if any(j.type == "floating" for j in model.joints):
         return True, "the base floats: the model has a floating joint"
     if model.source.lower().endswith(".body"):
-        if getattr(model, "fixed_root", False):
+        if model.fixed_root:
             return False, "the base is fixed: the .body's root joint is fixed"
         return True, "the base floats: a .body's root link is free"
     if model.root_link == "world":
@@ -390,7 +390,7 @@ def _report(
         floating=floating,
         gains={n: (g.p, g.d) for n, g in zip(built.servo_joints, built.gains, strict=True)},
         findings=sort_findings(findings),
-        joints=stats,
+        joint_stats=stats,
         floor_force_peak=outcome.floor_peak,
         floor_force_mean=outcome.floor_sum / done,
         base_start=np.asarray(first, dtype=np.float64),

@@ -25,9 +25,9 @@ class JointStats:
 
     Attributes:
         joint: Its name.
-        error_max, error_rms: Largest and root-mean-square |simulated − planned|.
+        error_max, error_rms: Largest and root-mean-square the absolute difference simulated − planned.
         error_time: When the largest error is reached (motion time, s).
-        effort_peak, effort_rms: Largest and root-mean-square |effort| its servo gave.
+        effort_peak, effort_rms: Largest and root-mean-square the absolute effort its servo gave.
         effort_time: When the peak effort is reached (motion time, s).
         effort_limit: The model's effort limit (None: not stated).
     """
@@ -67,7 +67,7 @@ class SimulationReport:
         floating: Whether the base floated.
         gains: The gains used, per joint: (p, d).
         findings: ``fall``, ``effort_limit`` and nothing else, by kind then time.
-        joints: Tracking and effort per driven joint (motion order).
+        joint_stats: Tracking and effort per driven joint (model order).
         floor_force_peak, floor_force_mean: The floor's vertical reaction (N).
         base_start, base_end: The base's position at the start and end (m).
         planned_end: The motion's own root position at the end (None: it has no root pose).
@@ -85,7 +85,7 @@ class SimulationReport:
     floating: bool
     gains: dict[str, tuple[float, float]]
     findings: list[Finding] = dataclasses.field(default_factory=list)
-    joints: list[JointStats] = dataclasses.field(default_factory=list)
+    joint_stats: list[JointStats] = dataclasses.field(default_factory=list)
     floor_force_peak: float = 0.0
     floor_force_mean: float = 0.0
     base_start: FloatArray = dataclasses.field(default_factory=lambda: np.zeros(3))
@@ -141,7 +141,7 @@ class SimulationReport:
             "fall_time": self.fall_time,
             "errors": len(self.errors),
             "findings": [f.to_dict() for f in self.findings],
-            "joints": [j.to_dict() for j in self.joints],
+            "joints": [j.to_dict() for j in self.joint_stats],
             "floor_force": {"peak": self.floor_force_peak, "mean": self.floor_force_mean, "unit": "N"},
             "base": {
                 "start": [float(v) for v in self.base_start],
@@ -159,8 +159,8 @@ class SimulationReport:
 
     def row(self) -> dict[str, Any]:
         """The verdict in one flat row (a line of ``batch --simulate``'s table)."""
-        worst = max(self.joints, key=lambda j: j.error_max) if self.joints else None
-        hardest = max(self.joints, key=lambda j: j.effort_peak) if self.joints else None
+        worst = max(self.joint_stats, key=lambda j: j.error_max) if self.joint_stats else None
+        hardest = max(self.joint_stats, key=lambda j: j.effort_peak) if self.joint_stats else None
         return {
             "stood": not self.fell,
             "fall_time": self.fall_time,
@@ -187,12 +187,12 @@ class SimulationReport:
         if self.drift is not None:
             base += f", {self.drift:.3f} m from the motion's own root at the end"
         out.append(base)
-        if self.joints:
-            worst = max(self.joints, key=lambda j: j.error_max)
-            hardest = max(self.joints, key=lambda j: j.effort_peak)
+        if self.joint_stats:
+            worst = max(self.joint_stats, key=lambda j: j.error_max)
+            hardest = max(self.joint_stats, key=lambda j: j.effort_peak)
             out.append(
                 f"  tracking: worst {worst.joint} {worst.error_max:.4f} rad at t = {worst.error_time:.3g} s; "
-                f"RMS over joints {float(np.sqrt(np.mean([j.error_rms**2 for j in self.joints]))):.4f}"
+                f"RMS over joints {float(np.sqrt(np.mean([j.error_rms**2 for j in self.joint_stats]))):.4f}"
             )
             out.append(
                 f"  effort: peak {hardest.joint} {hardest.effort_peak:.4g} N·m at t = {hardest.effort_time:.3g} s"
@@ -205,7 +205,7 @@ class SimulationReport:
     def table(self) -> list[str]:
         """Per-joint tracking and effort, one line each."""
         rows = [f"  {'joint':<24} {'err max':>9} {'err rms':>9} {'effort pk':>10} {'effort rms':>10} {'limit':>8}"]
-        for j in self.joints:
+        for j in self.joint_stats:
             limit = "-" if j.effort_limit is None else f"{j.effort_limit:.4g}"
             rows.append(
                 f"  {j.joint:<24} {j.error_max:>9.4f} {j.error_rms:>9.4f} {j.effort_peak:>10.4g} "

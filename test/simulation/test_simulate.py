@@ -32,7 +32,7 @@ def test_sr1_walks_its_pattern_with_the_sample_gains() -> None:
     assert not report.fell, report.lines()
     assert report.drift is not None and report.drift < 0.05  # ends within 5 cm of the pattern's own root
     assert np.linalg.norm(report.displacement) > 0.4  # it did walk (the pattern goes 0.445 m)
-    assert max(j.error_max for j in report.joints) < 0.05
+    assert max(j.error_max for j in report.joint_stats) < 0.05
     # the floor carries the robot's weight on average (130.8 kg)
     assert report.floor_force_mean == pytest.approx(130.8 * 9.81, rel=0.02)
 

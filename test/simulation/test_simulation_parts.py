@@ -202,3 +202,13 @@ def test_batch_simulates_every_input_and_ends_with_one_table(tmp_path: Path) -> 
     verdicts = {line.split()[0].rsplit("/", 1)[-1]: line.split()[1] for line in table[1:]}
     assert verdicts == {"kick.csv": "FELL", "still.csv": "stood"}, text
     assert (out / "still.csv").exists() and (out / "kick.csv").exists()
+
+
+def test_a_body_whose_root_joint_is_fixed_stays_fixed(tmp_path: Path) -> None:
+    path = tmp_path / "bolted.body"
+    path.write_text(BODY.replace("{name: BASE, jointType: free", "{name: BASE, jointType: fixed"))
+    times = np.linspace(0, 1, 11)
+    motion = Motion(times=times, joint_names=("A",), position=np.zeros((11, 1)))
+    done = simulate(motion, path, kp=40, kd=1)
+    assert not done.report.floating and any("root joint is fixed" in n for n in done.report.notes)
+    assert not simulate(motion, chain(tmp_path), kp=40, kd=1).report.notes[-1].startswith("the base is fixed")

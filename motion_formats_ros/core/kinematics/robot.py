@@ -144,6 +144,8 @@ class RobotModel:
         self.urdf_text: str | None = None  # the URDF as given (from_urdf), else None
         #: A ``.body`` file's rules of which links collide (from_body), else None.
         self.collision_rules: CollisionRules | None = None
+        #: A ``.body`` file whose root link's joint is fixed (to the world); False for a free root and for URDF.
+        self.fixed_root = False
         self._joint = {j.name: j for j in self.joints}
         self._link_index = {link.name: i for i, link in enumerate(self.links)}
 
@@ -172,6 +174,8 @@ class RobotModel:
         found, links, joints = build_tree(links, joints, where, root)
         model = cls(name, found, links, joints, os.fspath(where))
         model.collision_rules = read_collision_rules(doc, where)
+        root_node = next((n for n in doc["links"] if isinstance(n, dict) and n.get("name") == found), {})
+        model.fixed_root = str(root_node.get("joint_type", root_node.get("jointType", "free"))) == "fixed"
         return model
 
     def to_urdf(self, mesh_base: str | os.PathLike[str] | None = None) -> str:
