@@ -118,6 +118,7 @@ class _Builder:
         self.link_body: dict[str, str] = {}  # link → the body it is part of (welded links share one)
         self.massless: list[str] = []
         self.meshes: dict[tuple[str, tuple[float, ...]], str] = {}
+        self.converted: list[str] = []  # mesh files of formats MuJoCo does not read, converted to triangles
         source = Path(robot.source) if robot.source else None
         self.base = source.parent if source is not None and source.is_file() else None
         self.roots = package_roots(package_paths)
@@ -127,6 +128,13 @@ class _Builder:
         self, floating: bool, position: Sequence[float] | FloatArray, quat_xyzw: Sequence[float] | FloatArray
     ) -> None:
         link = self.robot.links[0]
+        if link.name == "world":  # the model's root is the world itself: its children hang on MuJoCo's
+            if floating:
+                raise MotionValueError(f"{self.robot.source or self.robot.name}: the root link 'world' cannot float")
+            self.bodies[link.name] = self.spec.worldbody
+            self.link_body[link.name] = link.name
+            self._fill_shapes(self.spec.worldbody, link)
+            return
         pos = [float(v) for v in position]
         body = self.spec.worldbody.add_body(name=link.name, pos=pos, quat=_wxyz(np.asarray(quat_xyzw)))
         if floating:
@@ -182,6 +190,9 @@ class _Builder:
             body.inertia = [MIN_INERTIA] * 3
             body.explicitinertial = True
             self.massless.append(link.name)
+        self._fill_shapes(body, link)
+
+    def _fill_shapes(self, body: Any, link: Link) -> None:
         for k, shape in enumerate(link.collisions):
             self._geom(body, link.name, k, shape)
 
@@ -221,6 +232,8 @@ class _Builder:
             tri = load_mesh(path, scale, extra="sim")
         except ValueError as exc:
             raise ReadError(path, f"link {link}: {exc}") from None
+        if path.suffix.lower() not in (".stl", ".obj") and path.name not in self.converted:
+            self.converted.append(path.name)
         name = f"mesh{len(self.meshes)}"
         self.spec.add_mesh(
             name=name,
@@ -370,6 +383,12 @@ def build(
             f"{len(touching)} link pairs touching in the zero pose are not collided: "
             + ", ".join("–".join(sorted(t)) for t in sorted(touching, key=sorted)[:6])
             + (" …" if len(touching) > 6 else "")
+        )
+    if b.converted:
+        notes.append(
+            f"{len(b.converted)} mesh files of formats MuJoCo does not read were converted to triangles: "
+            + ", ".join(b.converted[:6])
+            + (" …" if len(b.converted) > 6 else "")
         )
     if b.massless:
         notes.append(

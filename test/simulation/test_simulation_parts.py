@@ -212,3 +212,46 @@ def test_a_body_whose_root_joint_is_fixed_stays_fixed(tmp_path: Path) -> None:
     done = simulate(motion, path, kp=40, kd=1)
     assert not done.report.floating and any("root joint is fixed" in n for n in done.report.notes)
     assert not simulate(motion, chain(tmp_path), kp=40, kd=1).report.notes[-1].startswith("the base is fixed")
+
+
+def test_the_result_in_a_bag_has_efforts_and_the_base_pose(tmp_path: Path) -> None:
+    from motion_formats_ros import read
+
+    times = np.linspace(0, 1, 101)
+    motion = Motion(times=times, joint_names=("A", "ARM"), position=np.column_stack([0.2 * times, 0.5 * times]))
+    source = tmp_path / "move.csv"
+    write(MotionFile(groups={"g": motion}), source)
+    out = tmp_path / "did.mcap"
+    status, _, err, _ = cli(
+        "simulate", source, "--body", chain(tmp_path), "--kp", "40", "--kd", "1", "-o", out, blocked=()
+    )
+    assert status == 0, err
+    did = read(out).motion
+    assert did.effort is not None and np.isfinite(did.effort).all() and np.abs(did.effort).max() > 0
+    assert did.root_position is not None and did.root_position[0, 2] == pytest.approx(0.5, abs=0.01)
+    assert did.position is not None and did.position[-1, list(did.joint_names).index("ARM")] == pytest.approx(
+        0.5, abs=0.05
+    )
+
+
+def test_a_mesh_format_mujoco_lacks_is_converted_with_a_note(tmp_path: Path) -> None:
+    trimesh = pytest.importorskip("trimesh")
+    trimesh.creation.box(extents=(0.1, 0.1, 0.1)).export(tmp_path / "cube.ply")
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(
+        '<robot name="arm"><link name="world"/>'
+        '<joint name="fix" type="fixed"><parent link="world"/><child link="base"/><origin xyz="0 0 0.5"/>'
+        "</joint>"
+        '<link name="base"><inertial><mass value="1"/>'
+        '<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>'
+        '</inertial><collision><geometry><mesh filename="cube.ply"/></geometry></collision></link>'
+        '<joint name="j" type="revolute"><parent link="base"/><child link="tip"/><axis xyz="0 0 1"/>'
+        '<limit lower="-1" upper="1" effort="5" velocity="1"/></joint>'
+        '<link name="tip"><inertial><mass value="0.2"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" '
+        'iyz="0"/></inertial></link></robot>'
+    )
+    times = np.linspace(0, 1, 11)
+    done = simulate(Motion(times=times, joint_names=("j",), position=np.zeros((11, 1))), urdf, kp=10, kd=1)
+    assert not done.report.floating  # the root link is "world"
+    assert any("converted to triangles: cube.ply" in n for n in done.report.notes), done.report.notes
+    assert done.built.model.nmesh == 1
