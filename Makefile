@@ -29,7 +29,7 @@ venv: $(STAMP)
 $(STAMP): setup.py setup.cfg package.xml pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,plot,view,docs,check]'
+	$(PY) -m pip install --quiet -e '.[test,plot,view,docs,check,sim]'
 	touch $(STAMP)
 
 ros: $(ROS_STAMP)

@@ -58,6 +58,9 @@ setup(
         # motion-formats check, the player's and the viewer's collision check: coal collides,
         # trimesh reads the mesh files.
         "check": ["coal>=3.0", "trimesh>=4.0"],
+        # motion-formats simulate: the physics preview (MuJoCo 4: its model specification, rollout
+        # and contact sensors); trimesh reads the mesh files.
+        "sim": ["mujoco>=4.0", "trimesh>=4.0"],
         # MCAP chunk compressors; rosbags brings both, these name them for a trimmed install.
         "zstd": ["backports.zstd>=1.0; python_version < '3.14'"],
         "lz4": ["lz4>=4.0"],
@@ -73,6 +76,7 @@ setup(
             "trimesh>=4.0",
             "xacro>=2.0",
             "coal>=3.0",
+            "mujoco>=4.0",
         ],
         # The manual (make docs): Sphinx with Markdown pages, as rosdoc2 builds it.
         "docs": ["sphinx==9.0.4", "myst-parser==5.2.0"],
@@ -102,6 +106,7 @@ setup(
             "pin==4.1.0",
             "example-robot-data==6.0.0",
             "python-fcl==0.7.0.11",
+            "mujoco==4.0.0",  # the physics preview (the sim extra)
         ],
     },
     zip_safe=True,

@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.atomic import check_output, write_bytes_atomic
-from ..core.errors import MissingDependencyError, require
+from ..core.errors import MissingDependencyError, OutOfRangeError, require
 from ..core.options import Resample
 from ..pipeline import targets
 from . import values
+from .check import EXIT_FINDINGS
 from .options import (
     BAG_READ_ALIASES,
     MOTION2BAG_ALIASES,
@@ -29,6 +30,7 @@ from .options import (
     pairs_for,
     split_read_pairs,
 )
+from .simulate import add_simulation_arguments, simulation_options
 
 if TYPE_CHECKING:
     from ..pipeline import batch
@@ -77,7 +79,43 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--resample", choices=Resample.values(), default="linear", help="resampling method for --rate")
     add_aliases(p, (*READ_ALIASES, *BAG_READ_ALIASES, *WRITE_ALIASES, *_STORAGE))
     add_option_flags(p)
+    sim = p.add_argument_group(
+        "simulation",
+        "--simulate: play each input on a physical model of the robot (MuJoCo, the sim extra); each output is "
+        "what the robot did, and a table of the verdicts ends the run (--body or --urdf names the robot)",
+    )
+    sim.add_argument("--simulate", action="store_true", help="simulate every input on the robot model")
+    sim.add_argument("--urdf", type=Path, help="the robot's URDF (else --body)")
+    sim.add_argument("--srdf", type=Path, help="SRDF: its disable_collisions pairs do not collide")
+    sim.add_argument("--package-path", dest="package_paths", type=Path, action="append", default=[], help="mesh folder")
+    add_simulation_arguments(sim, speed="--sim-speed")
     p.set_defaults(handler=cmd_batch)
+
+
+def _simulation_settings(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The simulation's keyword arguments (the robot model among them), or None without --simulate."""
+    if not args.simulate:
+        return None
+    robot = args.urdf or getattr(args, "body", None)
+    if robot is None:
+        raise OutOfRangeError("--simulate needs the robot model: --body or --urdf")
+    return {**simulation_options(args), "robot": robot, "package_paths": list(args.package_paths)}
+
+
+def simulation_table(results: list[batch.Result]) -> list[str]:
+    """One line per simulated input: stood or fell (when), worst tracking, peak effort, drift."""
+    rows = [f"{'input':<40} {'verdict':<14} {'worst error':>18} {'peak effort':>18} {'drift':>8}"]
+    for r in results:
+        v = r.simulation
+        if v is None:
+            rows.append(f"{r.path:<40} {r.status:<14}")
+            continue
+        verdict = "stood" if v["stood"] else f"FELL {v['fall_time']:.3g} s"
+        error = f"{v['error_max']:.4f} {v['error_joint']}" if v["error_max"] is not None else "-"
+        effort = f"{v['effort_peak']:.4g} {v['effort_joint']}" if v["effort_peak"] is not None else "-"
+        drift = "-" if v["drift"] is None else f"{v['drift']:.3f}"
+        rows.append(f"{r.path:<40} {verdict:<14} {error:>18} {effort:>18} {drift:>8}")
+    return rows
 
 
 def settings_from(args: argparse.Namespace) -> batch.Settings:
@@ -100,6 +138,7 @@ def settings_from(args: argparse.Namespace) -> batch.Settings:
         method=args.resample,
         write_options=writes,
         strict=bool(getattr(args, "strict", False)),
+        simulate=_simulation_settings(args),
     )
 
 
@@ -108,7 +147,9 @@ def _option_files(settings: batch.Settings) -> list[str | os.PathLike[str]]:
     from ..registry import CODECS
 
     options = {**settings.bag_options, **settings.read_options, **settings.write_options}
-    return option_files(options, *CODECS)
+    simulated = settings.simulate or {}
+    given = [simulated.get(k) for k in ("robot", "srdf", "gains")]
+    return [*option_files(options, *CODECS), *(p for p in given if isinstance(p, (str, os.PathLike)))]
 
 
 class Progress:
@@ -149,8 +190,9 @@ class Progress:
             named = error if result.path in error else f"{result.path}: {error}"
             print(f"[{self.done}/{self.total}] failed {named}", file=self.out, flush=True)
         else:
+            done = "simulated" if result.simulation is not None else "converted"
             print(
-                f"[{self.done}/{self.total}] converted {result.path} -> {', '.join(result.outputs)} "
+                f"[{self.done}/{self.total}] {done} {result.path} -> {', '.join(result.outputs)} "
                 f"({result.frames} frames, {result.seconds:.2f} s)",
                 file=self.out,
                 flush=True,
@@ -222,6 +264,13 @@ def cmd_batch(args: argparse.Namespace) -> int:
         + (f"; report {args.report}" if args.report and not to_stdout else ""),
         file=say,
     )
+    fell = False
+    if settings.simulate is not None:
+        for line in simulation_table(ordered):
+            print(line, file=say)
+        fell = any(
+            r.simulation and (not r.simulation["stood"] or r.simulation["effort_limit_findings"]) for r in ordered
+        )
     failed = [r for r in ordered if r.status == "failed"]
     if failed:
         print(f"failed ({len(failed)}):", file=sys.stderr)
@@ -229,7 +278,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             error = r.error or ""
             print(f"  {error if r.path in error else f'{r.path}: {error}'}", file=sys.stderr)
         return 1
-    return 0
+    return EXIT_FINDINGS if fell else 0
 
 
 __all__ = ["Progress", "add_parser", "cmd_batch", "settings_from"]

@@ -41,7 +41,9 @@ EXIT_USAGE = 2
 EXIT_BUG = 70
 
 #: The commands whose warnings ``--strict`` turns into failure (those that read or write motion files).
-STRICT_COMMANDS = ("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag", "batch", "check")
+STRICT_COMMANDS = (
+    *("info", "convert", "plot", "recover", "validate", "bag2motion", "motion2bag", "batch", "check", "simulate"),
+)
 
 
 #: The subcommands that have a module of their own: (module, the commands it adds, its function
@@ -53,6 +55,7 @@ _MODULES = (
     ("batch", ("batch",), "add_parser"),
     ("view", ("view",), "add_parser"),
     ("check", ("check",), "add_parser"),
+    ("simulate", ("simulate",), "add_parser"),
     ("example", ("example",), "add_parser"),
 )
 

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import OutOfRangeError
 from ..registry import CODECS
 from .bag import add_bag_read_arguments
 from .options import (
@@ -19,6 +20,7 @@ from .options import (
     name_list,
     read_beside_model,
 )
+from .simulate import add_simulation_arguments, simulation_options
 
 
 def add_parser(sub: Any) -> None:
@@ -47,6 +49,16 @@ def add_parser(sub: Any) -> None:
         action="store_false",
         help="do not run the safety check (self-collision, floor, balance, limits) on the robot model",
     )
+    sim = p.add_argument_group(
+        "simulation", "--simulate: play the motion on a physical model of the robot (MuJoCo, the sim extra) first"
+    )
+    sim.add_argument(
+        "--simulate",
+        action="store_true",
+        help="show what the simulated robot did, the motion as a ghost beside it, a fall on the timeline",
+    )
+    sim.add_argument("--srdf", type=Path, help="SRDF: its disable_collisions pairs do not collide")
+    add_simulation_arguments(sim, speed="--sim-speed")
     add_aliases(p, [a for a in READ_ALIASES if a.name != "body"])  # --body is the robot model here
     add_option_flags(p, write=False)
     bag = p.add_argument_group("bags", "how a bag's messages are read (as bag2motion reads them)")
@@ -87,6 +99,9 @@ def cmd_view(args: argparse.Namespace) -> int:
     from ..view import view
 
     motion_file = read_beside_model(args)
+    simulate = simulation_options(args) if args.simulate else None
+    if simulate is not None and args.urdf is None and args.body is None:
+        raise OutOfRangeError("--simulate needs the robot model: --urdf or --body")
     viewer = view(
         motion_file,
         urdf=args.urdf,
@@ -103,6 +118,7 @@ def cmd_view(args: argparse.Namespace) -> int:
         open_browser=not args.no_browser,
         announce=False,
         check=args.check,
+        simulate=simulate,
     )
     robot = f" on {viewer.model.name}" if viewer.model is not None else ""
     # Ctrl-C and SIGTERM stop the page cleanly (also when started where SIGINT was ignored),
@@ -112,7 +128,9 @@ def cmd_view(args: argparse.Namespace) -> int:
         print(f"viewing {args.input}{robot} at {viewer.url} (Ctrl-C to stop)", flush=True)
         if viewer.exposure is not None:
             print(f"warning: {viewer.exposure}", file=sys.stderr, flush=True)
-        if viewer.findings is not None:
+        if simulate is not None:  # what the simulation found is the page's: its verdict once, here
+            print(f"simulated: {viewer.options.report.lines()[0].split(': ', 1)[1]}", flush=True)
+        elif viewer.findings is not None:
             threading.Thread(target=_say_when_checked, args=(viewer,), name="view-check-line", daemon=True).start()
         viewer.wait()
     except KeyboardInterrupt:

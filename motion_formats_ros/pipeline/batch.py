@@ -57,6 +57,9 @@ class Settings:
             ``bag2motion``; ``group`` applies to every input).
         write_options: Options of the output codec.
         strict: Fail an input on any warning, and write no output for it (``--strict``).
+        simulate: Keyword arguments of :func:`motion_formats_ros.simulation.simulate` (``robot``
+            among them): each input is played on the robot's physical model and the output is
+            what the robot did; None: plain conversion.
     """
 
     to: str
@@ -70,6 +73,7 @@ class Settings:
     method: str = "linear"
     write_options: dict[str, Any] = dataclasses.field(default_factory=dict)
     strict: bool = False
+    simulate: dict[str, Any] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,6 +100,7 @@ class Result:
     error: str | None = None
     warnings: list[str] = dataclasses.field(default_factory=list)
     notices: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # the warnings as typed notices
+    simulation: dict[str, Any] | None = None  # a simulated input's verdict (SimulationReport.row)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -414,6 +419,8 @@ def convert_one(job: Job) -> Result:
                     motion_file, group=s.group, joints=s.joints, start=s.start, end=s.end, rate=s.rate, method=s.method
                 )
             convert.warn_nonfinite(motion_file, source)
+            if s.simulate is not None:
+                motion_file, result.simulation = _simulated(motion_file, s.simulate, job.source)
             out = Path(job.output)
             out.parent.mkdir(parents=True, exist_ok=True)
             written = write(
@@ -449,6 +456,18 @@ def convert_one(job: Job) -> Result:
     result.seconds = time.perf_counter() - started
     result.cpu_seconds = time.process_time() - cpu_started
     return result
+
+
+def _simulated(motion_file: Any, options: dict[str, Any], source: str) -> tuple[Any, dict[str, Any]]:
+    """What the robot did when it played the motion (one group, ``actual``), and the verdict's row."""
+    from ..core.model import MotionFile
+    from ..simulation import simulate
+
+    settings = dict(options)
+    robot = settings.pop("robot")
+    done = simulate(motion_file, robot, source=source, **settings)
+    out = MotionFile(groups={"actual": done.motion()}, name=motion_file.name, robot=motion_file.robot)
+    return out, done.report.row()
 
 
 # --------------------------------------------------------------------------- executors

@@ -29,6 +29,8 @@ KINDS = (
     "velocity_limit",
     "acceleration_limit",
     "jerk_limit",
+    "effort_limit",
+    "fall",
 )
 #: Kinds that are warnings (the others are errors).
 WARNING_KINDS = frozenset({"balance"})
@@ -41,6 +43,8 @@ WORST = {
     "velocity_limit": ("speed", "rad/s or m/s"),
     "acceleration_limit": ("acceleration", "rad/s² or m/s²"),
     "jerk_limit": ("jerk", "rad/s³ or m/s³"),
+    "effort_limit": ("effort", "N·m or N"),
+    "fall": ("tilt of the base", "rad"),
 }
 
 
@@ -96,6 +100,9 @@ class Finding:
             text = f"{self.links[0]} below the ground by {self.worst * 1000:.3g} mm {at}"
         elif self.kind == "balance":
             text = f"ZMP outside the support polygon by {self.worst * 1000:.3g} mm {at}"
+        elif self.kind == "fall":
+            why = f"{self.links[0]} touched the floor" if self.links else "the base tipped over"
+            text = f"the robot fell {at}: {why} (base tilted {np.degrees(self.worst):.0f}°)"
         else:
             what = self.kind.replace("_limit", "").replace("position", "value")
             text = f"joint {self.joint} beyond its {what} limit {self.limit:g} {at} (worst {self.worst:.6g})"

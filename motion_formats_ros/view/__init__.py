@@ -65,6 +65,7 @@ def view(
     open_browser: bool = False,
     announce: bool = True,
     check: bool = True,
+    simulate: dict[str, Any] | None = None,
     format: str | None = None,
     **read_options: Any,
 ) -> Viewer:
@@ -87,6 +88,8 @@ def view(
         open_browser: Open the page in the default browser.
         check: Run the safety check (:func:`motion_formats_ros.safety.check`) on the robot
             model once the page is served, and show its findings.
+        simulate: Keyword arguments of :func:`motion_formats_ros.simulation.simulate`: show what the
+            robot did on its physical model, the motion as its ghost, a fall on the timeline.
         announce: Print the page's address (and a warning when it is served beyond this
             machine) on standard output.
         format, read_options: How to read ``motion`` when it is a path (as ``read``).
@@ -94,18 +97,7 @@ def view(
     from .page import Viewer, ViewOptions
     from .scene import scene_drawing_for
 
-    if isinstance(motion, Motion):
-        motion_file = MotionFile.single(motion)
-    elif isinstance(motion, MotionFile):
-        motion_file = motion
-    else:
-        from ..registry import codec_by_name, codec_for_path, read
-
-        codec = codec_by_name(format) if format else codec_for_path(Path(motion))
-        if body is not None and "body" not in read_options and codec.accepted({"body": body}, "read"):
-            # A Choreonoid .body names the joints of the .seq / .pseq files it drives, as --body does.
-            read_options = {**read_options, "body": body}
-        motion_file = read(Path(motion), format=format, **read_options)
+    motion_file = _motion_file(motion, body, format, read_options)
     given = urdf if urdf is not None else body
     model_path = Path(given) if given is not None and model is None else None
     if model is None:
@@ -114,6 +106,9 @@ def view(
         from ..core.kinematics import RobotModel
 
         model = RobotModel.from_urdf(motion_file.robot_description, source=f"{motion_file.source}: /robot_description")
+    report = None
+    if simulate is not None:
+        motion_file, group, report = _simulated(motion_file, model, group, simulate, package_paths)
     options = ViewOptions(
         group=group,
         joints=joints,
@@ -126,7 +121,8 @@ def view(
         package_paths=tuple(str(p) for p in package_paths),
         open_browser=open_browser,
         title=Path(motion_file.source).name if motion_file.source else None,
-        check=check,
+        check=check or report is not None,
+        report=report,
     )
     viewer = Viewer(
         motion_file,
@@ -141,6 +137,41 @@ def view(
         if viewer.exposure is not None:
             print(f"warning: {viewer.exposure}", file=sys.stderr, flush=True)
     return viewer
+
+
+def _motion_file(
+    motion: MotionFile | Motion | str | os.PathLike[str],
+    body: str | os.PathLike[str] | None,
+    format: str | None,
+    read_options: dict[str, Any],
+) -> MotionFile:
+    """The motion file to show: given, or read (a .body names the joints of the .seq it drives, as --body does)."""
+    if isinstance(motion, Motion):
+        return MotionFile.single(motion)
+    if isinstance(motion, MotionFile):
+        return motion
+    from ..registry import codec_by_name, codec_for_path, read
+
+    codec = codec_by_name(format) if format else codec_for_path(Path(motion))
+    if body is not None and "body" not in read_options and codec.accepted({"body": body}, "read"):
+        read_options = {**read_options, "body": body}
+    return read(Path(motion), format=format, **read_options)
+
+
+def _simulated(
+    motion_file: MotionFile, model: Any, group: str | None, options: dict[str, Any], package_paths: Sequence[Any]
+) -> tuple[MotionFile, str, Any]:
+    """The file to show for a simulation: ``actual`` (what the robot did) drawn, ``target`` (the plan) its ghost."""
+    import dataclasses
+
+    from ..simulation import simulate
+
+    if model is None:
+        raise ValueError("simulating needs a robot model (urdf or body)")
+    plan = motion_file.group(group)
+    result = simulate(plan, model, package_paths=package_paths, source=str(motion_file.source or "motion"), **options)
+    groups = {"actual": result.motion(), "target": plan}
+    return dataclasses.replace(motion_file, groups=groups), "actual", result.report
 
 
 class _CallableModule(types.ModuleType):

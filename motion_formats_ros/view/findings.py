@@ -38,6 +38,8 @@ LABELS = {
     "velocity_limit": "speed",
     "acceleration_limit": "accel.",
     "jerk_limit": "jerk",
+    "effort_limit": "effort",
+    "fall": "fall",
 }
 #: Updates of the CoM, ZMP and support polygon per second while playing.
 BALANCE_RATE = 10.0
@@ -99,7 +101,7 @@ class FindingsView:
                 return
             gui.add_html(_summary(report))
         for finding in report.findings:
-            if finding.kind in ("self_collision", "floor"):
+            if finding.kind in ("self_collision", "floor", "fall"):
                 for link in finding.links:
                     self._held.setdefault(link, []).extend(finding.intervals)
         self._mark(report)

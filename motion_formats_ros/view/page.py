@@ -154,6 +154,8 @@ class ViewOptions:
     open_browser: bool = False
     title: str | None = None
     check: bool = True
+    #: A report whose findings the page shows instead of running the check (a simulation's).
+    report: Any = None
 
 
 class Viewer:
@@ -379,8 +381,11 @@ class Viewer:
         self._dirty.set()
 
     def _check(self) -> Any:
-        """The safety check's report on the group drawn (with the CoM / ZMP series)."""
+        """The safety check's report on the group drawn (with the CoM / ZMP series), or the report given."""
         from ..safety import check
+
+        if self.options.report is not None:
+            return self.options.report
 
         return check(
             self.motion_file,

@@ -33,6 +33,7 @@ RANKS = {
     "playback": 3,  # the clock, sampler, schedule, trajectory plan, what to emit (ROS-free)
     "recording": 3,  # the recorder's journal and recovery
     "safety": 3,  # the motion check (collisions, floor, balance, limits)
+    "simulation": 3,  # the physics preview (MuJoCo): model builder, servos, the loop, the report
     "view": 4,  # the browser viewer, over playback
     "api": 5,  # the package's __init__: the public API
     "cli": 6,

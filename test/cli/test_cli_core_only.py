@@ -134,6 +134,17 @@ def test_plot_without_matplotlib_is_one_line_naming_the_extra(every_format: dict
     assert not list(tmp_path.iterdir())
 
 
+def test_simulate_without_mujoco_is_one_line_naming_the_extra(every_format: dict[str, Path], tmp_path: Path) -> None:
+    body = every_format["seq"].parent / "biped.body"
+    out = tmp_path / "did.csv"
+    status, text, err, _ = cli("simulate", every_format["seq"], "--body", body, "-o", out, blocked=("mujoco",))
+    assert status == 1 and text == ""
+    assert err.strip().splitlines() == [
+        "error: simulating a motion needs the optional package mujoco: pip install 'motion_formats_ros[sim]'"
+    ]
+    assert not out.exists()
+
+
 def test_asked_for_progress_without_tqdm_is_one_line(every_format: dict[str, Path], tmp_path: Path) -> None:
     status, _, err, _ = cli("bag2motion", every_format["rosbag-mcap"], tmp_path / "log.msgpack", "--progress")
     assert status == 1

@@ -183,6 +183,34 @@ def test_sr1_walks_on_its_root_path(browser: Chromium) -> None:
     check_view(browser, [str(motion), "--body", str(body)], 4.0, 9.0, "view_sr1_walk")
 
 
+def test_sr1_simulated_falls_beside_its_ghost(browser: Chromium) -> None:
+    """view --simulate: the simulated SR1 (played too fast, it falls), the plan as a ghost, the fall marked."""
+    pytest.importorskip("mujoco")
+    motion = corpus_path("choreonoid", "v1", "SR1WalkPattern2.yaml")
+    body = corpus_path("choreonoid", "model", "SR1.body")
+    args = [str(motion), "--body", str(body), "--simulate", "--kp", "8000", "--kd", "100", "--sim-speed", "1.5"]
+    page = Page([*args, "--at", "9.0"])
+    try:
+        assert page.proc.stdout is not None
+        said = page.proc.stdout.readline()
+        assert said.startswith("simulated:") and "FELL at t = 8.16 s" in said, said
+        open_page(browser, page.url)
+        browser.wait_for("document.body.innerText.includes('fall')", timeout=HUNG)  # the mark on the timeline
+        fallen = settled(browser)
+        keep = os.environ.get("MFR_VIEW_SCREENSHOTS")
+        if keep:
+            Image.fromarray(fallen).save(Path(keep) / "view_sr1_simulated.png")
+        click_label(browser, "show target (ghost)")
+        alone = settled(browser)
+        assert changed(fallen, alone) > MIN_CHANGED, "the plan's ghost is not drawn beside the fallen robot"
+        click_label(browser, "show robot")
+        ghost_only = settled(browser)
+        assert changed(alone, ghost_only) > MIN_CHANGED, "the simulated robot is not drawn"
+    finally:
+        code, err = page.stop()
+    assert code == 0 and "Traceback" not in err, err
+
+
 def test_example_biped_walks(browser: Chromium) -> None:
     """The project's own example (no files from the field needed)."""
     examples = Path(__file__).resolve().parents[2] / "examples"

@@ -41,6 +41,7 @@ from ..inputs import TEXT_PROBE, interruptible, read_input, text_check
 from ..notices import NoticeKind, notify
 from . import xacro_expansion
 from .body import load_body_document, read_body
+from .collision_rules import CollisionFilter, CollisionRules, collision_filter, read_collision_rules
 from .frame_tree import MovingTransform, StaticTransform
 from .robot_parts import (
     IDENTITY_QUAT,
@@ -141,6 +142,10 @@ class RobotModel:
         self.joints: tuple[Joint, ...] = tuple(joints)
         self.source = source
         self.urdf_text: str | None = None  # the URDF as given (from_urdf), else None
+        #: A ``.body`` file's rules of which links collide (from_body), else None.
+        self.collision_rules: CollisionRules | None = None
+        #: A ``.body`` file whose root link's joint is fixed (to the world); False for a free root and for URDF.
+        self.fixed_root = False
         self._joint = {j.name: j for j in self.joints}
         self._link_index = {link.name: i for i, link in enumerate(self.links)}
 
@@ -167,7 +172,11 @@ class RobotModel:
             doc = load_body_document(text_or_path)
         name, root, links, joints = read_body(doc, where)
         found, links, joints = build_tree(links, joints, where, root)
-        return cls(name, found, links, joints, os.fspath(where))
+        model = cls(name, found, links, joints, os.fspath(where))
+        model.collision_rules = read_collision_rules(doc, where)
+        root_node = next((n for n in doc["links"] if isinstance(n, dict) and n.get("name") == found), {})
+        model.fixed_root = str(root_node.get("joint_type", root_node.get("jointType", "free"))) == "fixed"
+        return model
 
     def to_urdf(self, mesh_base: str | os.PathLike[str] | None = None) -> str:
         """URDF text of the model (for a ``.body``: the URDF made from it).
@@ -215,6 +224,13 @@ class RobotModel:
 
     def joint(self, name: str) -> Joint:
         return self._joint[name]
+
+    def collision_filter(self) -> CollisionFilter | None:
+        """The link pairs and links the model's own collision rules leave out (None: it states none)."""
+        if self.collision_rules is None:
+            return None
+        joints = [(j.parent, j.child, j.type) for j in self.joints]
+        return collision_filter(self.collision_rules, self.link_names, joints)
 
     # ------------------------------------------------------------------ values
     def _values(

@@ -1,0 +1,142 @@
+"""``motion-formats simulate``: a motion played on a physical model of its robot (MuJoCo) before hardware.
+
+Exit status as ``check``'s: 0 when the robot stood and no servo passed its effort limit,
+3 (:data:`EXIT_FINDINGS`) when it fell or one did, 1 when the motion cannot be simulated
+(one ``error:`` line: a file that cannot be read, MuJoCo missing), 2 for a bad command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import OutOfRangeError
+from ..registry import CODECS
+from . import values
+from .bag import add_bag_read_arguments
+from .check import EXIT_FINDINGS
+from .options import add_option_flags, add_robot_model, name_list, read_beside_model
+
+
+def _positive(text: str) -> float:
+    value = values.seconds(text)  # a finite number
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number above 0, got {text}")
+    return value
+
+
+def _gain(text: str) -> float:
+    value = values.seconds(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a gain of at least 0, got {text}")
+    return value
+
+
+def add_simulation_arguments(p: argparse.ArgumentParser | Any, speed: str) -> None:
+    """The simulation's options (``simulate``'s, and ``view --simulate``'s with ``speed`` spelt apart
+    from the page's own playback speed)."""
+    gains = p.add_mutually_exclusive_group()
+    gains.add_argument("--gains", type=Path, help="gains file: gains: {JOINT: {p: P, d: D}} (ros2_control's layout)")
+    gains.add_argument("--kp", type=_gain, help="P gain of every servo (N·m/rad or N/m)")
+    p.add_argument("--kd", type=_gain, help="D gain of every servo (N·m·s/rad or N·s/m)")
+    p.add_argument(speed, dest="sim_speed", type=_positive, default=1.0, help="playback speed factor (default 1)")
+    base = p.add_mutually_exclusive_group()
+    base.add_argument("--fixed-base", dest="floating", action="store_false", default=None, help="fix the root link")
+    base.add_argument("--floating-base", dest="floating", action="store_true", help="let the root link float")
+    p.add_argument("--timestep", type=_positive, default=0.001, help="physics step in s (default 0.001: 1 kHz)")
+    p.add_argument("--record-rate", type=_positive, default=100.0, help="Hz the result keeps (default 100)")
+
+
+def simulation_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`motion_formats_ros.simulation.simulate` the command line gave."""
+    if args.kd is not None and args.gains is not None:
+        raise OutOfRangeError("--kd goes with --kp, not with --gains")
+    return {
+        "gains": args.gains,
+        "kp": args.kp,
+        "kd": args.kd,
+        "speed": args.sim_speed,
+        "floating": args.floating,
+        "timestep": args.timestep,
+        "record_rate": args.record_rate,
+        "srdf": getattr(args, "srdf", None),
+    }
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``simulate`` on the ``motion-formats`` subparsers."""
+    p = sub.add_parser(
+        "simulate",
+        help="play a motion on a physical model of its robot (MuJoCo): does it stand, track, what torques",
+        description="Play a motion on a MuJoCo model of its robot, a PD servo on every joint, at 1 kHz: whether "
+        "the robot stays up (a fall: when and why), how far each joint lags the plan, the efforts its servos "
+        f"give against the model's effort limits, where the base goes. Exit 0: it stood within limits; "
+        f"{EXIT_FINDINGS}: it fell or an effort limit was passed; 1: cannot be simulated. Needs the sim extra.",
+    )
+    p.add_argument("input", type=Path, help="any motion file this package reads, or a bag")
+    p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
+    add_robot_model(p, required=True)
+    p.add_argument("--srdf", type=Path, help="SRDF: its disable_collisions pairs do not collide")
+    add_simulation_arguments(p, speed="--speed")
+    p.add_argument("--group", help="group to simulate (default: the first)")
+    p.add_argument("-o", "--output", type=Path, help="what the robot did, in any writable format (bags: effort and TF)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output or --mjcf file")
+    p.add_argument("--mjcf", type=Path, help="write the MuJoCo model it built (MJCF) to this file")
+    p.add_argument("--json", action="store_true", help="the report as JSON")
+    p.add_argument("--series", action="store_true", help="with --json: the recorded time, base position and efforts")
+    p.add_argument("--joints", action="store_true", help="print every joint's tracking and effort")
+    p.add_argument("--joint-names", type=name_list, help="joint names in the file's joint order (a,b,c)")
+    p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
+    add_option_flags(p, write=False)
+    bag = p.add_argument_group("bags", "how a bag's messages are read (as bag2motion reads them)")
+    add_bag_read_arguments(bag)
+    p.set_defaults(handler=cmd_simulate)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from ..core.atomic import Inputs, check_output, write_bytes_atomic
+    from ..core.model import MotionFile
+    from ..registry import codec_for_path, write
+    from ..simulation import simulate
+
+    options = simulation_options(args)
+    model_file = args.urdf or args.body
+    inputs = Inputs(p for p in (args.input, model_file, args.srdf, args.gains, args.joint_map) if p is not None)
+    for out in (args.output, args.mjcf):
+        if out is not None:
+            check_output(out, inputs, args.overwrite)
+    if args.output is not None:
+        codec_for_path(args.output, for_write=True)  # an unknown suffix: one line before the work
+    motion_file = read_beside_model(args)
+    result = simulate(
+        motion_file, model_file, package_paths=args.package_paths, group=args.group, source=str(args.input), **options
+    )
+    report = result.report
+    if args.mjcf is not None:
+        write_bytes_atomic(args.mjcf, result.built.to_xml().encode("utf-8"), overwrite=args.overwrite)
+    if args.output is not None:
+        done = MotionFile(groups={"simulated": result.motion()}, source=str(args.output))
+        write(done, args.output, overwrite=args.overwrite)
+    if args.json:
+        out = report.to_dict()
+        if args.series:
+            out["series"] = {
+                "time": result.times.tolist(),
+                "base": None if result.root_position is None else result.root_position.tolist(),
+                "effort": {n: result.effort[:, k].tolist() for k, n in enumerate(result.joint_names)},
+            }
+        json.dump(out, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        for line in report.lines():
+            print(line)
+        if args.joints:
+            for line in report.table():
+                print(line)
+    return EXIT_FINDINGS if report.errors else 0
+
+
+__all__ = ["add_parser", "cmd_simulate"]

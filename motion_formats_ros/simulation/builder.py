@@ -1,0 +1,476 @@
+"""The package's robot model built into a MuJoCo model: bodies, joints, masses, collision shapes, servos.
+
+One body per link, placed by its joint's origin; revolute and continuous joints become
+hinges, prismatic ones slides, a floating joint a free joint, a planar joint two slides
+and a hinge; fixed joints weld the child to its parent. Masses, centres of mass and
+inertias are the model's own (URDF ``<inertial>``, ``.body`` ``mass`` / ``centerOfMass`` /
+``inertia``); a link that states none gets :data:`MIN_MASS` so that MuJoCo can move it
+(the notes say which). Collision shapes become geoms: boxes, spheres, cylinders and
+capsules as they are; meshes through :mod:`..core.mesh_files` (MuJoCo collides their
+convex hulls). Mimic joints are equality constraints on their leader. A floor plane at
+z = 0. Self-collision is checked for the pairs ``check`` checks: pairs of adjacent
+bodies, pairs already touching in the zero pose and an SRDF's disabled pairs are left
+out. One PD servo per driven joint: a ``general`` actuator whose force is
+``kp (q* − q) + kd (q̇* − q̇)`` with the control ``q* + (kd / kp) q̇*`` (one control per
+joint carries both the target position and velocity).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core.errors import MotionValueError, ReadError, require
+from ..core.kinematics import Box, Capsule, Cylinder, Mesh, RobotModel, Sphere
+from ..core.kinematics.robot_parts import Joint, Link, Visual
+from ..core.mesh_files import load_mesh, package_roots, resolve
+from ..safety.pairs import adjacent_bodies, read_srdf, rigid_bodies
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Mass (kg) and inertia (kg·m²) given to a moving link whose model states none.
+MIN_MASS = 1e-3
+MIN_INERTIA = 1e-6
+#: The floor geom's name.
+FLOOR = "floor"
+#: Contact bits: the floor collides with every link; links collide with each other only
+#: where a pair is not excluded.
+_ALL = 1
+
+
+def mujoco_module() -> Any:
+    """The MuJoCo Python bindings (the ``sim`` extra)."""
+    return require("mujoco", "simulating a motion", package="mujoco", extra="sim")
+
+
+@dataclasses.dataclass(frozen=True)
+class Gains:
+    """PD gains of one joint's servo: ``p`` (N·m/rad or N/m), ``d`` (N·m·s/rad or N·s/m)."""
+
+    p: float
+    d: float
+
+
+@dataclasses.dataclass
+class BuiltModel:
+    """A compiled MuJoCo model of a robot and what the simulation needs to drive it.
+
+    Attributes:
+        spec: The MuJoCo model specification (``spec.to_xml()`` is the MJCF).
+        model: The compiled ``mujoco.MjModel``.
+        robot: The package's robot model it was built from.
+        floating: Whether the root link floats (a free joint).
+        servo_joints: The joints with a servo, in actuator order.
+        qpos_index, qvel_index: Each servo joint's address in ``qpos`` / ``qvel``.
+        gains: Each servo joint's gains, in actuator order.
+        effort_limits: Each servo joint's effort limit from the model (NaN: none stated).
+        link_bodies: Link name → MuJoCo body id (links welded to a parent share its body).
+        notes: What the builder had to decide (left-out pairs, masses given).
+    """
+
+    spec: Any
+    model: Any
+    robot: RobotModel
+    floating: bool
+    servo_joints: tuple[str, ...]
+    qpos_index: npt.NDArray[np.intp]
+    qvel_index: npt.NDArray[np.intp]
+    gains: tuple[Gains, ...]
+    effort_limits: FloatArray
+    link_bodies: dict[str, int]
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+    def set_gains(self, gains: Mapping[str, Gains]) -> None:
+        """Give each servo its gains (the model is compiled again by the next ``spec.compile()``)."""
+        self.gains = tuple(gains[n] for n in self.servo_joints)
+        for name, g in zip(self.servo_joints, self.gains, strict=True):
+            _set_servo(self.spec.actuator(name), g)
+        self.model = self.spec.compile()
+
+    def to_xml(self) -> str:
+        """The model as MJCF text, which plain MuJoCo loads."""
+        return str(self.spec.to_xml())
+
+
+def _wxyz(quat_xyzw: FloatArray) -> list[float]:
+    x, y, z, w = (float(v) for v in quat_xyzw)
+    return [w, x, y, z]
+
+
+class _Builder:
+    """Builds the MjSpec link by link; one instance per model."""
+
+    def __init__(self, mujoco: Any, robot: RobotModel, package_paths: Iterable[str | os.PathLike[str]]) -> None:
+        self.mj = mujoco
+        self.robot = robot
+        self.spec = mujoco.MjSpec()
+        self.spec.modelname = robot.name or "robot"
+        self.spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
+        self.spec.compiler.autolimits = True
+        self.spec.compiler.degree = False  # ranges in radians, as the robot model holds them
+        self.bodies: dict[str, Any] = {}
+        self.link_body: dict[str, str] = {}  # link → the body it is part of (welded links share one)
+        self.massless: list[str] = []
+        self.meshes: dict[tuple[str, tuple[float, ...]], str] = {}
+        self.converted: list[str] = []  # mesh files of formats MuJoCo does not read, converted to triangles
+        source = Path(robot.source) if robot.source else None
+        self.base = source.parent if source is not None and source.is_file() else None
+        self.roots = package_roots(package_paths)
+
+    # ------------------------------------------------------------------ bodies
+    def root(
+        self, floating: bool, position: Sequence[float] | FloatArray, quat_xyzw: Sequence[float] | FloatArray
+    ) -> None:
+        link = self.robot.links[0]
+        if link.name == "world":  # the model's root is the world itself: its children hang on MuJoCo's
+            if floating:
+                raise MotionValueError(f"{self.robot.source or self.robot.name}: the root link 'world' cannot float")
+            self.bodies[link.name] = self.spec.worldbody
+            self.link_body[link.name] = link.name
+            self._fill_shapes(self.spec.worldbody, link)
+            return
+        pos = [float(v) for v in position]
+        body = self.spec.worldbody.add_body(name=link.name, pos=pos, quat=_wxyz(np.asarray(quat_xyzw)))
+        if floating:
+            body.add_freejoint(name="root")
+        self.bodies[link.name] = body
+        self.link_body[link.name] = link.name
+        self._fill(body, link)
+
+    def joint(self, joint: Joint, link: Link) -> None:
+        parent = self.bodies[self.link_body[joint.parent]]
+        body = parent.add_body(name=link.name, pos=list(joint.origin_xyz), quat=_wxyz(joint.origin_quat))
+        self.bodies[link.name] = body
+        self.link_body[link.name] = link.name
+        axis = [float(v) for v in joint.axis]
+        jt = self.mj.mjtJoint
+        if joint.type in ("revolute", "continuous"):
+            limited = joint.type == "revolute" and joint.limit is not None and _has_range(joint)
+            j = body.add_joint(name=joint.name, type=jt.mjJNT_HINGE, axis=axis)
+            if limited:
+                assert joint.limit is not None
+                j.range = [float(joint.limit.lower or 0.0), float(joint.limit.upper or 0.0)]
+                j.limited = self.mj.mjtLimited.mjLIMITED_TRUE
+            else:
+                j.limited = self.mj.mjtLimited.mjLIMITED_FALSE
+        elif joint.type == "prismatic":
+            j = body.add_joint(name=joint.name, type=jt.mjJNT_SLIDE, axis=axis)
+            if joint.limit is not None and _has_range(joint):
+                j.range = [float(joint.limit.lower or 0.0), float(joint.limit.upper or 0.0)]
+                j.limited = self.mj.mjtLimited.mjLIMITED_TRUE
+        elif joint.type == "floating":
+            body.add_freejoint(name=joint.name)
+        elif joint.type == "planar":
+            u, v = _plane_axes(joint.axis)
+            body.add_joint(name=f"{joint.name}/x", type=jt.mjJNT_SLIDE, axis=list(u))
+            body.add_joint(name=f"{joint.name}/y", type=jt.mjJNT_SLIDE, axis=list(v))
+            body.add_joint(name=f"{joint.name}/theta", type=jt.mjJNT_HINGE, axis=axis)
+        self._fill(body, link)
+
+    def _fill(self, body: Any, link: Link) -> None:
+        inertial = link.inertial
+        if inertial is not None and inertial.mass > 0:
+            body.mass = float(inertial.mass)
+            body.ipos = [float(v) for v in inertial.com]
+            i = np.asarray(inertial.inertia, dtype=np.float64)
+            full = [i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]
+            if max(abs(v) for v in full) > 0:
+                body.fullinertia = [float(v) for v in full]
+            else:
+                body.inertia = [MIN_INERTIA] * 3
+            body.explicitinertial = True
+        else:
+            body.mass = MIN_MASS
+            body.inertia = [MIN_INERTIA] * 3
+            body.explicitinertial = True
+            self.massless.append(link.name)
+        self._fill_shapes(body, link)
+
+    def _fill_shapes(self, body: Any, link: Link) -> None:
+        for k, shape in enumerate(link.collisions):
+            self._geom(body, link.name, k, shape)
+
+    # ------------------------------------------------------------------ geoms
+    def _geom(self, body: Any, link: str, k: int, shape: Visual) -> None:
+        gt = self.mj.mjtGeom
+        g = shape.geometry
+        geom = body.add_geom(name=f"{link}/{k}", pos=list(shape.origin_xyz), quat=_wxyz(shape.origin_quat))
+        geom.contype = _ALL
+        geom.conaffinity = _ALL
+        geom.group = 3
+        if isinstance(g, Box):
+            geom.type = gt.mjGEOM_BOX
+            geom.size = [float(v) / 2 for v in g.size]
+        elif isinstance(g, Sphere):
+            geom.type = gt.mjGEOM_SPHERE
+            geom.size = [float(g.radius), 0.0, 0.0]
+        elif isinstance(g, Cylinder):
+            geom.type = gt.mjGEOM_CYLINDER
+            geom.size = [float(g.radius), float(g.length) / 2, 0.0]
+        elif isinstance(g, Capsule):
+            geom.type = gt.mjGEOM_CAPSULE
+            geom.size = [float(g.radius), float(g.length) / 2, 0.0]
+        elif isinstance(g, Mesh):
+            geom.type = gt.mjGEOM_MESH
+            geom.meshname = self._mesh(g, link)
+
+    def _mesh(self, mesh: Mesh, link: str) -> str:
+        scale = tuple(float(v) for v in mesh.scale)
+        key = (mesh.filename, scale)
+        if key in self.meshes:
+            return self.meshes[key]
+        path = resolve(mesh.filename, self.base, self.roots)
+        if path is None:
+            raise ReadError(self.robot.source or "robot model", f"link {link}: mesh {mesh.filename} not found")
+        try:
+            tri = load_mesh(path, scale, extra="sim")
+        except ValueError as exc:
+            raise ReadError(path, f"link {link}: {exc}") from None
+        if path.suffix.lower() not in (".stl", ".obj") and path.name not in self.converted:
+            self.converted.append(path.name)
+        name = f"mesh{len(self.meshes)}"
+        self.spec.add_mesh(
+            name=name,
+            uservert=np.asarray(tri.vertices, dtype=np.float64).ravel().tolist(),
+            userface=np.asarray(tri.faces, dtype=np.int64).ravel().tolist(),
+        )
+        self.meshes[key] = name
+        return name
+
+    # ------------------------------------------------------------------ the rest
+    def floor(self) -> None:
+        gt = self.mj.mjtGeom
+        floor = self.spec.worldbody.add_geom(name=FLOOR, type=gt.mjGEOM_PLANE, size=[0.0, 0.0, 0.05])
+        floor.contype = _ALL
+        floor.conaffinity = _ALL
+        floor.rgba = [0.7, 0.7, 0.7, 1.0]
+
+    def mimics(self) -> None:
+        et = self.mj.mjtEq
+        for j in self.robot.joints:
+            if j.mimic is not None and j.type in ("revolute", "continuous", "prismatic"):
+                eq = self.spec.add_equality(type=et.mjEQ_JOINT, name1=j.name, name2=j.mimic.joint)
+                # MuJoCo: q1 = polycoef[0] + polycoef[1] q2 (+ higher terms, here 0)
+                eq.data[:5] = [float(j.mimic.offset), float(j.mimic.multiplier), 0.0, 0.0, 0.0]
+
+    def exclude(self, pairs: Iterable[tuple[str, str]]) -> None:
+        done: set[frozenset[str]] = set()
+        for a, b in pairs:
+            ba, bb = self.link_body[a], self.link_body[b]
+            key = frozenset((ba, bb))
+            if ba != bb and key not in done:
+                done.add(key)
+                self.spec.add_exclude(bodyname1=ba, bodyname2=bb)
+
+    def silence(self, links: Iterable[str]) -> None:
+        """Links that collide with nothing: their geoms neither touch nor are touched."""
+        for link in links:
+            for geom in self.bodies[link].geoms:
+                geom.contype = 0
+                geom.conaffinity = 0
+
+    def servos(self, joints: Sequence[str], gains: Sequence[Gains]) -> None:
+        for name, g in zip(joints, gains, strict=True):
+            act = self.spec.add_actuator(name=name, target=name)
+            act.trntype = self.mj.mjtTrn.mjTRN_JOINT
+            act.gaintype = self.mj.mjtGain.mjGAIN_FIXED
+            act.biastype = self.mj.mjtBias.mjBIAS_AFFINE
+            _set_servo(act, g)
+
+
+def _set_servo(act: Any, g: Gains) -> None:
+    """force = kp·u − kp·q − kd·q̇ with u = q* + (kd/kp)·q̇* (see :func:`servo_control`); p 0: a damper, u = q̇*."""
+    if g.p > 0:
+        act.gainprm[0] = g.p
+        act.biasprm[:3] = [0.0, -g.p, -g.d]
+    else:
+        act.gainprm[0] = g.d
+        act.biasprm[:3] = [0.0, 0.0, -g.d]
+
+
+def _effort_limit(joint: Joint) -> float:
+    """The joint's stated effort limit, NaN when it states none (or 0, which URDF files write for "unset")."""
+    effort = joint.limit.effort if joint.limit is not None else None
+    return float(effort) if effort else float("nan")
+
+
+def _has_range(joint: Joint) -> bool:
+    limit = joint.limit
+    return (
+        limit is not None
+        and limit.lower is not None
+        and limit.upper is not None
+        and float(limit.upper) > float(limit.lower)
+    )
+
+
+def _plane_axes(normal: FloatArray) -> tuple[FloatArray, FloatArray]:
+    n = np.asarray(normal, dtype=np.float64)
+    helper = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    u = np.cross(n, helper)
+    u /= np.linalg.norm(u)
+    return u, np.cross(n, u)
+
+
+def servo_control(targets: FloatArray, velocities: FloatArray, gains: Sequence[Gains]) -> FloatArray:
+    """The actuator controls (N, J) that make each servo pull towards ``targets`` at ``velocities``."""
+    p = np.array([g.p for g in gains])
+    d = np.array([g.d for g in gains])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(p > 0, d / np.where(p > 0, p, 1.0), 0.0)
+    return np.where(p > 0, targets + ratio * velocities, velocities)
+
+
+def build(
+    robot: RobotModel,
+    *,
+    joints: Sequence[str],
+    gains: Mapping[str, Gains],
+    floating: bool,
+    root_position: Sequence[float] | FloatArray = (0.0, 0.0, 0.0),
+    root_quat: Sequence[float] | FloatArray = (0.0, 0.0, 0.0, 1.0),
+    srdf: str | os.PathLike[str] | None = None,
+    package_paths: Iterable[str | os.PathLike[str]] = (),
+    timestep: float = 0.001,
+) -> BuiltModel:
+    """The MuJoCo model of ``robot`` with a servo on each of ``joints`` (model order kept).
+
+    Args:
+        joints: The joints to drive (each a single-value joint of the model).
+        gains: Each driven joint's gains.
+        floating: Give the root link a free joint (else it is fixed to the world).
+        root_position, root_quat: The root link's pose at the start (quaternion x, y, z, w).
+        srdf: An SRDF whose disabled pairs are left out of self-collision.
+        timestep: The physics step (s).
+
+    Raises:
+        MissingDependencyError: No MuJoCo (the ``sim`` extra).
+        ReadError: A mesh or SRDF that cannot be read.
+        MotionValueError: A driven joint the model lacks, or MuJoCo refuses the model.
+    """
+    mj = mujoco_module()
+    b = _Builder(mj, robot, package_paths)
+    b.root(floating, root_position, root_quat)
+    links = {link.name: link for link in robot.links}
+    for joint in robot.joints:  # parent before child
+        b.joint(joint, links[joint.child])
+    b.floor()
+    b.mimics()
+    notes: list[str] = []
+    disabled, silent, touching_rule = _disabled_pairs(robot, srdf, notes)
+    b.exclude(disabled)
+    b.silence(silent)
+    for name in joints:
+        j = robot.joint(name)
+        if j.type not in ("revolute", "continuous", "prismatic") or j.mimic is not None:
+            raise MotionValueError(f"joint {name} of {robot.name} is not a single-value joint a servo can drive")
+    b.servos(joints, [gains[n] for n in joints])
+    spec = b.spec
+    spec.option.timestep = float(timestep)
+    spec.option.integrator = mj.mjtIntegrator.mjINT_IMPLICITFAST
+    model = _compile(mj, spec, robot)
+    touching = _touching_at_zero(mj, model) if touching_rule else set()
+    if touching:
+        b.exclude(_pair(t) for t in touching)
+        model = _compile(mj, spec, robot)
+        notes.append(
+            f"{len(touching)} link pairs touching in the zero pose are not collided: "
+            + ", ".join("–".join(sorted(t)) for t in sorted(touching, key=sorted)[:6])
+            + (" …" if len(touching) > 6 else "")
+        )
+    if b.converted:
+        notes.append(
+            f"{len(b.converted)} mesh files of formats MuJoCo does not read were converted to triangles: "
+            + ", ".join(b.converted[:6])
+            + (" …" if len(b.converted) > 6 else "")
+        )
+    if b.massless:
+        notes.append(
+            f"{len(b.massless)} links state no mass and were given {MIN_MASS * 1000:g} g: "
+            + ", ".join(b.massless[:6])
+            + (" …" if len(b.massless) > 6 else "")
+        )
+    qpos = np.array([model.jnt_qposadr[model.joint(n).id] for n in joints], dtype=np.intp)
+    qvel = np.array([model.jnt_dofadr[model.joint(n).id] for n in joints], dtype=np.intp)
+    efforts = np.array([_effort_limit(robot.joint(n)) for n in joints])
+    link_bodies = {link: int(model.body(body).id) for link, body in b.link_body.items()}
+    return BuiltModel(
+        spec,
+        model,
+        robot,
+        floating,
+        tuple(joints),
+        qpos,
+        qvel,
+        tuple(gains[n] for n in joints),
+        efforts,
+        link_bodies,
+        notes,
+    )
+
+
+def _compile(mj: Any, spec: Any, robot: RobotModel) -> Any:
+    try:
+        return spec.compile()
+    except ValueError as exc:  # MuJoCo's compiler refuses the model
+        raise MotionValueError(f"{robot.source or robot.name}: MuJoCo cannot build the model: {exc}") from None
+
+
+def _pair(pair: frozenset[str]) -> tuple[str, str]:
+    a, b = sorted(pair)
+    return a, b
+
+
+def _disabled_pairs(
+    robot: RobotModel, srdf: str | os.PathLike[str] | None, notes: list[str]
+) -> tuple[list[tuple[str, str]], frozenset[str], bool]:
+    """Link pairs left out of self-collision, links that collide with nothing, and whether pairs
+    touching in the zero pose are to be left out too (the default rule only)."""
+    body = rigid_bodies(robot)
+    names = robot.link_names
+    welded = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :] if body[a] == body[b]]
+    if srdf is not None:
+        pairs, unknown = read_srdf(srdf, robot)
+        known = set(names)
+        kept = [_pair(p) for p in pairs if len(p) == 2 and p <= known]
+        notes.append(f"{len(kept)} link pairs left out of self-collision as the SRDF {Path(srdf).name} disables them")
+        if unknown:
+            notes.append(f"the SRDF names links the model lacks (ignored): {', '.join(unknown)}")
+        return welded + kept, frozenset(), False
+    rules = robot.collision_filter()
+    if rules is not None:
+        assert robot.collision_rules is not None
+        kept = [_pair(p) for p in rules.pairs]
+        notes.append(
+            f"{len(kept)} link pairs left out of self-collision by the model's {robot.collision_rules.spelling}"
+            + (f"; links that collide with nothing: {', '.join(sorted(rules.links))}" if rules.links else "")
+        )
+        return welded + kept, rules.links, False
+    adjacent = adjacent_bodies(robot, body)
+    near = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :] if frozenset((body[a], body[b])) in adjacent]
+    return welded + near, frozenset(), True
+
+
+def _touching_at_zero(mj: Any, model: Any) -> set[frozenset[str]]:
+    """Pairs of links whose collision shapes touch in the zero pose (the floor aside)."""
+    data = mj.MjData(model)
+    mj.mj_forward(model, data)
+    out: set[frozenset[str]] = set()
+    floor = model.geom(FLOOR).id
+    for c in data.contact[: data.ncon]:
+        if floor in (c.geom1, c.geom2):
+            continue
+        a = model.body(model.geom_bodyid[c.geom1]).name
+        b = model.body(model.geom_bodyid[c.geom2]).name
+        if a != b:
+            out.add(frozenset((a, b)))
+    return out
+
+
+__all__ = ["FLOOR", "BuiltModel", "Gains", "build", "mujoco_module", "servo_control"]

@@ -1,0 +1,269 @@
+"""The simulator's parts on robots written here: collision rules, gains files, chunks, the base, the command line."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.cli import cli
+
+from motion_formats_ros import write
+from motion_formats_ros.core.errors import ReadError
+from motion_formats_ros.core.kinematics import RobotModel
+from motion_formats_ros.core.model import Motion, MotionFile
+
+mujoco = pytest.importorskip("mujoco")
+
+from motion_formats_ros.simulation import physics, simulate  # noqa: E402
+from motion_formats_ros.simulation.gains import read_gains  # noqa: E402
+
+#: A two-legged chain of boxes: a free root, four revolute links in a row, an arm off the root.
+BODY = """\
+format: ChoreonoidBody
+formatVersion: 2.0
+angleUnit: radian
+name: chain
+rootLink: BASE
+links:
+  - {name: BASE, jointType: free, mass: 2.0, centerOfMass: [0, 0, 0],
+     inertia: [0.01, 0, 0, 0, 0.01, 0, 0, 0, 0.01],
+     elements: [{type: Shape, geometry: {type: Box, size: [0.2, 0.2, 0.1]}}]}
+  - {name: A, parent: BASE, jointType: revolute, jointAxis: Y, jointId: 0, translation: [0, 0, -0.1],
+     jointRange: [-1, 1],
+     mass: 0.5, centerOfMass: [0, 0, -0.05], inertia: [0.001, 0, 0, 0, 0.001, 0, 0, 0, 0.001],
+     elements: [{type: Shape, translation: [0, 0, -0.05], geometry: {type: Box, size: [0.05, 0.05, 0.1]}}]}
+  - {name: B, parent: A, jointType: revolute, jointAxis: Y, jointId: 1, translation: [0, 0, -0.1], jointRange: [-1, 1],
+     mass: 0.5, centerOfMass: [0, 0, -0.05], inertia: [0.001, 0, 0, 0, 0.001, 0, 0, 0, 0.001],
+     elements: [{type: Shape, translation: [0, 0, -0.05], geometry: {type: Box, size: [0.05, 0.05, 0.1]}}]}
+  - {name: C, parent: B, jointType: revolute, jointAxis: Y, jointId: 2, translation: [0, 0, -0.1], jointRange: [-1, 1],
+     mass: 0.5, centerOfMass: [0, 0, -0.05], inertia: [0.001, 0, 0, 0, 0.001, 0, 0, 0, 0.001],
+     elements: [{type: Shape, translation: [0, 0, -0.05], geometry: {type: Box, size: [0.3, 0.3, 0.1]}}]}
+  - {name: D, parent: C, jointType: revolute, jointAxis: Y, jointId: 3, translation: [0, 0, -0.1], jointRange: [-1, 1],
+     mass: 0.5, centerOfMass: [0, 0, -0.05], inertia: [0.001, 0, 0, 0, 0.001, 0, 0, 0, 0.001],
+     elements: [{type: Shape, translation: [0, 0, -0.05], geometry: {type: Box, size: [0.05, 0.05, 0.1]}}]}
+  - {name: ARM, parent: BASE, jointType: revolute, jointAxis: X, jointId: 4, translation: [0, 0.15, 0],
+     jointRange: [-2, 2],
+     mass: 0.3, centerOfMass: [0, 0, 0], inertia: [0.001, 0, 0, 0, 0.001, 0, 0, 0, 0.001],
+     elements: [{type: Shape, geometry: {type: Box, size: [0.05, 0.05, 0.05]}}]}
+"""
+
+
+def chain(tmp_path: Path, rules: str = "") -> Path:
+    path = tmp_path / "chain.body"
+    path.write_text(BODY + textwrap.dedent(rules))
+    return path
+
+
+def test_chain_level_rules_leave_out_pairs_as_choreonoid_counts_them(tmp_path: Path) -> None:
+    model = RobotModel.from_body(chain(tmp_path, "collision_detection_rules:\n  - disabled_link_chain_level: 2\n"))
+    rules = model.collision_filter()
+    assert rules is not None
+    assert not rules.keeps("BASE", "B") and not rules.keeps("A", "C") and not rules.keeps("ARM", "A")
+    assert rules.keeps("BASE", "C") and rules.keeps("A", "D") and rules.keeps("ARM", "B")
+
+
+def test_later_rules_enable_and_disable_links_and_groups(tmp_path: Path) -> None:
+    text = """\
+    collision_detection_rules:
+      - disabled_link_chain_level: 1
+      - disabled_links: [D]
+      - disabled_link_group: [ARM, C]
+      - enabled_links: [D]
+    """
+    rules = RobotModel.from_body(chain(tmp_path, text)).collision_filter()
+    assert rules is not None
+    assert rules.keeps("D", "BASE") and rules.keeps("D", "A")  # D enabled again, and every pair of it
+    assert not rules.keeps("ARM", "C") and not rules.keeps("A", "B")
+
+
+def test_the_older_spelling_and_its_excluded_links(tmp_path: Path) -> None:
+    text = """\
+    collisionDetection:
+      excludeTreeDepth: 3
+      excludeLinks: [ARM]
+      excludeLinkGroups: [{name: g, links: [BASE, D]}]
+    """
+    rules = RobotModel.from_body(chain(tmp_path, text)).collision_filter()
+    assert rules is not None
+    assert rules.links == frozenset({"ARM"})
+    assert not rules.keeps("BASE", "C") and not rules.keeps("BASE", "D") and not rules.keeps("A", "ARM")
+
+
+def test_a_rule_of_the_wrong_kind_is_one_error_naming_the_field(tmp_path: Path) -> None:
+    with pytest.raises(ReadError, match=r"collision_detection_rules\[0\].disabled_link_chain_level"):
+        RobotModel.from_body(chain(tmp_path, "collision_detection_rules:\n  - disabled_link_chain_level: two\n"))
+
+
+def test_pairs_the_rules_leave_out_do_not_collide_in_the_simulation(tmp_path: Path) -> None:
+    # C's wide box overlaps A's neighbourhood when bent: with level 3 no pair within three links collides
+    times = np.linspace(0, 1, 11)
+    motion = Motion(times=times, joint_names=("A", "B", "C", "D"), position=np.zeros((11, 4)))
+    level3 = simulate(
+        motion, chain(tmp_path, "collision_detection_rules:\n  - disabled_link_chain_level: 3\n"), kp=50, kd=2
+    )
+    built = level3.built
+    excluded = {
+        frozenset((built.model.body(int(b1)).name, built.model.body(int(b2)).name))
+        for b1, b2 in (divmod(int(s), 1 << 16) for s in built.model.exclude_signature)
+    }
+    assert frozenset(("BASE", "C")) in excluded and frozenset(("A", "D")) in excluded
+    assert frozenset(("BASE", "D")) not in excluded
+    assert any("collision_detection_rules" in n for n in level3.report.notes)
+
+
+def test_a_gains_file_in_ros2_control_layout(tmp_path: Path) -> None:
+    path = tmp_path / "gains.yaml"
+    path.write_text(
+        "jtc:\n  ros__parameters:\n    gains:\n      A: {p: 10.0, d: 1.0, i: 0.5}\n      B: {p: 20, d: 2}\n"
+    )
+    gains = read_gains(path, ("A", "B", "C"))
+    assert (gains["A"].p, gains["A"].d, gains["B"].p) == (10.0, 1.0, 20.0)
+    path.write_text("gains:\n  E: {p: 1, d: 1}\n")
+    with pytest.raises(ReadError, match=r"gains\.E"):
+        read_gains(path, ("A",))
+    path.write_text("gains:\n  A: {p: -1, d: 1}\n")
+    with pytest.raises(ReadError, match=r"gains\.A\.p"):
+        read_gains(path, ("A",))
+
+
+def test_chunks_give_the_same_run_as_one_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    times = np.linspace(0, 2, 201)
+    swing = 0.5 * np.sin(np.pi * times)[:, None] * np.ones((1, 4))
+    motion = Motion(times=times, joint_names=("A", "B", "C", "D"), position=swing)
+    body = chain(tmp_path)
+    whole = simulate(motion, body, kp=40, kd=1)
+    monkeypatch.setattr(physics, "CHUNK", 37)
+    pieces = simulate(motion, body, kp=40, kd=1)
+    np.testing.assert_allclose(pieces.position, whole.position, atol=1e-9)
+    np.testing.assert_allclose(pieces.root_position, whole.root_position, atol=1e-9)
+
+
+def test_a_rootless_motion_starts_on_the_floor_and_a_fixed_base_stays(tmp_path: Path) -> None:
+    times = np.linspace(0, 1, 11)
+    motion = Motion(times=times, joint_names=("ARM",), position=np.zeros((11, 1)))
+    free = simulate(motion, chain(tmp_path), kp=40, kd=1)
+    # the lowest box (D's, 0.5 m of chain below the base) rests on the floor: the base is 0.5 m up
+    assert free.root_position is not None
+    assert free.root_position[0, 2] == pytest.approx(0.5, abs=0.003)
+    fixed = simulate(motion, chain(tmp_path), kp=40, kd=1, floating=False)
+    assert fixed.root_position is None and not fixed.report.floating
+
+
+def test_command_line_exit_status_output_and_refusals(tmp_path: Path) -> None:
+    times = np.linspace(0, 1, 11)
+    motion = Motion(times=times, joint_names=("A", "ARM"), position=np.zeros((11, 2)))
+    source = tmp_path / "still.csv"
+    write(MotionFile(groups={"g": motion}), source)
+    body = chain(tmp_path)
+    out = tmp_path / "did.csv"
+    status, text, err, _ = cli("simulate", source, "--body", body, "--kp", "40", "--kd", "1", "-o", out, blocked=())
+    assert status == 0, err
+    assert "stood" in text and out.exists()
+    status, _, err, _ = cli("simulate", source, "--body", body, "--kp", "40", "--kd", "1", "-o", out, blocked=())
+    assert status == 1 and "exists" in err
+    status, _, err, _ = cli("simulate", source, "--body", body, "--speed", "0", blocked=())
+    assert status == 2
+
+
+def test_batch_simulates_every_input_and_ends_with_one_table(tmp_path: Path) -> None:
+    times = np.linspace(0, 2, 201)
+    still = Motion(times=times, joint_names=("ARM",), position=np.zeros((201, 1)))
+    kick = Motion(
+        times=times, joint_names=("A", "B", "C", "D"), position=0.9 * np.sin(3 * times)[:, None] * np.ones((1, 4))
+    )
+    folder = tmp_path / "in"
+    folder.mkdir()
+    write(MotionFile(groups={"g": still}), folder / "still.csv")
+    write(MotionFile(groups={"g": kick}), folder / "kick.csv")
+    out = tmp_path / "out"
+    body = chain(tmp_path)
+    status, text, err, _ = cli(
+        "batch",
+        folder,
+        "-o",
+        out,
+        "--to",
+        "csv",
+        "--simulate",
+        "--body",
+        body,
+        "--kp",
+        "40",
+        "--kd",
+        "1",
+        "--workers",
+        "2",
+        blocked=(),
+    )
+    assert status == 3, err  # one input fell
+    table = text[text.index("input ") :].splitlines()
+    verdicts = {line.split()[0].rsplit("/", 1)[-1]: line.split()[1] for line in table[1:]}
+    assert verdicts == {"kick.csv": "FELL", "still.csv": "stood"}, text
+    assert (out / "still.csv").exists() and (out / "kick.csv").exists()
+
+
+def test_a_body_whose_root_joint_is_fixed_stays_fixed(tmp_path: Path) -> None:
+    path = tmp_path / "bolted.body"
+    path.write_text(BODY.replace("{name: BASE, jointType: free", "{name: BASE, jointType: fixed"))
+    times = np.linspace(0, 1, 11)
+    motion = Motion(times=times, joint_names=("A",), position=np.zeros((11, 1)))
+    done = simulate(motion, path, kp=40, kd=1)
+    assert not done.report.floating and any("root joint is fixed" in n for n in done.report.notes)
+    assert not simulate(motion, chain(tmp_path), kp=40, kd=1).report.notes[-1].startswith("the base is fixed")
+
+
+def test_the_result_in_a_bag_has_efforts_and_the_base_pose(tmp_path: Path) -> None:
+    from motion_formats_ros import read
+
+    times = np.linspace(0, 1, 101)
+    motion = Motion(times=times, joint_names=("A", "ARM"), position=np.column_stack([0.2 * times, 0.5 * times]))
+    source = tmp_path / "move.csv"
+    write(MotionFile(groups={"g": motion}), source)
+    out = tmp_path / "did.mcap"
+    status, _, err, _ = cli(
+        "simulate", source, "--body", chain(tmp_path), "--kp", "40", "--kd", "1", "-o", out, blocked=()
+    )
+    assert status == 0, err
+    did = read(out).motion
+    assert did.effort is not None and np.isfinite(did.effort).all() and np.abs(did.effort).max() > 0
+    assert did.root_position is not None and did.root_position[0, 2] == pytest.approx(0.5, abs=0.01)
+    assert did.position is not None and did.position[-1, list(did.joint_names).index("ARM")] == pytest.approx(
+        0.5, abs=0.05
+    )
+
+
+def test_a_mesh_format_mujoco_lacks_is_converted_with_a_note(tmp_path: Path) -> None:
+    trimesh = pytest.importorskip("trimesh")
+    trimesh.creation.box(extents=(0.1, 0.1, 0.1)).export(tmp_path / "cube.ply")
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(
+        '<robot name="arm"><link name="world"/>'
+        '<joint name="fix" type="fixed"><parent link="world"/><child link="base"/><origin xyz="0 0 0.5"/>'
+        "</joint>"
+        '<link name="base"><inertial><mass value="1"/>'
+        '<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>'
+        '</inertial><collision><geometry><mesh filename="cube.ply"/></geometry></collision></link>'
+        '<joint name="j" type="revolute"><parent link="base"/><child link="tip"/><axis xyz="0 0 1"/>'
+        '<limit lower="-1" upper="1" effort="5" velocity="1"/></joint>'
+        '<link name="tip"><inertial><mass value="0.2"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" '
+        'iyz="0"/></inertial></link></robot>'
+    )
+    times = np.linspace(0, 1, 11)
+    done = simulate(Motion(times=times, joint_names=("j",), position=np.zeros((11, 1))), urdf, kp=10, kd=1)
+    assert not done.report.floating  # the root link is "world"
+    assert any("converted to triangles: cube.ply" in n for n in done.report.notes), done.report.notes
+    assert done.built.model.nmesh == 1
+
+
+def test_no_output_of_simulate_lands_on_one_of_its_inputs(tmp_path: Path) -> None:
+    times = np.linspace(0, 1, 11)
+    source = tmp_path / "still.csv"
+    write(MotionFile(groups={"g": Motion(times=times, joint_names=("A",), position=np.zeros((11, 1)))}), source)
+    body = chain(tmp_path)
+    before = (source.read_bytes(), body.read_bytes())
+    for flag, target in (("-o", source), ("--mjcf", body), ("-o", tmp_path)):
+        status, _, err, _ = cli("simulate", source, "--body", body, flag, target, "--overwrite", blocked=())
+        assert status == 1 and ("is the input" in err or "holds the input" in err), err
+    assert (source.read_bytes(), body.read_bytes()) == before
