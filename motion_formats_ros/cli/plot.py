@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.atomic import check_writable, write_bytes_atomic
+from ..core.atomic import check_group_names, check_writable, write_bytes_atomic
 from ..core.errors import OutOfRangeError, WriteError, require, spelled
 from ..core.model import Motion, MotionFile
 
@@ -174,15 +174,26 @@ def plot_file(
     group: str | None = None,
     overwrite: bool = False,
 ) -> list[Path]:
-    """Write one image per group (``out.png``, or ``out-<group>.png`` for several)."""
+    """Write one image per group (``out.png``, or ``out-<group>.png`` for several).
+
+    Every output is checked before the first is written: a group whose name cannot be
+    part of a file name (``../x``) is refused (WriteError), nothing written.
+    """
     plt = _pyplot()
     groups = {group: motion_file.group(group)} if group else motion_file.groups
     image_format(output)
-    outputs = []
+    if len(groups) > 1:
+        problem = check_group_names(groups)
+        if problem:
+            raise WriteError(output, problem)
+    plan = []
     for name, m in groups.items():
         path = output if len(groups) == 1 else output.with_name(f"{output.stem}-{name}{output.suffix}")
         if check_writable(path, overwrite).is_dir():
             raise WriteError(path, "is a folder; an image is a file")
+        plan.append((path, name, m))
+    outputs = []
+    for path, name, m in plan:
         title = f"{Path(motion_file.source or '').name} — {name}"
         fig = figure(m, title, joints)
         buf = io.BytesIO()
