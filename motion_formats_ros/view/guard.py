@@ -8,7 +8,11 @@ Jupyter and TensorBoard do, every request must name the served address in ``Host
 websocket whose ``Origin`` is given must come from the page itself
 (``http://<that address>:<port>``); anything else gets ``403 Forbidden`` before the
 handshake completes, so it receives nothing. A client that sends no ``Origin`` is not a
-web page (browsers always send it on a websocket) and is let in on ``Host`` alone.
+web page (browsers always send it on a websocket) and is let in on ``Host`` alone. Served on
+every interface, an ``Origin`` must be the request's ``Host`` or one of this machine's own
+interface addresses (:mod:`.addresses`). ``Host`` is parsed strictly
+(:func:`parse_authority`), and a request giving a header the check reads twice gets
+``400 Bad Request``.
 
 viser builds its websockets server inside its own thread; :func:`guarded_server` hands
 it, for the time the server is made, a ``serve`` that puts :meth:`Guard.process_request`
@@ -30,10 +34,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.errors import MotionFormatError
+from .addresses import local_addresses
 
 #: Names of this machine's loopback interface a browser may use in ``Host``.
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _HOST_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+#: Headers the page's server reads as one value: a request giving one of them twice is malformed.
+SINGLE_HEADERS = ("Host", "Origin", "Upgrade", "Accept-Encoding")
 #: Serializes the viewers being built (the patched ``serve`` is module-wide while it lasts).
 _BUILD_LOCK = threading.Lock()
 
@@ -61,20 +68,54 @@ def is_wildcard(host: str) -> bool:
     return ip is not None and ip.is_unspecified
 
 
+def _host_name(text: str) -> str | None:
+    """``text`` as a host name (lower case, without the one trailing dot allowed); None when it is none.
+
+    Dot-separated labels of letters, digits and inner hyphens, 253 characters at most, the
+    last label not all digits (``127.1`` is no name): ``localhost..`` or ``a b`` are refused.
+    """
+    name = text.lower()
+    name = name[:-1] if name.endswith(".") else name
+    labels = name.split(".")
+    if not name or len(name) > 253 or not all(_HOST_LABEL.match(label) for label in labels):
+        return None
+    return None if labels[-1].isdigit() else name
+
+
 def check_host(host: str) -> tuple[str, ...]:
     """The addresses ``host`` names (HostError when it is neither an IP address nor a resolvable name)."""
     ip = _ip(host)
     if ip is not None:
         return (str(ip),)
-    name = host.lower().rstrip(".")
-    labels = name.split(".")
-    if not name or not all(_HOST_LABEL.match(label) for label in labels) or labels[-1].isdigit():
+    name = _host_name(host)
+    if name is None:
         raise HostError(f"--host {host}: not an IP address or a host name")
     try:
         infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError) as exc:
         raise HostError(f"--host {host}: the name does not resolve ({exc})") from None
     return tuple(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def parse_authority(value: str | None) -> tuple[str, int] | None:
+    """(host, port) of a ``Host`` value or an origin's ``host[:port]`` (port 80 when absent).
+
+    None unless it is exactly an IP literal (IPv6 in brackets) or a host name
+    (:func:`_host_name`), then an optional ``:port``: nothing before or after, not a space.
+    The host is given in one spelling (lower case, an address as :mod:`ipaddress` writes it).
+    """
+    found = re.fullmatch(r"(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?", value or "")
+    if found is None:
+        return None
+    host, port = found.group(1), int(found.group(2) or 80)
+    if host.startswith("["):
+        ip = _ip(host)
+        return (str(ip), port) if ip is not None and ip.version == 6 else None
+    ip = _ip(host)
+    if ip is not None:
+        return str(ip), port
+    name = _host_name(host)
+    return (name, port) if name is not None else None
 
 
 class Guard:
@@ -85,6 +126,11 @@ class Guard:
         addresses: What ``host`` resolves to (:func:`check_host`).
 
     ``port`` is set once the server is listening; until then every request is refused.
+    Served on every interface (a wildcard ``host``), ``Host`` may be any IP address (one
+    cannot be rebound; a forwarded port shows the forwarder's) or a name of this machine,
+    and ``Origin`` must be exactly that ``Host`` or name one of this machine's interface
+    addresses (:func:`~.addresses.local_addresses`, read at each request): a page of any
+    other address is another site.
     """
 
     def __init__(self, host: str, addresses: tuple[str, ...] = ()) -> None:
@@ -95,64 +141,81 @@ class Guard:
             names |= LOOPBACK_NAMES
         self.any_ip = is_wildcard(host)
         if self.any_ip:
-            # Every interface: any address of this machine (a literal address cannot be rebound) or its names.
             names |= LOOPBACK_NAMES | {_norm(socket.gethostname()), _norm(socket.getfqdn())}
         self.names = frozenset(names)
         self.refused = 0
 
-    def _name_allowed(self, name: str) -> bool:
-        return name in self.names or (self.any_ip and _ip(name) is not None)
-
     def host_allowed(self, value: str | None) -> bool:
         """Whether a ``Host`` header names the served address and port."""
-        parsed = _authority(value)
-        return parsed is not None and parsed[1] == self.port and self._name_allowed(parsed[0])
+        parsed = parse_authority(value)
+        if parsed is None or parsed[1] != self.port:
+            return False
+        return parsed[0] in self.names or (self.any_ip and _ip(parsed[0]) is not None)
 
-    def origin_allowed(self, value: str | None) -> bool:
-        """Whether an ``Origin`` header is the page's own (absent: not a browser, allowed)."""
+    def origin_allowed(self, value: str | None, host: str | None = None) -> bool:
+        """Whether an ``Origin`` header is the page's own (absent: not a browser, allowed).
+
+        ``host`` is the request's ``Host`` (already allowed): an origin equal to it is the page's.
+        """
         if value is None:
             return True
-        parts = urlsplit(value.strip())
-        if parts.scheme != "http" or parts.path not in ("", "/") or parts.query or parts.username:
+        try:
+            parts = urlsplit(value)
+            credentials = parts.username is not None or parts.password is not None
+        except ValueError:  # a malformed address (an unclosed bracket, a port out of range)
             return False
-        return self.host_allowed(parts.netloc)
+        if parts.scheme != "http" or parts.path not in ("", "/") or parts.query or parts.fragment or credentials:
+            return False
+        parsed = parse_authority(parts.netloc)
+        if parsed is None or parsed[1] != self.port:
+            return False
+        if parsed == parse_authority(host) or parsed[0] in self.names:
+            return True
+        ip = _ip(parsed[0])
+        return self.any_ip and ip is not None and ip in local_addresses()
 
-    def refusal(self, headers: Any) -> str | None:
-        """Why a request with these headers is refused (None: it is let in)."""
+    def refusal(self, headers: Any) -> tuple[http.HTTPStatus, str] | None:
+        """Why a request with these headers is refused, with the answer's status (None: let in).
+
+        ``400 Bad Request`` for a header the check reads given more than once, else
+        ``403 Forbidden`` for a ``Host`` or ``Origin`` that is not the page's.
+        """
+        for name in SINGLE_HEADERS:
+            if len(_values(headers, name)) > 1:
+                return http.HTTPStatus.BAD_REQUEST, f"more than one {name} header"
         if self.port is None:
-            return "the viewer is starting"
-        if not self.host_allowed(headers.get("Host")):
-            return "Host does not name the viewer's address"
-        if not self.origin_allowed(headers.get("Origin")):
-            return "Origin is not the viewer's page"
+            return http.HTTPStatus.FORBIDDEN, "the viewer is starting"
+        host = headers.get("Host")
+        if not self.host_allowed(host):
+            return http.HTTPStatus.FORBIDDEN, "Host does not name the viewer's address"
+        if not self.origin_allowed(headers.get("Origin"), host):
+            return http.HTTPStatus.FORBIDDEN, "Origin is not the viewer's page"
         return None
 
     def process_request(self, inner: Callable[..., Any] | None) -> Callable[..., Any]:
         """A websockets ``process_request`` checking ``Host`` and ``Origin`` before ``inner``."""
 
         def check(connection: Any, request: Any) -> Any:
-            why = self.refusal(request.headers)
-            if why is not None:
+            refused = self.refusal(request.headers)
+            if refused is not None:
                 self.refused += 1
-                return connection.respond(http.HTTPStatus.FORBIDDEN, f"{why}\n")
+                return connection.respond(refused[0], f"{refused[1]}\n")
             return inner(connection, request) if inner is not None else None
 
         return check
 
 
+def _values(headers: Any, name: str) -> list[str]:
+    """Every value of header ``name`` (``websockets`` headers keep them all; a mapping has one)."""
+    if hasattr(headers, "get_all"):
+        return list(headers.get_all(name))
+    value = headers.get(name)
+    return [] if value is None else [value]
+
+
 def _norm(name: str) -> str:
     ip = _ip(name)
     return str(ip) if ip is not None else name.lower().rstrip(".")
-
-
-def _authority(value: str | None) -> tuple[str, int] | None:
-    """(host name, port) of a ``Host`` value (port 80 when absent); None when malformed."""
-    if not value:
-        return None
-    found = re.fullmatch(r"(\[[0-9a-fA-F:.]+\]|[^\[\]:/@\s]+)(?::([0-9]{1,5}))?", value.strip())
-    if found is None:
-        return None
-    return _norm(found.group(1)), int(found.group(2) or 80)
 
 
 @contextlib.contextmanager
@@ -191,4 +254,13 @@ def share_off(server: Any) -> None:
             handler.unregister_handler(message)
 
 
-__all__ = ["Guard", "HostError", "check_host", "guarded_server", "is_loopback", "is_wildcard", "share_off"]
+__all__ = [
+    "Guard",
+    "HostError",
+    "check_host",
+    "guarded_server",
+    "is_loopback",
+    "is_wildcard",
+    "parse_authority",
+    "share_off",
+]
