@@ -24,8 +24,11 @@ client is dropped.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import http
 import ipaddress
+import logging
+import math
 import re
 import socket
 import threading
@@ -34,6 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.errors import MotionFormatError
+from ..core.notices import NoticeKind, notify
 from .addresses import local_addresses
 
 #: Names of this machine's loopback interface a browser may use in ``Host``.
@@ -144,6 +148,7 @@ class Guard:
             names |= LOOPBACK_NAMES | {_norm(socket.gethostname()), _norm(socket.getfqdn())}
         self.names = frozenset(names)
         self.refused = 0
+        self.messages = PageMessages()
 
     def host_allowed(self, value: str | None) -> bool:
         """Whether a ``Host`` header names the served address and port."""
@@ -218,21 +223,209 @@ def _norm(name: str) -> str:
     return str(ip) if ip is not None else name.lower().rstrip(".")
 
 
+#: The largest message a page may send (its messages are GUI values and camera poses, under 1 kB).
+PAGE_MESSAGE_LIMIT = 1 << 20
+#: Close codes (RFC 6455) of a connection closed for what its page sent.
+UNSUPPORTED_DATA, INVALID_DATA, POLICY_VIOLATION, MESSAGE_TOO_BIG = 1003, 1007, 1008, 1009
+
+
+class PageMessages:
+    """What a page may send over its websocket: viser's messages, well-formed, and GUI values that fit.
+
+    A frame that is not one (text, not MessagePack, an unknown type or field, a field of
+    the wrong type, a GUI update of anything but a value or of a value its element cannot
+    hold) closes its connection with one notice naming the peer; viser never sees it.
+    :meth:`watch` gives the server whose GUI elements the values are checked against.
+    """
+
+    def __init__(self) -> None:
+        self._elements: Callable[[str], Any] = lambda _uuid: None
+        self._types: dict[str, Any] | None = None
+
+    def watch(self, server: Any) -> None:
+        """Check GUI updates against the elements of ``server`` (a viser server)."""
+        self._elements = server.gui._gui_input_handle_from_uuid.get  # viser's inputs by id
+
+    def _type(self, name: str) -> Any:
+        if self._types is None:
+            from viser.infra import Message
+
+            self._types = {cls.__name__: cls for cls in Message.get_subclasses() if dataclasses.is_dataclass(cls)}
+        return self._types.get(name)
+
+    def problem(self, raw: bytes | str) -> tuple[int, str] | None:
+        """Why a frame from a page is refused, with the close code (None: viser may have it)."""
+        import msgspec
+
+        if isinstance(raw, str):
+            return UNSUPPORTED_DATA, "a text frame (the page sends MessagePack)"
+        try:
+            mapping = msgspec.msgpack.decode(raw)
+        except msgspec.DecodeError as exc:
+            return INVALID_DATA, f"not MessagePack ({exc})"
+        if not isinstance(mapping, dict) or not isinstance(mapping.get("type"), str):
+            return INVALID_DATA, "not a message (a map with its type)"
+        fields = {k: v for k, v in mapping.items() if k != "type"}
+        name = mapping["type"][:80]
+        cls = self._type(mapping["type"])
+        if cls is None:
+            return INVALID_DATA, f"an unknown message type {name!r}"
+        unknown = set(fields) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            return INVALID_DATA, f"{name}: unknown field {sorted(map(str, unknown))[0][:80]!r}"
+        try:
+            message = msgspec.convert(fields, cls)
+        except msgspec.ValidationError as exc:
+            return INVALID_DATA, f"{name}: {exc}"
+        except TypeError:  # a message carrying arrays: the server sends those, a page does not
+            return POLICY_VIOLATION, f"{name} is not a message a page sends"
+        if name == "GuiUpdateMessage":
+            return self._gui_update_problem(message.uuid, message.updates)
+        return None
+
+    def _gui_update_problem(self, uuid: str, updates: dict[Any, Any]) -> tuple[int, str] | None:
+        if set(updates) != {"value"}:
+            return POLICY_VIOLATION, f"GuiUpdateMessage sets {sorted(map(str, updates))[:3]} (a page sets only values)"
+        element = self._elements(uuid)
+        if element is None:
+            return None  # an element gone: viser drops it
+        why = _value_problem(element, updates["value"])
+        return None if why is None else (POLICY_VIOLATION, f"GuiUpdateMessage: {why}")
+
+    def checked(self, handler: Callable[..., Any]) -> Callable[..., Any]:
+        """A websockets connection handler giving ``handler`` only the frames :meth:`problem` lets pass."""
+        from websockets.exceptions import ConnectionClosedError
+
+        async def checked_handler(connection: Any) -> None:
+            receive = connection.recv
+            peer = _peer(connection)
+
+            async def recv(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    raw = await receive(*args, **kwargs)
+                except ConnectionClosedError as exc:
+                    if exc.sent is not None and exc.sent.code == MESSAGE_TOO_BIG:
+                        _notice(f"{peer}: a message over {PAGE_MESSAGE_LIMIT} bytes; its connection is closed")
+                    raise
+                refused = self.problem(raw)
+                if refused is None:
+                    return raw
+                _notice(f"{peer}: {_one_line(refused[1])}; its connection is closed")
+                await connection.close(refused[0], refused[1][:100])
+                return await receive(*args, **kwargs)  # raises: the connection is closed
+
+            connection.recv = recv  # what viser's reading loop calls
+            await handler(connection)
+
+        return checked_handler
+
+
+def _value_problem(element: Any, value: Any) -> str | None:
+    """Why ``value`` cannot be the value of GUI ``element`` (its kind, range or choices), or None."""
+    current = element.value
+    if isinstance(current, tuple):
+        if not isinstance(value, (list, tuple)) or len(value) != len(current):
+            return f"{value!r} for {len(current)} values"
+        fits = all(_same_kind(c, v) for c, v in zip(current, value, strict=True))
+        return None if fits else f"{value!r} for values like {current!r}"
+    if not _same_kind(current, value):
+        return f"{value!r} for a value like {current!r}"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        low, high = getattr(element, "min", None), getattr(element, "max", None)
+        if (low is not None and value < low) or (high is not None and value > high):
+            return f"{value!r} outside {low}..{high}"
+    options = getattr(element, "options", None)
+    if isinstance(value, str) and options is not None and value not in options:
+        return f"{value!r} is not one of the element's choices"
+    return None
+
+
+def _same_kind(current: Any, value: Any) -> bool:
+    """Whether ``value`` is of the kind of ``current``: a yes / no, a finite number, a text (else not judged)."""
+    if isinstance(current, bool):
+        return isinstance(value, bool)
+    if isinstance(current, (int, float)):
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(current, str):
+        return isinstance(value, str)
+    return True
+
+
+def _peer(connection: Any) -> str:
+    address = getattr(connection, "remote_address", None)
+    return f"page {address[0]}:{address[1]}" if address else "a page"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())[:300]
+
+
+def _notice(text: str) -> None:
+    notify(NoticeKind.SKIPPED, f"viewer: {text}", stacklevel=2)
+
+
+class _OneLine(logging.Handler):
+    """The websockets server's log, one notice per record and no traceback.
+
+    A connection closed before its request was sent (a port probe) is not worth a word.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        exc = record.exc_info[1] if record.exc_info else None
+        cause: BaseException | None = exc
+        while cause is not None:
+            if isinstance(cause, EOFError):
+                return  # nothing was asked
+            cause = cause.__cause__
+        what = record.getMessage()
+        _notice(what if exc is None else f"{what}: {type(exc).__name__}: {_one_line(str(exc))}")
+
+
+def _server_logger() -> logging.Logger:
+    """The logger of the page's websockets server: warnings and errors as one-line notices."""
+    logger = logging.getLogger(f"{__name__}.server")
+    if not logger.handlers:
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False
+        logger.addHandler(_OneLine())
+    return logger
+
+
+def _loop_error(loop: Any, context: dict[str, Any]) -> None:
+    """An error in the server's event loop (a failed message handler …): one notice, no traceback."""
+    exc = context.get("exception")
+    what = context.get("message", "an error in the viewer's server")
+    _notice(what if exc is None else f"{what}: {type(exc).__name__}: {_one_line(str(exc))}")
+
+
 @contextlib.contextmanager
 def guarded_server(guard: Guard) -> Iterator[list[bool]]:
     """While the viser server is made in this block, its websockets server checks every request.
 
     Yields a list that holds True once the check was put in place (the caller refuses to
     serve otherwise: a viser that no longer builds its server this way is not let run open).
+    Every frame a page sends is checked too (:class:`PageMessages`), and what the server
+    logs or its event loop reports is one notice, never a traceback.
     """
+    import asyncio
+
     import websockets.asyncio.server as ws_server
 
     installed: list[bool] = []
     original = ws_server.serve
 
     class GuardedServe(original):  # type: ignore[misc,valid-type]
-        def __init__(self, *args: Any, process_request: Callable[..., Any] | None = None, **kwargs: Any) -> None:
-            super().__init__(*args, process_request=guard.process_request(process_request), **kwargs)
+        def __init__(
+            self,
+            handler: Callable[..., Any],
+            *args: Any,
+            process_request: Callable[..., Any] | None = None,
+            **kwargs: Any,
+        ) -> None:
+            kwargs.update(max_size=PAGE_MESSAGE_LIMIT, logger=_server_logger())
+            checked = guard.messages.checked(handler)
+            super().__init__(checked, *args, process_request=guard.process_request(process_request), **kwargs)
+            asyncio.get_running_loop().set_exception_handler(_loop_error)
             installed.append(True)
 
     with _BUILD_LOCK:
@@ -257,6 +450,7 @@ def share_off(server: Any) -> None:
 __all__ = [
     "Guard",
     "HostError",
+    "PageMessages",
     "check_host",
     "guarded_server",
     "is_loopback",
