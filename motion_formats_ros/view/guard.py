@@ -263,6 +263,8 @@ class PageMessages:
             mapping = msgspec.msgpack.decode(raw)
         except msgspec.DecodeError as exc:
             return INVALID_DATA, f"not MessagePack ({exc})"
+        except RecursionError:
+            return INVALID_DATA, "MessagePack nested too deep"
         if not isinstance(mapping, dict) or not isinstance(mapping.get("type"), str):
             return INVALID_DATA, "not a message (a map with its type)"
         fields = {k: v for k, v in mapping.items() if k != "type"}
@@ -281,6 +283,10 @@ class PageMessages:
             return POLICY_VIOLATION, f"{name} is not a message a page sends"
         if name == "GuiUpdateMessage":
             return self._gui_update_problem(message.uuid, message.updates)
+        if not _finite(fields):
+            return INVALID_DATA, f"{name}: a number that is not finite"
+        if name == "ViewerCameraMessage" and not (any(message.up_direction) and any(message.wxyz)):
+            return INVALID_DATA, f"{name}: a zero up direction or orientation"
         return None
 
     def _gui_update_problem(self, uuid: str, updates: dict[Any, Any]) -> tuple[int, str] | None:
@@ -348,6 +354,20 @@ def _same_kind(current: Any, value: Any) -> bool:
         return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if isinstance(current, str):
         return isinstance(value, str)
+    return True
+
+
+def _finite(value: Any) -> bool:
+    """Whether every number in ``value`` (a message's fields, nested) is finite."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return False
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
     return True
 
 

@@ -90,6 +90,12 @@ BAD_FRAMES: dict[str, tuple[Any, int]] = {
     "a missing field": (_pack({"type": "GuiUpdateMessage"}), 1007),
     "an unknown field": (_pack({"type": "ShareUrlRequest", "extra": 1}), 1007),
     "a huge frame": (b"\x00" * (2 << 20), 1009),
+    "msgpack nested too deep": (
+        b"\x82" + _pack("type") + _pack("FogMessage") + _pack("near") + b"\x91" * 200_000 + b"\xc0",
+        1007,
+    ),
+    "a number that is not finite": (_pack({**CAMERA, "fov": float("nan")}), 1007),
+    "a camera without an up direction": (_pack({**CAMERA, "up_direction": [0.0, 0.0, 0.0]}), 1007),
 }
 
 
