@@ -253,8 +253,11 @@ class PageMessages:
             self._types = {cls.__name__: cls for cls in Message.get_subclasses() if dataclasses.is_dataclass(cls)}
         return self._types.get(name)
 
-    def problem(self, raw: bytes | str) -> tuple[int, str] | None:
-        """Why a frame from a page is refused, with the close code (None: viser may have it)."""
+    def problem(self, raw: bytes | str) -> tuple[int | None, str] | None:
+        """Why a frame from a page is refused, with the close code (None: viser may have it).
+
+        A close code of None: the message alone is dropped, the connection stays.
+        """
         import msgspec
 
         if isinstance(raw, str):
@@ -289,14 +292,14 @@ class PageMessages:
             return INVALID_DATA, f"{name}: a zero up direction or orientation"
         return None
 
-    def _gui_update_problem(self, uuid: str, updates: dict[Any, Any]) -> tuple[int, str] | None:
+    def _gui_update_problem(self, uuid: str, updates: dict[Any, Any]) -> tuple[int | None, str] | None:
         if set(updates) != {"value"}:
             return POLICY_VIOLATION, f"GuiUpdateMessage sets {sorted(map(str, updates))[:3]} (a page sets only values)"
         element = self._elements(uuid)
         if element is None:
             return None  # an element gone: viser drops it
-        why = _value_problem(element, updates["value"])
-        return None if why is None else (POLICY_VIOLATION, f"GuiUpdateMessage: {why}")
+        refused = _value_problem(element, updates["value"])
+        return None if refused is None else (refused[0], f"GuiUpdateMessage: {refused[1]}")
 
     def checked(self, handler: Callable[..., Any]) -> Callable[..., Any]:
         """A websockets connection handler giving ``handler`` only the frames :meth:`problem` lets pass."""
@@ -307,18 +310,23 @@ class PageMessages:
             peer = _peer(connection)
 
             async def recv(*args: Any, **kwargs: Any) -> Any:
-                try:
-                    raw = await receive(*args, **kwargs)
-                except ConnectionClosedError as exc:
-                    if exc.sent is not None and exc.sent.code == MESSAGE_TOO_BIG:
-                        _notice(f"{peer}: a message over {PAGE_MESSAGE_LIMIT} bytes; its connection is closed")
-                    raise
-                refused = self.problem(raw)
-                if refused is None:
-                    return raw
-                _notice(f"{peer}: {_one_line(refused[1])}; its connection is closed")
-                await connection.close(refused[0], refused[1][:100])
-                return await receive(*args, **kwargs)  # raises: the connection is closed
+                while True:
+                    try:
+                        raw = await receive(*args, **kwargs)
+                    except ConnectionClosedError as exc:
+                        if exc.sent is not None and exc.sent.code == MESSAGE_TOO_BIG:
+                            _notice(f"{peer}: a message over {PAGE_MESSAGE_LIMIT} bytes; its connection is closed")
+                        raise
+                    refused = self.problem(raw)
+                    if refused is None:
+                        return raw
+                    code, why = refused
+                    if code is None:
+                        _notice(f"{peer}: {_one_line(why)}; the message is dropped")
+                        continue
+                    _notice(f"{peer}: {_one_line(why)}; its connection is closed")
+                    await connection.close(code, why.encode()[:120].decode(errors="ignore"))  # a close frame's limit
+                    return await receive(*args, **kwargs)  # raises: the connection is closed
 
             connection.recv = recv  # what viser's reading loop calls
             await handler(connection)
@@ -326,23 +334,28 @@ class PageMessages:
         return checked_handler
 
 
-def _value_problem(element: Any, value: Any) -> str | None:
-    """Why ``value`` cannot be the value of GUI ``element`` (its kind, range or choices), or None."""
+def _value_problem(element: Any, value: Any) -> tuple[int | None, str] | None:
+    """Why ``value`` cannot be the value of GUI ``element``, with the close code, or None.
+
+    A value of another kind (a text for a number, NaN) is malformed: code 1008. One of the
+    right kind out of the element's range or choices can come from the page (a number typed
+    into a slider's box): code None, the message alone is dropped.
+    """
     current = element.value
     if isinstance(current, tuple):
         if not isinstance(value, (list, tuple)) or len(value) != len(current):
-            return f"{value!r} for {len(current)} values"
+            return POLICY_VIOLATION, f"{value!r} for {len(current)} values"
         fits = all(_same_kind(c, v) for c, v in zip(current, value, strict=True))
-        return None if fits else f"{value!r} for values like {current!r}"
+        return None if fits else (POLICY_VIOLATION, f"{value!r} for values like {current!r}")
     if not _same_kind(current, value):
-        return f"{value!r} for a value like {current!r}"
+        return POLICY_VIOLATION, f"{value!r} for a value like {current!r}"
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         low, high = getattr(element, "min", None), getattr(element, "max", None)
         if (low is not None and value < low) or (high is not None and value > high):
-            return f"{value!r} outside {low}..{high}"
+            return None, f"{value!r} outside {low}..{high}"
     options = getattr(element, "options", None)
     if isinstance(value, str) and options is not None and value not in options:
-        return f"{value!r} is not one of the element's choices"
+        return None, f"{value!r} is not one of the element's choices"
     return None
 
 

@@ -41,6 +41,7 @@ class Served:
         self.proc = proc
         self.url = f"http://127.0.0.1:{port}"
         self.refused = 0  # connections closed for what they sent
+        self.dropped = 0  # messages dropped, their connection kept
         self.bystander = self.page()
         messages = self.bystander.messages_for(1.5)
         self.elements = {(m["type"], (m.get("props") or {}).get("label")): m["uuid"] for m in messages if "uuid" in m}
@@ -115,20 +116,37 @@ def test_a_malformed_frame_closes_its_connection(served: Served, name: str) -> N
         ("GuiSliderMessage", "time (s)", {"min": "abc"}),  # a property a page never sets
         ("GuiSliderMessage", "time (s)", {"value": float("nan")}),
         ("GuiSliderMessage", "time (s)", {"value": "abc"}),
-        ("GuiSliderMessage", "speed (×)", {"value": 0.0}),
         ("GuiSliderMessage", "speed (×)", {"value": float("inf")}),
-        ("GuiButtonGroupMessage", "frame", {"value": "evil"}),
-        ("GuiButtonGroupMessage", "view", {"value": "evil"}),
+        ("GuiButtonGroupMessage", "frame", {"value": 3}),
         ("GuiCheckboxMessage", "loop", {"value": "abc"}),
     ],
 )
-def test_a_gui_update_the_element_cannot_take_closes_its_connection(
+def test_a_gui_update_of_the_wrong_kind_closes_its_connection(
     served: Served, kind: str, label: str, updates: dict[str, Any]
 ) -> None:
     client = served.page()
     client.send(served.update(kind, label, updates))
     assert closed_with(client) == 1008
     served.refused += 1
+
+
+@pytest.mark.parametrize(
+    ("kind", "label", "value"),
+    [
+        ("GuiSliderMessage", "speed (×)", 0.0),  # typed into the slider's box: out of its range
+        ("GuiSliderMessage", "speed (×)", 9),
+        ("GuiButtonGroupMessage", "frame", "evil"),
+        ("GuiButtonGroupMessage", "view", "evil"),
+    ],
+)
+def test_a_value_out_of_the_elements_range_or_choices_is_dropped(
+    served: Served, kind: str, label: str, value: Any
+) -> None:
+    client = served.page()
+    client.send(served.update(kind, label, {"value": value}))
+    client.send(served.update("GuiButtonGroupMessage", "view", {"value": "front"}))
+    assert closed_with(client, timeout=2.0) is None
+    served.dropped += 1
 
 
 def test_the_pages_own_messages_pass(served: Served) -> None:
@@ -178,3 +196,4 @@ def test_the_viewer_went_on_and_printed_one_line_each(served: Served) -> None:
     notices = lines[:-1]
     assert all(line.startswith("warning: viewer: ") for line in notices), err
     assert sum("its connection is closed" in line for line in notices) == served.refused, err
+    assert sum(line.endswith("; the message is dropped") for line in notices) == served.dropped, err
