@@ -27,6 +27,7 @@ import contextlib
 import dataclasses
 import http
 import ipaddress
+import itertools
 import logging
 import math
 import re
@@ -225,6 +226,9 @@ def _norm(name: str) -> str:
 
 #: The largest message a page may send (its messages are GUI values and camera poses, under 1 kB).
 PAGE_MESSAGE_LIMIT = 1 << 20
+#: Notices the page's server prints at most: a flood of bad frames is not a flood of lines (nor of memory).
+NOTICE_LIMIT = 100
+_NOTICES = itertools.count()
 #: Close codes (RFC 6455) of a connection closed for what its page sent.
 UNSUPPORTED_DATA, INVALID_DATA, POLICY_VIOLATION, MESSAGE_TOO_BIG = 1003, 1007, 1008, 1009
 
@@ -394,7 +398,12 @@ def _one_line(text: str) -> str:
 
 
 def _notice(text: str) -> None:
-    notify(NoticeKind.SKIPPED, f"viewer: {text}", stacklevel=2)
+    """One notice of the page's server; past :data:`NOTICE_LIMIT` in this process, one last line and then none."""
+    count = next(_NOTICES)
+    if count < NOTICE_LIMIT:
+        notify(NoticeKind.SKIPPED, f"viewer: {text}", stacklevel=2)
+    elif count == NOTICE_LIMIT:
+        notify(NoticeKind.SKIPPED, f"viewer: {NOTICE_LIMIT} notices printed; the next ones are not", stacklevel=2)
 
 
 class _OneLine(logging.Handler):

@@ -197,3 +197,18 @@ def test_the_viewer_went_on_and_printed_one_line_each(served: Served) -> None:
     assert all(line.startswith("warning: viewer: ") for line in notices), err
     assert sum("its connection is closed" in line for line in notices) == served.refused, err
     assert sum(line.endswith("; the message is dropped") for line in notices) == served.dropped, err
+
+
+def test_a_flood_of_bad_values_prints_a_bounded_number_of_lines(tmp_path: Path) -> None:
+    from motion_formats_ros.view.guard import NOTICE_LIMIT
+
+    with view_process(tmp_path) as (proc, port):
+        served = Served(proc, port)
+        for k in range(NOTICE_LIMIT + 50):
+            served.bystander.send(served.update("GuiSliderMessage", "speed (×)", {"value": 10.0 + k}))
+        assert closed_with(served.bystander, timeout=2.0) is None  # dropped, one by one, the page kept
+        proc.terminate()
+        proc.wait(timeout=30)
+    lines = proc.stderr_text.splitlines()
+    assert len(lines) == NOTICE_LIMIT + 2, proc.stderr_text[-2000:]  # the limit, the line saying so, "stopped"
+    assert lines[-2] == f"warning: viewer: {NOTICE_LIMIT} notices printed; the next ones are not"
