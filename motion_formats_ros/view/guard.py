@@ -237,9 +237,11 @@ class PageMessages:
     """What a page may send over its websocket: viser's messages, well-formed, and GUI values that fit.
 
     A frame that is not one (text, not MessagePack, an unknown type or field, a field of
-    the wrong type, a GUI update of anything but a value or of a value its element cannot
-    hold) closes its connection with one notice naming the peer; viser never sees it.
-    :meth:`watch` gives the server whose GUI elements the values are checked against.
+    the wrong type, a number that is not finite, a GUI update of anything but a value or of
+    a value of another kind than its element's) closes its connection with one notice
+    naming the peer; viser never sees it. A value of the right kind outside its element's
+    range or choices is dropped alone, with a notice. :meth:`watch` gives the server whose
+    GUI elements the values are checked against.
     """
 
     def __init__(self) -> None:
