@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.atomic import check_output, write_bytes_atomic
-from ..core.errors import OutOfRangeError, require, spelled
+from ..core.atomic import check_group_names, check_output, write_bytes_atomic
+from ..core.errors import OutOfRangeError, WriteError, require, spelled
 from ..core.model import Motion, MotionFile
 
 
@@ -178,12 +178,17 @@ def plot_file(
 ) -> list[Path]:
     """Write one image per group (``out.png``, or ``out-<group>.png`` for several).
 
-    Every image is checked before the first is written: none may be one of ``inputs`` (the
+    Every image is checked before the first is written: a group whose name cannot be part
+    of a file name (``../x``) is refused (WriteError), none may be one of ``inputs`` (the
     plotted file) or hold one, and an existing one is replaced only with ``overwrite``.
     """
     plt = _pyplot()
     groups = {group: motion_file.group(group)} if group else motion_file.groups
     image_format(output)
+    if len(groups) > 1:
+        problem = check_group_names(groups)
+        if problem:
+            raise WriteError(output, problem)
     paths = {
         name: output if len(groups) == 1 else output.with_name(f"{output.stem}-{name}{output.suffix}")
         for name in groups

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 import zlib
 from collections.abc import Iterable, Iterator
@@ -377,6 +378,22 @@ def atomic_output(path: str | os.PathLike[str], overwrite: bool = False) -> Iter
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+#: What a group's name may hold when it becomes part of an output file's name.
+_GROUP_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def check_group_names(groups: Iterable[str]) -> str | None:
+    """Why a group name cannot be part of an output file's name (one file per group), or None.
+
+    Letters, digits, ``_`` and ``-`` only: a name such as ``../x`` would put the file in
+    another folder, and one with a path separator or a dot cannot be told from the suffix.
+    """
+    for g in groups:
+        if not _GROUP_NAME.match(g):
+            return f"group name {g!r} cannot be part of a file name (letters, digits, _ and - only)"
+    return None
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, overwrite: bool = False) -> None:

@@ -8,7 +8,11 @@ Jupyter and TensorBoard do, every request must name the served address in ``Host
 websocket whose ``Origin`` is given must come from the page itself
 (``http://<that address>:<port>``); anything else gets ``403 Forbidden`` before the
 handshake completes, so it receives nothing. A client that sends no ``Origin`` is not a
-web page (browsers always send it on a websocket) and is let in on ``Host`` alone.
+web page (browsers always send it on a websocket) and is let in on ``Host`` alone. Served on
+every interface, an ``Origin`` must be the request's ``Host`` or one of this machine's own
+interface addresses (:mod:`.addresses`). ``Host`` is parsed strictly
+(:func:`parse_authority`), and a request giving a header the check reads twice gets
+``400 Bad Request``.
 
 viser builds its websockets server inside its own thread; :func:`guarded_server` hands
 it, for the time the server is made, a ``serve`` that puts :meth:`Guard.process_request`
@@ -20,8 +24,12 @@ client is dropped.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import http
 import ipaddress
+import itertools
+import logging
+import math
 import re
 import socket
 import threading
@@ -30,10 +38,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.errors import MotionFormatError
+from ..core.notices import NoticeKind, notify
+from .addresses import local_addresses
 
 #: Names of this machine's loopback interface a browser may use in ``Host``.
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _HOST_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+#: Headers the page's server reads as one value: a request giving one of them twice is malformed.
+SINGLE_HEADERS = ("Host", "Origin", "Upgrade", "Accept-Encoding")
 #: Serializes the viewers being built (the patched ``serve`` is module-wide while it lasts).
 _BUILD_LOCK = threading.Lock()
 
@@ -61,20 +73,54 @@ def is_wildcard(host: str) -> bool:
     return ip is not None and ip.is_unspecified
 
 
+def _host_name(text: str) -> str | None:
+    """``text`` as a host name (lower case, without the one trailing dot allowed); None when it is none.
+
+    Dot-separated labels of letters, digits and inner hyphens, 253 characters at most, the
+    last label not all digits (``127.1`` is no name): ``localhost..`` or ``a b`` are refused.
+    """
+    name = text.lower()
+    name = name[:-1] if name.endswith(".") else name
+    labels = name.split(".")
+    if not name or len(name) > 253 or not all(_HOST_LABEL.match(label) for label in labels):
+        return None
+    return None if labels[-1].isdigit() else name
+
+
 def check_host(host: str) -> tuple[str, ...]:
     """The addresses ``host`` names (HostError when it is neither an IP address nor a resolvable name)."""
     ip = _ip(host)
     if ip is not None:
         return (str(ip),)
-    name = host.lower().rstrip(".")
-    labels = name.split(".")
-    if not name or not all(_HOST_LABEL.match(label) for label in labels) or labels[-1].isdigit():
+    name = _host_name(host)
+    if name is None:
         raise HostError(f"--host {host}: not an IP address or a host name")
     try:
         infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError) as exc:
         raise HostError(f"--host {host}: the name does not resolve ({exc})") from None
     return tuple(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def parse_authority(value: str | None) -> tuple[str, int] | None:
+    """(host, port) of a ``Host`` value or an origin's ``host[:port]`` (port 80 when absent).
+
+    None unless it is exactly an IP literal (IPv6 in brackets) or a host name
+    (:func:`_host_name`), then an optional ``:port``: nothing before or after, not a space.
+    The host is given in one spelling (lower case, an address as :mod:`ipaddress` writes it).
+    """
+    found = re.fullmatch(r"(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?", value or "")
+    if found is None:
+        return None
+    host, port = found.group(1), int(found.group(2) or 80)
+    if host.startswith("["):
+        ip = _ip(host)
+        return (str(ip), port) if ip is not None and ip.version == 6 else None
+    ip = _ip(host)
+    if ip is not None:
+        return str(ip), port
+    name = _host_name(host)
+    return (name, port) if name is not None else None
 
 
 class Guard:
@@ -85,6 +131,11 @@ class Guard:
         addresses: What ``host`` resolves to (:func:`check_host`).
 
     ``port`` is set once the server is listening; until then every request is refused.
+    Served on every interface (a wildcard ``host``), ``Host`` may be any IP address (one
+    cannot be rebound; a forwarded port shows the forwarder's) or a name of this machine,
+    and ``Origin`` must be exactly that ``Host`` or name one of this machine's interface
+    addresses (:func:`~.addresses.local_addresses`, read at each request): a page of any
+    other address is another site.
     """
 
     def __init__(self, host: str, addresses: tuple[str, ...] = ()) -> None:
@@ -95,49 +146,77 @@ class Guard:
             names |= LOOPBACK_NAMES
         self.any_ip = is_wildcard(host)
         if self.any_ip:
-            # Every interface: any address of this machine (a literal address cannot be rebound) or its names.
             names |= LOOPBACK_NAMES | {_norm(socket.gethostname()), _norm(socket.getfqdn())}
         self.names = frozenset(names)
         self.refused = 0
-
-    def _name_allowed(self, name: str) -> bool:
-        return name in self.names or (self.any_ip and _ip(name) is not None)
+        self.messages = PageMessages()
 
     def host_allowed(self, value: str | None) -> bool:
         """Whether a ``Host`` header names the served address and port."""
-        parsed = _authority(value)
-        return parsed is not None and parsed[1] == self.port and self._name_allowed(parsed[0])
+        parsed = parse_authority(value)
+        if parsed is None or parsed[1] != self.port:
+            return False
+        return parsed[0] in self.names or (self.any_ip and _ip(parsed[0]) is not None)
 
-    def origin_allowed(self, value: str | None) -> bool:
-        """Whether an ``Origin`` header is the page's own (absent: not a browser, allowed)."""
+    def origin_allowed(self, value: str | None, host: str | None = None) -> bool:
+        """Whether an ``Origin`` header is the page's own (absent: not a browser, allowed).
+
+        ``host`` is the request's ``Host`` (already allowed): an origin equal to it is the page's.
+        """
         if value is None:
             return True
-        parts = urlsplit(value.strip())
-        if parts.scheme != "http" or parts.path not in ("", "/") or parts.query or parts.username:
+        try:
+            parts = urlsplit(value)
+            credentials = parts.username is not None or parts.password is not None
+        except ValueError:  # a malformed address (an unclosed bracket, a port out of range)
             return False
-        return self.host_allowed(parts.netloc)
+        if parts.scheme != "http" or parts.path not in ("", "/") or parts.query or parts.fragment or credentials:
+            return False
+        parsed = parse_authority(parts.netloc)
+        if parsed is None or parsed[1] != self.port:
+            return False
+        if parsed == parse_authority(host) or parsed[0] in self.names:
+            return True
+        ip = _ip(parsed[0])
+        return self.any_ip and ip is not None and ip in local_addresses()
 
-    def refusal(self, headers: Any) -> str | None:
-        """Why a request with these headers is refused (None: it is let in)."""
+    def refusal(self, headers: Any) -> tuple[http.HTTPStatus, str] | None:
+        """Why a request with these headers is refused, with the answer's status (None: let in).
+
+        ``400 Bad Request`` for a header the check reads given more than once, else
+        ``403 Forbidden`` for a ``Host`` or ``Origin`` that is not the page's.
+        """
+        for name in SINGLE_HEADERS:
+            if len(_values(headers, name)) > 1:
+                return http.HTTPStatus.BAD_REQUEST, f"more than one {name} header"
         if self.port is None:
-            return "the viewer is starting"
-        if not self.host_allowed(headers.get("Host")):
-            return "Host does not name the viewer's address"
-        if not self.origin_allowed(headers.get("Origin")):
-            return "Origin is not the viewer's page"
+            return http.HTTPStatus.FORBIDDEN, "the viewer is starting"
+        host = headers.get("Host")
+        if not self.host_allowed(host):
+            return http.HTTPStatus.FORBIDDEN, "Host does not name the viewer's address"
+        if not self.origin_allowed(headers.get("Origin"), host):
+            return http.HTTPStatus.FORBIDDEN, "Origin is not the viewer's page"
         return None
 
     def process_request(self, inner: Callable[..., Any] | None) -> Callable[..., Any]:
         """A websockets ``process_request`` checking ``Host`` and ``Origin`` before ``inner``."""
 
         def check(connection: Any, request: Any) -> Any:
-            why = self.refusal(request.headers)
-            if why is not None:
+            refused = self.refusal(request.headers)
+            if refused is not None:
                 self.refused += 1
-                return connection.respond(http.HTTPStatus.FORBIDDEN, f"{why}\n")
+                return connection.respond(refused[0], f"{refused[1]}\n")
             return inner(connection, request) if inner is not None else None
 
         return check
+
+
+def _values(headers: Any, name: str) -> list[str]:
+    """Every value of header ``name`` (``websockets`` headers keep them all; a mapping has one)."""
+    if hasattr(headers, "get_all"):
+        return list(headers.get_all(name))
+    value = headers.get(name)
+    return [] if value is None else [value]
 
 
 def _norm(name: str) -> str:
@@ -145,14 +224,222 @@ def _norm(name: str) -> str:
     return str(ip) if ip is not None else name.lower().rstrip(".")
 
 
-def _authority(value: str | None) -> tuple[str, int] | None:
-    """(host name, port) of a ``Host`` value (port 80 when absent); None when malformed."""
-    if not value:
+#: The largest message a page may send (its messages are GUI values and camera poses, under 1 kB).
+PAGE_MESSAGE_LIMIT = 1 << 20
+#: Notices the page's server prints at most: a flood of bad frames is not a flood of lines (nor of memory).
+NOTICE_LIMIT = 100
+_NOTICES = itertools.count()
+#: Close codes (RFC 6455) of a connection closed for what its page sent.
+UNSUPPORTED_DATA, INVALID_DATA, POLICY_VIOLATION, MESSAGE_TOO_BIG = 1003, 1007, 1008, 1009
+
+
+class PageMessages:
+    """What a page may send over its websocket: viser's messages, well-formed, and GUI values that fit.
+
+    A frame that is not one (text, not MessagePack, an unknown type or field, a field of
+    the wrong type, a number that is not finite, a GUI update of anything but a value or of
+    a value of another kind than its element's) closes its connection with one notice
+    naming the peer; viser never sees it. A value of the right kind outside its element's
+    range or choices is dropped alone, with a notice. :meth:`watch` gives the server whose
+    GUI elements the values are checked against.
+    """
+
+    def __init__(self) -> None:
+        self._elements: Callable[[str], Any] = lambda _uuid: None
+        self._types: dict[str, Any] | None = None
+
+    def watch(self, server: Any) -> None:
+        """Check GUI updates against the elements of ``server`` (a viser server)."""
+        self._elements = server.gui._gui_input_handle_from_uuid.get  # viser's inputs by id
+
+    def _type(self, name: str) -> Any:
+        if self._types is None:
+            from viser.infra import Message
+
+            self._types = {cls.__name__: cls for cls in Message.get_subclasses() if dataclasses.is_dataclass(cls)}
+        return self._types.get(name)
+
+    def problem(self, raw: bytes | str) -> tuple[int | None, str] | None:
+        """Why a frame from a page is refused, with the close code (None: viser may have it).
+
+        A close code of None: the message alone is dropped, the connection stays.
+        """
+        import msgspec
+
+        if isinstance(raw, str):
+            return UNSUPPORTED_DATA, "a text frame (the page sends MessagePack)"
+        try:
+            mapping = msgspec.msgpack.decode(raw)
+        except msgspec.DecodeError as exc:
+            return INVALID_DATA, f"not MessagePack ({exc})"
+        except RecursionError:
+            return INVALID_DATA, "MessagePack nested too deep"
+        if not isinstance(mapping, dict) or not isinstance(mapping.get("type"), str):
+            return INVALID_DATA, "not a message (a map with its type)"
+        fields = {k: v for k, v in mapping.items() if k != "type"}
+        name = mapping["type"][:80]
+        cls = self._type(mapping["type"])
+        if cls is None:
+            return INVALID_DATA, f"an unknown message type {name!r}"
+        unknown = set(fields) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            return INVALID_DATA, f"{name}: unknown field {sorted(map(str, unknown))[0][:80]!r}"
+        try:
+            message = msgspec.convert(fields, cls)
+        except msgspec.ValidationError as exc:
+            return INVALID_DATA, f"{name}: {exc}"
+        except TypeError:  # a message carrying arrays: the server sends those, a page does not
+            return POLICY_VIOLATION, f"{name} is not a message a page sends"
+        if name == "GuiUpdateMessage":
+            return self._gui_update_problem(message.uuid, message.updates)
+        if not _finite(fields):
+            return INVALID_DATA, f"{name}: a number that is not finite"
+        if name == "ViewerCameraMessage" and not (any(message.up_direction) and any(message.wxyz)):
+            return INVALID_DATA, f"{name}: a zero up direction or orientation"
         return None
-    found = re.fullmatch(r"(\[[0-9a-fA-F:.]+\]|[^\[\]:/@\s]+)(?::([0-9]{1,5}))?", value.strip())
-    if found is None:
-        return None
-    return _norm(found.group(1)), int(found.group(2) or 80)
+
+    def _gui_update_problem(self, uuid: str, updates: dict[Any, Any]) -> tuple[int | None, str] | None:
+        if set(updates) != {"value"}:
+            return POLICY_VIOLATION, f"GuiUpdateMessage sets {sorted(map(str, updates))[:3]} (a page sets only values)"
+        element = self._elements(uuid)
+        if element is None:
+            return None  # an element gone: viser drops it
+        refused = _value_problem(element, updates["value"])
+        return None if refused is None else (refused[0], f"GuiUpdateMessage: {refused[1]}")
+
+    def checked(self, handler: Callable[..., Any]) -> Callable[..., Any]:
+        """A websockets connection handler giving ``handler`` only the frames :meth:`problem` lets pass."""
+        from websockets.exceptions import ConnectionClosedError
+
+        async def checked_handler(connection: Any) -> None:
+            receive = connection.recv
+            peer = _peer(connection)
+
+            async def recv(*args: Any, **kwargs: Any) -> Any:
+                while True:
+                    try:
+                        raw = await receive(*args, **kwargs)
+                    except ConnectionClosedError as exc:
+                        if exc.sent is not None and exc.sent.code == MESSAGE_TOO_BIG:
+                            _notice(f"{peer}: a message over {PAGE_MESSAGE_LIMIT} bytes; its connection is closed")
+                        raise
+                    refused = self.problem(raw)
+                    if refused is None:
+                        return raw
+                    code, why = refused
+                    if code is None:
+                        _notice(f"{peer}: {_one_line(why)}; the message is dropped")
+                        continue
+                    _notice(f"{peer}: {_one_line(why)}; its connection is closed")
+                    await connection.close(code, why.encode()[:120].decode(errors="ignore"))  # a close frame's limit
+                    return await receive(*args, **kwargs)  # raises: the connection is closed
+
+            connection.recv = recv  # what viser's reading loop calls
+            await handler(connection)
+
+        return checked_handler
+
+
+def _value_problem(element: Any, value: Any) -> tuple[int | None, str] | None:
+    """Why ``value`` cannot be the value of GUI ``element``, with the close code, or None.
+
+    A value of another kind (a text for a number, NaN) is malformed: code 1008. One of the
+    right kind out of the element's range or choices can come from the page (a number typed
+    into a slider's box): code None, the message alone is dropped.
+    """
+    current = element.value
+    if isinstance(current, tuple):
+        if not isinstance(value, (list, tuple)) or len(value) != len(current):
+            return POLICY_VIOLATION, f"{value!r} for {len(current)} values"
+        fits = all(_same_kind(c, v) for c, v in zip(current, value, strict=True))
+        return None if fits else (POLICY_VIOLATION, f"{value!r} for values like {current!r}")
+    if not _same_kind(current, value):
+        return POLICY_VIOLATION, f"{value!r} for a value like {current!r}"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        low, high = getattr(element, "min", None), getattr(element, "max", None)
+        if (low is not None and value < low) or (high is not None and value > high):
+            return None, f"{value!r} outside {low}..{high}"
+    options = getattr(element, "options", None)
+    if isinstance(value, str) and options is not None and value not in options:
+        return None, f"{value!r} is not one of the element's choices"
+    return None
+
+
+def _same_kind(current: Any, value: Any) -> bool:
+    """Whether ``value`` is of the kind of ``current``: a yes / no, a finite number, a text (else not judged)."""
+    if isinstance(current, bool):
+        return isinstance(value, bool)
+    if isinstance(current, (int, float)):
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(current, str):
+        return isinstance(value, str)
+    return True
+
+
+def _finite(value: Any) -> bool:
+    """Whether every number in ``value`` (a message's fields, nested) is finite."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return False
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+    return True
+
+
+def _peer(connection: Any) -> str:
+    address = getattr(connection, "remote_address", None)
+    return f"page {address[0]}:{address[1]}" if address else "a page"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())[:300]
+
+
+def _notice(text: str) -> None:
+    """One notice of the page's server; past :data:`NOTICE_LIMIT` in this process, one last line and then none."""
+    count = next(_NOTICES)
+    if count < NOTICE_LIMIT:
+        notify(NoticeKind.SKIPPED, f"viewer: {text}", stacklevel=2)
+    elif count == NOTICE_LIMIT:
+        notify(NoticeKind.SKIPPED, f"viewer: {NOTICE_LIMIT} notices printed; the next ones are not", stacklevel=2)
+
+
+class _OneLine(logging.Handler):
+    """The websockets server's log, one notice per record and no traceback.
+
+    A connection closed before its request was sent (a port probe) is not worth a word.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        exc = record.exc_info[1] if record.exc_info else None
+        cause: BaseException | None = exc
+        while cause is not None:
+            if isinstance(cause, EOFError):
+                return  # nothing was asked
+            cause = cause.__cause__
+        what = record.getMessage()
+        _notice(what if exc is None else f"{what}: {type(exc).__name__}: {_one_line(str(exc))}")
+
+
+def _server_logger() -> logging.Logger:
+    """The logger of the page's websockets server: warnings and errors as one-line notices."""
+    logger = logging.getLogger(f"{__name__}.server")
+    if not logger.handlers:
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False
+        logger.addHandler(_OneLine())
+    return logger
+
+
+def _loop_error(loop: Any, context: dict[str, Any]) -> None:
+    """An error in the server's event loop (a failed message handler …): one notice, no traceback."""
+    exc = context.get("exception")
+    what = context.get("message", "an error in the viewer's server")
+    _notice(what if exc is None else f"{what}: {type(exc).__name__}: {_one_line(str(exc))}")
 
 
 @contextlib.contextmanager
@@ -161,15 +448,28 @@ def guarded_server(guard: Guard) -> Iterator[list[bool]]:
 
     Yields a list that holds True once the check was put in place (the caller refuses to
     serve otherwise: a viser that no longer builds its server this way is not let run open).
+    Every frame a page sends is checked too (:class:`PageMessages`), and what the server
+    logs or its event loop reports is one notice, never a traceback.
     """
+    import asyncio
+
     import websockets.asyncio.server as ws_server
 
     installed: list[bool] = []
     original = ws_server.serve
 
     class GuardedServe(original):  # type: ignore[misc,valid-type]
-        def __init__(self, *args: Any, process_request: Callable[..., Any] | None = None, **kwargs: Any) -> None:
-            super().__init__(*args, process_request=guard.process_request(process_request), **kwargs)
+        def __init__(
+            self,
+            handler: Callable[..., Any],
+            *args: Any,
+            process_request: Callable[..., Any] | None = None,
+            **kwargs: Any,
+        ) -> None:
+            kwargs.update(max_size=PAGE_MESSAGE_LIMIT, logger=_server_logger())
+            checked = guard.messages.checked(handler)
+            super().__init__(checked, *args, process_request=guard.process_request(process_request), **kwargs)
+            asyncio.get_running_loop().set_exception_handler(_loop_error)
             installed.append(True)
 
     with _BUILD_LOCK:
@@ -191,4 +491,14 @@ def share_off(server: Any) -> None:
             handler.unregister_handler(message)
 
 
-__all__ = ["Guard", "HostError", "check_host", "guarded_server", "is_loopback", "is_wildcard", "share_off"]
+__all__ = [
+    "Guard",
+    "HostError",
+    "PageMessages",
+    "check_host",
+    "guarded_server",
+    "is_loopback",
+    "is_wildcard",
+    "parse_authority",
+    "share_off",
+]

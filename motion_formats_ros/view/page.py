@@ -209,6 +209,7 @@ class Viewer:
             self.stop()
             raise ViewerError(f"viser {viser.__version__} does not let its connections be checked: not serving")
         share_off(self.server)
+        self.guard.messages.watch(self.server)
         if opts.port and self.server.get_port() != opts.port:
             self.stop()
             raise ViewerError(f"port {opts.port} on {opts.host} is in use")

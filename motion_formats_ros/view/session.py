@@ -120,7 +120,13 @@ class Timeline:
         return self.playing
 
     def seek(self, t: float) -> None:
-        """Jump to motion time ``t`` (clamped to the range); playing goes on from there."""
+        """Jump to motion time ``t`` (clamped to the range); playing goes on from there.
+
+        Raises:
+            ValueError: ``t`` is NaN (no time to clamp).
+        """
+        if math.isnan(t):
+            raise ValueError("a time is needed to seek to, got NaN")
         self.clock.seek(float(t), self._elapsed())
 
     def set_speed(self, speed: float) -> None:

@@ -144,3 +144,18 @@ def test_plot_takes_the_image_as_a_second_argument_like_convert(tmp_path: Path) 
     assert set(BIPED_JOINTS) <= _svg_texts(out)
     proc = _plot(tmp_path, str(WALK), "--body", str(BODY))
     assert proc.returncode == 2 and "give one image file" in proc.stderr
+
+
+def test_a_group_name_that_is_no_file_name_is_refused_before_any_image(tmp_path: Path) -> None:
+    """A group named ``../../evil_group`` would put its image two folders up: one line, no image at all."""
+    motion = tmp_path / "in" / "two.omf.msgpack"
+    motion.parent.mkdir()
+    write(MotionFile(groups={"target": _motion(), "../../evil_group": _motion()}), motion)
+    out_dir = tmp_path / "a" / "b"
+    out_dir.mkdir(parents=True)
+    proc = _plot(tmp_path, str(motion), "-o", str(out_dir / "out.png"))
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "'../../evil_group'" in lines[0], proc.stderr
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file()) == [Path("in/two.omf.msgpack")]

@@ -175,6 +175,45 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@contextlib.contextmanager
+def view_process(folder: Path, *args: str) -> Any:
+    """A running ``motion-formats view`` of the example walk on its biped (no browser): (process, port).
+
+    ``args`` are more command-line arguments (``--host 0.0.0.0`` …). Its standard output
+    and error are pipes; once the block ends the process is killed if it still runs, and
+    ``process.stderr_text`` holds everything it printed on standard error.
+    """
+    import sys
+    import warnings
+
+    from motion_formats_ros import write
+    from motion_formats_ros.core.examples import biped_urdf, biped_walk
+
+    motion = folder / "walk.omf.msgpack"
+    urdf = folder / "biped.urdf"
+    urdf.write_text(biped_urdf())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write(biped_walk(), motion, overwrite=True)
+    port = free_port()
+    command = [str(Path(sys.executable).parent / "motion-formats"), "view", str(motion), "--urdf", str(urdf)]
+    proc = subprocess.Popen(
+        [*command, "--no-browser", "--port", str(port), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert "viewing" in line, line + proc.communicate()[1]
+    try:
+        yield proc, port
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stderr_text = proc.communicate()[1]  # type: ignore[attr-defined]
+
+
 class ViewerClient:
     """A websocket client of a viewer's page, as the page's script is (without a browser).
 
@@ -231,7 +270,7 @@ class ViewerClient:
             self.ws.close()
 
 
-__all__ = ["NO_CHROMIUM", "Chromium", "ViewerClient", "chromium_binary", "free_port"]
+__all__ = ["NO_CHROMIUM", "Chromium", "ViewerClient", "chromium_binary", "free_port", "view_process"]
 
 
 if __name__ == "__main__":  # a quick look: python test/support/browser.py URL out.png

@@ -37,6 +37,9 @@ def test_timeline_plays_pauses_and_seeks() -> None:
     assert c.time() == 0.0
     c.seek(99)
     assert c.time() == 10.0
+    with pytest.raises(ValueError, match="NaN"):
+        c.seek(float("nan"))
+    assert c.time() == 10.0
 
 
 def test_timeline_speed_and_loop() -> None:

@@ -8,27 +8,25 @@ would (a foreign ``Host``) and as the page itself does.
 from __future__ import annotations
 
 import base64
+import ipaddress
 import os
 import signal
 import socket
-import subprocess
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import pytest
-from support.browser import ViewerClient, free_port
+from support.browser import ViewerClient, free_port, view_process
 from support.cli import cli
 
 from motion_formats_ros import view, write
 from motion_formats_ros.core.examples import biped_urdf, biped_walk
+from motion_formats_ros.view.addresses import ipv4_from_fib_trie, ipv4_from_ioctl, ipv6_from_if_inet6, local_addresses
 from motion_formats_ros.view.guard import Guard, HostError, check_host
 
 pytest.importorskip("viser", reason="needs the view extra (viser)")
 websockets = pytest.importorskip("websockets")
-
-COMMAND = [str(Path(sys.executable).parent / "motion-formats"), "view"]
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +40,11 @@ def playing(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untype
         v.stop()
 
 
-def raw_handshake(port: int, host: str, origin: str | None) -> bytes:
+def raw_handshake(
+    port: int, host: str, origin: str | None, extra: tuple[str, ...] = (), address: str = "127.0.0.1"
+) -> bytes:
     """Everything the server sends to a websocket handshake until it closes (or 3 s pass)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=3) as s:
+    with socket.create_connection((address, port), timeout=3) as s:
         key = base64.b64encode(os.urandom(16)).decode()
         lines = [
             "GET / HTTP/1.1",
@@ -57,6 +57,7 @@ def raw_handshake(port: int, host: str, origin: str | None) -> bytes:
         ]
         if origin is not None:
             lines.append(f"Origin: {origin}")
+        lines += extra
         s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         got = b""
         deadline = time.monotonic() + 3
@@ -146,7 +147,7 @@ def test_an_address_beyond_this_machine_is_printed_with_a_warning(capsys: pytest
 
 def test_guard_rules() -> None:
     g = Guard("127.0.0.1", check_host("127.0.0.1"))
-    assert g.refusal({"Host": "127.0.0.1:80"}) == "the viewer is starting"
+    assert g.refusal({"Host": "127.0.0.1:80"}) == (403, "the viewer is starting")
     g.port = 8080
     assert g.refusal({"Host": "LOCALHOST:8080", "Origin": "http://localhost:8080"}) is None
     assert g.refusal({"Host": "[::1]:8080"}) is None
@@ -185,28 +186,8 @@ def _cpu_seconds(pid: int) -> float:
 @pytest.fixture
 def command(tmp_path: Path):  # type: ignore[no-untyped-def]
     """A playing `view` process with no page open: (process, port)."""
-    motion = tmp_path / "walk.omf.msgpack"
-    urdf = tmp_path / "biped.urdf"
-    urdf.write_text(biped_urdf())
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        write(biped_walk(), motion)
-    port = free_port()
-    proc = subprocess.Popen(
-        [*COMMAND, str(motion), "--urdf", str(urdf), "--no-browser", "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert "viewing" in line, line + proc.communicate()[1]
-    try:
+    with view_process(tmp_path) as (proc, port):
         yield proc, port
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate()
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the CPU time from /proc")
@@ -239,3 +220,129 @@ def test_a_stalled_client_does_not_delay_exit(command) -> None:  # type: ignore[
         took = time.monotonic() - start
     assert proc.returncode == 0
     assert took < 3.0, f"{took:.1f} s to exit with a stalled client"
+
+
+# ---------------------------------------------------------------- served on every interface
+def _outside_address() -> str | None:
+    """This machine's address toward the outside (the source a UDP socket would use; nothing is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: never answered, only routed
+        except OSError:
+            return None
+        return str(s.getsockname()[0])
+
+
+def test_this_machines_addresses_are_its_interfaces() -> None:
+    found = local_addresses()
+    assert ipaddress.ip_address("127.0.0.1") in found and ipaddress.ip_address("::1") in found
+    assert ipv4_from_ioctl() <= found  # each interface's own address, asked of the kernel
+    outside = _outside_address()
+    if outside is not None:
+        assert ipaddress.ip_address(outside) in found
+    assert ipaddress.ip_address("203.0.113.66") not in found and ipaddress.ip_address("8.8.8.8") not in found
+
+
+def test_the_kernels_listings_are_read() -> None:
+    trie = """Main:
+  +-- 0.0.0.0/0 3 0 5
+     |-- 0.0.0.0
+        /0 universe UNICAST
+     +-- 127.0.0.0/8 2 0 2
+        +-- 127.0.0.0/31 1 0 0
+           |-- 127.0.0.0
+              /8 host LOCAL
+           |-- 127.0.0.1
+              /32 host LOCAL
+        |-- 127.255.255.255
+           /32 link BROADCAST
+     +-- 10.1.0.0/16 2 0 2
+           |-- 10.1.0.0
+              /16 link UNICAST
+           |-- 10.1.2.3
+              /32 host LOCAL
+           |-- 10.1.9.9
+              /32 host LOCAL
+"""
+    assert ipv4_from_fib_trie(trie) == {ipaddress.IPv4Address(a) for a in ("127.0.0.1", "10.1.2.3", "10.1.9.9")}
+    inet6 = (
+        "00000000000000000000000000000001 01 80 10 80       lo\n"
+        "fe8000000000000000fc00fffe000001 04 40 20 80     eth0\n"
+        "garbage\n"
+    )
+    assert ipv6_from_if_inet6(inet6) == {ipaddress.IPv6Address("::1"), ipaddress.IPv6Address("fe80::fc:ff:fe00:1")}
+
+
+def test_on_every_interface_an_origin_is_this_machine_or_the_host() -> None:
+    wild = Guard("0.0.0.0", check_host("0.0.0.0"))
+    wild.port = 9000
+    own = sorted(str(a) for a in local_addresses() if a.version == 4 and not a.is_loopback) or ["127.0.0.1"]
+    for foreign in ("203.0.113.66", "8.8.8.8"):
+        assert wild.refusal({"Host": "127.0.0.1:9000", "Origin": f"http://{foreign}:9000"}) is not None
+        assert wild.refusal({"Host": f"{own[0]}:9000", "Origin": f"http://{foreign}:9000"}) is not None
+    assert wild.refusal({"Host": "127.0.0.1:9000", "Origin": f"http://{own[0]}:9000"}) is None
+    # A forwarded port: the page is reached (and so named in Host and Origin alike) through the forwarder.
+    assert wild.refusal({"Host": "198.51.100.7:9000", "Origin": "http://198.51.100.7:9000"}) is None
+    assert wild.refusal({"Host": "198.51.100.7:9000", "Origin": "http://198.51.100.8:9000"}) is not None
+    assert wild.refusal({"Host": "127.0.0.1:9000", "Origin": f"http://{own[0]}:9001"}) is not None
+
+
+@pytest.mark.parametrize(("host", "loopback"), [("0.0.0.0", "127.0.0.1"), ("::", "::1")])
+def test_a_page_of_a_foreign_address_gets_nothing_from_every_interface(
+    tmp_path: Path, host: str, loopback: str
+) -> None:
+    here = f"[{loopback}]" if ":" in loopback else loopback
+    with view_process(tmp_path, "--host", host) as (proc, port):
+        for origin in (f"http://203.0.113.66:{port}", f"http://8.8.8.8:{port}"):
+            got = raw_handshake(port, f"{here}:{port}", origin, address=loopback)
+            assert got.startswith(b"HTTP/1.1 403"), got[:80]
+            assert len(got) < 1000  # the refusal, not the scene
+        got = raw_handshake(port, f"{here}:{port}", f"http://{here}:{port}", address=loopback)
+        assert got.startswith(b"HTTP/1.1 101") and len(got) > 10000  # the page itself: the scene
+    assert "Traceback" not in proc.stderr_text, proc.stderr_text
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "localhost..:{port}",
+        "127.0.0.1:{port} ",
+        " 127.0.0.1:{port}",
+        "local host:{port}",
+        "127.1:{port}",
+        "[127.0.0.1]:{port}",
+        "-localhost:{port}",
+        "localhost:+{port}",
+        "localhost:{port}:{port}",
+    ],
+)
+def test_a_host_that_is_not_exactly_an_address_and_the_port_is_refused(host: str) -> None:
+    g = Guard("127.0.0.1", check_host("127.0.0.1"))
+    g.port = 8080
+    assert g.refusal({"Host": host.format(port=8080)}) is not None
+    assert g.refusal({"Host": "127.0.0.1:8080", "Origin": "http://" + host.format(port=8080)}) is not None
+
+
+@pytest.mark.parametrize("host", ["localhost.:8080", "LocalHost:8080", "[::1]:8080", "[0:0:0:0:0:0:0:1]:8080"])
+def test_the_spellings_of_the_served_address_are_let_in(host: str) -> None:
+    g = Guard("127.0.0.1", check_host("127.0.0.1"))
+    g.port = 8080
+    assert g.refusal({"Host": host, "Origin": f"http://{host}"}) is None
+
+
+def test_a_header_given_twice_or_a_sloppy_host_gets_a_refusal_not_an_error(tmp_path: Path) -> None:
+    with view_process(tmp_path) as (proc, port):
+        here = f"127.0.0.1:{port}"
+        for host, origin, extra in (
+            (here, None, (f"Host: {here}",)),
+            (here, f"http://{here}", (f"Origin: http://{here}",)),
+            (here, f"http://{here}", ("Upgrade: websocket",)),
+        ):
+            got = raw_handshake(port, host, origin, extra)
+            assert got.startswith(b"HTTP/1.1 400"), got[:80]
+        # (Spaces around a header's value are not part of it in HTTP: the parser drops them.)
+        for host in (f"localhost..:{port}", f"127.0.0.1 :{port}", f"127.0.0.1:{port} x"):
+            got = raw_handshake(port, host, None)
+            assert got.startswith(b"HTTP/1.1 403"), (host, got[:80])
+        assert raw_handshake(port, here, f"http://{here}").startswith(b"HTTP/1.1 101")
+    assert "Traceback" not in proc.stderr_text, proc.stderr_text

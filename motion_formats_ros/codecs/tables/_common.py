@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...core.atomic import check_writable
+from ...core.atomic import check_group_names, check_writable
 from ...core.errors import WriteError
 from ...core.model import Motion, MotionFile
 from . import _layout
@@ -15,7 +15,7 @@ from . import _layout
 def plan_write(motion_file: MotionFile, path: Path, overwrite: bool) -> list[tuple[Path, str, Motion]]:
     """(output file, group, motion) for every group, every output checked before anything is written."""
     groups = list(motion_file.groups)
-    problem = _layout.check_group_names(groups) if len(groups) > 1 else None
+    problem = check_group_names(groups) if len(groups) > 1 else None
     if problem:
         raise WriteError(path, problem)
     paths = _layout.group_paths(Path(path), groups)

@@ -325,7 +325,6 @@ def parse(
 
 #: Header prefixes of the non-joint columns: a joint name may not start with them.
 RESERVED = ("time.", "mask.", "root.", "link.", "imu.", "series.")
-_GROUP_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def check_names(m: Motion) -> str | None:
@@ -347,11 +346,3 @@ def group_paths(path: Any, groups: Sequence[str]) -> list[Any]:
     if len(groups) == 1:
         return [path]
     return [path.with_name(f"{path.stem}.{g}{path.suffix}") for g in groups]
-
-
-def check_group_names(groups: Sequence[str]) -> str | None:
-    """Why a group name cannot be part of a file name, or None."""
-    for g in groups:
-        if not _GROUP_NAME.match(g):
-            return f"group name {g!r} cannot be part of a file name (letters, digits, _ and - only)"
-    return None
