@@ -100,6 +100,7 @@ class SelfCollision:
     def near(self, rotation: FloatArray, translation: FloatArray) -> BoolArray:
         """(N, shape pairs): whether the bounding spheres of each shape pair overlap."""
         centres = translation + np.einsum("nsij,sj->nsi", rotation, self.centres)
+        centres -= centres[:, :1]  # about the first shape: single precision keeps the differences
         square = np.zeros((centres.shape[0], self.first.size), dtype=np.float32)
         for axis in range(3):  # one coordinate at a time, in single precision: far less memory traffic
             c = np.ascontiguousarray(centres[:, :, axis], dtype=np.float32)
