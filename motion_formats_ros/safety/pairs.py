@@ -107,8 +107,10 @@ def choose_pairs(
     body = rigid_bodies(model)
     adjacent = adjacent_bodies(model, body)
     near = [p for p in pairs if frozenset((body[p[0]], body[p[1]])) in adjacent]
-    touching = [p for p in pairs if p not in near and frozenset(p) in touching_at_zero]
-    kept = [p for p in pairs if p not in near and p not in touching]
+    left_out = set(near)  # sets: a model of many links has hundreds of thousands of pairs
+    touching = [p for p in pairs if p not in left_out and frozenset(p) in touching_at_zero]
+    left_out.update(touching)
+    kept = [p for p in pairs if p not in left_out]
     text = (
         f"no SRDF: {len(kept)} link pairs checked; left out {len(near)} adjacent pairs (fixed joints looked across)"
         f" and {len(touching)} pairs in contact in the zero pose"
