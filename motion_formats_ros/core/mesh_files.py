@@ -12,9 +12,10 @@ motion check collides it.
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,9 @@ import numpy.typing as npt
 
 from .errors import ReadError, require
 from .inputs import TEXT_PROBE, read_input
+from .kinematics.robot_parts import LARGEST_SIZE
+
+FloatArray = npt.NDArray[np.float64]
 
 #: Mesh kinds that are text (a NUL byte near the start: not such a file); an STL may be either.
 _TEXT_MESHES = (".obj", ".dae", ".stl")
@@ -54,9 +58,10 @@ def package_roots(extra: Iterable[str | os.PathLike[str]] = ()) -> list[tuple[st
 
 
 def resolve(filename: str, base: Path | None, roots: Sequence[tuple[str, Path]]) -> Path | None:
-    """The file a mesh name refers to, or None when it is not found.
+    """The file a mesh name refers to, or None when nothing is there.
 
-    A ``package://`` name stays inside its package: a ``..`` in it finds nothing.
+    A ``package://`` name stays inside its package: a ``..`` in it finds nothing. What is
+    found need not be a regular file: reading a device, a FIFO or a folder says what it is.
     """
     if filename.startswith("package://"):
         rest = filename[len("package://") :]
@@ -70,7 +75,7 @@ def resolve(filename: str, base: Path | None, roots: Sequence[tuple[str, Path]])
                 else [root / package / inner, root / inner if root.name == package else None]
             )
             for candidate in candidates:
-                if candidate is not None and candidate.is_file():
+                if candidate is not None and candidate.exists():
                     return candidate
         return None
     if filename.startswith("file://"):
@@ -78,51 +83,79 @@ def resolve(filename: str, base: Path | None, roots: Sequence[tuple[str, Path]])
     path = Path(filename)
     if not path.is_absolute() and base is not None:
         path = base / path
-    return path if path.is_file() else None
+    return path if path.exists() else None
 
 
-def _check_file(path: Path) -> None:
-    """A mesh file that is no regular file, or whose start is not of its kind (an STL whose
-    size is not the one its triangle count gives, zeros where text belongs), is refused
-    before trimesh reads it (ValueError naming the file)."""
-    try:
-        head = read_input(path, TEXT_PROBE)
-    except ReadError as exc:
-        raise ValueError(str(exc)) from None
-    size = path.stat().st_size
-    if path.suffix.lower() == ".stl" and len(head) >= 84:
-        (count,) = struct.unpack_from("<I", head, 80)
-        if size == 84 + 50 * count:
-            return  # a binary STL
-        if head.lstrip()[:5].lower() != b"solid":
-            raise ValueError(
-                f"{path}: not an STL: {size} bytes, where a binary STL of the {count} triangles its header "
-                f"declares has {84 + 50 * count}, and no ASCII STL's 'solid' at the start"
-            )
-    if path.suffix.lower() in _TEXT_MESHES:
-        nul = head.find(b"\0")
-        if nul >= 0:
-            raise ValueError(f"{path}: byte {nul}: binary data (a NUL byte) in a text mesh file")
+def _head_check(path: Path) -> Callable[[bytes, int], None]:
+    """A ``head`` check for :func:`read_input`: an STL whose size is not the one its triangle count
+    gives and that does not start as an ASCII STL, or zeros where text belongs, is refused
+    before the rest of the file is read (ReadError naming the file)."""
+
+    def check(head: bytes, size: int) -> None:
+        if path.suffix.lower() == ".stl" and len(head) >= 84:
+            (count,) = struct.unpack_from("<I", head, 80)
+            if size == 84 + 50 * count:
+                return  # a binary STL
+            if head.lstrip()[:5].lower() != b"solid":
+                raise ReadError(
+                    path,
+                    f"not an STL: {size} bytes, where a binary STL of the {count} triangles its header "
+                    f"declares has {84 + 50 * count}, and no ASCII STL's 'solid' at the start",
+                )
+        if path.suffix.lower() in _TEXT_MESHES:
+            nul = head.find(b"\0")
+            if nul >= 0:
+                raise ReadError(path, f"byte {nul}: binary data (a NUL byte) in a text mesh file")
+
+    return check
+
+
+def _checked(path: Path, vertices: FloatArray, faces: npt.NDArray[np.int64], scale: FloatArray) -> FloatArray:
+    """The vertices scaled, once they, their faces and the scale are fit to collide (ValueError otherwise)."""
+    if faces.size == 0:
+        raise ValueError(f"{path}: no triangles in the mesh")
+    outside = (faces < 0) | (faces >= vertices.shape[0])
+    if outside.any():
+        bad = int(faces[outside][0])
+        raise ValueError(f"{path}: a triangle names vertex {bad}, of {vertices.shape[0]} vertices")
+    if not np.isfinite(vertices).all():
+        row = int(np.argmin(np.isfinite(vertices).all(axis=1)))
+        raise ValueError(f"{path}: vertex {row} is not finite ({', '.join(str(v) for v in vertices[row])})")
+    if not (np.isfinite(scale).all() and (scale != 0).all()):
+        raise ValueError(f"{path}: the scale {' '.join(f'{v:g}' for v in scale)} has a factor of 0 or is not finite")
+    scaled = vertices * scale
+    if np.abs(scaled).max() > LARGEST_SIZE:
+        raise ValueError(f"{path}: vertices more than {LARGEST_SIZE:g} m from the mesh's origin (scaled)")
+    return scaled
 
 
 def load_mesh(path: Path, scale: Sequence[float] = (1.0, 1.0, 1.0), *, extra: str = "view") -> TriMesh:
     """One mesh of every geometry in the file (scaled), or ValueError when it cannot be read.
 
+    The file is read as every input is (:func:`read_input`: a device, a FIFO or a folder is
+    refused unread, and an STL or text mesh whose start is not of its kind before the rest
+    is read); trimesh parses the bytes. A vertex that is not finite, a triangle naming a
+    vertex the file lacks, a scale factor of 0 or a mesh larger than
+    :data:`~.kinematics.robot_parts.LARGEST_SIZE` is refused.
+
     Args:
         extra: The extra that brings trimesh to the caller (named when it is missing).
     """
     trimesh = _trimesh(extra)
-    _check_file(path)
     try:
-        loaded = trimesh.load(str(path), force="mesh", process=False)
+        data = read_input(path, head=(TEXT_PROBE, _head_check(path)))
+    except ReadError as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        loaded = trimesh.load(io.BytesIO(data), file_type=path.suffix.lower().lstrip("."), force="mesh", process=False)
     except Exception as exc:  # trimesh raises many kinds for bad files
         raise ValueError(f"{path}: cannot read the mesh: {exc}") from None
+    del data
     vertices = np.asarray(getattr(loaded, "vertices", ()), dtype=np.float64).reshape(-1, 3)
     faces = np.asarray(getattr(loaded, "faces", ()), dtype=np.int64).reshape(-1, 3)
-    if faces.size == 0:
-        raise ValueError(f"{path}: no triangles in the mesh")
-    vertices = vertices * np.asarray(scale, dtype=np.float64)
-    return TriMesh(vertices.astype(np.float32), faces.astype(np.uint32))
+    factors = np.broadcast_to(np.asarray(scale, dtype=np.float64), (3,))
+    scaled = _checked(path, vertices, faces, factors)
+    return TriMesh(scaled.astype(np.float32), faces.astype(np.uint32))
 
 
 __all__ = ["TriMesh", "load_mesh", "package_roots", "resolve"]

@@ -31,7 +31,7 @@ from ..core.errors import MotionValueError
 from ..core.kinematics import RobotModel, load_robot_model
 from ..core.model import Motion, MotionFile
 from ..core.spatial import quat_to_matrix
-from .collide import SelfCollision
+from .collide import Contacts, SelfCollision
 from .dynamics import Masses, support_distance, zmp
 from .findings import BalanceSeries, CheckReport, Finding, intervals, sort_findings
 from .limits import Limits, limit_findings, model_limits, read_joint_limits
@@ -42,8 +42,10 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Default rate (Hz) a keyframe motion is sampled at.
 DEFAULT_RATE = 100.0
-#: Frames whose shapes are posed together (bounded memory).
+#: Frames whose shapes are posed together (bounded memory): at most this many, and at most
+#: :data:`_CHUNK_POSES` frames × shapes.
 _CHUNK = 4096
+_CHUNK_POSES = 1 << 20
 
 
 class Checker:
@@ -113,7 +115,7 @@ class Checker:
         poses = self.model.link_poses((), np.zeros((1, 0)), warn=False)
         rotation, translation = shape_poses(self.shapes, quat_to_matrix(poses.rotation), poses.translation)
         contacts = SelfCollision(self.shapes, every).run(rotation, translation)
-        return {frozenset(p) for p, hit in zip(every, contacts.colliding[0], strict=True) if hit}
+        return {frozenset(every[p]) for p in contacts.pairs.tolist()}
 
     # ------------------------------------------------------------------ frames and root
     @staticmethod
@@ -207,31 +209,41 @@ class Checker:
     ) -> tuple[list[Finding], FloatArray]:
         """Self-collision and floor findings, and each shape's lowest point per frame (N, S)."""
         n = times.size
-        colliding = np.zeros((n, len(self.pairs)), dtype=bool)
-        depth = np.zeros((n, len(self.pairs)))
+        # The colliding (frame, pair)s: all that memory holds of the pairs' collisions.
+        hit_frames: list[npt.NDArray[np.intp]] = [np.zeros(0, dtype=np.intp)]
+        hit_pairs: list[npt.NDArray[np.intp]] = [np.zeros(0, dtype=np.intp)]
+        hit_depth: list[FloatArray] = [np.zeros(0)]
         links = list(dict.fromkeys(s.link for s in self.shapes))
         of_link = np.array([links.index(s.link) for s in self.shapes], dtype=np.intp)
         below = np.full((n, len(links)), -np.inf)  # how far each link goes below the ground
         lowest = np.empty((n, len(self.shapes)))  # each shape's lowest point (for the support polygon)
-        for lo in range(0, n, _CHUNK):
-            hi = min(n, lo + _CHUNK)
+        chunk = max(16, min(_CHUNK, _CHUNK_POSES // max(1, len(self.shapes))))
+        for lo in range(0, n, chunk):
+            hi = min(n, lo + chunk)
             link_rotation = quat_to_matrix(quaternion[lo:hi])
             rotation, place = shape_poses(self.shapes, link_rotation, translation[lo:hi])
             contacts = self.collider.run(rotation, place)
-            colliding[lo:hi] = contacts.colliding
-            depth[lo:hi] = contacts.depth
+            hit_frames.append(contacts.frames + lo)
+            hit_pairs.append(contacts.pairs)
+            hit_depth.append(contacts.depth)
             for k, s in enumerate(self.shapes):
                 low = place[:, k, 2] + (rotation[:, k, 2, :] @ s.hull.T).min(axis=1)
                 lowest[lo:hi, k] = low
                 np.maximum(below[lo:hi, of_link[k]], -low, out=below[lo:hi, of_link[k]])
         found: list[Finding] = []
-        for p, pair in enumerate(self.pairs):
-            hit = colliding[:, p]
-            if hit.any():
-                i = int(np.argmax(np.where(hit, depth[:, p], -1.0)))
-                found.append(
-                    Finding("self_collision", intervals(times, hit), float(depth[i, p]), float(times[i]), pair)
-                )
+        contacts = Contacts(
+            np.concatenate(hit_frames, dtype=np.intp),
+            np.concatenate(hit_pairs, dtype=np.intp),
+            np.concatenate(hit_depth),
+        )
+        for p, (frames, depth) in sorted(contacts.by_pair().items()):
+            hit = np.zeros(n, dtype=bool)
+            hit[frames] = True
+            k = int(np.argmax(depth))
+            i = int(frames[k])
+            found.append(
+                Finding("self_collision", intervals(times, hit), float(depth[k]), float(times[i]), self.pairs[p])
+            )
         for k, link in enumerate(links):
             sunk = below[:, k] > self.floor_tolerance
             if sunk.any():

@@ -16,6 +16,7 @@ colliding shape pair.
 from __future__ import annotations
 
 import dataclasses
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,18 +30,64 @@ BoolArray = npt.NDArray[np.bool_]
 
 #: Exact tests in a row finding a pair apart before its true distance is measured.
 _STREAK = 4
+#: Frames × shape pairs whose broad phase runs at once: what bounds the memory of a model
+#: with many pairs (each entry costs a few hundred bytes in the sphere, box and travel tests).
+BATCH = 1 << 18
 
 
 @dataclasses.dataclass(frozen=True)
 class Contacts:
-    """Per frame and link pair: whether they collide (N, P) and how deep (N, P; 0 where not)."""
+    """The colliding (frame, link pair)s of a run, frame by frame: ``frames`` (H,), ``pairs`` (H,)
+    (indexes into the pairs checked) and ``depth`` (H,) the deepest penetration there; a
+    frame and pair appear once."""
 
-    colliding: BoolArray
+    frames: npt.NDArray[np.intp]
+    pairs: npt.NDArray[np.intp]
     depth: FloatArray
+
+    def by_pair(self) -> dict[int, tuple[npt.NDArray[np.intp], FloatArray]]:
+        """Each colliding pair's frames (ascending) and depths there."""
+        if not self.pairs.size:
+            return {}
+        order = np.lexsort((self.frames, self.pairs))
+        pairs, frames, depth = self.pairs[order], self.frames[order], self.depth[order]
+        starts = np.flatnonzero(np.r_[True, pairs[1:] != pairs[:-1]])
+        ends = np.r_[starts[1:], pairs.size]
+        return {int(pairs[a]): (frames[a:b], depth[a:b]) for a, b in zip(starts, ends, strict=True)}
+
+
+class _Hits:
+    """Collisions found so far, in compact arrays (a model whose links all overlap has millions)."""
+
+    def __init__(self) -> None:
+        self.frames = array("q")
+        self.pairs = array("q")
+        self.depth = array("d")
+
+    def add(self, frame: int, pair: int, depth: float) -> None:
+        self.frames.append(frame)
+        self.pairs.append(pair)
+        self.depth.append(depth)
+
+    def contacts(self) -> Contacts:
+        """The hits, one per (frame, link pair) with its deepest penetration."""
+        frames = np.frombuffer(self.frames, dtype=np.int64).astype(np.intp)
+        pairs = np.frombuffer(self.pairs, dtype=np.int64).astype(np.intp)
+        depth = np.frombuffer(self.depth, dtype=np.float64)
+        if not frames.size:
+            return Contacts(frames, pairs, depth.copy())
+        order = np.lexsort((frames, pairs))
+        frames, pairs, depth = frames[order], pairs[order], depth[order]
+        first = np.flatnonzero(np.r_[True, (pairs[1:] != pairs[:-1]) | (frames[1:] != frames[:-1])])
+        return Contacts(frames[first], pairs[first], np.maximum.reduceat(depth, first))
 
 
 class SelfCollision:
     """Collides given link pairs of a set of shapes at many frames.
+
+    Memory stays bounded however many pairs there are: the frames are taken in batches of
+    at most :data:`BATCH` frames × shape pairs, coal is asked through its functions (no
+    solver object kept per pair) and only collisions are kept.
 
     Args:
         shapes: The model's collision shapes.
@@ -66,29 +113,16 @@ class SelfCollision:
         self.first = np.array(first, dtype=np.intp)
         self.second = np.array(second, dtype=np.intp)
         self.owner = np.array(owner, dtype=np.intp)
-        self.reach = np.array(
-            [self.shapes[i].radius + self.shapes[j].radius for i, j in zip(first, second, strict=True)]
-        )
+        self.radii = np.array([s.radius for s in self.shapes], dtype=np.float64)
+        self.reach = self.radii[self.first] + self.radii[self.second]
         self.centres = np.stack([s.centre for s in self.shapes]) if self.shapes else np.zeros((0, 3))
         self.box_rotation = np.stack([s.box_rotation for s in self.shapes]) if self.shapes else np.zeros((0, 3, 3))
         self.box_centre = np.stack([s.box_centre for s in self.shapes]) if self.shapes else np.zeros((0, 3))
         self.box_half = np.stack([s.box_half for s in self.shapes]) if self.shapes else np.zeros((0, 3))
-        self._compute = [
-            coal.ComputeCollision(self.shapes[i].geometry, self.shapes[j].geometry)
-            for i, j in zip(first, second, strict=True)
-        ]
-
         # The convex hulls (a mesh lies inside its hull) or the convex shapes themselves: their distance.
-        def hull(shape: Shape) -> Any:
-            return shape.convex if shape.convex is not None else shape.geometry
-
-        self._apart = [
-            coal.ComputeDistance(hull(self.shapes[i]), hull(self.shapes[j])) for i, j in zip(first, second, strict=True)
-        ]
-        self._exact_distance = [
-            coal.ComputeDistance(self.shapes[i].geometry, self.shapes[j].geometry)
-            for i, j in zip(first, second, strict=True)
-        ]
+        self._geometry = [s.geometry for s in self.shapes]
+        self._hull = [s.convex if s.convex is not None else s.geometry for s in self.shapes]
+        self._collide, self._distance = coal.collide, coal.distance
         self._distance_request = coal.DistanceRequest()
         self._distance_result = coal.DistanceResult()
         self._transform = coal.Transform3s
@@ -100,6 +134,7 @@ class SelfCollision:
     def near(self, rotation: FloatArray, translation: FloatArray) -> BoolArray:
         """(N, shape pairs): whether the bounding spheres of each shape pair overlap."""
         centres = translation + np.einsum("nsij,sj->nsi", rotation, self.centres)
+        centres -= centres[:, :1]  # about the first shape: single precision keeps the differences
         square = np.zeros((centres.shape[0], self.first.size), dtype=np.float32)
         for axis in range(3):  # one coordinate at a time, in single precision: far less memory traffic
             c = np.ascontiguousarray(centres[:, :, axis], dtype=np.float32)
@@ -129,44 +164,73 @@ class SelfCollision:
         centre = translation[:, j] + np.einsum("nkab,kb->nka", rotation[:, j], self.centres[j])
         seen = np.einsum("nkba,nkb->nka", ri, centre - translation[:, i])
         turned = np.einsum("nkba,nkbc->nkac", ri, rotation[:, j])
-        radius = np.array([self.shapes[k].radius for k in j.tolist()])
         # A rotation by θ moves a point at distance r by 2 r sin(θ/2) = r √(3 - trace(R_aᵀ R_b)).
         trace = np.einsum("nkab,nkab->nk", turned[:-1], turned[1:])
-        step = np.linalg.norm(np.diff(seen, axis=0), axis=2) + radius * np.sqrt(np.maximum(3.0 - trace, 0.0))
+        step = np.linalg.norm(np.diff(seen, axis=0), axis=2) + self.radii[j] * np.sqrt(np.maximum(3.0 - trace, 0.0))
         return np.concatenate([np.zeros((1, len(pairs))), np.cumsum(step, axis=0)])
 
     def run(self, rotation: FloatArray, translation: FloatArray) -> Contacts:
         """Collide every pair at N frames of shape poses ((N, S, 3, 3) rotations, (N, S, 3) translations).
 
         A pair found apart by a distance d is not asked again while the two shapes together
-        cannot have moved d (see :meth:`travel`): frames at a high rate cost little.
+        cannot have moved d (see :meth:`travel`): frames at a high rate cost little. The
+        frames are taken in batches of :data:`BATCH` frames × shape pairs; a batch begins
+        with the last frame of the one before, so a pair at rest stays at rest across them.
         """
         n = rotation.shape[0]
-        colliding = np.zeros((n, len(self.pairs)), dtype=bool)
-        depth = np.zeros((n, len(self.pairs)))
+        hits = _Hits()
         if not self.first.size or n == 0:
-            return Contacts(colliding, depth)
+            return hits.contacts()
+        size = max(2, BATCH // self.first.size)
+        budget = np.full(self.first.size, -1.0)  # pair k is apart while its travel < budget[k]
+        lo = 0
+        while lo < n:
+            start = max(lo - 1, 0)  # the batch before's last frame: where the budgets are counted from
+            hi = min(n, start + size)
+            budget = self._batch(rotation[start:hi], translation[start:hi], start, lo - start, budget, hits)
+            lo = hi
+        return hits.contacts()
+
+    def _batch(
+        self, rotation: FloatArray, translation: FloatArray, offset: int, skip: int, budget: FloatArray, hits: _Hits
+    ) -> FloatArray:
+        """Collide the frames of one batch from its ``skip``-th on (frame numbers from ``offset``);
+        the budgets, counted from its first frame, come in and go out as counted from its last."""
         frames, candidates = np.nonzero(self.near(rotation, translation))
         keep = self.boxes_meet(rotation, translation, frames, candidates)
         frames, candidates = frames[keep], candidates[keep]
         seen = np.unique(candidates)
-        column = np.full(self.first.size, -1, dtype=np.intp)
-        column[seen] = np.arange(seen.size)
-        travel = self.travel(rotation, translation, seen).tolist()
-        slot = column.tolist()
-        transform = self._transform
+        slot = np.full(self.first.size, -1, dtype=np.intp)
+        slot[seen] = np.arange(seen.size)
+        travel = self.travel(rotation, translation, seen)
+        left = budget.tolist()
+        later = frames >= skip
+        self._narrow(rotation, translation, frames[later], candidates[later], travel, slot, left, hits, offset)
+        out = np.full(self.first.size, -1.0)  # a pair not seen in the batch is asked again when next near
+        if seen.size:
+            out[seen] = np.asarray(left)[seen] - travel[-1]
+        return out
+
+    def _narrow(
+        self,
+        rotation: FloatArray,
+        translation: FloatArray,
+        frames: npt.NDArray[np.intp],
+        candidates: npt.NDArray[np.intp],
+        travel_array: FloatArray,
+        slot_array: npt.NDArray[np.intp],
+        budget: list[float],
+        hits: _Hits,
+        offset: int = 0,
+    ) -> None:
+        """coal on the candidate (frame, shape pair)s, in frame order; ``budget`` updated in place."""
+        travel, slot = travel_array.tolist(), slot_array.tolist()
+        transform, collide, distance = self._transform, self._collide, self._distance
         request, result = self._request, self._result
-        first, second, owner, compute, apart = (
-            self.first.tolist(),
-            self.second.tolist(),
-            self.owner,
-            self._compute,
-            self._apart,
-        )
         drequest, dresult = self._distance_request, self._distance_result
-        budget = [-1.0] * len(first)  # pair k is apart while its travel < budget[k]
-        streak = [0] * len(first)  # exact tests in a row that found pair k apart
-        exact = self._exact_distance
+        first, second, owner = self.first.tolist(), self.second.tolist(), self.owner.tolist()
+        geometry, hull = self._geometry, self._hull
+        streak: dict[int, int] = {}  # exact tests in a row that found pair k apart
         cache: dict[int, Any] = {}
         current = -1
         for f, k in zip(frames.tolist(), candidates.tolist(), strict=True):
@@ -183,32 +247,27 @@ class SelfCollision:
             tj = cache.get(j)
             if tj is None:
                 tj = cache[j] = transform(rotation[f, j], translation[f, j])
-            apart[k](ti, tj, drequest, dresult)
+            distance(hull[i], ti, hull[j], tj, drequest, dresult)
             gap = dresult.min_distance
             if gap > 0:
                 budget[k] = moved + gap
                 continue
             result.clear()
-            compute[k](ti, tj, request, result)
+            collide(geometry[i], ti, geometry[j], tj, request, result)
             if result.isCollision():
-                p = int(owner[k])
-                colliding[f, p] = True
-                d = _depth(result)
-                if d > depth[f, p]:
-                    depth[f, p] = d
+                hits.add(f + offset, owner[k], _depth(result))
                 continue
             # Apart, though the hulls meet: after a few such frames in a row, the true distance
             # (dearer) lets the pair rest for longer; meanwhile coal's lower bound does.
-            streak[k] += 1
+            streak[k] = streak.get(k, 0) + 1
             if streak[k] >= _STREAK:
                 streak[k] = 0
-                exact[k](ti, tj, drequest, dresult)
+                distance(geometry[i], ti, geometry[j], tj, drequest, dresult)
                 if dresult.min_distance > 0:
                     budget[k] = moved + dresult.min_distance
                     continue
             if result.distance_lower_bound > 0:
                 budget[k] = moved + result.distance_lower_bound
-        return Contacts(colliding, depth)
 
 
 def separated(

@@ -66,11 +66,27 @@ def _number(path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], 
     return float(value)
 
 
+def _rate_limit(path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], key: str) -> float | None:
+    """A stated speed, acceleration or jerk limit; None for 0 (not stated, as in a URDF: the model's
+    limit stays). A negative one is refused: it would turn the check off."""
+    value = _number(path, joint, entry, key)
+    if value < 0:
+        raise ReadError(
+            path, f"{key} is negative ({entry[key]!r}); 0 means not stated", field=f"joint_limits.{joint}.{key}"
+        )
+    return value or None
+
+
 def read_joint_limits(path: str | os.PathLike[str], base: Mapping[str, Limits]) -> dict[str, Limits]:
     """``base`` with what a MoveIt ``joint_limits.yaml`` states laid over it.
 
+    A limit is read where its ``has_…_limits`` flag is true. A speed, acceleration or jerk
+    limit of 0 is taken as not stated (the model's limit stays), a negative one is refused,
+    and so is a ``min_position`` above ``max_position``.
+
     Raises:
-        ReadError: The file cannot be read, is not such a file, or a stated limit is not a number.
+        ReadError: The file cannot be read, is not such a file, or a stated limit is not a
+            number or not one of those (naming the joint and the key).
     """
     doc = load_safe(path, "joint limits file")
     table = doc.get("joint_limits") if isinstance(doc, Mapping) else None
@@ -84,15 +100,23 @@ def read_joint_limits(path: str | os.PathLike[str], base: Mapping[str, Limits]) 
         old = out.get(name, Limits())
         fields: dict[str, float | None] = {}
         if entry.get("has_position_limits"):
-            fields["lower"] = _number(path, name, entry, "min_position")
-            fields["upper"] = _number(path, name, entry, "max_position")
+            lower = fields["lower"] = _number(path, name, entry, "min_position")
+            upper = fields["upper"] = _number(path, name, entry, "max_position")
+            if lower > upper:
+                raise ReadError(
+                    path,
+                    f"min_position {entry['min_position']!r} is above max_position {entry['max_position']!r}",
+                    field=f"joint_limits.{name}",
+                )
         for flag, key, attr in (
             ("has_velocity_limits", "max_velocity", "velocity"),
             ("has_acceleration_limits", "max_acceleration", "acceleration"),
             ("has_jerk_limits", "max_jerk", "jerk"),
         ):
             if entry.get(flag):
-                fields[attr] = abs(_number(path, name, entry, key))
+                value = _rate_limit(path, name, entry, key)
+                if value is not None:
+                    fields[attr] = value
         out[name] = dataclasses.replace(old, **fields)
     return out
 

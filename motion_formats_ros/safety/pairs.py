@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 
 from ..core.errors import ReadError
+from ..core.inputs import TEXT_PROBE, interruptible, read_input, text_check
 from ..core.kinematics import RobotModel
 from ..core.kinematics.urdf import parse_xml
 
@@ -25,14 +26,15 @@ from ..core.kinematics.urdf import parse_xml
 def read_srdf(path: str | os.PathLike[str], model: RobotModel) -> tuple[frozenset[frozenset[str]], list[str]]:
     """The link pairs an SRDF disables, and the link names it uses that the model lacks.
 
+    The file is read as every input is (:func:`~motion_formats_ros.core.inputs.read_input`):
+    a device, a FIFO or a folder is refused unread.
+
     Raises:
         ReadError: The file cannot be read or is not an SRDF (naming its line).
     """
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise ReadError(path, f"cannot read the SRDF: {exc.strerror or exc}") from None
-    root = parse_xml(data, path)
+    with interruptible():  # SIGTERM ends even a parse in native code
+        data = read_input(path, what="SRDF", head=(TEXT_PROBE, text_check(path, "SRDF")))
+        root = parse_xml(data, path, "SRDF")
     if root.tag != "robot":
         raise ReadError(path, f"not an SRDF: the root element is <{root.tag}>, expected <robot>", line=root.line)
     known = set(model.link_names)
@@ -105,8 +107,10 @@ def choose_pairs(
     body = rigid_bodies(model)
     adjacent = adjacent_bodies(model, body)
     near = [p for p in pairs if frozenset((body[p[0]], body[p[1]])) in adjacent]
-    touching = [p for p in pairs if p not in near and frozenset(p) in touching_at_zero]
-    kept = [p for p in pairs if p not in near and p not in touching]
+    left_out = set(near)  # sets: a model of many links has hundreds of thousands of pairs
+    touching = [p for p in pairs if p not in left_out and frozenset(p) in touching_at_zero]
+    left_out.update(touching)
+    kept = [p for p in pairs if p not in left_out]
     text = (
         f"no SRDF: {len(kept)} link pairs checked; left out {len(near)} adjacent pairs (fixed joints looked across)"
         f" and {len(touching)} pairs in contact in the zero pose"

@@ -26,6 +26,7 @@ import numpy.typing as npt
 from ..core.errors import ReadError, require
 from ..core.kinematics import Box, Capsule, Cylinder, Geometry, Mesh, RobotModel, Sphere
 from ..core.mesh_files import TriMesh, load_mesh, package_roots, resolve
+from ..core.notices import NoticeKind, notify
 from ..core.spatial import quat_to_matrix
 
 FloatArray = npt.NDArray[np.float64]
@@ -93,6 +94,45 @@ def _hull_points(points: FloatArray) -> FloatArray:
         return np.asarray(points, dtype=np.float64)
 
 
+#: Below this share of a mesh's largest extent, an extent (or a triangle's area, of the square) is none.
+FLAT = 1e-9
+
+
+def mesh_form(vertices: FloatArray, faces: npt.NDArray[np.int64]) -> tuple[int, npt.NDArray[np.bool_]]:
+    """How many directions a mesh's vertices span (3: a solid; 2: flat; 1, 0: a line, a point:
+    the rank of the centred vertices) and which of its triangles have an area."""
+    centred = vertices - vertices.mean(axis=0)
+    spread = np.linalg.svd(centred, compute_uv=False)
+    rank = int((spread > spread[0] * FLAT).sum()) if spread[0] > 0 else 0
+    a, b, c = (vertices[faces[:, k]] for k in range(3))
+    extent = float(np.ptp(vertices, axis=0).max())
+    return rank, np.linalg.norm(np.cross(b - a, c - a), axis=1) > extent * extent * FLAT
+
+
+def convex_hull(points: FloatArray) -> tuple[Any, FloatArray]:
+    """The convex hull of the points of a solid mesh as a coal geometry, and its vertices; (None,
+    every point) when there is none. The hull is made by scipy (an error is an exception there)
+    and handed to coal as triangles: coal's own hull building crashes the process on input it
+    cannot take."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        hull = ConvexHull(points)
+    except (QhullError, ValueError):
+        return None, np.asarray(points, dtype=np.float64)
+    coal = coal_module()
+    corners = np.asarray(points[hull.vertices], dtype=np.float64)
+    index = np.full(points.shape[0], -1, dtype=np.intp)
+    index[hull.vertices] = np.arange(hull.vertices.size)
+    kept = coal.StdVec_Vec3s()
+    for p in corners:
+        kept.append(p)
+    triangles = coal.StdVec_Triangle()
+    for a, b, c in index[hull.simplices].tolist():
+        triangles.append(coal.Triangle(a, b, c))
+    return coal.Convex(kept, triangles), corners
+
+
 class MeshCache:
     """Mesh files read once (with their scale) and turned into coal models once."""
 
@@ -104,37 +144,50 @@ class MeshCache:
 
     def get(self, mesh: Mesh, link: str) -> tuple[Any, FloatArray, Any]:
         """The coal BVH model, the hull points and the convex hull (a coal geometry, or None when
-        it cannot be made) of a mesh; ReadError naming the model when the file is missing."""
+        it cannot be made) of a mesh; ReadError naming the model when the file is missing or
+        cannot be collided.
+
+        A solid mesh is its triangles and its convex hull; a flat one (all its vertices in a
+        plane) only its triangles that have an area (a notice says so); one without such a
+        triangle (a line, a point) is refused.
+        """
         key = (mesh.filename, tuple(float(s) for s in mesh.scale))
         if key in self._meshes:
             return self._meshes[key]
+        where = f"link {link!r}: collision mesh {mesh.filename}"
         path = resolve(mesh.filename, self.base, self.roots)
         if path is None:
             if mesh.filename.startswith("package://"):
                 searched = ", ".join(str(r) for _, r in self.roots) or "no package folders (set --package-path)"
-                where = f"searched {searched}"
+                looked = f"searched {searched}"
             else:
-                where = f"looked for beside the model, in {self.base}" if self.base else "no folder to look in"
-            raise ReadError(self.source, f"link {link!r}: collision mesh {mesh.filename} not found ({where})")
+                looked = f"looked for beside the model, in {self.base}" if self.base else "no folder to look in"
+            raise ReadError(self.source, f"{where} not found ({looked})")
         try:
             tri: TriMesh = load_mesh(path, tuple(mesh.scale), extra="check")
         except ValueError as exc:
-            raise ReadError(self.source, f"link {link!r}: {exc}") from None
+            raise ReadError(self.source, f"link {link!r}: collision mesh {exc}") from None
+        vertices = tri.vertices.astype(np.float64)
+        faces = tri.faces.astype(np.int64)
+        rank, has_area = mesh_form(vertices, faces)
+        if not has_area.any():
+            shape = "vertices lie on a line" if rank else "vertices are one point"
+            raise ReadError(self.source, f"{where}: no triangle has an area (its {shape})")
+        convex, hull = convex_hull(vertices) if rank == 3 else (None, np.asarray(vertices[np.unique(faces[has_area])]))
+        if convex is None:
+            faces = faces[has_area]
+            notify(
+                NoticeKind.READ_CHOICE,
+                f"{self.source}: {where} is flat (no convex hull): collided as its {faces.shape[0]} triangles "
+                "that have an area",
+            )
         coal = coal_module()
         model = coal.BVHModelOBBRSS()
-        vertices = tri.vertices.astype(np.float64)
-        model.beginModel(int(tri.faces.shape[0]), int(vertices.shape[0]))
+        model.beginModel(int(faces.shape[0]), int(vertices.shape[0]))
         model.addVertices(vertices)
-        model.addTriangles(tri.faces.astype(np.int64))
+        model.addTriangles(faces)
         model.endModel()
-        convex = None
-        if vertices.shape[0] >= 4:
-            try:
-                model.buildConvexHull(True, "Qt")
-                convex = model.convex
-            except Exception:  # a flat or degenerate mesh: no hull, the triangles alone decide
-                convex = None
-        found = (model, _hull_points(vertices), convex)
+        found = (model, hull, convex)
         self._meshes[key] = found
         return found
 

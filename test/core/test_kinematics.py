@@ -624,15 +624,27 @@ SIZE = r":15: links\[1\] \(arm\)\.elements\.Shape\.geometry\.size: "
         (
             ".nan",
             "[1, 1, 1]",
-            r":7: links\[0\] \(base\)\.elements\[0\]\.geometry\.radius: expected a size above 0, got nan$",
+            r":7: links\[0\] \(base\)\.elements\[0\]\.geometry\.radius: expected a size above 0 and at most 1e\+06 m, "
+            r"got nan$",
         ),
         (
             "-1",
             "[1, 1, 1]",
-            r":7: links\[0\] \(base\)\.elements\[0\]\.geometry\.radius: expected a size above 0, got -1$",
+            r":7: links\[0\] \(base\)\.elements\[0\]\.geometry\.radius: expected a size above 0 and at most 1e\+06 m, "
+            r"got -1$",
+        ),
+        (
+            "1e300",
+            "[1, 1, 1]",
+            r":7: links\[0\] \(base\)\.elements\[0\]\.geometry\.radius: expected a size above 0 and at most 1e\+06 m, "
+            r"got 1e\+300$",
         ),
         ("0.1", "[1, .inf, 1]", r":15: links\[1\] \(arm\)\.elements\.Shape\.geometry\.size: expected 3 finite numbers"),
-        ("0.1", "[1, 0, 1]", r":15: links\[1\] \(arm\)\.elements\.Shape\.geometry\.size: expected sizes above 0, got"),
+        (
+            "0.1",
+            "[1, 0, 1]",
+            r":15: links\[1\] \(arm\)\.elements\.Shape\.geometry\.size: expected sizes above 0 and at most",
+        ),
     ],
 )
 def test_body_sizes_must_be_finite_and_above_zero(tmp_path: Path, radius: str, size: str, message: str) -> None:

@@ -37,6 +37,7 @@ from ..serial.yaml import SafeLoader
 from ..spatial import quat_multiply, quat_rotate
 from .robot_parts import (
     IDENTITY_QUAT,
+    LARGEST_SIZE,
     Box,
     Capsule,
     Cylinder,
@@ -152,18 +153,27 @@ class _BodyReader:
         return np.array(value, dtype=np.float64)
 
     def size(self, node: Mapping[str, Any], key: str, field: str, count: int = 1) -> Any:
-        """A size (``count`` values) that must be finite and above 0 (default 1, as Choreonoid's)."""
+        """A size (``count`` values) above 0 and at most :data:`LARGEST_SIZE` m (default 1, as Choreonoid's)."""
         value = node.get(key, 1.0 if count == 1 else [1.0] * count)
         line = _line(node, key)
         values = self.vector(value, f"{field}.{key}", count, line) if count > 1 else [value]
-        if not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0 for v in values
-        ):
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= LARGEST_SIZE for v in values):
             shown = value if count > 1 else repr(value)
+            what = "sizes" if count > 1 else "a size"
             raise self.fail(
-                f"{field}.{key}", f"expected {'sizes' if count > 1 else 'a size'} above 0, got {shown}", line
+                f"{field}.{key}", f"expected {what} above 0 and at most {LARGEST_SIZE:g} m, got {shown}", line
             )
         return np.asarray(values, dtype=np.float64) if count > 1 else float(value)
+
+    def place(self, node: Mapping[str, Any], field: str) -> FloatArray:
+        """A ``translation``: three finite numbers, none beyond :data:`LARGEST_SIZE` m."""
+        line = _line(node, "translation")
+        xyz = self.vector(node["translation"], f"{field}.translation", 3, line)
+        if np.abs(xyz).max() > LARGEST_SIZE:
+            raise self.fail(
+                f"{field}.translation", f"{list(node['translation'])} is farther than {LARGEST_SIZE:g} m", line
+            )
+        return xyz
 
     def rotation(self, value: Any, field: str, line: int | None = None) -> FloatArray:
         """An axis-angle ``[x, y, z, angle]`` or a list of them → quaternion x, y, z, w."""
@@ -254,7 +264,7 @@ class _BodyReader:
         if kind == self.skip:
             return
         if "translation" in node:
-            move = self.vector(node["translation"], f"{field}.translation", 3, _line(node, "translation"))
+            move = self.place(node, field)
             xyz = xyz + quat_rotate(quat, move)
         if "rotation" in node:
             quat = quat_multiply(quat, self.rotation(node["rotation"], f"{field}.rotation", _line(node, "rotation")))
@@ -311,7 +321,7 @@ class _BodyReader:
                 raise self.fail(f"{field}.parent", f"the parent link {parent!r} is not one of the links")
             xyz = np.zeros(3)
             if "translation" in lk:
-                xyz = self.vector(lk["translation"], f"{field}.translation", 3, _line(lk, "translation"))
+                xyz = self.place(lk, field)
             quat = self.rotation(lk.get("rotation"), f"{field}.rotation", _line(lk, "rotation"))
             axis = self.axis(_get(lk, "joint_axis"), f"{field}.jointAxis") if kind != "fixed" else np.array([1.0, 0, 0])
             joints.append(Joint(name, kind, str(parent), name, xyz, quat, axis, None, self.limit(lk, kind, field)))
@@ -337,16 +347,30 @@ class _BodyReader:
         lower = upper = velocity = None
         rng = _get(lk, "joint_range")
         if isinstance(rng, Sequence) and not isinstance(rng, str):
-            lo, hi = self.vector(rng, f"{field}.jointRange", 2)
+            lo, hi = self.ordered(rng, f"{field}.jointRange", _line(lk, "joint_range"))
             lower, upper = lo * scale, hi * scale
         elif isinstance(rng, (int, float)) and not isinstance(rng, bool):
             lower, upper = -abs(rng) * scale, abs(rng) * scale
-        vel = _get(lk, "joint_velocity_range") or _get(lk, "max_joint_velocity")
-        if isinstance(vel, Sequence) and not isinstance(vel, str):
-            velocity = float(np.max(np.abs(self.vector(vel, f"{field}.jointVelocityRange", 2)))) * scale
-        elif isinstance(vel, (int, float)) and not isinstance(vel, bool):
-            velocity = abs(float(vel)) * scale
+        vel = _get(lk, "joint_velocity_range")
+        if isinstance(vel, (int, float)) and not isinstance(vel, bool) and math.isfinite(vel):
+            velocity = abs(float(vel)) * scale  # one number: the range [-v, v], as for jointRange
+        elif vel is not None:
+            lo, hi = self.ordered(vel, f"{field}.jointVelocityRange", _line(lk, "joint_velocity_range"))
+            velocity = max(abs(lo), abs(hi)) * scale
+        elif _get(lk, "max_joint_velocity") is not None:
+            vel = _get(lk, "max_joint_velocity")
+            line = _line(lk, "max_joint_velocity")
+            if isinstance(vel, bool) or not isinstance(vel, (int, float)) or not math.isfinite(vel) or vel < 0:
+                raise self.fail(f"{field}.maxJointVelocity", f"expected a speed of at least 0, got {vel!r}", line)
+            velocity = float(vel) * scale
         return Limit(lower, upper, velocity)
+
+    def ordered(self, value: Any, field: str, line: int | None) -> tuple[float, float]:
+        """A range ``[min, max]``: two finite numbers, the first not above the second."""
+        lo, hi = self.vector(value, field, 2, line)
+        if lo > hi:
+            raise self.fail(field, f"the range {list(value)} starts above its end", line)
+        return float(lo), float(hi)
 
 
 def read_body(

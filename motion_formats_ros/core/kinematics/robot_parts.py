@@ -27,6 +27,11 @@ PLANAR_VARIABLES = ("x", "y", "theta")
 
 IDENTITY_QUAT: FloatArray = np.array([0.0, 0.0, 0.0, 1.0])
 
+#: The largest size (m) a shape may have (a box's side, a radius, a length, a mesh's extent):
+#: a thousand kilometres, far beyond any robot, and far below where squares and sums of
+#: sizes overflow.
+LARGEST_SIZE = 1e6
+
 
 # --------------------------------------------------------------------------- geometry
 @dataclasses.dataclass(frozen=True)

@@ -20,6 +20,7 @@ from ..spatial import quat_to_matrix, quat_to_rpy, rpy_to_quat
 from .robot_parts import (
     IDENTITY_QUAT,
     JOINT_TYPES,
+    LARGEST_SIZE,
     Box,
     Capsule,
     Cylinder,
@@ -53,8 +54,9 @@ class Element:
         return [c for c in self.children if c.tag == tag]
 
 
-def parse_xml(text: str | bytes, source: str | os.PathLike[str]) -> Element:
-    """The element tree of ``text``; malformed XML is a ReadError naming its line."""
+def parse_xml(text: str | bytes, source: str | os.PathLike[str], what: str = "URDF") -> Element:
+    """The element tree of ``text``; malformed XML is a ReadError naming its line and ``what``
+    the file is (``URDF``, ``SRDF``)."""
     parser = xml.parsers.expat.ParserCreate()
     stack: list[Element] = []
     top: list[Element] = []
@@ -73,10 +75,10 @@ def parse_xml(text: str | bytes, source: str | os.PathLike[str]) -> Element:
         parser.Parse(text.encode("utf-8") if isinstance(text, str) else text, True)
     except xml.parsers.expat.ExpatError as exc:
         raise ReadError(
-            source, f"invalid URDF XML: {xml.parsers.expat.ErrorString(exc.code)}", line=exc.lineno
+            source, f"invalid {what} XML: {xml.parsers.expat.ErrorString(exc.code)}", line=exc.lineno
         ) from None
     if not top:
-        raise ReadError(source, "invalid URDF XML: no element")
+        raise ReadError(source, f"invalid {what} XML: no element")
     return top[0]
 
 
@@ -119,11 +121,29 @@ class _Reader:
     def optional(self, el: Element, key: str) -> float | None:
         return self.number(el, key) if key in el.attrib else None
 
+    def sizes(self, el: Element, key: str, count: int = 1) -> list[float]:
+        """A size (``count`` of them): above 0 and at most :data:`LARGEST_SIZE` m."""
+        values = self.numbers(el, key, count)
+        if not all(0 < v <= LARGEST_SIZE for v in values):
+            text = el.attrib[key]
+            raise self.fail(el, f"{key}={text!r}: a size must be above 0 and at most {LARGEST_SIZE:g} m")
+        return values
+
+    def scale(self, el: Element) -> list[float]:
+        """A mesh's scale: three factors, none 0 (a negative one mirrors), none beyond :data:`LARGEST_SIZE`."""
+        values = self.numbers(el, "scale", 3, [1.0, 1.0, 1.0])
+        if not all(0 < abs(v) <= LARGEST_SIZE for v in values):
+            text = el.attrib["scale"]
+            raise self.fail(el, f"scale={text!r}: each factor must be non-zero and within ±{LARGEST_SIZE:g}")
+        return values
+
     def origin(self, parent: Element) -> tuple[FloatArray, FloatArray]:
         el = parent.find("origin")
         if el is None:
             return np.zeros(3), IDENTITY_QUAT.copy()
         xyz = np.array(self.numbers(el, "xyz", 3, [0.0, 0.0, 0.0]))
+        if np.abs(xyz).max() > LARGEST_SIZE:
+            raise self.fail(el, f"xyz={el.attrib['xyz']!r}: farther than {LARGEST_SIZE:g} m")
         rpy = self.numbers(el, "rpy", 3, [0.0, 0.0, 0.0])
         quat = IDENTITY_QUAT.copy() if not any(rpy) else rpy_to_quat(np.array(rpy))
         return xyz, quat
@@ -149,19 +169,18 @@ class _Reader:
             raise self.fail(el, "no <geometry>")
         shape = geo.children[0]
         if shape.tag == "box":
-            return Box(np.array(self.numbers(shape, "size", 3)))
+            return Box(np.array(self.sizes(shape, "size", 3)))
         if shape.tag == "cylinder":
-            return Cylinder(self.number(shape, "radius"), self.number(shape, "length"))
+            return Cylinder(self.sizes(shape, "radius")[0], self.sizes(shape, "length")[0])
         if shape.tag == "sphere":
-            return Sphere(self.number(shape, "radius"))
+            return Sphere(self.sizes(shape, "radius")[0])
         if shape.tag == "capsule":
-            return Capsule(self.number(shape, "radius"), self.number(shape, "length"))
+            return Capsule(self.sizes(shape, "radius")[0], self.sizes(shape, "length")[0])
         if shape.tag == "mesh":
             filename = shape.attrib.get("filename")
             if not filename:
                 raise self.fail(shape, "no filename")
-            scale = self.numbers(shape, "scale", 3, [1.0, 1.0, 1.0])
-            return Mesh(filename, np.array(scale))
+            return Mesh(filename, np.array(self.scale(shape)))
         raise self.fail(shape, "unknown geometry; expected box, cylinder, sphere, capsule or mesh")
 
     def link(self, el: Element) -> Link:
@@ -222,16 +241,22 @@ class _Reader:
             if not target:
                 raise self.fail(mimic_el, f"joint {name!r}: <mimic> names no joint")
             mimic = Mimic(target, self.number(mimic_el, "multiplier", 1.0), self.number(mimic_el, "offset", 0.0))
-        limit = None
         limit_el = el.find("limit")
-        if limit_el is not None:
-            limit = Limit(
-                self.optional(limit_el, "lower"),
-                self.optional(limit_el, "upper"),
-                self.optional(limit_el, "velocity"),
-                self.optional(limit_el, "effort"),
-            )
+        limit = self.limit(limit_el, name, kind) if limit_el is not None else None
         return Joint(name, kind, links[0], links[1], xyz, quat, axis, mimic, limit, el.line)
+
+    def limit(self, el: Element, joint: str, kind: str) -> Limit:
+        """A joint's ``<limit>``: a velocity or effort of 0 is "not stated" (what many files write
+        for joints they do not limit), a negative one is refused (it would turn the check off),
+        and so is a ``lower`` above ``upper`` on a joint that uses them."""
+        lower, upper = self.optional(el, "lower"), self.optional(el, "upper")
+        velocity, effort = self.optional(el, "velocity"), self.optional(el, "effort")
+        for key, value in (("velocity", velocity), ("effort", effort)):
+            if value is not None and value < 0:
+                raise self.fail(el, f"joint {joint!r}: {key}={el.attrib[key]!r} is negative (0 means not stated)")
+        if kind in ("revolute", "prismatic") and lower is not None and upper is not None and lower > upper:
+            raise self.fail(el, f"joint {joint!r}: lower={el.attrib['lower']!r} is above upper={el.attrib['upper']!r}")
+        return Limit(lower, upper, velocity, effort)
 
 
 def read_urdf(
