@@ -84,9 +84,16 @@ class Checker:
         self.contact_height = float(contact_height)
         self.notes: list[str] = []
         self.shapes: list[Shape] = collision_shapes(self.model, package_paths)
+        rules = self.model.collision_filter() if srdf is None else None
+        if rules is not None and rules.links:  # links the model's rules take out of all collision detection
+            self.shapes = [s for s in self.shapes if s.link not in rules.links]
+            self.notes.append(
+                f"the model's collision rules take {', '.join(sorted(rules.links))} out of collision detection "
+                "(self-collision, floor and support)"
+            )
         linked = list(dict.fromkeys(s.link for s in self.shapes))
         touching: set[frozenset[str]] = set()
-        if srdf is None and self.shapes:
+        if srdf is None and rules is None and self.shapes:
             touching = self._touching_at_zero(linked)
         choice = choose_pairs(self.model, linked, srdf, touching)
         self.pairs = choice.pairs

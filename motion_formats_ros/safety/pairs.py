@@ -89,9 +89,23 @@ def choose_pairs(
     srdf: str | os.PathLike[str] | None,
     touching_at_zero: set[frozenset[str]],
 ) -> PairChoice:
-    """The link pairs to check: SRDF-disabled pairs left out, or adjacency and zero-pose contact without one."""
+    """The link pairs to check: SRDF-disabled pairs left out; without one, the pairs a ``.body``'s own
+    collision rules leave out (as Choreonoid reads them); else adjacency and zero-pose contact."""
     pairs = candidate_pairs(model, links_with_shapes)
     notes: list[str] = []
+    rules = model.collision_filter() if srdf is None else None
+    if rules is not None:
+        assert model.collision_rules is not None
+        left = [p for p in pairs if not rules.keeps(*p)]
+        kept = [p for p in pairs if rules.keeps(*p)]
+        text = (
+            f"{len(kept)} link pairs checked: {len(left)} left out by the model's "
+            f"{model.collision_rules.spelling}"
+        )
+        if left:
+            text += f" ({', '.join(f'{a}/{b}' for a, b in left[:8])}{' …' if len(left) > 8 else ''})"
+        notes.append(text)
+        return PairChoice(tuple(kept), tuple(notes))
     if srdf is not None:
         disabled, unknown = read_srdf(srdf, model)
         kept = [p for p in pairs if frozenset(p) not in disabled]
