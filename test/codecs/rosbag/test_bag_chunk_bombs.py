@@ -13,6 +13,7 @@ import sqlite3
 import struct
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -246,6 +247,22 @@ def baseline(tmp_path: Path) -> int:
     return _BASELINE[0]
 
 
+#: Seconds a refusal may take beyond the start-up of the command on a small bag.
+SECONDS = 5.0
+
+_STARTUP: list[float] = []
+
+
+def startup(tmp_path: Path) -> float:
+    """Seconds ``info`` takes on a small bag (the interpreter and the modules it loads)."""
+    if not _STARTUP:
+        path, *_ = _legit(tmp_path, 20)
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", CLI, "info", str(path)], capture_output=True, env=_env(), timeout=120)
+        _STARTUP.append(time.perf_counter() - started)
+    return _STARTUP[0]
+
+
 def run_capped(args: list[str | Path], limit: int, timeout: float) -> subprocess.CompletedProcess[str]:
     """The command line run with its address space capped at ``limit`` bytes."""
 
@@ -270,7 +287,10 @@ def assert_refused(bomb: Path, offset: int, tmp_path: Path, info_lists: bool) ->
     """
     limit = baseline(tmp_path) + GIB
     for args in (["info", bomb], ["bag2motion", bomb, tmp_path / "out.omf.yaml", "--overwrite"]):
+        started = time.perf_counter()
         proc = run_capped(args, limit, timeout=60)
+        took = time.perf_counter() - started
+        assert took < SECONDS + startup(tmp_path), (args[0], took)
         lines = proc.stderr.strip().splitlines()
         if info_lists and args[0] == "info":
             assert proc.returncode == 0 and "/joint_states" in proc.stdout, proc.stderr[-3000:]
@@ -410,3 +430,12 @@ def test_an_honest_chunk_of_a_high_ratio_reads(tmp_path: Path) -> None:
     motion = read(path).motion
     assert motion.times.size == 20_000
     assert np.all(motion.position == 0)
+
+
+def test_a_bomb_the_own_readers_refuse_is_not_read_again_through_rosbags(tmp_path: Path) -> None:
+    from support.cli import cli
+
+    path, offset = _mcap_bomb(tmp_path, "zstd", 100)
+    status, _, stderr, modules = cli("bag2motion", path, tmp_path / "out.omf.yaml")
+    assert status == 1 and f"byte {offset}" in stderr and "decompression bomb" in stderr, stderr
+    assert "rosbags.rosbag2.reader" not in modules
