@@ -5,9 +5,9 @@ A compressed storage file is decompressed into a temporary copy before it is rea
 copy may be no bigger than a bounded multiple of the file (and the free space), so that
 a decompression bomb is refused before it fills the disk. A chunk (or message) is
 decompressed in bounded steps that stop at the size its header states (:func:`inflate`);
-the size it states may be no more than :data:`MAX_RATIO` times its compressed size, and
+the size it states may be no more than ``MAX_RATIO`` times its compressed size, and
 the chunks of one file no more than that multiple of the file in all (:class:`Budget`),
-each at least :data:`MIN_EXPANSION`.
+each at least ``MIN_EXPANSION``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ....core.errors import MotionFormatError, ReadError
+from ....core.inputs import MAX_RATIO, MIN_EXPANSION, expansion_bound
 
 
 def zstd_module() -> Any:
@@ -31,12 +32,6 @@ def zstd_module() -> Any:
 #: zstd frames start with these bytes (RFC 8878); CDR and ROS 1 messages never do.
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _BLOCK = 1 << 20
-
-
-#: A compressed storage file may expand to this many times its size (bags of real data
-#: compress a few times to a few tens of times), but at least :data:`MIN_EXPANSION` bytes.
-MAX_RATIO = 200
-MIN_EXPANSION = 64 << 20
 
 
 class ExpansionError(MotionFormatError):
@@ -59,15 +54,10 @@ class OverexpansionError(MotionFormatError):
     """Compressed data expands past its bound (internal: callers raise DecompressionBombError, file and offset)."""
 
 
-def limit_for(size: int) -> int:
-    """How many bytes ``size`` compressed bytes may expand to: :data:`MAX_RATIO` times, at least MIN_EXPANSION."""
-    return max(MIN_EXPANSION, MAX_RATIO * size)
-
-
 def expansion_limit(src: Path, folder: Path) -> int:
     """How many bytes ``src`` may decompress to in ``folder``: a bounded multiple of its size,
     and never more than the space free there (less a margin)."""
-    limit = limit_for(src.stat().st_size)
+    limit = expansion_bound(src.stat().st_size)
     fs = os.statvfs(folder)  # what shutil.disk_usage reads, without shutil's archive imports
     free = fs.f_bavail * fs.f_frsize - (16 << 20)
     return max(0, min(limit, free))
@@ -193,14 +183,14 @@ def inflate(compression: str, data: Any, size: int, partial: bool = False) -> An
 class Budget:
     """What the compressed chunks of one file of ``size`` bytes may expand to in one read.
 
-    A chunk may state no more than :func:`limit_for` its compressed size, and the chunks
-    of the file (each counted once, however often it is read) no more than
-    :func:`limit_for` the file's size in all.
+    A chunk may state no more than ``expansion_bound`` (``core.inputs``) of its compressed
+    size, and the chunks of the file (each counted once, however often it is read) no
+    more than ``expansion_bound`` of the file's size in all.
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.limit = limit_for(size)
+        self.limit = expansion_bound(size)
         self.left = self.limit
         self._counted: set[int] = set()
 
@@ -210,7 +200,7 @@ class Budget:
         Raises:
             OverexpansionError: It states more than its compressed size or the file can justify.
         """
-        if declared > limit_for(compressed):
+        if declared > expansion_bound(compressed):
             raise OverexpansionError(
                 f"states {declared} bytes from {compressed} compressed ones: more than {MAX_RATIO} times "
                 f"as many (and more than {MIN_EXPANSION})"

@@ -16,12 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ....core.errors import ReadError
-from ....core.inputs import read_input
+from ....core.inputs import MAX_RATIO, read_input
 from ....core.notices import NoticeKind, notify
 from . import folder, mcap_scan
 from .bounded import BoundedPath
 from .compression import (
-    MAX_RATIO,
     ZSTD_MAGIC,
     Budget,
     DecompressionBombError,

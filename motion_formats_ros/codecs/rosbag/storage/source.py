@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ....core.errors import ReadError
+from ....core.inputs import expansion_bound
 from .chunks import Block, iter_chunks, mcap_blocks, sqlite_blocks
-from .compression import ZSTD_MAGIC, Budget, OverexpansionError, bomb, declared_size, inflate, limit_for
+from .compression import ZSTD_MAGIC, Budget, OverexpansionError, bomb, declared_size, inflate
 from .opening import OpenedBag
 from .readers import Topic, reason, storage_files
 from .typeload import BagTypes
@@ -126,7 +127,7 @@ class BagSource:
         for n, (topic, t, raw) in enumerate(stream):
             if always or raw[:4] == ZSTD_MAGIC:
                 stated = declared_size(raw[:18])
-                bound = min(limit_for(len(raw)), budget.left, stated if stated is not None else budget.left)
+                bound = min(expansion_bound(len(raw)), budget.left, stated if stated is not None else budget.left)
                 try:
                     out = inflate("zstd", raw, bound)
                     budget.take(n, len(out), len(raw))
