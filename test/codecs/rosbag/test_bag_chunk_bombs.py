@@ -439,3 +439,23 @@ def test_a_bomb_the_own_readers_refuse_is_not_read_again_through_rosbags(tmp_pat
     status, _, stderr, modules = cli("bag2motion", path, tmp_path / "out.omf.yaml")
     assert status == 1 and f"byte {offset}" in stderr and "decompression bomb" in stderr, stderr
     assert "rosbags.rosbag2.reader" not in modules
+
+
+@needs_linux
+def test_a_bomb_among_the_files_whose_messages_rosbags_reads_is_refused(tmp_path: Path) -> None:
+    """A folder without metadata.yaml is read from its storage files, two of them here: rosbags
+    reads their messages, and the bomb's chunk states a plausible size (100 bytes)."""
+    folder = tmp_path / "recording"
+    folder.mkdir()
+    legit, schema, channel, _ = _legit(tmp_path, 5)
+    legit.rename(folder / "recording_0.mcap")
+    bomb_file = folder / "recording_1.mcap"
+    offset = mcap_file(
+        bomb_file, schema, channel, "zstd", zeros("zstd"), 100, times=(10**9, 10**9), indexed=((10**9, 0),)
+    )
+    proc = run_capped(["bag2motion", folder, tmp_path / "out.omf.yaml"], baseline(tmp_path) + GIB, timeout=60)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    error = [line for line in lines if line.startswith("error: ")]
+    assert len(error) == 1 and error[0].startswith(f"error: {bomb_file}: byte {offset}"), lines
+    assert "decompression bomb" in error[0]

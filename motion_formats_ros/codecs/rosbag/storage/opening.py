@@ -60,6 +60,7 @@ class OpenedBag(OpenOrClosed):
         self.connections: dict[str, list[Any]] = {}
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._shown: dict[Path, Path] = {}  # decompressed copy → the file it came from
+        self._walked = False  # the MCAP files were walked bounded for rosbags' message reading
 
     def close(self) -> None:
         if self.reader is not None:
@@ -293,9 +294,13 @@ class OpenedBag(OpenOrClosed):
                 continue  # not MCAP, or unreadable: the reader says so
 
     def walk_chunks(self) -> None:
-        """Walk the MCAP files of the bag bounded (see :meth:`_walk_bounded`) before rosbags reads their messages."""
+        """Walk the MCAP files of the bag bounded (see :meth:`_walk_bounded`) before rosbags reads their messages.
+
+        Once per open bag: its files do not change between reads.
+        """
         reader = self.reader
-        if reader is not None and reader.is2:
+        if reader is not None and reader.is2 and not self._walked:
+            self._walked = True
             paths = [Path(p.path) for inner in reader.readers for p in storage_files(inner) if hasattr(p, "path")]
             self._walk_bounded([p for p in paths if p.suffix == ".mcap"])
 
