@@ -200,10 +200,11 @@ class Budget:
         Raises:
             OverexpansionError: It states more than its compressed size or the file can justify.
         """
-        if declared > expansion_bound(compressed):
+        most = expansion_bound(compressed)
+        if declared > most:
             raise OverexpansionError(
-                f"states {declared} bytes from {compressed} compressed ones: more than {MAX_RATIO} times "
-                f"as many (and more than {MIN_EXPANSION})"
+                f"states {declared} bytes from {compressed} compressed ones, more than the {most} they may "
+                f"expand to ({MAX_RATIO} times as many, at least {MIN_EXPANSION})"
             )
         if key in self._counted:
             return
