@@ -459,3 +459,24 @@ def test_a_bomb_among_the_files_whose_messages_rosbags_reads_is_refused(tmp_path
     error = [line for line in lines if line.startswith("error: ")]
     assert len(error) == 1 and error[0].startswith(f"error: {bomb_file}: byte {offset}"), lines
     assert "decompression bomb" in error[0]
+
+
+@pytest.mark.parametrize("footer", [True, False], ids=["indexed", "without footer"])
+def test_a_chunk_of_zeros_that_states_its_size_is_not_walked_nine_bytes_at_a_time(tmp_path: Path, footer: bool) -> None:
+    """64 MiB of zeros (within every bound, from 3 kB) are no records: the walk stops at the first."""
+    zstd = _zstd()
+    _, schema, channel, _ = _legit(tmp_path, 5)
+    path = tmp_path / "zeros.mcap"
+    offset = mcap_file(path, schema, channel, "zstd", zstd.compress(bytes(64 * MIB)), 64 * MIB, footer=footer)  # type: ignore[attr-defined]
+    for args in (["info", path], ["bag2motion", path, tmp_path / "out.omf.yaml"]):
+        started = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-c", CLI, *map(str, args)], capture_output=True, text=True, env=_env(), timeout=120
+        )
+        assert time.perf_counter() - started < SECONDS + startup(tmp_path), args[0]
+        assert "Traceback" not in proc.stderr
+        if args[0] == "bag2motion":
+            (error,) = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+            assert error.startswith(f"error: {path}"), error
+            if footer:
+                assert f"byte {offset}" in error and "opcode 0x00" in error, error

@@ -73,6 +73,16 @@ def make_block(topic: str, times: Sequence[int], raws: Sequence[bytes]) -> Block
     return Block(topic, stamps, raws=list(raws))
 
 
+#: The records a chunk may hold (MCAP: schemas, channels and messages). Any other, zeros
+#: above all (opcode 0 is no record), is damage: walking a chunk of them would take a step
+#: per 9 bytes.
+IN_CHUNK = frozenset((0x03, 0x04, 0x05))
+
+
+def _foreign(op: int, pos: int) -> ValueError:
+    return ValueError(f"a record of opcode {op:#04x} at chunk byte {pos} (a chunk holds schemas, channels, messages)")
+
+
 #: Uncompressed chunks above this size (without a CRC to check) are read record by record
 #: instead of whole, so that one huge unwanted message (e.g. a whole-motion JointTrajectory
 #: next to the joint states) does not have to be held in memory.
@@ -97,6 +107,8 @@ def _iter_records(bio: Any, start: int, size: int, ids: dict[int, str]) -> Itera
                 if len(data) != length - 22:
                     raise ValueError(f"truncated MCAP message at byte {pos}")
                 yield topic, log_time, data
+        elif raw[0] not in IN_CHUNK:
+            raise _foreign(raw[0], pos - start)
         else:
             (length,) = struct.unpack_from("<Q", raw, 1)
         pos += 9 + length
@@ -130,6 +142,8 @@ def iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, in
                         topic = ids.get(cid)
                         if topic is not None:
                             yield topic, log_time, data[pos + 31 : pos + 9 + length]
+                    elif op not in IN_CHUNK:
+                        raise _foreign(op, pos)
                     pos += 9 + length
             except ReadError:
                 raise
@@ -247,6 +261,8 @@ def _walked_blocks(data: bytes, ids: dict[int, str]) -> Iterator[Block]:
             if topic is not None:
                 found[topic][0].append(log_time)
                 found[topic][1].append(bytes(data[pos + _MSG_HEAD : pos + 9 + length]))
+        elif op not in IN_CHUNK:
+            raise _foreign(op, pos)
         pos += 9 + length
     for topic, (times, raws) in found.items():
         if times:

@@ -315,6 +315,8 @@ class McapScanner:
             body_end = body_start + length
             if top and op in (OP_FOOTER, OP_DATA_END):
                 return pos, True
+            if not top and op not in (OP_SCHEMA, OP_CHANNEL, OP_MESSAGE):
+                return pos, False  # a chunk holds nothing else (zeros above all are damage, not records)
             if op == OP_CHUNK and not chunks:  # passed over whole, not decompressed
                 if body_end > end:
                     return pos, False
