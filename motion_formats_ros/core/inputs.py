@@ -13,6 +13,9 @@ Every reader of a motion file, a robot model, a joint map or a mesh goes through
 
 :func:`interruptible` makes SIGTERM end the process at once while an input is read and
 parsed (a parse in native code runs no Python signal handler until it returns).
+
+:func:`expansion_bound` is how far compressed input may expand (bag chunks and messages,
+Parquet columns): a bounded multiple of its compressed size.
 """
 
 from __future__ import annotations
@@ -40,6 +43,16 @@ _KINDS = (
 _UNSIZED = 1 << 20
 #: How much of a text file is searched for a NUL byte before it is read whole.
 TEXT_PROBE = 1 << 16
+
+#: Compressed input may expand to this many times its size (real data compresses a few
+#: times to a few tens of times), but at least :data:`MIN_EXPANSION` bytes.
+MAX_RATIO = 200
+MIN_EXPANSION = 64 << 20
+
+
+def expansion_bound(size: int) -> int:
+    """How many bytes ``size`` compressed bytes may expand to: :data:`MAX_RATIO` times, at least MIN_EXPANSION."""
+    return max(MIN_EXPANSION, MAX_RATIO * size)
 
 
 def _refuse(path: str | os.PathLike[str], what: str, reason: str) -> ReadError:

@@ -110,3 +110,31 @@ def test_the_command_line_on_50_mb_of_zeros_stays_small(tmp_path: Path) -> None:
     peak, error = _peak_mib("info", zeros)
     assert len(error) == 1 and len(error[0]) < 300, error
     assert peak - baseline < 32, f"{peak - baseline} MiB more for a 50 MiB input than for 16 bytes"
+
+
+def test_a_parquet_file_whose_columns_decode_to_far_more_than_its_size_is_refused_before_reading(
+    tmp_path: Path,
+) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    bomb = tmp_path / "bomb.parquet"
+    zeros = pa.table({"time": np.zeros(2_000_000), "a": np.zeros(2_000_000)})
+    with pq.ParquetWriter(bomb, zeros.schema, compression="zstd") as writer:
+        for _ in range(10):  # 320 MB of values in a few hundred kB
+            writer.write_table(zeros)
+    assert bomb.stat().st_size < 1 << 20
+    started = time.perf_counter()
+    with pytest.raises(ReadError, match=r"decode to more than 67108864 bytes.*decompression bomb") as info:
+        read(bomb)
+    assert time.perf_counter() - started < 2.0
+    assert info.value.field is not None and info.value.field.startswith("row group ")
+
+
+def test_a_parquet_motion_that_compresses_well_reads(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    frames = 200_000
+    m = Motion(times=np.arange(frames) / 1000.0, joint_names=("a", "b", "c"), position=np.zeros((frames, 3)))
+    path = tmp_path / "still.parquet"
+    write(MotionFile.single(m, "target"), path)
+    assert path.stat().st_size * 10 < frames * 4 * 8  # compressed well (the times do not)
+    assert read(path).motion.position.shape == (frames, 3)

@@ -49,7 +49,7 @@ from ._messages import (
 from ._read_options import ReadOptions
 from ._record import BagMotionRecord, BagRecord
 from ._topics import _choose_times, _frame, _TopicDecoder
-from .storage import BagSource, direct_candidate
+from .storage import BagSource, DecompressionBombError, direct_candidate
 from .storage.msgtypes import JointField, joint_fields, parse_path
 
 #: Stamps off a uniform grid by at most this many ns are only its rounding to whole ns: no warning.
@@ -245,6 +245,8 @@ class _BagReader(_TopicDecoder):
                     plan = self._plan(source, custom)
                     data = self._collect(source, plan)
                     source.settle()
+            except DecompressionBombError:
+                raise  # refused for what the data is, not for how it is laid out: read no other way
             except Exception:
                 failed = True
         if failed:

@@ -27,6 +27,7 @@ import numpy as np
 
 from ...core.atomic import atomic_output
 from ...core.errors import ReadError, require
+from ...core.inputs import MAX_RATIO, MIN_EXPANSION, expansion_bound
 from ...core.model import DEFAULT_GROUP, CodecRecord, MotionFile
 from . import _common, _layout
 from . import output_paths as output_paths  # offered to the registry: a write of several groups makes one file each
@@ -89,6 +90,38 @@ def _pyarrow(feature: str) -> Any:
 
 def _pq() -> Any:
     return importlib.import_module("pyarrow.parquet")
+
+
+#: Bytes a value of each Parquet physical type decodes to (others: 8, a float64).
+_WIDTHS = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4}
+
+
+def _check_expansion(path: Path, pa: Any, pq: Any) -> None:
+    """Refuse a file whose columns would decode to more than a bounded multiple of its size.
+
+    Compression and run-length encoding let a file of a few kilobytes hold columns of
+    gigabytes (a decompression bomb); their decoded size is known from the footer before
+    any page is read: each row group's rows times the width of a row, or its stated
+    uncompressed size. (Only row-group fields are read: pyarrow aborts the process on
+    the column metadata of some damaged footers, which its read reports as errors.)
+    """
+    try:
+        meta = pq.ParquetFile(path).metadata
+        row = sum(_WIDTHS.get(meta.schema.column(c).physical_type, 8) for c in range(meta.num_columns))
+    except (pa.ArrowException, OSError, ValueError, IndexError):
+        return  # the read says what is wrong with the file
+    bound = expansion_bound(path.stat().st_size)
+    decoded = 0
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        decoded += max(group.total_byte_size, group.num_rows * row)
+        if decoded > bound:
+            raise ReadError(
+                path,
+                f"its columns decode to more than {bound} bytes ({MAX_RATIO} times the file's size, at "
+                f"least {MIN_EXPANSION}) (a decompression bomb?)",
+                field=f"row group {g}",
+            )
 
 
 def sniff(path: Path, head: str) -> bool:
@@ -161,6 +194,7 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     pa = _pyarrow("reading Parquet")
     pq = _pq()
 
+    _check_expansion(path, pa, pq)
     try:
         table = pq.read_table(path, page_checksum_verification=True)
     except (pa.ArrowException, OSError, ValueError) as exc:

@@ -14,6 +14,7 @@ the mapping reads a bag through. Nothing here imports the codec's mapping module
 from __future__ import annotations
 
 from .chunks import BIG_CHUNK, Block
+from .compression import DecompressionBombError
 from .readers import BAG_SUFFIXES, Topic, direct_candidate, is_rosbag2_folder
 from .source import BagSource
 from .typeload import PayloadTooShortError, deserialize_cdr, typestore_for
@@ -23,6 +24,7 @@ __all__ = [
     "BIG_CHUNK",
     "BagSource",
     "Block",
+    "DecompressionBombError",
     "PayloadTooShortError",
     "Topic",
     "deserialize_cdr",

@@ -2,9 +2,10 @@
 
 A :class:`Block` holds many messages of one topic, as one byte matrix when their sizes
 are equal, read without a Python step per message. MCAP chunks are read from the
-memory-mapped file (no copy for uncompressed ones), each decompressed once and checked
-against its CRC; a chunk whose message index does not match its records is walked
-record by record instead.
+memory-mapped file (no copy for uncompressed ones), each decompressed once, bounded (see
+``compression``: a chunk expands to no more than it states, nor the chunks of a file to
+more than a bounded multiple of it), and checked against its CRC; a chunk whose message
+index does not match its records is walked record by record instead.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ....core.errors import ReadError
-from .mcap_scan import _decompress as decompress_chunk
+from .compression import Budget, OverexpansionError, bomb
+from .compression import inflate as inflate_bounded
 from .readers import reason
 
 
@@ -71,6 +73,16 @@ def make_block(topic: str, times: Sequence[int], raws: Sequence[bytes]) -> Block
     return Block(topic, stamps, raws=list(raws))
 
 
+#: The records a chunk may hold (MCAP: schemas, channels and messages). Any other, zeros
+#: above all (opcode 0 is no record), is damage: walking a chunk of them would take a step
+#: per 9 bytes.
+IN_CHUNK = frozenset((0x03, 0x04, 0x05))
+
+
+def _foreign(op: int, pos: int) -> ValueError:
+    return ValueError(f"a record of opcode {op:#04x} at chunk byte {pos} (a chunk holds schemas, channels, messages)")
+
+
 #: Uncompressed chunks above this size (without a CRC to check) are read record by record
 #: instead of whole, so that one huge unwanted message (e.g. a whole-motion JointTrajectory
 #: next to the joint states) does not have to be held in memory.
@@ -95,6 +107,8 @@ def _iter_records(bio: Any, start: int, size: int, ids: dict[int, str]) -> Itera
                 if len(data) != length - 22:
                     raise ValueError(f"truncated MCAP message at byte {pos}")
                 yield topic, log_time, data
+        elif raw[0] not in IN_CHUNK:
+            raise _foreign(raw[0], pos - start)
         else:
             (length,) = struct.unpack_from("<Q", raw, 1)
         pos += 9 + length
@@ -108,6 +122,7 @@ def iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, in
     for storage in storages:
         ids = {c.id: c.topic for c in storage.connections if c.topic in wanted}
         bio = storage.bio
+        budget = _budget(storage)
         for chunk in sorted(storage.chunks, key=lambda c: c.chunk_start_offset):
             if not any(chunk.channel_count.get(cid) for cid in ids):
                 continue
@@ -118,7 +133,7 @@ def iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, in
                 if chunk.compression == "" and not crc and chunk.uncompressed_size > BIG_CHUNK:
                     yield from _iter_records(bio, records, chunk.uncompressed_size, ids)
                     continue
-                data = _chunk_data(bio, chunk, records, crc, own=getattr(storage, "own_reader", False))
+                data = _chunk_data(bio, chunk, records, crc, budget)
                 pos, end = 0, len(data)
                 while pos < end:
                     op, length = rec(data, pos)
@@ -127,9 +142,13 @@ def iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, in
                         topic = ids.get(cid)
                         if topic is not None:
                             yield topic, log_time, data[pos + 31 : pos + 9 + length]
+                    elif op not in IN_CHUNK:
+                        raise _foreign(op, pos)
                     pos += 9 + length
             except ReadError:
                 raise
+            except OverexpansionError as exc:
+                raise bomb(storage.path, f"the {chunk.compression} chunk", exc, chunk.chunk_start_offset) from None
             except Exception as exc:  # short reads, bad CRC, a decompressor's error, a cut record
                 raise ReadError(
                     storage.path, f"damaged MCAP chunk: {reason(exc)}", offset=chunk.chunk_start_offset
@@ -186,6 +205,7 @@ def mcap_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
     bio = storage.bio
     mapping = _Mapping.of(bio)
     mapped = mapping.view if mapping is not None else None
+    budget = _budget(storage)
     for chunk in sorted(storage.chunks, key=lambda c: c.chunk_start_offset):
         if mapping is not None:  # the chunks before this one are done with
             mapping.drop_before(chunk.chunk_start_offset)
@@ -204,7 +224,9 @@ def mcap_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
                     raws.append(raw)
                 yield from (make_block(topic, times, raws) for topic, (times, raws) in found.items())
                 continue
-            data = _chunk_data(bio, chunk, records, crc, mapped, own=getattr(storage, "own_reader", False))
+            data = _chunk_data(bio, chunk, records, crc, budget, mapped)
+        except OverexpansionError as exc:
+            raise bomb(storage.path, f"the {chunk.compression} chunk", exc, chunk.chunk_start_offset) from None
         except Exception as exc:  # short reads, bad CRC, a decompressor's error
             raise ReadError(
                 storage.path, f"damaged MCAP chunk: {reason(exc)}", offset=chunk.chunk_start_offset
@@ -239,6 +261,8 @@ def _walked_blocks(data: bytes, ids: dict[int, str]) -> Iterator[Block]:
             if topic is not None:
                 found[topic][0].append(log_time)
                 found[topic][1].append(bytes(data[pos + _MSG_HEAD : pos + 9 + length]))
+        elif op not in IN_CHUNK:
+            raise _foreign(op, pos)
         pos += 9 + length
     for topic, (times, raws) in found.items():
         if times:
@@ -385,13 +409,21 @@ def visits_every_row(db: Any, sql: str, args: Any) -> bool:
     return bool(on_messages) and all(d.startswith("SCAN") for d in on_messages)
 
 
+def _budget(storage: Any) -> Budget:
+    """What the chunks of ``storage`` may expand to in one read (see ``compression.Budget``)."""
+    return Budget(os.fstat(storage.bio.fileno()).st_size)
+
+
 def inflate(data: Any, compression: str, size: int, crc: int) -> Any:
     """A chunk's records from its stored bytes: decompressed, of the size its header states, with its CRC (0: none).
 
+    Decompression stops one byte past ``size``.
+
     Raises:
+        OverexpansionError: The chunk decompresses to more than it states.
         ValueError: An unknown compression, another size, another CRC (or the decompressor's error).
     """
-    raw = decompress_chunk(compression, data, size)
+    raw = inflate_bounded(compression, data, size)
     if len(raw) != size:
         raise ValueError(f"the chunk decompresses to {len(raw)} bytes, its header states {size}")
     if crc and zlib.crc32(raw) != crc:
@@ -399,28 +431,24 @@ def inflate(data: Any, compression: str, size: int, crc: int) -> Any:
     return raw
 
 
-def _chunk_data(
-    bio: Any, chunk: Any, records: int, crc: int, mapped: memoryview | None = None, own: bool = False
-) -> Any:
-    """A chunk's records, decompressed and checked against ``crc`` (0: none), from offset ``records``.
+def _chunk_data(bio: Any, chunk: Any, records: int, crc: int, budget: Budget, mapped: memoryview | None = None) -> Any:
+    """A chunk's records, decompressed within ``budget`` and checked against ``crc`` (0: none), from offset ``records``.
 
     From ``mapped`` (the mapped file) an uncompressed chunk is a view of the file's
-    pages (no copy) and a compressed one is decompressed straight from them. Chunks of
-    the package's own readers (``own``) are decompressed by :func:`inflate`; those of
-    rosbags' readers by rosbags, whose errors a damaged chunk's message quotes.
-    """
-    decompress: Any = inflate
-    if not own:
-        from rosbags.rosbag2 import storage_mcap
+    pages (no copy) and a compressed one is decompressed straight from them.
 
-        decompress = storage_mcap.decompress
+    Raises:
+        OverexpansionError: The chunk states, or expands to, more than it can justify.
+    """
+    if chunk.compression:
+        budget.take(chunk.chunk_start_offset, chunk.uncompressed_size, chunk.compressed_size)
     if mapped is not None:
         compressed = mapped[records : records + chunk.compressed_size]
         if len(compressed) != chunk.compressed_size:
             raise ValueError("truncated MCAP chunk")
-        return decompress(compressed, chunk.compression, chunk.uncompressed_size, crc)
+        return inflate(compressed, chunk.compression, chunk.uncompressed_size, crc)
     bio.seek(records)
     compressed = bio.read(chunk.compressed_size)
     if len(compressed) != chunk.compressed_size:
         raise ValueError("truncated MCAP chunk")
-    return decompress(compressed, chunk.compression, chunk.uncompressed_size, crc)
+    return inflate(compressed, chunk.compression, chunk.uncompressed_size, crc)

@@ -239,9 +239,6 @@ def _chunk_info(rec: _Record) -> ChunkInfo:
 class McapStorage(OpenOrClosed):
     """An indexed MCAP storage file (profile ``ros2``, footer, summary with statistics)."""
 
-    #: Its chunks are decompressed by the package (``chunks.inflate``), not by rosbags.
-    own_reader = True
-
     def __init__(self, path: Path) -> None:
         self.path = path
         self.bio: Any = None

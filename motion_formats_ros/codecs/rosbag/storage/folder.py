@@ -299,9 +299,10 @@ def _plan_with_metadata(folder: Path, meta: Path, info: dict[str, Any], on_disk:
     if mode == "message" and not fmt:
         notes.append(f"{meta}: 'compression_mode' is message but 'compression_format' is empty; assuming zstd")
         direct = True
-    if mode == "file":
-        # Compressed files are decompressed here, bounded (rosbags would decompress them, and
-        # plain files too, into a temporary folder without any limit).
+    if mode in ("file", "message"):
+        # Compressed files and messages are decompressed here, bounded (rosbags would
+        # decompress files, and plain files too, into a temporary folder, and each message
+        # whole, without any limit).
         direct = True
 
     if not direct:

@@ -10,6 +10,7 @@ incomplete or malformed; messages before it are recovered.
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import struct
 from collections.abc import Callable, Iterator
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from ....core.errors import MotionFormatError, ReadError
+from .compression import Budget, OverexpansionError, bomb, inflate, zstd_module
 
 MAGIC = b"\x89MCAP0\r\n"
 
@@ -26,6 +28,8 @@ OP_SCHEMA = 0x03
 OP_CHANNEL = 0x04
 OP_MESSAGE = 0x05
 OP_CHUNK = 0x06
+OP_CHUNK_INDEX = 0x08
+OP_STATISTICS = 0x0B
 OP_METADATA = 0x0C
 OP_DATA_END = 0x0F
 
@@ -91,46 +95,15 @@ def _string(buf: bytes | memoryview, pos: int) -> tuple[str, int]:
 def _damaged() -> tuple[type[Exception], ...]:
     """What the decompressors raise on a damaged or cut-short chunk (the scan stops there)."""
     errors: list[type[Exception]] = [ValueError, RuntimeError, EOFError]  # lz4 raises RuntimeError
-    try:
-        from backports import zstd
-
-        errors.append(zstd.ZstdError)
-    except ImportError:
-        pass
+    with contextlib.suppress(ImportError):
+        errors.append(zstd_module().ZstdError)
     return tuple(errors)
 
 
-def _partial_decompress(compression: str, data: bytes) -> bytes:
-    """Decompress as much of a cut-short chunk as possible."""
-    if compression == "":
-        return data
-    try:
-        if compression == "zstd":
-            from backports import zstd
-
-            return bytes(zstd.ZstdDecompressor().decompress(data))
-        if compression == "lz4":
-            from lz4.frame import LZ4FrameDecompressor
-
-            return bytes(LZ4FrameDecompressor().decompress(data))
-    except _damaged():
-        return b""
-    return b""
-
-
-def _decompress(compression: str, data: bytes, size: int) -> bytes:
-    if compression == "":
-        return data
-    if compression == "zstd":
-        from backports import zstd
-
-        return bytes(zstd.decompress(data))
-    if compression == "lz4":
-        from lz4.frame import decompress
-
-        out: bytes = decompress(data)
-        return out
-    raise ValueError(f"unknown chunk compression {compression!r}")
+def _decompress(compression: str, data: bytes, size: int, partial: bool = False) -> bytes:
+    """A chunk's records, stopped one byte past ``size`` (see ``compression.inflate``)."""
+    out: bytes = inflate(compression, data, size, partial)
+    return out
 
 
 def ros2_head(raw: BinaryIO) -> tuple[bytes, int]:
@@ -191,6 +164,47 @@ def _ros2_summary(raw: BinaryIO) -> bool:
     return channels > 0
 
 
+def _summary(path: Path) -> bytes | None:
+    """The summary section of the MCAP file ``path`` (from its footer), or None when it has none."""
+    with open(path, "rb") as fh:
+        size = fh.seek(0, 2)
+        footer_at = size - len(MAGIC) - 29
+        if footer_at < len(MAGIC):
+            return None
+        fh.seek(footer_at)
+        footer = fh.read(29)
+        if len(footer) != 29 or footer[0] != OP_FOOTER:
+            return None
+        (start,) = _U64.unpack_from(footer, 9)
+        if not start or not len(MAGIC) <= start <= footer_at:
+            return None
+        fh.seek(start)
+        return fh.read(footer_at - start)
+
+
+def unindexed_chunks(path: Path) -> bool:
+    """Whether rosbags would decompress chunks of the MCAP file ``path`` on its own, unbounded.
+
+    It does so (opening the file, or reading its messages) unless the summary has schemas,
+    statistics and, when the statistics count chunks, the chunk index.
+    """
+    summary = _summary(path)
+    if summary is None:
+        return True
+    found: set[int] = set()
+    chunk_count = 0
+    pos = 0
+    while pos + 9 <= len(summary):
+        op, length = _REC.unpack_from(summary, pos)
+        found.add(op)
+        if op == OP_STATISTICS and length >= 26:
+            (chunk_count,) = _U32.unpack_from(summary, pos + 9 + 22)
+        pos += 9 + length
+    if OP_SCHEMA not in found or OP_STATISTICS not in found:
+        return True
+    return chunk_count > 0 and OP_CHUNK_INDEX not in found
+
+
 def chunk_index_problem(path: Path, chunks: Any) -> str | None:
     """Where the summary's chunk index of ``path`` does not match the file, or None when it does.
 
@@ -234,6 +248,8 @@ class McapScanner:
         #: to take instead of decompressing them again (at most :data:`KEEP_INFLATED` bytes).
         self._inflated: dict[int, bytes] = {}
         self._kept: int | None = None
+        #: What the chunks may expand to in the current walk of the file.
+        self._budget = Budget(0)
 
     def _keep(self, pos: int, compression: str, inner: bytes) -> None:
         if self._kept is not None and compression and self._kept + len(inner) <= KEEP_INFLATED:
@@ -249,6 +265,7 @@ class McapScanner:
             size = fh.seek(0, 2)
             if size < len(MAGIC) + 9:
                 raise ScanError("file is too short for MCAP")
+            self._budget = Budget(size)
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
                 if mm[: len(MAGIC)] != MAGIC:
                     raise ScanError("no MCAP magic")
@@ -298,6 +315,8 @@ class McapScanner:
             body_end = body_start + length
             if top and op in (OP_FOOTER, OP_DATA_END):
                 return pos, True
+            if not top and op not in (OP_SCHEMA, OP_CHANNEL, OP_MESSAGE):
+                return pos, False  # a chunk holds nothing else (zeros above all are damage, not records)
             if op == OP_CHUNK and not chunks:  # passed over whole, not decompressed
                 if body_end > end:
                     return pos, False
@@ -319,7 +338,9 @@ class McapScanner:
                     inner = self._inflated.pop(pos, None)
                     if inner is None:
                         try:
-                            inner = _decompress(compression, bytes(buf[data_start : data_start + rlen]), usize)
+                            inner = self._inflate(pos, compression, buf[data_start : data_start + rlen], usize)
+                        except ReadError:
+                            raise
                         except _damaged():
                             return pos, False
                         except Exception as exc:  # e.g. the decompressor is not installed: say so, with where
@@ -330,7 +351,11 @@ class McapScanner:
                     continue
                 # Cut short: recover what the partial chunk still holds, then stop.
                 try:
-                    inner = _partial_decompress(compression, bytes(buf[data_start:end]))
+                    inner = self._inflate(pos, compression, buf[data_start:end], usize, rlen)
+                except ReadError:
+                    raise
+                except ValueError:  # an unknown compression: nothing to recover
+                    inner = b""
                 except Exception as exc:
                     raise self._fail(pos, compression, exc) from exc
                 self._walk(memoryview(inner), 0, schemas, channels, counts, on_message, top=False)
@@ -420,6 +445,20 @@ class McapScanner:
             return found
         return self._records(None, chunks=False).metadata
 
+    def _inflate(self, pos: int, compression: str, data: memoryview, usize: int, rlen: int | None = None) -> bytes:
+        """The records of the chunk at ``pos``, bounded (see ``compression``); ``rlen``: it is cut short.
+
+        Raises:
+            DecompressionBombError: The chunk states, or expands to, more than it can justify.
+        """
+        try:
+            if compression:
+                self._budget.take(pos, usize, len(data) if rlen is None else rlen)
+            out = _decompress(compression, bytes(data), usize, rlen is not None)
+        except OverexpansionError as exc:
+            raise bomb(self.path, f"the {compression} chunk", exc, pos) from None
+        return out
+
     def _fail(self, pos: int, compression: str, exc: Exception) -> ReadError:
         what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         return ReadError(self.path, f"cannot decompress the {compression} chunk: {what}", offset=pos)
@@ -435,6 +474,15 @@ class McapScanner:
             return self._records(None)
         finally:
             self._kept = None
+
+    def check(self) -> None:
+        """Walk every record, decompressing each chunk bounded and keeping nothing.
+
+        Raises:
+            DecompressionBombError: A chunk states, or expands to, more than it can justify.
+            ScanError: The file is not MCAP.
+        """
+        self._records(None)
 
     def messages(self, channel_ids: set[int]) -> Iterator[tuple[int, int, bytes]]:
         """(channel id, log time ns, data) of every intact message on ``channel_ids``, in file order."""

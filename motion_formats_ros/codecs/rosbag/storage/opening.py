@@ -16,11 +16,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ....core.errors import ReadError
-from ....core.inputs import read_input
+from ....core.inputs import MAX_RATIO, read_input
 from ....core.notices import NoticeKind, notify
 from . import folder, mcap_scan
 from .bounded import BoundedPath
-from .compression import MAX_RATIO, ZSTD_MAGIC, ExpansionError, decompress_file, expansion_limit
+from .compression import (
+    ZSTD_MAGIC,
+    Budget,
+    DecompressionBombError,
+    ExpansionError,
+    OverexpansionError,
+    bomb,
+    decompress_file,
+    expansion_limit,
+)
 from .direct import DirectReader, OpenOrClosed, UnusualLayoutError
 from .readers import BAG_SUFFIXES, Readers, Topic, embedded_metadata, reason, storage_files
 
@@ -51,6 +60,7 @@ class OpenedBag(OpenOrClosed):
         self.connections: dict[str, list[Any]] = {}
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._shown: dict[Path, Path] = {}  # decompressed copy → the file it came from
+        self._walked = False  # the MCAP files were walked bounded for rosbags' message reading
 
     def close(self) -> None:
         if self.reader is not None:
@@ -150,7 +160,7 @@ class OpenedBag(OpenOrClosed):
             except ExpansionError as exc:
                 dest.unlink(missing_ok=True)
                 stated = f" (its header states {exc.declared} bytes)" if exc.declared is not None else ""
-                raise ReadError(
+                raise DecompressionBombError(
                     f,
                     f"decompresses to more than {exc.limit} bytes{stated}: more than {MAX_RATIO} times its size "
                     "or the space free for the temporary copy (a decompression bomb?)",
@@ -209,6 +219,9 @@ class OpenedBag(OpenOrClosed):
         return False
 
     def _open_reader(self, files: list[Path]) -> None:
+        if not self.direct:
+            mcaps = self._mcap_files(files)
+            self._walk_bounded([f for f in mcaps if not self._footer_missing([f]) and mcap_scan.unindexed_chunks(f)])
         reader = Readers([BoundedPath(f) for f in files], self.quick, self.direct)
         reader.open()
         self.reader = reader
@@ -253,10 +266,59 @@ class OpenedBag(OpenOrClosed):
             for part in storage_files(inner):
                 chunks, where = getattr(part, "chunks", None), getattr(part, "path", None)
                 if chunks and where is not None:
+                    self._check_claims(Path(where), chunks)
                     problem = mcap_scan.chunk_index_problem(Path(where), chunks)
                     if problem is not None:
                         return f"{self._show(Path(where)).name}: {problem}"
         return None
+
+    def _walk_bounded(self, mcaps: list[Path]) -> None:
+        """Walk ``mcaps``, decompressing each chunk bounded, before rosbags decompresses them on its own.
+
+        rosbags decompresses a chunk whole, whatever it expands to: when it opens a file
+        whose summary does not index its chunks, and when it reads the messages of the
+        MCAP files of a bag that the package's chunk reading does not (``source``). The
+        walk refuses a bomb first.
+
+        Raises:
+            DecompressionBombError: A chunk states, or expands to, more than it can justify.
+        """
+        for f in mcaps:
+            try:
+                mcap_scan.McapScanner(f).check()
+            except DecompressionBombError as exc:
+                if self._show(f) == f:
+                    raise
+                raise DecompressionBombError(self._show(f), exc.reason, offset=exc.offset) from None
+            except (mcap_scan.ScanError, OSError):
+                continue  # not MCAP, or unreadable: the reader says so
+
+    def walk_chunks(self) -> None:
+        """Walk the MCAP files of the bag bounded (see :meth:`_walk_bounded`) before rosbags reads their messages.
+
+        Once per open bag: its files do not change between reads.
+        """
+        reader = self.reader
+        if reader is not None and reader.is2 and not self._walked:
+            self._walked = True
+            paths = [Path(p.path) for inner in reader.readers for p in storage_files(inner) if hasattr(p, "path")]
+            self._walk_bounded([p for p in paths if p.suffix == ".mcap"])
+
+    def _check_claims(self, where: Path, chunks: Any) -> None:
+        """Refuse a file whose chunk index states sizes its chunks and the file cannot justify (see ``compression``).
+
+        Raises:
+            DecompressionBombError: A chunk states more than its compressed size, or the chunks
+                together more than the file, may expand to.
+        """
+        budget = Budget(where.stat().st_size)
+        for chunk in chunks:
+            if chunk.compression:
+                try:
+                    budget.take(chunk.chunk_start_offset, chunk.uncompressed_size, chunk.compressed_size)
+                except OverexpansionError as exc:
+                    what = f"the {chunk.compression} chunk"
+                    raise bomb(self._show(where), what, exc, chunk.chunk_start_offset) from None
 
     def _open_scan(self, mcaps: list[Path], recovering: str | None, salvage: bool = True) -> None:
         """The MCAP files read by walking their records (``salvage``: a crashed recording, said so)."""

@@ -10,11 +10,14 @@ summary's metadata index, else by walking the records outside the chunks; sqlite
 from __future__ import annotations
 
 import contextlib
+import functools
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from . import folder, mcap_scan, metadata_yaml
+from .compression import Budget, OverexpansionError, bomb, inflate
 
 BAG_SUFFIXES = (".db3", ".mcap", ".bag")
 
@@ -133,6 +136,8 @@ class Readers:
             for reader in self.readers:
                 reader.open()
                 self._opened.append(reader)
+                if not self.is2:
+                    bound_ros1_chunks(reader)
         except BaseException:
             self.close()
             raise
@@ -171,6 +176,60 @@ class Readers:
             import heapq  # several files only
 
             yield from heapq.merge(*streams, key=lambda m: m[1])
+
+
+def _ros1_fields(fh: Any, pos: int) -> dict[bytes, bytes]:
+    """The fields (name → value) of the ROS 1 record header at ``pos``."""
+    fh.seek(pos)
+    (length,) = struct.unpack("<I", fh.read(4))
+    header = fh.read(min(length, 1 << 16))
+    fields: dict[bytes, bytes] = {}
+    at = 0
+    while at + 4 <= len(header):
+        (n,) = struct.unpack_from("<I", header, at)
+        name, _, value = header[at + 4 : at + 4 + n].partition(b"=")
+        fields[name] = value
+        at += 4 + n
+    return fields
+
+
+def bound_ros1_chunks(reader: Any) -> None:
+    """Make an opened ROS 1 reader (rosbags') decompress its chunks bounded.
+
+    rosbags decompresses a chunk whole, whatever it expands to; each chunk's decompressor
+    is replaced by one that stops one byte past the size the chunk's header states
+    (``compression.inflate``), within what the file can justify (``compression.Budget``).
+
+    Raises:
+        DecompressionBombError: A chunk states more than that (or, when it is read, expands to more).
+    """
+    path = Path(reader.path)
+    budget = Budget(path.stat().st_size)
+    with open(path, "rb") as fh:
+        for pos, chunk in list(reader.chunks.items()):
+            fields = _ros1_fields(fh, pos)
+            compression = fields.get(b"compression", b"none").decode("ascii", "replace")
+            if compression == "none":
+                continue
+            size = fields.get(b"size", b"")
+            declared = struct.unpack("<I", size)[0] if len(size) == 4 else 0
+            try:
+                budget.take(pos, declared, chunk.datasize)
+            except OverexpansionError as exc:
+                raise bomb(path, f"the {compression} chunk", exc, pos) from None
+            reader.chunks[pos] = chunk._replace(
+                decompressor=functools.partial(_ros1_inflate, path, pos, compression, declared, budget)
+            )
+
+
+def _ros1_inflate(path: Path, pos: int, compression: str, declared: int, budget: Budget, data: bytes) -> bytes:
+    """A ROS 1 chunk's records, decompressed bounded (see :func:`bound_ros1_chunks`)."""
+    try:
+        budget.take(pos, declared, len(data))
+        out: bytes = inflate(compression, data, declared)
+    except OverexpansionError as exc:
+        raise bomb(path, f"the {compression} chunk", exc, pos) from None
+    return out
 
 
 def reason(exc: BaseException) -> str:

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ....core.errors import ReadError
+from ....core.inputs import expansion_bound
 from .chunks import Block, iter_chunks, mcap_blocks, sqlite_blocks
-from .compression import ZSTD_MAGIC, zstd_module
+from .compression import ZSTD_MAGIC, Budget, OverexpansionError, bomb, declared_size, inflate
 from .opening import OpenedBag
 from .readers import Topic, reason, storage_files
 from .typeload import BagTypes
@@ -104,8 +105,10 @@ class BagSource:
                 is cut short …).
         """
         try:
-            if self.files.plan is not None and self.files.plan.message_compression is not False:
-                yield from self._unzstd(self._messages(topics), always=bool(self.files.plan.message_compression))
+            plan = self.files.plan
+            if plan is not None and plan.message_compression is not False:
+                budget = Budget(sum(f.stat().st_size for f in plan.files if f.is_file()))
+                yield from self._unzstd(self._messages(topics), bool(plan.message_compression), budget)
             else:
                 yield from self._messages(topics)
         except ReadError:
@@ -113,13 +116,24 @@ class BagSource:
         except Exception as exc:  # rosbags / decompressors on damaged data: see open()
             raise ReadError(self.path, f"cannot read bag messages: {reason(exc)}") from exc
 
-    @staticmethod
-    def _unzstd(stream: Iterator[tuple[str, int, bytes]], always: bool) -> Iterator[tuple[str, int, bytes]]:
-        """Messages of ``compression_mode: message`` bags (or detected by their zstd magic)."""
-        zstd = zstd_module()
-        for topic, t, raw in stream:
+    def _unzstd(
+        self, stream: Iterator[tuple[str, int, bytes]], always: bool, budget: Budget
+    ) -> Iterator[tuple[str, int, bytes]]:
+        """Messages of ``compression_mode: message`` bags (or detected by their zstd magic).
+
+        Each is decompressed bounded: to no more than its frame states, nor than its
+        compressed size and the bag's (``budget``) can justify (see ``compression``).
+        """
+        for n, (topic, t, raw) in enumerate(stream):
             if always or raw[:4] == ZSTD_MAGIC:
-                raw = zstd.decompress(raw)
+                stated = declared_size(raw[:18])
+                bound = min(expansion_bound(len(raw)), budget.left, stated if stated is not None else budget.left)
+                try:
+                    out = inflate("zstd", raw, bound)
+                    budget.take(n, len(out), len(raw))
+                except OverexpansionError as exc:
+                    raise bomb(self.path, f"message {n + 1} (of topic {topic!r}, at {t} ns)", exc) from None
+                raw = out
             yield topic, t, raw
 
     def _messages(self, topics: Collection[str]) -> Iterator[tuple[str, int, bytes]]:
@@ -132,6 +146,7 @@ class BagSource:
             conns = [c for t in wanted for c in self.files.connections.get(t, [])]
             if not conns:
                 return
+            self.files.walk_chunks()  # rosbags decompresses MCAP chunks unbounded: refuse a bomb first
             for conn, timestamp, raw in self.files.reader.messages(conns):
                 yield conn.topic, timestamp, raw
             return
