@@ -44,6 +44,7 @@ import numpy.typing as npt
 from ...core.atomic import check_writable, place, temp_folder
 from ...core.distros import DEFAULT_COMPRESSION, WRITE_DISTROS, Compression, Distro, Storage, default_write_distro
 from ...core.errors import WriteError
+from ...core.keyframes import interpolation_dropped
 from ...core.kinematics import MovingTransform, RobotModel, StaticTransform, load_robot_model
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, check_commit, notify
@@ -503,7 +504,10 @@ class _BagWriter:
             ("time column", motion.time_columns),
         ):
             self.dropped += [f"{label} {k!r}" for k in mapping]
-        if motion.is_keyframed:
+        curves = interpolation_dropped(motion)
+        if curves is not None:
+            self.dropped.append(curves)
+        elif motion.is_keyframed:
             self.dropped.append("keyframe interpolation (frames written as samples)")
         plugin = StoragePlugin.MCAP if self.storage == "mcap" else StoragePlugin.SQLITE3
         version: Literal[8, 9] = 8 if self.distro == "humble" else 9

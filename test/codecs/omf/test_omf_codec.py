@@ -11,11 +11,12 @@ import msgpack
 import numpy as np
 import pytest
 import yaml
-from conftest import make_file, make_motion
+from conftest import ELBOW_JUMP, elbow_jump, lossy_messages, make_file, make_motion
 
 from motion_formats_ros import Motion, MotionFile, ReadError, WriteError, read, write
 from motion_formats_ros.codecs import omf
 from motion_formats_ros.codecs.omf import reader as omf_reader
+from motion_formats_ros.core.notices import collect
 
 ENCODINGS = ["msgpack", "yaml", "json"]
 
@@ -307,3 +308,9 @@ def test_jump_at_segment_start_is_reported_too(tmp_path: Path) -> None:
     m = Motion(times=[0, 1, 2], joint_names=("a",), position=[[0], [1], [2]], interpolation=("next", "linear"))
     with pytest.warns(UserWarning, match=r"next interpolation between keyframes"):
         write(MotionFile.single(m), tmp_path / "n.json")
+
+
+def test_a_jump_between_keyframes_written_as_a_line_names_the_joint_and_times(tmp_path: Path) -> None:
+    with collect(warn=False) as report:
+        write(elbow_jump(), tmp_path / "jump.omf.json")
+    assert any(ELBOW_JUMP in m for m in lossy_messages(report))
