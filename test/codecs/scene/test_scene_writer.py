@@ -186,3 +186,18 @@ def test_a_jump_between_keyframes_written_as_a_line_names_the_joint_and_times(tm
     with collect(warn=False) as report:
         write(elbow_jump(), tmp_path / "jump.json5")
     assert any(ELBOW_JUMP in m for m in lossy_messages(report))
+
+
+def test_cli_validate_refuses_a_control_point_whose_spline_overflows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    huge = tmp_path / "huge.json5"
+    huge.write_text(
+        "{models: {arm: {joints: {a: {}}, links: {l1: {pose: {axisAngle: {axis: 'z', angle: {joint: 'a'}}}}}}},"
+        " objects: {o: {model: 'arm', jointValues: {a: {trajectory: 't'}}}},"
+        " trajectories: {t: {controlPoints: [{t: 0, f: 0, df: 0}, {t: 1, f: 1e308, df: 0}]}}}"
+    )
+    assert main(["validate", str(huge)]) == 1
+    captured = capsys.readouterr()
+    assert f"{huge}: trajectories.t.controlPoints[1]: the spline from t = 0 to 1 overflows" in captured.out
+    assert "1e+308" in captured.out and "encountered" not in captured.err
