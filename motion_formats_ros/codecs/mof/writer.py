@@ -121,6 +121,16 @@ def _check_writable_motion(motion: Motion, path: Path, motion_id: str | None) ->
         raise WriteError(path, "the motion has no frames")
     if any(d != 1 for d in motion.joint_dims):
         raise WriteError(path, ".mof joints have one value each; the motion has multi-DOF joints")
+    if motion.position is not None:
+        with np.errstate(over="ignore"):
+            beyond = np.isinf(np.degrees(motion.position)) & np.isfinite(motion.position)
+        if beyond.any():
+            k, c = (int(i) for i in np.argwhere(beyond)[0])
+            raise WriteError(
+                path,
+                f"{motion.joint_names[c]} at {motion.times[k]:g} s: {motion.position[k, c]:g} rad is beyond "
+                "the float range in degrees, .mof's unit",
+            )
     mid = motion_id or path.stem
     if not _IDENTIFIER.match(mid):
         raise WriteError(path, f"motion id {mid!r} is not an identifier (letters, digits, _)")

@@ -150,6 +150,19 @@ class _BagWriter:
                 self.dropped.append(f"group {other!r}")
         return name, groups[name], traj_name, groups[traj_name] if traj_name else None
 
+    def _stamped_origin(self, motions: list[Motion]) -> int:
+        """:meth:`_origin`, once every frame's stamp is known to fit a bag's int64 nanoseconds."""
+        limit = 2**63 - 1
+        span = max(max(abs(float(m.times[0])), abs(float(m.times[-1]))) for m in motions if m.num_frames)
+        if span * 1e9 < limit:
+            origin = self._origin(motions)
+            last = max(round(float(m.times[-1]) * 1e9) for m in motions if m.num_frames)
+            if -limit <= origin <= limit - last:
+                return origin
+        raise WriteError(
+            self.path, f"times up to {span:g} s do not fit a bag's stamps (int64 nanoseconds since 1970, until 2262)"
+        )
+
     def _origin(self, motions: list[Motion]) -> int:
         """The stamp of relative time 0 (see the module docstring), in ns."""
         opts = self.options
@@ -490,7 +503,7 @@ class _BagWriter:
         if ":" not in root:
             raise ValueError(f"root {root!r}: expected WORLD:BASE (e.g. world:base_link)")
         world, base = root.split(":", 1)
-        origin = self._origin(motions)
+        origin = self._stamped_origin(motions)
         stamps = origin + np.round(motion.times * 1e9).astype(np.int64)
         for label, value in (
             ("acceleration", motion.acceleration if traj is not motion else None),

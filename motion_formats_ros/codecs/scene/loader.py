@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 from ...core.errors import ReadError
 from ...core.inputs import read_input
-from ...core.serial.nesting import json_too_deep, too_deep_reason
+from ...core.serial.nesting import json_too_deep, long_integer, too_deep_reason
 from .problems import PathPart, Problems, SceneError, json_path
 
 #: Deepest chain of references followed (a guard, real scenes use one or two levels).
@@ -129,6 +129,9 @@ def parse_json5(text: str, path: str | os.PathLike[str] = "<text>") -> Any:
     except ValueError as exc:
         message = str(exc)
         where = _JSON5_WHERE.match(message)
+        if "integer string conversion" in message:  # Python's int() of too many digits: json5 says not where
+            long, reason = long_integer(text)
+            raise ReadError(path, f"JSON5 syntax error: {reason}", line=long) from None
         if where:
             line, column = int(where.group(1)), int(where.group(3) or 1)
             message = where.group(2)

@@ -185,3 +185,10 @@ def test_existing_output_is_kept(tmp_path: Path) -> None:
     with pytest.raises(WriteError, match="exists"):
         write(read(own_net(tmp_path)), out)
     assert out.read_text() == "mine"
+
+
+def test_a_value_beyond_the_float_range_in_degrees_is_refused_naming_joint_and_time(tmp_path: Path) -> None:
+    motion = Motion(times=[0, 1], joint_names=("HeadYaw", "HeadPitch"), position=[[0, 0], [0, -1.7e308]])
+    with pytest.raises(WriteError, match=r"HeadPitch at 1 s: -1\.7e\+308 rad is beyond the float range in degrees"):
+        write(MotionFile.single(motion), tmp_path / "huge.mof")
+    assert not (tmp_path / "huge.mof").exists()

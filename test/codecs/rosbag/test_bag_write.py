@@ -185,3 +185,11 @@ def test_a_jump_between_keyframes_written_as_samples_names_the_joint_and_times(t
     with collect(warn=False) as report:
         write(elbow_jump(), tmp_path / f"jump{suffix}")
     assert any(ELBOW_JUMP in m for m in lossy_messages(report))
+
+
+@pytest.mark.parametrize("suffix", [".mcap", ".db3"])
+def test_times_beyond_the_stamps_of_a_bag_are_a_write_error(tmp_path: Path, suffix: str) -> None:
+    endless = Motion(times=[0, 1, 1e300], joint_names=("a",), position=[[0], [1], [2]])
+    with pytest.raises(WriteError, match=r"times up to 1e\+300 s do not fit a bag's stamps \(int64 nanoseconds"):
+        write(MotionFile.single(endless), tmp_path / f"endless{suffix}")
+    assert not (tmp_path / f"endless{suffix}").exists()
