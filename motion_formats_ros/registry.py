@@ -224,7 +224,7 @@ class CodecInfo(NamedTuple):
     def read(self, path: Path, **options: Any) -> MotionFile:
         """Read ``path`` with this codec; options it does not declare are refused."""
         module = self.load()
-        typed = build_options(self.name, "read", module.ReadOptions, options)
+        typed: object = build_options(self.name, "read", module.ReadOptions, options)
         with overflow_noted(path, "reading"):
             return module.read(path, typed)
 
