@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...core.errors import MotionValueError
 from .problems import PathPart, Problems
 
 FloatArray = npt.NDArray[np.float64]
@@ -33,7 +34,7 @@ DEFAULT_DT = 1.0
 _POINT_KEYS = ("t", "dt", "f", "df", "ddf")
 
 
-class SplineOverflowError(ValueError):
+class SplineOverflowError(MotionValueError):
     """Control points whose spline goes beyond the float range (values or derivatives of a segment).
 
     Attributes:
