@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -88,19 +88,23 @@ def _moved(values: np.ndarray) -> np.ndarray:
         return (a != b) & ~(np.isnan(a) & np.isnan(b))  # type: ignore[no-any-return]
 
 
-def interpolation_dropped(motion: Motion) -> str | None:
+def interpolation_dropped(
+    motion: Motion,
+    lost: Collection[str] = ("step", "next", "cosine"),
+    how: str = "written as linear; resample first to keep it",
+) -> str | None:
     """What a format that holds only frames (linear between them) loses of ``motion``'s keyframe
-    segments that are not linear (``step``, ``next``, ``cosine``): one phrase naming the kinds,
-    the joints that move across such segments and the segments' times, for a lossy-write notice.
+    segments of the kinds ``lost``: one phrase naming the kinds, the joints that move along such
+    segments and the segments' times, then ``how`` in brackets, for a lossy-write notice.
 
     None when there is nothing to lose: no such segment, or none along which a value changes
     (a hold between equal keyframes is the same line).
     """
     kinds = motion.interpolation
-    if not kinds or set(kinds) <= {"linear"}:
+    if not kinds or not set(kinds) & set(lost):
         return None
     n = motion.num_frames
-    curved = np.array([k != "linear" for k in kinds], dtype=bool)
+    curved = np.array([k in lost for k in kinds], dtype=bool)
     joint_of = np.repeat(np.arange(len(motion.joint_names)), motion.joint_dims)
     moved = _moved(motion.position) if motion.position is not None else np.zeros((n - 1, 0), dtype=bool)
     root = np.zeros(n - 1, dtype=bool)
@@ -118,10 +122,7 @@ def interpolation_dropped(motion: Motion) -> str | None:
         used.add(kinds[i])
     if not spans:
         return None
-    return (
-        f"{'/'.join(sorted(used))} interpolation between keyframes of {listed(spans, 3, sep='; ')} "
-        "(written as linear; resample first to keep it)"
-    )
+    return f"{'/'.join(sorted(used))} interpolation between keyframes of {listed(spans, 3, sep='; ')} ({how})"
 
 
 #: Deviations up to this (radians, 0.2") are the formats' own resolution, not a loss.
