@@ -81,17 +81,23 @@ def too_deep_reason(limit: int = MAX_DEPTH) -> str:
     return f"lists / mappings nested more than {limit} levels deep (expected a motion file's few levels)"
 
 
+def first_long_digits(text: str) -> re.Match[str] | None:
+    """The first run of more digits in ``text`` than Python turns into an ``int`` from text
+    (``sys.get_int_max_str_digits``, 4300 by default), or None."""
+    limit = sys.get_int_max_str_digits()
+    return re.search(rf"[0-9]{{{limit + 1},}}", text) if limit else None
+
+
 def long_integer(text: str) -> tuple[int | None, str]:
-    """The 1-based line of the first integer in ``text`` longer than Python turns into an ``int``
-    (``sys.get_int_max_str_digits``, 4300 digits by default), and the reason for the error.
+    """The 1-based line of the first integer in ``text`` longer than Python turns into an ``int``,
+    and the reason for the error.
 
     The JSON and YAML parsers raise a bare ValueError for one, without its place; this finds it
     (None for the line when no such run of digits is found).
     """
-    limit = sys.get_int_max_str_digits()
-    found = re.search(rf"[0-9]{{{limit + 1},}}", text) if limit else None
+    found = first_long_digits(text)
     if found is None:
         return None, "a number too long to convert"
     return text.count("\n", 0, found.start()) + 1, (
-        f"an integer of {len(found.group()):,} digits (at most {limit:,} are read)"
+        f"an integer of {len(found.group()):,} digits (at most {sys.get_int_max_str_digits():,} are read)"
     )
