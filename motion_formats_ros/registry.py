@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 from .core.errors import ReadError, UnknownFormatError, WriteError
 from .core.inputs import interruptible, read_input, refuse_binary
-from .core.notices import NoticeKind, collect, notify
+from .core.notices import NoticeKind, collect, notify, overflow_noted
 from .core.options import Option, build_options, options_of
 
 if TYPE_CHECKING:
@@ -224,7 +224,9 @@ class CodecInfo(NamedTuple):
     def read(self, path: Path, **options: Any) -> MotionFile:
         """Read ``path`` with this codec; options it does not declare are refused."""
         module = self.load()
-        return module.read(path, build_options(self.name, "read", module.ReadOptions, options))
+        typed: object = build_options(self.name, "read", module.ReadOptions, options)
+        with overflow_noted(path, "reading"):
+            return module.read(path, typed)
 
     def write(self, motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> int | None:
         """Write ``motion_file`` to ``path`` with this codec; options it does not declare are refused.
@@ -237,7 +239,8 @@ class CodecInfo(NamedTuple):
             )
         module = self.load()
         typed: object = build_options(self.name, "write", module.WriteOptions, options)
-        written = module.write(motion_file, path, typed, overwrite=overwrite)
+        with overflow_noted(path, "writing"):
+            written = module.write(motion_file, path, typed, overwrite=overwrite)
         if motion_file.robot_description and not self.robot_description:
             notify(
                 NoticeKind.LOSSY_WRITE,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import settings
 
 from motion_formats_ros import Motion, MotionFile
+from motion_formats_ros.core.notices import Notice, NoticeKind
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -120,6 +122,30 @@ def make_motion(frames: int = 40, rate: float = 50.0, seed: int = 0, dims: tuple
             "linear_velocity": rng.normal(size=(frames, 1, 3)),
         },
     )
+
+
+def elbow_jump() -> MotionFile:
+    """Keyframes whose middle segment jumps (``next``, a ``.mof`` row with Int 0): RElbowRoll is
+    1.30 from just after 0.5 s, where a line through the keyframes is still at 0.52 and reaches
+    0.91 at 1 s; RElbowYaw does not move."""
+    return MotionFile.single(
+        Motion(
+            times=[0.0, 0.5, 1.5, 2.5],
+            joint_names=("RElbowYaw", "RElbowRoll"),
+            position=[[0.2, 0.52], [0.2, 0.52], [0.2, 1.3], [0.2, 0.52]],
+            interpolation=("linear", "next", "linear"),
+        )
+    )
+
+
+#: What a lossy-write notice says of :func:`elbow_jump` written as lines through its keyframes
+#: (the joint that jumps, and only it).
+ELBOW_JUMP = "next interpolation between keyframes of RElbowRoll at 0.5–1.5 s (written as linear"
+
+
+def lossy_messages(report: Iterable[Notice]) -> list[str]:
+    """The lossy-write notices' messages of a collected report."""
+    return [n.message for n in report if n.kind is NoticeKind.LOSSY_WRITE]
 
 
 def make_file(**kwargs: object) -> MotionFile:

@@ -46,7 +46,7 @@ from ..core import joint_maps
 from ..core.atomic import check_writable, write_bytes_atomic
 from ..core.errors import ReadError, WriteError
 from ..core.inputs import read_input
-from ..core.model import CodecRecord, Motion, MotionFile, Series
+from ..core.model import CodecRecord, Motion, MotionFile, Series, available_memory
 from ..core.notices import NoticeKind, collect, notify
 from ..core.options import option
 
@@ -572,6 +572,13 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
     if motion.interpolation is None or "cosine" in motion.interpolation:
         if motion.num_frames > 1:
             steps = math.floor(motion.duration * 1000 / unit_ms + 1e-6)
+            room = available_memory()
+            if room is not None and 16 * (steps + 2) * (motion.dof + 2) > room:  # the grid's samples, twice over
+                raise WriteError(
+                    path,
+                    f"{motion.duration:g} s is {steps + 1:,} frames of {unit_ms} ms to reduce to keyframes, "
+                    "more than this process can still allocate",
+                )
             grid = float(motion.times[0]) + np.arange(steps + 1, dtype=np.float64) * (unit_ms / 1000.0)
             if grid[-1] < motion.times[-1] - 1e-9:
                 grid = np.append(grid, grid[-1] + unit_ms / 1000.0)

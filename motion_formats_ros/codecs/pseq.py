@@ -18,6 +18,7 @@ the motion's :class:`PseqMotionRecord`, not reproduced. Joint names come from th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import re
@@ -28,7 +29,7 @@ import numpy as np
 import yaml
 from scipy.spatial.transform import Rotation
 
-from ..core.errors import ReadError, WriteError
+from ..core.errors import ReadError, WriteError, number
 from ..core.model import CodecRecord, Motion, MotionFile, Series
 from ..core.naming import NamingOptions, note_unnamed, resolve_names
 from ..core.naming import load_safe as _load_safe
@@ -54,9 +55,12 @@ class PseqMotionRecord(CodecRecord):
 def _number(value: Any, path: Path, field: str) -> float:
     if isinstance(value, str) and _EXPONENT_NUMBER.match(value.strip()):
         value = float(value)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ReadError(path, f"expected a finite number, got {value!r}", field=field)
-    return float(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        with contextlib.suppress(OverflowError):  # an int beyond the float range stays one, and is refused
+            value = float(value)
+    if not isinstance(value, float) or not math.isfinite(value):
+        raise ReadError(path, f"expected a finite number, got {number(value)}", field=field)
+    return value
 
 
 def _pose_lines(path: Path) -> list[int]:

@@ -84,6 +84,24 @@ def spelled(keyword: str, value: str = "") -> str:
     return keyword + value
 
 
+def number(value: object) -> str:
+    """How a message shows a number a file gave: ``1e+308`` rather than its 309 digits.
+
+    Floats and large integers in ``%g`` form; an integer beyond the float range by its digit
+    count (an exact ``str`` of one may even be refused by Python's conversion limit); anything
+    else as its (shortened) ``repr``.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:
+        try:
+            return f"{float(value):g}"
+        except OverflowError:
+            digits = int(value.bit_length() * 0.30103) + 1
+            return f"{'a negative' if value < 0 else 'an'} integer of about {digits:,} digits"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return excerpt(value) if isinstance(value, (str, bytes)) else shorten(repr(value))
+
+
 def excerpt(text: str | bytes, limit: int = 60) -> str:
     """The ``repr`` of the start of ``text`` (what an error quotes of a file), at most about
     ``limit`` characters, without building the ``repr`` of all of it."""

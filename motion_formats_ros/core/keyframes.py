@@ -9,12 +9,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from . import timing
+from .errors import listed
 from .model import Motion
 from .notices import NoticeKind, notify
 
@@ -80,6 +81,50 @@ def reduce_keyframes(motion: Motion, tolerance: float = 0.1, keep: Sequence[int]
 
 
 # --------------------------------------------------------------------------- lossy writes
+def _moved(values: np.ndarray) -> np.ndarray:
+    """(N-1, k) whether each value changes from one frame to the next (NaN to NaN is no change)."""
+    a, b = values[:-1], values[1:]
+    with np.errstate(invalid="ignore"):
+        return (a != b) & ~(np.isnan(a) & np.isnan(b))  # type: ignore[no-any-return]
+
+
+def interpolation_dropped(
+    motion: Motion,
+    lost: Collection[str] = ("step", "next", "cosine"),
+    how: str = "written as linear; resample first to keep it",
+) -> str | None:
+    """What a format that holds only frames (linear between them) loses of ``motion``'s keyframe
+    segments of the kinds ``lost``: one phrase naming the kinds, the joints that move along such
+    segments and the segments' times, then ``how`` in brackets, for a lossy-write notice.
+
+    None when there is nothing to lose: no such segment, or none along which a value changes
+    (a hold between equal keyframes is the same line).
+    """
+    kinds = motion.interpolation
+    if not kinds or not set(kinds) & set(lost):
+        return None
+    n = motion.num_frames
+    curved = np.array([k in lost for k in kinds], dtype=bool)
+    joint_of = np.repeat(np.arange(len(motion.joint_names)), motion.joint_dims)
+    moved = _moved(motion.position) if motion.position is not None else np.zeros((n - 1, 0), dtype=bool)
+    root = np.zeros(n - 1, dtype=bool)
+    for values in (motion.root_position, motion.root_orientation):
+        if values is not None:
+            root |= _moved(values).any(axis=1)
+    t = motion.times
+    spans: list[str] = []
+    used: set[str] = set()
+    for i in np.flatnonzero(curved & (moved.any(axis=1) | root)).tolist():
+        names = [motion.joint_names[j] for j in dict.fromkeys(joint_of[moved[i]].tolist())]
+        if root[i]:
+            names.append("the root pose")
+        spans.append(f"{listed(names, 3)} at {t[i]:g}–{t[i + 1]:g} s")
+        used.add(kinds[i])
+    if not spans:
+        return None
+    return f"{'/'.join(sorted(used))} interpolation between keyframes of {listed(spans, 3, sep='; ')} ({how})"
+
+
 #: Deviations up to this (radians, 0.2") are the formats' own resolution, not a loss.
 LOSS_TOLERANCE_RAD = 1e-6
 
@@ -137,4 +182,4 @@ def warn_lossy_write(source: Motion, written: Motion, path: Path, fmt: str, redu
     notify(NoticeKind.LOSSY_WRITE, f"lossy {fmt} write: " + ", ".join(parts), file=path, stacklevel=4)
 
 
-__all__ = ["LOSS_TOLERANCE_RAD", "lossy_write_report", "reduce_keyframes", "warn_lossy_write"]
+__all__ = ["LOSS_TOLERANCE_RAD", "interpolation_dropped", "lossy_write_report", "reduce_keyframes", "warn_lossy_write"]

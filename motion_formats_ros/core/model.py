@@ -239,6 +239,8 @@ class Motion:
             raise MotionValueError(f"times has shape {_shape(times)}, expected (N,)")
         if not np.all(np.isfinite(times)):
             raise MotionValueError("times contain NaN or infinite values")
+        if times.size > 1 and not math.isfinite(float(times[-1]) - float(times[0])):  # every step would overflow
+            raise MotionValueError(f"times span more than a float holds: {times[0]:g} to {times[-1]:g} s")
         if times.size > 1:
             bad = np.flatnonzero(np.diff(times) <= 0)
             if bad.size:

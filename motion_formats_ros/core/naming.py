@@ -18,6 +18,7 @@ from .errors import ReadError, spelled
 from .inputs import TEXT_PROBE, read_input, text_check
 from .notices import NoticeKind, notify
 from .options import option
+from .serial.nesting import long_integer
 from .serial.yaml import SafeLoader, YamlError, check_expansion, error_line
 
 
@@ -94,6 +95,9 @@ def parse_safe(text: str, path: str | os.PathLike[str], what: str, loader: type 
         problem = getattr(exc, "problem", None) or str(exc)
         raise ReadError(path, f"invalid YAML in the {what}: {problem}", line=error_line(exc, text)) from None
     except (ValueError, TypeError, OverflowError) as exc:  # a constructor's own error (``!!float word``)
+        if "integer string conversion" in str(exc):  # an int of more digits than Python converts
+            line, reason = long_integer(text)
+            raise ReadError(path, f"{reason} in the {what}", line=line) from None
         raise ReadError(path, f"invalid value in the {what}: {exc}") from None
 
 

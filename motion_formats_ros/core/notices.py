@@ -67,6 +67,8 @@ class NoticeKind(str, enum.Enum):
     """Something expected is absent; left out or filled with NaN."""
     RECOVERED = "recovered"
     """A recording that was not closed properly was read as far as it is intact."""
+    OVERFLOW = "overflow"
+    """Arithmetic on values near the end of the float range overflowed: some results are infinite or NaN."""
 
 
 class Notice(NamedTuple):
@@ -227,6 +229,39 @@ def relay(notices: Iterable[Notice]) -> None:
             report.notices.append(notice)
 
 
+@contextlib.contextmanager
+def overflow_noted(file: str | os.PathLike[str], doing: str) -> Iterator[None]:
+    """numpy's floating-point warnings inside (overflow, invalid value, division by zero) become
+    one :attr:`NoticeKind.OVERFLOW` notice on ``file`` instead of bare RuntimeWarnings.
+
+    A codec that knows which of its fields gives such values refuses them by name; this is
+    the net under every codec's read and write, so that no ``overflow encountered in
+    multiply`` reaches the console without the file it came from. Nothing is reported when
+    the block raises (its error says more).
+
+    Args:
+        file: The file read or written.
+        doing: ``"reading"`` or ``"writing"``, for the message.
+    """
+    import numpy as np  # only the codecs, which load numpy anyway, come here
+
+    seen: dict[str, None] = {}
+
+    def note(kind: str, flag: int) -> None:
+        seen[kind] = None
+
+    with np.errstate(over="call", invalid="call", divide="call", call=note):
+        yield
+    if seen:
+        notify(
+            NoticeKind.OVERFLOW,
+            f"{'/'.join(seen)} in arithmetic while {doing} values near the end of the float range: "
+            "some results are infinite or NaN",
+            file=file,
+            stacklevel=3,
+        )
+
+
 def check_commit(path: str | os.PathLike[str]) -> None:
     """Raise when a strict report is active and holds a notice: ``path`` must not be written.
 
@@ -248,5 +283,6 @@ __all__ = [
     "check_commit",
     "collect",
     "notify",
+    "overflow_noted",
     "relay",
 ]

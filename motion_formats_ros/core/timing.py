@@ -18,6 +18,17 @@ FloatArray = npt.NDArray[np.float64]
 #: Relative tolerance on frame intervals for a motion to count as uniform.
 RATE_RTOL = 1e-6
 
+#: The highest frame rate a file may declare (Hz): a frame per microsecond. Recordings run at a
+#: few kHz at most; a larger rate only packs frames closer than any clock or controller tells apart.
+MAX_RATE = 1e6
+
+
+def rate_beyond(rate: float) -> str | None:
+    """Why a finite, positive ``rate`` a file declares is refused (beyond :data:`MAX_RATE`), or None."""
+    if rate <= MAX_RATE:
+        return None
+    return f"{rate:g} Hz is beyond the highest frame rate read, {MAX_RATE:g} Hz (a frame per microsecond)"
+
 
 def detect_rate(times: np.ndarray, rate: float | None = None) -> float | None:
     """The frame rate of uniform ``times``, or None when intervals vary.

@@ -170,12 +170,14 @@ class Checker:
         """Check every frame of ``motion`` (a group of a file: ``group``, default the first).
 
         Raises:
-            MotionValueError: No joint of the motion is a joint of the model.
+            MotionValueError: The motion has no frames, or no joint of it is a joint of the model.
         """
         started = time.perf_counter()
         if isinstance(motion, MotionFile):
             source = source or str(motion.source or "motion")
             motion = motion.group(group)
+        if motion.num_frames == 0:
+            raise MotionValueError(f"{source or 'the motion'}: no frames to check")
         frames = self.frames(motion, rate)
         times = np.asarray(frames.times, dtype=np.float64)
         names, positions = _single_joints(frames)

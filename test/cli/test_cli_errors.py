@@ -86,3 +86,45 @@ def test_an_input_folder_where_a_file_belongs_is_a_read_error(tmp_path: Path) ->
     folder.mkdir()
     with pytest.raises(ReadError, match=r"walk\.seq: Is a directory"):
         read(folder, format="seq")
+
+
+_ARM = (
+    '<robot name="arm"><link name="base"/><link name="l1"/><joint name="a" type="revolute">'
+    '<parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>'
+    '<limit lower="-1" upper="1" velocity="1" effort="1"/></joint></robot>\n'
+)
+
+
+def test_check_of_a_table_with_a_header_and_no_rows_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "arm.urdf").write_text(_ARM)
+    (tmp_path / "empty.csv").write_text("time,a.position\n")
+    proc = run("check", tmp_path / "empty.csv", "--urdf", tmp_path / "arm.urdf")
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == f"error: {tmp_path / 'empty.csv'}: no frames to check\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        (
+            "long.omf.json",
+            '{"format": "omf", "version": 1, "basic": {"n": ' + "9" * 5_000_000 + "}}",
+            ":1: invalid JSON: an integer of 5,000,000 digits (at most 4,300 are read)",
+        ),
+        (
+            "huge.json5",
+            "{models: {arm: {joints: {a: {}}, links: {l1: {pose: {axisAngle: {axis: 'z', angle: {joint: 'a'}}}}}}},"
+            " objects: {o: {model: 'arm', jointValues: {a: {trajectory: 't'}}}},"
+            " trajectories: {t: {controlPoints: [{t: 0, f: 0, df: 0}, {t: 1, f: 1e308, df: 0}]}}}",
+            ": trajectories.t.controlPoints[1]: the spline from t = 0 to 1 overflows",
+        ),
+    ],
+)
+def test_numbers_too_large_are_one_line_without_numpys_warnings(
+    tmp_path: Path, name: str, text: str, expected: str
+) -> None:
+    (tmp_path / name).write_text(text)
+    proc = run("info", tmp_path / name)
+    assert proc.returncode == 1, proc.stderr
+    assert len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert proc.stderr.startswith(f"error: {tmp_path / name}{expected}")

@@ -3,7 +3,8 @@
 Seeds are valid files written with the public API (and real corpus files where the
 project has them). Each seed is mutated with a fixed random seed: truncation, byte
 flips, insertions and deletions, swapped lines, numbers replaced by words or by huge
-values, count/length fields set to huge values, deep nesting, YAML aliases that multiply
+values (at the float range's end, or of more digits than Python converts), count/length
+fields set to huge values, deep nesting, YAML aliases that multiply
 (or contain themselves), an empty file, a file of zeros, and a folder in the file's place. For every
 mutated file ``read()`` must succeed or raise a :class:`MotionFormatError`
 (``ReadError`` / ``UnknownFormatError``), finish within a time budget and allocate
@@ -97,7 +98,20 @@ BINARY_MUTATIONS = ("truncate", "flip", "insert", "delete", "huge_count", "huge_
 FIXED_MUTATIONS = ("empty", "zeros", "directory")
 _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _WORDS = (b"nan", b"inf", b"-inf", b"true", b"null", b"abc", b"~", b'"7"', b"0x1F", b"1_000", b"", b"[]", b"{}")
-_HUGE = (b"99999999999999999999", b"4294967295", b"2147483648", b"1e308", b"1e999", b"-1", b"-2147483649", b"0")
+#: Huge values: past 32 and 64 bits, at and past the float range, and an integer of more digits
+#: than Python converts from text (4300).
+_HUGE = (
+    b"99999999999999999999",
+    b"4294967295",
+    b"2147483648",
+    b"1e308",
+    b"-1.7e308",
+    b"1e999",
+    b"-1",
+    b"-2147483649",
+    b"0",
+    b"9" * 5000,
+)
 
 
 class Hang(BaseException):
@@ -273,6 +287,7 @@ def check_read(seed: Seed, description: str) -> str | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            warnings.simplefilter("error", RuntimeWarning)  # numpy's overflow warnings never leave a codec
             seed.load()
     except MotionFormatError:
         pass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,8 @@ import yaml
 from conftest import make_file
 
 import motion_formats_ros
-from motion_formats_ros import CODECS, ReadError, UnknownFormatError, read, write
+from motion_formats_ros import CODECS, Motion, MotionFile, ReadError, UnknownFormatError, read, write
+from motion_formats_ros.core.notices import NoticeKind, collect
 from motion_formats_ros.registry import codec_for_path
 
 
@@ -80,3 +82,15 @@ def test_forced_format_overrides_suffix(tmp_path: Path) -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(ReadError, match=r"nope\.msgpack: no such file"):
         read(tmp_path / "nope.msgpack")
+
+
+def test_numpys_overflow_in_a_codec_is_a_notice_on_the_file_not_a_runtime_warning(tmp_path: Path) -> None:
+    # .mtn writes a dense motion as keyframes on its frame grid: the velocities are sampled there.
+    huge = Motion(times=[0, 1], joint_names=("a",), position=[[0], [1]], velocity=[[1.7e308], [-1.7e308]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with collect(warn=False) as report:
+            write(MotionFile.single(huge), tmp_path / "huge.mtn")
+    overflow = report.by_kind(NoticeKind.OVERFLOW)
+    assert [n.file for n in overflow] == [str(tmp_path / "huge.mtn")]
+    assert "while writing values near the end of the float range" in overflow[0].message

@@ -205,3 +205,8 @@ def test_a_codec_record_is_found_by_its_class_only() -> None:
     f = MotionFile.single(m, records={"b": BRecord()})
     assert isinstance(f.record(BRecord), BRecord) and f.record(ARecord) is None
     assert f.map(lambda g: g.slice_time(0.0, 0.5)).motion.record(ARecord) is found  # carried along
+
+
+def test_times_whose_span_overflows_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"times span more than a float holds: -1\.7e\+308 to 1\.7e\+308 s"):
+        Motion(times=[-1.7e308, 0, 1.7e308], joint_names=("a",), position=[[0], [1], [2]])

@@ -18,6 +18,7 @@ from motion_formats_ros.core.notices import (
     StrictNoticeError,
     collect,
     notify,
+    overflow_noted,
     relay,
 )
 
@@ -115,3 +116,29 @@ def test_strict_without_notices_writes(tmp_path: Path) -> None:
     with collect(strict=True) as report:
         write(MotionFile.single(clean), out)
     assert len(report) == 0 and out.exists()
+
+
+def test_numpys_overflow_inside_a_codec_becomes_one_notice_naming_the_file() -> None:
+    big = np.array([1e308, -1e308])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # none reaches the caller raw
+        with collect(warn=False) as report, overflow_noted("big.csv", "reading"):
+            assert np.isinf(big * 10).all() and np.isnan(big * 10 - big * 10).all()
+            _ = big[:1] - big[1:]
+    assert [(n.kind, n.file) for n in report] == [(NoticeKind.OVERFLOW, "big.csv")]
+    assert report.notices[0].message.startswith("overflow/invalid value in arithmetic while reading values near")
+
+
+def _overflow_then_refuse() -> None:
+    with overflow_noted("b.csv", "reading"):
+        _ = np.array([1e308]) * 10
+        raise ValueError("refused")
+
+
+def test_no_overflow_notice_when_the_block_raises_or_computes_nothing_out_of_range() -> None:
+    with collect(warn=False) as report:
+        with overflow_noted("a.csv", "reading"):
+            _ = np.array([1.0, 2.0]) * 10
+        with pytest.raises(ValueError, match="refused"):
+            _overflow_then_refuse()
+    assert report.notices == []

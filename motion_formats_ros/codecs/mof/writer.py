@@ -12,7 +12,7 @@ import numpy as np
 
 from ...core import joint_maps
 from ...core.errors import WriteError
-from ...core.keyframes import reduce_keyframes, warn_lossy_write
+from ...core.keyframes import interpolation_dropped, reduce_keyframes, warn_lossy_write
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from ...core.options import option
@@ -121,6 +121,16 @@ def _check_writable_motion(motion: Motion, path: Path, motion_id: str | None) ->
         raise WriteError(path, "the motion has no frames")
     if any(d != 1 for d in motion.joint_dims):
         raise WriteError(path, ".mof joints have one value each; the motion has multi-DOF joints")
+    if motion.position is not None:
+        with np.errstate(over="ignore"):
+            beyond = np.isinf(np.degrees(motion.position)) & np.isfinite(motion.position)
+        if beyond.any():
+            k, c = (int(i) for i in np.argwhere(beyond)[0])
+            raise WriteError(
+                path,
+                f"{motion.joint_names[c]} at {motion.times[k]:g} s: {motion.position[k, c]:g} rad is beyond "
+                "the float range in degrees, .mof's unit",
+            )
     mid = motion_id or path.stem
     if not _IDENTIFIER.match(mid):
         raise WriteError(path, f"motion id {mid!r} is not an identifier (letters, digits, _)")
@@ -305,7 +315,9 @@ def _keyframe_lines(
     )
     lines: list[tuple[str, Any]] = []  # ("row", tokens) / ("text", str)
     state = ["*"] * len(tokens[0])
-    step_warned = False
+    held = interpolation_dropped(motion, ("step",), "each jump happens 1 ms before its keyframe")
+    if held is not None:
+        dropped.append(held)
 
     def emit_row(toks: list[str], code: int, dur: int) -> None:
         lines.append(("row", [*toks, str(code), str(dur)]))
@@ -341,9 +353,6 @@ def _keyframe_lines(
         kind = timing.kinds[k - 1]
         if kind == "step":
             # Hold the previous target, then jump 1 ms before the keyframe time.
-            if not step_warned:
-                dropped.append("step segments (the jump happens 1 ms before the keyframe)")
-                step_warned = True
             if dur > 1:
                 emit_row(tokens[k - 1], 0, dur - 1)
                 dur = 1

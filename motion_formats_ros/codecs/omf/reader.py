@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from ...core.errors import ReadError
+from ...core.errors import ReadError, number
 from ...core.model import IMU_CHANNELS, LINK_CHANNELS, Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from ...core.serial import msgpack as _msgpack
+from ...core.timing import rate_beyond
 from .layout import (
     _BASIC_KEYS,
     _RESERVED,
@@ -58,7 +59,10 @@ def decode(data: bytes, encoding: str, path: str | Path = "<bytes>") -> MotionFi
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ReadError(path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
-    return _Reader(path).file(doc)
+        except ValueError:  # an integer of more digits than Python converts
+            line, reason = _nesting.long_integer(text)
+            raise ReadError(path, f"invalid JSON: {reason}", line=line) from None
+    return _Reader(path, len(data)).file(doc)
 
 
 def _text(data: bytes, path: str | Path) -> str:
@@ -71,8 +75,9 @@ def _text(data: bytes, path: str | Path) -> str:
 class _Fields:
     """Typed values of a decoded OMF document; every error names the field path."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, size: int | None = None) -> None:
         self.path = path
+        self.size = size  # the document's bytes: no group declares more frames than that
 
     def fail(self, field: str, reason: str) -> ReadError:
         return ReadError(self.path, reason, field=field)
@@ -101,21 +106,21 @@ class _Fields:
         return value or ""
 
     def integer(self, value: Any, field: str, minimum: int = 0) -> int:
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or not math.isfinite(value)
-            or value != int(value)
-        ):
-            raise self.fail(field, f"expected an integer, got {_type_name(value)} {value!r}")
+        if isinstance(value, float) and math.isfinite(value) and value == int(value):
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):  # (an int beyond the float range too)
+            raise self.fail(field, f"expected an integer, got {_type_name(value)} {number(value)}")
         if value < minimum:
-            raise self.fail(field, f"expected an integer >= {minimum}, got {value!r}")
+            raise self.fail(field, f"expected an integer >= {minimum}, got {number(value)}")
         return int(value)
 
     def number(self, value: Any, field: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(field, f"expected a number, got {_type_name(value)} {value!r}")
-        return float(value)
+            raise self.fail(field, f"expected a number, got {_type_name(value)} {number(value)}")
+        try:
+            return float(value)
+        except OverflowError:  # an integer beyond the float range
+            raise self.fail(field, f"expected a number in the float range, got {number(value)}") from None
 
     def array(self, value: Any, field: str, length: int, row_shape: tuple[int, ...] | None) -> np.ndarray | None:
         """A (length, *row_shape) float array (any row shape for None), None when empty."""
@@ -209,7 +214,7 @@ class _Reader(_Fields):
         if isinstance(value, bool) or not isinstance(value, int) or not -(1 << 63) <= value < 1 << 63:
             raise self.fail(
                 f"basic.{START_TIME_KEY}",
-                f"expected an integer (ns since the epoch), got {_type_name(value)} {value!r}",
+                f"expected an integer (ns since the epoch), got {_type_name(value)} {number(value)}",
             )
         return int(value)
 
@@ -254,7 +259,7 @@ class _Reader(_Fields):
                     continue
         notify(
             NoticeKind.KEPT_UNUSED,
-            f"cannot parse {value!r}; kept as text",
+            f"cannot parse {number(value)}; kept as text",
             file=self.path,
             field="basic.date",
             stacklevel=4,
@@ -273,10 +278,19 @@ class _Reader(_Fields):
                     length = max([length, *(_len(v) for v in sub.values())])
         else:
             length = self.integer(declared, f"{name}.length")
+            if self.size is not None and length > self.size:
+                raise self.fail(
+                    f"{name}.length",
+                    f"{number(length)} is more frames than a file of {self.size:,} bytes can hold "
+                    "(at most one per byte)",
+                )
         fps_raw = sec.get("fps")
         fps = 0.0 if fps_raw is None else self.number(fps_raw, f"{name}.fps")
         if fps < 0 or not math.isfinite(fps):
-            raise self.fail(f"{name}.fps", f"expected a positive frame rate, got {fps_raw!r}")
+            raise self.fail(f"{name}.fps", f"expected a positive frame rate, got {number(fps_raw)}")
+        beyond = rate_beyond(fps)
+        if beyond is not None:
+            raise self.fail(f"{name}.fps", beyond)
         d = ctx.dof
         fields: dict[str, Any] = {}
         fields["root_position"] = self.array(sec.get("root_pos", []), f"{name}.root_pos", length, (3,))
@@ -333,7 +347,7 @@ class _Reader(_Fields):
                 if probe is None or probe.size == 0:
                     continue
                 if probe.ndim == 0:
-                    raise self.fail(f"{field}.{key}", f"expected rows of numbers, got {_type_name(raw)} {raw!r}")
+                    raise self.fail(f"{field}.{key}", f"expected rows of numbers, got {_type_name(raw)} {number(raw)}")
                 width = probe.shape[-1] if probe.ndim == 3 else probe.shape[-1] // max(count, 1)
                 raw = probe
             arr = self.array(raw, f"{field}.{key}", length, (count, width))

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import WriteError
+from ...core.keyframes import interpolation_dropped
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from ...core.serial import msgpack as _msgpack
@@ -179,9 +180,9 @@ def _section(
         dropped.append("joint masks " + ", ".join(repr(k) for k in m.joint_masks))
     if m.series:
         dropped.append("series " + ", ".join(repr(k) for k in m.series))
-    if m.interpolation is not None and set(m.interpolation) - {"linear"}:
-        kinds = "/".join(sorted(set(m.interpolation) - {"linear"}))
-        dropped.append(f"{kinds} interpolation between keyframes (resample first to keep it)")
+    curves = interpolation_dropped(m)
+    if curves is not None:
+        dropped.append(curves)
     if m.loop is not None:
         dropped.append(f"loop {m.loop[0]:g}-{m.loop[1]:g} s")
     if dropped:

@@ -44,6 +44,7 @@ import numpy.typing as npt
 from ...core.atomic import check_writable, place, temp_folder
 from ...core.distros import DEFAULT_COMPRESSION, WRITE_DISTROS, Compression, Distro, Storage, default_write_distro
 from ...core.errors import WriteError
+from ...core.keyframes import interpolation_dropped
 from ...core.kinematics import MovingTransform, RobotModel, StaticTransform, load_robot_model
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, check_commit, notify
@@ -148,6 +149,19 @@ class _BagWriter:
             if other not in (name, traj_name):
                 self.dropped.append(f"group {other!r}")
         return name, groups[name], traj_name, groups[traj_name] if traj_name else None
+
+    def _stamped_origin(self, motions: list[Motion]) -> int:
+        """:meth:`_origin`, once every frame's stamp is known to fit a bag's int64 nanoseconds."""
+        limit = 2**63 - 1
+        span = max(max(abs(float(m.times[0])), abs(float(m.times[-1]))) for m in motions if m.num_frames)
+        if span * 1e9 < limit:
+            origin = self._origin(motions)
+            last = max(round(float(m.times[-1]) * 1e9) for m in motions if m.num_frames)
+            if -limit <= origin <= limit - last:
+                return origin
+        raise WriteError(
+            self.path, f"times up to {span:g} s do not fit a bag's stamps (int64 nanoseconds since 1970, until 2262)"
+        )
 
     def _origin(self, motions: list[Motion]) -> int:
         """The stamp of relative time 0 (see the module docstring), in ns."""
@@ -489,7 +503,7 @@ class _BagWriter:
         if ":" not in root:
             raise ValueError(f"root {root!r}: expected WORLD:BASE (e.g. world:base_link)")
         world, base = root.split(":", 1)
-        origin = self._origin(motions)
+        origin = self._stamped_origin(motions)
         stamps = origin + np.round(motion.times * 1e9).astype(np.int64)
         for label, value in (
             ("acceleration", motion.acceleration if traj is not motion else None),
@@ -503,7 +517,10 @@ class _BagWriter:
             ("time column", motion.time_columns),
         ):
             self.dropped += [f"{label} {k!r}" for k in mapping]
-        if motion.is_keyframed:
+        curves = interpolation_dropped(motion)
+        if curves is not None:
+            self.dropped.append(curves)
+        elif motion.is_keyframed:
             self.dropped.append("keyframe interpolation (frames written as samples)")
         plugin = StoragePlugin.MCAP if self.storage == "mcap" else StoragePlugin.SQLITE3
         version: Literal[8, 9] = 8 if self.distro == "humble" else 9

@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 from ...core.errors import ReadError
 from ...core.inputs import read_input
-from ...core.serial.nesting import json_too_deep, too_deep_reason
+from ...core.serial.nesting import first_long_digits, json_too_deep, long_integer, too_deep_reason
 from .problems import PathPart, Problems, SceneError, json_path
 
 #: Deepest chain of references followed (a guard, real scenes use one or two levels).
@@ -113,8 +113,9 @@ def parse_json5(text: str, path: str | os.PathLike[str] = "<text>") -> Any:
         loads, fast_error = fast
         try:
             return loads(text)
-        except (fast_error, RecursionError):
-            pass  # the reference says what is wrong, and where, the same with or without pyjson5
+        except (fast_error, RecursionError) as exc:
+            _refuse_long_integer(text, str(exc), path)
+            # else the reference says what is wrong, and where, the same with or without pyjson5
     import json5
 
     # The pure-Python parser takes seconds on a text nested thousands deep (pyjson5 stops at 32).
@@ -129,6 +130,9 @@ def parse_json5(text: str, path: str | os.PathLike[str] = "<text>") -> Any:
     except ValueError as exc:
         message = str(exc)
         where = _JSON5_WHERE.match(message)
+        if "integer string conversion" in message:  # Python's int() of too many digits: json5 says not where
+            long, reason = long_integer(text)
+            raise ReadError(path, f"JSON5 syntax error: {reason}", line=long) from None
         if where:
             line, column = int(where.group(1)), int(where.group(3) or 1)
             message = where.group(2)
@@ -138,6 +142,21 @@ def parse_json5(text: str, path: str | os.PathLike[str] = "<text>") -> Any:
 
 
 _QUOTED_TOKEN = re.compile(r": '([^']+)'$")
+#: pyjson5's error for a numeric literal longer than it reads; the position is 1-based.
+_LONG_LITERAL = re.compile(r"Unclosed b'NumericLiteral' starting near (\d+)")
+
+
+def _refuse_long_integer(text: str, message: str, path: str | os.PathLike[str]) -> None:
+    """Raise the reference's error for an integer longer than Python converts, when that is what
+    pyjson5 stopped at: the reference would fail on it too, after seconds of parsing a large file."""
+    stopped = _LONG_LITERAL.search(message)
+    found = first_long_digits(text) if stopped else None
+    if stopped is None or found is None:
+        return
+    start = int(stopped.group(1)) - 1
+    if found.start() - start in (0, 1) and text[found.end() : found.end() + 1] not in (".", "e", "E"):
+        line, reason = long_integer(text)
+        raise ReadError(path, f"JSON5 syntax error: {reason}", line=line)
 
 
 def _token_offset(text: str, message: str) -> int:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...core.errors import MotionValueError
 from .problems import PathPart, Problems
 
 FloatArray = npt.NDArray[np.float64]
@@ -31,6 +32,18 @@ BoolArray = npt.NDArray[np.bool_]
 
 DEFAULT_DT = 1.0
 _POINT_KEYS = ("t", "dt", "f", "df", "ddf")
+
+
+class SplineOverflowError(MotionValueError):
+    """Control points whose spline goes beyond the float range (values or derivatives of a segment).
+
+    Attributes:
+        segment: The first such segment (from control point ``segment`` to the next).
+    """
+
+    def __init__(self, segment: int, start: float, end: float) -> None:
+        super().__init__(f"the spline from t = {start:g} to {end:g} overflows (values beyond the float range)")
+        self.segment = segment
 
 
 @dataclasses.dataclass(eq=False)
@@ -85,7 +98,9 @@ class Trajectory:
                 raise ValueError(f"repeat time {self.repeat_at} is before the last control point {self.times[-1]}")
             if not self.repeat_at > self.times[0]:
                 raise ValueError("a repeating trajectory needs a positive period")
-        self._build()
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is found and refused below
+            self._build()
+            self._check_range()
 
     # ------------------------------------------------------------------ properties
     @property
@@ -183,6 +198,28 @@ class Trajectory:
         coeffs[qui, 4] = (15 * f0 + 8 * v0 + 1.5 * a0 - a1 + 7 * v1 - 15 * f1)[qui]
         coeffs[qui, 5] = (-6 * f0 - 3 * v0 - 0.5 * a0 + 0.5 * a1 - 3 * v1 + 6 * f1)[qui]
         self._coeffs, self._orders, self._h = coeffs, orders, np.where(h > 0, h, 1.0)
+
+    def _check_range(self) -> None:
+        """Refuse segments whose values or derivatives overflow where their control points are finite.
+
+        With s in [0, 1], a segment's value is at most the sum of its coefficients' sizes, its
+        derivatives at most the sums weighted by the powers' factors over h and h²; where those
+        bounds are finite, evaluating it cannot overflow.
+        """
+        c = np.abs(self._coeffs)
+        h = self._h[:, None]
+        k = np.arange(6, dtype=np.float64)[None, :, None]
+        bounds = (c.sum(axis=1), (k * c).sum(axis=1) / h, (k * (k - 1) * c).sum(axis=1) / (h * h))
+        ends = np.vstack([self.f, self.f[:1]]) if self.repeat_at is not None else self.f
+        given = np.isfinite(ends[:-1]) & np.isfinite(ends[1:]) if len(ends) > 1 else np.isfinite(ends)
+        bad = np.zeros(given.shape, dtype=bool)
+        for bound in bounds:
+            bad |= given & ~np.isfinite(bound)
+        rows = np.flatnonzero(bad.any(axis=1))
+        if rows.size:
+            i = int(rows[0])
+            end = self._knots[i + 1] if self._knots.size > 1 else self._knots[i]
+            raise SplineOverflowError(i, float(self._knots[i]), float(end))
 
     def wrap(self, t: npt.ArrayLike) -> FloatArray:
         """Times mapped into one period (unchanged when the trajectory does not repeat)."""
@@ -447,7 +484,17 @@ def parse_trajectory(node: Any, parts: Sequence[PathPart], problems: Problems, n
     f_arr = np.array(f_rows, dtype=np.float64).reshape(k, d)
     df_arr = _optional(df_rows, has_df, k, d)
     ddf_arr = _optional(ddf_rows, has_ddf, k, d)
-    return Trajectory(times, f_arr, df_arr, ddf_arr, repeat_at, bool(scalar), dt_default, name)
+    try:
+        return Trajectory(times, f_arr, df_arr, ddf_arr, repeat_at, bool(scalar), dt_default, name)
+    except SplineOverflowError as exc:
+        ends = [exc.segment, (exc.segment + 1) % k]
+        sizes = [
+            max(float(np.nanmax(np.abs(a[i]), initial=0.0)) for a in (f_arr, df_arr, ddf_arr) if a is not None)
+            for i in ends
+        ]
+        point = ends[int(np.argmax(sizes))]
+        problems.error([*parts, "controlPoints", point], f"{exc}: its largest value is {max(sizes):g}")
+        return None
 
 
 def _optional(rows: list[Any], flags: BoolArray, k: int, d: int) -> FloatArray | None:

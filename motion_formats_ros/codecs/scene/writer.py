@@ -34,6 +34,7 @@ import numpy.typing as npt
 from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.errors import WriteError
 from ...core.inputs import read_input
+from ...core.keyframes import interpolation_dropped
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from ...core.options import option
@@ -299,6 +300,9 @@ def _warn_dropped(motion: Motion, path: Path) -> None:
         notify(
             NoticeKind.LOSSY_WRITE, f"a scene cannot hold {', '.join(dropped)}; not written", file=path, stacklevel=4
         )
+    curves = interpolation_dropped(motion)  # its trajectories' segments are splines through the keyframes
+    if curves is not None:
+        notify(NoticeKind.LOSSY_WRITE, f"a scene cannot hold {curves}", file=path, stacklevel=4)
 
 
 def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> int:

@@ -15,6 +15,7 @@ import numpy as np
 from ...core.notices import NoticeKind, notify
 from ...core.serial.yaml import Rows
 from ...core.spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS
+from ...core.timing import rate_beyond
 from .fields import Fields
 from .schema import (
     COMPONENT_KEYS,
@@ -64,6 +65,8 @@ class ComponentReader(Fields):
         rate = self.number(maps, "frameRate")
         if rate is not None and not (rate[0] > 0 and math.isfinite(rate[0])):
             raise self.fail(f"frameRate must be positive and finite, got {rate[0]:g}", rate[1])
+        if rate is not None and (beyond := rate_beyond(rate[0])):
+            raise self.fail(f"frameRate {beyond}", rate[1])
         if rate is None and not has_time:
             raise self.fail(f"component {index + 1} ({name}): no frameRate (here or in the top node)", comp.line)
         fmt = self.se3_format(maps) if kind == "link" else DEFAULT_SE3_FORMAT

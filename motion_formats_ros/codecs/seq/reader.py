@@ -119,6 +119,8 @@ class Reader(ComponentReader):
             top_rate = self.number([top], "frameRate")
             if top_rate is not None and not (top_rate[0] > 0 and math.isfinite(top_rate[0])):
                 raise self.fail(f"frameRate must be positive and finite, got {top_rate[0]:g}", top_rate[1])
+            if top_rate is not None and (beyond := timing.rate_beyond(top_rate[0])):
+                raise self.fail(f"frameRate {beyond}", top_rate[1])
             empty_rate = top_rate[0] if top_rate is not None else None
             return Motion(times=np.zeros(0), rate=empty_rate, records=records)
         ref = max(comps, key=lambda c: len(c.times))

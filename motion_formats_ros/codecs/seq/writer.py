@@ -16,6 +16,7 @@ import numpy as np
 
 from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.errors import WriteError, listed, spelled
+from ...core.keyframes import interpolation_dropped
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
 from ...core.naming import load_body
 from ...core.notices import NoticeKind, notify
@@ -354,8 +355,9 @@ def _note_dropped(m: Motion, dropped: list[str]) -> None:
         dropped.append("time columns " + ", ".join(repr(k) for k in m.time_columns))
     if m.loop is not None:
         dropped.append(f"loop {m.loop[0]:g}-{m.loop[1]:g} s")
-    if m.interpolation is not None and "step" in m.interpolation:
-        dropped.append("step interpolation between keyframes (resample first to keep it)")
+    curves = interpolation_dropped(m)
+    if curves is not None:
+        dropped.append(curves)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,6 +19,7 @@ import numpy as np
 from ...core.atomic import atomic_output
 from ...core.errors import ReadError
 from ...core.inputs import read_input
+from ...core.keyframes import interpolation_dropped
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from . import _common, _layout
@@ -43,8 +44,9 @@ def sniff(path: Path, head: str) -> bool:
 
 def _dropped(m: Motion) -> list[str]:
     out = []
-    if m.interpolation is not None and set(m.interpolation) != {"linear"}:
-        out.append("per-segment interpolation")
+    curves = interpolation_dropped(m)
+    if curves is not None:
+        out.append(curves)
     if m.loop is not None:
         out.append("loop")
     out.extend(f"series {k!r} frame {s.frame!r}" for k, s in m.series.items() if s.frame != "world")

@@ -1,4 +1,5 @@
-"""Nesting-depth checks run before a JSON or YAML text is parsed.
+"""Nesting-depth checks run before a JSON or YAML text is parsed, and the place of an integer
+too long for Python to convert (found after a parser refused it).
 
 Parsers recurse once per nesting level: ``json.loads`` raises RecursionError on a few
 thousand ``[``, and libyaml's composer (the C loader) overflows the C stack, killing
@@ -10,6 +11,7 @@ the line where it goes too deep.
 from __future__ import annotations
 
 import re
+import sys
 
 #: Deepest nesting of lists / mappings a file may have (real files: under 10).
 MAX_DEPTH = 100
@@ -77,3 +79,25 @@ def yaml_too_deep(text: str, limit: int = MAX_DEPTH) -> int | None:
 def too_deep_reason(limit: int = MAX_DEPTH) -> str:
     """The ReadError reason for a text nested too deeply."""
     return f"lists / mappings nested more than {limit} levels deep (expected a motion file's few levels)"
+
+
+def first_long_digits(text: str) -> re.Match[str] | None:
+    """The first run of more digits in ``text`` than Python turns into an ``int`` from text
+    (``sys.get_int_max_str_digits``, 4300 by default), or None."""
+    limit = sys.get_int_max_str_digits()
+    return re.search(rf"[0-9]{{{limit + 1},}}", text) if limit else None
+
+
+def long_integer(text: str) -> tuple[int | None, str]:
+    """The 1-based line of the first integer in ``text`` longer than Python turns into an ``int``,
+    and the reason for the error.
+
+    The JSON and YAML parsers raise a bare ValueError for one, without its place; this finds it
+    (None for the line when no such run of digits is found).
+    """
+    found = first_long_digits(text)
+    if found is None:
+        return None, "a number too long to convert"
+    return text.count("\n", 0, found.start()) + 1, (
+        f"an integer of {len(found.group()):,} digits (at most {sys.get_int_max_str_digits():,} are read)"
+    )

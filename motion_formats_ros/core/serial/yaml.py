@@ -35,7 +35,7 @@ import numpy.typing as npt
 import yaml
 
 from ..errors import MotionFormatError
-from .nesting import too_deep_reason, yaml_too_deep
+from .nesting import long_integer, too_deep_reason, yaml_too_deep
 
 SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -353,7 +353,7 @@ class _Skeleton:
                 if misplaced:
                     return misplaced
                 doc = loader.construct_document(node)
-            except yaml.YAMLError:  # e.g. an unknown tag
+            except (yaml.YAMLError, ValueError):  # e.g. an unknown tag, an int too long to convert
                 return set()
         finally:
             loader.dispose()
@@ -451,6 +451,8 @@ def _safe_load(text: str) -> Any:
         raise YamlError(line_number, f"invalid YAML: {exc.problem or exc}") from None
     except yaml.YAMLError as exc:
         raise YamlError(None, f"invalid YAML: {exc}") from None
+    except ValueError:  # PyYAML's int() of more digits than Python converts
+        raise YamlError(*long_integer(text)) from None
 
 
 def _substitute(node: Any, arrays: dict[str, np.ndarray], tag: str) -> Any:

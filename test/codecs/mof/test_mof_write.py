@@ -8,11 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS, corpus_params, corpus_path
+from conftest import CORPUS, corpus_params, corpus_path, lossy_messages
 
 from motion_formats_ros import Motion, MotionFile, WriteError, read, write
 from motion_formats_ros.core import joint_maps
 from motion_formats_ros.core.keyframes import reduce_keyframes
+from motion_formats_ros.core.notices import collect
 
 MOF = CORPUS / "mof"
 MOTIONS = corpus_params("mof", "*/*.mof", exclude_stems=("extern",))
@@ -185,3 +186,28 @@ def test_existing_output_is_kept(tmp_path: Path) -> None:
     with pytest.raises(WriteError, match="exists"):
         write(read(own_net(tmp_path)), out)
     assert out.read_text() == "mine"
+
+
+def test_a_value_beyond_the_float_range_in_degrees_is_refused_naming_joint_and_time(tmp_path: Path) -> None:
+    motion = Motion(times=[0, 1], joint_names=("HeadYaw", "HeadPitch"), position=[[0, 0], [0, -1.7e308]])
+    with pytest.raises(WriteError, match=r"HeadPitch at 1 s: -1\.7e\+308 rad is beyond the float range in degrees"):
+        write(MotionFile.single(motion), tmp_path / "huge.mof")
+    assert not (tmp_path / "huge.mof").exists()
+
+
+def test_a_step_is_held_and_jumps_1_ms_before_its_keyframe_naming_the_joint(tmp_path: Path) -> None:
+    held = Motion(
+        times=[0, 1, 2],
+        joint_names=("HeadYaw", "HeadPitch"),
+        position=[[0.1, 0.2], [0.1, 0.4], [0.1, 0.2]],
+        interpolation=("step", "linear"),
+    )
+    with collect(warn=False) as report:
+        write(MotionFile.single(held), tmp_path / "held.mof", joint_map="nao_22")
+    assert any(
+        "step interpolation between keyframes of HeadPitch at 0–1 s (each jump happens 1 ms before its keyframe)" in m
+        for m in lossy_messages(report)
+    )
+    back = read(tmp_path / "held.mof", joint_map="nao_22").motion.sample([0.5, 0.998, 1.0])
+    assert back.position is not None
+    np.testing.assert_allclose(back.position[:, back.joint_names.index("HeadPitch")], [0.2, 0.2, 0.4], atol=1e-6)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from support.mtn_seed import seed_bytes, write_seed
 
-from motion_formats_ros import Motion, MotionFile, read, write
+from motion_formats_ros import Motion, MotionFile, WriteError, read, write
 from motion_formats_ros.codecs import mtn
 from motion_formats_ros.codecs.mtn import MtnRecord
 from motion_formats_ros.core.joint_maps import load
@@ -205,3 +205,9 @@ def test_existing_output_is_not_replaced(tmp_path: Path) -> None:
     assert out.read_bytes() == b"keep"
     write(read(src), out, overwrite=True)
     assert out.read_bytes() == seed_bytes()
+
+
+def test_a_motion_too_long_for_the_frame_grid_is_a_write_error(tmp_path: Path) -> None:
+    endless = Motion(times=[0, 1, 1e300], joint_names=("a",), position=[[0], [1], [2]])
+    with pytest.raises(WriteError, match=r"1e\+300 s is [\d,e+.]+ frames of 16 ms to reduce to keyframes"):
+        write(MotionFile.single(endless), tmp_path / "endless.mtn")

@@ -11,11 +11,12 @@ import msgpack
 import numpy as np
 import pytest
 import yaml
-from conftest import make_file, make_motion
+from conftest import ELBOW_JUMP, elbow_jump, lossy_messages, make_file, make_motion
 
 from motion_formats_ros import Motion, MotionFile, ReadError, WriteError, read, write
 from motion_formats_ros.codecs import omf
 from motion_formats_ros.codecs.omf import reader as omf_reader
+from motion_formats_ros.core.notices import collect
 
 ENCODINGS = ["msgpack", "yaml", "json"]
 
@@ -307,3 +308,63 @@ def test_jump_at_segment_start_is_reported_too(tmp_path: Path) -> None:
     m = Motion(times=[0, 1, 2], joint_names=("a",), position=[[0], [1], [2]], interpolation=("next", "linear"))
     with pytest.warns(UserWarning, match=r"next interpolation between keyframes"):
         write(MotionFile.single(m), tmp_path / "n.json")
+
+
+def test_a_jump_between_keyframes_written_as_a_line_names_the_joint_and_times(tmp_path: Path) -> None:
+    with collect(warn=False) as report:
+        write(elbow_jump(), tmp_path / "jump.omf.json")
+    assert any(ELBOW_JUMP in m for m in lossy_messages(report))
+
+
+# ------------------------------------------------------------------ numbers out of range
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        pytest.param(
+            "length", 1e308, r"target\.length: 1e\+308 is more frames than a file of [\d,]+ bytes can hold", id="length"
+        ),
+        pytest.param(
+            "length",
+            10**400,
+            r"target\.length: an integer of about 401 digits is more frames than a file of",
+            id="length-int",
+        ),
+        pytest.param(
+            "fps", 1e308, r"target\.fps: 1e\+308 Hz is beyond the highest frame rate read, 1e\+06 Hz", id="fps"
+        ),
+        pytest.param(
+            "fps",
+            10**400,
+            r"target\.fps: expected a number in the float range, got an integer of about 401",
+            id="fps-int",
+        ),
+    ],
+)
+def test_a_huge_length_or_rate_is_refused_at_its_field_in_short(
+    tmp_path: Path, encoding: str, key: str, value: float, message: str
+) -> None:
+    if encoding == "msgpack" and isinstance(value, int):
+        pytest.skip("msgpack has no integers beyond 64 bits")
+    doc = _doc()
+    doc["target"][key] = value
+    with pytest.raises(ReadError, match=message) as caught:
+        _read_doc(tmp_path, doc, encoding)
+    assert len(str(caught.value)) < 200
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        ("long.json", '{"format": "omf",\n"version": 1,\n"basic": {"n": ' + "9" * 5_000_000 + "}}", 3),
+        ("long.yaml", "format: omf\nversion: 1\nbasic:\n  n: " + "9" * 5_000_000 + "\n", 4),
+    ],
+)
+def test_an_integer_longer_than_python_converts_is_a_read_error_at_its_line(
+    tmp_path: Path, name: str, text: str, line: int
+) -> None:
+    (tmp_path / name).write_text(text)
+    with pytest.raises(ReadError) as caught:
+        read(tmp_path / name, format="omf")
+    assert str(caught.value).startswith(f"{tmp_path / name}:{line}: ")
+    assert "an integer of 5,000,000 digits (at most 4,300 are read)" in str(caught.value)

@@ -138,3 +138,18 @@ def test_joint_id_beyond_the_body(tmp_path: Path) -> None:
     (tmp_path / "x.pseq").write_text("type: PoseSeq\nrefs:\n  - time: 0\n    refer: {joints: [5], q: [1]}\n")
     with pytest.raises(ReadError, match="sets joint ID 5, but joint_names names 2 joints"):
         read(tmp_path / "x.pseq", joint_names=["a", "b"])
+
+
+@pytest.mark.parametrize(
+    ("time", "message"),
+    [
+        ("0x" + "F" * 300, r"refs\[0\]\.time: expected a finite number, got an integer of about 362 digits"),
+        ("9" * 5000, r":6: an integer of 5,000 digits \(at most 4,300 are read\) in the pose sequence"),
+    ],
+)
+def test_a_time_beyond_the_float_range_is_a_read_error_in_short(tmp_path: Path, time: str, message: str) -> None:
+    path = tmp_path / "huge.pseq"
+    path.write_text(PSEQ.replace("  - time: 0\n", f"  - time: {time}\n"))
+    with pytest.raises(ReadError, match=message) as caught:
+        read(path)
+    assert len(str(caught.value)) < 200

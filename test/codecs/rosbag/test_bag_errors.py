@@ -95,3 +95,14 @@ def test_bag_error_joint_names_not_utf8_are_named_as_such(tmp_path: Path) -> Non
     with pytest.warns(UserWarning, match=expected):
         motion = read(path).groups["actual"]
     assert motion.num_frames == 10
+
+
+def test_bag_metadata_with_an_integer_longer_than_python_converts_is_read_around(tmp_path: Path) -> None:
+    # The storage file holds the messages; metadata.yaml only says what a closed recording had.
+    msgs = [("/joint_states", JS, BASE + k, joint_state(BASE + k, ["a"], [float(k)])) for k in range(3)]
+    bag = write_bag(tmp_path / "bag", msgs)
+    meta = bag / "metadata.yaml"
+    meta.write_text(meta.read_text().replace("message_count: 3", "message_count: " + "9" * 5000, 1))
+    with pytest.warns(UserWarning, match=r"metadata\.yaml is not usable: an integer of 5,000 digits .* \(line \d+\)"):
+        motion = read(bag).motion
+    assert motion.num_frames == 3

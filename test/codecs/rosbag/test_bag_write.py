@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ELBOW_JUMP, elbow_jump, lossy_messages
 from rosbags.highlevel import AnyReader
 from rosbags.interfaces import QosDurability
 
@@ -14,6 +15,7 @@ from motion_formats_ros import Motion, MotionFile, read, write
 from motion_formats_ros.codecs.rosbag import BagMotionRecord
 from motion_formats_ros.core.errors import WriteError
 from motion_formats_ros.core.model import Series
+from motion_formats_ros.core.notices import collect
 
 
 def _motion(n: int = 30, t0: float = 0.25) -> Motion:
@@ -176,3 +178,18 @@ def test_bag_write_separate_actual_and_target_groups(tmp_path: Path) -> None:
     assert np.max(np.abs(t.times - target.times)) < 1e-9
     assert np.array_equal(t.position, target.position)
     assert np.array_equal(t.acceleration, target.acceleration)
+
+
+@pytest.mark.parametrize("suffix", [".mcap", ".db3"])
+def test_a_jump_between_keyframes_written_as_samples_names_the_joint_and_times(tmp_path: Path, suffix: str) -> None:
+    with collect(warn=False) as report:
+        write(elbow_jump(), tmp_path / f"jump{suffix}")
+    assert any(ELBOW_JUMP in m for m in lossy_messages(report))
+
+
+@pytest.mark.parametrize("suffix", [".mcap", ".db3"])
+def test_times_beyond_the_stamps_of_a_bag_are_a_write_error(tmp_path: Path, suffix: str) -> None:
+    endless = Motion(times=[0, 1, 1e300], joint_names=("a",), position=[[0], [1], [2]])
+    with pytest.raises(WriteError, match=r"times up to 1e\+300 s do not fit a bag's stamps \(int64 nanoseconds"):
+        write(MotionFile.single(endless), tmp_path / f"endless{suffix}")
+    assert not (tmp_path / f"endless{suffix}").exists()

@@ -174,3 +174,11 @@ def test_problem_inside_referenced_content_names_its_origin(tmp_path: Path) -> N
         load_scene(top)
     assert info.value.field == "models.r.joints.a"
     assert "(from robots.json5#/ur)" in str(info.value)
+
+
+def test_an_integer_longer_than_python_converts_is_a_syntax_error_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "long.json5"
+    path.write_text("{\n  models: {},\n  n: " + "9" * 5000 + ",\n}\n")
+    with pytest.raises(ReadError) as caught:
+        load(path)
+    assert str(caught.value) == f"{path}:3: JSON5 syntax error: an integer of 5,000 digits (at most 4,300 are read)"

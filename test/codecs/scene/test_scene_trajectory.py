@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -235,3 +236,26 @@ def test_trajectory_class_rejects_bad_arrays() -> None:
         Trajectory([0, 0], [1, 2])
     with pytest.raises(ValueError, match="ddf without df"):
         Trajectory([0, 1], [1, 2], df=[[np.nan], [0]], ddf=[[0], [0]])
+
+
+# ------------------------------------------------------------------------- overflow
+@pytest.mark.parametrize(
+    ("points", "blamed"),
+    [
+        ([{"t": 0, "f": 0, "df": 0}, {"t": 1, "f": 1e308, "df": 0}], 1),  # cubic: 3 f overflows
+        ([{"t": 0, "f": -1e308}, {"t": 1, "f": 1e308}], 0),  # linear: f1 - f0 overflows
+        ([{"t": 0, "f": 0}, {"t": 1e-310, "f": 1e10}], 1),  # its slope overflows
+    ],
+)
+def test_control_points_whose_spline_overflows_are_refused_by_path(points: list[Any], blamed: int) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # found, not computed into inf / NaN
+        errors = problems_of({"controlPoints": points})
+    assert len(errors) == 1
+    assert errors[0].startswith(f"trajectories.x.controlPoints[{blamed}]: the spline from t = 0 to ")
+    assert "overflows" in errors[0] and "e+" in errors[0] and "0" * 20 not in errors[0]
+
+
+def test_large_values_whose_spline_stays_in_range_are_kept() -> None:
+    traj = parse({"controlPoints": [{"t": 0, "f": 1e300, "df": 0}, {"t": 1, "f": -1e300, "df": 0}]})
+    assert np.all(np.isfinite(traj.evaluate(np.linspace(0, 1, 11), 2)))

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import corpus_path
+from conftest import ELBOW_JUMP, corpus_path, elbow_jump, lossy_messages
 from scipy.spatial.transform import Rotation
 
 from motion_formats_ros import Motion, MotionFile, WriteError, read, write
 from motion_formats_ros.cli.main import main
 from motion_formats_ros.codecs.scene import load_scene
+from motion_formats_ros.core.notices import collect
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -179,3 +180,24 @@ def test_cli_validate_canonical_and_syntax_errors(tmp_path: Path, capsys: pytest
     broken.write_text("{\n  models: {,}\n}")  # json5 (the reference) points at the "}" after the stray comma
     assert main(["validate", str(broken)]) == 1
     assert f"error: {broken}:2: column 13: JSON5 syntax error" in capsys.readouterr().err
+
+
+def test_a_jump_between_keyframes_written_as_a_line_names_the_joint_and_times(tmp_path: Path) -> None:
+    with collect(warn=False) as report:
+        write(elbow_jump(), tmp_path / "jump.json5")
+    assert any(ELBOW_JUMP in m for m in lossy_messages(report))
+
+
+def test_cli_validate_refuses_a_control_point_whose_spline_overflows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    huge = tmp_path / "huge.json5"
+    huge.write_text(
+        "{models: {arm: {joints: {a: {}}, links: {l1: {pose: {axisAngle: {axis: 'z', angle: {joint: 'a'}}}}}}},"
+        " objects: {o: {model: 'arm', jointValues: {a: {trajectory: 't'}}}},"
+        " trajectories: {t: {controlPoints: [{t: 0, f: 0, df: 0}, {t: 1, f: 1e308, df: 0}]}}}"
+    )
+    assert main(["validate", str(huge)]) == 1
+    captured = capsys.readouterr()
+    assert f"{huge}: trajectories.t.controlPoints[1]: the spline from t = 0 to 1 overflows" in captured.out
+    assert "1e+308" in captured.out and "encountered" not in captured.err

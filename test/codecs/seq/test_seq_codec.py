@@ -8,13 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS, corpus_path
+from conftest import CORPUS, ELBOW_JUMP, corpus_path, elbow_jump, lossy_messages
 
 from motion_formats_ros import Motion, MotionFile, ReadError, Series, WriteError, read, write
 from motion_formats_ros.cli.main import main
 from motion_formats_ros.codecs import seq
 from motion_formats_ros.codecs.seq import SeqMotionRecord
 from motion_formats_ros.core.errors import OptionError
+from motion_formats_ros.core.notices import collect
 from motion_formats_ros.registry import codec_for_path
 
 CHOREONOID = CORPUS / "choreonoid"
@@ -670,3 +671,9 @@ def test_seq_cli_hold_resampling_of_frame_times(tmp_path: Path) -> None:
     m = read(out).motion
     assert m.rate == 10.0 and "hasFrameTime" not in out.read_text()
     np.testing.assert_array_equal(m.position[:, 0], [1, 3, 3, 3, 4])  # type: ignore[index]
+
+
+def test_a_jump_between_keyframes_written_as_a_line_names_the_joint_and_times(tmp_path: Path) -> None:
+    with collect(warn=False) as report:
+        write(elbow_jump(), tmp_path / "jump.seq")
+    assert any(ELBOW_JUMP in m for m in lossy_messages(report))

@@ -85,6 +85,16 @@ CASES = {
     "zero frameRate": (GOOD.replace("frameRate: 100", "frameRate: 0"), 4, "frameRate must be positive"),
     "negative frameRate": (GOOD.replace("frameRate: 100", "frameRate: -50"), 4, "frameRate must be positive"),
     "frameRate not a number": (GOOD.replace("frameRate: 100", "frameRate: fast"), 4, "expected a number"),
+    "huge frameRate": (
+        GOOD.replace("frameRate: 100", "frameRate: 1e308"),
+        4,
+        "frameRate 1e+308 Hz is beyond the highest frame rate read, 1e+06 Hz",
+    ),
+    "huge frameRate, no components": (
+        "type: CompositeSeq\ncontent: BodyMotion\nformatVersion: 2\nframeRate: 1e308\nnumFrames: 0\ncomponents: []\n",
+        4,
+        "frameRate 1e+308 Hz is beyond",
+    ),
     "no frameRate": (GOOD.replace("frameRate: 100\n", ""), 7, "no frameRate"),
     "huge numParts": (GOOD.replace("numParts: 2", "numParts: 1000000000000"), 10, "more than this reader allows"),
     "huge numParts, no frames": (

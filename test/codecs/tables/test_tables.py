@@ -15,11 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import make_file, make_motion
+from conftest import ELBOW_JUMP, elbow_jump, lossy_messages, make_file, make_motion
 
 from motion_formats_ros import Motion, MotionFile, ReadError, Series, read, write
 from motion_formats_ros.cli.main import main
 from motion_formats_ros.core.errors import WriteError
+from motion_formats_ros.core.notices import collect
 
 NO_PYARROW = "needs pyarrow (the [parquet] extra; `make test-min` runs without it)"
 START_NS = 1_732_000_000_123_456_789
@@ -317,3 +318,16 @@ def test_mutated_tables_fail_only_with_read_errors(tmp_path: Path, suffix: str) 
             outcomes["error"] += 1
             unnamed += [] if "mutant" in str(exc) else [str(exc)]
     assert outcomes["error"] > 0 and not unnamed  # every error names the file
+
+
+def test_csv_names_the_joint_and_times_of_a_jump_between_keyframes(tmp_path: Path) -> None:
+    with collect(warn=False) as report:
+        write(elbow_jump(), tmp_path / "jump.csv")
+    assert any(ELBOW_JUMP in m for m in lossy_messages(report))
+
+
+def test_csv_writes_a_hold_between_equal_keyframes_without_a_warning(tmp_path: Path) -> None:
+    held = Motion(times=[0, 1, 2], joint_names=("a",), position=[[1], [1], [2]], interpolation=("step", "linear"))
+    with collect(warn=False) as report:
+        write(MotionFile.single(held), tmp_path / "held.csv")
+    assert lossy_messages(report) == []

@@ -164,6 +164,7 @@ def _load_yaml(text: str) -> tuple[Any, str | None]:
     """:func:`_load` of any YAML text, with PyYAML."""
     import yaml
 
+    from ....core.serial.nesting import long_integer
     from ....core.serial.yaml import YamlError, check_expansion
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -173,6 +174,9 @@ def _load_yaml(text: str) -> tuple[Any, str | None]:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         return None, f"is not valid YAML{where} (cut short?)"
+    except ValueError:  # PyYAML's int() of more digits than Python converts
+        line, reason = long_integer(text)
+        return None, f"is not usable: {reason} (line {line})"
     try:
         check_expansion(doc, text)
     except YamlError as exc:

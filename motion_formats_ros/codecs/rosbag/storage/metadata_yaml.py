@@ -50,7 +50,10 @@ def scalar(text: str) -> Any:
     if text == "{}":
         return {}
     if _INT.fullmatch(text):
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python converts: a YAML library says where
+            raise NotPlainYaml(text[:20]) from None
     if len(text) >= 2 and text[0] == text[-1] == "'":
         inner = text[1:-1]
         if "'" in inner.replace("''", ""):

@@ -52,7 +52,7 @@ def _from_yaml(text: str) -> tuple[dict[str, str], str | None]:
 
         try:
             doc = yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
-        except yaml.YAMLError:
+        except (yaml.YAMLError, ValueError):  # (an int of more digits than Python converts)
             return {}, None
         try:
             check_expansion(doc, text)
