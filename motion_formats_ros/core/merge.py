@@ -230,14 +230,15 @@ def merge_on_grid(segments: Sequence[Segment], rate: float) -> tuple[IntArray, t
     t0 = times_ns[0]
     channels = [ch for ch in CHANNELS if any(ch in seg.channels for seg in segments)]
     out: dict[str, FloatArray] = {}
+    columns = [{name: k for k, name in enumerate(seg.names)} for seg in segments]
     for ch in channels:
         merged = np.full((times_ns.size, len(names)), np.nan)
         for col, name in enumerate(names):
             parts_t, parts_v = [], []
-            for seg in segments:
-                if ch in seg.channels and name in seg.names:
+            for seg, column in zip(segments, columns, strict=True):
+                if ch in seg.channels and name in column:
                     parts_t.append(seg.times)
-                    parts_v.append(seg.channels[ch][:, seg.names.index(name)])
+                    parts_v.append(seg.channels[ch][:, column[name]])
             if not parts_t:
                 continue
             src = np.concatenate(parts_t)

@@ -48,11 +48,11 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectory
 
-from ..core.errors import MotionFormatError
+from ..core.errors import MotionFormatError, OutOfRangeError
 from ..core.nonfinite import needs_state
 from ..playback.config import PlayerConfig, PlayerError
 from ..playback.emit import Emitter, Transforms
-from ..playback.plan import TrajectoryPlan
+from ..playback.plan import TrajectoryPlan, check_message_room
 from ..playback.schedule import Lateness, Pace, Schedule
 from ..playback.session import PlaybackSession, load
 from . import adapters
@@ -307,6 +307,10 @@ class MotionPlayer(Node):
         chunk_duration = self.config.chunk_duration
         if controller and chunk_duration > 0:
             log.warning("chunk_duration is ignored with controller: the motion goes as one goal")
+        try:
+            check_message_room(plan, 0.0 if controller else chunk_duration)
+        except OutOfRangeError as exc:
+            raise PlayerError(str(exc)) from None
         messages = trajectory_messages(plan, 0.0 if controller else chunk_duration)
         size = sum(message_bytes(m) for m in messages)
         dev = plan.deviation
