@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import faulthandler
 import functools
 import os
 import signal
@@ -212,7 +213,11 @@ class StopRequest:
     the collision check of its motion, all in the main thread) the signal also raises
     :class:`Stopped` there, so that none of that work has to finish first. A library that
     swallows every exception (trimesh's imports do) could keep it from arriving: the
-    process then exits with status 0 :data:`START_STOP_GRACE` seconds after the signal.
+    process then exits with status 0 :data:`START_STOP_GRACE` seconds after the signal. A
+    single operation in native code that holds the interpreter longer than that (numpy
+    over a huge motion) delays both; :data:`START_STOP_HARD` seconds after the signal the
+    process ends all the same, from a thread of faulthandler's that needs no interpreter
+    (status 1).
     """
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -230,6 +235,7 @@ class StopRequest:
         if self.interrupting:
             self.interrupting = False  # once: the way out is not interrupted again
             _exit_later(self.name, 0, START_STOP_GRACE, "stopping its start-up")
+            _end_regardless(START_STOP_HARD)
             raise Stopped(signum)
 
     def install(self) -> None:
@@ -353,6 +359,18 @@ def _build(make_node: Callable[[], Any], stop: StopRequest) -> Any:
 TEARDOWN_TIMEOUT = 1.5
 #: Seconds a node being built has after SIGINT / SIGTERM to end on its own (the process exits within 2 s).
 START_STOP_GRACE = 1.0
+#: Seconds after which the process ends even while native code holds the interpreter.
+START_STOP_HARD = 1.7
+
+
+def _end_regardless(timeout: float) -> None:
+    """End the process (status 1) after ``timeout`` seconds, whatever holds the interpreter then.
+
+    faulthandler's watchdog is a thread of its own that needs no interpreter lock; what it
+    writes (every thread's stack) goes nowhere.
+    """
+    sink = open(os.devnull, "w")  # noqa: SIM115 (kept open for the watchdog, which may write when it fires)
+    faulthandler.dump_traceback_later(timeout, exit=True, file=sink)
 
 
 def _exit_later(name: str, code: int, timeout: float, what: str) -> threading.Timer:
