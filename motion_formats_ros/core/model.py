@@ -475,19 +475,19 @@ class Motion:
     def _check_room(self, rate: float) -> None:
         """Refuse, before allocating, a resampling whose arrays this machine cannot hold.
 
-        The peak is the new arrays (frames × values) and, while the widest one is being
-        interpolated, its two neighbouring samples, their difference and the mix (four arrays
-        as wide as it; a slerp of quaternions about eight), plus the new times and where each
-        falls among the old ones (about a dozen values a frame).
+        The peak is the new arrays (frames × values), the new times and where each falls
+        among the old ones (about a dozen values a frame), and the temporaries of one block
+        of the widest array being interpolated (its two neighbouring samples, their
+        difference and the mix; a slerp of quaternions about eight arrays as wide).
         """
         frames = math.floor(float(self.times[-1] - self.times[0]) * rate) + 2
         widths = {label: int(np.prod(a.shape[1:])) for label, a in self.iter_arrays()}
         columns = 1 + sum(widths.values())
         temporaries = [(8 if label.endswith("orientation") else 4) * w for label, w in widths.items()]
-        working = max(temporaries, default=0) + 12
+        block = min(frames, timing.BLOCK) * max(temporaries, default=0)
         require_room(
             f"{spelled('rate')} {rate:g}: {frames:,} frames × {columns:,} values",
-            frames * (columns + working) * 8,
+            (frames * (columns + 12) + block) * 8,
         )
 
     def resample(self, rate: float, method: str = "linear") -> Motion:

@@ -202,22 +202,18 @@ class RunnableNode(Protocol):
     def destroy_node(self) -> None: ...
 
 
-class Stopped(BaseException):
-    """SIGINT / SIGTERM while the node is being built: its start-up work ends where it is."""
-
-
 class StopRequest:
     """SIGINT / SIGTERM set an event instead of raising or tearing ROS down under the node.
 
     While the node is being built (:attr:`interrupting`: reading its file, its robot model,
     the collision check of its motion, all in the main thread) the signal also raises
-    :class:`Stopped` there, so that none of that work has to finish first. A library that
-    swallows every exception (trimesh's imports do) could keep it from arriving: the
-    process then exits with status 0 :data:`START_STOP_GRACE` seconds after the signal. A
-    single operation in native code that holds the interpreter longer than that (numpy
-    over a huge motion) delays both; :data:`START_STOP_HARD` seconds after the signal the
-    process ends all the same, from a thread of faulthandler's that needs no interpreter
-    (status 1).
+    :class:`KeyboardInterrupt` there, as Python's own SIGINT handler would, so that none of
+    that work has to finish first. A library that swallows every exception (trimesh's
+    imports do) could keep it from arriving: the process then exits with status 0
+    :data:`START_STOP_GRACE` seconds after the signal. A single operation in native code
+    that holds the interpreter longer than that (numpy over a huge motion) delays both;
+    :data:`START_STOP_HARD` seconds after the signal the process ends all the same, from a
+    thread of faulthandler's that needs no interpreter (status 1).
     """
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -236,7 +232,7 @@ class StopRequest:
             self.interrupting = False  # once: the way out is not interrupted again
             _exit_later(self.name, 0, START_STOP_GRACE, "stopping its start-up")
             _end_regardless(START_STOP_HARD)
-            raise Stopped(signum)
+            raise KeyboardInterrupt
 
     def install(self) -> None:
         for sig in self.SIGNALS:
@@ -316,11 +312,11 @@ def run(
             executor.add_node(node)
             spin_until_done(executor, node.done, stop.event)
             code = node.exit_code
-        except Stopped:
+        except KeyboardInterrupt:
             code = 0  # asked to stop before the node was built: nothing was sent, nothing to finish
         except Exception as exc:
             if node is None and stop.event.is_set():
-                code = 0  # stopping while built: what failed on the way out (a swallowed Stopped) is not news
+                code = 0  # stopping while built: what failed on the way out (the interrupt swallowed) is not news
             elif isinstance(exc, errors):
                 rclpy.logging.get_logger(name).error(str(exc))
                 print(f"error: {exc}", file=sys.stderr)
@@ -345,11 +341,11 @@ def run(
 
 
 def _build(make_node: Callable[[], Any], stop: StopRequest) -> Any:
-    """``make_node()``, which a signal interrupts (:class:`Stopped`), also one come before it."""
+    """``make_node()``, which a signal interrupts (:class:`KeyboardInterrupt`), also one come before it."""
     stop.interrupting = True
     try:
         if stop.event.is_set():
-            raise Stopped(stop.signal)
+            raise KeyboardInterrupt
         return make_node()
     finally:
         stop.interrupting = False
