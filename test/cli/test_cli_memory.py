@@ -64,3 +64,15 @@ def test_check_at_any_rate_completes_or_is_refused_before_allocating() -> None:
         proc = _limited("check", WAVE, "--urdf", NAO, "--rate", rate)
         outcomes[rate] = _done_or_refused(proc, "check")
     assert outcomes["1e5"] and not outcomes["1e6"], outcomes
+
+
+def test_a_text_output_too_big_to_encode_is_one_line(tmp_path: Path) -> None:
+    """What the pre-check does not count (the text of an OMF YAML file, some 200 bytes a value
+    while it is made) still ends in one line, exit 1, with no output and no temporary left."""
+    out = tmp_path / "wave.yaml"
+    proc = _limited("convert", WAVE, out, "--rate", "3e5")
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # 1,050,001 frames × 27 values as YAML text: over 1 GiB
+    assert proc.stderr.startswith("error: not enough memory for this command"), proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert not list(tmp_path.iterdir())
