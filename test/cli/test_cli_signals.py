@@ -97,7 +97,7 @@ def test_sigterm_during_a_bag_read(tmp_path: Path) -> None:
     bag = tmp_path / "long.db3"
     write(_motion(2_000_000, tuple(f"j{k}" for k in range(12))), bag)
     out = tmp_path / "out.msgpack"
-    for busy in (1.5, 3.0):
+    for busy in (0.8, 1.5):  # the read takes seconds from about 0.5 s on
         _terminate_after(["convert", bag, out, "--overwrite"], busy)
         assert not out.exists()
 
@@ -105,9 +105,9 @@ def test_sigterm_during_a_bag_read(tmp_path: Path) -> None:
 def test_sigterm_during_a_batch(tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()
-    for k in range(4):
-        write(_motion(600_000, tuple(f"j{j}" for j in range(12))), src / f"m{k}.msgpack")
+    for k in range(8):  # two workers, each CSV some seconds: busy for ten seconds or more
+        write(_motion(500_000, tuple(f"j{j}" for j in range(12))), src / f"m{k}.msgpack")
     out = tmp_path / "out"
-    for busy in (2.0, 5.0):
+    for busy in (2.0, 4.0):
         _terminate_after(["batch", src, "-o", out, "--to", "csv", "--workers", "2", "--overwrite"], busy)
         assert not list(out.glob("**/.*.tmp")) if out.exists() else True
