@@ -260,6 +260,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK
+    except MemoryError as exc:  # what the memory pre-check does not count (a text writer's encoding): one line
+        detail = f" ({_one_line(str(exc))})" if str(exc) else ""
+        print(
+            f"error: not enough memory for this command{detail}: a lower --rate, a shorter --start/--end "
+            "or a binary output (msgpack, parquet) needs less",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
     except OSError as exc:  # a file the system refuses (permissions, a full disk …): one line naming it
         print(f"error: {_os_error(exc)}", file=sys.stderr)
         return EXIT_ERROR

@@ -46,7 +46,8 @@ from ..core import joint_maps
 from ..core.atomic import check_writable, write_bytes_atomic
 from ..core.errors import ReadError, WriteError
 from ..core.inputs import read_input
-from ..core.model import CodecRecord, Motion, MotionFile, Series, available_memory
+from ..core.memory import available_memory
+from ..core.model import CodecRecord, Motion, MotionFile, Series
 from ..core.notices import NoticeKind, collect, notify
 from ..core.options import option
 

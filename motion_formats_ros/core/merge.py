@@ -21,7 +21,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from .errors import SelectionError
+from .errors import SelectionError, spelled
+from .memory import require_room
 from .notices import NoticeKind, notify
 
 IntArray = npt.NDArray[np.int64]
@@ -226,18 +227,24 @@ def merge_on_grid(segments: Sequence[Segment], rate: float) -> tuple[IntArray, t
     all_t = np.unique(np.concatenate([seg.times for seg in segments]))
     span = (all_t[-1] - all_t[0]) / 1e9
     frames = int(np.floor(span * rate + 1e-9)) + 1
+    channels = [ch for ch in CHANNELS if any(ch in seg.channels for seg in segments)]
+    # Every channel's (frames, joints) array, the grid's times and one column's interpolation.
+    require_room(
+        f"{spelled('rate')} {rate:g}: {frames:,} frames × {len(names):,} joints",
+        8 * frames * (len(names) * max(len(channels), 1) + 6),
+    )
     times_ns = all_t[0] + np.round(np.arange(frames) * (1e9 / rate)).astype(np.int64)
     t0 = times_ns[0]
-    channels = [ch for ch in CHANNELS if any(ch in seg.channels for seg in segments)]
     out: dict[str, FloatArray] = {}
+    columns = [{name: k for k, name in enumerate(seg.names)} for seg in segments]
     for ch in channels:
         merged = np.full((times_ns.size, len(names)), np.nan)
         for col, name in enumerate(names):
             parts_t, parts_v = [], []
-            for seg in segments:
-                if ch in seg.channels and name in seg.names:
+            for seg, column in zip(segments, columns, strict=True):
+                if ch in seg.channels and name in column:
                     parts_t.append(seg.times)
-                    parts_v.append(seg.channels[ch][:, seg.names.index(name)])
+                    parts_v.append(seg.channels[ch][:, column[name]])
             if not parts_t:
                 continue
             src = np.concatenate(parts_t)

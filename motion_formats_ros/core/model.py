@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import resource
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -22,6 +21,7 @@ import numpy.typing as npt
 
 from . import timing
 from .errors import MotionValueError, OutOfRangeError, SelectionError, listed, spelled
+from .memory import require_room
 from .notices import Notice
 
 if TYPE_CHECKING:
@@ -67,38 +67,6 @@ def _expect_shape(name: str, array: Any, expected: tuple[int, ...]) -> FloatArra
         exp = "(" + ", ".join(str(s) for s in expected) + ")"
         raise MotionValueError(f"{name} has shape {_shape(out)}, expected {exp}")
     return out
-
-
-def available_memory() -> int | None:
-    """Bytes this process can still allocate: the memory the system has available, and no more
-    than its address-space limit leaves (None where neither is known)."""
-    limits: list[int] = []
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    limits.append(int(line.split()[1]) * 1024)
-                    break
-    except (OSError, ValueError, IndexError):
-        pass
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft != resource.RLIM_INFINITY:
-        try:
-            with open("/proc/self/statm", encoding="ascii") as fh:
-                used = int(fh.read().split()[0]) * resource.getpagesize()
-        except (OSError, ValueError, IndexError):
-            used = 0
-        limits.append(max(soft - used, 0))
-    return min(limits) if limits else None
-
-
-def _bytes(count: float) -> str:
-    """``17.9 GiB``: a byte count for a message."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if count < 1024 or unit == "PiB":
-            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
-        count /= 1024
-    return f"{count:.1f} PiB"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -360,13 +328,37 @@ class Motion:
         """True when the motion carries per-segment interpolation (keyframe formats)."""
         return self.interpolation is not None
 
+    def _joint_table(self) -> dict[str, tuple[int, int]]:
+        """Joint name → (its index, its first column), built once per list of joints.
+
+        Looking a joint up is then constant time, so that going over every joint of a motion
+        of a hundred thousand joints is linear in their number, not quadratic.
+        """
+        names, dims = self.joint_names, self.joint_dims
+        cached = self.__dict__.get("_joint_table_cache")
+        if cached is not None and cached[0] is names and cached[1] is dims:  # the same (immutable) tuples
+            table: dict[str, tuple[int, int]] = cached[2]
+            return table
+        starts = np.concatenate([[0], np.cumsum(dims, dtype=np.int64)]).tolist()
+        table = {name: (i, int(starts[i])) for i, name in enumerate(names)}
+        self.__dict__["_joint_table_cache"] = (names, dims, table)
+        return table
+
+    def joint_index(self, name: str) -> int:
+        """Index of joint ``name`` in :attr:`joint_names`.
+
+        Raises:
+            SelectionError: The motion has no such joint.
+        """
+        found = self._joint_table().get(name)
+        if found is None:
+            raise SelectionError(f"unknown joint {name!r}; joints: {listed(self.joint_names)}")
+        return found[0]
+
     def joint_columns(self, name: str) -> slice:
         """Columns of joint ``name`` in the (N, D) joint channels."""
-        try:
-            i = self.joint_names.index(name)
-        except ValueError:
-            raise SelectionError(f"unknown joint {name!r}; joints: {listed(self.joint_names)}") from None
-        start = int(sum(self.joint_dims[:i]))
+        i = self.joint_index(name)
+        start = self._joint_table()[name][1]
         return slice(start, start + self.joint_dims[i])
 
     def channels(self) -> dict[str, FloatArray]:
@@ -485,18 +477,20 @@ class Motion:
     def _check_room(self, rate: float) -> None:
         """Refuse, before allocating, a resampling whose arrays this machine cannot hold.
 
-        The estimate is the new arrays (frames × values × 8 bytes) twice over: the interpolation
-        holds about as much again in temporaries while it runs.
+        The peak is the new arrays (frames × values), the new times and where each falls
+        among the old ones (about a dozen values a frame), and the temporaries of one block
+        of the widest array being interpolated (its two neighbouring samples, their
+        difference and the mix; a slerp of quaternions about eight arrays as wide).
         """
         frames = math.floor(float(self.times[-1] - self.times[0]) * rate) + 2
-        columns = 1 + sum(int(np.prod(a.shape[1:])) for _, a in self.iter_arrays())
-        needed = 2 * frames * columns * 8
-        room = available_memory()
-        if room is not None and needed > room:
-            raise OutOfRangeError(
-                f"{spelled('rate')} {rate:g}: {frames:,} frames × {columns:,} values need "
-                f"{_bytes(needed)}, more than the {_bytes(room)} this process can still allocate"
-            )
+        widths = {label: int(np.prod(a.shape[1:])) for label, a in self.iter_arrays()}
+        columns = 1 + sum(widths.values())
+        temporaries = [(8 if label.endswith("orientation") else 4) * w for label, w in widths.items()]
+        block = min(frames, timing.BLOCK) * max(temporaries, default=0)
+        require_room(
+            f"{spelled('rate')} {rate:g}: {frames:,} frames × {columns:,} values",
+            (frames * (columns + 12) + block) * 8,
+        )
 
     def resample(self, rate: float, method: str = "linear") -> Motion:
         """Uniform frames at ``rate`` Hz from the first frame to the last.
@@ -529,7 +523,7 @@ class Motion:
             raise MotionValueError(f"duplicate joint names: {_duplicates(names)}")
         cols = [np.arange(self.dof)[self.joint_columns(n)] for n in names]
         idx = np.concatenate(cols) if cols else np.zeros(0, dtype=np.intp)
-        dims = tuple(self.joint_dims[self.joint_names.index(n)] for n in names)
+        dims = tuple(self.joint_dims[self.joint_index(n)] for n in names)
 
         def pick(a: np.ndarray | None) -> Any:
             return None if a is None else a[:, idx]

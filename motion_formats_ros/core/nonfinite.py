@@ -266,7 +266,8 @@ class _Assembly:
         in_file = [name for name in sent if name in joints.columns]
         held = set(joints.held)
         self.held = held
-        self.dims = tuple(1 if name in held else base.joint_dims[in_file.index(name)] for name in sent)
+        dim_of = dict(zip(in_file, base.joint_dims, strict=False))
+        self.dims = tuple(1 if name in held else dim_of[name] for name in sent)
 
     def channel(self, channel: FloatArray | None, fill_held: float) -> FloatArray | None:
         """``channel`` of the base motion with a constant column for each held joint."""

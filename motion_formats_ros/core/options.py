@@ -85,6 +85,7 @@ def option(
     metavar: str = "",
     minimum: float | None = None,
     above: float | None = None,
+    smallest_on: float | None = None,
     runtime: bool = False,
     nonempty: bool = False,
     name: str = "",
@@ -101,19 +102,21 @@ def option(
         metavar: How the value is written on the command line (default: from the type).
         minimum: A setting's smallest number (inclusive), if any.
         above: A setting's numbers must be greater than this, if given.
+        smallest_on: A setting whose 0 means "off": its smallest number other than 0.
         runtime: A setting that may change while the program runs (otherwise only at start).
         nonempty: A setting's text or list that, when given, must not be empty.
         name: The name users give a setting by, when it is not the field's.
     """
     metadata: dict[str, Any] = {"help": help, "unit": unit, "choices": tuple(choices), "metavar": metavar, "name": name}
-    metadata |= {"minimum": minimum, "above": above, "runtime": runtime, "nonempty": nonempty}
+    metadata |= {"minimum": minimum, "above": above, "smallest_on": smallest_on, "runtime": runtime}
+    metadata |= {"nonempty": nonempty}
     return dataclasses.field(default=default, metadata=metadata)
 
 
 #: A node's setting (a field of its configuration dataclass) is declared as a codec's option is.
 setting = option
 #: The checks of a setting and their defaults (the keywords of :func:`option` only settings use).
-_CHECKS: dict[str, Any] = {"minimum": None, "above": None, "runtime": False, "nonempty": False}
+_CHECKS: dict[str, Any] = {"minimum": None, "above": None, "smallest_on": None, "runtime": False, "nonempty": False}
 
 
 class Option(NamedTuple):
@@ -434,6 +437,7 @@ class Setting(NamedTuple):
         choices: The allowed values, if only some are.
         minimum: Smallest allowed number (inclusive), if any.
         above: Numbers must be greater than this, if given.
+        smallest_on: Smallest allowed number other than 0, for a number whose 0 means "off".
         runtime: May change while the program runs; otherwise only at start.
         nonempty: A text or list that, when given, must not be empty.
     """
@@ -445,6 +449,7 @@ class Setting(NamedTuple):
     choices: tuple[Any, ...] = ()
     minimum: float | None = None
     above: float | None = None
+    smallest_on: float | None = None
     runtime: bool = False
     nonempty: bool = False
     field: str = ""
@@ -507,6 +512,8 @@ class Setting(NamedTuple):
                 return f"{name} must be at least {self.minimum:g}, got {value:g}"
             if self.above is not None and not value > self.above:
                 return f"{name} must be greater than {self.above:g}, got {value:g}"
+            if self.smallest_on is not None and 0 < value < self.smallest_on:
+                return f"{name} must be 0 (off) or at least {self.smallest_on:g}, got {value:g}"
         if given and self.nonempty and not value:
             return f"{name} is empty: give a value or leave the setting out"
         return None

@@ -120,13 +120,35 @@ def locate(times: np.ndarray, query: np.ndarray, interpolation: Sequence[str] | 
     return Location(index.astype(np.intp), fraction)
 
 
+#: Query times interpolated at once: the temporaries stay small, and no single native
+#: operation runs long enough to keep a signal's handler waiting (SIGTERM ends a command
+#: within 2 s, also while it resamples millions of frames).
+BLOCK = 1 << 16
+
+
 def interpolate(values: np.ndarray, where: Location, kind: str = "value") -> np.ndarray:
     """``values`` (time first) evaluated at ``where``.
 
     kind ``"value"``: linear; ``"quaternion"``: slerp over the last axis (x, y, z, w);
     ``"state"``: the value at the segment start (held; the end at fraction 1).
-    Sample times reproduce the samples exactly, NaN neighbours included.
+    Sample times reproduce the samples exactly, NaN neighbours included. Done
+    :data:`BLOCK` query times at a time.
     """
+    n = where.segment.size
+    if n <= BLOCK:
+        return _interpolate_block(values, where, kind)
+    out: np.ndarray | None = None
+    for lo in range(0, n, BLOCK):
+        hi = min(n, lo + BLOCK)
+        part = _interpolate_block(values, Location(where.segment[lo:hi], where.fraction[lo:hi]), kind)
+        if out is None:
+            out = np.empty((n, *part.shape[1:]), dtype=part.dtype)
+        out[lo:hi] = part
+    assert out is not None
+    return out
+
+
+def _interpolate_block(values: np.ndarray, where: Location, kind: str) -> np.ndarray:
     if values.shape[0] == 1:
         return np.repeat(values, where.segment.size, axis=0)
     i, f = where.segment, where.fraction

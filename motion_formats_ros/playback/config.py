@@ -23,6 +23,10 @@ def silent(level: str, text: str) -> None:
 
 #: Highest JointState / TF rate (Hz) when the file's own rate is higher or unknown.
 MAX_STREAM_RATE = 500.0
+#: Shortest trajectory chunk (s) other than 0: a chunk is at least one control period of a
+#: controller at 100 Hz; shorter ones would make a message of a point or two, millions of
+#: them for a long motion.
+MIN_CHUNK_DURATION = 0.01
 
 
 class PlayMode(ChoiceEnum):
@@ -108,6 +112,7 @@ class PlayerConfig:
         "opt-in, 0 = one message: split the trajectory into messages of this many seconds for a controller "
         "that queues them (joint_trajectory_controller replaces its trajectory with each message)",
         minimum=0.0,
+        smallest_on=MIN_CHUNK_DURATION,
     )
     wait_for_subscribers: float = setting(
         5.0, "seconds to wait for subscribers before playing (0 = don't)", minimum=0.0

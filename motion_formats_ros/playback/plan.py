@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core import timing
+from ..core.memory import require_room
 from ..core.model import Motion
 from ..core.options import ChoiceEnum
 
@@ -496,14 +497,51 @@ def _keyframe_plan(m: Motion, speed: float, approach_time: float, notes: tuple[s
 
 
 def split_chunks(plan: TrajectoryPlan, chunk_duration: float) -> list[tuple[int, int]]:
-    """(first, last) point ranges of about ``chunk_duration`` s each (for controllers that queue)."""
+    """(first, last) point ranges of about ``chunk_duration`` s each (for controllers that queue).
+
+    A chunk starts at the first point at or after each multiple of ``chunk_duration`` that
+    comes before the end; no list of those multiples is made, so the memory is the points'
+    whatever the duration, and a chunk holds at least one point.
+    """
     rel = plan.time_from_start
     if chunk_duration <= 0 or rel.size == 0 or rel[-1] <= chunk_duration:
         return [(0, rel.size)]
-    edges = np.arange(chunk_duration, rel[-1], chunk_duration)
-    cuts = np.searchsorted(rel, edges, side="left")
-    bounds = [0, *sorted({int(c) for c in cuts if 0 < c < rel.size}), rel.size]
+    # How many multiples m·chunk_duration (m ≥ 1, before the end) each point has reached.
+    reached = np.minimum(np.floor(rel / chunk_duration), math.ceil(rel[-1] / chunk_duration) - 1)
+    cuts = np.flatnonzero(np.diff(reached) > 0) + 1
+    bounds = [0, *cuts.tolist(), rel.size]
     return list(itertools.pairwise(bounds))
+
+
+#: Bytes a JointTrajectory message holds besides its points, and a point besides its values
+#: (Python objects; measured with rclpy's message classes, rounded up).
+MESSAGE_BYTES = 1600
+POINT_BYTES = 700
+
+
+def chunk_count(plan: TrajectoryPlan, chunk_duration: float) -> int:
+    """How many messages ``chunk_duration`` makes of ``plan`` at most (without splitting it)."""
+    if chunk_duration <= 0 or plan.points == 0:
+        return 1
+    return max(1, min(plan.points, math.ceil(plan.duration / chunk_duration)))
+
+
+def check_message_room(plan: TrajectoryPlan, chunk_duration: float) -> None:
+    """Refuse, before any message is made, a trajectory whose messages this process cannot hold.
+
+    Each message holds the joint names and its points; each point a value per joint for
+    each field sent (held twice while a message is filled).
+
+    Raises:
+        OutOfRangeError: One line naming ``chunk_duration``, the messages and the size they need.
+    """
+    joints = len(plan.joint_names)
+    messages = chunk_count(plan, chunk_duration)
+    needed = messages * (MESSAGE_BYTES + 16 * joints) + plan.points * (POINT_BYTES + 16 * joints * len(plan.fields))
+    require_room(
+        f"chunk_duration {chunk_duration:g} s: {messages:,} message(s) of {joints:,} joints, {plan.points:,} points",
+        needed,
+    )
 
 
 def approach_speeds(plan: TrajectoryPlan, current: Mapping[str, float]) -> dict[str, float]:
@@ -519,7 +557,8 @@ def approach_speeds(plan: TrajectoryPlan, current: Mapping[str, float]) -> dict[
     names = [n for n in plan.joint_names if n in current]
     if not names or span <= 0:
         return out
-    cols = [plan.joint_names.index(n) for n in names]
+    column = {name: j for j, name in enumerate(plan.joint_names)}
+    cols = [column[n] for n in names]
     p0 = np.array([current[n] for n in names])
     p1 = plan.positions[0, cols]
     v1 = None if plan.velocities is None else plan.velocities[0, cols]

@@ -690,14 +690,12 @@ def _with_errors(m: Motion, blocks: Sequence[Block], stamps: str, origin: int) -
     """The controller's per-joint tracking error as ``m``'s ``error`` channel (joints it never named: NaN)."""
     if not blocks:
         return m
-    timed = _by_stream(blocks, stamps)
+    timed = [(b, t, {name: k for k, name in enumerate(b.names)}) for b, t in _by_stream(blocks, stamps)]
     error = np.full((m.num_frames, len(m.joint_names)), np.nan)
     for col, joint in enumerate(m.joint_names):
         name = ERROR_NAME + joint
         parts = [
-            (t, b.channels["position"][:, b.names.index(name)])
-            for b, t in timed
-            if name in b.names and "position" in b.channels
+            (t, b.channels["position"][:, at[name]]) for b, t, at in timed if name in at and "position" in b.channels
         ]
         if parts:
             ns = np.concatenate([t for t, _ in parts])

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import faulthandler
 import functools
 import os
 import signal
@@ -202,18 +203,36 @@ class RunnableNode(Protocol):
 
 
 class StopRequest:
-    """SIGINT / SIGTERM set an event instead of raising or tearing ROS down under the node."""
+    """SIGINT / SIGTERM set an event instead of raising or tearing ROS down under the node.
+
+    While the node is being built (:attr:`interrupting`: reading its file, its robot model,
+    the collision check of its motion, all in the main thread) the signal also raises
+    :class:`KeyboardInterrupt` there, as Python's own SIGINT handler would, so that none of
+    that work has to finish first. A library that swallows every exception (trimesh's
+    imports do) could keep it from arriving: the process then exits with status 0
+    :data:`START_STOP_GRACE` seconds after the signal. A single operation in native code
+    that holds the interpreter longer than that (numpy over a huge motion) delays both;
+    :data:`START_STOP_HARD` seconds after the signal the process ends all the same, from a
+    thread of faulthandler's that needs no interpreter (status 1).
+    """
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "node") -> None:
+        self.name = name
         self.event = threading.Event()
         self.signal: int | None = None
+        self.interrupting = False
         self._previous: dict[int, Any] = {}
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.signal = signum
         self.event.set()
+        if self.interrupting:
+            self.interrupting = False  # once: the way out is not interrupted again
+            _exit_later(self.name, 0, START_STOP_GRACE, "stopping its start-up")
+            _end_regardless(START_STOP_HARD)
+            raise KeyboardInterrupt
 
     def install(self) -> None:
         for sig in self.SIGNALS:
@@ -276,7 +295,7 @@ def run(
     it stops what the node publishes from its own threads and returns the final status.
     ``threads`` > 1 spins with a multi-threaded executor.
     """
-    stop = StopRequest()
+    stop = StopRequest(name)
     stop.install()
     node: Any = None
     executor: Executor | None = None
@@ -288,15 +307,22 @@ def run(
             print(f"error: {str(exc).split(', at ')[0]}", file=sys.stderr)
             return 1
         try:
-            node = make_node()
+            node = _build(make_node, stop)
             executor = MultiThreadedExecutor(num_threads=threads) if threads > 1 else SingleThreadedExecutor()
             executor.add_node(node)
             spin_until_done(executor, node.done, stop.event)
             code = node.exit_code
-        except errors as exc:
-            rclpy.logging.get_logger(name).error(str(exc))
-            print(f"error: {exc}", file=sys.stderr)
-            code = 1
+        except KeyboardInterrupt:
+            code = 0  # asked to stop before the node was built: nothing was sent, nothing to finish
+        except Exception as exc:
+            if node is None and stop.event.is_set():
+                code = 0  # stopping while built: what failed on the way out (the interrupt swallowed) is not news
+            elif isinstance(exc, errors):
+                rclpy.logging.get_logger(name).error(str(exc))
+                print(f"error: {exc}", file=sys.stderr)
+                code = 1
+            else:
+                raise
         finally:
             if node is not None and finish is not None:
                 code = finish(node, code)
@@ -314,17 +340,41 @@ def run(
     return code
 
 
+def _build(make_node: Callable[[], Any], stop: StopRequest) -> Any:
+    """``make_node()``, which a signal interrupts (:class:`KeyboardInterrupt`), also one come before it."""
+    stop.interrupting = True
+    try:
+        if stop.event.is_set():
+            raise KeyboardInterrupt
+        return make_node()
+    finally:
+        stop.interrupting = False
+
+
 #: Seconds the middleware gets to tear down once the node has finished its work.
 TEARDOWN_TIMEOUT = 1.5
+#: Seconds a node being built has after SIGINT / SIGTERM to end on its own (the process exits within 2 s).
+START_STOP_GRACE = 1.0
+#: Seconds after which the process ends even while native code holds the interpreter.
+START_STOP_HARD = 1.7
 
 
-@contextlib.contextmanager
-def _teardown_watchdog(name: str, code: int, timeout: float = TEARDOWN_TIMEOUT) -> Iterator[None]:
-    """Exit the process with ``code`` if the block has not finished after ``timeout`` seconds."""
+def _end_regardless(timeout: float) -> None:
+    """End the process (status 1) after ``timeout`` seconds, whatever holds the interpreter then.
+
+    faulthandler's watchdog is a thread of its own that needs no interpreter lock; what it
+    writes (every thread's stack) goes nowhere.
+    """
+    sink = open(os.devnull, "w")  # noqa: SIM115 (kept open for the watchdog, which may write when it fires)
+    faulthandler.dump_traceback_later(timeout, exit=True, file=sink)
+
+
+def _exit_later(name: str, code: int, timeout: float, what: str) -> threading.Timer:
+    """A started timer that exits the process with ``code`` after ``timeout`` seconds unless canceled."""
 
     def expire() -> None:
         print(
-            f"[WARN] [{name}]: ROS middleware teardown took over {timeout:g} s; exiting with status {code}",
+            f"[WARN] [{name}]: {what} took over {timeout:g} s; exiting with status {code}",
             file=sys.stderr,
             flush=True,
         )
@@ -334,6 +384,13 @@ def _teardown_watchdog(name: str, code: int, timeout: float = TEARDOWN_TIMEOUT) 
     timer = threading.Timer(timeout, expire)
     timer.daemon = True
     timer.start()
+    return timer
+
+
+@contextlib.contextmanager
+def _teardown_watchdog(name: str, code: int, timeout: float = TEARDOWN_TIMEOUT) -> Iterator[None]:
+    """Exit the process with ``code`` if the block has not finished after ``timeout`` seconds."""
+    timer = _exit_later(name, code, timeout, "ROS middleware teardown")
     try:
         yield
     finally:

@@ -19,6 +19,7 @@ collision shapes in the first frame rest on the ground (and the report says so).
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Iterable
@@ -27,8 +28,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import MotionValueError
+from ..core.errors import MotionValueError, spelled
 from ..core.kinematics import RobotModel, load_robot_model
+from ..core.memory import require_room
 from ..core.model import Motion, MotionFile
 from ..core.spatial import quat_to_matrix
 from .collide import Contacts, SelfCollision
@@ -178,6 +180,7 @@ class Checker:
             motion = motion.group(group)
         if motion.num_frames == 0:
             raise MotionValueError(f"{source or 'the motion'}: no frames to check")
+        self._check_room(motion, rate, source)
         frames = self.frames(motion, rate)
         times = np.asarray(frames.times, dtype=np.float64)
         names, positions = _single_joints(frames)
@@ -213,6 +216,30 @@ class Checker:
         report.seconds = time.perf_counter() - started
         return report
 
+    def frame_bytes(self, joints: int) -> int:
+        """Bytes the check holds per frame of a motion of ``joints`` joint values, at its peak.
+
+        Every link's pose (7 values) and the frame's joint values throughout; then the larger
+        of the collision stage (a depth and a flag per link pair, each link's and shape's
+        lowest point) and the balance stage (each link's rotation matrix, each shape's pose
+        and lowest point), and a few dozen values (time, CoM, ZMP, support distance).
+        """
+        links, shapes, pairs = len(self.model.links), len(self.shapes), len(self.pairs)
+        collision = 9 * pairs + 8 * links + 8 * shapes
+        balance = 72 * links + 104 * shapes
+        stages = max(collision, balance) if self.shapes else 0
+        return 8 * (joints + 1) + 56 * links + stages + 256
+
+    def _check_room(self, motion: Motion, rate: float, source: str | None) -> None:
+        """Refuse, before allocating, a check whose frames this process cannot hold."""
+        if motion.is_keyframed and motion.num_frames > 1:
+            frames = math.floor(motion.duration * rate) + 2
+            what = f"{spelled('rate')} {rate:g}: {frames:,} frames"
+        else:
+            frames = motion.num_frames
+            what = f"checking {source or 'the motion'}: {frames:,} frames"
+        require_room(f"{what} × {len(self.model.links):,} links", frames * self.frame_bytes(motion.dof))
+
     def _collisions_and_floor(
         self, times: FloatArray, quaternion: FloatArray, translation: FloatArray
     ) -> tuple[list[Finding], FloatArray]:
@@ -223,7 +250,8 @@ class Checker:
         hit_pairs: list[npt.NDArray[np.intp]] = [np.zeros(0, dtype=np.intp)]
         hit_depth: list[FloatArray] = [np.zeros(0)]
         links = list(dict.fromkeys(s.link for s in self.shapes))
-        of_link = np.array([links.index(s.link) for s in self.shapes], dtype=np.intp)
+        link_index = {link: k for k, link in enumerate(links)}
+        of_link = np.array([link_index[s.link] for s in self.shapes], dtype=np.intp)
         below = np.full((n, len(links)), -np.inf)  # how far each link goes below the ground
         lowest = np.empty((n, len(self.shapes)))  # each shape's lowest point (for the support polygon)
         chunk = max(16, min(_CHUNK, _CHUNK_POSES // max(1, len(self.shapes))))

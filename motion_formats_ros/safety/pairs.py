@@ -98,10 +98,7 @@ def choose_pairs(
         assert model.collision_rules is not None
         left = [p for p in pairs if not rules.keeps(*p)]
         kept = [p for p in pairs if rules.keeps(*p)]
-        text = (
-            f"{len(kept)} link pairs checked: {len(left)} left out by the model's "
-            f"{model.collision_rules.spelling}"
-        )
+        text = f"{len(kept)} link pairs checked: {len(left)} left out by the model's {model.collision_rules.spelling}"
         if left:
             text += f" ({', '.join(f'{a}/{b}' for a, b in left[:8])}{' …' if len(left) > 8 else ''})"
         notes.append(text)

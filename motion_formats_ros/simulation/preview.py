@@ -32,7 +32,8 @@ import numpy.typing as npt
 from ..core import timing
 from ..core.errors import MotionValueError
 from ..core.kinematics import RobotModel, load_robot_model
-from ..core.model import Motion, MotionFile, available_memory
+from ..core.memory import check_frames
+from ..core.model import Motion, MotionFile
 from ..playback.sampler import FrameSampler
 from ..safety.findings import Finding, intervals, sort_findings
 from .builder import BuiltModel, Gains, build, mujoco_module, servo_control
@@ -210,7 +211,7 @@ def simulate(
     duration = float(motion.times[-1] - motion.times[0]) / speed
     steps = max(1, math.ceil(duration / timestep - 1e-9))
     record_every = max(1, round(1.0 / (record_rate * timestep)))
-    _memory_check(steps, len(driven), record_every, source)
+    _memory_check(steps, len(driven), record_every, timestep)
 
     root_position, root_quat = _root_plan(motion, motion.times[:1])
     per_joint = read_gains(gains, driven) if gains is not None and not isinstance(gains, Mapping) else dict(gains or {})
@@ -314,15 +315,12 @@ def _planned_floor_links(
     return planned_contacts(mj, mj_model, poses, contact_links)
 
 
-def _memory_check(steps: int, joints: int, record_every: int, source: str | None) -> None:
-    """Refuse before allocating what the simulation's arrays would need beyond the memory available."""
-    need = 8 * (steps + 1) * joints * 4 + (steps // record_every + 1) * (3 * joints + 7) * 8
-    free = available_memory()
-    if free is not None and need > free:
-        raise MotionValueError(
-            f"{source or 'the motion'}: simulating it needs about {need / 2**30:.1f} GiB, more than the "
-            f"{free / 2**30:.1f} GiB available (a larger --timestep or --record-rate lower needs less)"
-        )
+def _memory_check(steps: int, joints: int, record_every: int, timestep: float) -> None:
+    """Refuse before allocating what the simulation's arrays would need beyond the memory available:
+    per step the planned positions, velocities, controls and effort-limit flags of every joint, and the
+    recording (positions, velocities, efforts and the base's pose) every ``record_every`` steps."""
+    per_step = 4 + (3 + 7 / max(joints, 1)) / record_every
+    check_frames(f"--timestep {timestep:g}", steps + 1, joints, channels=1, copies=per_step)
 
 
 def _report(

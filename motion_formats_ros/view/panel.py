@@ -118,7 +118,8 @@ class CurvesPanel:
         ghost = self.ghost_track
         if ghost is not None and ghost.has_joints:
             # The other group's curves of the same joints, dashed, on this group's time axis.
-            shared = [(i, j) for i, j in enumerate(joints) if j in ghost.joint_names]
+            ghost_joints = set(ghost.joint_names)
+            shared = [(i, j) for i, j in enumerate(joints) if j in ghost_joints]
             if shared:
                 values = np.column_stack([values, ghost.sample([j for _, j in shared], times)])
                 series += [

@@ -175,6 +175,7 @@ class Track:
             if dim == 1
         ]
         self.joint_names = tuple(name for name, _ in columns)
+        self._column = {name: k for k, name in enumerate(self.joint_names)}
         position = motion.position
         if position is None or not columns:
             self._position = np.zeros((motion.num_frames, len(columns)))
@@ -195,6 +196,13 @@ class Track:
                 interpolation=motion.interpolation,
             )
         )
+
+    def _columns(self, joints: Sequence[str]) -> list[int]:
+        """The columns of ``joints`` in :attr:`joint_names` order (ValueError for one not there)."""
+        try:
+            return [self._column[j] for j in joints]
+        except KeyError as exc:
+            raise ValueError(f"{exc.args[0]!r} is not a joint of the motion") from None
 
     @property
     def start(self) -> float:
@@ -226,7 +234,7 @@ class Track:
         At most ``points`` samples: every frame for a short motion, else uniform times
         evaluated as the motion interpolates (keyframe segments keep their shape).
         """
-        cols = [self.joint_names.index(j) for j in joints]
+        cols = self._columns(joints)
         n = self.times.size
         if n <= points and self._interpolation is None:
             return self.times.copy(), self._position[:, cols].copy()
@@ -238,7 +246,7 @@ class Track:
 
         How another group's curves are drawn on this one's time axis.
         """
-        cols = [self.joint_names.index(j) for j in joints]
+        cols = self._columns(joints)
         where = timing.locate(self.times, np.asarray(t, dtype=np.float64), self._interpolation)
         return timing.interpolate(self._position[:, cols], where)
 

@@ -83,7 +83,7 @@ def test_a_rate_the_machine_cannot_hold_is_refused_before_allocating(walk: Path,
 
 def test_the_python_api_names_the_keyword() -> None:
     motion = biped_walk(rate=25.0, cycles=1).motion
-    with pytest.raises(OutOfRangeError, match=r"^rate 1e\+12: .* frames × .* values need .*, more than the "):
+    with pytest.raises(OutOfRangeError, match=r"^rate 1e\+12: .* frames × .* values would need .*, more than the "):
         motion.resample(1e12)
     with pytest.raises(OutOfRangeError, match=r"^rate must be positive and finite, got -1$"):
         motion.resample(-1.0)

@@ -6,6 +6,9 @@ joint_trajectory_controller does with the points (polynomial coefficients per se
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from support.jtcsim import Controller, segment
@@ -14,6 +17,7 @@ from motion_formats_ros import Motion
 from motion_formats_ros.core.examples import smooth_motion
 from motion_formats_ros.playback.plan import (
     approach_speeds,
+    chunk_count,
     evaluate,
     plan_trajectory,
     reduce,
@@ -185,3 +189,43 @@ def test_refusals() -> None:
         plan_trajectory(Motion(times=[0, 1], joint_names=("a",), position=[[0.0], [np.nan]]))
     with pytest.raises(ValueError, match="interpolation must be one of"):
         plan_trajectory(Motion(times=[0, 1], joint_names=("a",), position=[[0.0], [1.0]]), interpolation="spline")
+
+
+def test_chunks_shorter_than_the_points_hold_a_point_each_without_a_list_of_every_multiple() -> None:
+    """A chunk_duration far below the points' spacing: one chunk per point, in memory of the points' size
+    (a list of every multiple of 1e-9 s over a 7 s plan would be 56 GB)."""
+    m = smooth_motion(duration=6.0, rate=100.0, joints=2).motion
+    plan = plan_trajectory(m, approach_time=1.0, interpolation="linear", tolerance=0.0)
+    chunks = split_chunks(plan, 1e-9)
+    assert chunks == [(k, k + 1) for k in range(plan.points)]
+    assert chunk_count(plan, 1e-9) == plan.points and chunk_count(plan, 0.0) == 1
+    # Chunks of 2 s start at the first point at or after 2, 4 and 6 s.
+    rel = plan.time_from_start
+    starts = [first for first, _ in split_chunks(plan, 2.0)]
+    assert starts == [0, *(int(np.searchsorted(rel, edge)) for edge in (2.0, 4.0, 6.0))]
+
+
+def test_messages_a_process_cannot_hold_are_refused_naming_chunk_duration() -> None:
+    """Under an address-space limit of 1 GiB, 300,000 points of 100 joints in messages of 10 ms
+    would need several GiB: one line naming chunk_duration, before any message exists."""
+    code = (
+        "import resource\n"
+        "import numpy as np\n"
+        "from motion_formats_ros.core.errors import OutOfRangeError\n"
+        "from motion_formats_ros.playback.plan import Deviation, TrajectoryPlan, check_message_room\n"
+        "n, j = 300_000, 100\n"
+        "plan = TrajectoryPlan(joint_names=tuple(f'j{k}' for k in range(j)),"
+        " time_from_start_ns=np.arange(1, n + 1, dtype=np.int64) * 10_000_000,"
+        " positions=np.zeros((n, j)), velocities=None, accelerations=None, rule='linear', frames=n,"
+        " tolerance=0.0, deviation=Deviation(0.0, 'j0', 0.0))\n"
+        "check_message_room(plan, 0.0)\n"  # one message: the points' own size, which fits
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "try:\n"
+        "    check_message_room(plan, 0.01)\n"
+        "except OutOfRangeError as exc:\n"
+        "    print(exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("chunk_duration 0.01 s: 300,000 message(s) of 100 joints, 300,000 points would need ")
+    assert "more than the" in proc.stdout

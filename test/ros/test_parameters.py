@@ -157,3 +157,13 @@ def test_a_node_refused_while_built_is_destroyed_at_once(tmp_path: Path, walk: P
     assert len(seen["refused"]) == 3, seen
     assert "probe" in seen["names"]
     assert not {"motion_player", "motion_recorder"} & set(seen["names"]), seen
+
+
+def test_a_chunk_duration_that_would_make_millions_of_messages_is_refused_at_start(tmp_path: Path, walk: Path) -> None:
+    """chunk_duration:=1e-9 would cut a 1 s motion into a billion messages: refused before the file is read."""
+    with ros_session(tmp_path) as ros:
+        player = ros.start_player(f"file:={walk}", "chunk_duration:=1e-9", "mode:=trajectory")
+        line = _refused(player, "chunk_duration must be 0 (off) or at least 0.01, got 1e-09")
+        assert "loaded" not in player.output() and "MemoryError" not in player.output(), line
+        ok = ros.start_player(f"file:={walk}", "chunk_duration:=0.01", "mode:=trajectory", "wait_for_subscribers:=0")
+        assert ok.wait(HUNG) == 0, ok.output()

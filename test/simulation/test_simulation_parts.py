@@ -267,3 +267,11 @@ def test_no_output_of_simulate_lands_on_one_of_its_inputs(tmp_path: Path) -> Non
         status, _, err, _ = cli("simulate", source, "--body", body, flag, target, "--overwrite", blocked=())
         assert status == 1 and ("is the input" in err or "holds the input" in err), err
     assert (source.read_bytes(), body.read_bytes()) == before
+
+
+def test_a_simulation_too_big_for_memory_is_refused_before_it_allocates(tmp_path: Path) -> None:
+    times = np.linspace(0, 10, 11)
+    source = tmp_path / "long.csv"
+    write(MotionFile(groups={"g": Motion(times=times, joint_names=("A",), position=np.zeros((11, 1)))}), source)
+    status, _, err, _ = cli("simulate", source, "--body", chain(tmp_path), "--timestep", "1e-9", blocked=())
+    assert status == 2 and "--timestep 1e-09" in err and "would need" in err and "Traceback" not in err, err

@@ -103,8 +103,9 @@ def _expand(
     out = np.full((values.shape[0], int(sum(dims))), np.nan)
     starts = np.concatenate([[0], np.cumsum(dims)]).astype(int)
     own = np.concatenate([[0], np.cumsum(have_dims)]).astype(int)
+    column = {name: j for j, name in enumerate(names)}
     for i, name in enumerate(have):
-        j = names.index(name)
+        j = column[name]
         out[:, starts[j] : starts[j + 1]] = values[:, own[i] : own[i + 1]]
     return out
 
@@ -113,8 +114,9 @@ def _expand_entities(values: np.ndarray, names: list[str], have: tuple[str, ...]
     if list(have) == names:
         return values
     out = np.full((values.shape[0], len(names), values.shape[2]), np.nan)
+    column = {name: j for j, name in enumerate(names)}
     for i, name in enumerate(have):
-        out[:, names.index(name)] = values[:, i]
+        out[:, column[name]] = values[:, i]
     return out
 
 

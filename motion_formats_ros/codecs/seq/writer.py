@@ -313,14 +313,16 @@ def by_body(motion_file: MotionFile, body: str | os.PathLike[str], path: str | o
     def reorder(m: Motion) -> Motion:
         if not m.joint_names:
             return m
-        missing = [n for n in order if n not in m.joint_names]
+        have = set(m.joint_names)
+        missing = [n for n in order if n not in have]
         if missing:
             raise WriteError(
                 path,
                 f"the body file {os.fspath(body)} has joints the motion lacks: {listed(missing)} "
                 f"(a .seq has a column for each joint ID 0 to {len(order) - 1})",
             )
-        extra = [n for n in m.joint_names if n not in order]
+        wanted = set(order)
+        extra = [n for n in m.joint_names if n not in wanted]
         if extra:
             dropped.append(listed(extra))
         return m.select_joints(order)

@@ -198,6 +198,7 @@ def _entity_arrays(
     """Each link / IMU channel as an (N, entities, components) array."""
     known = LINK_CHANNELS if kind == "link" else IMU_CHANNELS
     arrays = {}
+    index = {name: k for k, name in enumerate(names)}
     for channel, entity_cells in cells_by_channel.items():
         width = known.get(channel) or len({c for _, c in entity_cells})
         parts = _components(channel, width)
@@ -208,7 +209,7 @@ def _entity_arrays(
                     list(headers).index(f"{kind}.{entity}.{channel}.{part}"),
                     f"{kind} channel {channel!r} has no component {part!r} (expected {', '.join(parts)})",
                 )
-            arr[:, list(names).index(entity), parts.index(part)] = v
+            arr[:, index[entity], parts.index(part)] = v
         arrays[channel] = arr
     return arrays
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -53,20 +54,31 @@ def _dropped(m: Motion) -> list[str]:
     return out
 
 
-def encode(m: Motion) -> bytes:
-    """The CSV text of one motion."""
+#: Frames encoded at once: the text of a long motion is made and written a block at a time.
+BLOCK_FRAMES = 4096
+
+
+def iter_encode(m: Motion) -> Iterator[bytes]:
+    """The CSV text of one motion, a block of rows at a time (bounded memory however long it is)."""
     cols = _layout.columns(m)
     head = io.StringIO()
     csv.writer(head, lineterminator="\n").writerow([c.name for c in cols])
-    out = [head.getvalue()]
-    if cols[1:]:
-        matrix = np.column_stack([c.values.astype(np.float64) for c in cols[1:]]).tolist()
-        fmt = "%r," + ",".join(["%.9g"] * (len(cols) - 1)) + "\n"
-        times = m.times.tolist()
-        out.extend(fmt % (t, *row) for t, row in zip(times, matrix, strict=True))
-    else:
-        out.extend(f"{t!r}\n" for t in m.times.tolist())
-    return "".join(out).encode("utf-8")
+    yield head.getvalue().encode("utf-8")
+    fmt = "%r," + ",".join(["%.9g"] * (len(cols) - 1)) + "\n" if cols[1:] else "%r\n"
+    for lo in range(0, m.num_frames, BLOCK_FRAMES):
+        hi = min(lo + BLOCK_FRAMES, m.num_frames)
+        times = m.times[lo:hi].tolist()
+        if cols[1:]:
+            matrix = np.column_stack([c.values[lo:hi].astype(np.float64) for c in cols[1:]]).tolist()
+            rows = [fmt % (t, *row) for t, row in zip(times, matrix, strict=True)]
+        else:
+            rows = [fmt % t for t in times]
+        yield "".join(rows).encode("utf-8")
+
+
+def encode(m: Motion) -> bytes:
+    """The CSV text of one motion."""
+    return b"".join(iter_encode(m))
 
 
 def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool = False) -> None:
@@ -80,9 +92,9 @@ def write(motion_file: MotionFile, path: Path, options: WriteOptions | None = No
                 file=out,
                 stacklevel=2,
             )
-        data = encode(m)
         with atomic_output(out, overwrite) as fh:
-            fh.write(data)
+            for block in iter_encode(m):
+                fh.write(block)
 
 
 def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
