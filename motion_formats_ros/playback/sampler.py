@@ -24,6 +24,11 @@ class FrameSampler:
     def _where(self, t: float) -> timing.Location:
         return timing.locate(self.times, np.array([t]), self.interpolation)
 
+    def at(self, array: np.ndarray, times: np.ndarray, kind: str = "value") -> FloatArray:
+        """``array`` (time first) at every time of ``times`` (what a stream of ticks at those times sends)."""
+        where = timing.locate(self.times, np.asarray(times, dtype=np.float64), self.interpolation)
+        return np.asarray(timing.interpolate(array, where, kind), dtype=np.float64)
+
     def values(self, array: np.ndarray, t: float, kind: str = "value") -> FloatArray:
         """``array`` (time first) at time ``t``."""
         return np.asarray(timing.interpolate(array, self._where(t), kind)[0], dtype=np.float64)

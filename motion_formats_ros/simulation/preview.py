@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..core import timing
 from ..core.errors import MotionValueError
 from ..core.kinematics import RobotModel, load_robot_model
 from ..core.memory import check_frames
@@ -113,20 +112,16 @@ def _motion_times(
 
 def _targets(motion: Motion, names: tuple[str, ...], at: FloatArray) -> FloatArray:
     """The motion's positions of ``names`` at motion times ``at``, as the player samples them."""
-    sampler = FrameSampler(motion)
-    where = timing.locate(sampler.times, at, sampler.interpolation)
     assert motion.position is not None
-    columns = [motion.joint_names.index(n) for n in names]
-    return np.asarray(timing.interpolate(motion.position[:, columns], where))
+    columns = [motion.joint_columns(n).start for n in names]
+    return FrameSampler(motion).at(motion.position[:, columns], at)
 
 
 def _root_plan(motion: Motion, at: FloatArray) -> tuple[FloatArray | None, FloatArray | None]:
     """The motion's root position (N, 3) and orientation (N, 4, x, y, z, w) at motion times ``at`` (None: absent)."""
-    where = timing.locate(motion.times, at, motion.interpolation)
-    position = None if motion.root_position is None else np.asarray(timing.interpolate(motion.root_position, where))
-    orientation = None
-    if motion.root_orientation is not None:
-        orientation = np.asarray(timing.interpolate(motion.root_orientation, where, "quaternion"))
+    sampler = FrameSampler(motion)
+    position = None if motion.root_position is None else sampler.at(motion.root_position, at)
+    orientation = None if motion.root_orientation is None else sampler.at(motion.root_orientation, at, "quaternion")
     return position, orientation
 
 
@@ -272,7 +267,8 @@ def _joints(
     driven = tuple(
         j.name for j in model.joints if j.type in ("revolute", "continuous", "prismatic") and j.mimic is None
     )
-    played = tuple(n for n in motion.joint_names if n in driven)
+    dims = dict(zip(motion.joint_names, motion.joint_dims or (1,) * len(motion.joint_names), strict=True))
+    played = tuple(n for n in motion.joint_names if n in driven and dims[n] == 1)
     if not played:
         raise MotionValueError(
             f"{source or 'the motion'}: none of its joints ({', '.join(motion.joint_names[:5])}"

@@ -275,3 +275,31 @@ def test_a_simulation_too_big_for_memory_is_refused_before_it_allocates(tmp_path
     write(MotionFile(groups={"g": Motion(times=times, joint_names=("A",), position=np.zeros((11, 1)))}), source)
     status, _, err, _ = cli("simulate", source, "--body", chain(tmp_path), "--timestep", "1e-9", blocked=())
     assert status == 2 and "--timestep 1e-09" in err and "would need" in err and "Traceback" not in err, err
+
+
+def test_a_mimic_joint_follows_its_leader_in_the_physics(tmp_path: Path) -> None:
+    urdf = tmp_path / "gripper.urdf"
+    inertial = (
+        '<inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial>'
+    )
+    urdf.write_text(
+        f'<robot name="gripper"><link name="world"/><link name="palm">{inertial}</link>'
+        '<joint name="mount" type="fixed"><parent link="world"/><child link="palm"/><origin xyz="0 0 1"/></joint>'
+        f'<link name="left">{inertial}</link><link name="right">{inertial}</link>'
+        '<joint name="finger" type="prismatic"><parent link="palm"/><child link="left"/><axis xyz="0 1 0"/>'
+        '<limit lower="0" upper="0.04" effort="20" velocity="0.2"/></joint>'
+        '<joint name="finger_mirror" type="prismatic"><parent link="palm"/><child link="right"/><axis xyz="0 1 0"/>'
+        '<limit lower="-0.04" upper="0" effort="20" velocity="0.2"/><mimic joint="finger" multiplier="-1"/></joint>'
+        "</robot>"
+    )
+    times = np.linspace(0, 1, 101)
+    done = simulate(Motion(times=times, joint_names=("finger",), position=0.03 * times[:, None]), urdf, kp=500, kd=20)
+    model = done.built.model
+    assert done.built.servo_joints == ("finger",) and model.neq == 1
+    data = mujoco.MjData(model)
+    data.ctrl[0] = 0.03
+    for _ in range(2000):
+        mujoco.mj_step(model, data)
+    leader = data.qpos[model.jnt_qposadr[model.joint("finger").id]]
+    follower = data.qpos[model.jnt_qposadr[model.joint("finger_mirror").id]]
+    assert leader == pytest.approx(0.03, abs=2e-3) and follower == pytest.approx(-leader, abs=1e-3)
