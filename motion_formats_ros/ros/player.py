@@ -50,7 +50,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ..core.errors import MotionFormatError
 from ..core.nonfinite import needs_state
-from ..playback.config import PlayerConfig, PlayerError
+from ..playback.config import PlayerConfig, PlayerError, PlayMode
 from ..playback.emit import Emitter, Transforms
 from ..playback.plan import TrajectoryPlan
 from ..playback.schedule import Lateness, Pace, Schedule
@@ -105,12 +105,23 @@ class MotionPlayer(Node):
         self._threads: list[threading.Thread] = []
         self._pending: set[str] = set()
         self.config: PlayerConfig = declare_config(self, PlayerConfig)
+        if self.config.controller and self.config.mode == PlayMode.BOTH and not self.config.stream_with_controller:
+            # The controlled robot publishes its own state: the player's stream would mix with it.
+            self.config = dataclasses.replace(self.config, mode=PlayMode.TRAJECTORY)
+            self.get_logger().info(
+                "controller set: the goal goes to the controller, no JointState/TF stream "
+                "(the robot publishes its own state; stream_with_controller:=true streams too)"
+            )
         self.sim_time = bool(self.get_parameter("use_sim_time").value)
         self.session = PlaybackSession(load(self.config, self._log), self.config, self._log)
         self.plan: TrajectoryPlan | None = None
         config = self.config
         # Publishers
-        self.joint_pub: Publisher[JointState] = self.create_publisher(JointState, "joint_states", STREAM_QOS)
+        # The stream's topic is left alone when nothing streams (a controlled robot publishes there).
+        streams = config.mode in ("both", "stream")
+        self.joint_pub: Publisher[JointState] | None = (
+            self.create_publisher(JointState, "joint_states", STREAM_QOS) if streams else None
+        )
         self.trajectory_pub: Publisher[JointTrajectory] = self.create_publisher(
             JointTrajectory, "joint_trajectory", COMMAND_QOS
         )
@@ -247,6 +258,7 @@ class MotionPlayer(Node):
             self.session.begin()
         workers: list[tuple[str, Callable[[], None]]] = []
         if mode in ("both", "stream"):
+            self._warn_shared_stream()
             workers.append(("stream", self._stream_loop))
         if mode in ("both", "trajectory"):
             workers.append(("trajectory", self._send_trajectory))
@@ -255,12 +267,34 @@ class MotionPlayer(Node):
         for name, target in workers:
             self._spawn(target, name)
 
+    def _warn_shared_stream(self) -> None:
+        """Warn, naming them, when other nodes publish on the stream's JointState topic (after discovery)."""
+        left = DISCOVERY - (time.monotonic() - self._created)
+        if left > 0 and self._stop.wait(left):
+            return
+        me = (self.get_name(), self.get_namespace())
+        assert self.joint_pub is not None  # streaming
+        topic = self.joint_pub.topic_name
+        others = sorted(
+            {
+                (info.node_namespace.rstrip("/") + "/" + info.node_name)
+                for info in self.get_publishers_info_by_topic(topic)
+                if (info.node_name, info.node_namespace) != me
+            }
+        )
+        if others:
+            self.get_logger().warning(
+                f"{', '.join(others)} also publish{'es' if len(others) == 1 else ''} on {topic}: the player's "
+                "JointState stream mixes with it (mode:=trajectory, or joint_states_topic:=… elsewhere)"
+            )
+
     def _wait_for_subscribers(self) -> bool:
         """False when asked to stop while waiting (with ``controller``: for its action server)."""
         trajectory = self.config.mode in ("both", "trajectory")
         if isinstance(self.sender, ActionSender) and trajectory:
             return self.sender.wait_for_server()
-        publisher: Publisher[Any] = self.trajectory_pub if trajectory else self.joint_pub
+        publisher: Publisher[Any] | None = self.trajectory_pub if trajectory else self.joint_pub
+        assert publisher is not None  # stream mode streams
         timeout = self.config.wait_for_subscribers
         wanted = self.config.min_subscribers
         # Our own state listener may be on the same topic: it does not count.

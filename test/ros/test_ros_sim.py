@@ -174,3 +174,29 @@ def test_a_fall_aborts_the_goal_and_says_when(tmp_path: Path) -> None:
     line = next(x for x in out.splitlines() if "fell at" in x)
     print(line)
     assert "aborted" in line and ("tipped over" in line or "touched the floor" in line)
+
+
+def test_the_player_leaves_joint_states_to_the_controlled_robot(tmp_path: Path, arm: Path) -> None:
+    t = np.arange(0, 1.01, 0.01)
+    q = np.column_stack([0.3 * np.sin(np.pi * t), 0.3 * np.sin(np.pi * t)])
+    motion = tmp_path / "swing.msgpack"
+    write(MotionFile.single(Motion(times=t, joint_names=("a", "b"), position=q, rate=100.0), name="s"), motion)
+    with ros_session(tmp_path) as ros:
+        sim = _sim(ros, arm)
+        _client(ros)  # the simulated robot is up
+        player = ros.start_player(
+            f"file:={motion}", f"controller:={CONTROLLER}", "approach_time:=0.2", "wait_for_server:=60.0"
+        )
+        publishers: set[str] = set()
+        while player.proc.poll() is None:
+            publishers |= {i.node_name for i in ros.node.get_publishers_info_by_topic("/joint_states")}
+            ros.spin_for(0.05)
+        assert player.wait(HUNG) == 0, player.output()
+        publishers.discard("_NODE_NAME_UNKNOWN_")  # a participant whose node names discovery has not brought yet
+        assert publishers == {"motion_sim"}  # the player's stream stayed off
+        assert "no JointState/TF stream" in player.output()
+        # Asked to stream anyway, it says who else publishes there.
+        streaming = ros.start_player(f"file:={motion}", "mode:=stream", "wait_for_subscribers:=0")
+        assert streaming.wait(HUNG) == 0, streaming.output()
+        assert "/motion_sim also publishes on /joint_states" in streaming.output()
+        assert sim.proc.poll() is None
