@@ -238,7 +238,8 @@ class MotionPlayer(Node):
         current = self._wait_for_state()
         if current is None:
             return
-        self.state.close()  # from here on the topic may carry our own stream
+        # From here on the topic may carry our own stream (nothing of ours without one).
+        self.state.close(unsubscribe=self.joint_pub is not None and self.state.topic == self.joint_pub.topic_name)
         self.session.prepare(current, heard_on=self.state.topic)
         if self.emitter.link_frames is not None:
             self.emitter.link_frames = self.session.link_frames(quiet=True)
