@@ -112,7 +112,9 @@ def nodes(context, *args, **kwargs):  # type: ignore[no-untyped-def]
                 remappings=[("joint_states", given["joint_states_topic"])],
             )
         )
-    text, root = robot_text(model.get("urdf_file") or urdf, model.get("body_file", ""), model.get("robot_description", ""))
+    text, root = robot_text(
+        model.get("urdf_file") or urdf, model.get("body_file", ""), model.get("robot_description", "")
+    )
     if given["record"]:
         recording = {"output": given["record"], "overwrite": True}
         if sim and root and root != "world":  # a floating base: its pose from /tf

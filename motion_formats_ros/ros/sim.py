@@ -27,7 +27,7 @@ from typing import Any
 
 from control_msgs.action import FollowJointTrajectory
 from control_msgs.msg import JointTrajectoryControllerState
-from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action.server import ActionServer, CancelResponse, GoalEvent, GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.publisher import Publisher
@@ -40,7 +40,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from ..core.errors import MotionFormatError
 from ..core.kinematics import RobotModel, load_robot_model
 from ..simulation.box import BoxController, Goal, Pace, SimulatedRobot, Snapshot
-from ..simulation.config import SimConfig, SimError
+from ..simulation.sim_config import SimConfig, SimError
 from ..simulation.jtc import Point, Request, Tolerances
 from . import adapters
 from .scaffold import COMMAND_QOS, LATCHED_QOS, STREAM_QOS, ParameterError, declare_config, destroyed_if_refused, run
@@ -222,8 +222,6 @@ class MotionSim(Node):
     def _canceled(handle: Any) -> None:
         """End the goal as canceled, also when no client asked (a newer goal replaced it)."""
         if not handle.is_cancel_requested:
-            from rclpy.action.server import GoalEvent
-
             handle._update_state(GoalEvent.CANCEL_GOAL)  # what a cancel request does first
         handle.canceled()
 

@@ -211,9 +211,7 @@ class BoxController:
             if replaced is not None:
                 replaced.finish("canceled", INVALID_GOAL, "Current goal cancelled due to new incoming action.")
                 self.goal = None
-            self.trajectory = Trajectory(
-                request, self.joints, self.time, self.robot.position(), self.robot.velocity()
-            )
+            self.trajectory = Trajectory(request, self.joints, self.time, self.robot.position(), self.robot.velocity())
             self._first_sample = True
             if goal is not None:
                 if self.fell_at is not None:
@@ -240,7 +238,7 @@ class BoxController:
         with self._lock:
             robot = self.robot
             if steps > 0:
-                at = robot.time + robot.timestep * np.arange(1, steps + 1)
+                at = robot.time + robot.timestep * np.arange(1, steps + 1, dtype=np.float64)
                 targets, velocities = self.trajectory.sample(at)
                 robot.step(targets, velocities)
             now = robot.time
@@ -326,4 +324,3 @@ __all__ = [
     "SimulatedRobot",
     "Snapshot",
 ]
-

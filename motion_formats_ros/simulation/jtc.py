@@ -79,9 +79,7 @@ def refusal(request: Request, joints: Sequence[str], now: float, allow_partial: 
     previous = -math.inf
     for i, p in enumerate(request.points):
         if i > 0 and p.time <= previous:
-            return (
-                f"time between points {i - 1} and {i} is not strictly increasing ({previous:g} s, then {p.time:g} s)"
-            )
+            return f"time between points {i - 1} and {i} is not strictly increasing ({previous:g} s, then {p.time:g} s)"
         if p.time < 0 or not math.isfinite(p.time):
             return f"point {i}: time_from_start {p.time:g} s"
         previous = p.time
@@ -203,7 +201,7 @@ class Trajectory:
         self.points: list[tuple[FloatArray, ...]] = []
         for p in request.points:
             fields = [p.positions, p.velocities, p.accelerations]
-            row = []
+            row: list[FloatArray] = []
             for k, values in enumerate(fields):
                 if not len(values) or (k == 2 and len(row) < 2):
                     break
@@ -251,9 +249,7 @@ def hold(joints: Sequence[str], now: float, position: FloatArray) -> Trajectory:
     return Trajectory(request, joints, now, position, np.zeros_like(position))
 
 
-def path_violation(
-    joints: Sequence[str], tol: Tolerances, error: FloatArray, velocity_error: FloatArray
-) -> str | None:
+def path_violation(joints: Sequence[str], tol: Tolerances, error: FloatArray, velocity_error: FloatArray) -> str | None:
     """The first joint whose error breaks the path tolerance, in words (None: within)."""
     return _violation(joints, tol.path, tol.path_velocity, error, velocity_error, "path")
 

@@ -58,7 +58,7 @@ def test_sim_starts_the_same_robot_behind_the_controller_the_player_uses(describ
 @requires_ros
 def test_config_lists_every_sim_parameter_with_the_node_default() -> None:
     from motion_formats_ros.ros.scaffold import parameters
-    from motion_formats_ros.simulation.config import SimConfig
+    from motion_formats_ros.simulation.sim_config import SimConfig
 
     table = parameters(SimConfig)
     config = read_config(SIM_CONFIG, "motion_sim")

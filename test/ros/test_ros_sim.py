@@ -1,4 +1,7 @@
-"""motion_sim as its own process on the real middleware: played into, recorded from, goals run, refused, canceled, replaced, and a fall."""
+"""motion_sim as its own process on the real middleware.
+
+Played into and recorded from; goals run, refused, canceled and replaced; a fall.
+"""
 
 from __future__ import annotations
 
@@ -56,7 +59,7 @@ def _goal(names: list[str], points: list[tuple[float, list[float]]]) -> Any:
     goal.trajectory.joint_names = names
     for t, q in points:
         p = JointTrajectoryPoint(positions=q)
-        p.time_from_start.sec, p.time_from_start.nanosec = int(t), int(round((t % 1) * 1e9))
+        p.time_from_start.sec, p.time_from_start.nanosec = int(t), round((t % 1) * 1e9)
         goal.trajectory.points.append(p)
     return goal
 

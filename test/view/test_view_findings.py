@@ -8,7 +8,6 @@ foot (self-collisions: the example's own shins stop short of the foot).
 from __future__ import annotations
 
 import io
-import re
 import warnings
 from pathlib import Path
 
