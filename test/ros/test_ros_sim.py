@@ -163,9 +163,20 @@ def test_a_fall_aborts_the_goal_and_says_when(tmp_path: Path) -> None:
     urdf.write_text(biped_urdf())
     walk = tmp_path / "walk.msgpack"
     write(biped_walk(), walk)  # the example walk: the biped tips over in its first steps
+    from rosgraph_msgs.msg import Clock
+    from std_msgs.msg import String
+    from tf2_msgs.msg import TFMessage
+
+    from motion_formats_ros.ros.scaffold import LATCHED_SUB_QOS
+
     with ros_session(tmp_path) as ros:
+        clock = ros.collect(Clock, "/clock")
+        tf = ros.collect(TFMessage, "/tf")
+        description = ros.collect(String, "/robot_description", LATCHED_SUB_QOS)
         # Gains it stands with (simulate's default ones are too soft for ankles that carry the body).
-        sim = start_node(ros, "motion_sim", f"urdf_file:={urdf}", "kp:=30.0", "kd:=0.5", name="sim")
+        sim = start_node(
+            ros, "motion_sim", f"urdf_file:={urdf}", "kp:=30.0", "kd:=0.5", "publish_clock:=true", name="sim"
+        )
         started = time.monotonic()
         player = ros.start_player(
             f"file:={walk}", f"urdf_file:={urdf}", f"controller:={CONTROLLER}", "mode:=trajectory",
@@ -173,6 +184,14 @@ def test_a_fall_aborts_the_goal_and_says_when(tmp_path: Path) -> None:
         )  # fmt: skip
         assert player.wait(HUNG) == 1, player.output() + sim.output()
         assert time.monotonic() - started < 60
+        ros.spin_for(0.3)
+    # The simulated time on /clock, the floating base on /tf, the model on /robot_description.
+    ticks = [c.clock.sec + c.clock.nanosec * 1e-9 for c in clock]
+    assert len(ticks) > 100 and 0 < ticks[0] and all(b >= a for a, b in zip(ticks, ticks[1:]))
+    base = [t for m in tf for t in m.transforms if t.child_frame_id == "base_link"]
+    assert base and base[0].header.frame_id == "world"
+    assert base[-1].transform.translation.z < 0.25  # it lies on the floor
+    assert description and 'robot name="mfr_mini_biped"' in description[0].data
     out = player.output()
     assert "the robot fell at t = " in out, out + sim.output()
     line = next(x for x in out.splitlines() if "fell at" in x)
