@@ -76,6 +76,10 @@ from .tf_cdr import TFEncoder
 MATCH_SETTLE = 0.2
 #: Seconds for discovery to show a publisher of the robot's state, if there is one.
 DISCOVERY = 0.5
+#: Seconds into the stream during which other publishers on its topic are looked for.
+SHARED_WATCH = 3.0
+#: The node name rmw reports for a publisher whose node it has not discovered yet.
+UNKNOWN_NODE = "_NODE_NAME_UNKNOWN_"
 #: Seconds the node gives its threads to stop when asked to (the process exits within 2 s).
 STOP_TIMEOUT = 1.0
 #: Seconds to wait for the action server to acknowledge a cancel on SIGINT / SIGTERM.
@@ -259,8 +263,8 @@ class MotionPlayer(Node):
             self.session.begin()
         workers: list[tuple[str, Callable[[], None]]] = []
         if mode in ("both", "stream"):
-            self._warn_shared_stream()
             workers.append(("stream", self._stream_loop))
+            self._spawn(self._warn_shared_stream, "shared stream")
         if mode in ("both", "trajectory"):
             workers.append(("trajectory", self._send_trajectory))
         with self._lock:
@@ -269,25 +273,35 @@ class MotionPlayer(Node):
             self._spawn(target, name)
 
     def _warn_shared_stream(self) -> None:
-        """Warn, naming them, when other nodes publish on the stream's JointState topic (after discovery)."""
-        left = DISCOVERY - (time.monotonic() - self._created)
-        if left > 0 and self._stop.wait(left):
-            return
+        """Warn, naming them, when other nodes publish on the stream's JointState topic.
+
+        Looked for every 0.25 s during the first :data:`SHARED_WATCH` seconds of the stream
+        (discovery brings other publishers in its own time); one warning at most.
+        """
         me = (self.get_name(), self.get_namespace())
         assert self.joint_pub is not None  # streaming
         topic = self.joint_pub.topic_name
-        others = sorted(
-            {
-                (info.node_namespace.rstrip("/") + "/" + info.node_name)
-                for info in self.get_publishers_info_by_topic(topic)
-                if (info.node_name, info.node_namespace) != me
-            }
-        )
-        if others:
-            self.get_logger().warning(
-                f"{', '.join(others)} also publish{'es' if len(others) == 1 else ''} on {topic}: the player's "
-                "JointState stream mixes with it (mode:=trajectory, or joint_states_topic:=… elsewhere)"
+        deadline = time.monotonic() + SHARED_WATCH
+        while True:
+            others = sorted(
+                {
+                    (info.node_namespace.rstrip("/") + "/" + info.node_name)
+                    for info in self.get_publishers_info_by_topic(topic)
+                    if (info.node_name, info.node_namespace) != me
+                }
             )
+            # A participant's node names arrive after its endpoints: wait for them while there is time.
+            named = [n for n in others if UNKNOWN_NODE not in n]
+            late = time.monotonic() > deadline
+            if named or (others and late):
+                who = ", ".join(named) if named else "a node (its name not discovered yet)"
+                self.get_logger().warning(
+                    f"{who} also publish{'es' if len(named) <= 1 else ''} on {topic}: the player's "
+                    "JointState stream mixes with it (mode:=trajectory, or joint_states_topic:=… elsewhere)"
+                )
+                return
+            if late or self._stop.wait(0.25):
+                return
 
     def _wait_for_subscribers(self) -> bool:
         """False when asked to stop while waiting (with ``controller``: for its action server)."""
