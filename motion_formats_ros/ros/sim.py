@@ -40,8 +40,8 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from ..core.errors import MotionFormatError
 from ..core.kinematics import RobotModel, load_robot_model
 from ..simulation.box import BoxController, Goal, Pace, SimulatedRobot, Snapshot
-from ..simulation.sim_config import SimConfig, SimError
 from ..simulation.jtc import Point, Request, Tolerances
+from ..simulation.sim_config import SimConfig, SimError
 from . import adapters
 from .scaffold import COMMAND_QOS, LATCHED_QOS, STREAM_QOS, ParameterError, declare_config, destroyed_if_refused, run
 
