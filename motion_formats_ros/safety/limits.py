@@ -69,57 +69,97 @@ def _finding(
     )
 
 
-def _columns(motion: Motion, limits: JointLimits) -> dict[str, tuple[FloatArray, FloatArray | None]]:
-    """Each judged joint's positions and efforts: the motion's single-valued joints with limits,
-    a mimic joint (named or not) from its leader."""
+def _columns(motion: Motion, limits: JointLimits) -> tuple[list[str], FloatArray, FloatArray | None]:
+    """The judged joints, their positions (N, J) and efforts (N, J; NaN where the motion has none):
+    the motion's single-valued joints with limits, and each mimic joint (named or not) from its leader."""
     if motion.position is None:
-        return {}
+        return [], np.zeros((motion.num_frames, 0)), None
     dims = zip(motion.joint_names, motion.joint_dims, strict=True)
     single = {n: motion.joint_columns(n).start for n, d in dims if d == 1}
     position = np.asarray(motion.position, dtype=np.float64)
     effort = None if motion.effort is None else np.asarray(motion.effort, dtype=np.float64)
-    out: dict[str, tuple[FloatArray, FloatArray | None]] = {}
+    names: list[str] = []
+    columns: list[FloatArray] = []
+    efforts: list[FloatArray] = []
+    nothing = np.full(motion.num_frames, np.nan)
     for name, col in single.items():
         if name in limits and name not in limits.followers:
-            out[name] = (position[:, col], None if effort is None else effort[:, col])
+            names.append(name)
+            columns.append(position[:, col])
+            efforts.append(nothing if effort is None else effort[:, col])
+    # Every column of the motion, in order, and no mimic joint: judged without a copy.
+    own = len(names) == len(single) and list(single.values()) == list(range(position.shape[1]))
     for name, f in limits.followers.items():
         if name not in limits or (name not in single and f.leader not in single):
             continue
         lead = position[:, single[f.leader]] if f.leader in single else np.zeros(motion.num_frames)
-        own = None if effort is None or name not in single else effort[:, single[name]]
-        out[name] = (f.multiplier * lead + f.offset, own)
-    return out
+        names.append(name)
+        columns.append(f.multiplier * lead + f.offset)
+        efforts.append(nothing if effort is None or name not in single else effort[:, single[name]])
+        own = False
+    if own:
+        return names, position, effort
+    stack = np.column_stack(columns) if columns else np.zeros((motion.num_frames, 0))
+    return names, stack, None if effort is None else np.column_stack(efforts)
+
+
+def _stated(limits: JointLimits, names: list[str], attr: str, unstated: float) -> FloatArray:
+    """Each joint's limit ``attr`` (``unstated`` where it states none)."""
+    values = (getattr(limits[n], attr) for n in names)
+    return np.array([unstated if v is None else v for v in values], dtype=np.float64)
+
+
+def _magnitudes(
+    kind: str, names: list[str], times: FloatArray, values: FloatArray, scale: float, limit: FloatArray
+) -> list[Finding]:
+    """A finding for each joint whose ``|values| * scale`` (N, J) goes beyond its ``limit`` (NaN: none)."""
+    with np.errstate(invalid="ignore"):
+        bad = np.abs(values) > limit * ((1 + TOLERANCE) / scale)  # the bulk of the work: one pass
+    found = []
+    for c in np.flatnonzero(bad.any(axis=0)):
+        size = np.abs(values[:, c]) * scale
+        f = _finding(kind, names[c], times, size - limit[c] * (1 + TOLERANCE), size, float(limit[c]))
+        if f is not None:
+            found.append(f)
+    return found
+
+
+def _positions(
+    names: list[str], times: FloatArray, q: FloatArray, lower: FloatArray, upper: FloatArray
+) -> list[Finding]:
+    """A finding for each joint whose position goes below ``lower`` or above ``upper``."""
+    found = []
+    bad = (q < lower - TOLERANCE) | (q > upper + TOLERANCE)
+    for c in np.flatnonzero(bad.any(axis=0)):
+        excess = np.maximum(lower[c] - q[:, c], q[:, c] - upper[c]) - TOLERANCE
+        bound = lower[c] if q[int(np.argmax(excess)), c] < lower[c] else upper[c]
+        f = _finding("position_limit", names[c], times, excess, q[:, c], float(bound))
+        if f is not None:
+            found.append(f)
+    return found
 
 
 def limit_findings(motion: Motion, limits: JointLimits, speed: float = 1.0) -> list[Finding]:
     """Every limit finding of ``motion`` (times are the motion's own; rates at ``speed`` × its pace)."""
     times = np.asarray(motion.times, dtype=np.float64)
+    names, q, effort = _columns(motion, limits)
+    if not names:
+        return []
     found: list[Finding] = []
-    for name, (q, effort) in _columns(motion, limits).items():
-        lim = limits[name]
-        if lim.lower is not None or lim.upper is not None:
-            lower = -np.inf if lim.lower is None else lim.lower
-            upper = np.inf if lim.upper is None else lim.upper
-            excess = np.maximum(lower - q, q - upper) - TOLERANCE
-            bound = lower if q[int(np.argmax(excess))] < lower else upper
-            f = _finding("position_limit", name, times, excess, q, float(bound))
-            if f is not None:
-                found.append(f)
-        if any(getattr(lim, attr) is not None for _, attr in _RATES):
-            value, scale = q, 1.0
-            for kind, attr in _RATES:
-                value, scale = _rate(value, times), scale * speed
-                limit = getattr(lim, attr)
-                if limit is not None:
-                    size = np.abs(value) * scale
-                    f = _finding(kind, name, times, size - limit * (1 + TOLERANCE), size, limit)
-                    if f is not None:
-                        found.append(f)
-        if lim.effort is not None and effort is not None:
-            size = np.abs(effort)
-            f = _finding("effort_limit", name, times, size - lim.effort * (1 + TOLERANCE), size, lim.effort)
-            if f is not None:
-                found.append(f)
+    lower, upper = _stated(limits, names, "lower", -np.inf), _stated(limits, names, "upper", np.inf)
+    if np.isfinite(lower).any() or np.isfinite(upper).any():
+        found += _positions(names, times, q, lower, upper)
+    rates = [(kind, _stated(limits, names, attr, np.nan)) for kind, attr in _RATES]
+    last = max((k for k, (_, lim) in enumerate(rates) if np.isfinite(lim).any()), default=-1)
+    value, scale = q, 1.0
+    for kind, limit in rates[: last + 1]:
+        value, scale = _rate(value, times), scale * speed
+        if np.isfinite(limit).any():
+            found += _magnitudes(kind, names, times, value, scale, limit)
+    if effort is not None:
+        limit = _stated(limits, names, "effort", np.nan)
+        if np.isfinite(limit).any():
+            found += _magnitudes("effort_limit", names, times, effort, 1.0, limit)
     return found
 
 
