@@ -20,7 +20,7 @@ import numpy as np
 
 from motion_formats_ros import CODECS, read, write
 from motion_formats_ros.core.examples import biped_urdf, biped_walk, peak_rates
-from motion_formats_ros.core.urdf_limits import joint_limits
+from motion_formats_ros.core.joint_limits import JointLimits
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "out" / "demo"
@@ -50,7 +50,7 @@ def main() -> int:
         f"at {reference.rate:g} Hz ({reference.duration:g} s), URDF {OUT / 'biped.urdf'}"
     )
     velocity, v_joint, acceleration, a_joint = peak_rates(reference)
-    limit = joint_limits(biped_urdf())[v_joint].velocity
+    limit = JointLimits.from_urdf(biped_urdf())[v_joint].velocity
     print(
         f"walk: peak joint velocity {velocity:.2f} rad/s ({v_joint}; URDF limit {limit:g} rad/s), "
         f"peak joint acceleration {acceleration:.1f} rad/s^2 ({a_joint})"
