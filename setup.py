@@ -121,6 +121,7 @@ setup(
             "motion-formats = motion_formats_ros.cli.main:entry",
             "motion_player = motion_formats_ros.ros:player_entry",
             "motion_recorder = motion_formats_ros.ros:recorder_entry",
+            "motion_sim = motion_formats_ros.ros:sim_entry",
         ],
     },
 )

@@ -20,7 +20,7 @@ import numpy as np
 
 from motion_formats_ros import CODECS, read, write
 from motion_formats_ros.core.examples import biped_urdf, biped_walk, peak_rates
-from motion_formats_ros.core.urdf_limits import joint_limits
+from motion_formats_ros.core.joint_limits import JointLimits
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "out" / "demo"
@@ -50,7 +50,7 @@ def main() -> int:
         f"at {reference.rate:g} Hz ({reference.duration:g} s), URDF {OUT / 'biped.urdf'}"
     )
     velocity, v_joint, acceleration, a_joint = peak_rates(reference)
-    limit = joint_limits(biped_urdf())[v_joint].velocity
+    limit = JointLimits.from_urdf(biped_urdf())[v_joint].velocity
     print(
         f"walk: peak joint velocity {velocity:.2f} rad/s ({v_joint}; URDF limit {limit:g} rad/s), "
         f"peak joint acceleration {acceleration:.1f} rad/s^2 ({a_joint})"
@@ -94,7 +94,8 @@ def main() -> int:
     if code != 0:
         return code
     walk = OUT / ("walk.seq" if "seq" in CODECS else "walk.msgpack")
-    return play_into_ros(walk, OUT / "biped.urdf", reference)
+    code = play_into_ros(walk, OUT / "biped.urdf", reference)
+    return code or play_into_the_box(walk, OUT / "biped.urdf", reference)
 
 
 def play_into_ros(walk: Path, urdf: Path, reference) -> int:  # type: ignore[no-untyped-def]
@@ -187,6 +188,122 @@ def play_into_ros(walk: Path, urdf: Path, reference) -> int:  # type: ignore[no-
         f"TF world->base_link: {len(roots)} transforms, last x = {roots[-1].transform.translation.x:.4f} m "
         f"(file: {reference.root_position[-1, 0]:.4f} m)"
     )
+    return 0
+
+
+def _ros_env() -> dict[str, str]:
+    """A child's environment confined to this machine, on the demo's own domain."""
+    return {
+        **os.environ,
+        "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST",
+        "ROS_DOMAIN_ID": os.environ.get("MFR_DEMO_DOMAIN", "79"),
+        "ROS_LOG_DIR": str(OUT / "ros_log"),
+    }
+
+
+def _node(executable: str, module: str, *params: str) -> list[str]:
+    """A node's command line (its console script, or its module when the script is not installed)."""
+    script = CLI.parent / executable
+    run = [str(script)] if script.exists() else [sys.executable, "-m", module]
+    return [*run, "--ros-args", *(a for p in params for a in ("-p", p))]
+
+
+def play_into_the_box(walk: Path, urdf: Path, reference) -> int:  # type: ignore[no-untyped-def]
+    """Play ``walk`` into motion_sim (the biped simulated behind a joint_trajectory_controller), record
+    what the robot did with motion_recorder, and say how closely it followed and whether it stood."""
+    import importlib.util
+    import signal
+
+    if importlib.util.find_spec("mujoco") is None or importlib.util.find_spec("rclpy") is None:
+        print("\nMuJoCo or ROS 2 not in this venv (make ros; the sim extra): skipping the simulated robot")
+        return 0
+    env = _ros_env()
+    did = OUT / "did.msgpack"
+    # Gains for a robot standing on its ankles (simulate's default is tuned to what each joint moves, its foot).
+    sim = _node("motion_sim", "motion_formats_ros.ros.sim", f"urdf_file:={urdf}", "kp:=30.0", "kd:=0.5")
+    recorder = _node(
+        "motion_recorder", "motion_formats_ros.ros.recorder", f"output:={did}", "world_frame:=world",
+        "root_frame:=base_link",
+    )  # fmt: skip
+    player = _node(
+        "motion_player", "motion_formats_ros.ros.player", f"file:={walk}", f"urdf_file:={urdf}",
+        "controller:=/joint_trajectory_controller", "approach_time:=0.5", "wait_for_server:=60.0",
+        *([f"joint_names:=[{','.join(reference.joint_names)}]"] if walk.suffix == ".seq" else []),
+    )  # fmt: skip
+    print("\n$ motion_sim + motion_recorder + motion_player controller:=/joint_trajectory_controller")
+    sys.stdout.flush()
+    logs = {name: (OUT / f"{name}.log").open("w") for name in ("sim", "recorder", "player")}
+    background = [
+        subprocess.Popen(cmd, env=env, stdout=logs[name], stderr=subprocess.STDOUT, text=True)
+        for name, cmd in (("sim", sim), ("recorder", recorder))
+    ]
+    _wait_for_graph(env, background)  # both up and discovered before the motion starts
+    played = subprocess.run(player, env=env, stdout=logs["player"], stderr=subprocess.STDOUT, timeout=120)
+    time.sleep(0.5)
+    for proc in reversed(background):
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+    for log in logs.values():
+        log.close()
+    said = (OUT / "player.log").read_text()
+    fell = next((line.split("result ")[-1] for line in said.splitlines() if "fell at" in line), None)
+    if played.returncode != 0 and fell is None:
+        print(said + (OUT / "sim.log").read_text(), file=sys.stderr)
+        return 1
+    return _report_box(read(did).motion, reference, fell)
+
+
+def _wait_for_graph(env: dict[str, str], procs: list[subprocess.Popen[str]], timeout: float = 60.0) -> None:
+    """Until /joint_states has a publisher (the simulated robot) and a subscriber (the recorder)."""
+    import rclpy
+    from rclpy.context import Context
+
+    context = Context()
+    rclpy.init(context=context, domain_id=int(env["ROS_DOMAIN_ID"]))
+    node = rclpy.create_node("demo_graph", context=context)
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline and all(p.poll() is None for p in procs):
+            if node.count_publishers("/joint_states") and node.count_subscribers("/joint_states"):
+                time.sleep(0.5)  # and the other way round
+                return
+            time.sleep(0.05)
+    finally:
+        node.destroy_node()
+        context.try_shutdown()
+
+
+def _report_box(rec, reference, fell: str | None) -> int:  # type: ignore[no-untyped-def]
+    """Tracking error (recording aligned with the plan), peak efforts, whether it stood."""
+    cols = [rec.joint_names.index(n) for n in reference.joint_names]
+    plan = reference.position
+    t = reference.times - reference.times[0]
+
+    def recorded(offset: float):  # type: ignore[no-untyped-def]
+        at = rec.times[0] + offset + t
+        return np.column_stack([np.interp(at, rec.times, rec.position[:, c]) for c in cols]), at <= rec.times[-1]
+
+    early = t <= 0.3  # the start, before any fall: where the motion begins in the recording
+    offsets = np.arange(0.0, max(rec.times[-1] - rec.times[0] - 0.3, 0.0), 0.005)
+    best = min(offsets, key=lambda o: float(np.abs(recorded(o)[0][early] - plan[early]).max()))
+    got, inside = recorded(float(best))
+    if rec.root_orientation is not None:  # up to the fall: the base's tilt from upright, as motion_sim judges it
+        x, y = rec.root_orientation[:, 0], rec.root_orientation[:, 1]
+        tipped = np.flatnonzero(np.arccos(np.clip(1 - 2 * (x * x + y * y), -1, 1)) > np.radians(60))
+        if tipped.size:
+            inside &= rec.times[0] + best + t < rec.times[tipped[0]]
+    error = np.abs(got - plan)[inside]
+    span = float(t[inside][-1]) if inside.any() else 0.0
+    effort = np.abs(rec.effort[:, cols]).max(axis=0)
+    worst = int(np.argmax(effort))
+    print(
+        f"simulated robot: recorded {rec.num_frames} frames; tracking error over {span:.2f} s of the walk"
+        f"{' (until it fell)' if fell else ''}: "
+        f"max {error.max():.4f} rad, RMS {float(np.sqrt(np.mean(error**2))):.4f} rad"
+    )
+    print(f"peak effort {effort[worst]:.3g} N·m ({reference.joint_names[worst]}); every joint's: "
+          + ", ".join(f"{e:.2f}" for e in effort))  # fmt: skip
+    print(f"stood: {'no: ' + fell if fell else 'yes'}")
     return 0
 
 

@@ -97,11 +97,15 @@ class Series:
 
 @dataclasses.dataclass(frozen=True)
 class JointLimit:
-    """Limits of one joint (None = unlimited): position in rad (m for prismatic joints), speed in rad/s."""
+    """Limits of one joint (None = not stated, so not checked): position in rad (m for prismatic
+    joints), speed in rad/s, acceleration in rad/s², jerk in rad/s³, effort in N·m (N)."""
 
     lower: float | None = None
     upper: float | None = None
     velocity: float | None = None
+    acceleration: float | None = None
+    jerk: float | None = None
+    effort: float | None = None
 
 
 class CodecRecord:

@@ -4,12 +4,12 @@ One room per responsibility:
 
 - :mod:`.config`: the player's settings (each one a ROS parameter of the node);
 - :mod:`.session`: a motion read and made ready to play: the joints to send, the joint
-  limits (of a URDF, ``.urdf.xacro`` or ``.body`` robot model, mimic joints included),
+  limits (of a URDF, ``.urdf.xacro`` or ``.body`` robot model, mimic joints included; built
+  by :mod:`..core.joint_limits` and judged by :mod:`..safety.limits`, as ``check`` judges them),
   the clock, the plan;
 - :mod:`.clock`: motion time from elapsed time (speed, pause, seek, loops): the one clock
   of the package;
 - :mod:`.sampler`: the motion at one time;
-- :mod:`.limits`: the motion checked against joint limits before playing;
 - :mod:`.mimic`: mimic joints follow their leader in everything sent;
 - :mod:`.plan`: the one JointTrajectory that joint_trajectory_controller executes as the file says;
 - :mod:`.goal`: a FollowJointTrajectory goal's tolerances and why a goal was refused;

@@ -91,6 +91,11 @@ class PlayerConfig:
         "controller namespace (e.g. /arm_controller): send the motion as one FollowJointTrajectory goal to "
         "<controller>/follow_joint_trajectory instead of publishing on joint_trajectory",
     )
+    stream_with_controller: bool = setting(
+        False,
+        "with controller: also stream JointState/TF (off: the controlled robot publishes its own state on "
+        "joint_states, and a second publisher there would mix the two)",
+    )
     wait_for_server: float = setting(
         10.0, "seconds to wait for the controller's action server (then exit 1 naming it)", minimum=0.0
     )

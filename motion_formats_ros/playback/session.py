@@ -19,18 +19,19 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import MotionFormatError, ReadError
+from ..core.joint_limits import JointLimits, followers
 from ..core.kinematics import Kinematics, RobotModel, load_robot_model
 from ..core.model import JointLimit, Motion, MotionFile
 from ..core.nonfinite import MissingJointError, defined_joints, first_nonfinite, resolve
 from ..registry import CODECS, codec_for_path, read
 from ..safety import Checker
 from ..safety.gate import check_before_playing
+from ..safety.limits import LimitViolationError, check_limits
 from .clock import PlaybackClock
 from .config import MAX_STREAM_RATE, Log, PlayerConfig, PlayerError
 from .config import silent as _silent
 from .emit import LinkFrames
-from .limits import LimitViolationError, check_limits
-from .mimic import follow_leaders, followers, model_limits
+from .mimic import follow_leaders
 from .plan import TrajectoryPlan, approach_speeds, plan_trajectory
 from .sampler import FrameSampler
 
@@ -271,14 +272,14 @@ class PlaybackSession:
             )
 
     # ----------------------------------------------------------------- limits
-    def _limits(self, file_limits: Mapping[str, JointLimit]) -> tuple[dict[str, JointLimit], str]:
+    def _limits(self, file_limits: Mapping[str, JointLimit]) -> tuple[JointLimits, str]:
         model = self.robot_model()
         if self.robot is None or model is None:
-            return dict(file_limits), "the file"
-        limits = model_limits(model)  # mimic joints too: each one against its own limits
+            return JointLimits(file_limits), "the file"
+        limits = JointLimits.of_model(model)  # mimic joints too: each one against its own limits
         names = set(self.source.joint_names)
         if self.robot.from_body and not limits:
-            return dict(file_limits), "the file"  # a .body need not state limits
+            return JointLimits(file_limits), "the file"  # a .body need not state limits
         source = self.robot.source
         if not names & set(limits) and not any(f.leader in names for f in self.followers.values() if f.joint in limits):
             listed = ", ".join(sorted(limits)[:8]) + (", …" if len(limits) > 8 else "") or "none"

@@ -1,6 +1,6 @@
 """The only part of the package that imports rclpy: message adapters and nodes.
 
-The console scripts ``motion_player`` and ``motion_recorder`` start here, so that without
+The console scripts ``motion_player``, ``motion_recorder`` and ``motion_sim`` start here, so that without
 ROS 2 they say in one line what is missing instead of failing on an import.
 """
 
@@ -48,6 +48,11 @@ def _start(module: str, command: str) -> None:
 def player_entry() -> None:
     """Console script ``motion_player``."""
     _start("player", "motion_player")
+
+
+def sim_entry() -> None:
+    """Console script ``motion_sim``."""
+    _start("sim", "motion_sim")
 
 
 def recorder_entry() -> None:

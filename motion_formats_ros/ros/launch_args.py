@@ -91,6 +91,21 @@ def typed(name: str, text: str, default: Any) -> Any:
     raise ValueError(f"launch argument {name}: expected a {kind}, got {text!r}")
 
 
+def robot_text(urdf_file: str, body_file: str = "", description: str = "") -> tuple[str, str]:
+    """The robot's URDF text (for robot_state_publisher) and its root link, from whichever is given
+    (a URDF file is read as it is; a ``.body`` becomes the URDF the package makes of it); ("", "") without one."""
+    from ..core.kinematics import RobotModel, load_robot_model
+
+    if urdf_file:
+        return Path(urdf_file).read_text(encoding="utf-8"), load_robot_model(urdf_file).root_link
+    if body_file:
+        model = load_robot_model(body_file)
+        return model.description, model.root_link
+    if description:
+        return description, RobotModel.from_urdf(description, "robot_description").root_link
+    return "", ""
+
+
 def overrides(defaults: Mapping[str, Any], given: Mapping[str, str]) -> dict[str, Any]:
     """Typed values of the arguments whose text differs from their default's text."""
     out = {}

@@ -50,7 +50,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ..core.errors import MotionFormatError, OutOfRangeError
 from ..core.nonfinite import needs_state
-from ..playback.config import PlayerConfig, PlayerError
+from ..playback.config import PlayerConfig, PlayerError, PlayMode
 from ..playback.emit import Emitter, Transforms
 from ..playback.plan import TrajectoryPlan, check_message_room
 from ..playback.schedule import Lateness, Pace, Schedule
@@ -76,6 +76,10 @@ from .tf_cdr import TFEncoder
 MATCH_SETTLE = 0.2
 #: Seconds for discovery to show a publisher of the robot's state, if there is one.
 DISCOVERY = 0.5
+#: Seconds into the stream during which other publishers on its topic are looked for.
+SHARED_WATCH = 3.0
+#: The node name rmw reports for a publisher whose node it has not discovered yet.
+UNKNOWN_NODE = "_NODE_NAME_UNKNOWN_"
 #: Seconds the node gives its threads to stop when asked to (the process exits within 2 s).
 STOP_TIMEOUT = 1.0
 #: Seconds to wait for the action server to acknowledge a cancel on SIGINT / SIGTERM.
@@ -105,12 +109,23 @@ class MotionPlayer(Node):
         self._threads: list[threading.Thread] = []
         self._pending: set[str] = set()
         self.config: PlayerConfig = declare_config(self, PlayerConfig)
+        if self.config.controller and self.config.mode == PlayMode.BOTH and not self.config.stream_with_controller:
+            # The controlled robot publishes its own state: the player's stream would mix with it.
+            self.config = dataclasses.replace(self.config, mode=PlayMode.TRAJECTORY)
+            self.get_logger().info(
+                "controller set: the goal goes to the controller, no JointState/TF stream "
+                "(the robot publishes its own state; stream_with_controller:=true streams too)"
+            )
         self.sim_time = bool(self.get_parameter("use_sim_time").value)
         self.session = PlaybackSession(load(self.config, self._log), self.config, self._log)
         self.plan: TrajectoryPlan | None = None
         config = self.config
         # Publishers
-        self.joint_pub: Publisher[JointState] = self.create_publisher(JointState, "joint_states", STREAM_QOS)
+        # The stream's topic is left alone when nothing streams (a controlled robot publishes there).
+        streams = config.mode in ("both", "stream")
+        self.joint_pub: Publisher[JointState] | None = (
+            self.create_publisher(JointState, "joint_states", STREAM_QOS) if streams else None
+        )
         self.trajectory_pub: Publisher[JointTrajectory] = self.create_publisher(
             JointTrajectory, "joint_trajectory", COMMAND_QOS
         )
@@ -227,7 +242,8 @@ class MotionPlayer(Node):
         current = self._wait_for_state()
         if current is None:
             return
-        self.state.close()  # from here on the topic may carry our own stream
+        # From here on the topic may carry our own stream (nothing of ours without one).
+        self.state.close(unsubscribe=self.joint_pub is not None and self.state.topic == self.joint_pub.topic_name)
         self.session.prepare(current, heard_on=self.state.topic)
         if self.emitter.link_frames is not None:
             self.emitter.link_frames = self.session.link_frames(quiet=True)
@@ -248,6 +264,7 @@ class MotionPlayer(Node):
         workers: list[tuple[str, Callable[[], None]]] = []
         if mode in ("both", "stream"):
             workers.append(("stream", self._stream_loop))
+            self._spawn(self._warn_shared_stream, "shared stream")
         if mode in ("both", "trajectory"):
             workers.append(("trajectory", self._send_trajectory))
         with self._lock:
@@ -255,12 +272,44 @@ class MotionPlayer(Node):
         for name, target in workers:
             self._spawn(target, name)
 
+    def _warn_shared_stream(self) -> None:
+        """Warn, naming them, when other nodes publish on the stream's JointState topic.
+
+        Looked for every 0.25 s during the first :data:`SHARED_WATCH` seconds of the stream
+        (discovery brings other publishers in its own time); one warning at most.
+        """
+        me = (self.get_name(), self.get_namespace())
+        assert self.joint_pub is not None  # streaming
+        topic = self.joint_pub.topic_name
+        deadline = time.monotonic() + SHARED_WATCH
+        while True:
+            others = sorted(
+                {
+                    (info.node_namespace.rstrip("/") + "/" + info.node_name)
+                    for info in self.get_publishers_info_by_topic(topic)
+                    if (info.node_name, info.node_namespace) != me
+                }
+            )
+            # A participant's node names arrive after its endpoints: wait for them while there is time.
+            named = [n for n in others if UNKNOWN_NODE not in n]
+            late = time.monotonic() > deadline
+            if named or (others and late):
+                who = ", ".join(named) if named else "a node (its name not discovered yet)"
+                self.get_logger().warning(
+                    f"{who} also publish{'es' if len(named) <= 1 else ''} on {topic}: the player's "
+                    "JointState stream mixes with it (mode:=trajectory, or joint_states_topic:=… elsewhere)"
+                )
+                return
+            if late or self._stop.wait(0.25):
+                return
+
     def _wait_for_subscribers(self) -> bool:
         """False when asked to stop while waiting (with ``controller``: for its action server)."""
         trajectory = self.config.mode in ("both", "trajectory")
         if isinstance(self.sender, ActionSender) and trajectory:
             return self.sender.wait_for_server()
-        publisher: Publisher[Any] = self.trajectory_pub if trajectory else self.joint_pub
+        publisher: Publisher[Any] | None = self.trajectory_pub if trajectory else self.joint_pub
+        assert publisher is not None  # stream mode streams
         timeout = self.config.wait_for_subscribers
         wanted = self.config.min_subscribers
         # Our own state listener may be on the same topic: it does not count.

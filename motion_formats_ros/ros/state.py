@@ -49,8 +49,14 @@ class StateListener:
         with self._lock:
             return dict(self._positions)
 
-    def close(self) -> None:
-        """Stop listening (and stop DDS from delivering anything more to us)."""
+    def close(self, unsubscribe: bool = True) -> None:
+        """Stop listening; with ``unsubscribe`` also stop DDS from delivering anything more to us.
+
+        Destroying the subscription from a thread other than the executor's may race with the
+        executor building its wait set (rclpy then raises InvalidHandle in the spinning
+        thread): a node that publishes nothing on the topic itself keeps it and ignores it.
+        """
         if self._open:
             self._open = False
-            self.node.destroy_subscription(self.subscription)
+            if unsubscribe:
+                self.node.destroy_subscription(self.subscription)

@@ -3,7 +3,7 @@
 :func:`check` (and :class:`Checker`, a model prepared once for many motions) finds
 self-collisions (an SRDF's disabled pairs left out), collision geometry below the
 ground, a ZMP outside the support polygon (floating-base robots, from the links' masses
-and inertias) and joint position, velocity, acceleration and jerk limits exceeded; each
+and inertias) and joint position, velocity, acceleration, jerk and effort limits exceeded; each
 :class:`Finding` carries the intervals of motion time where it holds. Used by
 ``motion-formats check``, the player and the viewer.
 
@@ -11,7 +11,8 @@ and inertias) and joint position, velocity, acceleration and jerk limits exceede
 - :mod:`.findings`: findings, intervals and the report;
 - :mod:`.shapes`, :mod:`.pairs`, :mod:`.collide`: collision shapes, the pairs checked, coal;
 - :mod:`.dynamics`: centre of mass, ZMP and the support polygon;
-- :mod:`.limits`: joint limits (the model's and MoveIt's ``joint_limits.yaml``);
+- :mod:`.limits`: a motion judged against its joint limits (:mod:`..core.joint_limits`):
+  the findings ``check`` reports and the player's refusal;
 - :mod:`.gate`: the player's check before playing (refuse collisions, warn of balance).
 """
 

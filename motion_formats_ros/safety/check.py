@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.errors import MotionValueError, spelled
+from ..core.joint_limits import JointLimits
 from ..core.kinematics import RobotModel, load_robot_model
 from ..core.memory import require_room
 from ..core.model import Motion, MotionFile
@@ -36,7 +37,7 @@ from ..core.spatial import quat_to_matrix
 from .collide import Contacts, SelfCollision
 from .dynamics import Masses, support_distance, zmp
 from .findings import BalanceSeries, CheckReport, Finding, intervals, sort_findings
-from .limits import Limits, limit_findings, model_limits, read_joint_limits
+from .limits import limit_findings
 from .pairs import candidate_pairs, choose_pairs
 from .shapes import Shape, collision_shapes, shape_poses
 
@@ -102,8 +103,8 @@ class Checker:
         self.notes += choice.notes
         self.collider = SelfCollision(self.shapes, self.pairs)
         self.masses = Masses.of(self.model)
-        base = model_limits(self.model)
-        self.limits: dict[str, Limits] = read_joint_limits(limits, base) if limits is not None else base
+        base = JointLimits.of_model(self.model)
+        self.limits = base.overlay(limits) if limits is not None else base
         self.setup_seconds = time.perf_counter() - started
 
     @property
@@ -208,7 +209,7 @@ class Checker:
         elif self.shapes:
             why = "the model has no masses" if self.masses.total <= 0 else "the base does not float (no root pose)"
             report.notes.append(f"balance not checked: {why}")
-        findings += limit_findings(names, positions, times, self.limits)
+        findings += limit_findings(frames, self.limits)
         checked.append("limits")
         report.findings = sort_findings(findings)
         report.checked = tuple(checked)

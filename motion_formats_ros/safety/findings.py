@@ -71,6 +71,7 @@ class Finding:
         worst: The worst value (see :data:`WORST` for what it measures).
         worst_time: When the worst value is reached (s).
         limit: The limit that was exceeded (limit findings), the tolerance or margin otherwise.
+        first: The value at the first frame beyond the limit (limit findings), else None.
     """
 
     kind: str
@@ -80,6 +81,7 @@ class Finding:
     links: tuple[str, ...] = ()
     joint: str | None = None
     limit: float | None = None
+    first: float | None = None
 
     @property
     def level(self) -> str:

@@ -1,31 +1,26 @@
-"""Joint limits of a motion: position and velocity from the robot model, and a MoveIt ``joint_limits.yaml``.
+"""A motion judged against its joint limits: the one judgement ``check``, the viewer and the player share.
 
-The model gives position limits (revolute and prismatic joints; URDF's missing
-``lower`` / ``upper`` mean 0, as for the player) and velocity limits (a positive
-``velocity``). A MoveIt ``joint_limits.yaml`` (``joint_limits: {JOINT: {has_velocity_limits:
-true, max_velocity: …, has_acceleration_limits: …, max_acceleration: …, has_jerk_limits: …,
-max_jerk: …, has_position_limits: …, min_position: …, max_position: …}}``) overrides the
-model where it states a limit, and adds acceleration and jerk limits. Values are in the
-units the files use (rad, rad/s, rad/s², rad/s³; m for prismatic joints).
-
-Velocities, accelerations and jerks are the finite differences (second order) of the
-frames checked, so they are those of the frames a player sends.
+:func:`limit_findings` judges each single-valued joint of a motion against its
+:class:`~..core.joint_limits.JointLimits`: positions, velocities, accelerations and jerks
+(finite differences, second order, of the positions of the frames judged; scaled by the
+playback speed for the player), and efforts where the motion has them. A mimic joint is
+judged on the value its leader gives it (``multiplier * leader + offset``, the leader held
+at 0 when the motion lacks it), whether or not the motion names it, as the robot model
+moves it. What it returns are :class:`~.findings.Finding` objects: ``check`` reports them,
+and the player refuses a motion with one line made from the first of them
+(:func:`check_limits`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import os
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import ReadError
-from ..core.kinematics import RobotModel
-from ..core.naming import load_safe
+from ..core.errors import MotionFormatError
+from ..core.joint_limits import JointLimits
+from ..core.model import JointLimit, Motion
 from .findings import Finding, intervals
 
 FloatArray = npt.NDArray[np.float64]
@@ -33,92 +28,20 @@ FloatArray = npt.NDArray[np.float64]
 #: Relative slack before a rate counts as beyond its limit, absolute slack for positions.
 TOLERANCE = 1e-6
 
-
-@dataclasses.dataclass(frozen=True)
-class Limits:
-    """One joint's limits (None: none)."""
-
-    lower: float | None = None
-    upper: float | None = None
-    velocity: float | None = None
-    acceleration: float | None = None
-    jerk: float | None = None
+#: The rate findings in the order they are derived (each the time derivative of the one before).
+_RATES = (("velocity_limit", "velocity"), ("acceleration_limit", "acceleration"), ("jerk_limit", "jerk"))
 
 
-def model_limits(model: RobotModel) -> dict[str, Limits]:
-    """Position and velocity limits the model states for its driven joints."""
-    out: dict[str, Limits] = {}
-    for j in model.joints:
-        if j.type not in ("revolute", "prismatic", "continuous") or j.mimic is not None or j.limit is None:
-            continue
-        velocity = j.limit.velocity if j.limit.velocity and j.limit.velocity > 0 else None
-        if j.type == "continuous":
-            out[j.name] = Limits(velocity=velocity)
-        else:
-            out[j.name] = Limits(j.limit.lower or 0.0, j.limit.upper or 0.0, velocity)
-    return out
+class LimitViolationError(MotionFormatError, ValueError):
+    """The motion exceeds a joint limit; the message names joint, time and value.
 
-
-def _number(path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], key: str) -> float:
-    value = entry.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ReadError(path, f"{key} is not a number: {value!r}", field=f"joint_limits.{joint}.{key}")
-    return float(value)
-
-
-def _rate_limit(path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], key: str) -> float | None:
-    """A stated speed, acceleration or jerk limit; None for 0 (not stated, as in a URDF: the model's
-    limit stays). A negative one is refused: it would turn the check off."""
-    value = _number(path, joint, entry, key)
-    if value < 0:
-        raise ReadError(
-            path, f"{key} is negative ({entry[key]!r}); 0 means not stated", field=f"joint_limits.{joint}.{key}"
-        )
-    return value or None
-
-
-def read_joint_limits(path: str | os.PathLike[str], base: Mapping[str, Limits]) -> dict[str, Limits]:
-    """``base`` with what a MoveIt ``joint_limits.yaml`` states laid over it.
-
-    A limit is read where its ``has_…_limits`` flag is true. A speed, acceleration or jerk
-    limit of 0 is taken as not stated (the model's limit stays), a negative one is refused,
-    and so is a ``min_position`` above ``max_position``.
-
-    Raises:
-        ReadError: The file cannot be read, is not such a file, or a stated limit is not a
-            number or not one of those (naming the joint and the key).
+    Attributes:
+        joint: The joint beyond its limit.
     """
-    doc = load_safe(path, "joint limits file")
-    table = doc.get("joint_limits") if isinstance(doc, Mapping) else None
-    if not isinstance(table, Mapping):
-        raise ReadError(path, "not a joint limits file (a mapping with a 'joint_limits' mapping)")
-    out = dict(base)
-    for joint, entry in table.items():
-        if not isinstance(entry, Mapping):
-            raise ReadError(path, f"expected a mapping, got {entry!r}", field=f"joint_limits.{joint}")
-        name = str(joint)
-        old = out.get(name, Limits())
-        fields: dict[str, float | None] = {}
-        if entry.get("has_position_limits"):
-            lower = fields["lower"] = _number(path, name, entry, "min_position")
-            upper = fields["upper"] = _number(path, name, entry, "max_position")
-            if lower > upper:
-                raise ReadError(
-                    path,
-                    f"min_position {entry['min_position']!r} is above max_position {entry['max_position']!r}",
-                    field=f"joint_limits.{name}",
-                )
-        for flag, key, attr in (
-            ("has_velocity_limits", "max_velocity", "velocity"),
-            ("has_acceleration_limits", "max_acceleration", "acceleration"),
-            ("has_jerk_limits", "max_jerk", "jerk"),
-        ):
-            if entry.get(flag):
-                value = _rate_limit(path, name, entry, key)
-                if value is not None:
-                    fields[attr] = value
-        out[name] = dataclasses.replace(old, **fields)
-    return out
+
+    def __init__(self, message: str, joint: str = "") -> None:
+        super().__init__(message)
+        self.joint = joint
 
 
 def _rate(values: FloatArray, times: FloatArray) -> FloatArray:
@@ -134,38 +57,165 @@ def _finding(
     if not bad.any():
         return None
     i = int(np.argmax(excess))
-    return Finding(kind, intervals(times, bad), float(value[i]), float(times[i]), joint=joint, limit=limit)
+    first = int(np.argmax(bad))
+    return Finding(
+        kind,
+        intervals(times, bad),
+        float(value[i]),
+        float(times[i]),
+        joint=joint,
+        limit=limit,
+        first=float(value[first]),
+    )
 
 
-def limit_findings(
-    joint_names: tuple[str, ...], positions: FloatArray, times: FloatArray, limits: Mapping[str, Limits]
+def _columns(motion: Motion, limits: JointLimits) -> tuple[list[str], FloatArray, FloatArray | None]:
+    """The judged joints, their positions (N, J) and efforts (N, J; NaN where the motion has none):
+    the motion's single-valued joints with limits, and each mimic joint (named or not) from its leader."""
+    if motion.position is None:
+        return [], np.zeros((motion.num_frames, 0)), None
+    dims = zip(motion.joint_names, motion.joint_dims, strict=True)
+    single = {n: motion.joint_columns(n).start for n, d in dims if d == 1}
+    position = np.asarray(motion.position, dtype=np.float64)
+    effort = None if motion.effort is None else np.asarray(motion.effort, dtype=np.float64)
+    names: list[str] = []
+    columns: list[FloatArray] = []
+    efforts: list[FloatArray] = []
+    nothing = np.full(motion.num_frames, np.nan)
+    for name, col in single.items():
+        if name in limits and name not in limits.followers:
+            names.append(name)
+            columns.append(position[:, col])
+            efforts.append(nothing if effort is None else effort[:, col])
+    # Every column of the motion, in order, and no mimic joint: judged without a copy.
+    own = len(names) == len(single) and list(single.values()) == list(range(position.shape[1]))
+    for name, f in limits.followers.items():
+        if name not in limits or (name not in single and f.leader not in single):
+            continue
+        lead = position[:, single[f.leader]] if f.leader in single else np.zeros(motion.num_frames)
+        names.append(name)
+        columns.append(f.multiplier * lead + f.offset)
+        efforts.append(nothing if effort is None or name not in single else effort[:, single[name]])
+        own = False
+    if own:
+        return names, position, effort
+    stack = np.column_stack(columns) if columns else np.zeros((motion.num_frames, 0))
+    return names, stack, None if effort is None else np.column_stack(efforts)
+
+
+def _stated(limits: JointLimits, names: list[str], attr: str, unstated: float) -> FloatArray:
+    """Each joint's limit ``attr`` (``unstated`` where it states none)."""
+    values = (getattr(limits[n], attr) for n in names)
+    return np.array([unstated if v is None else v for v in values], dtype=np.float64)
+
+
+def _magnitudes(
+    kind: str, names: list[str], times: FloatArray, values: FloatArray, scale: float, limit: FloatArray
 ) -> list[Finding]:
-    """Position, velocity, acceleration and jerk findings of each single-valued joint with limits."""
-    found: list[Finding] = []
-    for c, name in enumerate(joint_names):
-        lim = limits.get(name)
-        if lim is None:
-            continue
-        q = positions[:, c]
-        if lim.lower is not None and lim.upper is not None:
-            excess = np.maximum(lim.lower - q, q - lim.upper) - TOLERANCE
-            bound = lim.lower if q[int(np.argmax(excess))] < lim.lower else lim.upper
-            f = _finding("position_limit", name, times, excess, q, bound)
-            if f is not None:
-                found.append(f)
-        rates = [("velocity_limit", lim.velocity), ("acceleration_limit", lim.acceleration), ("jerk_limit", lim.jerk)]
-        if all(limit is None for _, limit in rates):
-            continue
-        value = q
-        for kind, limit in rates:
-            value = _rate(value, times)
-            if limit is None:
-                continue
-            size = np.abs(value)
-            f = _finding(kind, name, times, size - limit * (1 + TOLERANCE), size, limit)
-            if f is not None:
-                found.append(f)
+    """A finding for each joint whose ``|values| * scale`` (N, J) goes beyond its ``limit`` (NaN: none)."""
+    with np.errstate(invalid="ignore"):
+        bad = np.abs(values) > limit * ((1 + TOLERANCE) / scale)  # the bulk of the work: one pass
+    found = []
+    for c in np.flatnonzero(bad.any(axis=0)):
+        size = np.abs(values[:, c]) * scale
+        f = _finding(kind, names[c], times, size - limit[c] * (1 + TOLERANCE), size, float(limit[c]))
+        if f is not None:
+            found.append(f)
     return found
 
 
-__all__ = ["Limits", "limit_findings", "model_limits", "read_joint_limits"]
+def _positions(
+    names: list[str], times: FloatArray, q: FloatArray, lower: FloatArray, upper: FloatArray
+) -> list[Finding]:
+    """A finding for each joint whose position goes below ``lower`` or above ``upper``."""
+    found = []
+    bad = (q < lower - TOLERANCE) | (q > upper + TOLERANCE)
+    for c in np.flatnonzero(bad.any(axis=0)):
+        excess = np.maximum(lower[c] - q[:, c], q[:, c] - upper[c]) - TOLERANCE
+        bound = lower[c] if q[int(np.argmax(excess)), c] < lower[c] else upper[c]
+        f = _finding("position_limit", names[c], times, excess, q[:, c], float(bound))
+        if f is not None:
+            found.append(f)
+    return found
+
+
+def limit_findings(motion: Motion, limits: JointLimits, speed: float = 1.0) -> list[Finding]:
+    """Every limit finding of ``motion`` (times are the motion's own; rates at ``speed`` × its pace)."""
+    times = np.asarray(motion.times, dtype=np.float64)
+    names, q, effort = _columns(motion, limits)
+    if not names:
+        return []
+    found: list[Finding] = []
+    lower, upper = _stated(limits, names, "lower", -np.inf), _stated(limits, names, "upper", np.inf)
+    if np.isfinite(lower).any() or np.isfinite(upper).any():
+        found += _positions(names, times, q, lower, upper)
+    rates = [(kind, _stated(limits, names, attr, np.nan)) for kind, attr in _RATES]
+    last = max((k for k, (_, lim) in enumerate(rates) if np.isfinite(lim).any()), default=-1)
+    value, scale = q, 1.0
+    for kind, limit in rates[: last + 1]:
+        value, scale = _rate(value, times), scale * speed
+        if np.isfinite(limit).any():
+            found += _magnitudes(kind, names, times, value, scale, limit)
+    if effort is not None:
+        limit = _stated(limits, names, "effort", np.nan)
+        if np.isfinite(limit).any():
+            found += _magnitudes("effort_limit", names, times, effort, 1.0, limit)
+    return found
+
+
+def refusal(finding: Finding, limits: Mapping[str, JointLimit], speed: float = 1.0) -> str:
+    """The player's line for a limit finding: the joint, the limit, when it is first beyond it and the value then."""
+    name, at = finding.joint, f"at t = {finding.start:.6g} s"
+    value = finding.worst if finding.first is None else finding.first
+    if finding.kind == "position_limit":
+        lim = limits[name or ""]
+        if lim.lower is not None and value < lim.lower:
+            return f"joint {name!r} below its lower limit {lim.lower:g} {at} (value {value:.6g})"
+        return f"joint {name!r} above its upper limit {lim.upper:g} {at} (value {value:.6g})"
+    if finding.kind == "velocity_limit":
+        return (
+            f"joint {name!r} faster than its velocity limit {finding.limit:g} rad/s {at} "
+            f"(speed {value:.6g} at playback rate {speed:g})"
+        )
+    if finding.kind == "effort_limit":
+        return f"joint {name!r} beyond its effort limit {finding.limit:g} {at} (effort {value:.6g})"
+    what = finding.kind.replace("_limit", "")
+    rate = f"at playback rate {speed:g}"
+    return f"joint {name!r} beyond its {what} limit {finding.limit:g} {at} ({what} {value:.6g} {rate})"
+
+
+def _undefined(motion: Motion) -> LimitViolationError | None:
+    """The first NaN or infinite position or velocity (NaN compares false with every limit)."""
+    for label, channel in (("value", motion.position), ("velocity", motion.velocity)):
+        if channel is None:
+            continue
+        bad = ~np.isfinite(channel)
+        if bad.any():
+            i, j = (int(v[0]) for v in np.nonzero(bad))
+            name = motion.joint_names[int(np.searchsorted(np.cumsum(motion.joint_dims), j, side="right"))]
+            kind = "NaN" if np.isnan(channel[i, j]) else "infinite"
+            return LimitViolationError(
+                f"joint {name!r} has an undefined {label} ({kind}) at t = {motion.times[i]:.6g} s", name
+            )
+    return None
+
+
+def check_limits(motion: Motion, limits: Mapping[str, JointLimit], speed: float = 1.0) -> None:
+    """Raise :class:`LimitViolationError` for the first thing :func:`limit_findings` finds (the player's refusal).
+
+    ``limits`` is a :class:`JointLimits` or a plain mapping of joint name → limits. A
+    non-finite position or velocity of any joint is refused too: resolve them first (core.nonfinite).
+    """
+    if motion.position is None or not limits:
+        return
+    problem = _undefined(motion)
+    if problem is not None:
+        raise problem
+    judged = limits if isinstance(limits, JointLimits) else JointLimits(limits)
+    found = limit_findings(motion, judged, speed)
+    if found:
+        first = min(found, key=lambda f: f.start)
+        raise LimitViolationError(refusal(first, judged, speed), first.joint or "")
+
+
+__all__ = ["TOLERANCE", "LimitViolationError", "check_limits", "limit_findings", "refusal"]

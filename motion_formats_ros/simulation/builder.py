@@ -27,9 +27,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.errors import MotionValueError, ReadError, require
+from ..core.joint_limits import JointLimits
 from ..core.kinematics import Box, Capsule, Cylinder, Mesh, RobotModel, Sphere
 from ..core.kinematics.robot_parts import Joint, Link, Visual
 from ..core.mesh_files import load_mesh, package_roots, resolve
+from ..core.model import JointLimit
 from ..safety.pairs import adjacent_bodies, read_srdf, rigid_bodies
 
 FloatArray = npt.NDArray[np.float64]
@@ -294,10 +296,9 @@ def _set_servo(act: Any, g: Gains) -> None:
         act.biasprm[:3] = [0.0, 0.0, -g.d]
 
 
-def _effort_limit(joint: Joint) -> float:
-    """The joint's stated effort limit, NaN when it states none (or 0, which URDF files write for "unset")."""
-    effort = joint.limit.effort if joint.limit is not None else None
-    return float(effort) if effort else float("nan")
+def _effort_limit(limit: JointLimit | None) -> float:
+    """A joint's stated effort limit, NaN when it states none (0 is "unset": see core/joint_limits)."""
+    return float(limit.effort) if limit is not None and limit.effort is not None else float("nan")
 
 
 def _has_range(joint: Joint) -> bool:
@@ -398,7 +399,8 @@ def build(
         )
     qpos = np.array([model.jnt_qposadr[model.joint(n).id] for n in joints], dtype=np.intp)
     qvel = np.array([model.jnt_dofadr[model.joint(n).id] for n in joints], dtype=np.intp)
-    efforts = np.array([_effort_limit(robot.joint(n)) for n in joints])
+    limits = JointLimits.of_model(robot)
+    efforts = np.array([_effort_limit(limits.get(n)) for n in joints])
     link_bodies = {link: int(model.body(body).id) for link, body in b.link_body.items()}
     return BuiltModel(
         spec,

@@ -98,7 +98,7 @@ def add_sensors(mj: Any, built: BuiltModel) -> tuple[list[str], Any]:
     return links, spec.compile()
 
 
-def _tilt(quat_wxyz: FloatArray, planned_xyzw: FloatArray) -> FloatArray:
+def tilt(quat_wxyz: FloatArray, planned_xyzw: FloatArray) -> FloatArray:
     """Angle (rad) between each base's z axis and the planned base's z axis."""
     w, x, y, z = quat_wxyz[:, 0], quat_wxyz[:, 1], quat_wxyz[:, 2], quat_wxyz[:, 3]
     actual = np.column_stack([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)])
@@ -106,6 +106,32 @@ def _tilt(quat_wxyz: FloatArray, planned_xyzw: FloatArray) -> FloatArray:
     planned = np.column_stack([2 * (px * pz + pw * py), 2 * (py * pz - pw * px), 1 - 2 * (px * px + py * py)])
     cos = np.clip(np.einsum("ni,ni->n", actual, planned), -1.0, 1.0)
     return np.asarray(np.arccos(cos))
+
+
+class FallWatch:
+    """The fall rules of the loop, for one state at a time (a robot stepped live).
+
+    A floating base has fallen when it tilts beyond :data:`FALL_TILT` from ``upright``
+    (x, y, z, w), or when a link that is not one of ``allowed`` (those resting on the floor
+    as the robot stands) touches the floor. Reads the contact sensors :func:`add_sensors` made.
+    """
+
+    def __init__(self, contact_links: list[str], allowed: set[str], n_effort: int, upright_xyzw: FloatArray) -> None:
+        self.contact_links = contact_links
+        self.watched = [i for i, link in enumerate(contact_links) if link not in allowed]
+        self.n_effort = n_effort
+        self.upright = np.asarray(upright_xyzw, dtype=np.float64)[None, :]
+
+    def cause(self, qpos: FloatArray, sensordata: FloatArray) -> str | None:
+        """Why the robot in this state has fallen, in words (None: it has not)."""
+        angle = float(tilt(np.asarray(qpos[3:7])[None, :], self.upright)[0])
+        if angle > FALL_TILT:
+            return f"the base tipped over (tilted {math.degrees(angle):.0f}°)"
+        found = np.asarray(sensordata[self.n_effort :]).reshape(len(self.contact_links), 4)[:, 0] > 0
+        for i in self.watched:
+            if found[i]:
+                return f"{self.contact_links[i]} touched the floor"
+        return None
 
 
 def planned_contacts(mj: Any, model: Any, qpos: FloatArray, links: list[str]) -> set[str]:
@@ -181,9 +207,9 @@ class _Loop:
         plan keeps off the floor touching it; the run then stops :data:`AFTER_FALL` s later."""
         hi = k + states.shape[0]
         assert self.planned_root_quat is not None
-        tilt = _tilt(states[:, 4:8], self.planned_root_quat[k + 1 : hi + 1])
-        self.tilt_max = max(self.tilt_max, float(tilt.max(initial=0.0)))
-        tipped = np.flatnonzero(tilt > FALL_TILT)
+        angle = tilt(states[:, 4:8], self.planned_root_quat[k + 1 : hi + 1])
+        self.tilt_max = max(self.tilt_max, float(angle.max(initial=0.0)))
+        tipped = np.flatnonzero(angle > FALL_TILT)
         found = sensors[:, self.n_effort :].reshape(hi - k, len(self.contact_links), 4)[:, :, 0] > 0
         touched = np.flatnonzero(found[:, self.watched].any(axis=1))
         first = [int(v[0]) for v in (tipped, touched) if v.size]

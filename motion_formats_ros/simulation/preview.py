@@ -78,7 +78,7 @@ class Simulation:
 
 
 def choose_base(
-    model: RobotModel, motion: Motion, floating: bool | None, srdf_virtual: str | None = None
+    model: RobotModel, motion: Motion | None, floating: bool | None, srdf_virtual: str | None = None
 ) -> tuple[bool, str]:
     """Whether the base floats, and why (for the notes).
 
@@ -88,7 +88,7 @@ def choose_base(
     """
     if floating is not None:
         return floating, "the base " + ("floats" if floating else "is fixed") + " as asked"
-    if motion.root_position is not None or motion.root_orientation is not None:
+    if motion is not None and (motion.root_position is not None or motion.root_orientation is not None):
         return True, "the base floats: the motion moves it (it has a root pose)"
     if any(j.type == "floating" for j in model.joints):
         return True, "the base floats: the model has a floating joint"
@@ -136,7 +136,7 @@ def _start(
     qvel[built.qvel_index] = velocity
     if place:
         qpos[:3] = 0.0
-        qpos[2] = lift = _start_height(mj, built, qpos)
+        qpos[2] = lift = start_height(mj, built, qpos)
         notes.append(
             f"the motion has no root pose: the robot starts upright, {lift:.4g} m up, its lowest collision "
             "geometry resting on the floor"
@@ -144,7 +144,7 @@ def _start(
     return qpos, qvel
 
 
-def _start_height(mujoco: Any, built: BuiltModel, qpos: FloatArray) -> float:
+def start_height(mujoco: Any, built: BuiltModel, qpos: FloatArray) -> float:
     """How far to lift the base so that its lowest collision geometry rests on the floor."""
     model = built.model
     data = mujoco.MjData(model)
@@ -258,15 +258,18 @@ def simulate(
     )
 
 
+def servo_joints(model: RobotModel) -> tuple[str, ...]:
+    """The joints a servo drives: every single-value joint that is not a mimic, in model order."""
+    return tuple(j.name for j in model.joints if j.type in ("revolute", "continuous", "prismatic") and j.mimic is None)
+
+
 def _joints(
     model: RobotModel, motion: Motion, source: str | None, notes: list[str]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The model's servo joints (model order) and those the motion plays (motion order)."""
     if motion.position is None or motion.num_frames == 0:
         raise MotionValueError(f"{source or 'the motion'}: it has no joint positions to play")
-    driven = tuple(
-        j.name for j in model.joints if j.type in ("revolute", "continuous", "prismatic") and j.mimic is None
-    )
+    driven = servo_joints(model)
     dims = dict(zip(motion.joint_names, motion.joint_dims or (1,) * len(motion.joint_names), strict=True))
     played = tuple(n for n in motion.joint_names if n in driven and dims[n] == 1)
     if not played:
@@ -395,4 +398,12 @@ def _report(
     )
 
 
-__all__ = ["DEFAULT_RECORD_RATE", "DEFAULT_TIMESTEP", "Simulation", "choose_base", "simulate"]
+__all__ = [
+    "DEFAULT_RECORD_RATE",
+    "DEFAULT_TIMESTEP",
+    "Simulation",
+    "choose_base",
+    "servo_joints",
+    "simulate",
+    "start_height",
+]

@@ -20,6 +20,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..core.joint_limits import JointLimits
+from ..core.kinematics import RobotModel
+from ..core.model import JointLimit
 from .session import Pose, Track
 
 FloatArray = npt.NDArray[np.float64]
@@ -156,12 +159,10 @@ class JointTable:
 
     def __init__(self, gui: Any, names: Sequence[str], model: Any) -> None:
         self.names = tuple(names)
-        limits: dict[str, tuple[float | None, float | None]] = {}
-        for joint in getattr(model, "joints", ()):
-            if joint.limit is not None and joint.type not in ("continuous", "fixed"):
-                limits[joint.name] = (joint.limit.lower, joint.limit.upper)
-        self.lower = np.array([_or_nan(limits.get(n, (None, None))[0]) for n in self.names])
-        self.upper = np.array([_or_nan(limits.get(n, (None, None))[1]) for n in self.names])
+        limits = JointLimits.of_model(model) if isinstance(model, RobotModel) else JointLimits()
+        unstated = JointLimit()
+        self.lower = np.array([_or_nan(limits.get(n, unstated).lower) for n in self.names])
+        self.upper = np.array([_or_nan(limits.get(n, unstated).upper) for n in self.names])
         self._shown = ""
         self.beyond: tuple[str, ...] = ()
         with gui.add_folder("Joint values", expand_by_default=len(self.names) <= 40):

@@ -23,7 +23,6 @@ SHARED_ROLES = {
     "findings.py": "view/findings.py draws what safety/findings.py finds",
     "session.py": "view/session.py is the page's session over playback/session.py's clock",
     "robot.py": "view/robot.py draws the robot core/kinematics/robot.py computes",
-    "limits.py": "safety/limits.py reports what playback/limits.py enforces",
 }
 
 

@@ -13,8 +13,8 @@ from support.mof import CORPUS_MOF, generated_mof
 from motion_formats_ros import Motion, read
 from motion_formats_ros.core.model import JointLimit
 from motion_formats_ros.core.nonfinite import MissingJointError, first_nonfinite, needs_state, resolve
-from motion_formats_ros.playback.limits import LimitViolationError, check_limits
 from motion_formats_ros.playback.sampler import FrameSampler
+from motion_formats_ros.safety.limits import LimitViolationError, check_limits
 
 
 def test_generated_mof_holds_what_each_symbol_promises(tmp_path: Path) -> None:

@@ -89,7 +89,7 @@ def test_value_error_kept_where_callers_rely_on_it() -> None:
     from motion_formats_ros.core.joint_maps import JointMapError
     from motion_formats_ros.core.serial.msgpack import MsgpackError
     from motion_formats_ros.core.serial.yaml import YamlError
-    from motion_formats_ros.playback.limits import LimitViolationError
+    from motion_formats_ros.safety.limits import LimitViolationError
 
     for cls in (JointMapError, TransformError, LimitViolationError, MsgpackError, YamlError):
         assert issubclass(cls, MotionFormatError)

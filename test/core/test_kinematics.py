@@ -23,6 +23,7 @@ from conftest import corpus_params, corpus_path
 from scipy.spatial.transform import Rotation
 
 from motion_formats_ros.core.errors import MissingDependencyError, ReadError
+from motion_formats_ros.core.joint_limits import JointLimits
 from motion_formats_ros.core.kinematics import (
     Box,
     Capsule,
@@ -32,7 +33,6 @@ from motion_formats_ros.core.kinematics import (
     Sphere,
     load_robot_model,
 )
-from motion_formats_ros.core.urdf_limits import joint_limits
 
 yourdfpy = pytest.importorskip("yourdfpy", reason="yourdfpy (the test extra) is the independent FK")
 
@@ -102,7 +102,7 @@ def test_panda_mimic_and_prismatic() -> None:
     mimics = [j for j in model.joints if j.mimic is not None]
     assert mimics and all(j.type == "prismatic" for j in mimics)
     assert all(j.name not in model.actuated_joints for j in mimics)
-    limits = joint_limits(corpus_path("urdf", "panda.urdf").read_text(encoding="utf-8"))
+    limits = JointLimits.from_urdf(corpus_path("urdf", "panda.urdf").read_text(encoding="utf-8"))
     assert limits["panda_joint1"].upper == pytest.approx(2.8973)
 
 

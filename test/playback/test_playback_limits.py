@@ -1,4 +1,4 @@
-"""Joint limits checked before playing, and the limits a URDF states."""
+"""Joint limits checked before playing (the player's refusal), and the limits a URDF states."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pytest
 
 from motion_formats_ros import Motion, ReadError
 from motion_formats_ros.core.examples import biped_urdf
+from motion_formats_ros.core.joint_limits import JointLimits
 from motion_formats_ros.core.model import JointLimit
-from motion_formats_ros.core.urdf_limits import joint_limits
-from motion_formats_ros.playback.limits import LimitViolationError, check_limits
+from motion_formats_ros.safety.limits import LimitViolationError, check_limits
 
 
 def test_limits_name_joint_time_and_value() -> None:
@@ -26,13 +26,13 @@ def test_limits_name_joint_time_and_value() -> None:
 
 
 def test_urdf_limits() -> None:
-    limits = joint_limits(biped_urdf())
-    assert limits["left_knee"] == JointLimit(0.0, 2.2, 6.0)
+    limits = JointLimits.from_urdf(biped_urdf())
+    assert limits["left_knee"] == JointLimit(0.0, 2.2, 6.0, effort=4.0)
     urdf = """<robot name="r"><joint name="c" type="continuous"><limit velocity="3" effort="1"/></joint>
     <joint name="f" type="fixed"/><joint name="p" type="prismatic"><limit upper="0.2" velocity="1"/></joint></robot>"""
-    limits = joint_limits(urdf)
-    assert limits == {"c": JointLimit(velocity=3.0), "p": JointLimit(0.0, 0.2, 1.0)}
+    limits = JointLimits.from_urdf(urdf)
+    assert dict(limits) == {"c": JointLimit(velocity=3.0, effort=1.0), "p": JointLimit(0.0, 0.2, 1.0)}
     with pytest.raises(ReadError, match=r"r\.urdf:1: invalid URDF XML"):
-        joint_limits("<robot", "r.urdf")
+        JointLimits.from_urdf("<robot", "r.urdf")
     with pytest.raises(ReadError, match="expected <robot>"):
-        joint_limits("<sdf/>", "x")
+        JointLimits.from_urdf("<sdf/>", "x")

@@ -59,6 +59,10 @@ def test_demo_runs(tmp_path: Path) -> None:
         )
         assert match, proc.stdout
         assert int(match.group(1)) < 241 / 2 and float(match.group(2)) <= 1e-3  # fewer points, within tolerance
+    if "simulated robot:" in proc.stdout:  # played into motion_sim and recorded
+        match = re.search(r"tracking error over ([0-9.]+) s of the walk.*: max ([0-9.]+) rad", proc.stdout)
+        assert match and float(match.group(1)) > 0.5 and float(match.group(2)) < 0.2, proc.stdout
+        assert re.search(r"peak effort [0-9.]+ N·m", proc.stdout) and "\nstood: " in proc.stdout
     rows = [line.split() for line in proc.stdout.splitlines() if line.startswith("omf ")]
     assert len(rows) == 3 and all(float(r[3]) == 0.0 for r in rows)  # OMF is lossless
 

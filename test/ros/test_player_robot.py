@@ -127,6 +127,34 @@ def test_a_body_file_is_the_robot_model(tmp_path: Path) -> None:
     assert RobotModel.from_urdf(descriptions[0].data).actuated_joints == model.actuated_joints
 
 
+#: j2 mimics j1 (× -8, + 0.1); j1 within ±1, j2 within ±3.
+PINCER = """<robot name="pincer">
+  <link name="base"/><link name="l1"/><link name="l2"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" velocity="10" effort="1"/></joint>
+  <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0.1 0 0"/><axis xyz="0 0 1"/>
+    <limit lower="-3" upper="3" velocity="100" effort="1"/><mimic joint="j1" multiplier="-8" offset="0.1"/></joint>
+</robot>
+"""
+
+
+def test_a_mimic_joint_the_motion_does_not_name_is_judged_through_its_leader(tmp_path: Path) -> None:
+    """The node refuses a motion of j1 alone that drives its mimic j2 to -7.1 against its ±3 (check agrees)."""
+    from motion_formats_ros import Motion, MotionFile
+
+    urdf = tmp_path / "pincer.urdf"
+    urdf.write_text(PINCER)
+    motion = tmp_path / "j1.msgpack"
+    times = np.linspace(0.0, 1.0, 11)
+    write(
+        MotionFile.single(Motion(times=times, joint_names=("j1",), position=np.linspace(0.1, 0.9, 11)[:, None])), motion
+    )
+    with ros_session(tmp_path) as ros:
+        player = ros.start_player(f"file:={motion}", f"urdf_file:={urdf}")
+        assert player.wait(30) == 1, player.output()
+    assert "refusing to play: joint 'j2' below its lower limit -3 at t = 0.4 s" in player.output(), player.output()
+
+
 def test_a_stream_that_falls_behind_says_so_with_the_rate_it_achieves(tmp_path: Path) -> None:
     """Far more ticks than the stream can send: a warning names the rate achieved while it falls behind."""
     walk = tmp_path / "walk.msgpack"

@@ -19,6 +19,12 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The module of each of the package's console scripts (run as such when the script is not installed).
+MODULES = {
+    "motion_player": "motion_formats_ros.ros.player",
+    "motion_recorder": "motion_formats_ros.ros.recorder",
+    "motion_sim": "motion_formats_ros.ros.sim",
+}
 
 
 class Recorded:
@@ -161,7 +167,9 @@ def node_command(node: Any, context: dict[str, str], tmp: Path) -> list[str]:
 
     kw = node.kwargs
     name = kw.get("name", kw["executable"])
-    cmd = [str(Path(sys.executable).parent / kw["executable"]), "--ros-args", "-r", f"__node:={name}"]
+    script = Path(sys.executable).parent / kw["executable"]
+    run = [str(script)] if script.exists() else [sys.executable, "-m", MODULES[kw["executable"]]]
+    cmd = [*run, "--ros-args", "-r", f"__node:={name}"]
     for k, entry in enumerate(kw["parameters"]):
         if isinstance(entry, dict):
             values = {

@@ -24,6 +24,12 @@ import pytest
 CONFINED = {"ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}
 _domains = itertools.count(int(os.environ.get("MFR_TEST_DOMAIN_BASE", "40")))
 BIN = Path(sys.executable).parent
+#: The module of each node's console script.
+MODULES = {
+    "motion_player": "motion_formats_ros.ros.player",
+    "motion_recorder": "motion_formats_ros.ros.recorder",
+    "motion_sim": "motion_formats_ros.ros.sim",
+}
 
 
 def have_ros() -> bool:
@@ -166,8 +172,14 @@ def ros_session(tmp: Path) -> Iterator[RosSession]:
 def start_node(
     session: RosSession, executable: str, *params: str, name: str = "node", extra: list[str] | None = None
 ) -> Player:
-    """One of the package's nodes as a child process, confined like every DDS process here."""
-    args = [str(BIN / executable), "--ros-args", *(extra or [])]
+    """One of the package's nodes as a child process, confined like every DDS process here.
+
+    A console script the environment has not installed yet (a node newer than the
+    installation) runs as its module.
+    """
+    script = BIN / executable
+    command = [str(script)] if script.exists() else [sys.executable, "-m", MODULES[executable]]
+    args = [*command, "--ros-args", *(extra or [])]
     for p in params:
         args += ["-p", p]
     log = session.tmp / f"{name}{len(session.players)}.log"

@@ -81,10 +81,10 @@ def _collect_limits(
         for name, spelled in kept.limits.items():
             limits[str(name)] = _limits_from_option(spelled)
     if urdf is not None:
-        from ...core.urdf_limits import joint_limits as urdf_limits
+        from ...core.joint_limits import JointLimits
 
         text = read_input(urdf, what="robot model").decode("utf-8")
-        for name, value in urdf_limits(text, urdf).items():
+        for name, value in JointLimits.from_urdf(text, urdf).driven().items():
             limits[name] = _limits_from_option(value)
     if joint_limits:
         for name, value in joint_limits.items():

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ReadError, require
+from ..errors import ReadError, listed, require
 from ..inputs import TEXT_PROBE, interruptible, read_input, text_check
 from ..notices import NoticeKind, notify
 from . import xacro_expansion
@@ -295,19 +295,19 @@ class RobotModel:
         if missing:
             notify(
                 NoticeKind.MISSING,
-                f"{where}: the motion lacks {len(missing)} joint(s) of the model, held at 0: {', '.join(missing)}",
+                f"{where}: the motion lacks {len(missing)} joint(s) of the model, held at 0: {listed(missing)}",
                 stacklevel=3,
             )
         if unknown:
             notify(
                 NoticeKind.KEPT_UNUSED,
-                f"{where}: the model has no joint(s) {', '.join(unknown)} of the motion; not used",
+                f"{where}: the model has no joint(s) {listed(unknown)} of the motion; not used",
                 stacklevel=3,
             )
         if held:
             notify(
                 NoticeKind.MISSING,
-                f"{where}: NaN values of {', '.join(held)} hold the last finite value (0 before it)",
+                f"{where}: NaN values of {listed(held)} hold the last finite value (0 before it)",
                 stacklevel=3,
             )
 

@@ -1,0 +1,138 @@
+"""``check`` and the player judge a motion against the same joint limits, and agree.
+
+Both read the one home of joint limits (core.joint_limits) and the one judgement
+(safety.limits): a ``.body`` joint that states a speed but no range has no position limit,
+and a mimic joint the motion does not name is judged on the value its leader gives it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.cli import cli
+
+from motion_formats_ros import Motion, MotionFile, write
+from motion_formats_ros.core.joint_limits import JointLimits
+from motion_formats_ros.core.kinematics import RobotModel
+from motion_formats_ros.playback.config import PlayerConfig, PlayerError
+from motion_formats_ros.playback.session import open_session
+
+#: A .body joint with a speed limit (1 rad/s) and no range.
+BODY = """format: ChoreonoidBody
+formatVersion: 1.0
+angleUnit: radian
+name: arm
+links:
+  - name: BASE
+    jointType: fixed
+  - name: LINK1
+    parent: BASE
+    jointType: revolute
+    jointId: 0
+    jointAxis: [0, 0, 1]
+    translation: [0, 0, 0.1]
+    maxJointVelocity: 1.0
+"""
+
+#: j2 mimics j1 (× -8, + 0.1); j1 within ±1, j2 within ±3.
+MIMIC_URDF = """<robot name="pincer">
+  <link name="base"/><link name="l1"/><link name="l2"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" velocity="10" effort="1"/></joint>
+  <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0.1 0 0"/><axis xyz="0 0 1"/>
+    <limit lower="-3" upper="3" velocity="100" effort="1"/>
+    <mimic joint="j1" multiplier="-8" offset="0.1"/></joint>
+</robot>
+"""
+
+
+def _motion(path: Path, names: tuple[str, ...], columns: list[np.ndarray], seconds: float) -> Path:
+    times = np.linspace(0.0, seconds, len(columns[0]))
+    write(MotionFile.single(Motion(times=times, joint_names=names, position=np.column_stack(columns))), path)
+    return path
+
+
+@pytest.fixture
+def body(tmp_path: Path) -> Path:
+    path = tmp_path / "arm.body"
+    path.write_text(BODY)
+    return path
+
+
+@pytest.fixture
+def pincer(tmp_path: Path) -> Path:
+    path = tmp_path / "pincer.urdf"
+    path.write_text(MIMIC_URDF)
+    return path
+
+
+# --------------------------------------------------------------------------- the one home
+def test_a_body_joint_without_a_range_states_no_position_limit(body: Path) -> None:
+    limits = JointLimits.of_model(RobotModel.from_body(body))
+    assert limits["LINK1"].velocity == 1.0
+    assert limits["LINK1"].lower is None and limits["LINK1"].upper is None
+
+
+def test_a_mimic_joint_has_its_own_limits_and_its_leader(pincer: Path) -> None:
+    limits = JointLimits.of_model(RobotModel.from_urdf(pincer.read_text(), pincer))
+    assert (limits["j2"].lower, limits["j2"].upper) == (-3.0, 3.0)
+    follower = limits.followers["j2"]
+    assert (follower.leader, follower.multiplier, follower.offset) == ("j1", -8.0, 0.1)
+    assert "j2" not in limits.driven()
+
+
+# --------------------------------------------------------------------------- (a) a .body speed limit, no range
+def test_check_judges_the_speed_of_a_body_joint_without_a_range(body: Path, tmp_path: Path) -> None:
+    pytest.importorskip("coal")
+    slow = _motion(tmp_path / "slow.csv", ("LINK1",), [np.linspace(0.0, 0.3, 11)], 1.0)  # 0.3 rad/s
+    code, out, err, _ = cli("check", slow, "--body", body)
+    assert code == 0, out + err
+    assert "position" not in out and "beyond" not in out, out
+    fast = _motion(tmp_path / "fast.csv", ("LINK1",), [np.linspace(0.0, 0.3, 11)], 0.1)  # 3 rad/s
+    code, out, err, _ = cli("check", fast, "--body", body)
+    assert code == 3, out + err
+    assert "joint LINK1 beyond its velocity limit 1" in out, out
+    assert "value limit" not in out, out
+
+
+def test_the_player_judges_the_speed_of_a_body_joint_without_a_range(body: Path, tmp_path: Path) -> None:
+    slow = _motion(tmp_path / "slow.msgpack", ("LINK1",), [np.linspace(0.0, 0.3, 11)], 1.0)
+    session = open_session(PlayerConfig(file=str(slow), body_file=str(body)))
+    assert session.limits["LINK1"].lower is None
+    assert session.speed_problem(2.0) is None  # 0.6 rad/s
+    problem = session.speed_problem(4.0)  # 1.2 rad/s: the speed scales with the playback rate
+    assert problem is not None and "joint 'LINK1' faster than its velocity limit 1 rad/s" in problem, problem
+    fast = _motion(tmp_path / "fast.msgpack", ("LINK1",), [np.linspace(0.0, 0.3, 11)], 0.1)
+    with pytest.raises(PlayerError, match=r"joint 'LINK1' faster than its velocity limit 1 rad/s"):
+        open_session(PlayerConfig(file=str(fast), body_file=str(body)))
+
+
+# --------------------------------------------------------------------------- (b) a mimic joint the motion does not name
+def test_check_judges_a_mimic_joint_through_its_leader(pincer: Path, tmp_path: Path) -> None:
+    pytest.importorskip("coal")
+    leader_only = _motion(tmp_path / "j1.csv", ("j1",), [np.linspace(0.1, 0.9, 11)], 1.0)  # j2 ends at -7.1
+    code, out, err, _ = cli("check", leader_only, "--urdf", pincer, "--json")
+    assert code == 3, out + err
+    assert '"joint": "j2"' in out and '"kind": "position_limit"' in out, out
+    assert '"value": -7.1' in out, out
+    # A column the motion gives the mimic joint is not what the robot does: its leader's value is judged.
+    named = _motion(tmp_path / "both.csv", ("j1", "j2"), [np.linspace(0.1, 0.9, 11), np.full(11, 0.5)], 1.0)
+    code, out, err, _ = cli("check", named, "--urdf", pincer)
+    assert code == 3 and "joint j2 beyond its value limit -3 at t = 0.4 s" in out, out + err
+    within = _motion(tmp_path / "within.csv", ("j1",), [np.linspace(0.1, 0.3, 11)], 1.0)  # j2 down to -2.3
+    code, out, err, _ = cli("check", within, "--urdf", pincer)
+    assert code == 0, out + err
+
+
+def test_the_player_judges_a_mimic_joint_through_its_leader(pincer: Path, tmp_path: Path) -> None:
+    leader_only = _motion(tmp_path / "j1.msgpack", ("j1",), [np.linspace(0.1, 0.9, 11)], 1.0)
+    with pytest.raises(PlayerError) as caught:
+        open_session(PlayerConfig(file=str(leader_only), urdf_file=str(pincer)))
+    message = str(caught.value)
+    assert "joint 'j2' below its lower limit -3 at t = 0.4 s (value -3.26)" in message, message
+    assert "'j2' mimics 'j1' (-8 × j1 + 0.1)" in message, message
+    within = _motion(tmp_path / "within.msgpack", ("j1",), [np.linspace(0.1, 0.3, 11)], 1.0)
+    session = open_session(PlayerConfig(file=str(within), urdf_file=str(pincer)))
+    assert "j2" in session.limits
