@@ -676,3 +676,17 @@ def test_an_axis_error_shows_plain_numbers(tmp_path: Path) -> None:
     )
     with pytest.raises(ReadError, match=r"the axis \[0\.0, 0\.0, 0\.0\] has no direction$"):
         load_robot_model(path)
+
+
+def test_joints_a_model_lacks_by_the_thousand_make_short_warnings() -> None:
+    from motion_formats_ros.core.examples import biped_urdf
+    from motion_formats_ros.core.kinematics import RobotModel
+
+    model = RobotModel.from_urdf(biped_urdf())
+    names = tuple(f"extra_{i}" for i in range(5000))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.link_poses(names, np.zeros((2, len(names))))
+    said = [str(w.message) for w in caught]
+    assert any("extra_0" in s and "more" in s for s in said), said
+    assert all(len(s) < 1000 for s in said), [len(s) for s in said]
