@@ -4,7 +4,7 @@ The server runs in its own threads; :class:`Viewer` builds the page once (robot 
 ground grid, root path, GUI) and a drawing thread moves the robot at the display rate
 (30 Hz) while the motion plays: each tick evaluates the motion at the clock's time
 (:class:`~.session.Track`), the robot model's forward kinematics for that one pose,
-and sends, in one batch, the link poses that changed (:mod:`motion_formats_ros.view.robot`). The browser thus
+and sends, in one batch, the link poses that changed (:mod:`motion_formats_ros.view.robot_drawing`). The browser thus
 gets one update per drawn frame whatever the motion's own rate, a long motion costs
 nothing at start-up beyond reading it, and nothing is drawn while no page is open.
 """
@@ -32,11 +32,11 @@ from ..core.errors import MotionFormatError, listed, require
 from ..core.model import Motion, MotionFile
 from ..core.notices import NoticeKind, notify
 from .camera import VIEWS, framing, view_from
-from .findings import FindingsView
+from .findings_overlay import FindingsView
 from .guard import Guard, check_host, guarded_server, is_loopback, share_off
 from .panel import CurvesPanel, JointTable, most_moving
-from .robot import RobotDrawing, wxyz
-from .session import MAX_SPEED, MIN_SPEED, Pose, Timeline, Track, mark_times
+from .robot_drawing import RobotDrawing, wxyz
+from .timeline import MAX_SPEED, MIN_SPEED, Pose, Timeline, Track, mark_times
 
 FloatArray = npt.NDArray[np.float64]
 

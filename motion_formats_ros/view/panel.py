@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .session import Pose, Track
+from .timeline import Pose, Track
 
 FloatArray = npt.NDArray[np.float64]
 

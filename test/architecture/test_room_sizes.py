@@ -20,9 +20,6 @@ SHARED_ROLES = {
     "check.py": "cli/check.py is the command over safety/check.py",
     "scene.py": "cli/scene.py and view/scene.py show a JSON5 scene, each in its own room",
     "options.py": "cli/options.py is the command line's face of core/options.py",
-    "findings.py": "view/findings.py draws what safety/findings.py finds",
-    "session.py": "view/session.py is the page's session over playback/session.py's clock",
-    "robot.py": "view/robot.py draws the robot core/kinematics/robot.py computes",
     "limits.py": "safety/limits.py reports what playback/limits.py enforces",
 }
 

@@ -22,7 +22,7 @@ from motion_formats_ros.core.examples import biped_urdf, biped_walk
 pytest.importorskip("viser", reason="needs the view extra (viser)")
 pytest.importorskip("coal", reason="needs the check extra (coal)")
 
-from motion_formats_ros.view.findings import WARNING_COLOR
+from motion_formats_ros.view.findings_overlay import WARNING_COLOR
 
 
 @pytest.fixture(scope="module")
