@@ -24,14 +24,12 @@ from __future__ import annotations
 
 import os
 import sys
-import types
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.model import Motion, MotionFile
-
 if TYPE_CHECKING:
+    from ..core.model import Motion, MotionFile
     from .page import Viewer
 
 
@@ -146,6 +144,8 @@ def _motion_file(
     read_options: dict[str, Any],
 ) -> MotionFile:
     """The motion file to show: given, or read (a .body names the joints of the .seq it drives, as --body does)."""
+    from ..core.model import Motion, MotionFile
+
     if isinstance(motion, Motion):
         return MotionFile.single(motion)
     if isinstance(motion, MotionFile):
@@ -173,18 +173,5 @@ def _simulated(
     groups = {"actual": result.motion(), "target": plan}
     return dataclasses.replace(motion_file, groups=groups), "actual", result.report
 
-
-class _CallableModule(types.ModuleType):
-    """This package, callable: ``motion_formats_ros.view(...)`` is :func:`view`.
-
-    The package stays a package (``motion_formats_ros.view.page`` …); calling it calls
-    :func:`view`.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Viewer:
-        return view(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
 
 __all__ = ["load_model", "view"]
