@@ -50,7 +50,7 @@ STRICT_COMMANDS = (
 #: that adds them), in the order ``--help`` lists them. A module is imported only when one of
 #: its commands runs, or to list them all.
 _MODULES = (
-    ("scene", ("validate",), "add_parser"),
+    ("validate", ("validate",), "add_parser"),
     ("bag", ("bag2motion", "motion2bag"), "add_parsers"),
     ("batch", ("batch",), "add_parser"),
     ("view", ("view",), "add_parser"),

@@ -18,7 +18,6 @@ SHARED_ROLES = {
     # A command module of cli/ and the layer it is thin over, named alike on purpose.
     "batch.py": "cli/batch.py is the command over pipeline/batch.py",
     "check.py": "cli/check.py is the command over safety/check.py",
-    "scene.py": "cli/scene.py and view/scene.py show a JSON5 scene, each in its own room",
     "options.py": "cli/options.py is the command line's face of core/options.py",
     "limits.py": "safety/limits.py reports what playback/limits.py enforces",
 }

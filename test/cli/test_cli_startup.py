@@ -42,7 +42,7 @@ NOT_FOR_BAG2MOTION = (
     "motion_formats_ros.cli.view",
     "motion_formats_ros.cli.check",
     "motion_formats_ros.cli.example",
-    "motion_formats_ros.cli.scene",
+    "motion_formats_ros.cli.validate",
     "motion_formats_ros.cli.commands",
 )
 
