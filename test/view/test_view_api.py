@@ -345,6 +345,12 @@ def test_the_command_reads_a_bag_with_bag2motions_options(tmp_path: Path) -> Non
     assert code == 1 and "/nothing" in err and len(err.strip().splitlines()) == 1
 
 
+def test_importing_the_view_function_loads_nothing_heavy() -> None:
+    code = "import sys; from motion_formats_ros import view; print(callable(view), 'numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "False"]
+
+
 def test_the_package_exports_the_view_function_however_its_modules_were_imported() -> None:
     import importlib
 
