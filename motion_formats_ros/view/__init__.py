@@ -16,6 +16,10 @@ Example::
     ...
     v.stop()
 
+``motion_formats_ros.view`` is this function, not the package: import the package's
+modules with ``from motion_formats_ros.view import page`` (``import
+motion_formats_ros.view.page as page`` looks ``page`` up on the function and fails).
+
 The robot comes from the one robot model of the package (URDF or Choreonoid .body,
 :mod:`motion_formats_ros.core.kinematics`); nothing here computes kinematics itself.
 """
