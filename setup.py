@@ -53,7 +53,9 @@ setup(
         # page checksums the Parquet codec writes and verifies).
         "parquet": ["pyarrow>=25.0.1"],
         # motion-formats view: the page (viser: its server and three.js client) and mesh files.
-        "view": ["viser>=1.1.1", "trimesh>=4.0"],
+        # view/viser_adapter.py uses viser's and websockets' internals as of viser 1.1.1 and
+        # websockets 16.1: a viser release past 1.1 has to be tried before it is admitted.
+        "view": ["viser>=1.1.1,<1.2", "websockets>=13.1,<17", "trimesh>=4.0"],
         "xacro": ["xacro>=2.0"],  # .urdf.xacro robot models (motion2bag --urdf, the player)
         # motion-formats check, the player's and the viewer's collision check: coal collides,
         # trimesh reads the mesh files.
@@ -72,7 +74,8 @@ setup(
             "dask>=2026.8.0",
             "distributed>=2026.8.0",
             "pyarrow>=25.0.1",
-            "viser>=1.1.1",
+            "viser>=1.1.1,<1.2",
+            "websockets>=13.1,<17",
             "trimesh>=4.0",
             "xacro>=2.0",
             "coal>=3.0",

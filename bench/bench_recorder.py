@@ -134,12 +134,12 @@ def finish_long_recording(minutes: float, tmp: Path) -> None:
     probe = [
         sys.executable,
         "-c",
-        "import resource, motion_formats_ros.recording.journal, motion_formats_ros.registry; "
+        "import resource, motion_formats_ros.recording.recovery, motion_formats_ros.registry; "
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
     ]
     baseline_kb = int(subprocess.run(probe, capture_output=True, text=True, check=True).stdout)
     script = (
-        "import resource, sys; from motion_formats_ros.recording.journal import recover; "
+        "import resource, sys; from motion_formats_ros.recording.recovery import recover; "
         "recover(sys.argv[1]); print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     )
     start = time.perf_counter()

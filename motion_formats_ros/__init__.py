@@ -13,8 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from .core.errors import MotionFormatError, ReadError, UnknownFormatError, WriteError
 
+# The function, not its package: ``from motion_formats_ros import view`` gives what serves a
+# page. Imported here, before anything imports the package's modules, so the name is bound
+# once (the package's own imports are light; it loads viser and numpy when it runs).
+from .view import view
+
 if TYPE_CHECKING:
-    from . import view
     from .core.model import Motion, MotionFile, Series
     from .registry import CODECS, read, write
     from .safety import check
@@ -34,11 +38,6 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    if name == "view":
-        # The viewer package itself: calling it serves a page (view(motion, urdf=...)).
-        import importlib
-
-        return importlib.import_module(f"{__name__}.view")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -286,7 +286,7 @@ def _body_for_write(args: argparse.Namespace, fmt: str, reads: dict[str, Any], w
 
 # ------------------------------------------------------------------------- recover
 def cmd_recover(args: argparse.Namespace) -> int:
-    from ..recording.journal import recover
+    from ..recording.recovery import recover
 
     out, motion_file, content = recover(args.journal, args.output, overwrite=args.overwrite)
     state = "complete" if content.complete else "cut short"

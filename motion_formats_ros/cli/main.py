@@ -50,7 +50,7 @@ STRICT_COMMANDS = (
 #: that adds them), in the order ``--help`` lists them. A module is imported only when one of
 #: its commands runs, or to list them all.
 _MODULES = (
-    ("scene", ("validate",), "add_parser"),
+    ("validate", ("validate",), "add_parser"),
     ("bag", ("bag2motion", "motion2bag"), "add_parsers"),
     ("batch", ("batch",), "add_parser"),
     ("view", ("view",), "add_parser"),
@@ -72,44 +72,20 @@ def _add_write_options(p: argparse.ArgumentParser) -> None:
     add_aliases(p, WRITE_ALIASES)
 
 
-class _Unbuilt:
-    """A subcommand's parser that is not built: every call on it does nothing (see :class:`_OneCommand`)."""
-
-    def __getattr__(self, name: str) -> Any:
-        return lambda *args, **kwargs: self
-
-
-class _OneCommand:
-    """The subcommands, of which only ``wanted``'s parser is built (the one the command line runs).
-
-    Building every subcommand's parser costs more than any of them takes to parse; the
-    others are needed only to list them (``--help``, an unknown command).
-    """
-
-    def __init__(self, sub: Any, wanted: str) -> None:
-        self.sub = sub
-        self.wanted = wanted
-
-    def add_parser(self, name: str, **kwargs: Any) -> Any:
-        if name == self.wanted:
-            return self.sub.add_parser(name, **kwargs)
-        return _Unbuilt()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.sub, name)
-
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser (exposed for tests and documentation); with ``only``, of that subcommand alone."""
+    """The argument parser (exposed for tests and documentation).
+
+    With ``only``, the subcommands of a module of their own (``_MODULES``) are added only
+    when ``only`` is one of them: the others' modules are not imported.
+    """
     parser = Parser(
         prog="motion-formats",
         description="Inspect, convert, plot and view robot motion files.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     actions = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub: Any = actions if only is None else _OneCommand(actions, only)
 
-    p = sub.add_parser("formats", help="list the supported formats")
+    p = actions.add_parser("formats", help="list the supported formats")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument(
         "--options",
@@ -118,13 +94,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--markdown", action="store_true", help="the options as a Markdown table (for the manual)")
 
-    p = sub.add_parser("info", help="summarise a motion file")
+    p = actions.add_parser("info", help="summarise a motion file")
     p.add_argument("file", type=Path)
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     _add_read_options(p)
 
-    p = sub.add_parser("convert", help="convert between formats (format from the suffix)")
+    p = actions.add_parser("convert", help="convert between formats (format from the suffix)")
     p.add_argument("input", type=Path)
     p.add_argument("output", type=Path)
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
@@ -145,7 +121,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     _add_read_options(p)
     _add_write_options(p)
 
-    p = sub.add_parser("recover", help="write the file a recording journal stands for (after a crash)")
+    p = actions.add_parser("recover", help="write the file a recording journal stands for (after a crash)")
     p.add_argument("journal", type=Path, help="the recorder's OUTPUT.journal")
     p.add_argument(
         "output",
@@ -155,7 +131,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
 
-    p = sub.add_parser("plot", help="plot joint curves and root pose to an image")
+    p = actions.add_parser("plot", help="plot joint curves and root pose to an image")
     p.add_argument("file", type=Path)
     p.add_argument("output", type=Path, nargs="?", help="image file (.png, .svg, .pdf)")
     p.add_argument(
@@ -168,7 +144,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     _add_read_options(p)
     for module, commands, adds in _MODULES:
         if only is None or only in commands:
-            getattr(importlib.import_module(f".{module}", __package__), adds)(sub)
+            getattr(importlib.import_module(f".{module}", __package__), adds)(actions)
     built = actions.choices
     for name in ("motion2bag", "validate"):
         if name in built:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, cast
@@ -155,37 +154,10 @@ class AliasAction(argparse.Action):
             self.metavar = declared.metavar
 
 
-def _columns() -> int:
-    """The terminal's width as ``shutil.get_terminal_size`` finds it: ``COLUMNS``, else stdout's, else 80."""
-    try:
-        columns = int(os.environ.get("COLUMNS", ""))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns if columns > 0 else 80
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's help layout, measuring the terminal without importing shutil.
-
-    argparse makes a formatter for every argument added (to check its metavar), and its own
-    imports shutil for the width, which pulls in the archive modules: a few milliseconds of
-    every command's start.
-    """
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
-        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
-
-
 class Parser(argparse.ArgumentParser):
     """An argument parser whose :class:`Alias` flags take their help and choices from the codecs when shown."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
 
     def format_usage(self) -> str:

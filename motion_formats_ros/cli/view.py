@@ -67,7 +67,7 @@ def add_parser(sub: Any) -> None:
 
 
 def _speed(text: str) -> float:
-    from ..view.session import MAX_SPEED, MIN_SPEED
+    from ..view.timeline import MAX_SPEED, MIN_SPEED
 
     try:
         value = float(text)

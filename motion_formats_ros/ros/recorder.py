@@ -7,7 +7,7 @@ beside the output, flushed and fsynced every ``flush_interval``; on stop, SIGINT
 SIGTERM the output is written atomically from it. After a SIGKILL or power loss,
 ``motion-formats recover OUTPUT.journal`` writes the file from the journal.
 
-The file is made by the same ROS-free code as ``bag2motion``'s (``journal.assemble``
+The file is made by the same ROS-free code as ``bag2motion``'s (``assembly.assemble``
 calls ``core.merge``, ``core.stamps`` and ``core.tf``): every /tf and /tf_static
 transform is journaled as received and the root pose is composed by the one TF buffer
 at each frame's time; times are relative to the first sample, whose ROS time (ns) is
@@ -48,7 +48,8 @@ from ..core.merge import imu_name, imu_row, joint_state_problem
 from ..core.model import MotionFile
 from ..core.options import setting
 from ..core.stamps import Stamps
-from ..recording.journal import ERROR_NAME, ERROR_STREAM, JournalWriter, assemble, read_journal
+from ..recording.assembly import assemble
+from ..recording.journal import ERROR_NAME, ERROR_STREAM, JournalWriter, read_journal
 from ..registry import codec_by_name, codec_for_path, write
 from .scaffold import (
     LATCHED_SUB_QOS,
@@ -449,7 +450,7 @@ class MotionRecorder(Node):
             *nice,
             sys.executable,
             "-m",
-            "motion_formats_ros.recording.journal",
+            "motion_formats_ros.recording.snapshot",
             str(self.journal_path),
             str(size),
         ]

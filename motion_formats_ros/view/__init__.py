@@ -16,6 +16,10 @@ Example::
     ...
     v.stop()
 
+``motion_formats_ros.view`` is this function, not the package: import the package's
+modules with ``from motion_formats_ros.view import page`` (``import
+motion_formats_ros.view.page as page`` looks ``page`` up on the function and fails).
+
 The robot comes from the one robot model of the package (URDF or Choreonoid .body,
 :mod:`motion_formats_ros.core.kinematics`); nothing here computes kinematics itself.
 """
@@ -24,14 +28,12 @@ from __future__ import annotations
 
 import os
 import sys
-import types
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.model import Motion, MotionFile
-
 if TYPE_CHECKING:
+    from ..core.model import Motion, MotionFile
     from .page import Viewer
 
 
@@ -146,6 +148,8 @@ def _motion_file(
     read_options: dict[str, Any],
 ) -> MotionFile:
     """The motion file to show: given, or read (a .body names the joints of the .seq it drives, as --body does)."""
+    from ..core.model import Motion, MotionFile
+
     if isinstance(motion, Motion):
         return MotionFile.single(motion)
     if isinstance(motion, MotionFile):
@@ -173,18 +177,5 @@ def _simulated(
     groups = {"actual": result.motion(), "target": plan}
     return dataclasses.replace(motion_file, groups=groups), "actual", result.report
 
-
-class _CallableModule(types.ModuleType):
-    """This package, callable: ``motion_formats_ros.view(...)`` is :func:`view`.
-
-    The package stays a package (``motion_formats_ros.view.page`` …); calling it calls
-    :func:`view`.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Viewer:
-        return view(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
 
 __all__ = ["load_model", "view"]

@@ -14,11 +14,11 @@ interface addresses (:mod:`.addresses`). ``Host`` is parsed strictly
 (:func:`parse_authority`), and a request giving a header the check reads twice gets
 ``400 Bad Request``.
 
-viser builds its websockets server inside its own thread; :func:`guarded_server` hands
-it, for the time the server is made, a ``serve`` that puts :meth:`Guard.process_request`
-in front of viser's own request handler. viser's share service (a public URL through
-its relay) is switched off: the button is hidden and a ``ShareUrlRequest`` from any
-client is dropped.
+viser builds its websockets server inside its own thread; :func:`guarded_server` has
+it built, for the time the server is made, with :meth:`Guard.process_request` in front of
+viser's own request handler (how: :mod:`.viser_adapter`). viser's share service (a public
+URL through its relay) is switched off there too: the button is hidden and a
+``ShareUrlRequest`` from any client is dropped.
 """
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ import logging
 import math
 import re
 import socket
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.errors import MotionFormatError
 from ..core.notices import NoticeKind, notify
+from . import viser_adapter
 from .addresses import local_addresses
 
 #: Names of this machine's loopback interface a browser may use in ``Host``.
@@ -46,8 +46,6 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _HOST_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 #: Headers the page's server reads as one value: a request giving one of them twice is malformed.
 SINGLE_HEADERS = ("Host", "Origin", "Upgrade", "Accept-Encoding")
-#: Serializes the viewers being built (the patched ``serve`` is module-wide while it lasts).
-_BUILD_LOCK = threading.Lock()
 
 
 class HostError(MotionFormatError):
@@ -250,13 +248,11 @@ class PageMessages:
 
     def watch(self, server: Any) -> None:
         """Check GUI updates against the elements of ``server`` (a viser server)."""
-        self._elements = server.gui._gui_input_handle_from_uuid.get  # viser's inputs by id
+        self._elements = viser_adapter.gui_inputs(server)
 
     def _type(self, name: str) -> Any:
         if self._types is None:
-            from viser.infra import Message
-
-            self._types = {cls.__name__: cls for cls in Message.get_subclasses() if dataclasses.is_dataclass(cls)}
+            self._types = viser_adapter.page_message_types()
         return self._types.get(name)
 
     def problem(self, raw: bytes | str) -> tuple[int | None, str] | None:
@@ -334,7 +330,7 @@ class PageMessages:
                     await connection.close(code, why.encode()[:120].decode(errors="ignore"))  # a close frame's limit
                     return await receive(*args, **kwargs)  # raises: the connection is closed
 
-            connection.recv = recv  # what viser's reading loop calls
+            viser_adapter.replace_recv(connection, recv)
             await handler(connection)
 
         return checked_handler
@@ -451,44 +447,14 @@ def guarded_server(guard: Guard) -> Iterator[list[bool]]:
     Every frame a page sends is checked too (:class:`PageMessages`), and what the server
     logs or its event loop reports is one notice, never a traceback.
     """
-    import asyncio
-
-    import websockets.asyncio.server as ws_server
-
-    installed: list[bool] = []
-    original = ws_server.serve
-
-    class GuardedServe(original):  # type: ignore[misc,valid-type]
-        def __init__(
-            self,
-            handler: Callable[..., Any],
-            *args: Any,
-            process_request: Callable[..., Any] | None = None,
-            **kwargs: Any,
-        ) -> None:
-            kwargs.update(max_size=PAGE_MESSAGE_LIMIT, logger=_server_logger())
-            checked = guard.messages.checked(handler)
-            super().__init__(checked, *args, process_request=guard.process_request(process_request), **kwargs)
-            asyncio.get_running_loop().set_exception_handler(_loop_error)
-            installed.append(True)
-
-    with _BUILD_LOCK:
-        ws_server.serve = GuardedServe  # type: ignore[misc]
-        try:
-            yield installed
-        finally:
-            ws_server.serve = original  # type: ignore[misc]
-
-
-def share_off(server: Any) -> None:
-    """Hide viser's Share button and drop every share request from the page."""
-    from viser import _messages
-
-    server.gui.configure_theme(show_share_button=False)
-    handler = server._websock_server  # the handlers live on viser's websocket server
-    for message in (_messages.ShareUrlRequest, _messages.ShareUrlDisconnect):
-        with contextlib.suppress(AssertionError, KeyError):
-            handler.unregister_handler(message)
+    with viser_adapter.serve_replaced(
+        guard.messages.checked,
+        guard.process_request,
+        _loop_error,
+        max_size=PAGE_MESSAGE_LIMIT,
+        logger=_server_logger(),
+    ) as installed:
+        yield installed
 
 
 __all__ = [
@@ -500,5 +466,4 @@ __all__ = [
     "is_loopback",
     "is_wildcard",
     "parse_authority",
-    "share_off",
 ]

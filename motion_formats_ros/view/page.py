@@ -4,14 +4,13 @@ The server runs in its own threads; :class:`Viewer` builds the page once (robot 
 ground grid, root path, GUI) and a drawing thread moves the robot at the display rate
 (30 Hz) while the motion plays: each tick evaluates the motion at the clock's time
 (:class:`~.session.Track`), the robot model's forward kinematics for that one pose,
-and sends, in one batch, the link poses that changed (:mod:`motion_formats_ros.view.robot`). The browser thus
+and sends, in one batch, the link poses that changed (:mod:`motion_formats_ros.view.robot_drawing`). The browser thus
 gets one update per drawn frame whatever the motion's own rate, a long motion costs
 nothing at start-up beyond reading it, and nothing is drawn while no page is open.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import errno
@@ -31,12 +30,13 @@ import numpy.typing as npt
 from ..core.errors import MotionFormatError, listed, require
 from ..core.model import Motion, MotionFile
 from ..core.notices import NoticeKind, notify
+from . import viser_adapter
 from .camera import VIEWS, framing, view_from
-from .findings import FindingsView
-from .guard import Guard, check_host, guarded_server, is_loopback, share_off
+from .findings_overlay import FindingsView
+from .guard import Guard, check_host, guarded_server, is_loopback
 from .panel import CurvesPanel, JointTable, most_moving
-from .robot import RobotDrawing, wxyz
-from .session import MAX_SPEED, MIN_SPEED, Pose, Timeline, Track, mark_times
+from .robot_drawing import RobotDrawing, wxyz
+from .timeline import MAX_SPEED, MIN_SPEED, Pose, Timeline, Track, mark_times
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -208,7 +208,7 @@ class Viewer:
         if not guarded:
             self.stop()
             raise ViewerError(f"viser {viser.__version__} does not let its connections be checked: not serving")
-        share_off(self.server)
+        viser_adapter.share_off(self.server)
         self.guard.messages.watch(self.server)
         if opts.port and self.server.get_port() != opts.port:
             self.stop()
@@ -230,9 +230,7 @@ class Viewer:
             raise
         if not opts.paused:
             self.clock.play()
-        # viser's websocket server: its live connections are the pages watching (checked by the guard).
-        self._websocket = self.server._websock_server
-        self._websocket.on_client_connect(lambda _connection: self._dirty.set())
+        viser_adapter.on_connect(self.server, self._dirty.set)
         self._thread = threading.Thread(target=self._run, name="motion-view", daemon=True)
         self._thread.start()
         # The safety check runs once the page is served; its findings join the page when done.
@@ -613,7 +611,7 @@ class Viewer:
         last_t: float | None = None
         was_playing = self.clock.playing
         while not self._stop.is_set():
-            if not self._websocket._live_connections:
+            if not viser_adapter.watched(self.server):
                 # Nobody watches: nothing is drawn until a page connects (or a seek, or stop).
                 self._dirty.wait()
                 self._dirty.clear()
@@ -648,7 +646,7 @@ class Viewer:
         thread = getattr(self, "_thread", None)
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=2)
-        _drop_connections(self.server)
+        viser_adapter.drop_connections(self.server)
         with _quiet():
             self.server.stop()
 
@@ -665,25 +663,6 @@ class Viewer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def _drop_connections(server: Any, timeout: float = 0.5) -> None:
-    """Cut every client's connection at once.
-
-    viser's own stop closes each websocket politely and waits for its answer, which a
-    client that stopped reading never gives (the server then waits out its timeouts).
-    """
-    ws = getattr(server, "_websock_server", None)
-    loop = getattr(ws, "_background_event_loop", None)
-    if ws is None or loop is None or loop.is_closed():
-        return
-
-    async def abort() -> None:
-        for connection in tuple(ws._live_connections.values()):
-            connection.transport.abort()
-
-    with contextlib.suppress(Exception):
-        asyncio.run_coroutine_threadsafe(abort(), loop).result(timeout)
 
 
 def choose_groups(motion_file: MotionFile, group: str | None) -> tuple[str, str | None]:

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from ..core.joint_limits import JointLimits
 from ..core.kinematics import RobotModel
 from ..core.model import JointLimit
-from .session import Pose, Track
+from .timeline import Pose, Track
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -18,11 +18,7 @@ SHARED_ROLES = {
     # A command module of cli/ and the layer it is thin over, named alike on purpose.
     "batch.py": "cli/batch.py is the command over pipeline/batch.py",
     "check.py": "cli/check.py is the command over safety/check.py",
-    "scene.py": "cli/scene.py and view/scene.py show a JSON5 scene, each in its own room",
     "options.py": "cli/options.py is the command line's face of core/options.py",
-    "findings.py": "view/findings.py draws what safety/findings.py finds",
-    "session.py": "view/session.py is the page's session over playback/session.py's clock",
-    "robot.py": "view/robot.py draws the robot core/kinematics/robot.py computes",
 }
 
 

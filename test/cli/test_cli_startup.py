@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +19,6 @@ import pytest
 
 from motion_formats_ros import read
 from motion_formats_ros.cli.main import _subcommands, build_parser
-from motion_formats_ros.cli.options import _columns
 
 _ENTRY = """
 import atexit, sys
@@ -30,10 +28,9 @@ from motion_formats_ros.cli.main import entry
 entry()
 """
 
-#: Loaded only where they are used: archives and temporaries, JSON, several-file merges,
-#: tracebacks, YAML, rosbags, and the other subcommands' modules.
+#: Loaded only where they are used: temporaries, JSON, several-file merges, tracebacks,
+#: YAML, rosbags, and the other subcommands' modules.
 NOT_FOR_BAG2MOTION = (
-    "shutil",
     "tempfile",
     "json",
     "heapq",
@@ -45,7 +42,7 @@ NOT_FOR_BAG2MOTION = (
     "motion_formats_ros.cli.view",
     "motion_formats_ros.cli.check",
     "motion_formats_ros.cli.example",
-    "motion_formats_ros.cli.scene",
+    "motion_formats_ros.cli.validate",
     "motion_formats_ros.cli.commands",
 )
 
@@ -99,15 +96,6 @@ def test_a_failing_command_keeps_its_status_and_message(tmp_path: Path) -> None:
     status, _, err, _ = _entry("info", tmp_path / "missing.seq")
     assert status == 1
     assert "missing.seq" in err
-
-
-@pytest.mark.parametrize("columns", [None, "100", "37", "0", "-4", "wide", ""])
-def test_the_help_width_is_the_one_shutil_measures(columns: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
-    if columns is None:
-        monkeypatch.delenv("COLUMNS", raising=False)
-    else:
-        monkeypatch.setenv("COLUMNS", columns)
-    assert _columns() == shutil.get_terminal_size().columns
 
 
 def test_the_help_is_what_argparse_lays_out_at_that_width(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -40,7 +40,8 @@ from conftest import corpus_path, make_file
 
 from motion_formats_ros import MotionFile, MotionFormatError, ReadError, read, write
 from motion_formats_ros.core.examples import biped_walk
-from motion_formats_ros.recording.journal import JournalWriter, recover
+from motion_formats_ros.recording.journal import JournalWriter
+from motion_formats_ros.recording.recovery import recover
 
 #: Fixed seed: the same mutations on every run.
 SEED = 20260513

@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from motion_formats_ros import ReadError, read
-from motion_formats_ros.recording.journal import MAGIC, JournalWriter, assemble, read_journal, recover
+from motion_formats_ros.recording.assembly import assemble
+from motion_formats_ros.recording.journal import MAGIC, JournalWriter, read_journal
+from motion_formats_ros.recording.recovery import recover
 
 NAMES = [f"j{i}" for i in range(5)]
 

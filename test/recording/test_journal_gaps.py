@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from motion_formats_ros.recording.journal import JournalWriter, assemble, read_journal
+from motion_formats_ros.recording.assembly import assemble
+from motion_formats_ros.recording.journal import JournalWriter, read_journal
 
 BASE = 1_000_000_000
 

@@ -11,7 +11,8 @@ import pytest
 
 from motion_formats_ros import read
 from motion_formats_ros.core.errors import WriteError
-from motion_formats_ros.recording.journal import JournalWriter, recover
+from motion_formats_ros.recording.journal import JournalWriter
+from motion_formats_ros.recording.recovery import recover
 
 EXE = Path(sys.executable).parent / "motion-formats"
 

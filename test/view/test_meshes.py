@@ -85,7 +85,7 @@ def test_an_unreadable_mesh_is_said_once_and_not_called_not_found(tmp_path: Path
     pytest.importorskip("viser", reason="needs the view extra (viser)")
     from motion_formats_ros.core.kinematics import RobotModel
     from motion_formats_ros.view.page import _viser, choose_port
-    from motion_formats_ros.view.robot import RobotDrawing
+    from motion_formats_ros.view.robot_drawing import RobotDrawing
 
     (tmp_path / "bad.stl").write_bytes(b"\x00" * 100)
     urdf = (

@@ -345,11 +345,22 @@ def test_the_command_reads_a_bag_with_bag2motions_options(tmp_path: Path) -> Non
     assert code == 1 and "/nothing" in err and len(err.strip().splitlines()) == 1
 
 
-def test_the_view_package_is_callable_and_stays_a_package() -> None:
-    import motion_formats_ros
-    import motion_formats_ros.view.page as page
+def test_importing_the_view_function_loads_nothing_heavy() -> None:
+    code = "import sys; from motion_formats_ros import view; print(callable(view), 'numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "False"]
 
-    assert page.Viewer is motion_formats_ros.view.page.Viewer
+
+def test_the_package_exports_the_view_function_however_its_modules_were_imported() -> None:
+    import importlib
+
+    import motion_formats_ros
+    from motion_formats_ros.view import page  # the package's modules stay importable
+
+    assert importlib.import_module("motion_formats_ros.view").page is page
+    from motion_formats_ros import view
+
+    assert view is importlib.import_module("motion_formats_ros.view").view
     v = motion_formats_ros.view(biped_walk(), port=free_port(), paused=True)
     try:
         assert isinstance(v, page.Viewer)

@@ -21,7 +21,8 @@ from motion_formats_ros.core.examples import biped_urdf, biped_walk
 pytest.importorskip("viser", reason="needs the view extra (viser)")
 pytest.importorskip("coal", reason="needs the check extra (coal)")
 
-from motion_formats_ros.view.findings import WARNING_COLOR
+from motion_formats_ros.view.findings_overlay import WARNING_COLOR
+from motion_formats_ros.view.viser_adapter import slider_marks
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +58,9 @@ def test_findings_mark_the_timeline_and_paint_the_links_while_they_hold(robot: P
         collisions = report.of_kind("self_collision")
         assert collisions and report.of_kind("floor")
         # Every finding's intervals start at a mark on the time slider.
-        marked = {round(m.value, 3) for m in v._slider._marks}
+        marked = {round(value, 3) for value, _ in slider_marks(v._slider)}
         assert all(round(a, 3) in marked for f in report.findings for a, _ in f.intervals)
-        assert any(m.label == "collision" for m in v._slider._marks)
+        assert any(label == "collision" for _, label in slider_marks(v._slider))
         robot_drawing = v.posed.robot
         assert robot_drawing is not None
         finding = collisions[0]

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.errors import MotionFormatError
+from . import viser_adapter
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -112,10 +113,7 @@ class FindingsView:
 
     def _mark(self, report: Any) -> None:
         """The findings' intervals as marks on the time slider, beside the motion's own marks."""
-        from viser._messages import GuiSliderMark
-
-        slider = self.viewer._slider
-        marks = [GuiSliderMark(float(t), name) for t, name in self.viewer.marks]
+        marks: list[tuple[float, str | None]] = [(float(t), name) for t, name in self.viewer.marks]
         seen: set[float] = set()
         labelled: set[str] = set()  # each kind's label once: marks close together would overlap
         for finding in report.findings:
@@ -123,10 +121,10 @@ class FindingsView:
             for start, _end in finding.intervals:
                 if round(start, 3) not in seen:
                     seen.add(round(start, 3))
-                    marks.append(GuiSliderMark(float(start), None if label in labelled else label))
+                    marks.append((float(start), None if label in labelled else label))
                     labelled.add(label)
-        self.marks = sorted((m.value, m.label or "") for m in marks)
-        slider._marks = tuple(sorted(marks, key=lambda m: m.value))
+        self.marks = sorted((value, label or "") for value, label in marks)
+        viser_adapter.set_slider_marks(self.viewer._slider, marks)
 
     def draw(self, t: float) -> None:
         """The links in a warning colour while their findings hold; CoM, ZMP, support polygon at ``t``."""

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from motion_formats_ros.core.model import Motion
-from motion_formats_ros.view.session import CURSOR_BELOW, Timeline, Track, mark_times, with_cursor
+from motion_formats_ros.view.timeline import CURSOR_BELOW, Timeline, Track, mark_times, with_cursor
 
 
 class FakeWall:
