@@ -48,7 +48,9 @@ from .robot_parts import (
     FloatArray,
     Joint,
     Link,
+    Mesh,
     build_tree,
+    ros_mesh_name,
 )
 from .urdf import read_urdf, write_urdf
 
@@ -155,6 +157,7 @@ class RobotModel:
         """The model of URDF ``text``; ``source`` names it in errors."""
         robot = read_urdf(text, source)
         root, links, joints = build_tree(robot.links, robot.joints, source)
+        _note_mesh_names(links, source)
         model = cls(robot.name, root, links, joints, os.fspath(source))
         model.urdf_text = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
         return model
@@ -172,6 +175,7 @@ class RobotModel:
             doc = load_body_document(text_or_path)
         name, root, links, joints = read_body(doc, where)
         found, links, joints = build_tree(links, joints, where, root)
+        _note_mesh_names(links, where)
         model = cls(name, found, links, joints, os.fspath(where))
         model.collision_rules = read_collision_rules(doc, where)
         root_node = next((n for n in doc["links"] if isinstance(n, dict) and n.get("name") == found), {})
@@ -439,6 +443,27 @@ class RobotModel:
                 quat[:, k] = r[k]
             moving.append(MovingTransform(parent, child, t, quat))
         return static, moving
+
+
+def _note_mesh_names(links: Sequence[Link], source: str | os.PathLike[str]) -> None:
+    """One notice for the model's mesh names that start ``package:///``: they are found as the
+    ``package://`` names that ROS reads (:func:`.robot_parts.ros_mesh_name`), as pinocchio finds them."""
+    odd = {
+        v.geometry.filename: None
+        for link in links
+        for v in (*link.visuals, *link.collisions)
+        if isinstance(v.geometry, Mesh) and ros_mesh_name(v.geometry.filename) != v.geometry.filename
+    }
+    if odd:
+        first = next(iter(odd))
+        notify(
+            NoticeKind.READ_CHOICE,
+            f"{len(odd)} mesh {'names start' if len(odd) > 1 else 'name starts'} 'package:///' (a slash before "
+            f"the package name, which ROS refuses): read as 'package://…', as pinocchio reads "
+            f"{'them' if len(odd) > 1 else 'it'} ({first} as {ros_mesh_name(first)})",
+            file=source,
+            stacklevel=3,
+        )
 
 
 def load_robot_model(path: str | os.PathLike[str]) -> RobotModel:
