@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ReadError, require
+from ..errors import ReadError, listed, require
 from ..inputs import TEXT_PROBE, interruptible, read_input, text_check
 from ..notices import NoticeKind, notify
 from . import xacro_expansion
@@ -49,10 +49,11 @@ from .robot_parts import (
     Joint,
     Link,
     Mesh,
+    Visual,
     build_tree,
     ros_mesh_name,
 )
-from .urdf import read_urdf, write_urdf
+from .urdf import UNLIMITED, read_urdf, unstated_limits, write_urdf
 
 
 @dataclasses.dataclass(frozen=True)
@@ -185,26 +186,36 @@ class RobotModel:
     def to_urdf(self, mesh_base: str | os.PathLike[str] | None = None) -> str:
         """URDF text of the model (for a ``.body``: the URDF made from it).
 
+        Every link's inertial data (mass, centre of mass, inertia about it), visuals and
+        collision shapes are written, and every joint's stated limits; a revolute or prismatic
+        joint's velocity or effort the model does not state is written as
+        :data:`.urdf.UNLIMITED` (URDF requires both, and 0 reads as a limit of zero), and one
+        notice says which joints have it. Mesh names are written as ROS reads them
+        (``package:///NAME/…`` as ``package://NAME/…``).
+
         Args:
             mesh_base: A folder that relative mesh file names are taken from; they are
                 written as absolute ``file://`` URIs (what a viewer of the description can open).
         """
-        links = self.links
-        if mesh_base is not None:
-            from .robot_parts import Mesh
+        base = Path(mesh_base).resolve() if mesh_base is not None else None
 
-            base = Path(mesh_base).resolve()
+        def named(shape: Visual) -> Visual:
+            if not isinstance(shape.geometry, Mesh):
+                return shape
+            filename = ros_mesh_name(shape.geometry.filename)
+            if base is not None and "://" not in filename:
+                filename = (base / filename).as_uri()
+            return dataclasses.replace(shape, geometry=Mesh(filename, shape.geometry.scale))
 
-            def absolute(link: Link) -> Link:
-                visuals = tuple(
-                    dataclasses.replace(v, geometry=Mesh((base / v.geometry.filename).as_uri(), v.geometry.scale))
-                    if isinstance(v.geometry, Mesh) and "://" not in v.geometry.filename
-                    else v
-                    for v in link.visuals
-                )
-                return dataclasses.replace(link, visuals=visuals)
-
-            links = tuple(absolute(link) for link in links)
+        links = tuple(
+            dataclasses.replace(
+                link, visuals=tuple(map(named, link.visuals)), collisions=tuple(map(named, link.collisions))
+            )
+            for link in self.links
+        )
+        velocity, effort = unstated_limits(self.joints)
+        if velocity or effort:
+            notify(NoticeKind.MISSING, _unstated_message(velocity, effort), file=self.source or None, stacklevel=2)
         return write_urdf(self.name, links, self.joints)
 
     @property
@@ -443,6 +454,24 @@ class RobotModel:
                 quat[:, k] = r[k]
             moving.append(MovingTransform(parent, child, t, quat))
         return static, moving
+
+
+def _unstated_message(velocity: Sequence[str], effort: Sequence[str]) -> str:
+    """What :meth:`RobotModel.to_urdf` says of the joints whose velocity or effort limit it makes up."""
+    if list(velocity) == list(effort):
+        said = f"{len(velocity)} joints state neither a velocity nor an effort limit ({listed(velocity)})"
+    else:
+        said = " and ".join(
+            f"{len(names)} joint{'s' if len(names) > 1 else ''} state{'' if len(names) > 1 else 's'} "
+            f"no {what} limit ({listed(names)})"
+            for what, names in (("velocity", velocity), ("effort", effort))
+            if names
+        )
+    return (
+        f"{said}: the URDF made from the model gives them {UNLIMITED:g}, which no tool reads as a limit "
+        "(URDF requires a velocity and an effort on a revolute or prismatic joint, and 0 would read as a "
+        "limit of zero)"
+    )
 
 
 def _note_mesh_names(links: Sequence[Link], source: str | os.PathLike[str]) -> None:
