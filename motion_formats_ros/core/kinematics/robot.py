@@ -458,12 +458,15 @@ class RobotModel:
 
 def _unstated_message(velocity: Sequence[str], effort: Sequence[str]) -> str:
     """What :meth:`RobotModel.to_urdf` says of the joints whose velocity or effort limit it makes up."""
+
+    def joints(names: Sequence[str]) -> str:
+        return f"{len(names)} joint{'s state' if len(names) > 1 else ' states'}"
+
     if list(velocity) == list(effort):
-        said = f"{len(velocity)} joints state neither a velocity nor an effort limit ({listed(velocity)})"
+        said = f"{joints(velocity)} neither a velocity nor an effort limit ({listed(velocity)})"
     else:
         said = " and ".join(
-            f"{len(names)} joint{'s' if len(names) > 1 else ''} state{'' if len(names) > 1 else 's'} "
-            f"no {what} limit ({listed(names)})"
+            f"{joints(names)} no {what} limit ({listed(names)})"
             for what, names in (("velocity", velocity), ("effort", effort))
             if names
         )
