@@ -3,10 +3,14 @@
 Mesh file names are taken as a model writes them: ``package://PKG/path`` is looked up
 in the ``share/PKG`` folder of every ``AMENT_PREFIX_PATH`` entry, then in every folder
 of ``ROS_PACKAGE_PATH`` and of the caller's extra folders (a folder that is the package,
-or holds it); ``file://`` and absolute paths are taken as they are; relative paths are
-relative to the model file. STL, DAE (Collada) and OBJ files are read with trimesh
-(imported only here, when a file is read). The viewer draws what is read here and the
-motion check collides it.
+or holds it); ``package:///PKG/path`` (a slash too many, which pinocchio reads and ROS
+refuses) is looked up as ``package://PKG/path`` (the model's reader says so once);
+``file://`` URIs and absolute paths are taken as they are (a ``file://`` URI's
+``%XX`` escapes decoded when the name as written finds nothing, as ROS's resource
+retriever decodes them); relative paths are relative to the model file. STL, DAE
+(Collada) and OBJ files are read with trimesh (imported only here, when a file is read).
+The viewer draws what is read here, the motion check collides it and the physics
+preview simulates it.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import numpy.typing as npt
 
 from .errors import ReadError, require
 from .inputs import TEXT_PROBE, read_input
-from .kinematics.robot_parts import LARGEST_SIZE
+from .kinematics.robot_parts import LARGEST_SIZE, PACKAGE_SCHEME, ros_mesh_name
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -60,11 +64,14 @@ def package_roots(extra: Iterable[str | os.PathLike[str]] = ()) -> list[tuple[st
 def resolve(filename: str, base: Path | None, roots: Sequence[tuple[str, Path]]) -> Path | None:
     """The file a mesh name refers to, or None when nothing is there.
 
-    A ``package://`` name stays inside its package: a ``..`` in it finds nothing. What is
-    found need not be a regular file: reading a device, a FIFO or a folder says what it is.
+    A ``package://`` name stays inside its package: a ``..`` in it finds nothing; a
+    ``package:///`` name is the ``package://`` name without the slashes too many
+    (:func:`~.kinematics.robot_parts.ros_mesh_name`). What is found need not be a regular
+    file: reading a device, a FIFO or a folder says what it is.
     """
-    if filename.startswith("package://"):
-        rest = filename[len("package://") :]
+    filename = ros_mesh_name(filename)
+    if filename.startswith(PACKAGE_SCHEME):
+        rest = filename[len(PACKAGE_SCHEME) :]
         package, _, inner = rest.partition("/")
         if not package or ".." in Path(rest).parts or Path(inner).is_absolute():
             return None
@@ -78,12 +85,21 @@ def resolve(filename: str, base: Path | None, roots: Sequence[tuple[str, Path]])
                 if candidate is not None and candidate.exists():
                     return candidate
         return None
+    names = [filename]
     if filename.startswith("file://"):
-        filename = filename[len("file://") :]
-    path = Path(filename)
-    if not path.is_absolute() and base is not None:
-        path = base / path
-    return path if path.exists() else None
+        from urllib.parse import unquote  # only for file:// names (it is not imported at start-up)
+
+        names = [filename[len("file://") :]]
+        decoded = unquote(names[0])
+        if decoded != names[0]:
+            names.append(decoded)
+    for name in names:
+        path = Path(name)
+        if not path.is_absolute() and base is not None:
+            path = base / path
+        if path.exists():
+            return path
+    return None
 
 
 def _head_check(path: Path) -> Callable[[bytes, int], None]:

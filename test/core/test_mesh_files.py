@@ -64,3 +64,32 @@ def test_a_device_or_fifo_is_no_mesh(tmp_path: Path) -> None:
         mesh_files.load_mesh(tmp_path / "pipe.stl")
     with pytest.raises(ValueError, match=r"^/dev/zero: a character device, not a regular file$"):
         mesh_files.load_mesh(Path("/dev/zero"))
+
+
+def test_three_slash_package_names_are_found_as_pinocchio_finds_them(tmp_path: Path) -> None:
+    """``package:///robot/…`` is ``package://robot/…`` (pinocchio joins what follows ``://`` to
+    a package folder); its slashes change nothing of what stays inside the package."""
+    root = tmp_path / "share"
+    (root / "robot" / "meshes").mkdir(parents=True)
+    (root / "robot" / "meshes" / "a.stl").write_text("x")
+    (tmp_path / "secret.stl").write_text("x")
+    roots = [("folder", root)]
+    for name in ("package:///robot/meshes/a.stl", "package:////robot/meshes/a.stl"):
+        assert mesh_files.resolve(name, None, roots) == root / "robot/meshes/a.stl", name
+    for name in ("package:///../secret.stl", "package:///robot/../../secret.stl", "package:///", "package:////"):
+        assert mesh_files.resolve(name, None, roots) is None, name
+    found = mesh_files.resolve("package:///robot/meshes/a.stl", None, [("prefix", tmp_path)])
+    assert found == root / "robot/meshes/a.stl"
+
+
+def test_a_file_uri_with_escapes_is_found_as_written_or_decoded(tmp_path: Path) -> None:
+    """``Path.as_uri`` (what the URDF written from a ``.body`` names its meshes with) escapes a
+    space as ``%20``; ROS's resource retriever decodes it, and so is the name read here."""
+    folder = tmp_path / "my robot"
+    folder.mkdir()
+    (folder / "a.stl").write_text("x")
+    uri = (folder / "a.stl").as_uri()
+    assert "%20" in uri
+    assert mesh_files.resolve(uri, None, []) == folder / "a.stl"
+    (tmp_path / "odd%20name.stl").write_text("x")  # a name that holds "%20" itself is found as written
+    assert mesh_files.resolve(f"file://{tmp_path}/odd%20name.stl", None, []) == tmp_path / "odd%20name.stl"

@@ -12,11 +12,13 @@ What is read, in Choreonoid's meaning:
   floating joint) and the continuous-track kinds (fixed here); ``joint_axis`` a vector
   or a letter with an optional sign (``X``, ``-Y``), absent meaning Z. Keys are read in
   both spellings (``jointType`` / ``joint_type``).
-- ``elements``: ``Shape`` nodes (Box, Cylinder, Sphere, Capsule, Resource meshes),
+- ``elements`` (a list of nodes, one node, or a mapping of node type to node): ``Shape``
+  nodes (Box, Cylinder, Sphere, Capsule, Resource meshes),
   ``Transform`` / ``Group`` / ``Visual`` nodes (and devices) placing their children,
   ``Resource`` nodes and ``resource`` entries; ``Collision`` subtrees are not visuals,
   ``Visual`` subtrees are not collision shapes (every other shape is both).
-- ``mass``, ``centerOfMass`` and ``inertia`` (row by row, about the centre of mass).
+- ``mass``, ``centerOfMass`` and ``inertia`` (about the centre of mass: nine numbers row by
+  row, or the six of the upper triangle).
   Choreonoid's cylinders and capsules stand along y; as visuals they are turned onto z.
 """
 
@@ -244,8 +246,11 @@ class _BodyReader:
         return None
 
     def elements(self, node: Any, field: str, xyz: FloatArray, quat: FloatArray, rgba: Any, out: list[Visual]) -> None:
-        """Visuals under ``elements`` (a list of nodes or a mapping type → node)."""
-        if isinstance(node, Mapping):
+        """Visuals under ``elements``: a list of nodes, one node (a mapping with a ``type``) or a
+        mapping type → node."""
+        if isinstance(node, Mapping) and "type" in node:
+            items = [(field, node)]
+        elif isinstance(node, Mapping):
             items = [(f"{field}.{k}", {"type": k, **v} if isinstance(v, Mapping) else v) for k, v in node.items()]
         elif isinstance(node, list):
             items = [(f"{field}[{i}]", v) for i, v in enumerate(node)]
@@ -328,7 +333,8 @@ class _BodyReader:
         return str(self.doc.get("name") or ""), root, tuple(links), tuple(joints)
 
     def inertial(self, lk: Mapping[str, Any], field: str) -> Inertial | None:
-        """``mass``, ``centerOfMass`` and ``inertia`` (9 numbers, row by row, about the centre of mass)."""
+        """``mass``, ``centerOfMass`` and ``inertia`` about the centre of mass: 9 numbers, row by
+        row, or the 6 of the upper triangle (xx, xy, xz, yy, yz, zz), as Choreonoid reads them."""
         if "mass" not in lk:
             return None
         mass = lk["mass"]
@@ -337,7 +343,12 @@ class _BodyReader:
         com = _get(lk, "center_of_mass")
         centre = self.vector(com, f"{field}.centerOfMass", 3) if com is not None else np.zeros(3)
         tensor = lk.get("inertia")
-        inertia = self.vector(tensor, f"{field}.inertia", 9).reshape(3, 3) if tensor is not None else np.zeros((3, 3))
+        inertia = np.zeros((3, 3))
+        if isinstance(tensor, Sequence) and not isinstance(tensor, str) and len(tensor) == 6:
+            xx, xy, xz, yy, yz, zz = self.vector(tensor, f"{field}.inertia", 6, _line(lk, "inertia"))
+            inertia = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+        elif tensor is not None:
+            inertia = self.vector(tensor, f"{field}.inertia", 9, _line(lk, "inertia")).reshape(3, 3)
         return Inertial(float(mass), centre, inertia)
 
     def limit(self, lk: Mapping[str, Any], kind: str, field: str) -> Limit | None:

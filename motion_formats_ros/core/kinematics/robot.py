@@ -48,9 +48,12 @@ from .robot_parts import (
     FloatArray,
     Joint,
     Link,
+    Mesh,
+    Visual,
     build_tree,
+    ros_mesh_name,
 )
-from .urdf import read_urdf, write_urdf
+from .urdf import UNLIMITED, read_urdf, unstated_limits, write_urdf
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,6 +158,7 @@ class RobotModel:
         """The model of URDF ``text``; ``source`` names it in errors."""
         robot = read_urdf(text, source)
         root, links, joints = build_tree(robot.links, robot.joints, source)
+        _note_mesh_names(links, source)
         model = cls(robot.name, root, links, joints, os.fspath(source))
         model.urdf_text = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
         return model
@@ -172,6 +176,7 @@ class RobotModel:
             doc = load_body_document(text_or_path)
         name, root, links, joints = read_body(doc, where)
         found, links, joints = build_tree(links, joints, where, root)
+        _note_mesh_names(links, where)
         model = cls(name, found, links, joints, os.fspath(where))
         model.collision_rules = read_collision_rules(doc, where)
         root_node = next((n for n in doc["links"] if isinstance(n, dict) and n.get("name") == found), {})
@@ -181,26 +186,36 @@ class RobotModel:
     def to_urdf(self, mesh_base: str | os.PathLike[str] | None = None) -> str:
         """URDF text of the model (for a ``.body``: the URDF made from it).
 
+        Every link's inertial data (mass, centre of mass, inertia about it), visuals and
+        collision shapes are written, and every joint's stated limits; a revolute or prismatic
+        joint's velocity or effort the model does not state is written as
+        :data:`.urdf.UNLIMITED` (URDF requires both, and 0 reads as a limit of zero), and one
+        notice says which joints have it. Mesh names are written as ROS reads them
+        (``package:///NAME/…`` as ``package://NAME/…``).
+
         Args:
             mesh_base: A folder that relative mesh file names are taken from; they are
                 written as absolute ``file://`` URIs (what a viewer of the description can open).
         """
-        links = self.links
-        if mesh_base is not None:
-            from .robot_parts import Mesh
+        base = Path(mesh_base).resolve() if mesh_base is not None else None
 
-            base = Path(mesh_base).resolve()
+        def named(shape: Visual) -> Visual:
+            if not isinstance(shape.geometry, Mesh):
+                return shape
+            filename = ros_mesh_name(shape.geometry.filename)
+            if base is not None and "://" not in filename:
+                filename = (base / filename).as_uri()
+            return dataclasses.replace(shape, geometry=Mesh(filename, shape.geometry.scale))
 
-            def absolute(link: Link) -> Link:
-                visuals = tuple(
-                    dataclasses.replace(v, geometry=Mesh((base / v.geometry.filename).as_uri(), v.geometry.scale))
-                    if isinstance(v.geometry, Mesh) and "://" not in v.geometry.filename
-                    else v
-                    for v in link.visuals
-                )
-                return dataclasses.replace(link, visuals=visuals)
-
-            links = tuple(absolute(link) for link in links)
+        links = tuple(
+            dataclasses.replace(
+                link, visuals=tuple(map(named, link.visuals)), collisions=tuple(map(named, link.collisions))
+            )
+            for link in self.links
+        )
+        velocity, effort = unstated_limits(self.joints)
+        if velocity or effort:
+            notify(NoticeKind.MISSING, _unstated_message(velocity, effort), file=self.source or None, stacklevel=2)
         return write_urdf(self.name, links, self.joints)
 
     @property
@@ -439,6 +454,48 @@ class RobotModel:
                 quat[:, k] = r[k]
             moving.append(MovingTransform(parent, child, t, quat))
         return static, moving
+
+
+def _unstated_message(velocity: Sequence[str], effort: Sequence[str]) -> str:
+    """What :meth:`RobotModel.to_urdf` says of the joints whose velocity or effort limit it makes up."""
+
+    def joints(names: Sequence[str]) -> str:
+        return f"{len(names)} joint{'s state' if len(names) > 1 else ' states'}"
+
+    if list(velocity) == list(effort):
+        said = f"{joints(velocity)} neither a velocity nor an effort limit ({listed(velocity)})"
+    else:
+        said = " and ".join(
+            f"{joints(names)} no {what} limit ({listed(names)})"
+            for what, names in (("velocity", velocity), ("effort", effort))
+            if names
+        )
+    return (
+        f"{said}: the URDF made from the model gives them {UNLIMITED:g}, which no tool reads as a limit "
+        "(URDF requires a velocity and an effort on a revolute or prismatic joint, and 0 would read as a "
+        "limit of zero)"
+    )
+
+
+def _note_mesh_names(links: Sequence[Link], source: str | os.PathLike[str]) -> None:
+    """One notice for the model's mesh names that start ``package:///``: they are found as the
+    ``package://`` names that ROS reads (:func:`.robot_parts.ros_mesh_name`), as pinocchio finds them."""
+    odd = {
+        v.geometry.filename: None
+        for link in links
+        for v in (*link.visuals, *link.collisions)
+        if isinstance(v.geometry, Mesh) and ros_mesh_name(v.geometry.filename) != v.geometry.filename
+    }
+    if odd:
+        first = next(iter(odd))
+        notify(
+            NoticeKind.READ_CHOICE,
+            f"{len(odd)} mesh {'names start' if len(odd) > 1 else 'name starts'} 'package:///' (a slash before "
+            f"the package name, which ROS refuses): read as 'package://…', as pinocchio reads "
+            f"{'them' if len(odd) > 1 else 'it'} ({first} as {ros_mesh_name(first)})",
+            file=source,
+            stacklevel=3,
+        )
 
 
 def load_robot_model(path: str | os.PathLike[str]) -> RobotModel:

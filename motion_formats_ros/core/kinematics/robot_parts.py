@@ -70,6 +70,19 @@ class Mesh:
     scale: FloatArray
 
 
+#: How a mesh name that ROS looks up in a package starts.
+PACKAGE_SCHEME = "package://"
+
+
+def ros_mesh_name(filename: str) -> str:
+    """A mesh name as ROS reads it: ``package:///NAME/…`` (slashes before the package name,
+    which pinocchio reads, since it joins the rest to a package folder, and ROS refuses as
+    an empty package name) becomes ``package://NAME/…``; every other name stays as it is."""
+    if filename.startswith(PACKAGE_SCHEME + "/"):
+        return PACKAGE_SCHEME + filename[len(PACKAGE_SCHEME) :].lstrip("/")
+    return filename
+
+
 Geometry = Box | Cylinder | Sphere | Capsule | Mesh
 
 
@@ -280,6 +293,7 @@ def _check_mimics(joints: Sequence[Joint], source: str | os.PathLike[str]) -> No
 __all__ = [
     "FLOATING_VARIABLES",
     "JOINT_TYPES",
+    "PACKAGE_SCHEME",
     "PLANAR_VARIABLES",
     "Box",
     "Capsule",
@@ -294,5 +308,6 @@ __all__ = [
     "Sphere",
     "Visual",
     "build_tree",
+    "ros_mesh_name",
     "unit_axis",
 ]

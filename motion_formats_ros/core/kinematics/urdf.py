@@ -289,7 +289,11 @@ def read_urdf(
 
 
 # --------------------------------------------------------------------------- writing
-#: The travel written for a prismatic joint the model gives no limits (URDF requires them).
+#: What is written where the model states no limit and URDF requires one: the travel of a
+#: prismatic joint, and the velocity (rad/s, m/s) and effort (N·m, N) of a revolute or
+#: prismatic joint (urdfdom refuses a ``<limit>`` without ``velocity`` and ``effort``; a 0
+#: there is read as a limit of zero by ros2_control, and by MoveIt's planners for effort and
+#: by some for velocity). No robot comes near it, so no tool that reads it limits anything.
 UNLIMITED = 1e9
 
 
@@ -323,8 +327,9 @@ def _geometry(g: Geometry) -> str:
     return f"<mesh filename={quoteattr(g.filename)}{scale}/>"
 
 
-def _visuals(v: Visual) -> list[tuple[Geometry, FloatArray, FloatArray]]:
-    """The URDF shapes of a visual: a capsule (which URDF tools rarely draw) as a cylinder and two spheres."""
+def _shapes(v: Visual) -> list[tuple[Geometry, FloatArray, FloatArray]]:
+    """The URDF shapes of a visual or collision shape: a capsule (which URDF tools rarely read)
+    as a cylinder and two spheres, which fill the same space."""
     if not isinstance(v.geometry, Capsule):
         return [(v.geometry, v.origin_xyz, v.origin_quat)]
     from ..spatial import quat_rotate
@@ -338,44 +343,100 @@ def _visuals(v: Visual) -> list[tuple[Geometry, FloatArray, FloatArray]]:
     ]
 
 
+def _inertial(inertial: Inertial) -> str:
+    """``<inertial>``: the centre of mass as its origin (axes those of the link frame), the mass,
+    and the inertia about the centre of mass (its upper triangle, as URDF gives it)."""
+    i = inertial.inertia
+    tensor = " ".join(
+        f'{key}="{_num(i[r, c])}"'
+        for key, r, c in (("ixx", 0, 0), ("ixy", 0, 1), ("ixz", 0, 2), ("iyy", 1, 1), ("iyz", 1, 2), ("izz", 2, 2))
+    )
+    return (
+        f'    <inertial>\n      <origin xyz="{_vec(inertial.com)}" rpy="0 0 0"/>\n'
+        f'      <mass value="{_num(inertial.mass)}"/>\n      <inertia {tensor}/>\n    </inertial>\n'
+    )
+
+
+def _link(link: Link) -> str:
+    from xml.sax.saxutils import quoteattr  # only when writing (it imports urllib and http)
+
+    if not (link.visuals or link.collisions or link.inertial):
+        return f"  <link name={quoteattr(link.name)}/>\n"
+    out = [f"  <link name={quoteattr(link.name)}>\n"]
+    if link.inertial is not None:
+        out.append(_inertial(link.inertial))
+    for tag, shapes in (("visual", link.visuals), ("collision", link.collisions)):
+        for i, v in enumerate(shapes):
+            for geometry, xyz, quat in _shapes(v):
+                out.append(f"    <{tag}>\n" + _origin(xyz, quat, "      "))
+                out.append(f"      <geometry>{_geometry(geometry)}</geometry>\n")
+                if tag == "visual" and v.rgba is not None:
+                    out.append(f'      <material name="{link.name}_{i}"><color rgba="{_vec(v.rgba)}"/></material>\n')
+                out.append(f"    </{tag}>\n")
+    out.append("  </link>\n")
+    return "".join(out)
+
+
+def written_type(joint: Joint) -> str:
+    """The URDF type a joint is written as: a revolute joint without both position limits as
+    continuous (URDF's revolute needs them)."""
+    lim = joint.limit or Limit()
+    if joint.type == "revolute" and (lim.lower is None or lim.upper is None):
+        return "continuous"
+    return joint.type
+
+
+def unstated_limits(joints: Sequence[Joint]) -> tuple[list[str], list[str]]:
+    """The joints whose velocity, and those whose effort, is written as :data:`UNLIMITED` because
+    the model states none (or 0, which the reader takes as none): every revolute or prismatic
+    joint's ``<limit>`` needs both; a continuous joint's ``<limit>`` is written only when it
+    states one of them."""
+    velocity: list[str] = []
+    effort: list[str] = []
+    for j in joints:
+        lim = j.limit or Limit()
+        kind = written_type(j)
+        if kind in ("revolute", "prismatic") or (kind == "continuous" and (lim.velocity or lim.effort)):
+            if not lim.velocity:
+                velocity.append(j.name)
+            if not lim.effort:
+                effort.append(j.name)
+    return velocity, effort
+
+
+def _limit(j: Joint) -> str:
+    """The ``<limit>`` of a joint (stated values as they are, :data:`UNLIMITED` where URDF requires
+    one the model does not state), or "" for a joint that needs none."""
+    lim = j.limit or Limit()
+    kind = written_type(j)
+    if kind not in ("revolute", "prismatic") and not (kind == "continuous" and (lim.velocity or lim.effort)):
+        return ""
+    attrs = []
+    if kind == "prismatic":
+        lower = -UNLIMITED if lim.lower is None else lim.lower
+        upper = UNLIMITED if lim.upper is None else lim.upper
+        attrs += [f'lower="{_num(lower)}"', f'upper="{_num(upper)}"']
+    elif kind == "revolute":
+        attrs += [f'lower="{_num(lim.lower or 0.0)}"', f'upper="{_num(lim.upper or 0.0)}"']
+    attrs += [f'effort="{_num(lim.effort or UNLIMITED)}"', f'velocity="{_num(lim.velocity or UNLIMITED)}"']
+    return f"    <limit {' '.join(attrs)}/>\n"
+
+
 def write_urdf(name: str, links: Sequence[Link], joints: Sequence[Joint]) -> str:
-    """URDF text of a model (links and joints parent before child)."""
+    """URDF text of a model (links and joints parent before child): every link's inertial data,
+    visuals and collision shapes, every joint's limits (see :func:`unstated_limits` for what is
+    written where the model states none)."""
     from xml.sax.saxutils import quoteattr  # only when writing (it imports urllib and http)
 
     out = ['<?xml version="1.0"?>\n', f"<robot name={quoteattr(name or 'robot')}>\n"]
-    for link in links:
-        if not link.visuals:
-            out.append(f"  <link name={quoteattr(link.name)}/>\n")
-            continue
-        out.append(f"  <link name={quoteattr(link.name)}>\n")
-        for i, v in enumerate(link.visuals):
-            for geometry, xyz, quat in _visuals(v):
-                out.append("    <visual>\n" + _origin(xyz, quat, "      "))
-                out.append(f"      <geometry>{_geometry(geometry)}</geometry>\n")
-                if v.rgba is not None:
-                    out.append(f'      <material name="{link.name}_{i}"><color rgba="{_vec(v.rgba)}"/></material>\n')
-                out.append("    </visual>\n")
-        out.append("  </link>\n")
+    out.extend(_link(link) for link in links)
     for j in joints:
-        lim = j.limit or Limit()
-        kind = j.type
-        if kind == "revolute" and (lim.lower is None or lim.upper is None):
-            kind = "continuous"  # unlimited: URDF's revolute needs both limits
-        out.append(f"  <joint name={quoteattr(j.name)} type={quoteattr(kind)}>\n")
+        out.append(f"  <joint name={quoteattr(j.name)} type={quoteattr(written_type(j))}>\n")
         out.append(f"    <parent link={quoteattr(j.parent)}/>\n    <child link={quoteattr(j.child)}/>\n")
         out.append(_origin(j.origin_xyz, j.origin_quat, "    "))
         if j.type not in ("fixed", "floating"):
             out.append(f'    <axis xyz="{_vec(j.axis)}"/>\n')
-        if kind in ("revolute", "prismatic", "continuous"):
-            attrs = []
-            if kind == "prismatic":
-                lower = -UNLIMITED if lim.lower is None else lim.lower
-                upper = UNLIMITED if lim.upper is None else lim.upper
-                attrs += [f'lower="{_num(lower)}"', f'upper="{_num(upper)}"']
-            elif kind == "revolute":
-                attrs += [f'lower="{_num(lim.lower or 0.0)}"', f'upper="{_num(lim.upper or 0.0)}"']
-            attrs += [f'effort="{_num(lim.effort or 0.0)}"', f'velocity="{_num(lim.velocity or 0.0)}"']
-            out.append(f"    <limit {' '.join(attrs)}/>\n")
+        out.append(_limit(j))
         if j.mimic is not None:
             m = j.mimic
             out.append(
@@ -386,4 +447,13 @@ def write_urdf(name: str, links: Sequence[Link], joints: Sequence[Joint]) -> str
     return "".join(out)
 
 
-__all__ = ["Element", "UrdfRobot", "parse_xml", "read_urdf", "write_urdf"]
+__all__ = [
+    "UNLIMITED",
+    "Element",
+    "UrdfRobot",
+    "parse_xml",
+    "read_urdf",
+    "unstated_limits",
+    "write_urdf",
+    "written_type",
+]
