@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from pathlib import Path, PurePath
 from typing import Any, NamedTuple
 
-from ....core.errors import MotionFormatError
 from . import mcap_scan, metadata_yaml
 from .bounded import BoundedPath
 
@@ -40,8 +39,13 @@ class OpenOrClosed:
         raise NotImplementedError
 
 
-class UnusualLayoutError(MotionFormatError):
-    """A bag this module does not open (see the module docstring): rosbags reads it."""
+class UnusualLayoutError(Exception):
+    """A bag this module does not open (see the module docstring): rosbags reads it.
+
+    The one signal of a planned fallback, and deliberately not a :class:`MotionFormatError`:
+    it never reaches a user as an error (the caller catches it and reads the bag the general
+    way), and a handler of the package's errors cannot take it for one by mistake.
+    """
 
 
 class Definition(NamedTuple):
@@ -354,6 +358,12 @@ class SqliteStorage(OpenOrClosed):
     def _open(self) -> None:
         import apsw
 
+        try:
+            self._read_tables(apsw)
+        except apsw.Error as exc:  # a damaged file: rosbags' reader words what it meets
+            raise UnusualLayoutError(f"an sqlite3 file that does not open: {type(exc).__name__}: {exc}") from exc
+
+    def _read_tables(self, apsw: Any) -> None:
         db = self.dbconn = apsw.Connection(
             f"file:{self.path}?immutable=1", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
         )
@@ -406,10 +416,15 @@ class SqliteStorage(OpenOrClosed):
         self.owed = False
 
     def check(self) -> None:
-        """The scan the open left out (raises what the count meets on a damaged table)."""
+        """The scan the open left out (UnusualLayoutError on a damaged table: rosbags' reader words it)."""
         if self.owed:
-            for _ in self.dbconn.execute(COUNT_SQL):
-                pass
+            import apsw
+
+            try:
+                for _ in self.dbconn.execute(COUNT_SQL):
+                    pass
+            except apsw.Error as exc:
+                raise UnusualLayoutError(f"an sqlite3 table that does not scan: {type(exc).__name__}: {exc}") from exc
             self.owed = False
 
     def messages(self, connections: list[Connection]) -> Iterator[tuple[Connection, int, bytes]]:
@@ -563,7 +578,10 @@ class DirectReader:
         return list(self.storage.connections)
 
     def open(self) -> None:
-        self.storage.open()
+        try:
+            self.storage.open()
+        except (struct.error, UnicodeDecodeError, OSError) as exc:  # cut or damaged: rosbags' reader words it
+            raise UnusualLayoutError(f"a storage file that does not open: {type(exc).__name__}: {exc}") from exc
 
     def close(self) -> None:
         self.storage.close()
