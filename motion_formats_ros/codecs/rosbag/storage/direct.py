@@ -18,8 +18,24 @@ from collections.abc import Iterator
 from pathlib import Path, PurePath
 from typing import Any, NamedTuple
 
-from . import mcap_scan, metadata_yaml
+from . import metadata_yaml
 from .bounded import BoundedPath
+from .mcap_records import (
+    CHANNEL_ENTRY,
+    FOOTER_HEAD,
+    MAGIC,
+    OP_CHANNEL,
+    OP_CHUNK_INDEX,
+    OP_FOOTER,
+    OP_HEADER,
+    OP_SCHEMA,
+    OP_STATISTICS,
+    OP_SUMMARY_OFFSET,
+    TAIL_SIZE,
+)
+from .mcap_records import U16 as _U16
+from .mcap_records import U32 as _U32
+from .mcap_records import U64 as _U64
 
 
 class OpenOrClosed:
@@ -174,10 +190,6 @@ def _frozen(value: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- MCAP
-_U16 = struct.Struct("<H")
-_U32 = struct.Struct("<I")
-_U64 = struct.Struct("<Q")
-_FOOTER_HEAD = b"\x02\x14" + bytes(7)
 _FORMATS = {"ros2msg": "MSG", "ros2idl": "IDL", "omgidl": "IDL", "": "NONE"}
 
 
@@ -225,7 +237,7 @@ def _chunk_info(rec: _Record) -> ChunkInfo:
     table = rec.blob()
     if len(table) % 10:
         raise UnusualLayoutError("a chunk index whose message index table is cut")
-    offsets = dict(struct.iter_unpack("<HQ", table))
+    offsets = dict(CHANNEL_ENTRY.iter_unpack(table))
     index_length = rec.u64()
     compression = rec.text()
     compressed, uncompressed = rec.u64(), rec.u64()
@@ -257,7 +269,7 @@ class McapStorage(OpenOrClosed):
 
     def _open(self) -> None:
         bio = self.bio = BoundedPath(self.path).open("rb")
-        if bio.read(8) != mcap_scan.MAGIC or bio.read(1) != b"\x01":
+        if bio.read(8) != MAGIC or bio.read(1) != bytes([OP_HEADER]):
             raise UnusualLayoutError("no MCAP header")
         (size,) = _U64.unpack(bio.read(8))
         header = bio.read(min(size, 1 << 20))
@@ -265,11 +277,11 @@ class McapStorage(OpenOrClosed):
             raise UnusualLayoutError("not the ros2 profile")
         data_start = bio.tell()
         end = bio.seek(0, 2)
-        if end < data_start + 37:
+        if end < data_start + TAIL_SIZE:
             raise UnusualLayoutError("no footer")
-        footer_start = bio.seek(end - 37)
-        footer = bio.read(37)
-        if footer[-8:] != mcap_scan.MAGIC or footer[:9] != _FOOTER_HEAD:
+        footer_start = bio.seek(end - TAIL_SIZE)
+        footer = bio.read(TAIL_SIZE)
+        if footer[-len(MAGIC) :] != MAGIC or footer[: len(FOOTER_HEAD)] != FOOTER_HEAD:
             raise UnusualLayoutError("no footer")
         (summary_start,) = _U64.unpack_from(footer, 9)
         if not summary_start or not data_start <= summary_start <= footer_start:
@@ -283,25 +295,25 @@ class McapStorage(OpenOrClosed):
         counts: dict[int, int] | None = None
         while True:
             op = rec.take(1)[0]
-            if op in (0x02, 0x0E):  # the footer, or the summary offsets
+            if op in (OP_FOOTER, OP_SUMMARY_OFFSET):
                 break
             body = _Record(rec.take(rec.u64()))
-            if op == 0x03:
+            if op == OP_SCHEMA:
                 sid = body.u16()
                 schemas[sid] = (body.text(), body.text(), body.text())
-            elif op == 0x04:
+            elif op == OP_CHANNEL:
                 cid, sid = body.u16(), body.u16()
                 topic, encoding = body.text(), body.text()
                 channels.append((cid, sid, topic, encoding, body.blob()))
-            elif op == 0x08:
+            elif op == OP_CHUNK_INDEX:
                 self.chunks.append(_chunk_info(body))
-            elif op == 0x0B:
+            elif op == OP_STATISTICS:
                 self.message_count = body.u64()
                 body.take(2 + 4 * 4 + 8 + 8)  # schema, channel, attachment, metadata, chunk counts; times
                 table = body.blob()
                 if len(table) % 10:
                     raise UnusualLayoutError("statistics whose channel counts are cut")
-                counts = dict(struct.iter_unpack("<HQ", table))
+                counts = dict(CHANNEL_ENTRY.iter_unpack(table))
         if counts is None or not schemas:
             raise UnusualLayoutError("a summary without statistics or schemas")
         if self.message_count and not self.chunks:
