@@ -101,3 +101,38 @@ def test_strict_still_refuses_an_output_after_a_warning(tmp_path: Path) -> None:
         notify(NoticeKind.SKIPPED, "skipped 1 message", file="x")
         with pytest.raises(StrictNoticeError, match="1 warning with --strict"):
             check_commit(tmp_path / "b")
+
+
+def test_a_fault_in_the_decoder_is_raised_not_counted_as_undecodable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A payload the deserializer refuses is skipped and counted; a fault of the decoding code is not a payload's."""
+    from motion_formats_ros.codecs.rosbag.storage import typeload
+
+    bag = _mcap_bag(tmp_path / "m")
+
+    def faulty(*args: object) -> None:
+        raise TypeError("a fault of the decoder")
+
+    monkeypatch.setattr(typeload, "deserialize_cdr", faulty)
+    monkeypatch.setattr(typeload.standard, "decode", faulty)
+    with pytest.raises(TypeError, match="a fault of the decoder"):
+        read(bag, progress=False, bulk=False)  # bulk=False: every message through the deserializer
+
+
+def test_a_malformed_payload_is_still_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from motion_formats_ros.codecs.rosbag.storage import typeload
+
+    bag = _mcap_bag(tmp_path / "m")
+
+    def refused(*args: object) -> None:
+        raise ValueError("not a message")
+
+    monkeypatch.setattr(typeload, "deserialize_cdr", refused)
+    monkeypatch.setattr(typeload.standard, "decode", refused)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(MotionFormatError):  # nothing left to convert
+            read(bag, progress=False, bulk=False)
+    said = [str(w.message) for w in caught]
+    assert any("skipped 200 JointState messages that could not be decoded" in w for w in said), said
