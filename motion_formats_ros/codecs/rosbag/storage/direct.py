@@ -147,7 +147,10 @@ def _yaml(text: str) -> Any:
                 raise UnusualLayoutError("a YAML mapping with a key twice")
             for key, item in node.value:
                 todo += [key, item]
-    return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+    try:
+        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+    except (yaml.YAMLError, ValueError) as exc:  # a tag it cannot construct, an int of too many digits
+        raise UnusualLayoutError(f"YAML that does not load: {exc}") from exc
 
 
 def _qos(value: Any) -> Any:
@@ -159,8 +162,8 @@ def _qos(value: Any) -> Any:
         return ()
     try:
         items = _yaml(value) if isinstance(value, str) else value
-    except Exception as exc:
-        raise UnusualLayoutError(f"QoS profiles that do not parse: {exc}") from None
+    except UnusualLayoutError as exc:
+        raise UnusualLayoutError(f"QoS profiles that do not parse: {exc}") from exc
     if not isinstance(items, list):
         raise UnusualLayoutError("QoS profiles that are not a list")
     out = []
@@ -475,8 +478,8 @@ class FolderStorage(OpenOrClosed):
     def _open(self) -> None:
         try:
             doc = _yaml((self.path / "metadata.yaml").read_text())
-        except Exception as exc:
-            raise UnusualLayoutError(f"metadata.yaml: {exc}") from None
+        except (UnusualLayoutError, OSError, UnicodeDecodeError) as exc:
+            raise UnusualLayoutError(f"metadata.yaml: {exc}") from exc
         meta = doc.get("rosbag2_bagfile_information") if isinstance(doc, dict) else None
         if not isinstance(meta, dict) or any(key not in meta for key in _REQUIRED):
             raise UnusualLayoutError("metadata.yaml lacks a field")
