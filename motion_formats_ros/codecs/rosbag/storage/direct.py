@@ -367,7 +367,7 @@ class SqliteStorage(OpenOrClosed):
     def close(self) -> None:
         db, self.dbconn = self.dbconn, None
         if db is not None:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # closing after a failure: the first error is the one to say
                 db.close()
 
     def _open(self) -> None:

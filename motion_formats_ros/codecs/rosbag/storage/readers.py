@@ -149,7 +149,7 @@ class Readers:
     def close(self) -> None:
         while self._opened:
             reader = self._opened.pop()
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # closing after a failure: the first error is the one to say
                 reader.close()
 
     @property
