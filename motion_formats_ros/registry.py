@@ -326,11 +326,6 @@ CODECS: dict[str, CodecInfo] = {
 }
 
 
-def known_formats() -> list[str]:
-    """Names of every registered format."""
-    return list(CODECS)
-
-
 def _suffix_matches(name: str) -> list[tuple[str, CodecInfo, bool]]:
     """(suffix, codec, shared) for every registered suffix ``name`` ends with, longest first."""
     lowered = name.lower()

@@ -220,8 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with collect(strict=strict) as report, command_line(SPELLING):
             args.notices = report  # the handlers that print JSON add the notices to it
             result: int = handler(args)
-        if strict and report.notices and result == EXIT_OK:
-            count = len(report.notices)
+        if strict and report.warned and result == EXIT_OK:
+            count = len(report.warned)
             print(f"error: {count} warning{'s' if count > 1 else ''} with --strict", file=sys.stderr)
             return EXIT_ERROR
         return result

@@ -164,8 +164,8 @@ def load_mesh(path: Path, scale: Sequence[float] = (1.0, 1.0, 1.0), *, extra: st
         raise ValueError(str(exc)) from None
     try:
         loaded = trimesh.load(io.BytesIO(data), file_type=path.suffix.lower().lstrip("."), force="mesh", process=False)
-    except Exception as exc:  # trimesh raises many kinds for bad files
-        raise ValueError(f"{path}: cannot read the mesh: {exc}") from None
+    except Exception as exc:  # trimesh raises many kinds for bad files: the cause stays attached
+        raise ValueError(f"{path}: cannot read the mesh: {exc}") from exc
     del data
     vertices = np.asarray(getattr(loaded, "vertices", ()), dtype=np.float64).reshape(-1, 3)
     faces = np.asarray(getattr(loaded, "faces", ()), dtype=np.int64).reshape(-1, 3)

@@ -69,6 +69,13 @@ class NoticeKind(str, enum.Enum):
     """A recording that was not closed properly was read as far as it is intact."""
     OVERFLOW = "overflow"
     """Arithmetic on values near the end of the float range overflowed: some results are infinite or NaN."""
+    FALLBACK = "fallback"
+    """A fast path did not handle the input and the general one read it: the result is the same (informational)."""
+
+
+#: Kinds that change nothing in a result: reported (``--json``, ``motion_file.notices``) but
+#: never a Python warning, and no reason for ``--strict`` to refuse an output.
+INFORMATIONAL = frozenset({NoticeKind.FALLBACK})
 
 
 class Notice(NamedTuple):
@@ -152,6 +159,11 @@ class Report:
         """Each notice as printed (``FILE:LINE: message``)."""
         return [str(n) for n in self.notices]
 
+    @property
+    def warned(self) -> list[Notice]:
+        """The notices that are warnings (all but the :data:`INFORMATIONAL` ones): what ``--strict`` fails on."""
+        return [n for n in self.notices if n.kind not in INFORMATIONAL]
+
     def by_kind(self, *kinds: NoticeKind) -> list[Notice]:
         """The notices of these kinds."""
         return [n for n in self.notices if n.kind in kinds]
@@ -201,7 +213,7 @@ def notify(
     field: str | None = None,
     stacklevel: int = 1,
 ) -> Notice:
-    """Report a notice to the active reports and (unless suppressed) as a Python warning.
+    """Report a notice to the active reports and (unless suppressed, or :data:`INFORMATIONAL`) as a Python warning.
 
     Args:
         kind: What it is about.
@@ -216,7 +228,7 @@ def notify(
     receivers, warn = _receivers()
     for report in receivers:
         report.notices.append(notice)
-    if warn:
+    if warn and notice.kind not in INFORMATIONAL:
         warnings.warn(MotionFormatWarning(notice), stacklevel=stacklevel + 1)
     return notice
 
@@ -269,12 +281,13 @@ def check_commit(path: str | os.PathLike[str]) -> None:
         StrictNoticeError: Naming ``path`` and how many notices stand in the way.
     """
     for report in _ACTIVE.get():
-        if report.strict and report.notices:
-            count = len(report.notices)
+        if report.strict and report.warned:
+            count = len(report.warned)
             raise StrictNoticeError(path, f"not written: {count} warning{'s' if count > 1 else ''} with --strict")
 
 
 __all__ = [
+    "INFORMATIONAL",
     "MotionFormatWarning",
     "Notice",
     "NoticeKind",

@@ -25,7 +25,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor
@@ -191,15 +191,6 @@ def check_changes(config: type, changes: Sequence[Parameter[Any]]) -> str | None
         if problem:
             return problem
     return None
-
-
-class RunnableNode(Protocol):
-    """A node that says when it is done and with which exit status."""
-
-    done: threading.Event
-    exit_code: int
-
-    def destroy_node(self) -> None: ...
 
 
 class StopRequest:

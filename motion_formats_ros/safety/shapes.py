@@ -166,7 +166,7 @@ class MeshCache:
         try:
             tri: TriMesh = load_mesh(path, tuple(mesh.scale), extra="check")
         except ValueError as exc:
-            raise ReadError(self.source, f"link {link!r}: collision mesh {exc}") from None
+            raise ReadError(self.source, f"link {link!r}: collision mesh {exc}") from exc
         vertices = tri.vertices.astype(np.float64)
         faces = tri.faces.astype(np.int64)
         rank, has_area = mesh_form(vertices, faces)

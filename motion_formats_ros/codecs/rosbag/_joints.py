@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.merge import Segment, joint_state_problem
-from .storage import BagSource, Block, PayloadTooShortError
+from .storage import BagSource, Block, PayloadTooShortError, UndecodableMessageError
 from .storage import bulk as _bulk
 
 IntArray = npt.NDArray[np.int64]
@@ -214,7 +214,7 @@ def _slow(stream: _TopicStream, source: BagSource, msgtype: str, raws: Sequence[
             except PayloadTooShortError:
                 stream.truncated += 1
                 continue
-            except Exception as exc:
+            except UndecodableMessageError as exc:
                 if _caused_by(exc, UnicodeDecodeError):
                     stream.not_utf8 += 1
                 else:

@@ -30,7 +30,7 @@ from ...core.merge import (
     select_joints,
 )
 from ...core.model import Motion, MotionFile, Series
-from ...core.notices import NoticeKind, collect, relay
+from ...core.notices import NoticeKind, collect, notify, relay
 from ...core.tf import MAX_NS, TfBuffer, TfSamples
 from ...core.timing import snap_to_rate
 from ._joints import _flush, _TopicStream
@@ -50,6 +50,7 @@ from ._read_options import ReadOptions
 from ._record import BagMotionRecord, BagRecord
 from ._topics import _choose_times, _frame, _TopicDecoder
 from .storage import BagSource, DecompressionBombError, direct_candidate
+from .storage.direct import UnusualLayoutError
 from .storage.msgtypes import JointField, joint_fields, parse_path
 
 #: Stamps off a uniform grid by at most this many ns are only its rounding to whole ns: no warning.
@@ -230,13 +231,16 @@ class _BagReader(_TopicDecoder):
         They open the bag without rosbags, and a folder's sqlite3 storage without counting
         its messages (a scan of every one that only finds damage: the folder's counts come
         from its ``metadata.yaml``; the read's own scan of the table stands in for it).
-        The read runs with its notices and warnings held back: should it fail in any way
-        (a layout those readers do not know included), they are dropped and None says to
-        read with rosbags' readers, which then succeed, warn or fail exactly as they always did.
+        The read runs with its notices and warnings held back. Two outcomes are planned
+        fallbacks: a layout those readers do not know (:class:`UnusualLayoutError`) and a
+        bag they find damaged (:class:`ReadError`, whose wording is the general path's to
+        give). Then what was held back is dropped, a :attr:`NoticeKind.FALLBACK` notice says
+        why, and None says to read with rosbags' readers, which then succeed, warn or fail
+        exactly as they always did. Any other exception is a fault of these readers and
+        goes on as it is: it must not pass for a slower read that still succeeds.
         """
         notes = list(self.notes)
         source = BagSource(self.path, self.options.distro, direct=True)
-        failed = False
         with warnings.catch_warnings(record=True) as caught, collect(isolated=True) as report:
             warnings.simplefilter("always")
             try:
@@ -247,10 +251,15 @@ class _BagReader(_TopicDecoder):
                     source.settle()
             except DecompressionBombError:
                 raise  # refused for what the data is, not for how it is laid out: read no other way
-            except Exception:
-                failed = True
-        if failed:
+            except UnusualLayoutError as exc:
+                why = f"a layout they do not read ({exc})"
+            except ReadError as exc:
+                why = f"damage or a request they leave to the general reader ({exc.reason})"
+            else:
+                why = ""
+        if why:
             self.notes = notes
+            notify(NoticeKind.FALLBACK, f"read with rosbags' readers: the package's own found {why}", file=self.path)
             return None
         relay(report.notices)
         for w in caught:

@@ -21,7 +21,7 @@ from ...core.notices import NoticeKind, notify
 from ...core.stamps import choose_times
 from ...core.tf import TfBuffer, TfSamples
 from ._joints import _append_rows, _stamp_ns, _TopicStream
-from .storage import BagSource, PayloadTooShortError
+from .storage import BagSource, PayloadTooShortError, UndecodableMessageError
 from .storage import tf_bulk as _tf_bulk
 from .storage.msgtypes import JointField, values_at
 
@@ -72,7 +72,7 @@ class _TopicDecoder:
                 yield t, source.deserialize(raw, msgtype)
             except PayloadTooShortError:
                 short += 1
-            except Exception:
+            except UndecodableMessageError:
                 bad += 1
         if bad:
             self.warn(f"{topic}: skipped {bad} messages that could not be decoded", NoticeKind.SKIPPED)

@@ -221,11 +221,6 @@ class Scene:
         """Values of every reference at ``times`` (trajectories evaluated once each)."""
         return Evaluator(self, np.atleast_1d(np.asarray(times, dtype=np.float64)))
 
-    def joint_values_at(self, obj: str, times: npt.ArrayLike) -> dict[str, FloatArray]:
-        """Joint name → (N,) values of robot object ``obj`` at ``times``."""
-        ev = self.evaluator(times)
-        return {joint: ev.value(v, obj) for joint, v in self.objects[obj].joint_values.items()}
-
     # ------------------------------------------------------------------ output
     def canonical(self) -> dict[str, Any]:
         """The canonical scene as plain data (see the module documentation)."""

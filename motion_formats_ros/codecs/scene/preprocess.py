@@ -42,7 +42,7 @@ from .description import (
     Scene,
     SceneObject,
 )
-from .loader import LoadedScene, load
+from .loader import load
 from .problems import PathPart, Problems, SceneError
 from .trajectory import Trajectory, parse_trajectory
 from .transforms import (
@@ -622,11 +622,6 @@ def preprocess(
     scene.path = Path(path) if path is not None else None
     scene.problems = problems.warnings
     return scene
-
-
-def from_loaded(loaded: LoadedScene) -> Scene:
-    """Preprocess a :class:`~.loader.LoadedScene`."""
-    return preprocess(loaded.data, loaded.path, loaded.origins)
 
 
 def load_scene(path: str | os.PathLike[str], text: str | None = None) -> Scene:

@@ -22,7 +22,6 @@ Denavit–Hartenberg: Rz(theta)·Tz(s)·Tx(a)·Rx(alpha).
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -575,8 +574,3 @@ _EULER_HELP = (
     "expected three axes with digits 000 (extrinsic, e.g. x0y0z0) or 012 (intrinsic, e.g. z0y1x2), "
     "no axis twice in a row"
 )
-
-
-def is_finite_number(v: Any) -> bool:
-    """True for int/float (not bool) that are finite."""
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)

@@ -57,7 +57,10 @@ def main(argv: list[str]) -> int:
         import xacro  # type: ignore[import-untyped]
 
         text = xacro.process_file(path).toxml()
-    except BaseException as exc:  # xacro raises its own XacroException, the XML parser's and MemoryError
+    # xacro raises its own XacroException, the XML parser's and MemoryError, and a file's ${...}
+    # expressions are Python, which may raise anything: all of them are the file's fault. The
+    # reason goes to the parent, which raises the package's error naming the file.
+    except Exception as exc:
         if _out_of_memory(exc):
             return NO_MEMORY
         sys.stdout.write(_reason(exc))

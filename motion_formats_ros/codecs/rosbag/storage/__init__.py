@@ -17,7 +17,7 @@ from .chunks import BIG_CHUNK, Block
 from .compression import DecompressionBombError
 from .readers import BAG_SUFFIXES, Topic, direct_candidate, is_rosbag2_folder
 from .source import BagSource
-from .typeload import PayloadTooShortError, deserialize_cdr, typestore_for
+from .typeload import PayloadTooShortError, UndecodableMessageError, deserialize_cdr, typestore_for
 
 __all__ = [
     "BAG_SUFFIXES",
@@ -27,6 +27,7 @@ __all__ = [
     "DecompressionBombError",
     "PayloadTooShortError",
     "Topic",
+    "UndecodableMessageError",
     "deserialize_cdr",
     "direct_candidate",
     "is_rosbag2_folder",

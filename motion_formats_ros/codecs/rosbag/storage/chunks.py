@@ -15,7 +15,6 @@ import io
 import itertools
 import mmap
 import os
-import struct
 import zlib
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -26,6 +25,18 @@ import numpy.typing as npt
 from ....core.errors import ReadError
 from .compression import Budget, OverexpansionError, bomb
 from .compression import inflate as inflate_bounded
+from .mcap_records import (
+    MESSAGE_INDEX,
+    MESSAGE_LOGGED,
+    MESSAGE_RECORD,
+    OP_CHANNEL,
+    OP_MESSAGE,
+    OP_MESSAGE_INDEX,
+    OP_SCHEMA,
+    RECORD,
+    U32,
+    U64,
+)
 from .readers import reason
 
 
@@ -76,7 +87,7 @@ def make_block(topic: str, times: Sequence[int], raws: Sequence[bytes]) -> Block
 #: The records a chunk may hold (MCAP: schemas, channels and messages). Any other, zeros
 #: above all (opcode 0 is no record), is damage: walking a chunk of them would take a step
 #: per 9 bytes.
-IN_CHUNK = frozenset((0x03, 0x04, 0x05))
+IN_CHUNK = frozenset((OP_SCHEMA, OP_CHANNEL, OP_MESSAGE))
 
 
 def _foreign(op: int, pos: int) -> ValueError:
@@ -91,14 +102,14 @@ BIG_CHUNK = 4 << 20
 
 def _iter_records(bio: Any, start: int, size: int, ids: dict[int, str]) -> Iterator[tuple[str, int, bytes]]:
     """Wanted messages of an uncompressed chunk at ``start``, reading only their bytes."""
-    head = struct.Struct("<BQHIQ")
+    head = MESSAGE_RECORD
     pos, end = start, start + size
     while pos < end:
         bio.seek(pos)
         raw = bio.read(head.size)
         if len(raw) < 9:
             raise ValueError(f"truncated MCAP chunk record at byte {pos}")
-        if raw[0] == 0x05 and len(raw) == head.size:
+        if raw[0] == OP_MESSAGE and len(raw) == head.size:
             _, length, cid, _, log_time = head.unpack(raw)
             topic = ids.get(cid)
             if topic is not None:
@@ -110,15 +121,15 @@ def _iter_records(bio: Any, start: int, size: int, ids: dict[int, str]) -> Itera
         elif raw[0] not in IN_CHUNK:
             raise _foreign(raw[0], pos - start)
         else:
-            (length,) = struct.unpack_from("<Q", raw, 1)
+            (length,) = U64.unpack_from(raw, 1)
         pos += 9 + length
 
 
 def iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, int, bytes]]:
     """Raw messages of ``wanted`` topics straight from indexed MCAP storages' chunks, in file order."""
-    rec = struct.Struct("<BQ").unpack_from
-    msg = struct.Struct("<HIQ").unpack_from
-    u32 = struct.Struct("<I").unpack_from
+    rec = RECORD.unpack_from
+    msg = MESSAGE_LOGGED.unpack_from
+    u32 = U32.unpack_from
     for storage in storages:
         ids = {c.id: c.topic for c in storage.connections if c.topic in wanted}
         bio = storage.bio
@@ -137,7 +148,7 @@ def iter_chunks(storages: list[Any], wanted: set[str]) -> Iterator[tuple[str, in
                 pos, end = 0, len(data)
                 while pos < end:
                     op, length = rec(data, pos)
-                    if op == 0x05:
+                    if op == OP_MESSAGE:
                         cid, _, log_time = msg(data, pos + 9)
                         topic = ids.get(cid)
                         if topic is not None:
@@ -214,7 +225,7 @@ def mcap_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
             continue
         try:
             bio.seek(chunk.chunk_start_offset + 9 + 24)
-            (crc,) = struct.unpack("<I", bio.read(4))
+            (crc,) = U32.unpack(bio.read(4))
             records = chunk.chunk_start_offset + 9 + 40 + len(chunk.compression)
             if chunk.compression == "" and not crc and chunk.uncompressed_size > BIG_CHUNK:
                 found: dict[str, tuple[list[int], list[bytes]]] = {}
@@ -247,15 +258,15 @@ def mcap_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
 
 def _walked_blocks(data: bytes, ids: dict[int, str]) -> Iterator[Block]:
     """Blocks of a decompressed chunk's records, walked one by one (the general way), one per topic."""
-    rec = struct.Struct("<BQ").unpack_from
-    msg = struct.Struct("<HIQ").unpack_from
+    rec = RECORD.unpack_from
+    msg = MESSAGE_LOGGED.unpack_from
     found: dict[str, tuple[list[int], list[bytes]]] = {topic: ([], []) for topic in ids.values()}
     pos, end = 0, len(data)
     while pos < end:
         op, length = rec(data, pos)
         if pos + 9 + length > end:
             raise ValueError(f"MCAP record at chunk byte {pos} runs past the chunk")
-        if op == 0x05:
+        if op == OP_MESSAGE:
             cid, _, log_time = msg(data, pos + 9)
             topic = ids.get(cid)
             if topic is not None:
@@ -285,8 +296,8 @@ def _index_entries(bio: Any, where: int, cid: int, mapped: memoryview | None) ->
         head = bio.read(15)
     if len(head) != 15:
         return None
-    op, _, channel, size = struct.unpack("<BQHI", head)
-    if op != 0x07 or channel != cid or size % 16:
+    op, _, channel, size = MESSAGE_INDEX.unpack(head)
+    if op != OP_MESSAGE_INDEX or channel != cid or size % 16:
         return None
     entries = mapped[where + 15 : where + 15 + size] if mapped is not None else bio.read(size)
     return entries if len(entries) == size else None
@@ -332,7 +343,7 @@ def _indexed_block(
         size = stride - _MSG_HEAD  # every record exactly fills the gap to the next one
         if (
             first + (n - 1) * stride + _MSG_HEAD + size <= len(data)
-            and bool(np.all(_field(buf, first, n, stride, "<u1") == 0x05))
+            and bool(np.all(_field(buf, first, n, stride, "<u1") == OP_MESSAGE))
             and bool(np.all(_field(buf, first + 1, n, stride, "<u8") == size + _MSG_HEAD - 9))
             and bool(np.all(_field(buf, first + 9, n, stride, "<u2") == cid))
         ):
@@ -343,7 +354,7 @@ def _indexed_block(
             return Block(topic, times, rows=rows)
     lengths = _gather(buf, offsets + 1, "<u8").astype(np.int64)
     if (
-        not bool(np.all(buf[offsets] == 0x05))
+        not bool(np.all(buf[offsets] == OP_MESSAGE))
         or not bool(np.all(_gather(buf, offsets + 9, "<u2") == cid))
         or not bool(np.all(lengths >= _MSG_HEAD - 9))
         or not bool(np.all(offsets + 9 + lengths <= len(data)))

@@ -162,8 +162,8 @@ def inflate(compression: str, data: Any, size: int, partial: bool = False) -> An
         dec = new()
         try:
             out = dec.decompress(rest, max_length=size - total + 1)
-        except Exception:
-            if partial:
+        except Exception:  # each library its own kind (ZstdError, lz4's RuntimeError, bz2's OSError)
+            if partial:  # a chunk cut short: its damage or its cut is where the data ends (planned)
                 break
             raise
         parts.append(out)

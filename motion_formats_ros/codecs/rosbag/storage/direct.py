@@ -18,9 +18,24 @@ from collections.abc import Iterator
 from pathlib import Path, PurePath
 from typing import Any, NamedTuple
 
-from ....core.errors import MotionFormatError
-from . import mcap_scan, metadata_yaml
+from . import metadata_yaml
 from .bounded import BoundedPath
+from .mcap_records import (
+    CHANNEL_ENTRY,
+    FOOTER_HEAD,
+    MAGIC,
+    OP_CHANNEL,
+    OP_CHUNK_INDEX,
+    OP_FOOTER,
+    OP_HEADER,
+    OP_SCHEMA,
+    OP_STATISTICS,
+    OP_SUMMARY_OFFSET,
+    TAIL_SIZE,
+)
+from .mcap_records import U16 as _U16
+from .mcap_records import U32 as _U32
+from .mcap_records import U64 as _U64
 
 
 class OpenOrClosed:
@@ -40,8 +55,13 @@ class OpenOrClosed:
         raise NotImplementedError
 
 
-class UnusualLayoutError(MotionFormatError):
-    """A bag this module does not open (see the module docstring): rosbags reads it."""
+class UnusualLayoutError(Exception):
+    """A bag this module does not open (see the module docstring): rosbags reads it.
+
+    The one signal of a planned fallback, and deliberately not a :class:`MotionFormatError`:
+    it never reaches a user as an error (the caller catches it and reads the bag the general
+    way), and a handler of the package's errors cannot take it for one by mistake.
+    """
 
 
 class Definition(NamedTuple):
@@ -127,7 +147,10 @@ def _yaml(text: str) -> Any:
                 raise UnusualLayoutError("a YAML mapping with a key twice")
             for key, item in node.value:
                 todo += [key, item]
-    return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+    try:
+        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+    except (yaml.YAMLError, ValueError) as exc:  # a tag it cannot construct, an int of too many digits
+        raise UnusualLayoutError(f"YAML that does not load: {exc}") from exc
 
 
 def _qos(value: Any) -> Any:
@@ -139,8 +162,8 @@ def _qos(value: Any) -> Any:
         return ()
     try:
         items = _yaml(value) if isinstance(value, str) else value
-    except Exception as exc:
-        raise UnusualLayoutError(f"QoS profiles that do not parse: {exc}") from None
+    except UnusualLayoutError as exc:
+        raise UnusualLayoutError(f"QoS profiles that do not parse: {exc}") from exc
     if not isinstance(items, list):
         raise UnusualLayoutError("QoS profiles that are not a list")
     out = []
@@ -170,10 +193,6 @@ def _frozen(value: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- MCAP
-_U16 = struct.Struct("<H")
-_U32 = struct.Struct("<I")
-_U64 = struct.Struct("<Q")
-_FOOTER_HEAD = b"\x02\x14" + bytes(7)
 _FORMATS = {"ros2msg": "MSG", "ros2idl": "IDL", "omgidl": "IDL", "": "NONE"}
 
 
@@ -221,7 +240,7 @@ def _chunk_info(rec: _Record) -> ChunkInfo:
     table = rec.blob()
     if len(table) % 10:
         raise UnusualLayoutError("a chunk index whose message index table is cut")
-    offsets = dict(struct.iter_unpack("<HQ", table))
+    offsets = dict(CHANNEL_ENTRY.iter_unpack(table))
     index_length = rec.u64()
     compression = rec.text()
     compressed, uncompressed = rec.u64(), rec.u64()
@@ -253,7 +272,7 @@ class McapStorage(OpenOrClosed):
 
     def _open(self) -> None:
         bio = self.bio = BoundedPath(self.path).open("rb")
-        if bio.read(8) != mcap_scan.MAGIC or bio.read(1) != b"\x01":
+        if bio.read(8) != MAGIC or bio.read(1) != bytes([OP_HEADER]):
             raise UnusualLayoutError("no MCAP header")
         (size,) = _U64.unpack(bio.read(8))
         header = bio.read(min(size, 1 << 20))
@@ -261,11 +280,11 @@ class McapStorage(OpenOrClosed):
             raise UnusualLayoutError("not the ros2 profile")
         data_start = bio.tell()
         end = bio.seek(0, 2)
-        if end < data_start + 37:
+        if end < data_start + TAIL_SIZE:
             raise UnusualLayoutError("no footer")
-        footer_start = bio.seek(end - 37)
-        footer = bio.read(37)
-        if footer[-8:] != mcap_scan.MAGIC or footer[:9] != _FOOTER_HEAD:
+        footer_start = bio.seek(end - TAIL_SIZE)
+        footer = bio.read(TAIL_SIZE)
+        if footer[-len(MAGIC) :] != MAGIC or footer[: len(FOOTER_HEAD)] != FOOTER_HEAD:
             raise UnusualLayoutError("no footer")
         (summary_start,) = _U64.unpack_from(footer, 9)
         if not summary_start or not data_start <= summary_start <= footer_start:
@@ -279,25 +298,25 @@ class McapStorage(OpenOrClosed):
         counts: dict[int, int] | None = None
         while True:
             op = rec.take(1)[0]
-            if op in (0x02, 0x0E):  # the footer, or the summary offsets
+            if op in (OP_FOOTER, OP_SUMMARY_OFFSET):
                 break
             body = _Record(rec.take(rec.u64()))
-            if op == 0x03:
+            if op == OP_SCHEMA:
                 sid = body.u16()
                 schemas[sid] = (body.text(), body.text(), body.text())
-            elif op == 0x04:
+            elif op == OP_CHANNEL:
                 cid, sid = body.u16(), body.u16()
                 topic, encoding = body.text(), body.text()
                 channels.append((cid, sid, topic, encoding, body.blob()))
-            elif op == 0x08:
+            elif op == OP_CHUNK_INDEX:
                 self.chunks.append(_chunk_info(body))
-            elif op == 0x0B:
+            elif op == OP_STATISTICS:
                 self.message_count = body.u64()
                 body.take(2 + 4 * 4 + 8 + 8)  # schema, channel, attachment, metadata, chunk counts; times
                 table = body.blob()
                 if len(table) % 10:
                     raise UnusualLayoutError("statistics whose channel counts are cut")
-                counts = dict(struct.iter_unpack("<HQ", table))
+                counts = dict(CHANNEL_ENTRY.iter_unpack(table))
         if counts is None or not schemas:
             raise UnusualLayoutError("a summary without statistics or schemas")
         if self.message_count and not self.chunks:
@@ -348,12 +367,18 @@ class SqliteStorage(OpenOrClosed):
     def close(self) -> None:
         db, self.dbconn = self.dbconn, None
         if db is not None:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # closing after a failure: the first error is the one to say
                 db.close()
 
     def _open(self) -> None:
         import apsw
 
+        try:
+            self._read_tables(apsw)
+        except apsw.Error as exc:  # a damaged file: rosbags' reader words what it meets
+            raise UnusualLayoutError(f"an sqlite3 file that does not open: {type(exc).__name__}: {exc}") from exc
+
+    def _read_tables(self, apsw: Any) -> None:
         db = self.dbconn = apsw.Connection(
             f"file:{self.path}?immutable=1", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
         )
@@ -406,10 +431,15 @@ class SqliteStorage(OpenOrClosed):
         self.owed = False
 
     def check(self) -> None:
-        """The scan the open left out (raises what the count meets on a damaged table)."""
+        """The scan the open left out (UnusualLayoutError on a damaged table: rosbags' reader words it)."""
         if self.owed:
-            for _ in self.dbconn.execute(COUNT_SQL):
-                pass
+            import apsw
+
+            try:
+                for _ in self.dbconn.execute(COUNT_SQL):
+                    pass
+            except apsw.Error as exc:
+                raise UnusualLayoutError(f"an sqlite3 table that does not scan: {type(exc).__name__}: {exc}") from exc
             self.owed = False
 
     def messages(self, connections: list[Connection]) -> Iterator[tuple[Connection, int, bytes]]:
@@ -448,8 +478,8 @@ class FolderStorage(OpenOrClosed):
     def _open(self) -> None:
         try:
             doc = _yaml((self.path / "metadata.yaml").read_text())
-        except Exception as exc:
-            raise UnusualLayoutError(f"metadata.yaml: {exc}") from None
+        except (UnusualLayoutError, OSError, UnicodeDecodeError) as exc:
+            raise UnusualLayoutError(f"metadata.yaml: {exc}") from exc
         meta = doc.get("rosbag2_bagfile_information") if isinstance(doc, dict) else None
         if not isinstance(meta, dict) or any(key not in meta for key in _REQUIRED):
             raise UnusualLayoutError("metadata.yaml lacks a field")
@@ -563,7 +593,10 @@ class DirectReader:
         return list(self.storage.connections)
 
     def open(self) -> None:
-        self.storage.open()
+        try:
+            self.storage.open()
+        except (struct.error, UnicodeDecodeError, OSError) as exc:  # cut or damaged: rosbags' reader words it
+            raise UnusualLayoutError(f"a storage file that does not open: {type(exc).__name__}: {exc}") from exc
 
     def close(self) -> None:
         self.storage.close()

@@ -19,27 +19,26 @@ from typing import Any, BinaryIO, NamedTuple
 
 from ....core.errors import MotionFormatError, ReadError
 from .compression import Budget, OverexpansionError, bomb, inflate, zstd_module
-
-MAGIC = b"\x89MCAP0\r\n"
-
-OP_HEADER = 0x01
-OP_FOOTER = 0x02
-OP_SCHEMA = 0x03
-OP_CHANNEL = 0x04
-OP_MESSAGE = 0x05
-OP_CHUNK = 0x06
-OP_CHUNK_INDEX = 0x08
-OP_STATISTICS = 0x0B
-OP_METADATA = 0x0C
-OP_DATA_END = 0x0F
-
-_REC = struct.Struct("<BQ")
-_MSG = struct.Struct("<HIQQ")
-_CHUNK = struct.Struct("<QQQI")
-_U16 = struct.Struct("<H")
-_U32 = struct.Struct("<I")
-_U64 = struct.Struct("<Q")
-
+from .mcap_records import CHUNK as _CHUNK
+from .mcap_records import (
+    MAGIC,
+    OP_CHANNEL,
+    OP_CHUNK,
+    OP_CHUNK_INDEX,
+    OP_DATA_END,
+    OP_FOOTER,
+    OP_HEADER,
+    OP_MESSAGE,
+    OP_METADATA,
+    OP_METADATA_INDEX,
+    OP_SCHEMA,
+    OP_STATISTICS,
+)
+from .mcap_records import MESSAGE as _MSG
+from .mcap_records import RECORD as _REC
+from .mcap_records import U16 as _U16
+from .mcap_records import U32 as _U32
+from .mcap_records import U64 as _U64
 
 #: Bytes of decompressed chunks a scan keeps for the read that follows it (beyond them,
 #: chunks are decompressed again when their messages are read).
@@ -418,7 +417,7 @@ class McapScanner:
                     body = summary[pos + 9 : pos + 9 + length]
                     if len(body) != length:
                         return None
-                    if op == 0x0D:  # metadata index: offset, length, name
+                    if op == OP_METADATA_INDEX:  # offset, length, name
                         offset, rec_length = struct.unpack_from("<QQ", body, 0)
                         if rec_length > size:
                             return None

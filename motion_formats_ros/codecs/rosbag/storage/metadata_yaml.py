@@ -14,11 +14,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ....core.errors import MotionFormatError
 
+class NotPlainYaml(Exception):  # noqa: N818 - a signal, not a failure
+    """The text is not in the subset :func:`load` reads: a YAML library reads it.
 
-class NotPlainYaml(MotionFormatError):  # noqa: N818 - a signal, not a failure
-    """The text is not in the subset :func:`load` reads: a YAML library reads it."""
+    A planned fallback, so no :class:`~motion_formats_ros.core.errors.MotionFormatError`:
+    the caller always catches it, and nothing that handles the package's errors takes it for one.
+    """
 
 
 _INT = re.compile(r"-?(0|[1-9][0-9]*)")

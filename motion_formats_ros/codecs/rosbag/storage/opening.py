@@ -31,6 +31,7 @@ from .compression import (
     expansion_limit,
 )
 from .direct import DirectReader, OpenOrClosed, UnusualLayoutError
+from .mcap_records import MAGIC, TAIL_SIZE
 from .readers import BAG_SUFFIXES, Readers, Topic, embedded_metadata, reason, storage_files
 
 if TYPE_CHECKING:
@@ -214,7 +215,7 @@ class OpenedBag(OpenOrClosed):
             with open(f, "rb") as fh:
                 size = fh.seek(0, 2)
                 fh.seek(max(0, size - 8))
-                if fh.read(8) != mcap_scan.MAGIC or size < 37 + 8:
+                if fh.read(len(MAGIC)) != MAGIC or size < TAIL_SIZE + len(MAGIC):
                     return True
         return False
 

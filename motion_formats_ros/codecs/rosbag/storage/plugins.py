@@ -25,7 +25,6 @@ sqlite3 storage.
 from __future__ import annotations
 
 import sqlite3
-import struct
 import sys
 import zlib
 from collections.abc import Callable
@@ -35,7 +34,26 @@ from typing import Any, BinaryIO
 
 from ....core.distros import DEFAULT_COMPRESSION, Compression
 from ....core.errors import require
-from .mcap_scan import MAGIC
+from .mcap_records import (
+    FOOTER_HEAD,
+    MAGIC,
+    OP_CHANNEL,
+    OP_CHUNK,
+    OP_CHUNK_INDEX,
+    OP_DATA_END,
+    OP_HEADER,
+    OP_MESSAGE,
+    OP_MESSAGE_INDEX,
+    OP_METADATA,
+    OP_METADATA_INDEX,
+    OP_SCHEMA,
+    OP_STATISTICS,
+    OP_SUMMARY_OFFSET,
+)
+from .mcap_records import MESSAGE as _MESSAGE
+from .mcap_records import U16 as _U16
+from .mcap_records import U32 as _U32
+from .mcap_records import U64 as _U64
 
 #: rosbag2's chunk size for MCAP (the mcap library's default, 1 MiB … 768 KiB; ours: 1 MiB).
 CHUNK_SIZE = 1 << 20
@@ -45,11 +63,6 @@ ZSTD_LEVEL = 1
 SQLITE_SCHEMA_VERSION = 4
 #: Distros whose rosbag2 writes ``topic_type_hash`` into MCAP channel metadata.
 HASH_DISTROS = ("jazzy", "kilted")
-
-_U16 = struct.Struct("<H")
-_U32 = struct.Struct("<I")
-_U64 = struct.Struct("<Q")
-_MESSAGE = struct.Struct("<HIQQ")
 
 
 def _string(text: str) -> bytes:
@@ -121,7 +134,7 @@ class McapStorageWriter:
         self._fh = self.path.open("xb")
         self._out = _CrcFile(self._fh)
         self._out.write(MAGIC)
-        self._out.write(_record(0x01, _string("ros2") + _string("motion_formats_ros")))
+        self._out.write(_record(OP_HEADER, _string("ros2") + _string("motion_formats_ros")))
         self._schemas: dict[str, tuple[int, bytes]] = {}  # msgtype → (id, record)
         self._channels: dict[int, bytes] = {}  # id → record
         self._chunk = BytesIO()
@@ -141,7 +154,7 @@ class McapStorageWriter:
             + _string(_definition_encoding(connection))
             + _string(connection.msgdef.data)
         )
-        self._schemas[connection.msgtype] = (sid, _record(0x03, body))
+        self._schemas[connection.msgtype] = (sid, _record(OP_SCHEMA, body))
         self._chunk.write(self._schemas[connection.msgtype][1])
 
     def add_connection(self, connection: Any, offered_qos_profiles: str) -> None:
@@ -155,7 +168,7 @@ class McapStorageWriter:
             + _string(connection.ext.serialization_format)
             + _string_map(meta)
         )
-        self._channels[connection.id] = _record(0x04, body)
+        self._channels[connection.id] = _record(OP_CHANNEL, body)
         self._counts[connection.id] = 0
         self._chunk.write(self._channels[connection.id])
 
@@ -167,7 +180,7 @@ class McapStorageWriter:
         if size > CHUNK_SIZE and self._chunk_times:
             self._close_chunk()  # a big message gets a chunk of its own (with the records before it)
         self._chunk_index.setdefault(cid, []).append((timestamp, self._chunk.tell()))
-        self._chunk.write(b"\x05" + _U64.pack(size) + head)
+        self._chunk.write(bytes([OP_MESSAGE]) + _U64.pack(size) + head)
         self._chunk.write(data)
         self._chunk_times.append(timestamp)
         self._counts[cid] += 1
@@ -184,10 +197,10 @@ class McapStorageWriter:
         metadata = _with_distro(metadata, self.distro)
         meta_start = out.pos
         meta_record = _record(
-            0x0C, _string("rosbag2") + _string_map({"serialized_metadata": metadata, "ROS_DISTRO": self.distro})
+            OP_METADATA, _string("rosbag2") + _string_map({"serialized_metadata": metadata, "ROS_DISTRO": self.distro})
         )
         out.write(meta_record)
-        out.write(_record(0x0F, _U32.pack(out.crc)))  # data end: CRC of everything before it
+        out.write(_record(OP_DATA_END, _U32.pack(out.crc)))  # data end: CRC of everything before it
         summary_start = out.pos
         out.crc = 0  # the summary CRC covers the summary section and the footer's first fields
         groups: list[tuple[int, int, int]] = []
@@ -199,10 +212,13 @@ class McapStorageWriter:
                     out.write(rec)
                 groups.append((op, start, out.pos - start))
 
-        group(0x03, [rec for _, rec in sorted(self._schemas.values())])
-        group(0x04, [self._channels[cid] for cid in sorted(self._channels)])
-        group(0x08, self._chunk_indexes)
-        group(0x0D, [_record(0x0D, _U64.pack(meta_start) + _U64.pack(len(meta_record)) + _string("rosbag2"))])
+        group(OP_SCHEMA, [rec for _, rec in sorted(self._schemas.values())])
+        group(OP_CHANNEL, [self._channels[cid] for cid in sorted(self._channels)])
+        group(OP_CHUNK_INDEX, self._chunk_indexes)
+        group(
+            OP_METADATA_INDEX,
+            [_record(OP_METADATA_INDEX, _U64.pack(meta_start) + _U64.pack(len(meta_record)) + _string("rosbag2"))],
+        )
         counts = b"".join(_U16.pack(cid) + _U64.pack(n) for cid, n in sorted(self._counts.items()))
         stats = (
             _U64.pack(sum(self._counts.values()))
@@ -216,11 +232,11 @@ class McapStorageWriter:
             + _U32.pack(len(counts))
             + counts
         )
-        group(0x0B, [_record(0x0B, stats)])
+        group(OP_STATISTICS, [_record(OP_STATISTICS, stats)])
         offsets_start = out.pos
         for op, start, length in list(groups):
-            out.write(_record(0x0E, bytes([op]) + _U64.pack(start) + _U64.pack(length)))
-        footer_head = bytes([0x02]) + _U64.pack(20) + _U64.pack(summary_start) + _U64.pack(offsets_start)
+            out.write(_record(OP_SUMMARY_OFFSET, bytes([op]) + _U64.pack(start) + _U64.pack(length)))
+        footer_head = FOOTER_HEAD + _U64.pack(summary_start) + _U64.pack(offsets_start)
         out.write(footer_head)
         out.write(_U32.pack(out.crc))
         out.write(MAGIC)
@@ -245,7 +261,7 @@ class McapStorageWriter:
             + _U64.pack(len(stored))
         )
         chunk_start = out.pos
-        out.write(bytes([0x06]) + _U64.pack(len(body) + len(stored)) + body)
+        out.write(bytes([OP_CHUNK]) + _U64.pack(len(body) + len(stored)) + body)
         out.write(stored)
         chunk_length = out.pos - chunk_start
         index_offsets: dict[int, int] = {}
@@ -253,11 +269,11 @@ class McapStorageWriter:
         for cid in sorted(self._chunk_index):
             entries = b"".join(_U64.pack(t) + _U64.pack(o) for t, o in self._chunk_index[cid])
             index_offsets[cid] = out.pos
-            out.write(_record(0x07, _U16.pack(cid) + _U32.pack(len(entries)) + entries))
+            out.write(_record(OP_MESSAGE_INDEX, _U16.pack(cid) + _U32.pack(len(entries)) + entries))
         offsets = b"".join(_U16.pack(cid) + _U64.pack(o) for cid, o in index_offsets.items())
         self._chunk_indexes.append(
             _record(
-                0x08,
+                OP_CHUNK_INDEX,
                 _U64.pack(start_time)
                 + _U64.pack(end_time)
                 + _U64.pack(chunk_start)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ....core.errors import MotionFormatError
 from . import folder, mcap_scan, metadata_yaml
 from .compression import Budget, OverexpansionError, bomb, inflate
 
@@ -73,24 +74,27 @@ def _from_yaml(text: str) -> tuple[dict[str, str], str | None]:
 def embedded_metadata(files: list[Path]) -> tuple[dict[str, str], str | None]:
     """custom_data and distro of bare storage files (the copy of metadata.yaml each storage keeps)."""
     for f in files:
-        try:
-            if f.suffix == ".mcap":
+        if f.suffix == ".mcap":
+            try:
                 record = mcap_scan.McapScanner(f).metadata().get("rosbag2", {})  # no chunk decompressed
-                if "serialized_metadata" in record:
-                    custom, distro = _from_yaml(record["serialized_metadata"])
-                    return custom, distro or record.get("ROS_DISTRO") or None
-            elif f.suffix == ".db3":
-                import sqlite3
+            except (MotionFormatError, OSError, ValueError, struct.error):  # damaged: nothing to restore
+                continue
+            if "serialized_metadata" in record:
+                custom, distro = _from_yaml(record["serialized_metadata"])
+                return custom, distro or record.get("ROS_DISTRO") or None
+        elif f.suffix == ".db3":
+            import sqlite3
 
+            try:
                 con = sqlite3.connect(f"file:{f}?mode=ro&immutable=1", uri=True)
                 try:
                     row = con.execute("SELECT metadata FROM metadata ORDER BY id DESC LIMIT 1").fetchone()
                 finally:
                     con.close()
-                if row:
-                    return _from_yaml(str(row[0]))
-        except Exception:  # noqa: S112 - no embedded metadata: nothing to restore
-            continue
+            except sqlite3.Error:  # no metadata table (older recorders), or damaged: nothing to restore
+                continue
+            if row:
+                return _from_yaml(str(row[0]))
     return {}, None
 
 
@@ -145,7 +149,7 @@ class Readers:
     def close(self) -> None:
         while self._opened:
             reader = self._opened.pop()
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # closing after a failure: the first error is the one to say
                 reader.close()
 
     @property

@@ -16,6 +16,7 @@ from ....core.errors import ReadError
 from ....core.inputs import expansion_bound
 from .chunks import Block, iter_chunks, mcap_blocks, sqlite_blocks
 from .compression import ZSTD_MAGIC, Budget, OverexpansionError, bomb, declared_size, inflate
+from .direct import UnusualLayoutError
 from .opening import OpenedBag
 from .readers import Topic, reason, storage_files
 from .typeload import BagTypes
@@ -111,7 +112,7 @@ class BagSource:
                 yield from self._unzstd(self._messages(topics), bool(plan.message_compression), budget)
             else:
                 yield from self._messages(topics)
-        except ReadError:
+        except (ReadError, UnusualLayoutError):
             raise
         except Exception as exc:  # rosbags / decompressors on damaged data: see open()
             raise ReadError(self.path, f"cannot read bag messages: {reason(exc)}") from exc
@@ -203,8 +204,8 @@ class BagSource:
         """Run the message-table scan that a quick open left out, unless a read has done it.
 
         Raises:
-            Exception: Whatever the scan meets on a damaged table (the read is to be
-                redone with rosbags' readers, which then fail as they always did).
+            UnusualLayoutError: The scan met a damaged table (the read is to be redone
+                with rosbags' readers, which then fail as they always did).
         """
         for storage in self.quick or ():
             storage.check()
@@ -212,7 +213,7 @@ class BagSource:
     def _guard(self, blocks: Iterator[Block]) -> Iterator[Block]:
         try:
             yield from blocks
-        except ReadError:
+        except (ReadError, UnusualLayoutError):
             raise
         except Exception as exc:  # sqlite / decompressors on damaged data: see open()
             raise ReadError(self.path, f"cannot read bag messages: {reason(exc)}") from exc

@@ -155,7 +155,7 @@ class BagTypes:
                 new = {k: v for k, v in parsed.items() if k not in store.fielddefs}
                 if new:
                     store.register(new)
-            except Exception as exc:  # rosbags' parse / codegen errors: this definition is unusable
+            except _refused() as exc:  # this definition is unusable
                 failed = reason(exc)
                 continue
             break
@@ -171,7 +171,7 @@ class BagTypes:
         if digest and not failed and self._definitions.get(topic):
             try:
                 mismatch = store.hash_rihs01(msgtype) != digest
-            except Exception:  # rosbags cannot hash every type: no check
+            except _refused():  # a type the store lacks, or one rosbags cannot hash: no check
                 mismatch = False
             if mismatch and not quiet:
                 self._hash_mismatch(msgtype, topic)
@@ -223,23 +223,49 @@ class BagTypes:
 
         Raises:
             PayloadTooShortError: The payload ends inside the message.
-            Exception: Whatever rosbags raises on other malformed payloads.
+            UndecodableMessageError: Another malformed payload (rosbags' error is its cause).
         """
-        if self.ros1:
-            return self.typestore.deserialize_ros1(raw, msgtype)
-        if (
-            self._store is None
-            and msgtype in standard.TOPIC_TYPES
-            and standard.closure(msgtype) <= self._standard_loaded
-        ):
-            message = standard.decode(raw, msgtype)
-            if message is not None:
-                return message
-        return deserialize_cdr(self.typestore, raw, msgtype)
+        try:
+            if self.ros1:
+                return self.typestore.deserialize_ros1(raw, msgtype)
+            if (
+                self._store is None
+                and msgtype in standard.TOPIC_TYPES
+                and standard.closure(msgtype) <= self._standard_loaded
+            ):
+                message = standard.decode(raw, msgtype)
+                if message is not None:
+                    return message
+            return deserialize_cdr(self.typestore, raw, msgtype)
+        except PayloadTooShortError:
+            raise
+        except _malformed() as exc:  # evaluated only when something was raised: rosbags stays unloaded until then
+            raise UndecodableMessageError(f"{msgtype}: {type(exc).__name__}: {exc}") from exc
 
 
 class PayloadTooShortError(MotionFormatError, ValueError):
     """A CDR payload that ends before its message does (counted and reported by the reader)."""
+
+
+class UndecodableMessageError(MotionFormatError, ValueError):
+    """A payload the deserializer refuses for another reason (counted and reported by the reader)."""
+
+
+def _refused() -> tuple[type[BaseException], ...]:
+    """What rosbags raises on a definition it cannot parse, register or hash: its parser and type
+    store raise TypesysError, a lookup of a type it lacks KeyError, its code generator (names it
+    cannot compile) ValueError or SyntaxError. Used in ``except`` clauses, which evaluate it only
+    when something was raised."""
+    from rosbags.typesys import TypesysError
+
+    return (TypesysError, KeyError, ValueError, SyntaxError)
+
+
+def _malformed() -> tuple[type[BaseException], ...]:
+    """What rosbags' deserializers raise on a malformed payload (any other error is a fault, and goes on)."""
+    from rosbags.serde import SerdeError
+
+    return (SerdeError, ValueError, struct.error, IndexError, OverflowError)
 
 
 def deserialize_cdr(typestore: Any, raw: bytes | memoryview, msgtype: str) -> Any:
