@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -98,13 +99,21 @@ def add_parser(sub: Any) -> None:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from ..core.atomic import Inputs, check_output, write_bytes_atomic
+    from ..core.kinematics import load_robot_model
     from ..core.model import MotionFile
     from ..registry import codec_for_path, write
     from ..simulation import simulate
 
     options = simulation_options(args)
-    model_file = args.urdf or args.body
-    inputs = Inputs(p for p in (args.input, model_file, args.srdf, args.gains, args.joint_map) if p is not None)
+    robot = load_robot_model(args.urdf or args.body)
+    given = (args.input, args.urdf or args.body, args.srdf, args.gains, args.joint_map)
+    inputs = Inputs([*(p for p in given if p is not None), *robot.mesh_files(args.package_paths)])
+    if (
+        args.output is not None
+        and args.mjcf is not None
+        and os.path.realpath(args.output) == os.path.realpath(args.mjcf)
+    ):
+        raise OutOfRangeError(f"-o {args.output} and --mjcf {args.mjcf} name one file: give two")
     for out in (args.output, args.mjcf):
         if out is not None:
             check_output(out, inputs, args.overwrite)
@@ -112,7 +121,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         codec_for_path(args.output, for_write=True)  # an unknown suffix: one line before the work
     motion_file = read_beside_model(args)
     result = simulate(
-        motion_file, model_file, package_paths=args.package_paths, group=args.group, source=str(args.input), **options
+        motion_file, robot, package_paths=args.package_paths, group=args.group, source=str(args.input), **options
     )
     report = result.report
     if args.mjcf is not None:

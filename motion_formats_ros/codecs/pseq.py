@@ -37,7 +37,7 @@ from ..core.notices import NoticeKind, notify
 
 #: A number as Choreonoid's YAML reader takes it (strtod) that YAML 1.1 leaves a string:
 #: exponent form without a dot (``1e-06``, ``-2.5E+01`` has one but ``3E2`` has not).
-_EXPONENT_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+\Z")
+_EXPONENT_NUMBER = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+\Z")  # no backtracking
 
 
 @dataclasses.dataclass

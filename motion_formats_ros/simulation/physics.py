@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import require
+from ..core.errors import MotionValueError, require
 from .builder import FLOOR, BuiltModel
 
 FloatArray = npt.NDArray[np.float64]
@@ -307,20 +307,46 @@ def run(
     spent = 0.0
     k = 0
     warm = None
-    while k < loop.stop:
-        if interrupt is not None:
-            interrupt()
-        hi = min(loop.stop, k + CHUNK)
-        began = time.perf_counter()
-        states, sensors = rollout.rollout(model, data, state, control[None, k:hi], initial_warmstart=warm)
-        spent += time.perf_counter() - began
-        states, sensors = states[0], sensors[0]
-        state = states[-1].copy()
-        warm = data.qacc_warmstart.copy()
-        if built.floating and loop.fall_step is None:
-            loop.fall(k, states, sensors)
-        if loop.stop < hi:  # the fall ended the run inside this chunk: what follows is not kept
-            states, sensors, hi = states[: loop.stop - k], sensors[: loop.stop - k], loop.stop
-        loop.add(k, states, sensors)
-        k = hi
+    said: list[str] = []  # MuJoCo's warnings, said in the error below instead of printed raw
+    previous = mj.get_mju_user_warning()
+    mj.set_mju_user_warning(said.append)
+    try:
+        while k < loop.stop:
+            if interrupt is not None:
+                interrupt()
+            hi = min(loop.stop, k + CHUNK)
+            began = time.perf_counter()
+            states, sensors = rollout.rollout(model, data, state, control[None, k:hi], initial_warmstart=warm)
+            spent += time.perf_counter() - began
+            _refuse_divergence(mj, data, states[0], said)
+            k = _fold(loop, built, k, hi, states[0], sensors[0])
+            state = states[0][-1].copy()
+            warm = data.qacc_warmstart.copy()
+    finally:
+        mj.set_mju_user_warning(previous)
     return loop.outcome(k, spent)
+
+
+#: MuJoCo's warnings that mean the physics blew up (it then resets the state and goes on).
+_DIVERGED = ("mjWARN_BADQACC", "mjWARN_BADQPOS", "mjWARN_BADQVEL")
+
+
+def _refuse_divergence(mj: Any, data: Any, states: FloatArray, said: list[str]) -> None:
+    """Stop when the physics diverged: MuJoCo met a huge or non-finite value, or a state is not finite."""
+    hit = any(data.warning[getattr(mj.mjtWarning, name)].number for name in _DIVERGED)
+    if hit or not np.isfinite(states).all():
+        what = said[0] if said else "a state that is not finite"
+        raise MotionValueError(
+            f"the simulation diverged ({what.rstrip('.')}): the model's masses or inertias, the gains or the "
+            "motion's values are beyond what the physics can integrate at this timestep"
+        )
+
+
+def _fold(loop: _Loop, built: BuiltModel, k: int, hi: int, states: FloatArray, sensors: FloatArray) -> int:
+    """Fold one chunk into the loop's sums (a fall may end it early); the next step."""
+    if built.floating and loop.fall_step is None:
+        loop.fall(k, states, sensors)
+    if loop.stop < hi:  # the fall ended the run inside this chunk: what follows is not kept
+        states, sensors, hi = states[: loop.stop - k], sensors[: loop.stop - k], loop.stop
+    loop.add(k, states, sensors)
+    return hi

@@ -9,6 +9,7 @@ error and effort, the floor's reaction, where the base went, and how fast it ran
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,17 @@ import numpy.typing as npt
 from ..safety.findings import Finding
 
 FloatArray = npt.NDArray[np.float64]
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with every float that is not finite made None (JSON has no NaN or infinity)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,7 +167,8 @@ class SimulationReport:
             "seconds": round(self.seconds, 4),
             "notes": list(self.notes),
         }
-        return out
+        safe: dict[str, Any] = _json_safe(out)
+        return safe
 
     def row(self) -> dict[str, Any]:
         """The verdict in one flat row (a line of ``batch --simulate``'s table)."""

@@ -303,3 +303,37 @@ def test_a_mimic_joint_follows_its_leader_in_the_physics(tmp_path: Path) -> None
     leader = data.qpos[model.jnt_qposadr[model.joint("finger").id]]
     follower = data.qpos[model.jnt_qposadr[model.joint("finger_mirror").id]]
     assert leader == pytest.approx(0.03, abs=2e-3) and follower == pytest.approx(-leader, abs=1e-3)
+
+
+def test_a_simulation_that_diverges_is_one_error_line_not_a_verdict(tmp_path: Path) -> None:
+    times = np.linspace(0, 1, 11)
+    source = tmp_path / "move.csv"
+    write(MotionFile(groups={"g": Motion(times=times, joint_names=("A",), position=np.zeros((11, 1)))}), source)
+    status, text, err, _ = cli("simulate", source, "--body", chain(tmp_path), "--kp", "1e308", "--json", blocked=())
+    assert status == 1 and text == "", text
+    assert err.strip().startswith("error: ") and "diverged" in err and len(err.strip().splitlines()) == 1, err
+    assert "WARNING" not in err
+
+
+def test_the_model_meshes_are_inputs_and_the_two_outputs_must_differ(tmp_path: Path) -> None:
+    trimesh = pytest.importorskip("trimesh")
+    trimesh.creation.box(extents=(0.1, 0.1, 0.1)).export(tmp_path / "cube.stl")
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(
+        '<robot name="arm"><link name="world"/><link name="base"><inertial><mass value="1"/>'
+        '<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>'
+        '<collision><geometry><mesh filename="cube.stl"/></geometry></collision></link>'
+        '<joint name="j" type="revolute"><parent link="world"/><child link="base"/><origin xyz="0 0 0.5"/>'
+        '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="5" velocity="1"/></joint></robot>'
+    )
+    times = np.linspace(0, 1, 11)
+    source = tmp_path / "still.csv"
+    write(MotionFile(groups={"g": Motion(times=times, joint_names=("j",), position=np.zeros((11, 1)))}), source)
+    mesh = (tmp_path / "cube.stl").read_bytes()
+    status, _, err, _ = cli(
+        "simulate", source, "--urdf", urdf, "--mjcf", tmp_path / "cube.stl", "--overwrite", blocked=()
+    )
+    assert status == 1 and "is the input" in err and (tmp_path / "cube.stl").read_bytes() == mesh, err
+    same = tmp_path / "out.csv"
+    status, _, err, _ = cli("simulate", source, "--urdf", urdf, "-o", same, "--mjcf", same, blocked=())
+    assert status == 2 and "name one file" in err and not same.exists(), err

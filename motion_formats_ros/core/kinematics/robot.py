@@ -240,6 +240,23 @@ class RobotModel:
     def joint(self, name: str) -> Joint:
         return self._joint[name]
 
+    def mesh_files(self, package_paths: Sequence[str | os.PathLike[str]] = ()) -> list[Path]:
+        """The files the model's meshes (visual and collision) name, where they are found: inputs of a
+        command that no output may touch."""
+        from ..mesh_files import package_roots, resolve
+
+        source = Path(self.source) if self.source else None
+        base = source.parent if source is not None and source.is_file() else None
+        roots = package_roots(package_paths)
+        names = {
+            shape.geometry.filename
+            for link in self.links
+            for shape in (*link.visuals, *link.collisions)
+            if isinstance(shape.geometry, Mesh)
+        }
+        found = (resolve(name, base, roots) for name in sorted(names))
+        return [path for path in found if path is not None]
+
     def collision_filter(self) -> CollisionFilter | None:
         """The link pairs and links the model's own collision rules leave out (None: it states none)."""
         if self.collision_rules is None:
