@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.atomic import check_output, write_bytes_atomic
-from ..core.errors import MissingDependencyError, OutOfRangeError, require
+from ..core.errors import MissingDependencyError, OutOfRangeError, WriteError, require
 from ..core.options import Resample
 from ..pipeline import targets
 from . import values
@@ -228,6 +228,12 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.report and not to_stdout:  # a device, FIFO, an input … is refused before the work
         check_output(args.report, [*(source for source, _ in inputs), *protected], overwrite=True, folder=False)
     jobs, skipped = batch.plan(inputs, outdir, settings, overwrite=args.overwrite, protected=protected)
+    if args.report and not to_stdout:  # nor is it one of the batch's own outputs
+        report_path = os.path.realpath(args.report)
+        if any(
+            os.path.realpath(out) == report_path for out in [*(j.output for j in jobs), *(r.output for r in skipped)]
+        ):
+            raise WriteError(args.report, "is one of the batch's own outputs: the report goes elsewhere")
     where = f"Dask scheduler {scheduler}" if scheduler else f"{min(workers, max(len(jobs), 1))} local worker(s)"
     up_to_date = sum(r.status == "skipped" for r in skipped)
     print(

@@ -46,3 +46,15 @@ def test_an_output_onto_a_protected_file_or_into_a_bag_is_refused(tmp_path: Path
     inputs = batch.find_inputs([bag], exclude=[bag / "out"])
     with pytest.raises(WriteError, match=rf"-> {bag / 'out' / 'run.csv'} \(is inside the input '{bag}'\)"):
         batch.plan(inputs, bag / "out", batch.Settings(to="csv"))
+
+
+def test_the_report_is_never_one_of_the_batch_outputs(tmp_path: Path) -> None:
+    from support.cli import cli
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    out.mkdir()
+    write(biped_walk(rate=25.0, cycles=1), src / "jm.csv")
+    status, _, err, _ = cli("batch", src, "-o", out, "--to", "json", "--report", out / "jm.json", blocked=())
+    assert status == 1 and "is one of the batch's own outputs" in err, err
+    assert not (out / "jm.json").exists()
