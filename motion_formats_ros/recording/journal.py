@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.errors import ReadError
+from ..core.inputs import not_a_file
 
 MAGIC = b"MFR-JOURNAL-1\n"
 FloatArray = npt.NDArray[np.float64]
@@ -244,6 +245,9 @@ def read_journal(path: str | os.PathLike[str], limit: int | None = None) -> Jour
     """
     p = Path(path)
     try:
+        kind = not_a_file(os.stat(p).st_mode)  # before open: opening a FIFO waits for a writer
+        if kind is not None:
+            raise ReadError(p, f"cannot read the journal: {kind}, not a regular file")
         with open(p, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
             if limit is not None:

@@ -83,3 +83,14 @@ def test_the_journal_is_never_the_output(tmp_path: Path) -> None:
             recover(journal, output, overwrite=True)
     assert journal.read_bytes() == data
     assert sorted(p.name for p in tmp_path.iterdir()) == ["j.journal"]
+
+
+def test_a_fifo_named_as_the_journal_is_refused_at_once(tmp_path: Path) -> None:
+    import os
+
+    from support.cli import cli
+
+    fifo = tmp_path / "f.journal"
+    os.mkfifo(fifo)
+    status, _, err, _ = cli("recover", fifo, blocked=())  # opening it would wait for a writer for ever
+    assert status == 1 and "a FIFO, not a regular file" in err, err
