@@ -22,19 +22,26 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..core.errors import MotionValueError, ReadError
+from ..core.errors import MotionValueError, ReadError, number
 from ..core.naming import load_safe
 from .builder import BuiltModel, Gains
 
+#: The largest gain taken (N·m/rad, N·m·s/rad): beyond it no servo is physical and the physics diverges.
+MAX_GAIN = 1e9
 #: The default servo's bandwidth (Hz): critically damped at this natural frequency.
 DEFAULT_BANDWIDTH = 10.0
 
 
 def _gain(path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], key: str) -> float:
     value = entry.get(key, 0.0)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise ReadError(path, f"expected a gain >= 0, got {value!r}", field=f"gains.{joint}.{key}")
-    return float(value)
+    try:
+        gain = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+    except OverflowError:  # an integer beyond the float range
+        gain = math.inf
+    if not (math.isfinite(gain) and 0 <= gain <= MAX_GAIN):
+        shown = number(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else repr(value)
+        raise ReadError(path, f"expected a gain from 0 to {MAX_GAIN:g}, got {shown}", field=f"gains.{joint}.{key}")
+    return gain
 
 
 def _table(doc: Any) -> Mapping[str, Any] | None:
@@ -77,8 +84,8 @@ def default_gains(
     """Every servo joint's gains: ``given``, else ``kp`` / ``kd``, else critically damped at
     :data:`DEFAULT_BANDWIDTH` Hz for the joint's inertia in the start pose."""
     for name, value in (("kp", kp), ("kd", kd)):
-        if value is not None and not (math.isfinite(value) and value >= 0):
-            raise MotionValueError(f"{name} must be a number >= 0, got {value:g}")
+        if value is not None and not (math.isfinite(value) and 0 <= value <= MAX_GAIN):
+            raise MotionValueError(f"{name} must be a number from 0 to {MAX_GAIN:g}, got {value:g}")
     model = built.model
     omega = 2 * math.pi * DEFAULT_BANDWIDTH
     out: dict[str, Gains] = {}

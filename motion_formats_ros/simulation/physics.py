@@ -10,10 +10,11 @@ tracking error, efforts, floor reaction) are accumulated and the recording keeps
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -307,10 +308,7 @@ def run(
     spent = 0.0
     k = 0
     warm = None
-    said: list[str] = []  # MuJoCo's warnings, said in the error below instead of printed raw
-    previous = mj.get_mju_user_warning()
-    mj.set_mju_user_warning(said.append)
-    try:
+    with mujoco_warnings(mj) as said:  # said in the error below instead of printed raw
         while k < loop.stop:
             if interrupt is not None:
                 interrupt()
@@ -322,9 +320,19 @@ def run(
             k = _fold(loop, built, k, hi, states[0], sensors[0])
             state = states[0][-1].copy()
             warm = data.qacc_warmstart.copy()
+    return loop.outcome(k, spent)
+
+
+@contextlib.contextmanager
+def mujoco_warnings(mj: Any) -> Iterator[list[str]]:
+    """MuJoCo's warnings collected in the list yielded instead of printed (the previous handler back after)."""
+    said: list[str] = []
+    previous = mj.get_mju_user_warning()
+    mj.set_mju_user_warning(said.append)
+    try:
+        yield said
     finally:
         mj.set_mju_user_warning(previous)
-    return loop.outcome(k, spent)
 
 
 #: MuJoCo's warnings that mean the physics blew up (it then resets the state and goes on).

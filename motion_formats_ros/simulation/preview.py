@@ -37,7 +37,7 @@ from ..playback.sampler import FrameSampler
 from ..safety.findings import Finding, intervals, sort_findings
 from .builder import BuiltModel, Gains, build, mujoco_module, servo_control
 from .gains import default_gains, read_gains
-from .physics import Outcome, add_sensors, planned_contacts, run
+from .physics import Outcome, add_sensors, mujoco_warnings, planned_contacts, run
 from .summary import JointStats, SimulationReport
 
 FloatArray = npt.NDArray[np.float64]
@@ -195,67 +195,67 @@ def simulate(
         if not (math.isfinite(value) and value > 0):
             raise MotionValueError(f"{name} must be a number above 0, got {value:g}")
     mj = mujoco_module()
-    model = robot if isinstance(robot, RobotModel) else load_robot_model(robot)
-    if isinstance(motion, MotionFile):
-        source = source or str(motion.source or "motion")
-        motion = motion.group(group)
-    notes: list[str] = []
-    driven, played = _joints(model, motion, source, notes)
-    is_floating, why = choose_base(model, motion, floating)
-    notes.append(why)
-    duration = float(motion.times[-1] - motion.times[0]) / speed
-    steps = max(1, math.ceil(duration / timestep - 1e-9))
-    record_every = max(1, round(1.0 / (record_rate * timestep)))
-    _memory_check(steps, len(driven), record_every, timestep)
+    with mujoco_warnings(mj):  # MuJoCo's own warnings are no raw print: a divergence is said once
+        model = robot if isinstance(robot, RobotModel) else load_robot_model(robot)
+        if isinstance(motion, MotionFile):
+            source = source or str(motion.source or "motion")
+            motion = motion.group(group)
+        notes: list[str] = []
+        driven, played = _joints(model, motion, source, notes)
+        is_floating, why = choose_base(model, motion, floating)
+        notes.append(why)
+        steps, record_every = _steps(motion, speed, timestep, record_rate, len(driven), source)
 
-    root_position, root_quat = _root_plan(motion, motion.times[:1])
-    per_joint = read_gains(gains, driven) if gains is not None and not isinstance(gains, Mapping) else dict(gains or {})
-    built = build(
-        model,
-        joints=driven,
-        gains={n: per_joint.get(n, Gains(0.0, 0.0)) for n in driven},  # the chosen ones are set below
-        floating=is_floating,
-        root_position=np.zeros(3) if root_position is None else root_position[0],
-        root_quat=np.array([0.0, 0.0, 0.0, 1.0]) if root_quat is None else root_quat[0],
-        srdf=srdf,
-        package_paths=package_paths,
-        timestep=timestep,
-    )
-    built.set_gains(default_gains(mj, built, kp, kd, per_joint, notes))
-    notes += built.notes
-    contact_links, mj_model = add_sensors(mj, built)
+        root_position, root_quat = _root_plan(motion, motion.times[:1])
+        per_joint = (
+            read_gains(gains, driven) if gains is not None and not isinstance(gains, Mapping) else dict(gains or {})
+        )
+        built = build(
+            model,
+            joints=driven,
+            gains={n: per_joint.get(n, Gains(0.0, 0.0)) for n in driven},  # the chosen ones are set below
+            floating=is_floating,
+            root_position=np.zeros(3) if root_position is None else root_position[0],
+            root_quat=np.array([0.0, 0.0, 0.0, 1.0]) if root_quat is None else root_quat[0],
+            srdf=srdf,
+            package_paths=package_paths,
+            timestep=timestep,
+        )
+        built.set_gains(default_gains(mj, built, kp, kd, per_joint, notes))
+        notes += built.notes
+        contact_links, mj_model = add_sensors(mj, built)
 
-    at = _motion_times(motion, np.arange(steps + 1), timestep, speed)
-    planned = np.zeros((steps + 1, len(driven)))
-    planned[:, [driven.index(n) for n in played]] = _targets(motion, played, at)
-    velocity = np.asarray(np.gradient(planned, timestep, axis=0)) if steps > 1 else np.zeros_like(planned)
-    qpos, qvel = _start(
-        mj, built, mj_model, planned[0], velocity[0], is_floating and motion.root_position is None, notes
-    )
-    allowed = set(contact_links)
-    if is_floating:
-        allowed = _planned_floor_links(mj, mj_model, built, motion, qpos, planned, contact_links, timestep, speed)
-    outcome = run(
-        mj,
-        built,
-        mj_model,
-        contact_links,
-        qpos,
-        qvel,
-        servo_control(planned[:-1], velocity[:-1], built.gains),
-        planned,
-        _root_plan(motion, at)[1],
-        allowed,
-        record_every,
-    )
-    report = _report(built, motion, outcome, timestep, speed, source, notes)
-    report.seconds = time.perf_counter() - started
-    times = _motion_times(motion, outcome.record_steps + 1, timestep, speed)
-    root_pos = outcome.root_position if is_floating else None
-    root_ori = outcome.root_orientation if is_floating else None
-    return Simulation(
-        report, built, times, driven, outcome.position, outcome.velocity, outcome.effort, root_pos, root_ori
-    )
+        at = _motion_times(motion, np.arange(steps + 1), timestep, speed)
+        planned = np.zeros((steps + 1, len(driven)))
+        planned[:, [driven.index(n) for n in played]] = _targets(motion, played, at)
+        velocity = np.asarray(np.gradient(planned, timestep, axis=0)) if steps > 1 else np.zeros_like(planned)
+        qpos, qvel = _start(
+            mj, built, mj_model, planned[0], velocity[0], is_floating and motion.root_position is None, notes
+        )
+        allowed = set(contact_links)
+        if is_floating:
+            allowed = _planned_floor_links(mj, mj_model, built, motion, qpos, planned, contact_links, timestep, speed)
+        outcome = run(
+            mj,
+            built,
+            mj_model,
+            contact_links,
+            qpos,
+            qvel,
+            servo_control(planned[:-1], velocity[:-1], built.gains),
+            planned,
+            _root_plan(motion, at)[1],
+            allowed,
+            record_every,
+        )
+        report = _report(built, motion, outcome, timestep, speed, source, notes)
+        report.seconds = time.perf_counter() - started
+        times = _motion_times(motion, outcome.record_steps + 1, timestep, speed)
+        root_pos = outcome.root_position if is_floating else None
+        root_ori = outcome.root_orientation if is_floating else None
+        return Simulation(
+            report, built, times, driven, outcome.position, outcome.velocity, outcome.effort, root_pos, root_ori
+        )
 
 
 def servo_joints(model: RobotModel) -> tuple[str, ...]:
@@ -312,6 +312,22 @@ def _planned_floor_links(
     if orientation is not None:
         poses[:, 3:7] = orientation[:, [3, 0, 1, 2]]
     return planned_contacts(mj, mj_model, poses, contact_links)
+
+
+def _steps(
+    motion: Motion, speed: float, timestep: float, record_rate: float, joints: int, source: str | None
+) -> tuple[int, int]:
+    """The physics steps, and every how many steps the recording keeps one;
+    refused when they cannot be counted or held."""
+    duration = float(motion.times[-1] - motion.times[0]) / speed
+    if not math.isfinite(duration / timestep):
+        raise MotionValueError(
+            f"{source or 'the motion'}: {duration:g} s is more steps of {timestep:g} s than can be counted"
+        )
+    steps = max(1, math.ceil(duration / timestep - 1e-9))
+    record_every = max(1, round(1.0 / (record_rate * timestep)))
+    _memory_check(steps, joints, record_every, timestep)
+    return steps, record_every
 
 
 def _memory_check(steps: int, joints: int, record_every: int, timestep: float) -> None:

@@ -309,7 +309,11 @@ def test_a_simulation_that_diverges_is_one_error_line_not_a_verdict(tmp_path: Pa
     times = np.linspace(0, 1, 11)
     source = tmp_path / "move.csv"
     write(MotionFile(groups={"g": Motion(times=times, joint_names=("A",), position=np.zeros((11, 1)))}), source)
-    status, text, err, _ = cli("simulate", source, "--body", chain(tmp_path), "--kp", "1e308", "--json", blocked=())
+    heavy = tmp_path / "heavy.body"
+    heavy.write_text(
+        BODY.replace("{name: BASE, jointType: free, mass: 2.0", "{name: BASE, jointType: free, mass: 1.0e+308")
+    )
+    status, text, err, _ = cli("simulate", source, "--body", heavy, "--kp", "40", "--json", blocked=())
     assert status == 1 and text == "", text
     assert err.strip().startswith("error: ") and "diverged" in err and len(err.strip().splitlines()) == 1, err
     assert "WARNING" not in err
@@ -337,3 +341,19 @@ def test_the_model_meshes_are_inputs_and_the_two_outputs_must_differ(tmp_path: P
     same = tmp_path / "out.csv"
     status, _, err, _ = cli("simulate", source, "--urdf", urdf, "-o", same, "--mjcf", same, blocked=())
     assert status == 2 and "name one file" in err and not same.exists(), err
+
+
+def test_gains_beyond_any_servo_and_endless_motions_are_one_line(tmp_path: Path) -> None:
+    times = np.array([0.0, 1e308])
+    source = tmp_path / "endless.csv"
+    write(MotionFile(groups={"g": Motion(times=times, joint_names=("A",), position=np.zeros((2, 1)))}), source)
+    status, _, err, _ = cli("simulate", source, "--body", chain(tmp_path), "--kp", "40", blocked=())
+    assert status == 1 and "than can be counted" in err and "Traceback" not in err, err
+    source = tmp_path / "still.csv"
+    write(MotionFile(groups={"g": Motion(times=times[:1], joint_names=("A",), position=np.zeros((1, 1)))}), source)
+    gains = tmp_path / "gains.yaml"
+    gains.write_text("gains:\n  A: {p: " + "9" * 401 + ", d: 1}\n")
+    status, _, err, _ = cli("simulate", source, "--body", chain(tmp_path), "--gains", gains, blocked=())
+    assert status == 1 and "gains.A.p" in err and "Traceback" not in err, err
+    status, _, err, _ = cli("simulate", source, "--body", chain(tmp_path), "--kp", "1e308", blocked=())
+    assert status == 1 and "kp must be a number from 0 to 1e+09" in err, err

@@ -470,8 +470,6 @@ FloatArray = npt.NDArray[np.float64]
 
 #: A number in a frame row: decimal with optional exponent (as C's strtod reads it,
 #: without hex), or inf / infinity / nan in C or YAML spelling (``-.inf``, ``.nan``).
-# Each part of a number can match its digits one way only: `[0-9]+\.?[0-9]*` (the same numbers)
-# backtracked quadratically on a long run of digits followed by a letter.
 NUMBER = re.compile(r"[-+]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|\.?(?i:inf(?:inity)?|nan))")
 
 _DIGITS = b"0123456789.eE+- "
