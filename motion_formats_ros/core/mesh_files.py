@@ -9,6 +9,10 @@ refuses) is looked up as ``package://PKG/path`` (the model's reader says so once
 ``%XX`` escapes decoded when the name as written finds nothing, as ROS's resource
 retriever decodes them); relative paths are relative to the model file. STL, DAE
 (Collada) and OBJ files are read with trimesh (imported only here, when a file is read).
+A mesh holds at most :data:`MAX_TRIANGLES` triangles and its file at most
+:data:`MAX_MESH_BYTES` bytes: a binary STL is refused by the count its header states
+before the rest is read, another file by its size, and what trimesh reads by its count.
+SIGTERM ends the process at once while a mesh is parsed (:func:`~.inputs.interruptible`).
 The viewer draws what is read here, the motion check collides it and the physics
 preview simulates it.
 """
@@ -27,10 +31,17 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import ReadError, require
-from .inputs import TEXT_PROBE, read_input
+from .inputs import TEXT_PROBE, interruptible, read_input
 from .kinematics.robot_parts import LARGEST_SIZE, PACKAGE_SCHEME, ros_mesh_name
 
 FloatArray = npt.NDArray[np.float64]
+
+#: The most triangles a mesh file may hold: a real robot's collision meshes have a few thousand,
+#: its finest visual ones a few hundred thousand; more would take minutes to collide or simulate.
+MAX_TRIANGLES = 500_000
+#: The largest mesh file read (bytes): a binary STL of :data:`MAX_TRIANGLES` triangles is 25 MB,
+#: a Collada or OBJ file of as many about 40 MB.
+MAX_MESH_BYTES = 64 << 20
 
 #: Mesh kinds that are text (a NUL byte near the start: not such a file); an STL may be either.
 _TEXT_MESHES = (".obj", ".dae", ".stl")
@@ -104,13 +115,16 @@ def resolve(filename: str, base: Path | None, roots: Sequence[tuple[str, Path]])
 
 def _head_check(path: Path) -> Callable[[bytes, int], None]:
     """A ``head`` check for :func:`read_input`: an STL whose size is not the one its triangle count
-    gives and that does not start as an ASCII STL, or zeros where text belongs, is refused
-    before the rest of the file is read (ReadError naming the file)."""
+    gives and that does not start as an ASCII STL, a binary STL of more than :data:`MAX_TRIANGLES`
+    triangles, another file larger than :data:`MAX_MESH_BYTES`, or zeros where text belongs, is
+    refused before the rest of the file is read (ReadError naming the file)."""
 
     def check(head: bytes, size: int) -> None:
         if path.suffix.lower() == ".stl" and len(head) >= 84:
             (count,) = struct.unpack_from("<I", head, 80)
             if size == 84 + 50 * count:
+                if count > MAX_TRIANGLES:
+                    raise ReadError(path, _too_many(count), offset=80)
                 return  # a binary STL
             if head.lstrip()[:5].lower() != b"solid":
                 raise ReadError(
@@ -118,6 +132,8 @@ def _head_check(path: Path) -> Callable[[bytes, int], None]:
                     f"not an STL: {size} bytes, where a binary STL of the {count} triangles its header "
                     f"declares has {84 + 50 * count}, and no ASCII STL's 'solid' at the start",
                 )
+        if size > MAX_MESH_BYTES:
+            raise ReadError(path, f"{size} bytes, more than the {MAX_MESH_BYTES} a mesh file may have")
         if path.suffix.lower() in _TEXT_MESHES:
             nul = head.find(b"\0")
             if nul >= 0:
@@ -126,10 +142,16 @@ def _head_check(path: Path) -> Callable[[bytes, int], None]:
     return check
 
 
+def _too_many(count: int) -> str:
+    return f"{count} triangles, more than the {MAX_TRIANGLES} a mesh may have"
+
+
 def _checked(path: Path, vertices: FloatArray, faces: npt.NDArray[np.int64], scale: FloatArray) -> FloatArray:
     """The vertices scaled, once they, their faces and the scale are fit to collide (ValueError otherwise)."""
     if faces.size == 0:
         raise ValueError(f"{path}: no triangles in the mesh")
+    if faces.shape[0] > MAX_TRIANGLES:
+        raise ValueError(f"{path}: {_too_many(faces.shape[0])}")
     outside = (faces < 0) | (faces >= vertices.shape[0])
     if outside.any():
         bad = int(faces[outside][0])
@@ -150,7 +172,9 @@ def load_mesh(path: Path, scale: Sequence[float] = (1.0, 1.0, 1.0), *, extra: st
 
     The file is read as every input is (:func:`read_input`: a device, a FIFO or a folder is
     refused unread, and an STL or text mesh whose start is not of its kind before the rest
-    is read); trimesh parses the bytes. A vertex that is not finite, a triangle naming a
+    is read); trimesh parses the bytes, and SIGTERM ends the process at once meanwhile (trimesh
+    catches every exception, a stopping handler's too). A file of more than :data:`MAX_TRIANGLES`
+    triangles or :data:`MAX_MESH_BYTES` bytes, a vertex that is not finite, a triangle naming a
     vertex the file lacks, a scale factor of 0 or a mesh larger than
     :data:`~.kinematics.robot_parts.LARGEST_SIZE` is refused.
 
@@ -162,16 +186,18 @@ def load_mesh(path: Path, scale: Sequence[float] = (1.0, 1.0, 1.0), *, extra: st
         data = read_input(path, head=(TEXT_PROBE, _head_check(path)))
     except ReadError as exc:
         raise ValueError(str(exc)) from None
-    try:
-        loaded = trimesh.load(io.BytesIO(data), file_type=path.suffix.lower().lstrip("."), force="mesh", process=False)
-    except Exception as exc:  # trimesh raises many kinds for bad files: the cause stays attached
-        raise ValueError(f"{path}: cannot read the mesh: {exc}") from exc
-    del data
-    vertices = np.asarray(getattr(loaded, "vertices", ()), dtype=np.float64).reshape(-1, 3)
-    faces = np.asarray(getattr(loaded, "faces", ()), dtype=np.int64).reshape(-1, 3)
-    factors = np.broadcast_to(np.asarray(scale, dtype=np.float64), (3,))
-    scaled = _checked(path, vertices, faces, factors)
-    return TriMesh(scaled.astype(np.float32), faces.astype(np.uint32))
+    with interruptible():
+        try:
+            kind = path.suffix.lower().lstrip(".")
+            loaded = trimesh.load(io.BytesIO(data), file_type=kind, force="mesh", process=False)
+        except Exception as exc:  # trimesh raises many kinds for bad files: the cause stays attached
+            raise ValueError(f"{path}: cannot read the mesh: {exc}") from exc
+        del data
+        vertices = np.asarray(getattr(loaded, "vertices", ()), dtype=np.float64).reshape(-1, 3)
+        faces = np.asarray(getattr(loaded, "faces", ()), dtype=np.int64).reshape(-1, 3)
+        factors = np.broadcast_to(np.asarray(scale, dtype=np.float64), (3,))
+        scaled = _checked(path, vertices, faces, factors)
+        return TriMesh(scaled.astype(np.float32), faces.astype(np.uint32))
 
 
-__all__ = ["TriMesh", "load_mesh", "package_roots", "resolve"]
+__all__ = ["MAX_MESH_BYTES", "MAX_TRIANGLES", "TriMesh", "load_mesh", "package_roots", "resolve"]

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..core.inputs import interruptible
 from .shapes import Shape, coal_module
 
 FloatArray = npt.NDArray[np.float64]
@@ -176,6 +177,8 @@ class SelfCollision:
         cannot have moved d (see :meth:`travel`): frames at a high rate cost little. The
         frames are taken in batches of :data:`BATCH` frames × shape pairs; a batch begins
         with the last frame of the one before, so a pair at rest stays at rest across them.
+        SIGTERM ends the process at once meanwhile (nothing is written here; a call into coal
+        on two meshes of many triangles runs no signal handler until it returns).
         """
         n = rotation.shape[0]
         hits = _Hits()
@@ -184,11 +187,12 @@ class SelfCollision:
         size = max(2, BATCH // self.first.size)
         budget = np.full(self.first.size, -1.0)  # pair k is apart while its travel < budget[k]
         lo = 0
-        while lo < n:
-            start = max(lo - 1, 0)  # the batch before's last frame: where the budgets are counted from
-            hi = min(n, start + size)
-            budget = self._batch(rotation[start:hi], translation[start:hi], start, lo - start, budget, hits)
-            lo = hi
+        with interruptible():  # one coal call on two big meshes can take seconds: SIGTERM ends it at once
+            while lo < n:
+                start = max(lo - 1, 0)  # the batch before's last frame: where the budgets are counted from
+                hi = min(n, start + size)
+                budget = self._batch(rotation[start:hi], translation[start:hi], start, lo - start, budget, hits)
+                lo = hi
         return hits.contacts()
 
     def _batch(

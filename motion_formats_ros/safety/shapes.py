@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.errors import ReadError, require
+from ..core.inputs import interruptible
 from ..core.kinematics import Box, Capsule, Cylinder, Geometry, Mesh, RobotModel, Sphere
 from ..core.mesh_files import TriMesh, load_mesh, package_roots, resolve
 from ..core.notices import NoticeKind, notify
@@ -167,6 +168,13 @@ class MeshCache:
             tri: TriMesh = load_mesh(path, tuple(mesh.scale), extra="check")
         except ValueError as exc:
             raise ReadError(self.source, f"link {link!r}: collision mesh {exc}") from exc
+        with interruptible():  # qhull and coal's tree building: SIGTERM ends the process at once
+            found = self._build(tri, where)
+        self._meshes[key] = found
+        return found
+
+    def _build(self, tri: TriMesh, where: str) -> tuple[Any, FloatArray, Any]:
+        """The coal BVH model, the hull points and the convex hull of a mesh read."""
         vertices = tri.vertices.astype(np.float64)
         faces = tri.faces.astype(np.int64)
         rank, has_area = mesh_form(vertices, faces)
@@ -187,9 +195,7 @@ class MeshCache:
         model.addVertices(vertices)
         model.addTriangles(faces)
         model.endModel()
-        found = (model, hull, convex)
-        self._meshes[key] = found
-        return found
+        return model, hull, convex
 
 
 def _geometry(geometry: Geometry, link: str, meshes: MeshCache) -> tuple[Any, FloatArray, str, Any]:

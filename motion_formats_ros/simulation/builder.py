@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.errors import MotionValueError, ReadError, require
+from ..core.inputs import interruptible
 from ..core.joint_limits import JointLimits
 from ..core.kinematics import Box, Capsule, Cylinder, Mesh, RobotModel, Sphere
 from ..core.kinematics.robot_parts import Joint, Link, Visual
@@ -93,7 +94,7 @@ class BuiltModel:
         self.gains = tuple(gains[n] for n in self.servo_joints)
         for name, g in zip(self.servo_joints, self.gains, strict=True):
             _set_servo(self.spec.actuator(name), g)
-        self.model = self.spec.compile()
+        self.model = compiled(self.spec)
 
     def to_xml(self) -> str:
         """The model as MJCF text, which plain MuJoCo loads."""
@@ -417,9 +418,17 @@ def build(
     )
 
 
+def compiled(spec: Any) -> Any:
+    """The MuJoCo model of a spec. Compiling meshes of many triangles (their convex hulls) takes
+    seconds in native code, which runs no signal handler: SIGTERM ends the process at once meanwhile
+    (nothing is written yet)."""
+    with interruptible():
+        return spec.compile()
+
+
 def _compile(mj: Any, spec: Any, robot: RobotModel) -> Any:
     try:
-        return spec.compile()
+        return compiled(spec)
     except ValueError as exc:  # MuJoCo's compiler refuses the model
         raise MotionValueError(f"{robot.source or robot.name}: MuJoCo cannot build the model: {exc}") from None
 
@@ -475,4 +484,4 @@ def _touching_at_zero(mj: Any, model: Any) -> set[frozenset[str]]:
     return out
 
 
-__all__ = ["FLOOR", "BuiltModel", "Gains", "build", "mujoco_module", "servo_control"]
+__all__ = ["FLOOR", "BuiltModel", "Gains", "build", "compiled", "mujoco_module", "servo_control"]

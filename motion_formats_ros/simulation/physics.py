@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.errors import MotionValueError, require
-from .builder import FLOOR, BuiltModel
+from .builder import FLOOR, BuiltModel, compiled
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -96,7 +96,7 @@ def add_sensors(mj: Any, built: BuiltModel) -> tuple[list[str], Any]:
         sensor.refname = FLOOR
         sensor.intprm[:3] = [1 | 2, 3, 1]  # data: found (1) and force (2); reduce: the net force (3); one contact
         links.append(link.name)
-    return links, spec.compile()
+    return links, compiled(spec)
 
 
 def tilt(quat_wxyz: FloatArray, planned_xyzw: FloatArray) -> FloatArray:

@@ -93,3 +93,28 @@ def test_a_file_uri_with_escapes_is_found_as_written_or_decoded(tmp_path: Path) 
     assert mesh_files.resolve(uri, None, []) == folder / "a.stl"
     (tmp_path / "odd%20name.stl").write_text("x")  # a name that holds "%20" itself is found as written
     assert mesh_files.resolve(f"file://{tmp_path}/odd%20name.stl", None, []) == tmp_path / "odd%20name.stl"
+
+
+def test_a_text_mesh_over_the_size_bound_is_refused_unread(tmp_path: Path) -> None:
+    """An OBJ file of more than MAX_MESH_BYTES (text, then holes) is refused by its size, before trimesh parses it."""
+    pytest.importorskip("trimesh", reason="needs the view extra (trimesh)")
+    big = tmp_path / "big.obj"
+    with open(big, "wb") as fh:
+        fh.write(b"v 0 0 0\n" * 1000)
+        fh.truncate(mesh_files.MAX_MESH_BYTES + 1)
+    with pytest.raises(ValueError, match="a mesh file may have") as caught:
+        mesh_files.load_mesh(big)
+    assert str(caught.value) == (
+        f"{big}: {mesh_files.MAX_MESH_BYTES + 1} bytes, more than the {mesh_files.MAX_MESH_BYTES} a mesh file may have"
+    )
+
+
+def test_a_parsed_mesh_over_the_triangle_budget_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text mesh states no count: what trimesh reads is counted (the budget lowered to 1 here)."""
+    pytest.importorskip("trimesh", reason="needs the view extra (trimesh)")
+    obj = tmp_path / "two.obj"
+    obj.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\n", encoding="utf-8")
+    assert mesh_files.load_mesh(obj).faces.shape == (2, 3)
+    monkeypatch.setattr(mesh_files, "MAX_TRIANGLES", 1)
+    with pytest.raises(ValueError, match=r"two\.obj: 2 triangles, more than the 1 a mesh may have$"):
+        mesh_files.load_mesh(obj)

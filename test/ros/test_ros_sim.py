@@ -187,7 +187,8 @@ def test_a_fall_aborts_the_goal_and_says_when(tmp_path: Path) -> None:
         ros.spin_for(0.3)
     # The simulated time on /clock, the floating base on /tf, the model on /robot_description.
     ticks = [c.clock.sec + c.clock.nanosec * 1e-9 for c in clock]
-    assert len(ticks) > 100 and ticks[0] > 0 and bool(np.all(np.diff(ticks) >= 0))
+    # (a loaded machine may discover the publisher late: a few ticks are enough to see the clock run)
+    assert len(ticks) >= 5 and ticks[0] > 0 and bool(np.all(np.diff(ticks) >= 0)) and ticks[-1] > ticks[0]
     base = [t for m in tf for t in m.transforms if t.child_frame_id == "base_link"]
     assert base and base[0].header.frame_id == "world"
     assert base[-1].transform.translation.z < 0.25  # it lies on the floor

@@ -68,9 +68,8 @@ def test_check_finds_three_slash_package_meshes(package: Path, tmp_path: Path) -
 
 def test_the_viewer_draws_three_slash_package_meshes(package: Path, tmp_path: Path) -> None:
     pytest.importorskip("viser", reason="needs the view extra (viser)")
-    from motion_formats_ros.view.robot import RobotDrawing
-
     from motion_formats_ros.view.page import _viser, choose_port
+    from motion_formats_ros.view.robot_drawing import RobotDrawing
 
     with collect(warn=False) as report:
         model = RobotModel.from_urdf(arm_urdf("package:///"), tmp_path / "arm.urdf")
