@@ -220,7 +220,13 @@ def test_the_player_leaves_joint_states_to_the_controlled_robot(tmp_path: Path, 
         assert publishers == {"motion_sim"}  # the player's stream stayed off
         assert "no JointState/TF stream" in player.output()
         # Asked to stream anyway, it says who else publishes there.
-        streaming = ros.start_player(f"file:={motion}", "mode:=stream", "wait_for_subscribers:=0", "rate:=0.5")
+        # (4 s of stream: the watch has its whole 3 s to discover the other node, however loaded the machine)
+        streaming = ros.start_player(f"file:={motion}", "mode:=stream", "wait_for_subscribers:=0", "rate:=0.25")
         assert streaming.wait(HUNG) == 0, streaming.output()
-        assert "/motion_sim also publishes on /joint_states" in streaming.output(), streaming.output()
+        said = streaming.output()
+        # Named once discovery has brought the node's name (it comes after its endpoints: on a loaded
+        # machine later than the watch's 3 s, and then the warning says so).
+        assert "/motion_sim also publishes on /joint_states" in said or (
+            "a node (its name not discovered yet) also publishes on /joint_states" in said
+        ), said
         assert sim.proc.poll() is None
