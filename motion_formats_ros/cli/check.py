@@ -55,12 +55,18 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="the report as JSON")
     p.add_argument("--series", action="store_true", help="with --json: per-frame time, com and zmp")
+    add_motion_reading(p)
+    p.set_defaults(handler=cmd_check)
+
+
+def add_motion_reading(p: argparse.ArgumentParser) -> None:
+    """How a command that takes a robot model (``check``, ``simulate``) reads its motion: joint names,
+    a joint map, any read option, and a bag's messages as ``bag2motion`` reads them."""
     p.add_argument("--joint-names", type=name_list, help="joint names in the file's joint order (a,b,c)")
     p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
     add_option_flags(p, write=False)
     bag = p.add_argument_group("bags", "how a bag's messages are read (as bag2motion reads them)")
     add_bag_read_arguments(bag)
-    p.set_defaults(handler=cmd_check)
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -17,9 +17,8 @@ from typing import Any
 from ..core.errors import OutOfRangeError
 from ..registry import CODECS
 from . import values
-from .bag import add_bag_read_arguments
-from .check import EXIT_FINDINGS
-from .options import add_option_flags, add_robot_model, name_list, read_beside_model
+from .check import EXIT_FINDINGS, add_motion_reading
+from .options import add_robot_model, read_beside_model
 
 
 def _positive(text: str) -> float:
@@ -89,11 +88,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="the report as JSON")
     p.add_argument("--series", action="store_true", help="with --json: the recorded time, base position and efforts")
     p.add_argument("--joints", action="store_true", help="print every joint's tracking and effort")
-    p.add_argument("--joint-names", type=name_list, help="joint names in the file's joint order (a,b,c)")
-    p.add_argument("--joint-map", type=Path, help="joint map (a name from config/joint_maps, or a YAML file)")
-    add_option_flags(p, write=False)
-    bag = p.add_argument_group("bags", "how a bag's messages are read (as bag2motion reads them)")
-    add_bag_read_arguments(bag)
+    add_motion_reading(p)
     p.set_defaults(handler=cmd_simulate)
 
 

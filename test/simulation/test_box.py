@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support.jtcsim import Controller
+from support.robots import TWO_LINK_ARM as ARM
 
 from motion_formats_ros.core.examples import biped_urdf
 from motion_formats_ros.core.kinematics import RobotModel
@@ -99,21 +100,6 @@ from motion_formats_ros.simulation.box import (  # noqa: E402
     Pace,
     SimulatedRobot,
 )
-
-ARM = """<robot name="arm">
-  <link name="world"/>
-  <joint name="fix" type="fixed"><parent link="world"/><child link="base"/><origin xyz="0 0 0.5"/></joint>
-  <link name="base"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
-    </inertial></link>
-  <joint name="a" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 1 0"/>
-    <limit lower="-3" upper="3" effort="50" velocity="5"/></joint>
-  <link name="l1"><inertial><origin xyz="0.1 0 0"/><mass value="0.5"/>
-    <inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <joint name="b" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0.2 0 0"/><axis xyz="0 0 1"/>
-    <limit lower="-3" upper="3" effort="50" velocity="5"/></joint>
-  <link name="l2"><inertial><origin xyz="0.1 0 0"/><mass value="0.3"/>
-    <inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
-</robot>"""
 
 
 def _arm(**tolerances: float) -> BoxController:
