@@ -15,6 +15,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 
+class FallbackSignal(Exception):  # noqa: N818 - a signal, not a failure
+    """A fast path's "this is not mine": its caller hands the input to the general path.
+
+    Deliberately no :class:`MotionFormatError`: it never leaves the package as an error (its
+    caller always catches it), and no handler of the package's errors takes it for one.
+    """
+
+
 class MotionFormatError(Exception):
     """Base class of every error raised by motion_formats_ros."""
 

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePath
 from typing import Any, NamedTuple
 
+from ....core.errors import FallbackSignal
 from . import metadata_yaml
 from .bounded import BoundedPath
 from .mcap_records import (
@@ -55,7 +56,7 @@ class OpenOrClosed:
         raise NotImplementedError
 
 
-class UnusualLayoutError(Exception):
+class UnusualLayoutError(FallbackSignal):
     """A bag this module does not open (see the module docstring): rosbags reads it.
 
     The one signal of a planned fallback, and deliberately not a :class:`MotionFormatError`:

@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ....core.errors import FallbackSignal
 
-class NotPlainYaml(Exception):  # noqa: N818 - a signal, not a failure
+
+class NotPlainYaml(FallbackSignal):
     """The text is not in the subset :func:`load` reads: a YAML library reads it.
 
     A planned fallback, so no :class:`~motion_formats_ros.core.errors.MotionFormatError`:
