@@ -101,7 +101,8 @@ class Checker:
         choice = choose_pairs(self.model, linked, srdf, touching)
         self.pairs = choice.pairs
         self.notes += choice.notes
-        self.collider = SelfCollision(self.shapes, self.pairs)
+        # no collision geometry: nothing to collide, and no collision library needed
+        self.collider = SelfCollision(self.shapes, self.pairs) if self.shapes else None
         self.masses = Masses.of(self.model)
         base = JointLimits.of_model(self.model)
         self.limits = base.overlay(limits) if limits is not None else base
@@ -260,6 +261,7 @@ class Checker:
             hi = min(n, lo + chunk)
             link_rotation = quat_to_matrix(quaternion[lo:hi])
             rotation, place = shape_poses(self.shapes, link_rotation, translation[lo:hi])
+            assert self.collider is not None  # there are shapes
             contacts = self.collider.run(rotation, place)
             hit_frames.append(contacts.frames + lo)
             hit_pairs.append(contacts.pairs)
