@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.procfs import catches, read_bytes
 
 from motion_formats_ros import Motion, MotionFile, write
 
@@ -183,19 +184,6 @@ def test_a_xacro_expansion_that_runs_too_long_is_stopped(tmp_path: Path) -> None
 
 
 # --------------------------------------------------------------------------- SIGTERM
-def _read_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
-        if line.startswith("rchar:"):
-            return int(line.split()[1])
-    return 0
-
-
-def _catches(pid: int, signum: int) -> bool:
-    """Whether process ``pid`` has a handler of its own for ``signum`` (/proc's SigCgt mask)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("SigCgt:"):
-            return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
-    return False
 
 
 def test_sigterm_ends_a_long_parse_at_once(tmp_path: Path) -> None:
@@ -221,10 +209,10 @@ def test_sigterm_ends_a_long_parse_at_once(tmp_path: Path) -> None:
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     try:
-        while _read_bytes(proc.pid) < size:  # the file is read: the parse is running
+        while read_bytes(proc.pid) < size:  # the file is read: the parse is running
             assert proc.poll() is None, "the command ended before it had read the file"
             time.sleep(0.01)
-        handled = _catches(proc.pid, signal.SIGTERM)
+        handled = catches(proc.pid, signal.SIGTERM)
         proc.send_signal(signal.SIGTERM)
         sent = time.monotonic()
         proc.wait(timeout=30)

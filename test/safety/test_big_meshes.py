@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support.cli import cli
+from support.procfs import catches, read_bytes
 
 from motion_formats_ros.core.mesh_files import MAX_TRIANGLES
 
@@ -54,21 +55,6 @@ def _model(folder: Path, triangles: int) -> tuple[Path, Path, Path]:
     return motion, urdf, stl
 
 
-def _read_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
-        if line.startswith("rchar:"):
-            return int(line.split()[1])
-    return 0
-
-
-def _catches(pid: int, signum: int) -> bool:
-    """Whether process ``pid`` has a handler of its own for ``signum`` (/proc's SigCgt mask)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("SigCgt:"):
-            return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
-    return False
-
-
 @pytest.mark.parametrize("command", ["check", "simulate"])
 @pytest.mark.parametrize("delay", [0.0, 1.5])
 def test_sigterm_ends_a_command_on_a_big_mesh_within_2_s(tmp_path: Path, command: str, delay: float) -> None:
@@ -88,13 +74,13 @@ def test_sigterm_ends_a_command_on_a_big_mesh_within_2_s(tmp_path: Path, command
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     try:
-        while _read_bytes(proc.pid) < stl.stat().st_size:  # the mesh is read: its parse is running
+        while read_bytes(proc.pid) < stl.stat().st_size:  # the mesh is read: its parse is running
             assert proc.poll() is None, "the command ended before it had read the mesh"
             time.sleep(0.01)
-        handled = _catches(proc.pid, signal.SIGTERM)
+        handled = catches(proc.pid, signal.SIGTERM)
         waited = time.monotonic()
         while handled and time.monotonic() - waited < 0.5:  # the few lines from the read to the parse
-            handled = _catches(proc.pid, signal.SIGTERM)
+            handled = catches(proc.pid, signal.SIGTERM)
         time.sleep(delay)
         assert proc.poll() is None, "the command ended before SIGTERM was sent"
         proc.send_signal(signal.SIGTERM)
