@@ -6,22 +6,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.robots import pincer_urdf
 
 from motion_formats_ros import Motion, MotionFile, write
 from motion_formats_ros.playback.config import PlayerConfig, PlayerError
 from motion_formats_ros.playback.emit import Emitter
 from motion_formats_ros.playback.session import open_session
-
-#: j2 mimics j1 (× -8, + 0.1); both have limits.
-MIMIC_URDF = """<robot name="pincer">
-  <link name="base"/><link name="l1"/><link name="l2"/>
-  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
-    <limit lower="-1" upper="1" velocity="10" effort="1"/></joint>
-  <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0.1 0 0"/><axis xyz="0 0 1"/>
-    <limit lower="-3" upper="3" velocity="100" effort="1"/>
-    <mimic joint="{leader}" multiplier="-8" offset="0.1"/></joint>
-</robot>
-"""
 
 
 def _motion(tmp_path: Path, j1: float, j2: float = 0.5) -> str:
@@ -37,7 +27,7 @@ def _motion(tmp_path: Path, j1: float, j2: float = 0.5) -> str:
 
 def test_a_mimic_joint_beyond_its_own_limit_is_refused_in_one_line_naming_it(tmp_path: Path) -> None:
     urdf = tmp_path / "pincer.urdf"
-    urdf.write_text(MIMIC_URDF.format(leader="j1"))
+    urdf.write_text(pincer_urdf("j1"))
     with pytest.raises(PlayerError) as caught:
         open_session(PlayerConfig(file=_motion(tmp_path, 0.9), urdf_file=str(urdf)))  # at its end, j2 = -7.1
     message = str(caught.value)
@@ -48,7 +38,7 @@ def test_a_mimic_joint_beyond_its_own_limit_is_refused_in_one_line_naming_it(tmp
 
 def test_a_mimic_joint_is_sent_as_its_leader_gives_it_in_joint_states_and_tf(tmp_path: Path) -> None:
     notes: list[tuple[str, str]] = []
-    config = PlayerConfig(file=_motion(tmp_path, 0.3), robot_description=MIMIC_URDF.format(leader="j1"))
+    config = PlayerConfig(file=_motion(tmp_path, 0.3), robot_description=pincer_urdf("j1"))
     session = open_session(config, lambda *n: notes.append(n))
     m = session.motion
     assert m.position is not None
@@ -67,7 +57,7 @@ def test_a_mimic_joint_is_sent_as_its_leader_gives_it_in_joint_states_and_tf(tmp
 
 
 def test_a_mimic_of_a_missing_joint_is_refused(tmp_path: Path) -> None:
-    config = PlayerConfig(file=_motion(tmp_path, 0.1), robot_description=MIMIC_URDF.format(leader="j9"))
+    config = PlayerConfig(file=_motion(tmp_path, 0.1), robot_description=pincer_urdf("j9"))
     with pytest.raises(PlayerError, match=r"joint 'j2' mimics joint 'j9', which is not defined"):
         open_session(config)
 

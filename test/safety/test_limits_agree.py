@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support.cli import cli
+from support.robots import pincer_urdf
 
 from motion_formats_ros import Motion, MotionFile, write
 from motion_formats_ros.core.joint_limits import JointLimits
@@ -36,17 +37,6 @@ links:
     maxJointVelocity: 1.0
 """
 
-#: j2 mimics j1 (× -8, + 0.1); j1 within ±1, j2 within ±3.
-MIMIC_URDF = """<robot name="pincer">
-  <link name="base"/><link name="l1"/><link name="l2"/>
-  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
-    <limit lower="-1" upper="1" velocity="10" effort="1"/></joint>
-  <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0.1 0 0"/><axis xyz="0 0 1"/>
-    <limit lower="-3" upper="3" velocity="100" effort="1"/>
-    <mimic joint="j1" multiplier="-8" offset="0.1"/></joint>
-</robot>
-"""
-
 
 def _motion(path: Path, names: tuple[str, ...], columns: list[np.ndarray], seconds: float) -> Path:
     times = np.linspace(0.0, seconds, len(columns[0]))
@@ -64,7 +54,7 @@ def body(tmp_path: Path) -> Path:
 @pytest.fixture
 def pincer(tmp_path: Path) -> Path:
     path = tmp_path / "pincer.urdf"
-    path.write_text(MIMIC_URDF)
+    path.write_text(pincer_urdf("j1"))
     return path
 
 

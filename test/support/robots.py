@@ -89,3 +89,16 @@ TWO_LINK_ARM = """<robot name="arm">
   <link name="l2"><inertial><origin xyz="0.1 0 0"/><mass value="0.3"/>
     <inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
 </robot>"""
+
+
+def pincer_urdf(leader: str) -> str:
+    """Two revolute joints: j1 within ±1, j2 within ±3 mimicking ``leader`` (× -8, + 0.1)."""
+    return f"""<robot name="pincer">
+  <link name="base"/><link name="l1"/><link name="l2"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" velocity="10" effort="1"/></joint>
+  <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0.1 0 0"/><axis xyz="0 0 1"/>
+    <limit lower="-3" upper="3" velocity="100" effort="1"/>
+    <mimic joint="{leader}" multiplier="-8" offset="0.1"/></joint>
+</robot>
+"""
