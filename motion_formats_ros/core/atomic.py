@@ -58,20 +58,55 @@ def temp_prefix(out: Path) -> str:
     return f".{out.name}.{_HOST}-{os.getpid()}."
 
 
+#: This process's temporaries being written: what :func:`remove_own_temporaries` removes.
+_OWN: set[str] = set()
+
+
+def _remove(name: str) -> None:
+    """Remove the temporary file or folder ``name``, if it is still there."""
+    if os.path.isdir(name) and not os.path.islink(name):
+        import shutil  # only here: it pulls in every archive module
+
+        shutil.rmtree(name, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+
+
+def remove_own_temporaries() -> None:
+    """Remove the temporaries this process is writing (for an exit that skips ``finally``)."""
+    for name in list(_OWN):
+        _remove(name)
+        _OWN.discard(name)
+
+
+def remove_temporaries_of(folder: str | os.PathLike[str], pids: Iterable[int]) -> None:
+    """Remove the temporaries in ``folder`` that the ended processes ``pids`` of this host left."""
+    marks = {f".{_HOST}-{pid}." for pid in pids}
+    with contextlib.suppress(OSError):
+        for name in os.listdir(folder):
+            if name.startswith(".") and name.endswith(".tmp") and any(m in name for m in marks):
+                _remove(os.path.join(folder, name))
+
+
 def _new_temp(out: Path, folder: Path, directory: bool) -> tuple[int, str]:
     """A new temporary beside ``out`` in ``folder``, only this user's (mode 0600 / 0700): (fd, path).
 
     A file comes open (fd), a folder does not (fd −1). Its name is :func:`temp_prefix` with a
-    random part, made with O_EXCL, so another process's temporary is never reused.
+    random part, made with O_EXCL, so another process's temporary is never reused. It is
+    listed for :func:`remove_own_temporaries` until its writer removes or places it.
     """
     for _ in range(100):
         name = os.path.abspath(os.path.join(folder, f"{temp_prefix(out)}{os.urandom(6).hex()}.tmp"))
         try:
             if directory:
                 os.mkdir(name, 0o700)
+                _OWN.add(name)
                 return -1, name
             flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-            return os.open(name, flags | getattr(os, "O_BINARY", 0), 0o600), name
+            fd = os.open(name, flags | getattr(os, "O_BINARY", 0), 0o600)
+            _OWN.add(name)
+            return fd, name
         except FileExistsError:
             continue
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(folder))
@@ -378,6 +413,7 @@ def atomic_output(path: str | os.PathLike[str], overwrite: bool = False) -> Iter
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        _OWN.discard(tmp)
 
 
 #: What a group's name may hold when it becomes part of an output file's name.
@@ -417,6 +453,7 @@ def temp_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
         import shutil  # only here and for a stale folder: it pulls in every archive module
 
         shutil.rmtree(tmp, ignore_errors=True)
+        _OWN.discard(str(tmp))
 
 
 _RENAME_EXCHANGE = 2

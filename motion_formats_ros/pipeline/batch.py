@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.atomic import INPUT_RULE, Inputs
+from ..core.atomic import INPUT_RULE, Inputs, remove_own_temporaries, remove_temporaries_of
 from ..core.errors import (
     MotionFormatError,
     MotionValueError,
@@ -518,9 +518,33 @@ def run(
     return [done[i] for i in range(len(jobs))]
 
 
+class _WorkerState:
+    """A local worker's stop: asked for once; a job that began before it is unwound once."""
+
+    stopping = False  # a stop was asked for: no new job begins
+    in_job = False  # a conversion is running (its temporaries are being written)
+
+
 def _worker_stop(signum: int, frame: object) -> None:
-    """SIGTERM in a worker: stop as SIGINT would (the running write removes its temporary)."""
+    """SIGTERM in a worker: stop as SIGINT would (the running write removes its temporary).
+
+    A second SIGTERM while the running job unwinds is ignored: raised inside that job's
+    cleanup it would leave the temporary behind."""
+    if _WorkerState.stopping and _WorkerState.in_job:
+        return
+    _WorkerState.stopping = True
     raise SystemExit(128 + signum)
+
+
+def _leave_when_idle() -> None:
+    """Stop this worker once it waits for work (SIGTERM again, until it has gone)."""
+
+    def repeat() -> None:
+        while True:
+            time.sleep(0.2)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=repeat, name="leave-when-idle", daemon=True).start()
 
 
 def _watch_parent(alive: Any) -> None:
@@ -528,8 +552,9 @@ def _watch_parent(alive: Any) -> None:
     with contextlib.suppress(OSError, EOFError):
         alive.poll(None)  # nothing is ever sent: this returns at EOF, when the parent has exited
     os.kill(os.getpid(), signal.SIGTERM)  # the clean way out: temporaries removed
-    time.sleep(5.0)
-    os._exit(1)  # stuck in native code: go anyway
+    time.sleep(10.0)
+    remove_own_temporaries()  # stuck in native code: go anyway, leaving nothing half-written
+    os._exit(1)
 
 
 def _worker_start(alive: Any) -> None:
@@ -544,12 +569,17 @@ def _worker_start(alive: Any) -> None:
 
 def _convert_in_worker(job: Job) -> Result:
     """:func:`convert_one` in a local worker: a stop fails this input (its result still goes
-    back), then the worker exits as soon as it is idle."""
+    back) and every input queued behind it, then the worker exits as soon as it is idle."""
+    if _WorkerState.stopping:
+        return _failed(job, "stopped before it began")
+    _WorkerState.in_job = True
     try:
         return convert_one(job)
     except SystemExit as exc:
-        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM)).start()  # again, once idle
+        _leave_when_idle()
         return _failed(job, f"stopped (worker exit status {exc.code})")
+    finally:
+        _WorkerState.in_job = False
 
 
 def _run_local(jobs: Sequence[Job], workers: int, notify: Callable[[Result], None]) -> dict[int, Result]:
@@ -580,10 +610,15 @@ def _run_local(jobs: Sequence[Job], workers: int, notify: Callable[[Result], Non
         for process in processes.values():
             if process.is_alive():
                 process.terminate()
+        killed = []
         for process in processes.values():
             process.join(10.0)
             if process.is_alive():
                 process.kill()
+                process.join(10.0)
+                killed.append(process.pid)
+        for folder in {os.path.dirname(os.path.abspath(job.output)) for job in jobs} if killed else ():
+            remove_temporaries_of(folder, killed)  # what a worker killed mid-write left
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

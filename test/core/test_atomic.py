@@ -183,3 +183,30 @@ def test_temporaries_are_new_private_and_named_for_the_sweep(tmp_path: Path, mon
         pass
     monkeypatch.undo()
     assert taken.read_bytes() == b"someone else's" and out.read_bytes() == b"a"
+
+
+def test_an_exit_that_skips_cleanup_can_still_remove_what_is_being_written(tmp_path: Path) -> None:
+    out, folder_out, other = tmp_path / "a.csv", tmp_path / "bag", tmp_path / "b.csv"
+    with pytest.raises(WriteError), atomic.atomic_output(out) as fh, atomic.temp_folder(folder_out) as tmp_folder:
+        fh.write(b"half")
+        (tmp_folder / "x.db3").write_bytes(b"half")
+        assert len(list(tmp_path.glob(".*.tmp"))) == 2
+        atomic.remove_own_temporaries()  # what a worker does before os._exit
+        assert not list(tmp_path.glob(".*.tmp"))
+        other.write_bytes(b"kept")  # a file that is not a temporary is never touched
+    assert other.read_bytes() == b"kept"
+    assert not out.exists()  # the write it cut short put nothing in place
+
+
+def test_the_temporaries_of_a_killed_process_are_removed_and_no_others(tmp_path: Path) -> None:
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(child.stdout)
+    host = atomic.temp_prefix(tmp_path / "x").split(".")[2].split("-")[0]
+    theirs = tmp_path / f".m.csv.{host}-{dead}.abc.tmp"
+    mine = tmp_path / f".m.csv.{host}-{os.getpid()}.abc.tmp"
+    plain = tmp_path / f"m.{host}-{dead}.csv"
+    for p in (theirs, mine, plain):
+        p.write_bytes(b"x")
+    atomic.remove_temporaries_of(tmp_path, [dead])
+    assert not theirs.exists()
+    assert mine.exists() and plain.exists()
