@@ -316,9 +316,9 @@ def test_the_stand_in_refuses_goals_as_joint_trajectory_controller_does(tmp_path
             goal.trajectory.points = points
             goal.trajectory.header.stamp = Time(sec=stamp)
             sent = client.send_goal_async(goal)
-            assert ros.spin_until(sent.done, 10) and sent.result().accepted, name
+            assert ros.spin_until(sent.done, 30) and sent.result().accepted, name
             result = sent.result().get_result_async()
-            assert ros.spin_until(result.done, 10), name
+            assert ros.spin_until(result.done, 30), name
             codes[name] = result.result().result.error_code
         client.destroy()
     assert codes == {name: case[3] for name, case in cases.items()}
