@@ -305,7 +305,8 @@ def test_a_mimic_joint_follows_its_leader_in_the_physics(tmp_path: Path) -> None
     assert leader == pytest.approx(0.03, abs=2e-3) and follower == pytest.approx(-leader, abs=1e-3)
 
 
-def test_a_simulation_that_diverges_is_one_error_line_not_a_verdict(tmp_path: Path) -> None:
+def test_a_simulation_that_diverges_is_one_error_line_not_a_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # MuJoCo's default warning handler would write MUJOCO_LOG.TXT here
     times = np.linspace(0, 1, 11)
     source = tmp_path / "move.csv"
     write(MotionFile(groups={"g": Motion(times=times, joint_names=("A",), position=np.zeros((11, 1)))}), source)
@@ -317,6 +318,7 @@ def test_a_simulation_that_diverges_is_one_error_line_not_a_verdict(tmp_path: Pa
     assert status == 1 and text == "", text
     assert err.strip().startswith("error: ") and "diverged" in err and len(err.strip().splitlines()) == 1, err
     assert "WARNING" not in err
+    assert not (tmp_path / "MUJOCO_LOG.TXT").exists()
 
 
 def test_the_model_meshes_are_inputs_and_the_two_outputs_must_differ(tmp_path: Path) -> None:
