@@ -305,7 +305,9 @@ def test_a_mimic_joint_follows_its_leader_in_the_physics(tmp_path: Path) -> None
     assert leader == pytest.approx(0.03, abs=2e-3) and follower == pytest.approx(-leader, abs=1e-3)
 
 
-def test_a_simulation_that_diverges_is_one_error_line_not_a_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_simulation_that_diverges_is_one_error_line_not_a_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)  # MuJoCo's default warning handler would write MUJOCO_LOG.TXT here
     times = np.linspace(0, 1, 11)
     source = tmp_path / "move.csv"
