@@ -91,6 +91,12 @@ def test_the_described_nodes_play_simulate_and_record(described: Any, tmp_path: 
         # The simulated robot and the recorder first: the recording is to hold the whole motion.
         procs = {n.kwargs["executable"]: start(n) for n in nodes if n.kwargs["executable"] != "motion_player"}
         assert ros.spin_until(lambda: ros.node.count_subscribers("/joint_states") >= 1, 120)
+        # Samples in the recorder's journal (flushed each second): it hears the robot. Its
+        # subscription seen by this probe does not mean the robot's publisher has matched it yet.
+        journal = Path(str(out) + ".journal")
+        assert ros.spin_until(journal.exists, 120)
+        empty = journal.stat().st_size
+        assert ros.spin_until(lambda: journal.stat().st_size > empty, 120), "the recorder never heard the robot"
         player = procs["motion_player"] = start(next(n for n in nodes if n.kwargs["executable"] == "motion_player"))
         ros.spin_until(lambda: player.poll() is not None, 120)
         played = player.communicate(timeout=10)[0]

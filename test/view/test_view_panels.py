@@ -103,6 +103,11 @@ def test_frame_stepping_pauses_and_moves_one_frame(urdf: Path) -> None:
     v = view(walk, urdf=urdf, port=free_port(), at=float(times[3]), announce=False)
     try:
         assert v.clock.playing
+        v.step(1)  # from wherever playing has reached (a loaded machine may be frames on)
+        assert not v.clock.playing
+        k = int(np.argmin(np.abs(times - v.clock.time())))
+        assert k >= 4 and v.clock.time() == pytest.approx(times[k])  # on a frame, past the start
+        v.seek(float(times[3]))
         v.step(1)
         assert not v.clock.playing and v.clock.time() == pytest.approx(times[4])
         v.step(-2)
