@@ -22,7 +22,13 @@ from typing import Any
 import pytest
 
 CONFINED = {"ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}
-_domains = itertools.count(int(os.environ.get("MFR_TEST_DOMAIN_BASE", "40")))
+#: Domains this test process may use: under pytest-xdist each worker (gw0, gw1, …) has a band
+#: of its own, so two workers' nodes never meet; within a band they are reused in turn (a
+#: session's nodes have ended before its domain comes round again). ROS 2 takes 0–232.
+_BAND = 60
+_worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+_base = int(os.environ.get("MFR_TEST_DOMAIN_BASE", "40")) + _BAND * _worker
+_domains = (_base + n % _BAND for n in itertools.count())
 BIN = Path(sys.executable).parent
 #: The module of each node's console script.
 MODULES = {
