@@ -98,7 +98,7 @@ docs: venv ros
 # The test tools (pytest, hypothesis, and the reference readers the tests compare with)
 # are installed under the same constraints.
 VENV_MIN := .venv-min
-MIN_TOOLS := pytest==9.2.0 hypothesis==6.170.15 mcap==1.6.0 otter-motion-format==0.1.5
+MIN_TOOLS := pytest==9.2.0 pytest-xdist==3.8.0 hypothesis==6.170.15 mcap==1.6.0 otter-motion-format==0.1.5
 
 $(VENV_MIN)/.installed: setup.py tools/min-constraints.txt
 	rm -rf $(VENV_MIN)

@@ -90,6 +90,7 @@ setup(
             "pyjson5==2.0.1",
             "json5==0.17.3",
             "pytest==9.2.0",
+            "pytest-xdist==3.8.0",  # make test runs the suite on two processes
             "hypothesis==6.170.15",
             "ruff==0.17.5",
             "mypy==2.4.1",
