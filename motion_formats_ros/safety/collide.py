@@ -203,7 +203,8 @@ class SelfCollision:
         frames, candidates = np.nonzero(self.near(rotation, translation))
         keep = self.boxes_meet(rotation, translation, frames, candidates)
         frames, candidates = frames[keep], candidates[keep]
-        seen = np.unique(candidates)
+        # the shape pairs met (ascending); np.unique would import numpy.ma, 0.05 s, on a first check
+        seen = np.flatnonzero(np.bincount(candidates, minlength=self.first.size))
         slot = np.full(self.first.size, -1, dtype=np.intp)
         slot[seen] = np.arange(seen.size)
         travel = self.travel(rotation, translation, seen)

@@ -87,12 +87,100 @@ def _sphere_points(radius: float, count: int = 200) -> FloatArray:
 
 def _hull_points(points: FloatArray) -> FloatArray:
     """The vertices of the convex hull of ``points`` (all of them when the hull cannot be made)."""
+    vertices = hull_indices(points)
+    return np.asarray(points if vertices is None else points[vertices], dtype=np.float64)
+
+
+#: The least spread of a point set across its thinnest direction (a singular value of the centred
+#: points, against the largest) for which coal builds its convex hull: coal's hull building ends
+#: the process on a flat or nearly flat set, so a thinner one goes to scipy's.
+COAL_HULL_SPREAD = 1e-3
+
+
+def hull_indices(points: FloatArray) -> npt.NDArray[np.intp] | None:
+    """The indexes of the vertices of the convex hull of ``points`` (ascending; of points given
+    more than once, the first), or None when there is none (flat or degenerate points)."""
+    distinct = first_indices(points)
+    made = _coal_hull(points[distinct])
+    if made is not None:
+        return distinct[made[1]]
+    found = _scipy_hull(points[distinct])
+    return None if found is None else distinct[found[0]]
+
+
+def first_indices(points: FloatArray) -> npt.NDArray[np.intp]:
+    """The index of the first of each distinct point (rows), ascending."""
+    if not points.shape[0]:
+        return np.zeros(0, dtype=np.intp)
+    order = np.lexsort(points.T[::-1])  # stable: among equal points, the first comes first
+    ordered = points[order]
+    starts = np.r_[True, (ordered[1:] != ordered[:-1]).any(axis=1)]
+    return np.sort(order[starts])
+
+
+def _coal_hull(points: FloatArray) -> tuple[Any, npt.NDArray[np.intp]] | None:
+    """coal's convex hull of distinct points as a coal geometry, and the indexes of its vertices
+    (ascending); None when the points are too thin for coal or it cannot build their hull."""
+    if points.shape[0] < 4:
+        return None
+    spread = np.linalg.svd(points - points.mean(axis=0), compute_uv=False)
+    if not (spread[0] > 0 and spread[2] >= spread[0] * COAL_HULL_SPREAD):
+        return None
+    coal = coal_module()
+    given = coal.StdVec_Vec3s()
+    given.extend(list(points))
+    try:
+        hull = coal.ConvexBase.convexHull(given, True, None)
+    except (RuntimeError, ValueError):  # e.g. a vertex of more hull edges than coal keeps
+        return None
+    index = {p: i for i, p in enumerate(map(tuple, points.tolist()))}
+    where = np.array([index[tuple(p)] for p in np.asarray(hull.points()).tolist()], dtype=np.intp)
+    return hull, np.sort(where)
+
+
+def _scipy_hull(points: FloatArray) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None:
+    """scipy's convex hull of distinct points: the indexes of its vertices (ascending) and its
+    triangles; None when there is none."""
     from scipy.spatial import ConvexHull, QhullError
 
     try:
-        return np.asarray(points[ConvexHull(points).vertices], dtype=np.float64)
-    except (QhullError, ValueError):  # flat or degenerate: every point
-        return np.asarray(points, dtype=np.float64)
+        hull = ConvexHull(points)
+    except (QhullError, ValueError):
+        return None
+    return np.asarray(hull.vertices, dtype=np.intp), np.asarray(hull.simplices, dtype=np.intp)
+
+
+def convex_hull(points: FloatArray) -> tuple[Any, FloatArray]:
+    """The convex hull of the points of a solid mesh as a coal geometry, and its vertices; (None,
+    every point) when there is none.
+
+    The hull is qhull's of the distinct points (a mesh file gives each corner once per
+    triangle, six times over in a closed mesh: qhull takes that much longer). Coal builds it
+    when the points spread well in every direction (coal is imported already, where scipy's
+    spatial package takes far longer to import than a robot's hulls take to build); scipy
+    builds it otherwise (coal's hull building ends the process on flat or nearly flat points)
+    and where coal cannot (it keeps at most 255 edges at a vertex), and coal is handed its
+    triangles. Given the same points, both give the same vertices.
+    """
+    distinct = first_indices(points)
+    made = _coal_hull(points[distinct])
+    if made is not None:
+        return made[0], np.asarray(points[distinct[made[1]]], dtype=np.float64)
+    found = _scipy_hull(points[distinct])
+    if found is None:
+        return None, np.asarray(points, dtype=np.float64)
+    vertices, simplices = found
+    coal = coal_module()
+    corners = np.asarray(points[distinct[vertices]], dtype=np.float64)
+    index = np.full(distinct.shape[0], -1, dtype=np.intp)
+    index[vertices] = np.arange(vertices.size)
+    kept = coal.StdVec_Vec3s()
+    for p in corners:
+        kept.append(p)
+    triangles = coal.StdVec_Triangle()
+    for a, b, c in index[simplices].tolist():
+        triangles.append(coal.Triangle(a, b, c))
+    return coal.Convex(kept, triangles), corners
 
 
 #: Below this share of a mesh's largest extent, an extent (or a triangle's area, of the square) is none.
@@ -108,30 +196,6 @@ def mesh_form(vertices: FloatArray, faces: npt.NDArray[np.int64]) -> tuple[int, 
     a, b, c = (vertices[faces[:, k]] for k in range(3))
     extent = float(np.ptp(vertices, axis=0).max())
     return rank, np.linalg.norm(np.cross(b - a, c - a), axis=1) > extent * extent * FLAT
-
-
-def convex_hull(points: FloatArray) -> tuple[Any, FloatArray]:
-    """The convex hull of the points of a solid mesh as a coal geometry, and its vertices; (None,
-    every point) when there is none. The hull is made by scipy (an error is an exception there)
-    and handed to coal as triangles: coal's own hull building crashes the process on input it
-    cannot take."""
-    from scipy.spatial import ConvexHull, QhullError
-
-    try:
-        hull = ConvexHull(points)
-    except (QhullError, ValueError):
-        return None, np.asarray(points, dtype=np.float64)
-    coal = coal_module()
-    corners = np.asarray(points[hull.vertices], dtype=np.float64)
-    index = np.full(points.shape[0], -1, dtype=np.intp)
-    index[hull.vertices] = np.arange(hull.vertices.size)
-    kept = coal.StdVec_Vec3s()
-    for p in corners:
-        kept.append(p)
-    triangles = coal.StdVec_Triangle()
-    for a, b, c in index[hull.simplices].tolist():
-        triangles.append(coal.Triangle(a, b, c))
-    return coal.Convex(kept, triangles), corners
 
 
 class MeshCache:
@@ -287,4 +351,4 @@ def shape_poses(
     return rotation, translation
 
 
-__all__ = ["MeshCache", "Shape", "coal_module", "collision_shapes", "shape_poses"]
+__all__ = ["MeshCache", "Shape", "coal_module", "collision_shapes", "hull_indices", "shape_poses"]
