@@ -161,7 +161,7 @@ def support_distance(
     touching = np.zeros(n, dtype=bool)
     angles = np.linspace(0.0, 2 * np.pi, _DIRECTIONS, endpoint=False)
     directions = np.column_stack([np.cos(angles), np.sin(angles)])  # (D, 2)
-    points = sum(s.hull.shape[0] for s in shapes)
+    points = sum(s.support_points().shape[0] for s in shapes)
     rows = max(1, min(CHUNK, _SUPPORT_VALUES // max(1, points * _DIRECTIONS)))
     for lo in range(0, n, rows):
         hi = min(n, lo + rows)
@@ -172,11 +172,13 @@ def support_distance(
             continue
         # Each point's height and its reach along every direction (one matrix product per shape).
         heights = np.concatenate(
-            [translation[lo:hi, s, 2, None] + rotation[lo:hi, s, 2, :] @ shapes[s].hull.T for s in low], axis=1
+            [translation[lo:hi, s, 2, None] + rotation[lo:hi, s, 2, :] @ shapes[s].support_points().T for s in low],
+            axis=1,
         )  # (n, V)
         flat = np.concatenate(
             [
-                translation[lo:hi, s, None, :2] + np.swapaxes(rotation[lo:hi, s, :2, :] @ shapes[s].hull.T, 1, 2)
+                translation[lo:hi, s, None, :2]
+                + np.swapaxes(rotation[lo:hi, s, :2, :] @ shapes[s].support_points().T, 1, 2)
                 for s in low
             ],
             axis=1,

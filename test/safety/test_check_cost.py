@@ -179,3 +179,31 @@ def test_hulls_are_scipy_s(points: np.ndarray) -> None:
     else:
         assert found is not None
         np.testing.assert_array_equal(found, expected)
+
+
+def test_meshes_are_made_ready_to_collide_only_when_a_pair_needs_them() -> None:
+    """The Panda at rest (no checked pair near): no mesh's hull or triangle hierarchy is built; a
+    pose in which two links collide builds those of the links that come together."""
+    from support.robots import PANDA_SRDF, PANDA_URDF
+
+    from motion_formats_ros.safety.shapes import MeshHull, Triangles
+
+    checker = Checker(robot_file(*PANDA_URDF), srdf=robot_file(*PANDA_SRDF), package_paths=[share()])
+    names = tuple(j.name for j in checker.model.joints if j.movable and j.mimic is None)
+    meshes = [s for s in checker.shapes if isinstance(s.geometry, Triangles)]
+    assert len(meshes) == 9 and all(isinstance(s.convex, MeshHull) for s in meshes)
+    rest = checker.check(Motion(times=np.zeros(1), joint_names=names, position=np.zeros((1, len(names)))))
+    assert not rest.of_kind("self_collision")
+    assert all(s.geometry._model is None and s.convex._made is None for s in meshes)
+    # A pose in which two checked links collide: the first of random poses within the limits.
+    lower = np.array([checker.limits[k].lower for k in names])
+    upper = np.array([checker.limits[k].upper for k in names])
+    poses = np.random.default_rng(11).uniform(lower, upper, (200, len(names)))
+    found = Checker(robot_file(*PANDA_URDF), srdf=robot_file(*PANDA_SRDF), package_paths=[share()]).check(
+        Motion(times=np.arange(200.0), joint_names=names, position=poses)
+    )
+    first = int(min(f.intervals[0][0] for f in found.of_kind("self_collision")))
+    folded = checker.check(Motion(times=np.zeros(1), joint_names=names, position=poses[first : first + 1]))
+    assert folded.of_kind("self_collision")
+    assert any(s.geometry._model is not None for s in meshes)
+    assert any(s.convex._made is not None for s in meshes)
