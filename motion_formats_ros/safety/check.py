@@ -46,9 +46,9 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Default rate (Hz) a keyframe motion is sampled at.
 DEFAULT_RATE = 100.0
-#: Frames whose shapes are posed together (bounded memory): at most this many, and at most
-#: :data:`_CHUNK_POSES` frames × shapes.
-_CHUNK = 4096
+#: Frames whose shapes are posed together (bounded memory: their poses, and each shape's points'
+#: heights for the floor): at most this many, and at most :data:`_CHUNK_POSES` frames × shapes.
+_CHUNK = 1024
 _CHUNK_POSES = 1 << 20
 
 
