@@ -58,10 +58,10 @@ setup(
         "view": ["viser>=1.1.1,<1.2", "websockets>=13.1,<17", "trimesh>=4.0"],
         "xacro": ["xacro>=2.0"],  # .urdf.xacro robot models (motion2bag --urdf, the player)
         # motion-formats check, the player's and the viewer's collision check: coal collides,
-        # trimesh reads the mesh files.
+        # trimesh reads Collada (DAE) and unusual mesh files (STL and plain OBJ are read without it).
         "check": ["coal>=3.0", "trimesh>=4.0"],
         # motion-formats simulate: the physics preview (MuJoCo 4: its model specification, rollout
-        # and contact sensors); trimesh reads the mesh files.
+        # and contact sensors); trimesh reads Collada (DAE) and unusual mesh files.
         "sim": ["mujoco>=4.0", "trimesh>=4.0"],
         # MCAP chunk compressors; rosbags brings both, these name them for a trimmed install.
         "zstd": ["backports.zstd>=1.0; python_version < '3.14'"],

@@ -1,5 +1,17 @@
 """The motion check's cost against pinocchio + coal, and the collision library chosen by measurement.
 
+0. **The first call** (Panda: URDF, SRDF, nine STL collision meshes), each in a fresh
+   process that has imported the package's check (``motion_formats_ros.safety``), coal and
+   numpy (and pinocchio, for the peer) before the clock starts:
+
+       ours  Checker(urdf, srdf) and its check of one frame (the model, its meshes read and
+             prepared, the pairs chosen, one frame collided)
+       peer  pinocchio's buildModelFromUrdf, buildGeomFromUrdf (meshes read), the SRDF's
+             pairs removed, one computeCollisions
+
+   Target: ours ≤ 1.5 × peer (a check's fixed cost: what a command pays before any frame).
+   Both wall-clock and CPU time are shown: on a loaded machine the CPU time is the cost.
+
 1. **Panda, 1000 random frames** (joint values drawn within the limits; the SRDF's
    disabled pairs left out on both sides), measured in one run:
 
@@ -22,6 +34,11 @@
    model's start-up shown apart; wall-clock and CPU time (on a shared machine the CPU time
    is what the check costs).
 
+4. **Memory of 60 s of TALOS at 500 Hz** (30,000 frames, the motion of 3.), in a fresh
+   process: its resident size once the model and its meshes are ready and the frames made,
+   and its peak while checking (``VmHWM``, reset before), the difference being what the
+   check holds beyond the model, its meshes and its input.
+
 Run: ``.venv/bin/python bench/bench_check.py [--repeat R]``. Needs the ``check`` and
 ``test`` extras (pinocchio, example-robot-data, python-fcl). Not a test.
 """
@@ -32,6 +49,8 @@ import argparse
 import contextlib
 import io
 import math
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -134,7 +153,7 @@ def library_choice(checker: Checker, motion: Motion) -> tuple[float, float, int,
 
     geometries = [c.geometry for link in checker.model.links for c in link.collisions]
     fcl_objects = [
-        fcl.CollisionObject(fcl_geometry(g, s.geometry), fcl.Transform())
+        fcl.CollisionObject(fcl_geometry(g, s.collision_geometry()), fcl.Transform())
         for g, s in zip(geometries, checker.shapes, strict=True)
     ]
     n = motion.num_frames
@@ -142,7 +161,8 @@ def library_choice(checker: Checker, motion: Motion) -> tuple[float, float, int,
 
     def with_coal() -> None:
         request, result = coal.CollisionRequest(), coal.CollisionResult()
-        compute = [coal.ComputeCollision(checker.shapes[i].geometry, checker.shapes[j].geometry) for i, j in pairs]
+        geometry = [s.collision_geometry() for s in checker.shapes]
+        compute = [coal.ComputeCollision(geometry[i], geometry[j]) for i, j in pairs]
         count = 0
         for f in range(n):
             tf = [coal.Transform3s(rotation[f, s], translation[f, s]) for s in range(len(checker.shapes))]
@@ -179,6 +199,92 @@ def humanoid(checker: Checker, n: int, rate: float = 500.0) -> Motion:
     return Motion(times=t, joint_names=names, position=values, root_position=root, root_orientation=quat)
 
 
+#: A fresh process's first check of the Panda (ours) or pinocchio's (peer): wall-clock and CPU seconds on stdout.
+FIRST_CALL = """
+import sys, time
+sys.path.insert(0, {test!r})
+import numpy as np
+import coal
+from support.robots import PANDA_SRDF, PANDA_URDF, robot_file, share
+urdf, srdf, share = robot_file(*PANDA_URDF), robot_file(*PANDA_SRDF), share()
+if sys.argv[1] == "ours":
+    from motion_formats_ros.core.model import Motion
+    from motion_formats_ros.safety import Checker
+
+    start, cpu = time.perf_counter(), time.process_time()
+    checker = Checker(urdf, srdf=srdf, package_paths=[share])
+    names = tuple(j.name for j in checker.model.joints if j.movable and j.mimic is None)
+    checker.check(Motion(times=np.zeros(1), joint_names=names, position=np.zeros((1, len(names)))))
+else:
+    import pinocchio as pin
+
+    start, cpu = time.perf_counter(), time.process_time()
+    model = pin.buildModelFromUrdf(str(urdf))
+    geometry = pin.buildGeomFromUrdf(model, str(urdf), pin.GeometryType.COLLISION, package_dirs=[str(share)])
+    geometry.addAllCollisionPairs()
+    pin.removeCollisionPairs(model, geometry, str(srdf))
+    data, gdata = model.createData(), pin.GeometryData(geometry)
+    pin.computeCollisions(model, data, geometry, gdata, pin.neutral(model), False)
+print(time.perf_counter() - start, time.process_time() - cpu)
+print(" ".join(m for m in ("trimesh", "scipy") if m in sys.modules))
+"""
+
+TEST = str(Path(__file__).resolve().parent.parent / "test")
+
+
+def first_call(side: str) -> tuple[float, float, str]:
+    """Wall-clock and CPU seconds of a fresh process's first check (``ours``) or pinocchio's
+    (``peer``), and the heavy modules it imported meanwhile."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(TEST).parent), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_CALL.format(test=TEST), side],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    times, imported = [*done.stdout.splitlines(), "", ""][:2]
+    wall, cpu = (float(v) for v in times.split())
+    return wall, cpu, imported
+
+
+#: A fresh process's 60 s × 500 Hz TALOS check: peak resident KiB after the model, then after the check.
+TALOS_MEMORY = """
+import sys
+sys.path.insert(0, {test!r})
+import bench_check
+from support.robots import TALOS_SRDF, TALOS_URDF, robot_file, share
+from motion_formats_ros.safety import Checker
+
+def status(key):
+    return int(next(x for x in open("/proc/self/status") if x.startswith(key)).split()[1])
+
+talos = Checker(robot_file(*TALOS_URDF), srdf=robot_file(*TALOS_SRDF), package_paths=[share()])
+motion = bench_check.humanoid(talos, 30000)
+for shape in talos.shapes:  # the meshes' hulls and triangle hierarchies, built at their first use otherwise
+    shape.collision_geometry(), shape.convex_geometry()
+with open("/proc/self/clear_refs", "w") as fh:  # the peak starts again from here
+    fh.write("5")
+before = status("VmRSS")
+report = talos.check(motion)
+print(before, status("VmHWM"), len(report.findings))
+"""
+
+
+def talos_memory() -> tuple[int, int, int]:
+    """Resident KiB of a fresh process once TALOS is prepared and its 30,000 frames made, its peak
+    while checking them, and the findings."""
+    bench = str(Path(__file__).resolve().parent)
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([bench, str(Path(TEST).parent), os.environ.get("PYTHONPATH", "")])
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", TALOS_MEMORY.format(test=TEST)], check=True, capture_output=True, text=True, env=env
+    )
+    before, after, found = (int(v) for v in done.stdout.split())
+    return before, after, found
+
+
 REPEAT = 3
 
 
@@ -187,6 +293,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs (default 3)")
     REPEAT = parser.parse_args().repeat
+
+    ours_first, peer_first = [], []
+    for _ in range(max(REPEAT, 5)):  # taken in turns, so that both see the same load
+        ours_first.append(first_call("ours"))
+        peer_first.append(first_call("peer"))
+    ours_wall, ours_cpu = min(t[0] for t in ours_first), min(t[1] for t in ours_first)
+    peer_wall, peer_cpu = min(t[0] for t in peer_first), min(t[1] for t in peer_first)
+    print("0. Panda, first call in a fresh process (imports made before the clock starts), best of each")
+    print("                                                         wall s    CPU s")
+    print(f"   ours  Checker + check of one frame:                   {ours_wall:.4f}   {ours_cpu:.4f}")
+    print(f"   peer  pinocchio model + geometry + computeCollisions: {peer_wall:.4f}   {peer_cpu:.4f}")
+    wall_ratio, cpu_ratio = ours_wall / peer_wall, ours_cpu / peer_cpu
+    print(
+        f"   ratio ours / peer:                                    {wall_ratio:6.2f}   {cpu_ratio:6.2f}  (target ≤ 1.5)"
+    )
+    print(f"   imported meanwhile by ours: {ours_first[0][2] or 'neither trimesh nor scipy'}")
 
     t0 = time.perf_counter()
     panda = Checker(robot_file(*PANDA_URDF), srdf=robot_file(*PANDA_SRDF), package_paths=[share()])
@@ -236,6 +358,13 @@ def main() -> None:
         cpu = time.process_time() - cpu
         wall = time.perf_counter() - wall
         print(f"   {n:6d}   {wall:6.2f}   {cpu:5.2f}   {cpu / n * 1e6:12.1f}   {len(report.findings)}")
+
+    before, after, found = talos_memory()
+    print("4. TALOS, 60 s at 500 Hz (30,000 frames) in a fresh process: resident size")
+    print(
+        f"   model and meshes ready, frames made: {before / 1024:.0f} MiB; peak while checking: {after / 1024:.0f} MiB"
+    )
+    print(f"   the check's own: {(after - before) / 1024:.0f} MiB (target < 300); {found} findings")
 
 
 if __name__ == "__main__":

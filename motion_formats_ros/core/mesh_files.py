@@ -7,11 +7,13 @@ or holds it); ``package:///PKG/path`` (a slash too many, which pinocchio reads a
 refuses) is looked up as ``package://PKG/path`` (the model's reader says so once);
 ``file://`` URIs and absolute paths are taken as they are (a ``file://`` URI's
 ``%XX`` escapes decoded when the name as written finds nothing, as ROS's resource
-retriever decodes them); relative paths are relative to the model file. STL, DAE
-(Collada) and OBJ files are read with trimesh (imported only here, when a file is read).
+retriever decodes them); relative paths are relative to the model file. STL (binary and
+ASCII) and plain OBJ files are parsed here with numpy, into the triangles trimesh would
+give; DAE (Collada) files and anything unusual are read with trimesh (imported only then:
+it takes longer to import than a robot's collision meshes take to read).
 A mesh holds at most :data:`MAX_TRIANGLES` triangles and its file at most
 :data:`MAX_MESH_BYTES` bytes: a binary STL is refused by the count its header states
-before the rest is read, another file by its size, and what trimesh reads by its count.
+before the rest is read, another file by its size, and what is read by its count.
 SIGTERM ends the process at once while a mesh is parsed (:func:`~.inputs.interruptible`).
 The viewer draws what is read here, the motion check collides it and the physics
 preview simulates it.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+import re
 import struct
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -167,37 +170,138 @@ def _checked(path: Path, vertices: FloatArray, faces: npt.NDArray[np.int64], sca
     return scaled
 
 
+# ---------------------------------------------------------------- STL and OBJ without trimesh
+#: A binary STL's triangle record: normal, three corners (little-endian float32), attribute bytes.
+_STL_RECORD = np.dtype([("normal", "<f4", (3,)), ("corners", "<f4", (3, 3)), ("attribute", "<u2")])
+_NUMBER = rb"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
+#: A corner: its three numbers on the line of its ``vertex`` (trimesh takes a corner's numbers up to
+#: the end of the line).
+_CORNER = rb"\s+vertex(?:[ \t]+" + _NUMBER + rb"){3}[ \t\r]*(?=\n)"
+_FACET = rb"\s*facet\s+normal(?:\s+" + _NUMBER + rb"){3}\s+outer\s+loop" + 3 * _CORNER + rb"\s+endloop\s+endfacet"
+#: One solid of an ASCII STL (lower case): its name line, its facets, its ``endsolid`` line.
+_SOLID = re.compile(rb"\s*solid([^\n]*)\n((?:" + _FACET + rb")*)\s*endsolid([^\n]*)(?:\n|$)")
+_STL_WORDS = re.compile(rb"endfacet|endloop|facet|normal|outer|loop|vertex")
+#: An OBJ file's lines the plain reader takes (lower case, CR LF made LF): vertices of three
+#: coordinates, faces of plain vertex numbers (each keyword followed by a space, as trimesh
+#: looks for them), names, smoothing groups, comments, blank lines.
+_OBJ_LINE = re.compile(
+    rb"v (?:[ \t]*" + _NUMBER + rb"[ \t]+){2}" + _NUMBER + rb"[ \t]*|f (?:[ \t]*-?\d+)(?:[ \t]+-?\d+){2,}[ \t]*"
+    rb"|[ogs](?:[ \t][^\n]*)?|#[^\n]*|[ \t]*"
+)
+#: Larger OBJ files go to trimesh (the plain reader walks their lines in Python).
+_PLAIN_OBJ_BYTES = 8 << 20
+
+
+def _plain_stl(data: bytes) -> tuple[FloatArray, npt.NDArray[np.int64]] | None:
+    """An STL's corners and triangles (every corner its own vertex, as trimesh reads them), or None
+    when the file is not plain enough to read without trimesh."""
+    if len(data) >= 84:
+        (count,) = struct.unpack_from("<I", data, 80)
+        if len(data) == 84 + 50 * count:
+            records = np.frombuffer(data, dtype=_STL_RECORD, count=count, offset=84)
+            vertices = records["corners"].reshape(-1, 3).astype(np.float64)
+            return vertices, np.arange(3 * count, dtype=np.int64).reshape(-1, 3)
+    text = data.lower().strip()
+    corners: list[FloatArray] = []
+    at = 0
+    while at < len(text):
+        solid = _SOLID.match(text, at)
+        if solid is None or any(word in solid[1] + solid[3] for word in (b"solid", b"vertex")):
+            return None  # not a plain ASCII STL (or a name trimesh would take for data)
+        numbers = np.fromstring(_STL_WORDS.sub(b" ", solid[2]), sep=" ")
+        corners.append(numbers.reshape(-1, 12)[:, 3:].reshape(-1, 3))
+        at = solid.end()
+    if not corners:
+        return None
+    vertices = np.concatenate(corners)
+    return vertices, np.arange(vertices.shape[0], dtype=np.int64).reshape(-1, 3)
+
+
+def _plain_obj(data: bytes) -> tuple[FloatArray, npt.NDArray[np.int64]] | None:
+    """An OBJ file's vertices and triangles as trimesh reads them (only the vertices the faces use,
+    in the file's order; a quad as two triangles, a larger polygon as a fan), or None when the
+    file is not plain enough to read without trimesh."""
+    if len(data) > _PLAIN_OBJ_BYTES:
+        return None
+    coordinates: list[bytes] = []
+    polygons: list[list[int]] = []
+    negative_before_vertex = False
+    for line in data.lower().replace(b"\r\n", b"\n").split(b"\n"):
+        if _OBJ_LINE.fullmatch(line) is None:
+            return None
+        if line[:2] == b"v ":
+            coordinates.append(line[1:])
+            negative_before_vertex = negative_before_vertex or any(min(p) < 0 for p in polygons)
+        elif line[:2] == b"f ":
+            polygons.append([int(k) for k in line[1:].split()])
+    if not polygons or negative_before_vertex:
+        return None  # no faces, or a negative index trimesh counts from the file's end, not the line's
+    vertices = np.array(b" ".join(coordinates).split(), dtype=np.float64).reshape(-1, 3)
+    count = vertices.shape[0]
+    if any(k == 0 or not -count <= k <= count for p in polygons for k in p):
+        return None
+    if all(len(p) == 4 for p in polygons):  # quads alone: every first half, then every second half
+        quads = np.array(polygons, dtype=np.int64)
+        corners = np.concatenate([quads[:, [0, 1, 2]], quads[:, [2, 3, 0]]])
+    else:
+        triangles: list[list[int]] = []
+        for p in polygons:
+            if len(p) == 4:
+                triangles += [[p[0], p[1], p[2]], [p[2], p[3], p[0]]]
+            else:
+                triangles += [[p[0], p[k], p[k + 1]] for k in range(1, len(p) - 1)]
+        corners = np.array(triangles, dtype=np.int64)
+    corners = np.where(corners > 0, corners - 1, corners + count)
+    used = np.zeros(count, dtype=bool)
+    used[corners] = True
+    renumber = np.cumsum(used) - 1
+    return vertices[used], renumber[corners]
+
+
 def load_mesh(path: Path, scale: Sequence[float] = (1.0, 1.0, 1.0), *, extra: str = "view") -> TriMesh:
     """One mesh of every geometry in the file (scaled), or ValueError when it cannot be read.
 
     The file is read as every input is (:func:`read_input`: a device, a FIFO or a folder is
     refused unread, and an STL or text mesh whose start is not of its kind before the rest
-    is read); trimesh parses the bytes, and SIGTERM ends the process at once meanwhile (trimesh
-    catches every exception, a stopping handler's too). A file of more than :data:`MAX_TRIANGLES`
-    triangles or :data:`MAX_MESH_BYTES` bytes, a vertex that is not finite, a triangle naming a
-    vertex the file lacks, a scale factor of 0 or a mesh larger than
+    is read). A binary STL, a plain ASCII STL and a plain OBJ file are parsed here (the
+    triangles trimesh would give); anything else (DAE, an OBJ with texture coordinates,
+    normals or materials, an STL with unusual text) by trimesh, imported only then.
+    SIGTERM ends the process at once meanwhile (trimesh catches every exception, a stopping
+    handler's too). A file of more than :data:`MAX_TRIANGLES` triangles or
+    :data:`MAX_MESH_BYTES` bytes, a vertex that is not finite, a triangle naming a vertex the
+    file lacks, a scale factor of 0 or a mesh larger than
     :data:`~.kinematics.robot_parts.LARGEST_SIZE` is refused.
 
     Args:
         extra: The extra that brings trimesh to the caller (named when it is missing).
     """
-    trimesh = _trimesh(extra)
     try:
         data = read_input(path, head=(TEXT_PROBE, _head_check(path)))
     except ReadError as exc:
         raise ValueError(str(exc)) from None
+    kind = path.suffix.lower().lstrip(".")
     with interruptible():
-        try:
-            kind = path.suffix.lower().lstrip(".")
-            loaded = trimesh.load(io.BytesIO(data), file_type=kind, force="mesh", process=False)
-        except Exception as exc:  # trimesh raises many kinds for bad files: the cause stays attached
-            raise ValueError(f"{path}: cannot read the mesh: {exc}") from exc
+        plain = _plain_stl(data) if kind == "stl" else _plain_obj(data) if kind == "obj" else None
+        if plain is not None:
+            vertices, faces = plain
+        else:
+            vertices, faces = _trimesh_read(path, data, kind, extra)
         del data
-        vertices = np.asarray(getattr(loaded, "vertices", ()), dtype=np.float64).reshape(-1, 3)
-        faces = np.asarray(getattr(loaded, "faces", ()), dtype=np.int64).reshape(-1, 3)
         factors = np.broadcast_to(np.asarray(scale, dtype=np.float64), (3,))
         scaled = _checked(path, vertices, faces, factors)
         return TriMesh(scaled.astype(np.float32), faces.astype(np.uint32))
+
+
+def _trimesh_read(path: Path, data: bytes, kind: str, extra: str) -> tuple[FloatArray, npt.NDArray[np.int64]]:
+    """The vertices and triangles trimesh reads from a mesh file's bytes (ValueError when it cannot)."""
+    trimesh = _trimesh(extra)
+    try:
+        loaded = trimesh.load(io.BytesIO(data), file_type=kind, force="mesh", process=False)
+    except Exception as exc:  # trimesh raises many kinds for bad files: the cause stays attached
+        raise ValueError(f"{path}: cannot read the mesh: {exc}") from exc
+    vertices = np.asarray(getattr(loaded, "vertices", ()), dtype=np.float64).reshape(-1, 3)
+    faces = np.asarray(getattr(loaded, "faces", ()), dtype=np.int64).reshape(-1, 3)
+    return vertices, faces
 
 
 __all__ = ["MAX_MESH_BYTES", "MAX_TRIANGLES", "TriMesh", "load_mesh", "package_roots", "resolve"]

@@ -8,7 +8,7 @@ other ways; Choreonoid's ``SE3Format`` names three of them:
 - ``XYZRPY``: position, then roll, pitch, yaw with R = Rz(yaw)·Ry(pitch)·Rx(roll).
 
 Quaternion layouts are pure column permutations (exact, no normalisation); roll-pitch-yaw
-goes through :class:`scipy.spatial.transform.Rotation`.
+becomes a quaternion as :class:`scipy.spatial.transform.Rotation` makes it, and back through it.
 """
 
 from __future__ import annotations
@@ -49,18 +49,38 @@ def se3_width(fmt: str) -> int:
 def rpy_to_quat(rpy: np.ndarray) -> FloatArray:
     """Roll, pitch, yaw (..., 3) → quaternions x, y, z, w (..., 4); R = Rz(y)·Ry(p)·Rx(r).
 
-    Rows with non-finite angles give NaN quaternions.
+    The rotations about x, y and z as quaternions, composed z ⊗ (y ⊗ x) term by term as
+    :class:`scipy.spatial.transform.Rotation` composes them (the same values to the last bit;
+    scipy itself takes longer to import than a robot model takes to read). Rows with
+    non-finite angles give NaN quaternions.
     """
     a = np.asarray(rpy, dtype=np.float64)
     flat = a.reshape(-1, 3)
     out = np.full((flat.shape[0], 4), np.nan)
     ok = np.all(np.isfinite(flat), axis=1)
-    if ok.any():
-        # Lower-case "xyz": rotations about the fixed axes x, then y, then z.
-        from scipy.spatial.transform import Rotation  # scipy costs 0.2 s to import: only when used
-
-        out[ok] = Rotation.from_euler("xyz", flat[ok]).as_quat()
+    half = flat[ok] / 2.0
+    sine, cosine = np.sin(half), np.cos(half)
+    zero = np.zeros(half.shape[0])
+    about_x = np.stack([sine[:, 0], zero, zero, cosine[:, 0]], axis=-1)
+    about_y = np.stack([zero, sine[:, 1], zero, cosine[:, 1]], axis=-1)
+    about_z = np.stack([zero, zero, sine[:, 2], cosine[:, 2]], axis=-1)
+    out[ok] = _compose(about_z, _compose(about_y, about_x))
     return out.reshape((*a.shape[:-1], 4))
+
+
+def _compose(p: FloatArray, q: FloatArray) -> FloatArray:
+    """p ⊗ q of x, y, z, w quaternions (N, 4), in scipy's order of operations."""
+    px, py, pz, pw = p.T
+    qx, qy, qz, qw = q.T
+    return np.stack(
+        [
+            pw * qx + qw * px + (py * qz - pz * qy),
+            pw * qy + qw * py + (pz * qx - px * qz),
+            pw * qz + qw * pz + (px * qy - py * qx),
+            pw * qw - px * qx - py * qy - pz * qz,
+        ],
+        axis=-1,
+    )
 
 
 def quat_to_rpy(quat: np.ndarray) -> FloatArray:

@@ -34,6 +34,7 @@ from ..core.kinematics import RobotModel, load_robot_model
 from ..core.memory import require_room
 from ..core.model import Motion, MotionFile
 from ..core.spatial import quat_to_matrix
+from . import dynamics
 from .collide import Contacts, SelfCollision
 from .dynamics import Masses, support_distance, zmp
 from .findings import BalanceSeries, CheckReport, Finding, intervals, sort_findings
@@ -45,9 +46,9 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Default rate (Hz) a keyframe motion is sampled at.
 DEFAULT_RATE = 100.0
-#: Frames whose shapes are posed together (bounded memory): at most this many, and at most
-#: :data:`_CHUNK_POSES` frames × shapes.
-_CHUNK = 4096
+#: Frames whose shapes are posed together (bounded memory: their poses, and each shape's points'
+#: heights for the floor): at most this many, and at most :data:`_CHUNK_POSES` frames × shapes.
+_CHUNK = 1024
 _CHUNK_POSES = 1 << 20
 
 
@@ -309,13 +310,18 @@ class Checker:
         report: CheckReport,
         series: bool,
     ) -> list[Finding]:
-        rotation = quat_to_matrix(quaternion)
-        com, point = zmp(self.masses, rotation, translation, quaternion, times)
-        shape_rotation, shape_place = shape_poses(self.shapes, rotation, translation)
+        com, point = zmp(self.masses, quaternion, translation, times)
         polygons: list[FloatArray] | None = [] if series else None
-        outside, touching = support_distance(
-            self.shapes, shape_rotation, shape_place, point, self.contact_height, lowest, polygons
-        )
+        outside = np.empty(times.size)
+        touching = np.empty(times.size, dtype=bool)
+        for lo in range(0, times.size, dynamics.CHUNK):  # the shapes' poses a chunk of frames at a time
+            hi = min(times.size, lo + dynamics.CHUNK)
+            shape_rotation, shape_place = shape_poses(
+                self.shapes, quat_to_matrix(quaternion[lo:hi]), translation[lo:hi]
+            )
+            outside[lo:hi], touching[lo:hi] = support_distance(
+                self.shapes, shape_rotation, shape_place, point[lo:hi], self.contact_height, lowest[lo:hi], polygons
+            )
         if polygons is not None:
             report.series = BalanceSeries(times.copy(), com, point, tuple(polygons))
         if (~touching).any():
@@ -364,7 +370,7 @@ def balance_series(model: RobotModel, motion: Motion) -> tuple[FloatArray, Float
     names, positions = _single_joints(motion)
     poses = model.link_poses(names, positions, motion.root_position, motion.root_orientation)
     times = np.asarray(motion.times, dtype=np.float64)
-    return zmp(masses, quat_to_matrix(poses.rotation), poses.translation, poses.rotation, times)
+    return zmp(masses, poses.rotation, poses.translation, times)
 
 
 def check(

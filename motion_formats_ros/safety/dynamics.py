@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.kinematics import RobotModel
+from ..core.spatial import quat_to_matrix
 from .shapes import Shape
 
 FloatArray = npt.NDArray[np.float64]
@@ -33,8 +34,11 @@ BoolArray = npt.NDArray[np.bool_]
 GRAVITY = 9.81
 #: Directions the distance outside the support polygon is measured along.
 _DIRECTIONS = 32
-#: Frames evaluated together for the support polygon (bounded memory: frames × directions × points).
-_CHUNK = 1024
+#: Frames evaluated together for the centre of mass and the support polygon (bounded memory:
+#: frames × links × 9 rotation values).
+CHUNK = 1024
+#: The most frames × directions × points the support polygon's distances are measured over at once.
+_SUPPORT_VALUES = 1 << 21
 
 
 def _rate(values: FloatArray, times: FloatArray) -> FloatArray:
@@ -93,20 +97,29 @@ def _angular_velocity(quat: FloatArray, times: FloatArray) -> FloatArray:
 
 
 def zmp(
-    masses: Masses, rotation: FloatArray, translation: FloatArray, quaternion: FloatArray, times: FloatArray
+    masses: Masses, quaternion: FloatArray, translation: FloatArray, times: FloatArray
 ) -> tuple[FloatArray, FloatArray]:
     """Centre of mass (N, 3) and ZMP (N, 2) on the ground plane (NaN where the ground is not pressed).
 
+    The links' rotation matrices are made a link (or :data:`CHUNK` frames) at a time, never for
+    every link at every frame at once (60 s of a humanoid at 500 Hz would hold 130 MB of them).
+
     Args:
-        rotation, translation, quaternion: The links' poses ((N, L, 3, 3), (N, L, 3), (N, L, 4)).
+        quaternion, translation: The links' poses ((N, L, 4) x, y, z, w; (N, L, 3)).
         times: (N,) seconds.
     """
-    com = centre_of_mass(masses, rotation, translation)
+    n = times.size
+    com = np.concatenate(
+        [
+            centre_of_mass(masses, quat_to_matrix(quaternion[lo : lo + CHUNK]), translation[lo : lo + CHUNK])
+            for lo in range(0, n, CHUNK)
+        ]
+    ).reshape(n, 3)
     total = masses.total
     momentum_rate = total * _rate(_rate(com, times), times)
     angular = np.zeros_like(com)
     for k, link in enumerate(masses.index.tolist()):
-        r = rotation[:, link]
+        r = quat_to_matrix(quaternion[:, link])
         c = translation[:, link] + r @ masses.com[k]
         v = _rate(c, times)
         omega = _angular_velocity(quaternion[:, link], times)
@@ -148,8 +161,10 @@ def support_distance(
     touching = np.zeros(n, dtype=bool)
     angles = np.linspace(0.0, 2 * np.pi, _DIRECTIONS, endpoint=False)
     directions = np.column_stack([np.cos(angles), np.sin(angles)])  # (D, 2)
-    for lo in range(0, n, _CHUNK):
-        hi = min(n, lo + _CHUNK)
+    points = sum(s.support_points().shape[0] for s in shapes)
+    rows = max(1, min(CHUNK, _SUPPORT_VALUES // max(1, points * _DIRECTIONS)))
+    for lo in range(0, n, rows):
+        hi = min(n, lo + rows)
         low = np.flatnonzero((lowest[lo:hi] < contact_height).any(axis=0)).tolist()
         if not low:
             if polygons is not None:
@@ -157,11 +172,13 @@ def support_distance(
             continue
         # Each point's height and its reach along every direction (one matrix product per shape).
         heights = np.concatenate(
-            [translation[lo:hi, s, 2, None] + rotation[lo:hi, s, 2, :] @ shapes[s].hull.T for s in low], axis=1
+            [translation[lo:hi, s, 2, None] + rotation[lo:hi, s, 2, :] @ shapes[s].support_points().T for s in low],
+            axis=1,
         )  # (n, V)
         flat = np.concatenate(
             [
-                translation[lo:hi, s, None, :2] + np.swapaxes(rotation[lo:hi, s, :2, :] @ shapes[s].hull.T, 1, 2)
+                translation[lo:hi, s, None, :2]
+                + np.swapaxes(rotation[lo:hi, s, :2, :] @ shapes[s].support_points().T, 1, 2)
                 for s in low
             ],
             axis=1,

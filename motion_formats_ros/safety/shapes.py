@@ -45,13 +45,16 @@ class Shape:
     Attributes:
         link: The link's name; ``link_index`` its index in the model's links.
         rotation, translation: The shape's frame in the link frame ((3, 3), (3,)).
-        geometry: The coal geometry.
+        geometry: The coal geometry, or for a mesh its :class:`Triangles` (coal's hierarchy of
+            them is built when first collided: :meth:`collision_geometry`).
         centre, radius: A sphere holding the shape, in the shape frame.
-        hull: (V, 3) points (shape frame) whose convex hull is the shape.
+        hull: (V, 3) points (shape frame) whose convex hull is the shape (a mesh's distinct
+            vertices, or its hull's vertices).
         label: What it is, for messages (``box``, the mesh file …).
         convex: For a mesh, its convex hull as a coal geometry (a pair whose hulls do not
-            meet cannot collide, and coal tells that far faster than for the triangles);
-            None for shapes that are convex themselves.
+            meet cannot collide, and coal tells that far faster than for the triangles), or
+            the :class:`MeshHull` that builds it when first asked for
+            (:meth:`convex_geometry`); None for shapes that are convex themselves.
         box_rotation, box_centre, box_half: A box holding the shape (its axes the principal
             axes of the hull points), in the shape frame.
     """
@@ -70,6 +73,63 @@ class Shape:
     box_centre: FloatArray = dataclasses.field(default_factory=lambda: np.zeros(3))
     box_half: FloatArray = dataclasses.field(default_factory=lambda: np.zeros(3))
 
+    def collision_geometry(self) -> Any:
+        """The coal geometry (a mesh's bounding-volume hierarchy, built on the first call)."""
+        return self.geometry.model() if isinstance(self.geometry, Triangles) else self.geometry
+
+    def convex_geometry(self) -> Any:
+        """A mesh's convex hull as a coal geometry (built on the first call); None for other shapes."""
+        return self.convex.made()[0] if isinstance(self.convex, MeshHull) else self.convex
+
+    def support_points(self) -> FloatArray:
+        """The vertices of the shape's convex hull (a mesh's built on the first call), or points
+        whose hull it is: those that can touch the ground."""
+        return self.convex.made()[1] if isinstance(self.convex, MeshHull) else self.hull
+
+
+class Triangles:
+    """A mesh's triangles, made into coal's bounding-volume hierarchy (OBBRSS) when first asked for:
+    building it costs more than reading the mesh, and a check whose frames never bring the mesh
+    near another shape's never needs it (the floor and the support polygon take the hull points).
+    The same object serves every shape of the same mesh file and scale."""
+
+    def __init__(self, vertices: FloatArray, faces: npt.NDArray[np.int64]) -> None:
+        self.vertices, self.faces = vertices, faces
+        self.count = int(faces.shape[0])
+        self._model: Any = None
+
+    def model(self) -> Any:
+        """coal's BVHModelOBBRSS of the triangles (built once; SIGTERM ends the process meanwhile)."""
+        if self._model is None:
+            coal = coal_module()
+            with interruptible():
+                model = coal.BVHModelOBBRSS()
+                model.beginModel(self.count, int(self.vertices.shape[0]))
+                model.addVertices(self.vertices)
+                model.addTriangles(self.faces)
+                model.endModel()
+            self._model = model
+            self.vertices, self.faces = self.vertices[:0], self.faces[:0]  # coal holds its own copy
+        return self._model
+
+
+class MeshHull:
+    """A solid mesh's convex hull (:func:`convex_hull` of its distinct vertices), built when first
+    asked for: a check whose frames bring the mesh near no other shape, on a robot whose balance
+    is not checked, never needs it (the floor and the bounding volumes take the distinct
+    vertices, whose lowest and farthest points are the hull's)."""
+
+    def __init__(self, points: FloatArray) -> None:
+        self.points = points
+        self._made: tuple[Any, FloatArray] | None = None
+
+    def made(self) -> tuple[Any, FloatArray]:
+        """The hull as a coal geometry and its vertices (built once; SIGTERM ends the process meanwhile)."""
+        if self._made is None:
+            with interruptible():
+                self._made = convex_hull(self.points)
+        return self._made
+
 
 def _circle(radius: float, z: float, count: int = 32) -> FloatArray:
     a = np.linspace(0.0, 2 * math.pi, count, endpoint=False)
@@ -87,12 +147,105 @@ def _sphere_points(radius: float, count: int = 200) -> FloatArray:
 
 def _hull_points(points: FloatArray) -> FloatArray:
     """The vertices of the convex hull of ``points`` (all of them when the hull cannot be made)."""
+    vertices = hull_indices(points)
+    return np.asarray(points if vertices is None else points[vertices], dtype=np.float64)
+
+
+#: The least spread of a point set across its thinnest direction (a singular value of the centred
+#: points, against the largest) for which coal builds its convex hull: coal's hull building ends
+#: the process on a flat or nearly flat set, so a thinner one goes to scipy's.
+COAL_HULL_SPREAD = 1e-3
+
+
+def hull_indices(points: FloatArray) -> npt.NDArray[np.intp] | None:
+    """The indexes of the vertices of the convex hull of ``points`` (ascending; of points given
+    more than once, the first), or None when there is none (flat or degenerate points)."""
+    distinct = first_indices(points)
+    made = _coal_hull(points[distinct])
+    if made is not None:
+        return distinct[made[1]]
+    found = _scipy_hull(points[distinct])
+    return None if found is None else distinct[found[0]]
+
+
+def first_indices(points: FloatArray) -> npt.NDArray[np.intp]:
+    """The index of the first of each distinct point (rows), ascending."""
+    if not points.shape[0]:
+        return np.zeros(0, dtype=np.intp)
+    order = np.lexsort(points.T[::-1])  # stable: among equal points, the first comes first
+    ordered = points[order]
+    starts = np.r_[True, (ordered[1:] != ordered[:-1]).any(axis=1)]
+    return np.sort(order[starts])
+
+
+def solid(points: FloatArray) -> bool:
+    """Whether distinct points spread well enough in every direction for coal's hull building."""
+    if points.shape[0] < 4:
+        return False
+    spread = np.linalg.svd(points - points.mean(axis=0), compute_uv=False)
+    return bool(spread[0] > 0 and spread[2] >= spread[0] * COAL_HULL_SPREAD)
+
+
+def _coal_hull(points: FloatArray) -> tuple[Any, npt.NDArray[np.intp]] | None:
+    """coal's convex hull of distinct points as a coal geometry, and the indexes of its vertices
+    (ascending); None when the points are too thin for coal or it cannot build their hull."""
+    if not solid(points):
+        return None
+    coal = coal_module()
+    given = coal.StdVec_Vec3s()
+    given.extend(list(points))
+    try:
+        hull = coal.ConvexBase.convexHull(given, True, None)
+    except (RuntimeError, ValueError):  # e.g. a vertex of more hull edges than coal keeps
+        return None
+    index = {p: i for i, p in enumerate(map(tuple, points.tolist()))}
+    where = np.array([index[tuple(p)] for p in np.asarray(hull.points()).tolist()], dtype=np.intp)
+    return hull, np.sort(where)
+
+
+def _scipy_hull(points: FloatArray) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None:
+    """scipy's convex hull of distinct points: the indexes of its vertices (ascending) and its
+    triangles; None when there is none."""
     from scipy.spatial import ConvexHull, QhullError
 
     try:
-        return np.asarray(points[ConvexHull(points).vertices], dtype=np.float64)
-    except (QhullError, ValueError):  # flat or degenerate: every point
-        return np.asarray(points, dtype=np.float64)
+        hull = ConvexHull(points)
+    except (QhullError, ValueError):
+        return None
+    return np.asarray(hull.vertices, dtype=np.intp), np.asarray(hull.simplices, dtype=np.intp)
+
+
+def convex_hull(points: FloatArray) -> tuple[Any, FloatArray]:
+    """The convex hull of the points of a solid mesh as a coal geometry, and its vertices; (None,
+    every point) when there is none.
+
+    The hull is qhull's of the distinct points (a mesh file gives each corner once per
+    triangle, six times over in a closed mesh: qhull takes that much longer). Coal builds it
+    when the points spread well in every direction (coal is imported already, where scipy's
+    spatial package takes far longer to import than a robot's hulls take to build); scipy
+    builds it otherwise (coal's hull building ends the process on flat or nearly flat points)
+    and where coal cannot (it keeps at most 255 edges at a vertex), and coal is handed its
+    triangles. Given the same points, both give the same vertices.
+    """
+    distinct = first_indices(points)
+    made = _coal_hull(points[distinct])
+    if made is not None:
+        return made[0], np.asarray(points[distinct[made[1]]], dtype=np.float64)
+    found = _scipy_hull(points[distinct])
+    if found is None:
+        return None, np.asarray(points, dtype=np.float64)
+    vertices, simplices = found
+    coal = coal_module()
+    corners = np.asarray(points[distinct[vertices]], dtype=np.float64)
+    index = np.full(distinct.shape[0], -1, dtype=np.intp)
+    index[vertices] = np.arange(vertices.size)
+    kept = coal.StdVec_Vec3s()
+    for p in corners:
+        kept.append(p)
+    triangles = coal.StdVec_Triangle()
+    for a, b, c in index[simplices].tolist():
+        triangles.append(coal.Triangle(a, b, c))
+    return coal.Convex(kept, triangles), corners
 
 
 #: Below this share of a mesh's largest extent, an extent (or a triangle's area, of the square) is none.
@@ -110,30 +263,6 @@ def mesh_form(vertices: FloatArray, faces: npt.NDArray[np.int64]) -> tuple[int, 
     return rank, np.linalg.norm(np.cross(b - a, c - a), axis=1) > extent * extent * FLAT
 
 
-def convex_hull(points: FloatArray) -> tuple[Any, FloatArray]:
-    """The convex hull of the points of a solid mesh as a coal geometry, and its vertices; (None,
-    every point) when there is none. The hull is made by scipy (an error is an exception there)
-    and handed to coal as triangles: coal's own hull building crashes the process on input it
-    cannot take."""
-    from scipy.spatial import ConvexHull, QhullError
-
-    try:
-        hull = ConvexHull(points)
-    except (QhullError, ValueError):
-        return None, np.asarray(points, dtype=np.float64)
-    coal = coal_module()
-    corners = np.asarray(points[hull.vertices], dtype=np.float64)
-    index = np.full(points.shape[0], -1, dtype=np.intp)
-    index[hull.vertices] = np.arange(hull.vertices.size)
-    kept = coal.StdVec_Vec3s()
-    for p in corners:
-        kept.append(p)
-    triangles = coal.StdVec_Triangle()
-    for a, b, c in index[hull.simplices].tolist():
-        triangles.append(coal.Triangle(a, b, c))
-    return coal.Convex(kept, triangles), corners
-
-
 class MeshCache:
     """Mesh files read once (with their scale) and turned into coal models once."""
 
@@ -144,9 +273,9 @@ class MeshCache:
         self._meshes: dict[tuple[str, tuple[float, ...]], tuple[Any, FloatArray, Any]] = {}
 
     def get(self, mesh: Mesh, link: str) -> tuple[Any, FloatArray, Any]:
-        """The coal BVH model, the hull points and the convex hull (a coal geometry, or None when
-        it cannot be made) of a mesh; ReadError naming the model when the file is missing or
-        cannot be collided.
+        """The triangles (:class:`Triangles`), the hull points and the convex hull (a coal geometry
+        or a :class:`MeshHull`, or None when it cannot be made) of a mesh; ReadError naming the
+        model when the file is missing or cannot be collided.
 
         A solid mesh is its triangles and its convex hull; a flat one (all its vertices in a
         plane) only its triangles that have an area (a notice says so); one without such a
@@ -168,20 +297,28 @@ class MeshCache:
             tri: TriMesh = load_mesh(path, tuple(mesh.scale), extra="check")
         except ValueError as exc:
             raise ReadError(self.source, f"link {link!r}: collision mesh {exc}") from exc
-        with interruptible():  # qhull and coal's tree building: SIGTERM ends the process at once
+        with interruptible():  # qhull: SIGTERM ends the process at once
             found = self._build(tri, where)
         self._meshes[key] = found
         return found
 
     def _build(self, tri: TriMesh, where: str) -> tuple[Any, FloatArray, Any]:
-        """The coal BVH model, the hull points and the convex hull of a mesh read."""
+        """The triangles (:class:`Triangles`), the hull points and the convex hull (a
+        :class:`MeshHull` where coal will build it) of a mesh read."""
         vertices = tri.vertices.astype(np.float64)
         faces = tri.faces.astype(np.int64)
         rank, has_area = mesh_form(vertices, faces)
         if not has_area.any():
             shape = "vertices lie on a line" if rank else "vertices are one point"
             raise ReadError(self.source, f"{where}: no triangle has an area (its {shape})")
-        convex, hull = convex_hull(vertices) if rank == 3 else (None, np.asarray(vertices[np.unique(faces[has_area])]))
+        convex: Any = None
+        if rank == 3:
+            hull = vertices[first_indices(vertices)]
+            convex = MeshHull(hull)
+            if not solid(hull):  # scipy's hull, or none: known now (a mesh without one is collided as flat)
+                convex, hull = convex_hull(hull)
+        else:
+            hull = np.asarray(vertices[np.unique(faces[has_area])])
         if convex is None:
             faces = faces[has_area]
             notify(
@@ -189,17 +326,12 @@ class MeshCache:
                 f"{self.source}: {where} is flat (no convex hull): collided as its {faces.shape[0]} triangles "
                 "that have an area",
             )
-        coal = coal_module()
-        model = coal.BVHModelOBBRSS()
-        model.beginModel(int(faces.shape[0]), int(vertices.shape[0]))
-        model.addVertices(vertices)
-        model.addTriangles(faces)
-        model.endModel()
-        return model, hull, convex
+        return Triangles(vertices, faces), hull, convex
 
 
 def _geometry(geometry: Geometry, link: str, meshes: MeshCache) -> tuple[Any, FloatArray, str, Any]:
-    """The coal geometry, its hull points, a label and a mesh's convex hull (None for other shapes)."""
+    """The coal geometry (a mesh's :class:`Triangles`), its hull points, a label and a mesh's convex
+    hull (None for other shapes)."""
     coal = coal_module()
     if isinstance(geometry, Box):
         size = np.asarray(geometry.size, dtype=np.float64)
@@ -287,4 +419,13 @@ def shape_poses(
     return rotation, translation
 
 
-__all__ = ["MeshCache", "Shape", "coal_module", "collision_shapes", "shape_poses"]
+__all__ = [
+    "MeshCache",
+    "MeshHull",
+    "Shape",
+    "Triangles",
+    "coal_module",
+    "collision_shapes",
+    "hull_indices",
+    "shape_poses",
+]

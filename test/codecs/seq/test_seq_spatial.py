@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from motion_formats_ros.core.spatial import pose_to_se3, quat_to_rpy, rpy_to_quat, se3_to_pose, se3_width
 
@@ -67,3 +69,17 @@ def test_seq_se3_widths_and_unknown_format() -> None:
         se3_width("XYZ")
     with pytest.raises(ValueError, match="7 values"):
         se3_to_pose(np.zeros((2, 6)), "XYZQWQXQYQZ")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    angles=st.lists(st.tuples(*[st.floats(min_value=-50, max_value=50, allow_nan=False)] * 3), min_size=1, max_size=20)
+)
+def test_rpy_quaternions_are_scipy_s_to_the_last_bit(angles: list[tuple[float, float, float]]) -> None:
+    """Roll, pitch, yaw become the quaternions scipy's Rotation makes (URDF origins are read through
+    them, and a check's findings must not move by a rounding), without importing scipy."""
+    from scipy.spatial.transform import Rotation
+
+    rpy = np.array(angles)
+    np.testing.assert_array_equal(rpy_to_quat(rpy), Rotation.from_euler("xyz", rpy).as_quat())
+    np.testing.assert_array_equal(rpy_to_quat(rpy[0]), Rotation.from_euler("xyz", rpy[0]).as_quat())
