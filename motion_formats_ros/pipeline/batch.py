@@ -191,6 +191,32 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
     return list(unique.values())
 
 
+def refuse_output_in_sources(sources: Sequence[Path], outdir: Path) -> None:
+    """Refuse an output folder that is a source folder or lies inside one (symbolic links resolved).
+
+    Its outputs would be inputs of the next batch of that folder (one with another ``-o``,
+    or ``-o`` the folder itself, whose walk cannot leave its own root out), converted again
+    into outputs nested ever deeper. A hidden folder inside is accepted: the walk never
+    enters one.
+
+    Raises:
+        WriteError: Naming the output folder and the source folder it is in.
+    """
+    out = Path(os.path.realpath(outdir))
+    for source in sources:
+        src = Path(os.path.realpath(source))
+        if not src.is_dir() or (out != src and src not in out.parents):
+            continue
+        if any(part.startswith(".") for part in out.relative_to(src).parts):
+            continue
+        where = f"is the input folder {source}" if out == src else f"is inside the input folder {source}"
+        raise WriteError(
+            outdir,
+            f"output folder {where}: a later batch of it would read the outputs as inputs; "
+            "choose a folder outside it (or a hidden one in it, which the search never enters)",
+        )
+
+
 def _kind(path: Path) -> str:
     """What a path that is neither a regular file nor a folder is (for messages)."""
     mode = path.stat().st_mode
@@ -669,6 +695,7 @@ __all__ = [
     "is_done",
     "output_for",
     "plan",
+    "refuse_output_in_sources",
     "run",
     "scheduler_from_config",
     "summary",
