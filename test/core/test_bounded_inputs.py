@@ -168,6 +168,35 @@ def test_a_xacro_error_is_said_once(tmp_path: Path) -> None:
     assert line == f"error: {path}: xacro could not expand it: No such file or directory: {missing}"
 
 
+@pytest.mark.parametrize("how", ["include", "load_yaml"])
+def test_a_fifo_or_device_a_xacro_reads_is_refused_at_once(tmp_path: Path, how: str) -> None:
+    pytest.importorskip("xacro")
+    from motion_formats_ros.core.errors import ReadError
+    from motion_formats_ros.core.kinematics import expand_xacro
+
+    os.mkfifo(tmp_path / "pipe")  # no writer ever comes
+    for name, kind in (("pipe", "a FIFO"), ("/dev/zero", "a character device")):
+        use = (
+            f'<xacro:include filename="{name}"/>'
+            if how == "include"
+            else f'<xacro:property name="p" value="${{xacro.load_yaml(\'{name}\')}}"/><link name="l${{len(p)}}"/>'
+        )
+        path = tmp_path / "r.urdf.xacro"
+        path.write_text(f'<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">{use}<link name="a"/></robot>')
+        started = time.monotonic()
+        with pytest.raises(ReadError, match=rf"xacro could not expand it: {kind}, not a regular file: \S*{name}$"):
+            expand_xacro(path, timeout=20)
+        assert time.monotonic() - started < 10  # refused, not waited on until the timeout
+    (tmp_path / "part.xacro").write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="b"/></robot>')
+    (tmp_path / "part.yaml").write_text("b: 1\n")
+    path.write_text(
+        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:include filename="part.xacro"/>'
+        f"<link name=\"a${{xacro.load_yaml('{tmp_path / 'part.yaml'}')['b']}}\"/></robot>"
+    )
+    text = expand_xacro(path)
+    assert '<link name="b"/>' in text and '<link name="a1"/>' in text  # regular files are read as before
+
+
 def test_a_xacro_expansion_that_runs_too_long_is_stopped(tmp_path: Path) -> None:
     pytest.importorskip("xacro")
     from motion_formats_ros.core.errors import ReadError
