@@ -87,6 +87,17 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path, name: st
     assert line.endswith(f"{name}: a FIFO, not a regular file"), line
 
 
+@pytest.mark.parametrize(
+    "name", ["p.csv", "p.parquet", "p.pseq", "p.mof", "p.mtn", "p.json5", "p.json", "p.mcap", "p.db3", "p.bag"]
+)
+def test_a_fifo_of_every_format_is_refused_at_once(tmp_path: Path, name: str) -> None:
+    os.mkfifo(tmp_path / name)
+    started = time.monotonic()
+    line = one_error(cli("info", str(tmp_path / name), timeout=60))
+    assert "a FIFO, not a regular file" in line and name in line, line
+    assert time.monotonic() - started < 30
+
+
 def test_a_device_as_robot_model_or_body_file_is_refused(tmp_path: Path) -> None:
     seq = walk_seq(tmp_path)
     line = one_error(cli("motion2bag", str(seq), str(tmp_path / "out.mcap"), "--urdf", "/dev/zero"))
