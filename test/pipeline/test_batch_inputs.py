@@ -79,3 +79,28 @@ def test_an_output_folder_in_the_input_tree_is_refused_naming_both(tmp_path: Pat
     assert status == 0 and (src / ".tables" / "day" / "w.parquet").is_file(), err
     status, text, err, _ = cli("batch", src, "-o", src / ".tables", "--to", "parquet", "--workers", "1", blocked=())
     assert status == 0 and "1 input(s), 1 up to date" in text, text + err  # the hidden folder is never searched
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_searched_and_mirrored(tmp_path: Path) -> None:
+    """Folders nested deeper than Python's recursion limit (lowered here to keep the tree small):
+    found and converted, not a RecursionError out of the walk or of the output folders made."""
+    import inspect
+    import sys
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    deepest = src
+    for _ in range(300):
+        deepest = deepest / "d"
+    deepest.mkdir(parents=True)
+    write(biped_walk(rate=25.0, cycles=1), deepest / "w.csv")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 200)
+    try:
+        inputs = batch.find_inputs([src], exclude=[out])
+        jobs, skipped = batch.plan(inputs, out, batch.Settings(to="csv"))
+        results = [batch.convert_one(job) for job in jobs]
+    finally:
+        sys.setrecursionlimit(limit)
+    assert [rel for _, rel in inputs] == [deepest.relative_to(src) / "w.csv"] and not skipped
+    assert [r.status for r in results] == ["converted"], [r.error for r in results]
+    assert (out / deepest.relative_to(src) / "w.csv").is_file()
