@@ -223,6 +223,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     workers = args.workers or os.cpu_count() or 1
     settings = settings_from(args)
     outdir: Path = args.output_dir
+    batch.refuse_output_in_sources(args.sources, outdir)
     inputs = batch.find_inputs(args.sources, exclude=[outdir])
     protected = _option_files(settings)
     if args.report and not to_stdout:  # a device, FIFO, an input … is refused before the work

@@ -244,6 +244,7 @@ SPELLING: dict[str, str] = {
     "output": "OUTPUT",
     "body": "--body FILE",
     "joint_names": "--joint-names a,b,c",
+    "robot_description_topic": "--write-option robot_description_topic=TOPIC",
 }
 
 

@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from .errors import SelectionError, spelled
-from .memory import require_room
+from .errors import MotionValueError, SelectionError, spelled
+from .memory import available_memory, require_room, size_text
 from .notices import NoticeKind, notify
 
 IntArray = npt.NDArray[np.int64]
@@ -121,6 +121,7 @@ def merge(segments: Sequence[Segment], hold: bool) -> tuple[IntArray, tuple[str,
     _report_shared_stamps(segments)
     n, d = times.size, len(names)
     order = list(dict.fromkeys(ch for seg in segments if seg.times.size for ch in seg.channels))
+    _require_merge_room(n, d, len(order), hold)
     placed = []
     for seg in segments:
         if not seg.times.size:
@@ -149,6 +150,24 @@ def merge(segments: Sequence[Segment], hold: bool) -> tuple[IntArray, tuple[str,
             _hold(merged, filled)
         out[ch] = merged
     return times, tuple(names), out
+
+
+def _require_merge_room(times: int, joints: int, channels: int, hold: bool) -> None:
+    """Refuse a merge whose (times × joints) arrays this process cannot hold, before they exist.
+
+    Streams that each name joints of their own (a file of many small messages, each with new
+    names) make arrays that grow with the product of the two counts, far beyond the file.
+
+    Raises:
+        MotionValueError: One line with the counts and the size they would need.
+    """
+    needed = times * joints * (8 * channels + (1 if hold else 0))
+    room = available_memory()
+    if room is not None and needed > room:
+        raise MotionValueError(
+            f"merging joint states by joint name: {times:,} sample times × {joints:,} joints would need "
+            f"{size_text(needed)}, more than the {size_text(room)} this process can still allocate"
+        )
 
 
 def _joined(segments: Sequence[Segment]) -> tuple[IntArray, tuple[str, ...], dict[str, FloatArray]] | None:

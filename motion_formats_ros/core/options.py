@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from .errors import OptionError
+from .ros_names import topic_problem
 
 #: Types of an option that takes a file name.
 PATH = (str, os.PathLike)
@@ -88,6 +89,7 @@ def option(
     smallest_on: float | None = None,
     runtime: bool = False,
     nonempty: bool = False,
+    topic: bool = False,
     name: str = "",
 ) -> Any:
     """A field of an options or settings dataclass: one keyword option, or one setting of a node.
@@ -105,18 +107,27 @@ def option(
         smallest_on: A setting whose 0 means "off": its smallest number other than 0.
         runtime: A setting that may change while the program runs (otherwise only at start).
         nonempty: A setting's text or list that, when given, must not be empty.
+        topic: A setting's text or list of ROS topic names (relative ones too; empty: none),
+            each checked by ROS 2's rules (:mod:`.ros_names`).
         name: The name users give a setting by, when it is not the field's.
     """
     metadata: dict[str, Any] = {"help": help, "unit": unit, "choices": tuple(choices), "metavar": metavar, "name": name}
     metadata |= {"minimum": minimum, "above": above, "smallest_on": smallest_on, "runtime": runtime}
-    metadata |= {"nonempty": nonempty}
+    metadata |= {"nonempty": nonempty, "topic": topic}
     return dataclasses.field(default=default, metadata=metadata)
 
 
 #: A node's setting (a field of its configuration dataclass) is declared as a codec's option is.
 setting = option
 #: The checks of a setting and their defaults (the keywords of :func:`option` only settings use).
-_CHECKS: dict[str, Any] = {"minimum": None, "above": None, "smallest_on": None, "runtime": False, "nonempty": False}
+_CHECKS: dict[str, Any] = {
+    "minimum": None,
+    "above": None,
+    "smallest_on": None,
+    "runtime": False,
+    "nonempty": False,
+    "topic": False,
+}
 
 
 class Option(NamedTuple):
@@ -440,6 +451,7 @@ class Setting(NamedTuple):
         smallest_on: Smallest allowed number other than 0, for a number whose 0 means "off".
         runtime: May change while the program runs; otherwise only at start.
         nonempty: A text or list that, when given, must not be empty.
+        topic: A text or list of ROS topic names (relative ones too), checked by ROS 2's rules.
     """
 
     name: str
@@ -452,6 +464,7 @@ class Setting(NamedTuple):
     smallest_on: float | None = None
     runtime: bool = False
     nonempty: bool = False
+    topic: bool = False
     field: str = ""
     enum: type[ChoiceEnum] | None = None
 
@@ -516,6 +529,11 @@ class Setting(NamedTuple):
                 return f"{name} must be 0 (off) or at least {self.smallest_on:g}, got {value:g}"
         if given and self.nonempty and not value:
             return f"{name} is empty: give a value or leave the setting out"
+        if self.topic:
+            for topic in value if isinstance(value, tuple) else (value,):
+                problem = topic_problem(topic, relative=True) if topic else None
+                if problem is not None:
+                    return f"{name} {topic!r} is not a ROS topic name: {problem}"
         return None
 
 

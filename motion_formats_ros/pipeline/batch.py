@@ -24,7 +24,7 @@ import threading
 import time
 import traceback
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +153,7 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
             continue
         if not src.is_dir():
             raise ReadError(src, f"not a regular file or folder ({_kind(src)})")
-        for folder, dirs, files in os.walk(src):
+        for folder, dirs, files in _walk(src):
             here = Path(folder)
             keep = []
             for d in sorted(dirs):
@@ -189,6 +189,32 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
     for path, rel in found:
         unique.setdefault(path.resolve(), (path, rel))
     return list(unique.values())
+
+
+def refuse_output_in_sources(sources: Sequence[Path], outdir: Path) -> None:
+    """Refuse an output folder that is a source folder or lies inside one (symbolic links resolved).
+
+    Its outputs would be inputs of the next batch of that folder (one with another ``-o``,
+    or ``-o`` the folder itself, whose walk cannot leave its own root out), converted again
+    into outputs nested ever deeper. A hidden folder inside is accepted: the walk never
+    enters one.
+
+    Raises:
+        WriteError: Naming the output folder and the source folder it is in.
+    """
+    out = Path(os.path.realpath(outdir))
+    for source in sources:
+        src = Path(os.path.realpath(source))
+        if not src.is_dir() or (out != src and src not in out.parents):
+            continue
+        if any(part.startswith(".") for part in out.relative_to(src).parts):
+            continue
+        where = f"is the input folder {source}" if out == src else f"is inside the input folder {source}"
+        raise WriteError(
+            outdir,
+            f"output folder {where}: a later batch of it would read the outputs as inputs; "
+            "choose a folder outside it (or a hidden one in it, which the search never enters)",
+        )
 
 
 def _kind(path: Path) -> str:
@@ -231,11 +257,52 @@ def output_for(source: Path, rel: Path, outdir: Path, target: Target, keep_suffi
     return outdir / rel.parent / (name + target.suffix)
 
 
+def _walk(top: Path) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk(top)`` without recursion: top down, the caller may prune the folders it is
+    given, symbolic links to folders are listed but not entered, unreadable folders skipped.
+
+    Python's own walk calls itself once per level and fails past about a thousand levels
+    (a deep tree is a valid input: it is searched, not refused with a traceback).
+    """
+    stack = [os.fspath(top)]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                listed = list(entries)
+        except OSError:
+            continue
+        dirs: list[str] = []
+        files: list[str] = []
+        for entry in listed:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (dirs if is_dir else files).append(entry.name)
+        yield folder, dirs, files
+        for name in reversed(dirs):  # in the order the caller left them, each before the next
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                stack.append(path)
+
+
+def _make_folders(folder: Path) -> None:
+    """``folder.mkdir(parents=True, exist_ok=True)`` without recursion (the output tree mirrors
+    an input tree of any depth; pathlib's calls itself once per missing level)."""
+    missing = []
+    while not folder.is_dir() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir(exist_ok=True)
+
+
 def _mtime(path: Path) -> int:
     """Modification time (ns) of a file, or of the newest file in a folder."""
     if path.is_dir():
         times = [path.stat().st_mtime_ns]
-        for folder, _, files in os.walk(path):
+        for folder, _, files in _walk(path):
             times.extend(Path(folder, f).stat().st_mtime_ns for f in files)
         return max(times)
     return path.stat().st_mtime_ns
@@ -422,7 +489,7 @@ def convert_one(job: Job) -> Result:
             if s.simulate is not None:
                 motion_file, result.simulation = _simulated(motion_file, s.simulate, job.source)
             out = Path(job.output)
-            out.parent.mkdir(parents=True, exist_ok=True)
+            _make_folders(out.parent)
             written = write(
                 motion_file,
                 out,
@@ -669,6 +736,7 @@ __all__ = [
     "is_done",
     "output_for",
     "plan",
+    "refuse_output_in_sources",
     "run",
     "scheduler_from_config",
     "summary",

@@ -60,6 +60,7 @@ class PlayerConfig:
         "joint_states",
         "JointState topic with the robot's current positions, heard before playing (approach, undefined "
         "leading values, held joints); the player's own stream does not count",
+        topic=True,
     )
     mode: PlayMode = setting(PlayMode.BOTH, "both | stream (JointState + TF) | trajectory (JointTrajectory only)")
     speed: float = setting(

@@ -72,17 +72,18 @@ class RecorderConfig:
 
     output: str = setting("", "file to write: OMF .msgpack/.yaml/.json or Choreonoid .seq")
     overwrite: bool = setting(False, "replace an existing output")
-    topics: tuple[str, ...] = setting(("joint_states",), "JointState topics, merged by joint name")
+    topics: tuple[str, ...] = setting(("joint_states",), "JointState topics, merged by joint name", topic=True)
     joints: tuple[str, ...] = setting((), "record only these joints, in this order (default: every joint seen)")
     world_frame: str = setting("", "with root_frame: record the root pose from TF (world_frame → root_frame)")
     root_frame: str = setting("", "the robot's root frame (e.g. base_link)")
-    imu_topics: tuple[str, ...] = setting((), "sensor_msgs/Imu topics to record")
-    target_topic: str = setting("", "trajectory_msgs/JointTrajectory topic recorded as the target group")
-    target_joint_state_topic: str = setting("", "JointState command topic recorded as the target group")
+    imu_topics: tuple[str, ...] = setting((), "sensor_msgs/Imu topics to record", topic=True)
+    target_topic: str = setting("", "trajectory_msgs/JointTrajectory topic recorded as the target group", topic=True)
+    target_joint_state_topic: str = setting("", "JointState command topic recorded as the target group", topic=True)
     controller_state_topic: str = setting(
         "",
         "control_msgs/JointTrajectoryControllerState topic (e.g. /arm_controller/controller_state): reference "
         "recorded as the target group, feedback as actual, error as actual's 'error' channel",
+        topic=True,
     )
     rate: float = setting(0.0, "0 keeps every sample with its own time; > 0 resamples to this rate (Hz)", minimum=0.0)
     stamps: Stamps = setting(Stamps.AUTO, "header | receive | auto (receive time when header stamps are zero)")

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Mapping, Sequence
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +36,7 @@ from ..core.kinematics import Box, Capsule, Cylinder, Mesh, RobotModel, Sphere
 from ..core.kinematics.robot_parts import Joint, Link, Visual
 from ..core.mesh_files import load_mesh, package_roots, resolve
 from ..core.model import JointLimit
+from ..core.notices import NoticeKind, notify
 from ..safety.pairs import adjacent_bodies, read_srdf, rigid_bodies
 
 FloatArray = npt.NDArray[np.float64]
@@ -98,7 +102,7 @@ class BuiltModel:
 
     def to_xml(self) -> str:
         """The model as MJCF text, which plain MuJoCo loads."""
-        return str(self.spec.to_xml())
+        return str(_quietly(self.spec.to_xml)[0])  # it compiles the model again: qhull was heard by build()
 
 
 def _wxyz(quat_xyzw: FloatArray) -> list[float]:
@@ -376,11 +380,13 @@ def build(
     spec = b.spec
     spec.option.timestep = float(timestep)
     spec.option.integrator = mj.mjtIntegrator.mjINT_IMPLICITFAST
-    model = _compile(mj, spec, robot)
+    model, said = _compile(mj, spec, robot)
+    if said:  # a later compile of the same meshes says the same: said once
+        _qhull_notice(said, robot)
     touching = _touching_at_zero(mj, model) if touching_rule else set()
     if touching:
         b.exclude(_pair(t) for t in touching)
-        model = _compile(mj, spec, robot)
+        model = _compile(mj, spec, robot)[0]
         notes.append(
             f"{len(touching)} link pairs touching in the zero pose are not collided: "
             + ", ".join("–".join(sorted(t)) for t in sorted(touching, key=sorted)[:6])
@@ -419,16 +425,63 @@ def build(
 
 
 def compiled(spec: Any) -> Any:
-    """The MuJoCo model of a spec. Compiling meshes of many triangles (their convex hulls) takes
-    seconds in native code, which runs no signal handler: SIGTERM ends the process at once meanwhile
-    (nothing is written yet)."""
-    with interruptible():
-        return spec.compile()
+    """The MuJoCo model of a spec (what qhull says meanwhile was reported when :func:`build` compiled it)."""
+    return _compiled_quietly(spec)[0]
 
 
-def _compile(mj: Any, spec: Any, robot: RobotModel) -> Any:
+#: How much of what the compiler writes on the standard error is kept for the notice.
+_SAID_MAX = 65536
+
+
+def _compiled_quietly(spec: Any) -> tuple[Any, str]:
+    """The MuJoCo model of a spec and what qhull wrote on the standard error while it was compiled."""
+    return _quietly(spec.compile)
+
+
+def _quietly(call: Callable[[], Any]) -> tuple[Any, str]:
+    """What ``call`` (a MuJoCo compile, or ``to_xml`` which compiles) returns, and what qhull wrote meanwhile.
+
+    MuJoCo computes each mesh's convex hull with qhull, which prints its precision warnings
+    (paragraphs of them for a nearly flat mesh) straight to file descriptor 2, not through
+    MuJoCo's warning handler: the descriptor points at a temporary file meanwhile, and what
+    did not come from qhull is written back as it was. Compiling meshes of many triangles
+    takes seconds in native code, which runs no signal handler: SIGTERM ends the process at
+    once meanwhile (nothing is written yet).
+    """
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as caught:
+        saved = os.dup(2)
+        os.dup2(caught.fileno(), 2)
+        try:
+            with interruptible():
+                result = call()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            said = caught.read(_SAID_MAX).decode("utf-8", "replace")
+            if said and "qhull" not in said.lower():
+                sys.stderr.write(said)  # not qhull's: someone else's message, left as it was
+                said = ""
+    return result, said
+
+
+def _qhull_notice(said: str, robot: RobotModel) -> None:
+    """qhull's messages during a compile as one notice: its first sentence and how many it gave."""
+    first = next((line.strip() for line in said.splitlines() if line.strip()), "")
+    count = len(re.findall(r"\bQH\d{4}", said))
+    sentence = first.split(".")[0].strip()
+    more = f" ({count} messages)" if count > 1 else ""
+    notify(
+        NoticeKind.READ_CHOICE,
+        f"{robot.source or robot.name}: MuJoCo's convex hull of a collision mesh is imprecise (a nearly flat "
+        f"mesh?): qhull: {sentence}{more}",
+    )
+
+
+def _compile(mj: Any, spec: Any, robot: RobotModel) -> tuple[Any, str]:
     try:
-        return compiled(spec)
+        return _compiled_quietly(spec)
     except ValueError as exc:  # MuJoCo's compiler refuses the model
         raise MotionValueError(f"{robot.source or robot.name}: MuJoCo cannot build the model: {exc}") from None
 

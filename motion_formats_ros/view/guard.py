@@ -330,6 +330,10 @@ class PageMessages:
                     await connection.close(code, why.encode()[:120].decode(errors="ignore"))  # a close frame's limit
                     return await receive(*args, **kwargs)  # raises: the connection is closed
 
+            other = await viser_adapter.refuse_other_version(connection)
+            if other is not None:
+                _other_version(peer, *other)
+                return
             viser_adapter.replace_recv(connection, recv)
             await handler(connection)
 
@@ -402,6 +406,25 @@ def _notice(text: str) -> None:
         notify(NoticeKind.SKIPPED, f"viewer: {text}", stacklevel=2)
     elif count == NOTICE_LIMIT:
         notify(NoticeKind.SKIPPED, f"viewer: {NOTICE_LIMIT} notices printed; the next ones are not", stacklevel=2)
+
+
+_OTHER_VERSIONS = itertools.count(1)
+
+
+def _other_version(peer: str, client: str, server: str) -> None:
+    """A page of another viser version refused: said the first time, then only at 10, 100, 1000 … of them.
+
+    A page left open from an older viewer tries again every second or so; a line for each
+    try would bury everything else the viewer says.
+    """
+    count = next(_OTHER_VERSIONS)
+    if count == 1:
+        _notice(
+            f"{peer}: a page of viser {client} (this viewer runs {server}) is refused: reload the page; "
+            "further refusals are counted"
+        )
+    elif 10 ** round(math.log10(count)) == count:
+        _notice(f"{count} connections of pages of another viser version refused so far")
 
 
 class _OneLine(logging.Handler):

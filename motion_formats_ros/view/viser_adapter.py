@@ -10,6 +10,9 @@ promises:
   (``_marks``, of type ``viser._messages.GuiSliderMark``), which the slider only takes when
   it is made;
 - viser's share messages (``viser._messages.ShareUrlRequest`` / ``ShareUrlDisconnect``);
+- viser's version check of a page (its websocket subprotocol ``viser-v<version>`` must be
+  the server's version; viser prints a line for each page it refuses and closes it with
+  code 1002), which is done here first so that viser never prints;
 - that viser builds its server with ``websockets.asyncio.server.serve``, which is replaced
   while a viewer's server is made, and that it reads a page's frames with the
   connection's ``recv``, which is replaced on each connection.
@@ -74,6 +77,27 @@ def serve_replaced(
 def replace_recv(connection: Any, recv: Callable[..., Any]) -> None:
     """Make ``recv`` what viser's reading loop calls for the frames of ``connection``."""
     connection.recv = recv
+
+
+#: The close code and reason viser gives a page of another viser version (its page shows the reason).
+_OTHER_VERSION_CODE = 1002
+
+
+async def refuse_other_version(connection: Any) -> tuple[str, str] | None:
+    """Close the connection of a page of another viser version as viser does, without its printed line.
+
+    Returns the page's version and the server's when the page was refused, else None.
+    """
+    import viser
+
+    protocol = connection.subprotocol
+    client = (
+        protocol[len("viser-v") :].strip() if protocol is not None and protocol.startswith("viser-v") else "unknown"
+    )
+    if client == viser.__version__:
+        return None
+    await connection.close(_OTHER_VERSION_CODE, f"Version mismatch. Client: {client}, Server: {viser.__version__}")
+    return client, str(viser.__version__)
 
 
 def page_message_types() -> dict[str, Any]:
@@ -146,6 +170,7 @@ __all__ = [
     "gui_inputs",
     "on_connect",
     "page_message_types",
+    "refuse_other_version",
     "replace_recv",
     "serve_replaced",
     "set_slider_marks",

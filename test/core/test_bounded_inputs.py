@@ -87,6 +87,17 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path, name: st
     assert line.endswith(f"{name}: a FIFO, not a regular file"), line
 
 
+@pytest.mark.parametrize(
+    "name", ["p.csv", "p.parquet", "p.pseq", "p.mof", "p.mtn", "p.json5", "p.json", "p.mcap", "p.db3", "p.bag"]
+)
+def test_a_fifo_of_every_format_is_refused_at_once(tmp_path: Path, name: str) -> None:
+    os.mkfifo(tmp_path / name)
+    started = time.monotonic()
+    line = one_error(cli("info", str(tmp_path / name), timeout=60))
+    assert "a FIFO, not a regular file" in line and name in line, line
+    assert time.monotonic() - started < 30
+
+
 def test_a_device_as_robot_model_or_body_file_is_refused(tmp_path: Path) -> None:
     seq = walk_seq(tmp_path)
     line = one_error(cli("motion2bag", str(seq), str(tmp_path / "out.mcap"), "--urdf", "/dev/zero"))
@@ -166,6 +177,35 @@ def test_a_xacro_error_is_said_once(tmp_path: Path) -> None:
     line = one_error(cli("motion2bag", str(seq), str(tmp_path / "out.mcap"), "--urdf", str(path)))
     missing = tmp_path / "nosuch.xacro"
     assert line == f"error: {path}: xacro could not expand it: No such file or directory: {missing}"
+
+
+@pytest.mark.parametrize("how", ["include", "load_yaml"])
+def test_a_fifo_or_device_a_xacro_reads_is_refused_at_once(tmp_path: Path, how: str) -> None:
+    pytest.importorskip("xacro")
+    from motion_formats_ros.core.errors import ReadError
+    from motion_formats_ros.core.kinematics import expand_xacro
+
+    os.mkfifo(tmp_path / "pipe")  # no writer ever comes
+    for name, kind in (("pipe", "a FIFO"), ("/dev/zero", "a character device")):
+        use = (
+            f'<xacro:include filename="{name}"/>'
+            if how == "include"
+            else f'<xacro:property name="p" value="${{xacro.load_yaml(\'{name}\')}}"/><link name="l${{len(p)}}"/>'
+        )
+        path = tmp_path / "r.urdf.xacro"
+        path.write_text(f'<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">{use}<link name="a"/></robot>')
+        started = time.monotonic()
+        with pytest.raises(ReadError, match=rf"xacro could not expand it: {kind}, not a regular file: \S*{name}$"):
+            expand_xacro(path, timeout=20)
+        assert time.monotonic() - started < 10  # refused, not waited on until the timeout
+    (tmp_path / "part.xacro").write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="b"/></robot>')
+    (tmp_path / "part.yaml").write_text("b: 1\n")
+    path.write_text(
+        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:include filename="part.xacro"/>'
+        f"<link name=\"a${{xacro.load_yaml('{tmp_path / 'part.yaml'}')['b']}}\"/></robot>"
+    )
+    text = expand_xacro(path)
+    assert '<link name="b"/>' in text and '<link name="a1"/>' in text  # regular files are read as before
 
 
 def test_a_xacro_expansion_that_runs_too_long_is_stopped(tmp_path: Path) -> None:

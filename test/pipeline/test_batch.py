@@ -179,11 +179,11 @@ def test_two_inputs_with_one_output_name_keep_their_suffixes(tmp_path: Path) -> 
         warnings.simplefilter("ignore")
         write(joint_states(1, frames=20), src / "a.mcap", "rosbag")
         write(joint_states(2, frames=20), src / "a.db3", "rosbag")
-    assert _batch(src, "-o", src / "out", "--to", "msgpack", "--workers", "1") == 0
-    assert sorted(p.name for p in (src / "out").iterdir()) == ["a.db3.msgpack", "a.mcap.msgpack"]
-    # The output folder inside the source is not searched on the next run.
-    assert _batch(src, "-o", src / "out", "--to", "msgpack", "--workers", "1") == 0
-    assert len(list((src / "out").iterdir())) == 2
+    assert _batch(src, "-o", src / ".out", "--to", "msgpack", "--workers", "1") == 0
+    assert sorted(p.name for p in (src / ".out").iterdir()) == ["a.db3.msgpack", "a.mcap.msgpack"]
+    # A hidden output folder inside the source is not searched on the next run.
+    assert _batch(src, "-o", src / ".out", "--to", "msgpack", "--workers", "1") == 0
+    assert len(list((src / ".out").iterdir())) == 2
 
 
 def test_scheduler_without_dask_is_one_line_naming_the_extra(tree: Path, tmp_path: Path) -> None:

@@ -58,3 +58,49 @@ def test_the_report_is_never_one_of_the_batch_outputs(tmp_path: Path) -> None:
     status, _, err, _ = cli("batch", src, "-o", out, "--to", "json", "--report", out / "jm.json", blocked=())
     assert status == 1 and "is one of the batch's own outputs" in err, err
     assert not (out / "jm.json").exists()
+
+
+def test_an_output_folder_in_the_input_tree_is_refused_naming_both(tmp_path: Path) -> None:
+    """Outputs there would be inputs of the next batch of that folder: refused before any work."""
+    from support.cli import cli
+
+    src = tmp_path / "src"
+    (src / "day").mkdir(parents=True)
+    write(biped_walk(rate=25.0, cycles=1), src / "day" / "w.csv")
+    (tmp_path / "link").symlink_to(src)
+    before = sorted(p.relative_to(src) for p in src.rglob("*"))
+    for out in (src, src / "out", src / "day" / "out", tmp_path / "link", tmp_path / "link" / "out"):
+        status, _, err, _ = cli("batch", src, "-o", out, "--to", "parquet", "--workers", "1", blocked=())
+        lines = err.strip().splitlines()
+        assert status == 1 and len(lines) == 1, err
+        assert lines[0].startswith(f"error: {out}: output folder is ") and f"input folder {src}:" in lines[0], err
+        assert sorted(p.relative_to(src) for p in src.rglob("*")) == before
+    status, _, err, _ = cli("batch", src, "-o", src / ".tables", "--to", "parquet", "--workers", "1", blocked=())
+    assert status == 0 and (src / ".tables" / "day" / "w.parquet").is_file(), err
+    status, text, err, _ = cli("batch", src, "-o", src / ".tables", "--to", "parquet", "--workers", "1", blocked=())
+    assert status == 0 and "1 input(s), 1 up to date" in text, text + err  # the hidden folder is never searched
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_searched_and_mirrored(tmp_path: Path) -> None:
+    """Folders nested deeper than Python's recursion limit (lowered here to keep the tree small):
+    found and converted, not a RecursionError out of the walk or of the output folders made."""
+    import inspect
+    import sys
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    deepest = src
+    for _ in range(300):
+        deepest = deepest / "d"
+    deepest.mkdir(parents=True)
+    write(biped_walk(rate=25.0, cycles=1), deepest / "w.csv")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 200)
+    try:
+        inputs = batch.find_inputs([src], exclude=[out])
+        jobs, skipped = batch.plan(inputs, out, batch.Settings(to="csv"))
+        results = [batch.convert_one(job) for job in jobs]
+    finally:
+        sys.setrecursionlimit(limit)
+    assert [rel for _, rel in inputs] == [deepest.relative_to(src) / "w.csv"] and not skipped
+    assert [r.status for r in results] == ["converted"], [r.error for r in results]
+    assert (out / deepest.relative_to(src) / "w.csv").is_file()

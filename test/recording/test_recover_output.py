@@ -94,3 +94,31 @@ def test_a_fifo_named_as_the_journal_is_refused_at_once(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     status, _, err, _ = cli("recover", fifo, blocked=())  # opening it would wait for a writer for ever
     assert status == 1 and "a FIFO, not a regular file" in err, err
+
+
+def test_streams_of_new_joint_names_each_are_refused_before_their_merge_is_allocated(tmp_path: Path) -> None:
+    """12,000 one-joint samples, each naming a joint of its own: a file of about a megabyte whose
+    merge by joint name is 12,000 × 12,000 values. Refused in one line, under an address-space
+    limit that the merge itself would exceed."""
+    journal = tmp_path / "wide.journal"
+    writer = JournalWriter(journal, {"name": "wide"}, flush_interval=1e9)
+    for k in range(12_000):
+        writer.joints("joint_states", [f"j{k}"], k * 1_000_000, k * 1_000_000, position=array.array("d", [0.0]))
+    writer.close()
+    assert journal.stat().st_size < 2 << 20
+    limited = (
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+        "from motion_formats_ros.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    )
+    out = tmp_path / "wide.csv"
+    proc = subprocess.run(
+        [sys.executable, "-c", limited, "recover", str(journal), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and len(lines) == 1, proc.stderr
+    assert "12,000 sample times × 12,000 joints would need" in lines[0], proc.stderr
+    assert not out.exists()

@@ -257,6 +257,28 @@ def test_a_mesh_format_mujoco_lacks_is_converted_with_a_note(tmp_path: Path) -> 
     assert done.built.model.nmesh == 1
 
 
+def test_qhull_on_a_nearly_flat_mesh_is_one_notice_line(tmp_path: Path) -> None:
+    trimesh = pytest.importorskip("trimesh")
+    trimesh.creation.box(extents=(0.1, 0.1, 1e-9)).export(tmp_path / "sheet.stl")  # MuJoCo's hull: qhull complains
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(
+        '<robot name="arm"><link name="world"/><link name="base"><inertial><mass value="1"/>'
+        '<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>'
+        '<collision><geometry><mesh filename="sheet.stl"/></geometry></collision></link>'
+        '<joint name="j" type="revolute"><parent link="world"/><child link="base"/><origin xyz="0 0 0.5"/>'
+        '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="5" velocity="1"/></joint></robot>'
+    )
+    times = np.linspace(0, 1, 11)
+    source = tmp_path / "still.csv"
+    write(MotionFile(groups={"g": Motion(times=times, joint_names=("j",), position=np.zeros((11, 1)))}), source)
+    mjcf = tmp_path / "arm.xml"
+    status, text, err, _ = cli("simulate", source, "--urdf", urdf, "--kp", "10", "--mjcf", mjcf, blocked=())
+    assert status == 0 and "stood" in text and mjcf.exists(), err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("warning: ") and "qhull" in lines[0], err
+    assert "Qhull may produce" not in err and "qh-impre" not in err
+
+
 def test_no_output_of_simulate_lands_on_one_of_its_inputs(tmp_path: Path) -> None:
     times = np.linspace(0, 1, 11)
     source = tmp_path / "still.csv"

@@ -212,3 +212,39 @@ def test_a_flood_of_bad_values_prints_a_bounded_number_of_lines(tmp_path: Path) 
     lines = proc.stderr_text.splitlines()
     assert len(lines) == NOTICE_LIMIT + 2, proc.stderr_text[-2000:]  # the limit, the line saying so, "stopped"
     assert lines[-2] == f"warning: viewer: {NOTICE_LIMIT} notices printed; the next ones are not"
+
+
+def test_pages_of_another_viser_version_are_refused_in_a_few_lines(tmp_path: Path) -> None:
+    """A page left open from another viewer retries all the time: one line, then a count, never viser's own print."""
+    from websockets.sync.client import connect
+
+    with view_process(tmp_path) as (proc, port):
+        url = f"ws://127.0.0.1:{port}"
+        codes = []
+        for _ in range(12):
+            with connect(url, subprotocols=["viser-v0.0.1"], origin=f"http://127.0.0.1:{port}") as ws:  # type: ignore[list-item]
+                try:
+                    ws.recv(timeout=5)
+                except websockets.exceptions.ConnectionClosed as exc:
+                    codes.append((exc.rcvd.code, exc.rcvd.reason) if exc.rcvd is not None else None)
+        page = ViewerClient(f"http://127.0.0.1:{port}", origin=f"http://127.0.0.1:{port}")
+        try:
+            assert page.messages_for(1.0), "a page of this version got nothing"
+        finally:
+            page.close()
+        proc.terminate()
+        proc.wait(timeout=30)
+        out = proc.stdout.read()
+    err = proc.stderr_text
+    assert codes == [(1002, f"Version mismatch. Client: 0.0.1, Server: {viser_version()}")] * 12, codes
+    assert "Version mismatch" not in out, out
+    lines = [line for line in err.splitlines() if "viser" in line]
+    assert len(lines) == 2, err
+    assert "a page of viser 0.0.1" in lines[0] and lines[0].startswith("warning: viewer: page 127.0.0.1:"), err
+    assert lines[1] == "warning: viewer: 10 connections of pages of another viser version refused so far", err
+
+
+def viser_version() -> str:
+    import viser
+
+    return str(viser.__version__)

@@ -43,12 +43,13 @@ import numpy.typing as npt
 
 from ...core.atomic import check_writable, place, temp_folder
 from ...core.distros import DEFAULT_COMPRESSION, WRITE_DISTROS, Compression, Distro, Storage, default_write_distro
-from ...core.errors import WriteError
+from ...core.errors import OutOfRangeError, WriteError, spelled
 from ...core.keyframes import interpolation_dropped
 from ...core.kinematics import MovingTransform, RobotModel, StaticTransform, load_robot_model
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, check_commit, notify
 from ...core.options import option
+from ...core.ros_names import topic_problem
 from ._messages import CUSTOM_KEY, IMU, JOINT_STATE, POINT, TRAJECTORY
 from ._record import BagMotionRecord
 from .storage import bulk as _bulk
@@ -119,8 +120,32 @@ def _qos(transient: bool) -> Any:
     )
 
 
+def _check_topic_options(options: WriteOptions) -> None:
+    """Refuse a topic option that is no ROS 2 topic name, naming the option and the rule it breaks.
+
+    ``imu_topic`` is a pattern: its ``{name}`` stands for a valid token (each IMU's topic is
+    checked again when it is made).
+    """
+    given = [
+        (spelled("joint_topic"), options.joint_topic),
+        (spelled("tf_topic"), options.tf_topic),
+        (spelled("tf_static_topic"), options.tf_static_topic),
+        (spelled("trajectory_topic"), options.trajectory_topic or None),  # None or "": no trajectory
+        (spelled("zmp_topic"), options.zmp_topic),
+        (spelled("robot_description_topic"), options.robot_description_topic),
+        (spelled("imu_topic"), options.imu_topic),
+    ]
+    for flag, value in given:
+        if value is None:
+            continue
+        problem = topic_problem(value.replace("{name}", "imu"))
+        if problem is not None:
+            raise OutOfRangeError(f"{flag} {value!r} is not a ROS topic name: {problem}")
+
+
 class _BagWriter:
     def __init__(self, motion_file: MotionFile, path: Path, options: WriteOptions) -> None:
+        _check_topic_options(options)
         self.file = motion_file
         self.path = path
         self.options = options
@@ -423,6 +448,13 @@ class _BagWriter:
         msg = t[TRAJECTORY](header=self._header(start, ""), joint_names=names, points=points)
         writer.write(conn, start, self._serialize(msg, TRAJECTORY))
 
+    def _data_topic(self, topic: str, what: str) -> str:
+        """The topic a name from the motion makes, refused when it is no ROS 2 topic name."""
+        problem = topic_problem(topic)
+        if problem is not None:
+            raise WriteError(self.path, f"{what} would be the topic {topic!r}, which ROS refuses: {problem}")
+        return topic
+
     def _write_imus(self, writer: Any, m: Motion, stamps: IntArray) -> dict[str, str]:
         out: dict[str, str] = {}
         if not m.imu_names:
@@ -434,7 +466,7 @@ class _BagWriter:
                 self.dropped.append(f"IMU channel {key!r} (sensor_msgs/Imu has no slot)")
         vec, quat = t["geometry_msgs/msg/Vector3"], t["geometry_msgs/msg/Quaternion"]
         for i, name in enumerate(m.imu_names):
-            topic = self.options.imu_topic.format(name=name)
+            topic = self._data_topic(self.options.imu_topic.replace("{name}", name), f"IMU {name!r}")
             conn = self._connection(writer, topic, IMU)
             out[topic] = name
             chans = {
@@ -476,7 +508,7 @@ class _BagWriter:
             if width > 3:
                 self.dropped.append(f"series {name!r} ({width} components; PointStamped holds 3)")
                 continue
-            topic = self.options.zmp_topic if name == "zmp" else "/" + name
+            topic = self.options.zmp_topic if name == "zmp" else self._data_topic("/" + name, f"series {name!r}")
             frame = world if s.frame == "world" else base if s.frame == "root" else s.frame
             conn = self._connection(writer, topic, POINT)
             out[topic] = [name, width, s.frame]

@@ -27,7 +27,7 @@ import numpy as np
 
 from ...core.atomic import atomic_output
 from ...core.errors import ReadError, require
-from ...core.inputs import MAX_RATIO, MIN_EXPANSION, expansion_bound
+from ...core.inputs import MAX_RATIO, MIN_EXPANSION, expansion_bound, read_input
 from ...core.model import DEFAULT_GROUP, CodecRecord, MotionFile
 from . import _common, _layout
 from . import output_paths as output_paths  # offered to the registry: a write of several groups makes one file each
@@ -96,7 +96,7 @@ def _pq() -> Any:
 _WIDTHS = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4}
 
 
-def _check_expansion(path: Path, pa: Any, pq: Any) -> None:
+def _check_expansion(path: Path, source: Any, pa: Any, pq: Any) -> None:
     """Refuse a file whose columns would decode to more than a bounded multiple of its size.
 
     Compression and run-length encoding let a file of a few kilobytes hold columns of
@@ -106,11 +106,11 @@ def _check_expansion(path: Path, pa: Any, pq: Any) -> None:
     the column metadata of some damaged footers, which its read reports as errors.)
     """
     try:
-        meta = pq.ParquetFile(path).metadata
+        meta = pq.ParquetFile(source).metadata
         row = sum(_WIDTHS.get(meta.schema.column(c).physical_type, 8) for c in range(meta.num_columns))
     except (pa.ArrowException, OSError, ValueError, IndexError):
         return  # the read says what is wrong with the file
-    bound = expansion_bound(path.stat().st_size)
+    bound = expansion_bound(source.size())
     decoded = 0
     for g in range(meta.num_row_groups):
         group = meta.row_group(g)
@@ -194,9 +194,11 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     pa = _pyarrow("reading Parquet")
     pq = _pq()
 
-    _check_expansion(path, pa, pq)
+    # the bytes as every input is read (a FIFO or device refused at once, never more than the file's size)
+    source = pa.BufferReader(read_input(path))
+    _check_expansion(path, source, pa, pq)
     try:
-        table = pq.read_table(path, page_checksum_verification=True)
+        table = pq.read_table(source, page_checksum_verification=True)
     except (pa.ArrowException, OSError, ValueError) as exc:
         reason = " ".join(str(exc).split())  # Arrow's messages may run over several lines
         raise ReadError(path, f"not a readable Parquet file: {reason}") from None

@@ -7,15 +7,27 @@ address space is at most ``MEMORY`` bytes, the parent stops it after a time, and
 when the parent ends. Exit status 0: the URDF text on standard output. Otherwise
 standard output holds one line saying why (xacro's own messages on standard error are
 not shown).
+
+Every file the expansion reads (an ``xacro:include``, ``xacro.load_yaml``) is read as
+every input of the package is, by :func:`motion_formats_ros.core.inputs.read_input`: a
+FIFO, a device or a folder is refused at once, not waited on. xacro opens them with the
+built-in ``open``, which a name ``open`` in its module shadows; it is the only thing of the
+package this process imports (that module imports nothing else of it).
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
+import io
+import os
 import resource
 import signal
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 #: Exit statuses: the expansion failed, needed more memory than allowed, or gave more text than allowed.
 FAILED, NO_MEMORY, TOO_LONG = 2, 3, 4
@@ -44,9 +56,42 @@ def _out_of_memory(exc: BaseException | None) -> bool:
 def _reason(exc: BaseException) -> str:
     """The first line of xacro's message, without the wrapped error it already quotes
     (``No such file or directory: F [Errno 2] No such file or directory: 'F'``)."""
+    error: BaseException | None = exc
+    for _ in range(20):  # a file xacro.load_yaml could not read: its error, as xacro words an include's
+        if error is None:
+            break
+        if isinstance(error, OSError) and error.strerror and error.filename:
+            return f"{error.strerror}: {error.filename}"
+        error = getattr(error, "exc", None) or error.__cause__ or error.__context__
     inner = getattr(exc, "exc", None)
     text = str(exc.args[0]) if isinstance(inner, OSError) and exc.args and exc.args[0] else str(exc)
     return text.splitlines()[0] if text.strip() else type(exc).__name__
+
+
+def _bounded_open(read_input: Callable[..., bytes]) -> Callable[..., Any]:
+    """An ``open`` for xacro: a file read goes through the package's bounded reader (anything else is refused)."""
+
+    def bounded_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if set(mode) - set("rbt"):
+            raise PermissionError(errno.EACCES, "a xacro expansion writes no file", file)
+        try:
+            data = read_input(file)
+        except Exception as exc:  # the package's ReadError: told to xacro as the system's error it stands for
+            cause = exc.__cause__
+            if isinstance(cause, OSError):
+                raise cause from None  # missing, no permission: as xacro says it
+            raise OSError(errno.EINVAL, getattr(exc, "reason", str(exc)), os.fspath(file)) from None
+        return io.BytesIO(data) if "b" in mode else io.StringIO(data.decode(kwargs.get("encoding") or "utf-8"))
+
+    return bounded_open
+
+
+def _package_inputs() -> Callable[..., bytes]:
+    """The package's bounded reader, from the copy of the package this file is part of."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+    from motion_formats_ros.core.inputs import read_input
+
+    return read_input
 
 
 def main(argv: list[str]) -> int:
@@ -55,6 +100,8 @@ def main(argv: list[str]) -> int:
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     try:
         import xacro  # type: ignore[import-untyped]
+
+        xacro.open = _bounded_open(_package_inputs())  # xacro's module name shadows the built-in open
 
         text = xacro.process_file(path).toxml()
     # xacro raises its own XacroException, the XML parser's and MemoryError, and a file's ${...}

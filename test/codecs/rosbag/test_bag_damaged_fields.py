@@ -34,6 +34,33 @@ def test_a_sqlite3_message_whose_data_is_not_a_blob_is_a_read_error(tmp_path: Pa
         read(bag)
 
 
+@pytest.mark.parametrize("table", ["messages", "metadata"])
+def test_a_sqlite3_column_computed_when_read_is_refused_before_any_is_read(tmp_path: Path, table: str) -> None:
+    """A generated column is not stored in the file: a file of kilobytes could hand over a gigabyte a row."""
+    bag = _written(tmp_path / "walk.db3")
+    db = next(bag.glob("*.db3")) if bag.is_dir() else bag
+    column = "data" if table == "messages" else "metadata"
+    with sqlite3.connect(db) as con:
+        columns = [row[1] for row in con.execute(f"PRAGMA table_info({table})")]
+        kept = ", ".join(c for c in columns if c != column)
+        con.execute(f"ALTER TABLE {table} RENAME TO old")
+        con.execute(
+            f"CREATE TABLE {table}({', '.join(c for c in columns if c != column)}, stored BLOB, "
+            f"{column} BLOB GENERATED ALWAYS AS (zeroblob(900000000)) VIRTUAL)"
+        )
+        con.execute(f"INSERT INTO {table}({kept}, stored) SELECT {kept}, {column} FROM old")
+        con.execute("DROP TABLE old")
+    assert db.stat().st_size < 1 << 20
+    tracemalloc.start()
+    try:
+        with pytest.raises(ReadError, match=rf"column '{column}' of table '{table}' is computed when"):
+            read(bag)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 << 20  # not one computed value was fetched
+
+
 @dataclasses.dataclass
 class _Entry:
     """A chunk index entry as the summary states it."""

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from ....core.errors import FallbackSignal
 from . import metadata_yaml
 from .bounded import BoundedPath
+from .compression import DecompressionBombError
 from .mcap_records import (
     CHANNEL_ENTRY,
     FOOTER_HEAD,
@@ -386,6 +387,7 @@ class SqliteStorage(OpenOrClosed):
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not {"messages", "topics"} <= tables:
             raise UnusualLayoutError("no messages or topics table")
+        refuse_computed_columns(db, self.path, tables)
         if "schema" in tables:
             versions = list(db.execute("SELECT schema_version FROM schema"))
             if len(versions) != 1 or not isinstance(versions[0][0], int):
@@ -454,6 +456,31 @@ class SqliteStorage(OpenOrClosed):
         by_id = {c.id: c for c in self.connections}
         for cid, timestamp, data in self.dbconn.execute(sql, ids):
             yield by_id[cid], timestamp, data
+
+
+#: The tables of rosbag2's sqlite3 layout, which a read queries.
+SQLITE_TABLES = ("messages", "topics", "message_definitions", "metadata", "schema")
+
+
+def refuse_computed_columns(db: Any, path: str | Path, tables: set[str]) -> None:
+    """Refuse an sqlite3 storage whose tables compute a column when it is read (a generated column).
+
+    rosbag2 writes none. A value computed on each read (``zeroblob(900000000)``) is not backed
+    by the file: a file of kilobytes would hand over a gigabyte per message.
+
+    Raises:
+        DecompressionBombError: Naming the table and the column (no other reader tries the file).
+    """
+    for table in SQLITE_TABLES:
+        if table not in tables:
+            continue
+        for row in db.execute(f"PRAGMA table_xinfo({table})"):
+            if row[6] != 0:  # 2: generated and computed when read, 3: generated and stored; 1: a virtual table's
+                raise DecompressionBombError(
+                    path,
+                    f"column {row[1]!r} of table {table!r} is computed when the table is read, not stored in "
+                    "the file (rosbag2 writes no such column; a decompression bomb?)",
+                )
 
 
 # --------------------------------------------------------------------------- folders

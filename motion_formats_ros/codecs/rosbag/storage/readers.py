@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ....core.errors import MotionFormatError
-from . import folder, mcap_scan, metadata_yaml
+from . import direct, folder, mcap_scan, metadata_yaml
 from .compression import Budget, OverexpansionError, bomb, inflate
 
 BAG_SUFFIXES = (".db3", ".mcap", ".bag")
@@ -88,6 +88,7 @@ def embedded_metadata(files: list[Path]) -> tuple[dict[str, str], str | None]:
             try:
                 con = sqlite3.connect(f"file:{f}?mode=ro&immutable=1", uri=True)
                 try:
+                    direct.refuse_computed_columns(con, f, {"metadata"})
                     row = con.execute("SELECT metadata FROM metadata ORDER BY id DESC LIMIT 1").fetchone()
                 finally:
                     con.close()
