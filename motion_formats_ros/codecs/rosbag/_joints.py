@@ -44,19 +44,19 @@ def _huge_pages() -> bool:
 
 
 def _empty(shape: tuple[int, ...], dtype: Any, prefault: bool = True) -> npt.NDArray[Any]:
-    """An uninitialised array; a big one in memory that is cheap to fill.
+    """An uninitialised array; a big one that will be filled (``prefault``) in memory that is cheap to fill.
 
     Touching the pages of a fresh allocation one by one (a fault per 4 KiB page) costs
-    more than filling them. Where the kernel offers transparent huge pages, a big array
-    gets its own anonymous mapping, aligned to and advised for huge pages: a fault per
-    2 MiB, and pages never touched still cost no memory. Elsewhere, with ``prefault``,
-    anonymous memory mapped with MAP_POPULATE (mapped by the kernel at once). The array
-    owns its mapping (it is released with the array). Otherwise, or when mapping fails:
-    ``np.empty``, whose untouched pages cost no memory.
+    more than filling them. Where the kernel offers transparent huge pages, such an
+    array gets its own anonymous mapping, aligned to and advised for huge pages (a fault
+    per 2 MiB); elsewhere anonymous memory mapped with MAP_POPULATE (mapped by the kernel
+    at once). The array owns its mapping (it is released with the array). Otherwise, or
+    when mapping fails: ``np.empty``, whose untouched pages cost no memory (and whose
+    memory the allocator may hand out again from an earlier read).
     """
     dt = np.dtype(dtype)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
-    if nbytes < PREFAULT_BYTES:
+    if not prefault or nbytes < PREFAULT_BYTES:
         return np.empty(shape, dtype=dt)
     if _huge_pages():
         try:
@@ -70,7 +70,7 @@ def _empty(shape: tuple[int, ...], dtype: Any, prefault: bool = True) -> npt.NDA
             array: npt.NDArray[Any] = raw[skip : skip + nbytes].view(dt).reshape(shape)
             return array
     flags = getattr(mmap, "MAP_POPULATE", 0)
-    if prefault and flags:
+    if flags:
         try:
             mapping = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | flags)
         except (OSError, ValueError, OverflowError):
