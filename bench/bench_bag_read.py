@@ -3,8 +3,11 @@
 Bags of sensor_msgs/JointState × 30 joints (position, velocity, effort), written with
 rosbags' Writer (1 MiB chunks, as rosbags writes them) from payloads our bulk encoder
 serializes exactly as rosbags does. For each storage the *limit* is what any reader must
-do at least, timed in this process right next to ``read()`` (best of R each, alternating,
-so that a shared machine's load hits both alike):
+do at least, timed under the same process conditions as ``read()``: in a fresh child
+process per storage (not this one, whose heap writing the bags has shaped), each run once
+first, then R rounds of one run of each, their order swapped every round, so that a shared
+machine's load hits both alike. Each row gives the medians of the R runs and the range of
+the rounds' ratios:
 
     mcap        read the file's bytes (from the page cache, into one buffer)
     sqlite3     ``SELECT timestamp, data FROM messages`` through sqlite3, every row fetched
@@ -38,6 +41,7 @@ import os
 import resource
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -257,27 +261,67 @@ def verdict(ok: bool) -> str:
     return "met" if ok else "MISSED"
 
 
+# --------------------------------------------------------------------------- the rounds, in a child
+#: What a child process times: the limit, this checkout's read(), the older checkout's.
+KINDS: dict[str, Callable[[str, Path], object]] = {
+    "limit": lambda storage, bag: LIMITS[storage](bag),
+    "read": lambda storage, bag: read_ours(bag),
+    "before": lambda storage, bag: read_before(bag),
+}
+
+
+def child_main(storage: str, bag: Path, runs: int) -> None:
+    """In a fresh process: every kind once on ``bag`` (page cache, imports, the allocator's
+    state: the same for each), then ``runs`` rounds of one timed call of each, their order
+    swapped every round; prints each kind's (wall, CPU) seconds as JSON."""
+    kinds = [k for k in KINDS if k != "before" or BEFORE is not None]
+    for kind in kinds:
+        KINDS[kind](storage, bag)
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in kinds}
+    for r in range(runs):
+        for kind in kinds if r % 2 == 0 else kinds[::-1]:
+            times[kind].append(timed(lambda k=kind: KINDS[k](storage, bag)))
+    print(json.dumps(times))
+
+
+def in_child(storage: str, bag: Path, runs: int) -> dict[str, list[tuple[float, float]]]:
+    """:func:`child_main` run in a fresh child process."""
+    args = [sys.executable, __file__, "--child", storage, str(bag), "--runs", str(runs)]
+    if BEFORE_DIR is not None:
+        args += ["--before", str(BEFORE_DIR)]
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    data = json.loads(out.splitlines()[-1])
+    return {k: [(float(w), float(c)) for w, c in v] for k, v in data.items()}
+
+
 # --------------------------------------------------------------------------- sections
-def section_storages(bags: dict[str, Path], n: int, repeat: int, label: str = "") -> None:
-    print(f"read() against the limit of each storage: {n:,} JointState x {JOINTS} joints{label}, best of {repeat}")
-    print("  (wall: elapsed time; cpu: user + system time of this process, less disturbed by other load)")
+def section_storages(bags: dict[str, Path], n: int, runs: int, short: bool = False) -> None:
+    label = " with short names (j0 ... j29)" if short else ""
     print(
-        f"  {'storage':<10} {'limit':>8} {'read()':>8} {'ratio':>6} | {'cpu lim':>8} {'cpu read':>8} {'ratio':>6}"
-        f"  target <= {LIMIT_TARGET}x (wall)"
+        f"read() against the limit of each storage: {n:,} JointState x {JOINTS} joints{label}, "
+        f"median of {runs} interleaved runs in a fresh process per storage"
+    )
+    print("  (wall: elapsed time; cpu: user + system time, less disturbed by other load;")
+    print("   range: the lowest and highest ratio of the rounds, each round one run of each)")
+    print(
+        f"  {'storage':<10} {'limit':>8} {'read()':>8} {'ratio':>6} {'range':>11} | {'cpu lim':>8} {'cpu read':>8}"
+        f" {'ratio':>6}  target <= {LIMIT_TARGET}x (wall)"
     )
     for storage, bag in bags.items():
-        limit_fn = LIMITS[storage]
-        limit_fn(bag), read_ours(bag)  # warm the page cache and the imports
-        fns = [lambda f=limit_fn, b=bag: f(b), lambda b=bag: read_ours(b)]
-        if BEFORE is not None:
-            read_before(bag)
-            fns.append(lambda b=bag: read_before(b))
-        (limit, limit_cpu), (ours, ours_cpu), *before = interleaved(fns, repeat)
-        ratio = ours / limit
-        old = f"  before: {before[0][0]:7.3f}s {before[0][0] / limit:5.2f}x" if before else ""
+        times = in_child(storage, bag, runs)
+        wall = {k: statistics.median(w for w, _ in v) for k, v in times.items()}
+        cpu = {k: statistics.median(c for _, c in v) for k, v in times.items()}
+        rounds = [o / lim for (lim, _), (o, _) in zip(times["limit"], times["read"], strict=True)]
+        ratio = wall["read"] / wall["limit"]
+        cpu_ratio = cpu["read"] / cpu["limit"]
+        old = ""
+        if "before" in wall:
+            old = f"  before: {wall['before']:7.3f}s {wall['before'] / wall['limit']:5.2f}x"
+            old += f" (cpu {cpu['before'] / cpu['limit']:4.2f}x)"
         print(
-            f"  {storage:<10} {limit:7.3f}s {ours:7.3f}s {ratio:5.2f}x | {limit_cpu:7.3f}s {ours_cpu:7.3f}s "
-            f"{ours_cpu / limit_cpu:5.2f}x  {verdict(ratio <= LIMIT_TARGET)}{old}"
+            f"  {storage:<10} {wall['limit']:7.3f}s {wall['read']:7.3f}s {ratio:5.2f}x "
+            f"{min(rounds):4.2f}-{max(rounds):4.2f}x | {cpu['limit']:7.3f}s {cpu['read']:7.3f}s {cpu_ratio:5.2f}x  "
+            f"{verdict(ratio <= LIMIT_TARGET)}{old}"
         )
 
 
@@ -422,16 +466,18 @@ def section_memory(bag: Path, n: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=100_000, help="messages of the per-storage table")
-    parser.add_argument("--repeat", type=int, default=3, help="best of R runs")
+    parser.add_argument("--repeat", type=int, default=3, help="best of R runs (command, scaling)")
+    parser.add_argument("--runs", type=int, default=7, help="per-storage tables: median of R runs of each")
     parser.add_argument("--quick", action="store_true", help="leave the 1M-message bags out (scaling, memory)")
     parser.add_argument(
         "--only",
-        choices=["storages", "command", "scaling", "memory"],
+        choices=["storages", "short", "command", "scaling", "memory"],
         action="append",
         help="run only these sections (repeatable)",
     )
     parser.add_argument("--scaling-all", action="store_true", help="scaling for every storage, not only MCAP")
     parser.add_argument("--dir", type=Path, help="where to write the bags (default: a temporary folder)")
+    parser.add_argument("--child", nargs=2, metavar=("STORAGE", "BAG"), help=argparse.SUPPRESS)
     parser.add_argument(
         "--before",
         type=Path,
@@ -441,6 +487,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.before is not None:
         load_before(args.before)
+    if args.child is not None:
+        storage, bag = args.child
+        child_main(storage, Path(bag), args.runs)
+        return
     sections = set(args.only or ["storages", "command", "scaling", "memory"])
     tmp = Path(tempfile.mkdtemp(prefix="bench_bag_read.", dir=args.dir))
     n = args.messages
@@ -452,12 +502,13 @@ def main() -> None:
             make_bag(bags[storage], n, storage)
         print(f"(bags written in {time.perf_counter() - t0:.1f}s)")
         if "storages" in sections:
-            section_storages(bags, n, args.repeat)
+            section_storages(bags, n, args.runs)
+        if sections & {"storages", "short"}:
             rows = {}
             for storage in (*STORAGES, "bare-zstd"):
                 rows[storage] = tmp / f"short-{storage}-{n}" if storage != "bare-zstd" else tmp / f"short-{n}.mcap"
                 make_bag(rows[storage], n, storage, short=True)
-            section_storages(rows, n, args.repeat, " with short names (j0 ... j29)")
+            section_storages(rows, n, args.runs, short=True)
         big = 1_000_000
         known = {(s, n): b for s, b in bags.items()}
         if sections & {"memory", "command", "scaling"} and not args.quick:

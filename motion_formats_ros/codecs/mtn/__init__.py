@@ -21,7 +21,10 @@ differs: the frame rate (byte 22) is 0 and each keyframe's count field is the du
 of its segment in milliseconds (a choice: the files give no frame length; ``info`` and a
 warning say so); section 1 is not padded to 4 bytes; section 3 stores the data type as
 a u16. Sections may declare more bytes than their content (kept as they are). Every
-section's bytes after its content are kept, so the file round-trips byte for byte.
+section's bytes after its content are kept, so the file round-trips byte for byte. The
+Skitter motion editor (ERS-7) writes section 1's size without its 8-byte header and a
+motion name longer than its length byte; both are read with a notice and written back as
+the file had them (a motion not read from such a file gets the standard layout).
 Body roll/pitch/yaw become the root orientation (REP 103: the file's pitch is positive
 leaning backward, ROS pitch is positive nose down, so the sign flips) and are also kept
 as the series ``body_rpy`` in the file's own convention.

@@ -80,6 +80,8 @@ class _Parser:
         self.sections: dict[int, tuple[int, int]] = {}  # number: (offset, length)
         self.order: list[int] = []
         self.tails: dict[str, str] = {}  # bytes after each required section's fields, hex
+        self.content_only: list[int] = []  # sections whose size field left out the header
+        self.name_length_bytes: dict[str, int] = {}  # a name whose length byte is shorter than it
 
     def fail(self, offset: int, reason: str) -> ReadError:
         return ReadError(self.path, reason, offset=offset)
@@ -107,6 +109,7 @@ class _Parser:
             number, length = SECTION.unpack_from(data, offset)
             if number == 1 and self._content_only(offset, length):
                 length += SECTION.size
+                self.content_only.append(number)
             problem = _section_problem(number, length, size - offset)
             if problem is not None:
                 raise self.fail(offset + 4, problem)
@@ -134,7 +137,7 @@ class _Parser:
         notify(
             NoticeKind.READ_CHOICE,
             f"byte {offset + 4}: section 1 size {length} counts only its content (section 2 starts "
-            f"{SECTION.size} bytes later, after the header); read as {length + SECTION.size}, and written so",
+            f"{SECTION.size} bytes later, after the header); read as {length + SECTION.size}, written back as it is",
             file=self.path,
             stacklevel=5,
         )
@@ -159,6 +162,7 @@ class _Parser:
         longer = self._longer_name(s1 + 8, pos, end1)
         if longer is not None:
             name, pos = longer
+            self.name_length_bytes[name] = self.data[s1 + 8]
         creator, pos = self.string(pos, end1, 1, "creator")
         design_label, pos = self.string(pos, end1, 1, "design label")
         self.tails["1"] = self.data[pos:end1].hex()
@@ -196,7 +200,7 @@ class _Parser:
                 notify(
                     NoticeKind.READ_CHOICE,
                     f"byte {start}: the motion name's length byte says {self.data[start]}, the name runs "
-                    f"{len(name)} bytes ({name!r}); read whole, and written with its own length",
+                    f"{len(name)} bytes ({name!r}); read whole, written back with the file's length byte",
                     file=self.path,
                     stacklevel=5,
                 )
@@ -326,6 +330,8 @@ def decode(data: bytes, path: str | Path = "<bytes>", joint_map: Any = None) -> 
         unknown_sections={
             str(n): data[off + 8 : off + length].hex() for n, (off, length) in p.sections.items() if n not in _REQUIRED
         },
+        content_only_sizes=p.content_only,
+        name_length_bytes=p.name_length_bytes,
     )
     robot = jmap.robot if jmap is not None and jmap.robot else design_label
     return MotionFile.single(motion, name=name, robot=robot, records={MtnRecord.codec: record})

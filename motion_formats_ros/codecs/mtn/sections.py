@@ -49,6 +49,10 @@ class MtnRecord(CodecRecord):
         data_type_size: Width of section 3's data-type field (2 or 4 bytes).
         tails: Section number → bytes after its known fields (hex).
         unknown_sections: Section number → body of a section this reader does not know (hex).
+        content_only_sizes: Sections whose size field counted only their content, not the
+            8-byte header (section 1 as the Skitter motion editor writes it); written so again.
+        name_length_bytes: Motion name → the length byte the file gave it where that byte was
+            shorter than the name (Skitter); written so again while the name is unchanged.
     """
 
     codec: ClassVar[str] = "mtn"
@@ -64,6 +68,8 @@ class MtnRecord(CodecRecord):
     data_type_size: int | None = None
     tails: dict[str, str] = dataclasses.field(default_factory=dict)
     unknown_sections: dict[str, str] = dataclasses.field(default_factory=dict)
+    content_only_sizes: list[int] = dataclasses.field(default_factory=list)
+    name_length_bytes: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass

@@ -47,24 +47,29 @@ class WriteOptions:
     tolerance: float = option(0.1, "keyframe reduction tolerance", unit="deg")
 
 
-def _section(number: int, body: bytes, tail_hex: str | None, size: int | None) -> bytes:
+def _section(number: int, body: bytes, tail_hex: str | None, size: int | None, content_only: bool = False) -> bytes:
     """A section: header, body, then what followed the content in the file read (``size``
-    its declared size) when the body is as long as it was: byte-identical round trips;
-    otherwise zero padding to 4 bytes (none where the file read did not pad)."""
+    its size, header included) when the body is as long as it was: byte-identical round
+    trips; otherwise zero padding to 4 bytes (none where the file read did not pad).
+    ``content_only``: the size field leaves out the 8-byte header, as the file read did."""
     tail = bytes.fromhex(tail_hex) if tail_hex else b""
     if size is None or SECTION.size + len(body) + len(tail) != size:
         aligned = size is None or size % 4 == 0
         tail = b"\0" * ((-(SECTION.size + len(body))) % 4) if aligned else b""
-    return SECTION.pack(number, SECTION.size + len(body) + len(tail)) + body + tail
+    declared = len(body) + len(tail) + (0 if content_only else SECTION.size)
+    return SECTION.pack(number, declared) + body + tail
 
 
-def _string(text: str, what: str, path: Path) -> bytes:
+def _string(text: str, what: str, path: Path, length_byte: int | None = None) -> bytes:
+    """A length-prefixed string; ``length_byte`` (shorter than the text) stands in for its length."""
     try:
         raw = text.encode("latin-1")
     except UnicodeEncodeError:
         raise WriteError(path, f"{what} {text!r} has characters .mtn cannot hold (Latin-1 only)") from None
     if len(raw) > 255:
         raise WriteError(path, f"{what} is {len(raw)} bytes long, .mtn strings hold at most 255")
+    if length_byte is not None and 0 <= length_byte < len(raw):
+        return bytes([length_byte]) + raw
     return bytes([len(raw)]) + raw
 
 
@@ -208,8 +213,11 @@ def _assemble(
     name = motion_file.name or path.stem
     creator = meta.creator
     design = meta.design_label or (jmap.design_labels[0] if jmap and jmap.design_labels else "")
+    name_byte = meta.name_length_bytes.get(name)
     body1 = (
-        _string(name, "motion name", path) + _string(creator, "creator", path) + _string(design, "design label", path)
+        _string(name, "motion name", path, name_byte if isinstance(name_byte, int) else None)
+        + _string(creator, "creator", path)
+        + _string(design, "design label", path)
     )
     body2 = U16.pack(len(locators)) + b"".join(_string(loc, "PRM locator", path) for loc in locators)
     unknown = {int(k): bytes.fromhex(v) for k, v in meta.unknown_sections.items()}
@@ -223,7 +231,8 @@ def _assemble(
     for number in order:
         tail = tails.get(str(number)) if number in _REQUIRED else None
         size = sizes.get(str(number)) if number in _REQUIRED else None
-        out += _section(number, bodies[number], tail, size if isinstance(size, int) else None)
+        content_only = number in meta.content_only_sizes
+        out += _section(number, bodies[number], tail, size if isinstance(size, int) else None, content_only)
     return bytes(out)
 
 

@@ -9,8 +9,10 @@ rosbags' deserializer.
 
 from __future__ import annotations
 
+import functools
 import mmap
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,22 +28,49 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Arrays at least this big are allocated with their pages mapped at once (see :func:`_empty`).
 PREFAULT_BYTES = 1 << 22
+#: The size of a transparent huge page (x86-64, arm64 with 4 KiB pages).
+HUGE_PAGE = 1 << 21
+_THP_SETTING = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+
+
+@functools.cache
+def _huge_pages() -> bool:
+    """Whether anonymous memory may be backed by transparent huge pages on request (``madvise``)."""
+    try:
+        setting = _THP_SETTING.read_text()
+    except OSError:
+        return False
+    return hasattr(mmap, "MADV_HUGEPAGE") and ("[always]" in setting or "[madvise]" in setting)
 
 
 def _empty(shape: tuple[int, ...], dtype: Any, prefault: bool = True) -> npt.NDArray[Any]:
-    """An uninitialised array; a big one with its pages mapped in one go (with ``prefault``).
+    """An uninitialised array; a big one that will be filled (``prefault``) in memory that is cheap to fill.
 
-    Touching the pages of a fresh allocation one by one (a fault per page, or a search
-    for huge pages on a busy machine) costs more than filling them; anonymous memory
-    mapped with MAP_POPULATE is mapped by the kernel at once. The array owns its mapping
-    (it is released with the array). Elsewhere, when mapping fails or without
-    ``prefault`` (pages that may never be used): ``np.empty``, whose untouched pages
-    cost no memory.
+    Touching the pages of a fresh allocation one by one (a fault per 4 KiB page) costs
+    more than filling them. Where the kernel offers transparent huge pages, such an
+    array gets its own anonymous mapping, aligned to and advised for huge pages (a fault
+    per 2 MiB); elsewhere anonymous memory mapped with MAP_POPULATE (mapped by the kernel
+    at once). The array owns its mapping (it is released with the array). Otherwise, or
+    when mapping fails: ``np.empty``, whose untouched pages cost no memory (and whose
+    memory the allocator may hand out again from an earlier read).
     """
     dt = np.dtype(dtype)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    if not prefault or nbytes < PREFAULT_BYTES:
+        return np.empty(shape, dtype=dt)
+    if _huge_pages():
+        try:
+            mapping = mmap.mmap(-1, nbytes + HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+            mapping.madvise(mmap.MADV_HUGEPAGE)
+        except (OSError, ValueError, OverflowError):
+            pass
+        else:
+            raw = np.frombuffer(mapping, dtype=np.uint8)
+            skip = -int(raw.__array_interface__["data"][0]) % HUGE_PAGE
+            array: npt.NDArray[Any] = raw[skip : skip + nbytes].view(dt).reshape(shape)
+            return array
     flags = getattr(mmap, "MAP_POPULATE", 0)
-    if prefault and nbytes >= PREFAULT_BYTES and flags:
+    if flags:
         try:
             mapping = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | flags)
         except (OSError, ValueError, OverflowError):

@@ -261,12 +261,9 @@ def test_an_editors_content_only_name_section_is_read_with_a_notice(tmp_path: Pa
     np.testing.assert_allclose(mf.motion.times, [0.0, 31 * 0.016])
     assert mf.motion.position is not None
     assert mf.motion.position[1, 3] == pytest.approx(0.203)
-    # Written back in the standard layout, which reads without a notice.
-    out = tmp_path / "standard.mtn"
-    write(mf, out)
+    # Written back as the editor wrote it (test_mtn_skitter.py has the whole file's round trip).
+    out = tmp_path / "back.mtn"
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        again = read(out)
-    assert again.name == "ers7_dance_step"
-    assert struct.unpack_from("<II", out.read_bytes(), 28) == (1, 52)
-    np.testing.assert_array_equal(again.motion.position, mf.motion.position)
+        warnings.simplefilter("ignore")
+        write(mf, out)
+    assert out.read_bytes() == path.read_bytes()

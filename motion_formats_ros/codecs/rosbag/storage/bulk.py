@@ -90,8 +90,9 @@ def _joined(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
 def parse_layout(raw: bytes | memoryview, ros1: bool) -> Layout | None:
     """The layout of one serialized JointState, or None when it is not a well-formed one.
 
-    Not well-formed includes: big-endian CDR, arrays whose length is neither 0 nor the
-    number of names, duplicate names, a message cut short; for ROS 1 also trailing
+    Not well-formed includes: big-endian CDR, a CDR string without its NUL terminator,
+    arrays whose length is neither 0 nor the number of names, duplicate names, a message
+    cut short; for ROS 1 also trailing
     bytes (CDR payloads may carry trailing bytes, see the module docstring).
     """
     data = bytes(raw)
@@ -143,8 +144,8 @@ def _parse_cdr(data: bytes) -> Layout | None:
     static: list[tuple[int, int]] = [(0, 2)]  # encapsulation kind (the options bytes are not data)
     rel = 8
     (n,) = u32(data, base + rel)
-    if n < 1 or base + rel + 4 + n > len(data):
-        return None
+    if n < 1 or base + rel + 4 + n > len(data) or data[base + rel + 4 + n - 1]:
+        return None  # a string's length counts its NUL terminator, which must be there
     frame_id = data[base + rel + 4 : base + rel + 4 + n - 1].decode()
     static.append((base + rel, base + rel + 4 + n))
     rel += 4 + n
@@ -158,7 +159,7 @@ def _parse_cdr(data: bytes) -> Layout | None:
     for _ in range(count):
         rel = align(rel, 4)
         (n,) = u32(data, base + rel)
-        if n < 1 or base + rel + 4 + n > len(data):
+        if n < 1 or base + rel + 4 + n > len(data) or data[base + rel + 4 + n - 1]:
             return None
         names.append(data[base + rel + 4 : base + rel + 4 + n - 1].decode())
         static.append((base + rel, base + rel + 4 + n))
@@ -313,12 +314,19 @@ def _decoded(rows: npt.NDArray[np.uint8], layout: Layout) -> Decoded:
     return Decoded(layout, stamps, channels)
 
 
+#: Rows whose coarse ranges :func:`_regular_prefix` compares at once as one byte string.
+ALIKE_ROWS = 4096
+
+
 def _regular_prefix(rows: npt.NDArray[np.uint8], layout: Layout, head: npt.NDArray[np.uint8] | None = None) -> int:
     """How many leading rows have ``head``'s (default: row 0's) bytes in the layout's static ranges.
 
-    The coarse ranges (static ranges with the few padding bytes between them) are
-    compared first, in a few wide compares; only rows that differ there are compared
-    range by range, since padding may differ between messages that are alike.
+    Rows whose coarse ranges (static ranges with the few padding bytes between them)
+    all equal ``head``'s, the usual case, are found by comparing each range of a group
+    of rows, copied out as one byte string, with ``head``'s repeated (one memory
+    compare). From the first group where a range differs, rows are compared one by one
+    on the coarse ranges, and those that differ there range by range, since padding may
+    differ between messages that are alike.
     """
     m = int(rows.shape[0])
     if not m:
@@ -327,6 +335,31 @@ def _regular_prefix(rows: npt.NDArray[np.uint8], layout: Layout, head: npt.NDArr
     width = rows.shape[1]
     if width != layout.size:
         return 0
+    alike = _alike_groups(rows, layout, ref)
+    if alike == m:
+        return m
+    return alike + _regular_rows(rows[alike:], layout, ref)
+
+
+def _alike_groups(rows: npt.NDArray[np.uint8], layout: Layout, ref: npt.NDArray[np.uint8]) -> int:
+    """How many leading rows, in whole groups of :data:`ALIKE_ROWS`, have ``ref``'s coarse ranges byte for byte."""
+    m = int(rows.shape[0])
+    if rows.ndim != 2 or rows.strides[1] != 1 or ref.strides[0] != 1:
+        return 0
+    ranges = [(start, end, ref[start:end].tobytes()) for start, end in layout.coarse]
+    for lo in range(0, m, ALIKE_ROWS):
+        group = rows[lo : lo + ALIKE_ROWS]
+        n = int(group.shape[0])
+        for start, end, want in ranges:
+            # One fixed-size item per row: the copy is one memcpy per row, the compare one memcmp.
+            if group[:, start:end].view(f"V{end - start}").tobytes() != want * n:
+                return lo
+    return m
+
+
+def _regular_rows(rows: npt.NDArray[np.uint8], layout: Layout, ref: npt.NDArray[np.uint8]) -> int:
+    """:func:`_regular_prefix` row by row (numpy compares of every row's ranges)."""
+    m = int(rows.shape[0])
     differ = np.zeros(m, dtype=bool)
     for start, end in layout.coarse:
         words = (end - start) // 8 * 8  # compared 8 bytes at a time, the rest byte by byte

@@ -186,7 +186,7 @@ def sqlite_blocks(storage: Any, wanted: set[str]) -> Iterator[Block]:
         cursor = conn.execute(sql, ids)
         while rows := list(itertools.islice(cursor, SQLITE_BLOCK)):
             times, raws = zip(*rows, strict=True)
-            if {type(r) for r in raws} != {bytes} or {type(t) for t in times} != {int}:
+            if set(map(type, raws)) != {bytes} or set(map(type, times)) != {int}:
                 # A damaged database can hand back a number or text where a message's blob or
                 # its integer timestamp should be.
                 bad = next(i for i, (t, r) in enumerate(rows) if type(r) is not bytes or type(t) is not int)
