@@ -52,7 +52,8 @@ def _empty(shape: tuple[int, ...], dtype: Any, prefault: bool = True) -> npt.NDA
     per 2 MiB); elsewhere anonymous memory mapped with MAP_POPULATE (mapped by the kernel
     at once). The array owns its mapping (it is released with the array). Otherwise, or
     when mapping fails: ``np.empty``, whose untouched pages cost no memory (and whose
-    memory the allocator may hand out again from an earlier read).
+    memory the allocator may hand out again from an earlier read). Measured: about 20 ms
+    of a 100k-message, 30-joint, three-channel read (bench/bench_bag_read.py, short names).
     """
     dt = np.dtype(dtype)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
