@@ -10,7 +10,7 @@ from typing import Any
 from ..core.atomic import Inputs, check_output
 from ..core.distros import default_write_distro
 from ..core.errors import MotionValueError, require
-from ..registry import CODECS, codec_for_path, read, write
+from ..registry import CODECS, codec_for_path, read, with_body, write
 from . import values
 from .options import (
     BAG_READ_ALIASES,
@@ -179,11 +179,8 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
         raise MotionValueError("--frame-prefix names the link frames of a robot model: give --urdf FILE or --body FILE")
     robot = load_robot_model(model_file) if model_file is not None else None
     writes["robot_model"] = robot
-    if "body" in options:
-        codec = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
-        if not codec.accepted({"body": True}, "read"):
-            options.pop("body")  # only the robot model here; the format names its joints itself
-    motion_file = read(args.input, format=args.from_format, **options)
+    reader = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
+    motion_file = read(args.input, format=args.from_format, **with_body(options, reader)[0])
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
     if args.balance_series:
         motion_file = _with_balance_series(motion_file, robot)

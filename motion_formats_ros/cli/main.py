@@ -150,7 +150,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if name in built:
             _add_read_options(built[name])  # a .seq input needs its joint names
     for name in STRICT_COMMANDS:
-        if name in built:
+        if name in built and "--strict" not in built[name]._option_string_actions:  # check words its own
             built[name].add_argument(
                 "--strict", action="store_true", help="fail (exit 1, no output written) on any warning"
             )

@@ -244,6 +244,7 @@ SPELLING: dict[str, str] = {
     "output": "OUTPUT",
     "body": "--body FILE",
     "joint_names": "--joint-names a,b,c",
+    "package_paths": "--package-path DIR",
 }
 
 
@@ -263,18 +264,24 @@ def add_robot_model(p: argparse.ArgumentParser, *, required: bool) -> None:
     )
 
 
+def add_check_model(p: argparse.ArgumentParser, *, required: bool) -> None:
+    """What the motion check is made on (``check``'s and ``view``'s, defined here once): the robot
+    model (:func:`add_robot_model`: ``--urdf`` / ``--body``, ``--package-path``), ``--srdf`` and ``--limits``."""
+    add_robot_model(p, required=required)
+    p.add_argument("--srdf", type=Path, help="SRDF: its disable_collisions pairs are not checked (nor simulated)")
+    p.add_argument("--limits", type=Path, help="MoveIt joint_limits.yaml (velocity, acceleration, jerk limits)")
+
+
 def read_beside_model(args: argparse.Namespace) -> Any:
     """The input of a command that takes a robot model (``view``, ``check``), read with its options:
-    a bag as ``bag2motion`` reads it; ``--body`` passed on only to a format that names joints by it."""
-    from ..registry import codec_by_name, codec_for_path, read
+    a bag as ``bag2motion`` reads it; ``--body`` as :func:`~motion_formats_ros.registry.with_body` passes it."""
+    from ..registry import codec_by_name, codec_for_path, read, with_body
 
     info = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
     if info.recording:
         return read(args.input, format=info.name, **bag_read_options(args, info.name))
     options = read_options(args, args.input, info.name)
-    if "body" in options and not info.accepted({"body": True}, "read"):
-        options.pop("body")  # only the robot model here; the format names its joints itself
-    return read(args.input, format=info.name, **options)
+    return read(args.input, format=info.name, **with_body(options, info)[0])
 
 
 def add_option_flags(p: argparse.ArgumentParser, *, read: bool = True, write: bool = True) -> None:
@@ -427,6 +434,7 @@ __all__ = [
     "AliasAction",
     "Parser",
     "add_aliases",
+    "add_check_model",
     "add_option_flags",
     "aliases_given",
     "bag_read_options",
