@@ -57,7 +57,10 @@ def load(config: PlayerConfig, log: Log = _silent) -> LoadedMotion:
     """Read ``config.file`` (with its joint names or ``.body``) and pick the group to play."""
     path = config.file
     if not path:
-        raise PlayerError("parameter 'file' is required (motion_player --ros-args -p file:=walk.seq)")
+        raise PlayerError(
+            "parameter 'file' is required (motion_player --ros-args -p file:=walk.seq; "
+            "motion_player --help lists every parameter)"
+        )
     options: dict[str, Any] = {}
     if config.joint_names:
         options["joint_names"] = list(config.joint_names)
