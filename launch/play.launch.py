@@ -31,8 +31,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
-from motion_formats_ros.ros.node_settings import descriptions
 from motion_formats_ros.ros.launch_args import default_text, overrides, read_config, robot_text, typed
+from motion_formats_ros.ros.node_settings import descriptions
 
 #: The package's share folder (launch/ and config/ side by side, as in the source tree).
 SHARE = Path(__file__).resolve().parent.parent

@@ -6,9 +6,10 @@
         target_topic:=/arm_controller/joint_trajectory world_frame:=odom root_frame:=base_link
 
 Every parameter of config/recorder.yaml (generated from the node's declarations, read here
-as YAML) is a launch argument with the same name, default and help; ``params_file`` replaces config/recorder.yaml, arguments given on the command
-line override it. Stop with Ctrl-C (or the ~/stop service): the output is written from
-the journal. After a crash: `motion-formats recover robot_log.msgpack.journal`.
+as YAML) is a launch argument with the same name, default and help; ``params_file``
+replaces config/recorder.yaml, arguments given on the command line override it. Stop with
+Ctrl-C (or the ~/stop service): the output is written from the journal. After a crash:
+`motion-formats recover robot_log.msgpack.journal`.
 """
 
 from pathlib import Path
@@ -18,8 +19,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
-from motion_formats_ros.ros.node_settings import descriptions
 from motion_formats_ros.ros.launch_args import default_text, overrides, read_config
+from motion_formats_ros.ros.node_settings import descriptions
 
 SHARE = Path(__file__).resolve().parent.parent
 CONFIG = SHARE / "config" / "recorder.yaml"

@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+
 def read_config(path: Path, node: str) -> dict[str, Any]:
     """``node: ros__parameters:`` of a config file, in file order."""
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
