@@ -171,7 +171,7 @@ def test_the_player_finds_package_meshes_in_its_package_path(
 
     for name in ("AMENT_PREFIX_PATH", "ROS_PACKAGE_PATH"):
         monkeypatch.delenv(name, raising=False)
-    urdf, srdf, _, motion = folded
+    _, srdf, _, motion = folded
     (tmp_path / "packages" / "arm_meshes" / "meshes").mkdir(parents=True)
     (tmp_path / "packages" / "arm_meshes" / "meshes" / "tip.stl").write_text(TETRAHEDRON)
     meshed = tmp_path / "meshed.urdf"
