@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, cast
 
 from ..core.errors import MotionFormatError, OptionError
-from ..core.options import FLAGS, Option, parse_pairs
+from ..core.options import FLAGS, Option, options_of, parse_pairs
 from . import values
 
 
@@ -248,19 +248,46 @@ SPELLING: dict[str, str] = {
 }
 
 
+def mirrored(option: Option) -> dict[str, Any]:
+    """``add_argument``'s ``type`` and ``help`` for a flag that sets what a node's parameter sets
+    (``--srdf`` as the player's ``srdf_file``): its one line of help, its value read and checked
+    as the declaration says (a bound broken is the flag's usage error, naming the value)."""
+    unit = f" ({option.unit})" if option.unit else ""
+    one = option.kind is tuple  # a repeatable flag: one name each time
+
+    def read(text: str) -> Any:
+        if option.kind is str or one:
+            return Path(utf8(text))
+        try:
+            value = option.parse(text)
+        except OptionError:
+            raise argparse.ArgumentTypeError(f"expected a {option.parameter_type}, got {text!r}") from None
+        problem = option.problem(value)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem.removeprefix(f"{option.name} "))
+        return value
+
+    read.__name__ = option.name  # argparse names the type in its messages
+    help_text = option.help + unit + (" (repeatable)" if one else "")
+    if option.default not in (None, "", ()) and not one:
+        help_text += f" (default {option.default:g})" if isinstance(option.default, float) else ""
+    return {"type": read, "help": help_text.replace("%", "%%")}
+
+
+def _player_option(name: str) -> Option:
+    from ..playback.config import PlayerConfig
+
+    return next(o for o in options_of(PlayerConfig) if o.name == name)
+
+
 def add_robot_model(p: argparse.ArgumentParser, *, required: bool) -> None:
-    """``--urdf`` or ``--body`` (one robot model) and ``--package-path`` (where its meshes are)."""
+    """``--urdf`` or ``--body`` (one robot model) and ``--package-path`` (where its meshes are, as the
+    player's ``package_path``)."""
     model = p.add_mutually_exclusive_group(required=required)
     model.add_argument("--urdf", type=Path, help="the robot's URDF (.urdf or .urdf.xacro)")
     model.add_argument("--body", type=Path, help="the robot's Choreonoid .body (also names a .seq's joints)")
     p.add_argument(
-        "--package-path",
-        dest="package_paths",
-        type=Path,
-        action="append",
-        default=[],
-        help="folder to find package:// meshes in (repeatable; AMENT_PREFIX_PATH and ROS_PACKAGE_PATH "
-        "are searched too)",
+        "--package-path", dest="package_paths", action="append", default=[], **mirrored(_player_option("package_path"))
     )
 
 
@@ -268,7 +295,7 @@ def add_check_model(p: argparse.ArgumentParser, *, required: bool) -> None:
     """What the motion check is made on (``check``'s and ``view``'s, defined here once): the robot
     model (:func:`add_robot_model`: ``--urdf`` / ``--body``, ``--package-path``), ``--srdf`` and ``--limits``."""
     add_robot_model(p, required=required)
-    p.add_argument("--srdf", type=Path, help="SRDF: its disable_collisions pairs are not checked (nor simulated)")
+    p.add_argument("--srdf", **mirrored(_player_option("srdf_file")))
     p.add_argument("--limits", type=Path, help="MoveIt joint_limits.yaml (velocity, acceleration, jerk limits)")
 
 
@@ -439,6 +466,7 @@ __all__ = [
     "aliases_given",
     "bag_read_options",
     "input_codec",
+    "mirrored",
     "option_files",
     "pairs_for",
     "read_options",

@@ -185,3 +185,21 @@ def test_the_player_finds_package_meshes_in_its_package_path(
     said: list[tuple[str, str]] = []
     open_session(found, lambda *m: said.append(m))
     assert any(text.startswith("collision check: 50 frames") for _, text in said), said
+
+
+def test_flags_that_mirror_a_node_parameter_take_its_declaration() -> None:
+    """``--srdf`` / ``--package-path`` say what the player's ``srdf_file`` / ``package_path`` say;
+    ``simulate --timestep`` is read and bounded as ``motion_sim``'s ``timestep`` is."""
+    from motion_formats_ros.core.options import settings_of
+    from motion_formats_ros.playback.config import PlayerConfig
+    from motion_formats_ros.simulation.sim_config import SimConfig
+
+    player, sim = settings_of(PlayerConfig), settings_of(SimConfig)
+    for command in ("check", "view"):
+        actions = _actions(command)
+        assert actions["--srdf"][4] == player["srdf_file"].help
+        assert actions["--package-path"][4] == player["package_path"].help + " (repeatable)"
+    status, _, err, _ = cli("simulate", "x.csv", "--body", "b.body", "--timestep", "0", blocked=())
+    assert status == 2 and "argument --timestep: must be greater than 0, got 0" in err, err
+    status, out, _, _ = cli("simulate", "--help", blocked=())
+    assert sim["timestep"].help in " ".join(out.split())
