@@ -44,7 +44,15 @@ def folded(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
 def _actions(command: str) -> dict[str, tuple[object, ...]]:
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
     return {
-        flag: (type(a).__name__, a.dest, a.type, a.default, a.help, a.required, a.nargs)
+        flag: (
+            type(a).__name__,
+            a.dest,
+            getattr(a.type, "__qualname__", a.type),
+            a.default,
+            a.help,
+            a.required,
+            a.nargs,
+        )
         for a in sub._actions
         for flag in a.option_strings
         if flag in CHECK_ARGUMENTS
