@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, cast
 
 from ..core.errors import MotionFormatError, OptionError
-from ..core.options import FLAGS, Option, options_of, parse_pairs
+from ..core.options import FLAGS, Option, parse_pairs, settings_of
 from . import values
 
 
@@ -172,6 +172,8 @@ class Parser(argparse.ArgumentParser):
         for action in self._actions:
             if isinstance(action, AliasAction):
                 action.describe()
+            elif isinstance(action.type, Mirror):
+                action.help = action.type.help().replace("%", "%%")
 
 
 def add_aliases(p: argparse.ArgumentParser | argparse._ArgumentGroup, aliases: Iterable[Alias]) -> None:
@@ -248,16 +250,44 @@ SPELLING: dict[str, str] = {
 }
 
 
-def mirrored(option: Option) -> dict[str, Any]:
-    """``add_argument``'s ``type`` and ``help`` for a flag that sets what a node's parameter sets
-    (``--srdf`` as the player's ``srdf_file``): its one line of help, its value read and checked
-    as the declaration says (a bound broken is the flag's usage error, naming the value)."""
-    unit = f" ({option.unit})" if option.unit else ""
-    one = option.kind is tuple  # a repeatable flag: one name each time
+class Mirror(NamedTuple):
+    """How a flag that sets what a node's parameter sets (``--srdf`` as the player's ``srdf_file``)
+    reads its value (an ``argparse`` type) and what its help says: as the parameter is declared.
 
-    def read(text: str) -> Any:
-        if option.kind is str or one:
-            return Path(utf8(text))
+    The declaration is looked up when it is needed (a value given, ``--help``), as an
+    :class:`Alias`'s is: building the parser imports no node's configuration.
+
+    Attributes:
+        module: The module of the node's configuration dataclass.
+        config: Its name.
+        name: The parameter's name.
+    """
+
+    module: str
+    config: str
+    name: str
+
+    def option(self) -> Option:
+        """The declaration (imports the configuration's module)."""
+        import importlib
+
+        return settings_of(getattr(importlib.import_module(self.module), self.config))[self.name]
+
+    def help(self) -> str:
+        """The declared help, with its unit, its default when a number, "(repeatable)" for a list."""
+        option = self.option()
+        text = option.help + (f" ({option.unit})" if option.unit else "")
+        if option.kind is tuple:
+            return text + " (repeatable)"
+        if isinstance(option.default, float):
+            text += f" (default {option.default:g})"
+        return text
+
+    def __call__(self, text: str) -> Any:
+        """The value ``text`` stands for, checked as the declaration says (a file name: a path)."""
+        option = self.option()
+        if option.kind in (str, tuple):
+            return Path(utf8(text))  # a file or folder; a list of them: one each time the flag is given
         try:
             value = option.parse(text)
         except OptionError:
@@ -267,17 +297,17 @@ def mirrored(option: Option) -> dict[str, Any]:
             raise argparse.ArgumentTypeError(problem.removeprefix(f"{option.name} "))
         return value
 
-    read.__name__ = option.name  # argparse names the type in its messages
-    help_text = option.help + unit + (" (repeatable)" if one else "")
-    if option.default not in (None, "", ()) and not one:
-        help_text += f" (default {option.default:g})" if isinstance(option.default, float) else ""
-    return {"type": read, "help": help_text.replace("%", "%%")}
+
+#: The player's parameters the command line mirrors.
+PLAYER = ("motion_formats_ros.playback.config", "PlayerConfig")
+#: ``motion_sim``'s.
+SIM = ("motion_formats_ros.simulation.sim_config", "SimConfig")
 
 
-def _player_option(name: str) -> Option:
-    from ..playback.config import PlayerConfig
-
-    return next(o for o in options_of(PlayerConfig) if o.name == name)
+def mirrored(config: tuple[str, str], name: str) -> dict[str, Any]:
+    """``add_argument``'s ``type`` and ``help`` for a flag that mirrors parameter ``name`` of ``config``
+    (:data:`PLAYER`, :data:`SIM`); the help is filled in from the declaration when shown."""
+    return {"type": Mirror(*config, name), "help": f"as the parameter {name}"}
 
 
 def add_robot_model(p: argparse.ArgumentParser, *, required: bool) -> None:
@@ -287,7 +317,7 @@ def add_robot_model(p: argparse.ArgumentParser, *, required: bool) -> None:
     model.add_argument("--urdf", type=Path, help="the robot's URDF (.urdf or .urdf.xacro)")
     model.add_argument("--body", type=Path, help="the robot's Choreonoid .body (also names a .seq's joints)")
     p.add_argument(
-        "--package-path", dest="package_paths", action="append", default=[], **mirrored(_player_option("package_path"))
+        "--package-path", dest="package_paths", action="append", default=[], **mirrored(PLAYER, "package_path")
     )
 
 
@@ -295,7 +325,7 @@ def add_check_model(p: argparse.ArgumentParser, *, required: bool) -> None:
     """What the motion check is made on (``check``'s and ``view``'s, defined here once): the robot
     model (:func:`add_robot_model`: ``--urdf`` / ``--body``, ``--package-path``), ``--srdf`` and ``--limits``."""
     add_robot_model(p, required=required)
-    p.add_argument("--srdf", **mirrored(_player_option("srdf_file")))
+    p.add_argument("--srdf", **mirrored(PLAYER, "srdf_file"))
     p.add_argument("--limits", type=Path, help="MoveIt joint_limits.yaml (velocity, acceleration, jerk limits)")
 
 
@@ -455,10 +485,13 @@ __all__ = [
     "BAG_OPTIONS",
     "BAG_READ_ALIASES",
     "MOTION2BAG_ALIASES",
+    "PLAYER",
     "READ_ALIASES",
+    "SIM",
     "WRITE_ALIASES",
     "Alias",
     "AliasAction",
+    "Mirror",
     "Parser",
     "add_aliases",
     "add_check_model",

@@ -15,12 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import OutOfRangeError
-from ..core.options import Option, options_of
 from ..registry import CODECS
-from ..simulation.sim_config import SimConfig
 from . import values
 from .check import EXIT_FINDINGS, add_motion_reading
-from .options import add_robot_model, mirrored, read_beside_model
+from .options import SIM, add_robot_model, mirrored, read_beside_model
 
 
 def _positive(text: str) -> float:
@@ -37,11 +35,6 @@ def _gain(text: str) -> float:
     return value
 
 
-def _sim_option(name: str) -> Option:
-    """A parameter of ``motion_sim`` that a flag of the simulation mirrors."""
-    return next(o for o in options_of(SimConfig) if o.name == name)
-
-
 def add_simulation_arguments(p: argparse.ArgumentParser | Any, speed: str) -> None:
     """The simulation's options (``simulate``'s, and ``view --simulate``'s with ``speed`` spelt apart
     from the page's own playback speed)."""
@@ -53,8 +46,7 @@ def add_simulation_arguments(p: argparse.ArgumentParser | Any, speed: str) -> No
     base = p.add_mutually_exclusive_group()
     base.add_argument("--fixed-base", dest="floating", action="store_false", default=None, help="fix the root link")
     base.add_argument("--floating-base", dest="floating", action="store_true", help="let the root link float")
-    timestep = _sim_option("timestep")
-    p.add_argument("--timestep", default=timestep.default, **mirrored(timestep))
+    p.add_argument("--timestep", **mirrored(SIM, "timestep"))
     p.add_argument("--record-rate", type=_positive, default=100.0, help="Hz the result keeps (default 100)")
 
 
@@ -68,7 +60,7 @@ def simulation_options(args: argparse.Namespace) -> dict[str, Any]:
         "kd": args.kd,
         "speed": args.sim_speed,
         "floating": args.floating,
-        "timestep": args.timestep,
+        **({"timestep": args.timestep} if args.timestep is not None else {}),  # else motion_sim's default
         "record_rate": args.record_rate,
         "srdf": getattr(args, "srdf", None),
     }
@@ -87,7 +79,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("input", type=Path, help="any motion file this package reads, or a bag")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     add_robot_model(p, required=True)
-    p.add_argument("--srdf", **mirrored(_sim_option("srdf_file")))
+    p.add_argument("--srdf", **mirrored(SIM, "srdf_file"))
     add_simulation_arguments(p, speed="--speed")
     p.add_argument("--group", help="group to simulate (default: the first)")
     p.add_argument("-o", "--output", type=Path, help="what the robot did, in any writable format (bags: effort and TF)")
