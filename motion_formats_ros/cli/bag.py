@@ -12,7 +12,7 @@ from ..core.distros import default_write_distro
 from ..core.errors import MotionValueError, require
 from ..registry import CODECS, codec_for_path, read, with_body, write
 from . import values
-from .options import (
+from .flags import (
     BAG_READ_ALIASES,
     MOTION2BAG_ALIASES,
     add_aliases,
@@ -103,7 +103,7 @@ def add_parsers(sub: Any) -> None:
 
 def cmd_bag2motion(args: argparse.Namespace) -> int:
     from ..registry import codec_by_name
-    from .options import bag_read_options, option_files, write_options
+    from .flags import bag_read_options, option_files, write_options
 
     fmt = args.to_format or codec_for_path(args.output, for_write=True).name
     writes = write_options(args, args.output, fmt)
@@ -161,7 +161,7 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     from ..core.kinematics import load_robot_model
     from ..pipeline import convert
     from ..registry import codec_by_name
-    from .options import READ_ALIASES, input_codec, option_files, pairs_for, read_options
+    from .flags import READ_ALIASES, input_codec, option_files, pairs_for, read_options
 
     writes = aliases_given(args, MOTION2BAG_ALIASES)
     if writes.get("trajectory_topic", "/").lower() in ("", "none"):

@@ -19,7 +19,7 @@ from typing import Any
 from ..registry import CODECS
 from . import values
 from .bag import add_bag_read_arguments
-from .options import add_check_model, add_option_flags, name_list, read_beside_model
+from .flags import add_check_model, add_option_flags, name_list, read_beside_model
 from .report import notices_json
 
 #: Exit status when an error-level finding was made (1 is for input that cannot be checked).

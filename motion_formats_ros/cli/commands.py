@@ -19,7 +19,7 @@ from ..core.options import Option, markdown_table
 from ..core.options import rows as option_rows
 from ..pipeline import convert
 from ..registry import CODECS, Codec, codec_by_name, codec_for_path, read, with_body, write
-from .options import READ_ALIASES, input_codec, option_files, read_options, write_options
+from .flags import READ_ALIASES, input_codec, option_files, read_options, write_options
 from .report import notices_json
 
 

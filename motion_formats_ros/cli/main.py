@@ -32,7 +32,7 @@ from ..core.notices import collect
 from ..core.options import Resample
 from ..registry import CODECS
 from . import values
-from .options import READ_ALIASES, SPELLING, WRITE_ALIASES, Parser, add_aliases, add_option_flags, name_list
+from .flags import READ_ALIASES, SPELLING, WRITE_ALIASES, Parser, add_aliases, add_option_flags, name_list
 
 EXIT_OK = 0
 EXIT_ERROR = 1

@@ -18,7 +18,7 @@ from ..core.errors import OutOfRangeError
 from ..registry import CODECS
 from . import values
 from .check import EXIT_FINDINGS, add_motion_reading
-from .options import SIM, add_robot_model, mirrored, read_beside_model
+from .flags import SIM, add_robot_model, mirrored, read_beside_model
 
 
 def _positive(text: str) -> float:

@@ -12,7 +12,7 @@ from typing import Any
 from ..core.errors import OutOfRangeError
 from ..registry import CODECS
 from .bag import add_bag_read_arguments
-from .options import (
+from .flags import (
     READ_ALIASES,
     add_aliases,
     add_check_model,

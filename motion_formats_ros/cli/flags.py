@@ -1,4 +1,5 @@
-"""Codec options on the command line, generated from each codec's ``ReadOptions`` / ``WriteOptions``.
+"""The command line's flags for declared options: codec options, generated from each codec's
+``ReadOptions`` / ``WriteOptions``, and the flags that set what a node's parameter sets.
 
 Every option a codec declares is set with ``--read-option NAME=VALUE`` or
 ``--write-option NAME=VALUE`` (repeatable); the text is turned into the declared type
@@ -8,7 +9,9 @@ hand-written flags of earlier releases (``--joint-names``, ``--lossless``, ``--t
 stay as aliases (:class:`Alias`): :data:`READ_ALIASES`, :data:`WRITE_ALIASES`,
 :data:`BAG_READ_ALIASES` and :data:`MOTION2BAG_ALIASES` say only which declared option each
 flag sets; its help, choices and value type come from the declaration, when they are needed
-(:class:`Parser`). A ``NAME=VALUE`` pair given too wins over an alias.
+(:class:`Parser`). A ``NAME=VALUE`` pair given too wins over an alias. A flag that sets what a
+node's parameter sets (``--srdf``, ``--package-path``, ``simulate --timestep``) reads its value
+and shows its help as that parameter's declaration says (:class:`Mirror`).
 """
 
 from __future__ import annotations
