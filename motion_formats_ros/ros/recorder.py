@@ -111,7 +111,10 @@ class MotionRecorder(Node):
         """The output file and its format (refused: no name, a format not recordable, an existing file)."""
         output = self.config.output
         if not output:
-            raise RecorderError("parameter 'output' is required (e.g. -p output:=robot_log.msgpack)")
+            raise RecorderError(
+                "parameter 'output' is required (e.g. -p output:=robot_log.msgpack; "
+                "motion_recorder --help lists every parameter)"
+            )
         path = Path(output)
         try:
             codec = codec_for_path(path, for_write=True)
