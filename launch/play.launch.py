@@ -98,10 +98,11 @@ def nodes(context, *args, **kwargs):  # type: ignore[no-untyped-def]
         if not model:
             raise ValueError("sim:=true needs the robot model: urdf, body_file or robot_description")
         sim_params = {**model, "frame_prefix": prefix}
-        for name in ("srdf_file", "gains_file"):
-            value = params.get(name) or given.get(name)
-            if value:
-                sim_params[name] = value
+        for name in ("srdf_file", "package_path"):  # the same robot, its meshes found the same way
+            if params.get(name):
+                sim_params[name] = params[name]
+        if given["gains_file"]:
+            sim_params["gains_file"] = given["gains_file"]
         if sim_time:
             sim_params["publish_clock"] = True
         out.append(
