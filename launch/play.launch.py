@@ -6,8 +6,9 @@
     ros2 launch motion_formats_ros play.launch.py file:=wave.msgpack mode:=trajectory \
         controller:=/arm_controller goal_tolerance:=0.02   # one FollowJointTrajectory goal
 
-Every parameter of config/player.yaml is a launch argument with the same name and
-default (``ros2 launch motion_formats_ros play.launch.py --show-args``). ``params_file``
+Every parameter of config/player.yaml (generated from the node's declarations, read here as
+YAML) is a launch argument with the same name, default and help
+(``ros2 launch motion_formats_ros play.launch.py --show-args``). ``params_file``
 replaces config/player.yaml; arguments given on the command line override it. With
 ``urdf`` (or ``urdf_file``) given, the player refuses motions beyond the URDF's joint limits
 and publishes /robot_description; robot_state_publisher is started too (so RViz shows the
@@ -30,7 +31,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
-from motion_formats_ros.ros.launch_args import default_text, descriptions, overrides, read_config, robot_text, typed
+from motion_formats_ros.ros.launch_args import default_text, overrides, read_config, robot_text, typed
+from motion_formats_ros.ros.node_settings import descriptions
 
 #: The package's share folder (launch/ and config/ side by side, as in the source tree).
 SHARE = Path(__file__).resolve().parent.parent
@@ -56,7 +58,7 @@ EXTRA = [
 
 def generate_launch_description() -> LaunchDescription:
     defaults = read_config(CONFIG, NODE)
-    text = descriptions(CONFIG)
+    text = descriptions(NODE)
     args = [
         DeclareLaunchArgument(n, default_value=default_text(v), description=text.get(n, n)) for n, v in defaults.items()
     ]
@@ -96,10 +98,11 @@ def nodes(context, *args, **kwargs):  # type: ignore[no-untyped-def]
         if not model:
             raise ValueError("sim:=true needs the robot model: urdf, body_file or robot_description")
         sim_params = {**model, "frame_prefix": prefix}
-        for name in ("srdf_file", "gains_file"):
-            value = params.get(name) or given.get(name)
-            if value:
-                sim_params[name] = value
+        for name in ("srdf_file", "package_path"):  # the same robot, its meshes found the same way
+            if params.get(name):
+                sim_params[name] = params[name]
+        if given["gains_file"]:
+            sim_params["gains_file"] = given["gains_file"]
         if sim_time:
             sim_params["publish_clock"] = True
         out.append(

@@ -5,10 +5,11 @@
     ros2 launch motion_formats_ros record.launch.py output:=log.msgpack \\
         target_topic:=/arm_controller/joint_trajectory world_frame:=odom root_frame:=base_link
 
-Every parameter of config/recorder.yaml is a launch argument with the same name and
-default; ``params_file`` replaces config/recorder.yaml, arguments given on the command
-line override it. Stop with Ctrl-C (or the ~/stop service): the output is written from
-the journal. After a crash: `motion-formats recover robot_log.msgpack.journal`.
+Every parameter of config/recorder.yaml (generated from the node's declarations, read here
+as YAML) is a launch argument with the same name, default and help; ``params_file``
+replaces config/recorder.yaml, arguments given on the command line override it. Stop with
+Ctrl-C (or the ~/stop service): the output is written from the journal. After a crash:
+`motion-formats recover robot_log.msgpack.journal`.
 """
 
 from pathlib import Path
@@ -18,7 +19,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
-from motion_formats_ros.ros.launch_args import default_text, descriptions, overrides, read_config
+from motion_formats_ros.ros.launch_args import default_text, overrides, read_config
+from motion_formats_ros.ros.node_settings import descriptions
 
 SHARE = Path(__file__).resolve().parent.parent
 CONFIG = SHARE / "config" / "recorder.yaml"
@@ -28,7 +30,7 @@ EXTRA = [("params_file", "", "YAML file with recorder parameters used instead of
 
 def generate_launch_description() -> LaunchDescription:
     defaults = read_config(CONFIG, NODE)
-    text = descriptions(CONFIG)
+    text = descriptions(NODE)
     args = [
         DeclareLaunchArgument(n, default_value=default_text(v), description=text.get(n, n)) for n, v in defaults.items()
     ]

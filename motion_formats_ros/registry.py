@@ -251,6 +251,38 @@ class CodecInfo(NamedTuple):
         return written if isinstance(written, int) and not isinstance(written, bool) else None
 
 
+def with_body(
+    options: Mapping[str, Any],
+    reader: CodecInfo,
+    *,
+    body: str | os.PathLike[str] | None = None,
+    writer: CodecInfo | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The one rule for a robot's Choreonoid ``.body`` given beside a motion: the read options and
+    the write options it makes.
+
+    The ``.body`` (``options["body"]``: ``--body``; else ``body``: the player's ``body_file``, the
+    viewer's model) goes to the read only where ``reader`` declares a ``body`` read option (it
+    names a ``.seq``'s columns), and to the write where ``writer`` declares a ``body`` write option
+    (it orders them). Without ``writer`` it is the robot model: a read that does not take it is
+    not given it. With ``writer`` (``convert``, where it is no robot model) one that neither takes
+    stays in the read options, which refuse it naming the option.
+
+    Returns:
+        (read options, write options it adds): new dicts.
+    """
+    reads = {k: v for k, v in options.items() if k != "body"}
+    given = options.get("body", body)
+    writes: dict[str, Any] = {}
+    if given is None:
+        return reads, writes
+    if writer is not None and writer.accepted({"body": given}, "write"):
+        writes["body"] = given
+    if reader.accepted({"body": given}, "read") or (writer is not None and not writes):
+        reads["body"] = given
+    return reads, writes
+
+
 #: Every codec, in the order that breaks ties on write for shared suffixes.
 CODECS: dict[str, CodecInfo] = {
     "omf": CodecInfo(

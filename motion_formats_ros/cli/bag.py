@@ -10,9 +10,9 @@ from typing import Any
 from ..core.atomic import Inputs, check_output
 from ..core.distros import default_write_distro
 from ..core.errors import MotionValueError, require
-from ..registry import CODECS, codec_for_path, read, write
+from ..registry import CODECS, codec_for_path, read, with_body, write
 from . import values
-from .options import (
+from .flags import (
     BAG_READ_ALIASES,
     MOTION2BAG_ALIASES,
     add_aliases,
@@ -103,7 +103,7 @@ def add_parsers(sub: Any) -> None:
 
 def cmd_bag2motion(args: argparse.Namespace) -> int:
     from ..registry import codec_by_name
-    from .options import bag_read_options, option_files, write_options
+    from .flags import bag_read_options, option_files, write_options
 
     fmt = args.to_format or codec_for_path(args.output, for_write=True).name
     writes = write_options(args, args.output, fmt)
@@ -161,7 +161,7 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     from ..core.kinematics import load_robot_model
     from ..pipeline import convert
     from ..registry import codec_by_name
-    from .options import READ_ALIASES, input_codec, option_files, pairs_for, read_options
+    from .flags import READ_ALIASES, input_codec, option_files, pairs_for, read_options
 
     writes = aliases_given(args, MOTION2BAG_ALIASES)
     if writes.get("trajectory_topic", "/").lower() in ("", "none"):
@@ -179,11 +179,8 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
         raise MotionValueError("--frame-prefix names the link frames of a robot model: give --urdf FILE or --body FILE")
     robot = load_robot_model(model_file) if model_file is not None else None
     writes["robot_model"] = robot
-    if "body" in options:
-        codec = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
-        if not codec.accepted({"body": True}, "read"):
-            options.pop("body")  # only the robot model here; the format names its joints itself
-    motion_file = read(args.input, format=args.from_format, **options)
+    reader = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
+    motion_file = read(args.input, format=args.from_format, **with_body(options, reader)[0])
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
     if args.balance_series:
         motion_file = _with_balance_series(motion_file, robot)

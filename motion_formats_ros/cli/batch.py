@@ -16,7 +16,7 @@ from ..core.options import Resample
 from ..pipeline import targets
 from . import values
 from .check import EXIT_FINDINGS
-from .options import (
+from .flags import (
     BAG_READ_ALIASES,
     MOTION2BAG_ALIASES,
     READ_ALIASES,

@@ -3,7 +3,9 @@
 Exit status: 0 when no error-level finding was made (warnings such as ``balance`` may
 have been), :data:`EXIT_FINDINGS` (3) when one was, 1 when the input cannot be checked
 (one ``error:`` line naming the file: a motion, model, SRDF, limits or mesh file that
-cannot be read, or the ``check`` extra missing), 2 for a bad command line.
+cannot be read, or the ``check`` extra missing), 2 for a bad command line. With
+``--strict`` every warning fails: a warning-level finding exits 3 as an error does, a
+warning met reading the files exits 1.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from ..registry import CODECS
 from . import values
 from .bag import add_bag_read_arguments
-from .options import add_option_flags, add_robot_model, name_list, read_beside_model
+from .flags import add_check_model, add_option_flags, name_list, read_beside_model
 from .report import notices_json
 
 #: Exit status when an error-level finding was made (1 is for input that cannot be checked).
@@ -42,9 +44,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("input", type=Path, help="any motion file this package reads, or a bag")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
-    add_robot_model(p, required=True)
-    p.add_argument("--srdf", type=Path, help="SRDF: its disable_collisions pairs are not checked")
-    p.add_argument("--limits", type=Path, help="MoveIt joint_limits.yaml (velocity, acceleration, jerk limits)")
+    add_check_model(p, required=True)
     p.add_argument("--rate", type=values.rate, default=100.0, help="Hz a keyframe motion is sampled at (default 100)")
     p.add_argument("--group", help="group to check (default: the first)")
     p.add_argument(
@@ -52,6 +52,12 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--balance-margin", type=_not_negative, default=0.01, help="m the ZMP may leave the support polygon (0.01)"
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help=f"fail on any warning: a warning-level finding (balance) exits {EXIT_FINDINGS} as an error does, "
+        "any other warning 1",
     )
     p.add_argument("--json", action="store_true", help="the report as JSON")
     p.add_argument("--series", action="store_true", help="with --json: per-frame time, com and zmp")
@@ -93,7 +99,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         for line in report.lines():
             print(line)
-    return EXIT_FINDINGS if report.errors else 0
+    if report.errors or (getattr(args, "strict", False) and report.warnings):
+        return EXIT_FINDINGS  # with --strict a warning-level finding (balance) fails as an error does
+    return 0
 
 
 __all__ = ["EXIT_FINDINGS", "add_parser", "cmd_check"]

@@ -18,8 +18,8 @@ from ..core.nonfinite import unexplained
 from ..core.options import Option, markdown_table
 from ..core.options import rows as option_rows
 from ..pipeline import convert
-from ..registry import CODECS, Codec, codec_by_name, codec_for_path, read, write
-from .options import READ_ALIASES, input_codec, option_files, read_options, write_options
+from ..registry import CODECS, Codec, codec_by_name, codec_for_path, read, with_body, write
+from .flags import READ_ALIASES, input_codec, option_files, read_options, write_options
 from .report import notices_json
 
 
@@ -246,7 +246,9 @@ def cmd_convert(args: argparse.Namespace) -> int:
     )
     inputs = Inputs([args.input, *option_files({**reads, **options}, *codecs)])
     check_output(args.output, inputs, args.overwrite)
-    _body_for_write(args, fmt, reads, options)
+    source = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
+    reads, body = with_body(reads, source, writer=codec_by_name(fmt))
+    options = {**body, **options}  # a --write-option body=… given too wins
     motion_file = read(args.input, format=args.from_format, **reads)
     motion_file = convert.transform(
         motion_file,
@@ -271,17 +273,6 @@ def cmd_convert(args: argparse.Namespace) -> int:
     else:
         print(f"wrote {args.output} ({fmt}, {groups} group(s), {frames} frames)")
     return 0
-
-
-def _body_for_write(args: argparse.Namespace, fmt: str, reads: dict[str, Any], writes: dict[str, Any]) -> None:
-    """``--body`` names the input's joints where its format takes one, and orders the output's
-    columns where the output's does (a .seq: the body's joint IDs); given for neither, the read refuses it."""
-    if "body" not in reads or not codec_by_name(fmt).accepted({"body": True}, "write"):
-        return
-    writes.setdefault("body", reads["body"])
-    source = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
-    if not source.accepted({"body": True}, "read"):
-        reads.pop("body")
 
 
 # ------------------------------------------------------------------------- recover

@@ -32,7 +32,7 @@ from ..core.notices import collect
 from ..core.options import Resample
 from ..registry import CODECS
 from . import values
-from .options import READ_ALIASES, SPELLING, WRITE_ALIASES, Parser, add_aliases, add_option_flags, name_list
+from .flags import READ_ALIASES, SPELLING, WRITE_ALIASES, Parser, add_aliases, add_option_flags, name_list
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -150,7 +150,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if name in built:
             _add_read_options(built[name])  # a .seq input needs its joint names
     for name in STRICT_COMMANDS:
-        if name in built:
+        if name in built and "--strict" not in built[name]._option_string_actions:  # check words its own
             built[name].add_argument(
                 "--strict", action="store_true", help="fail (exit 1, no output written) on any warning"
             )

@@ -18,7 +18,7 @@ from ..core.errors import OutOfRangeError
 from ..registry import CODECS
 from . import values
 from .check import EXIT_FINDINGS, add_motion_reading
-from .options import add_robot_model, read_beside_model
+from .flags import SIM, add_robot_model, mirrored, read_beside_model
 
 
 def _positive(text: str) -> float:
@@ -46,7 +46,7 @@ def add_simulation_arguments(p: argparse.ArgumentParser | Any, speed: str) -> No
     base = p.add_mutually_exclusive_group()
     base.add_argument("--fixed-base", dest="floating", action="store_false", default=None, help="fix the root link")
     base.add_argument("--floating-base", dest="floating", action="store_true", help="let the root link float")
-    p.add_argument("--timestep", type=_positive, default=0.001, help="physics step in s (default 0.001: 1 kHz)")
+    p.add_argument("--timestep", **mirrored(SIM, "timestep"))
     p.add_argument("--record-rate", type=_positive, default=100.0, help="Hz the result keeps (default 100)")
 
 
@@ -60,7 +60,7 @@ def simulation_options(args: argparse.Namespace) -> dict[str, Any]:
         "kd": args.kd,
         "speed": args.sim_speed,
         "floating": args.floating,
-        "timestep": args.timestep,
+        **({"timestep": args.timestep} if args.timestep is not None else {}),  # else motion_sim's default
         "record_rate": args.record_rate,
         "srdf": getattr(args, "srdf", None),
     }
@@ -79,7 +79,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("input", type=Path, help="any motion file this package reads, or a bag")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     add_robot_model(p, required=True)
-    p.add_argument("--srdf", type=Path, help="SRDF: its disable_collisions pairs do not collide")
+    p.add_argument("--srdf", **mirrored(SIM, "srdf_file"))
     add_simulation_arguments(p, speed="--speed")
     p.add_argument("--group", help="group to simulate (default: the first)")
     p.add_argument("-o", "--output", type=Path, help="what the robot did, in any writable format (bags: effort and TF)")

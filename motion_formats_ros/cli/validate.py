@@ -49,7 +49,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     info = codec_by_name(args.from_format) if args.from_format else codec_for_path(path)
     validation = info.validate(path)
     if validation is None:  # the format has no checks of its own: reading it is the check
-        from .options import read_options
+        from .flags import read_options
 
         motion_file = read(path, format=info.name, **read_options(args, path, info.name))
         frames = sum(m.num_frames for m in motion_file.groups.values())

@@ -12,11 +12,11 @@ from typing import Any
 from ..core.errors import OutOfRangeError
 from ..registry import CODECS
 from .bag import add_bag_read_arguments
-from .options import (
+from .flags import (
     READ_ALIASES,
     add_aliases,
+    add_check_model,
     add_option_flags,
-    add_robot_model,
     name_list,
     read_beside_model,
 )
@@ -33,7 +33,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("input", type=Path, help="any motion file this package reads, or a bag")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
-    add_robot_model(p, required=False)
+    add_check_model(p, required=False)
     p.add_argument("--group", help="group to show (default target; actual is drawn as a ghost beside it)")
     p.add_argument("--joints", type=name_list, help="joints whose curves are shown first (a,b,c)")
     p.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
@@ -47,7 +47,8 @@ def add_parser(sub: Any) -> None:
         "--no-check",
         dest="check",
         action="store_false",
-        help="do not run the safety check (self-collision, floor, balance, limits) on the robot model",
+        help="do not run the safety check on the robot model (the one `check` makes: self-collision, floor, "
+        "balance, limits; with --srdf and --limits as check takes them)",
     )
     sim = p.add_argument_group(
         "simulation", "--simulate: play the motion on a physical model of the robot (MuJoCo, the sim extra) first"
@@ -57,7 +58,6 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="show what the simulated robot did, the motion as a ghost beside it, a fall on the timeline",
     )
-    sim.add_argument("--srdf", type=Path, help="SRDF: its disable_collisions pairs do not collide")
     add_simulation_arguments(sim, speed="--sim-speed")
     add_aliases(p, [a for a in READ_ALIASES if a.name != "body"])  # --body is the robot model here
     add_option_flags(p, write=False)
@@ -115,6 +115,8 @@ def cmd_view(args: argparse.Namespace) -> int:
         speed=args.speed,
         loop=args.loop,
         package_paths=args.package_paths,
+        srdf=args.srdf,
+        limits=args.limits,
         open_browser=not args.no_browser,
         announce=False,
         check=args.check,

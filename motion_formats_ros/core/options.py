@@ -10,10 +10,11 @@ that lists the accepted ones), the command line's ``--read-option NAME=VALUE`` /
 ``motion-formats formats --options`` and the manual's tables (:func:`markdown_table`).
 A fixed set of values is a :class:`ChoiceEnum`, checked here and nowhere else.
 
-A node's settings (the player's, the recorder's) are the fields of a configuration
-dataclass made the same way (:func:`setting` is :func:`option`, with a setting's bounds):
-the ROS parameters, their descriptions and checks and the launch arguments are made from
-them with :func:`settings_of`, :meth:`Setting.problem` and :func:`make_config`. This is the
+A node's settings (the player's, the recorder's, the simulated robot's) are the fields of
+a configuration dataclass declared the same way, with :func:`option` (bounds, run-time
+changes): one :class:`Option` each, checked by the one :meth:`Option.problem`. The node's
+ROS parameters and their descriptions, its ``--help``, its config file and the launch
+arguments are made from them (:func:`settings_of`, :func:`make_config`). This is the
 package's one field-metadata module.
 """
 
@@ -92,24 +93,25 @@ def option(
     topic: bool = False,
     name: str = "",
 ) -> Any:
-    """A field of an options or settings dataclass: one keyword option, or one setting of a node.
+    """A field of an options dataclass: one keyword option of a codec, or one setting (parameter) of a node.
 
     Args:
         default: The value used when the option is not given (immutable: None, a number,
-            a string, a bool).
-        help: One line for ``formats --options`` and the manual (a setting's description).
+            a string, a bool, a tuple).
+        help: One line for ``formats --options``, the manual, a parameter's description,
+            a config file's comment and a node's ``--help``.
         unit: The unit of a number (``deg``, ``ms``, ``Hz``, ``s``), shown after the help.
         choices: The only values accepted (None too, when the default is None); a field
             annotated with a :class:`ChoiceEnum` takes its members' texts without them.
         metavar: How the value is written on the command line (default: from the type).
-        minimum: A setting's smallest number (inclusive), if any.
-        above: A setting's numbers must be greater than this, if given.
-        smallest_on: A setting whose 0 means "off": its smallest number other than 0.
-        runtime: A setting that may change while the program runs (otherwise only at start).
-        nonempty: A setting's text or list that, when given, must not be empty.
-        topic: A setting's text or list of ROS topic names (relative ones too; empty: none),
-            each checked by ROS 2's rules (:mod:`.ros_names`).
-        name: The name users give a setting by, when it is not the field's.
+        minimum: The smallest number accepted (inclusive), if any.
+        above: Numbers must be greater than this, if given.
+        smallest_on: For a number whose 0 means "off": its smallest value other than 0.
+        runtime: A node's parameter that may change while it runs (otherwise only at start).
+        nonempty: A text or list that, when given on purpose, must not be empty.
+        topic: A text or list of ROS topic names (relative ones too; empty: none), each
+            checked by ROS 2's rules (:mod:`.ros_names`).
+        name: The name users give the option by, when it is not the field's.
     """
     metadata: dict[str, Any] = {"help": help, "unit": unit, "choices": tuple(choices), "metavar": metavar, "name": name}
     metadata |= {"minimum": minimum, "above": above, "smallest_on": smallest_on, "runtime": runtime}
@@ -117,33 +119,28 @@ def option(
     return dataclasses.field(default=default, metadata=metadata)
 
 
-#: A node's setting (a field of its configuration dataclass) is declared as a codec's option is.
-setting = option
-#: The checks of a setting and their defaults (the keywords of :func:`option` only settings use).
-_CHECKS: dict[str, Any] = {
-    "minimum": None,
-    "above": None,
-    "smallest_on": None,
-    "runtime": False,
-    "nonempty": False,
-    "topic": False,
-}
-
-
 class Option(NamedTuple):
-    """One keyword option of a codec's ``read`` or ``write``, as its dataclass field declares it.
+    """One option, as its dataclass field declares it: a codec's keyword option or a node's parameter.
 
     Attributes:
-        name: The keyword.
+        name: The name users give it by: the keyword, the parameter's name.
         types: Accepted value types (``None`` is accepted when the default is None);
             ``(object,)`` for anything the codec interprets itself.
         default: The value used when the option is not given.
-        help: One line for ``motion-formats formats``.
+        help: One line of help.
         nullable: Whether None is accepted although the default is not None.
         unit: The unit of a number option ("" when none).
         choices: The only values accepted (empty: any value of the types).
         metavar: How the value is written on the command line.
         enum: The :class:`ChoiceEnum` whose members' texts are the choices, if any.
+        minimum: The smallest number accepted (inclusive), if any.
+        above: Numbers must be greater than this, if given.
+        smallest_on: For a number whose 0 means "off": its smallest value other than 0.
+        runtime: A node's parameter that may change while it runs.
+        nonempty: A text or list that, when given on purpose, must not be empty.
+        topic: A text or list of ROS topic names (relative ones too), checked by ROS 2's rules.
+        field: The dataclass field holding the value, when it is not ``name``
+            (``PlayerConfig.speed`` is the player's ``rate``).
     """
 
     name: str
@@ -155,6 +152,38 @@ class Option(NamedTuple):
     choices: tuple[Any, ...] = ()
     metavar: str = ""
     enum: type[ChoiceEnum] | None = None
+    minimum: float | None = None
+    above: float | None = None
+    smallest_on: float | None = None
+    runtime: bool = False
+    nonempty: bool = False
+    topic: bool = False
+    field: str = ""
+
+    @property
+    def attribute(self) -> str:
+        """The dataclass field that holds the value."""
+        return self.field or self.name
+
+    @property
+    def kind(self) -> type:
+        """The one type a ROS parameter of this option has: ``bool``, ``int``, ``float``, ``str``,
+        ``tuple`` (a list of names) or ``object`` (a number or a text: a dynamically typed parameter).
+
+        Raises:
+            TypeError: The option's types make no ROS parameter (a path, a mapping …).
+        """
+        kinds = {frozenset({bool}): bool, frozenset({int}): int, frozenset(NUMBER): float, frozenset({str}): str}
+        kinds |= {frozenset({tuple}): tuple, frozenset({str, *NUMBER}): object}
+        found = kinds.get(frozenset(self.types))
+        if found is None:
+            raise TypeError(f"option {self.name}: no ROS parameter type for {self.type_name}")
+        return found
+
+    @property
+    def dynamic(self) -> bool:
+        """True when both numbers and text are accepted."""
+        return set(self.types) == {str, *NUMBER}
 
     @property
     def type_name(self) -> str:
@@ -188,20 +217,65 @@ class Option(NamedTuple):
         """The exact command-line spelling that sets this option (``--write-option tolerance=NUMBER``)."""
         return f"{FLAGS[direction]} {self.name}={self.value_name}"
 
+    @property
+    def parameter_type(self) -> str:
+        """The type as a message about a node's parameter names it (``float``, ``list of names``)."""
+        try:
+            kind = self.kind
+        except TypeError:
+            return self.type_name
+        if kind is tuple:
+            return "list of names"
+        return "number or text" if kind is object else kind.__name__
+
     def accepts(self, value: Any) -> bool:
         """Whether ``value`` is of the declared types (and among the choices, when there are some)."""
         if value is None:
             return self.default is None or self.nullable or object in self.types
         if isinstance(value, bool) and bool not in self.types and object not in self.types:
             return False  # True is an int to isinstance, but never a number option
+        if self.types == (tuple,):  # a list of names: a list or a tuple of texts
+            return isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
         if not isinstance(value, self.types):
             return False
         return not self.choices or value in self.choices
 
+    def problem(self, value: Any, given: bool = False) -> str | None:
+        """Why ``value`` is not a value of this option, in one line naming it, or None.
+
+        The one check of every option: its type, its choices, a finite number within its
+        bounds, a text or list not empty when it must not be (``given``: set on purpose).
+        """
+        name = self.name
+        if not self.accepts(value):
+            if self.choices and (value is None or isinstance(value, self.types)):
+                return f"{name} must be one of {', '.join(str(c) for c in self.choices)}, got {value!r}"
+            return f"{name} must be a {self.parameter_type}, got {value!r}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                return f"{name} must be a finite number, got {value}"
+            if self.minimum is not None and value < self.minimum:
+                return f"{name} must be at least {self.minimum:g}, got {value:g}"
+            if self.above is not None and not value > self.above:
+                return f"{name} must be greater than {self.above:g}, got {value:g}"
+            if self.smallest_on is not None and 0 < value < self.smallest_on:
+                return f"{name} must be 0 (off) or at least {self.smallest_on:g}, got {value:g}"
+        if given and self.nonempty and not value:
+            return f"{name} is empty: give a value or leave the setting out"
+        if self.topic:
+            for topic in value if isinstance(value, (list, tuple)) else (value,):
+                problem = topic_problem(topic, relative=True) if topic else None
+                if problem is not None:
+                    return f"{name} {topic!r} is not a ROS topic name: {problem}"
+        return None
+
     def typed(self, value: Any) -> Any:
-        """``value`` (accepted) as the field holds it: a choice's text becomes its :class:`ChoiceEnum` member."""
+        """``value`` (accepted) as the field holds it: a choice's text becomes its :class:`ChoiceEnum`
+        member, a list of names a tuple."""
         if self.enum is not None and isinstance(value, str):
             return self.enum(value)
+        if self.types == (tuple,) and isinstance(value, list):
+            return tuple(value)
         return value
 
     def parse(self, text: str, codec: str = "", operation: str = "") -> Any:
@@ -278,7 +352,8 @@ def _mapping(text: str) -> Any:
 
 @functools.cache
 def options_of(cls: type | None) -> tuple[Option, ...]:
-    """The options a ``ReadOptions`` / ``WriteOptions`` dataclass declares, in field order."""
+    """The options a dataclass declares (a codec's ``ReadOptions`` / ``WriteOptions``, a node's
+    configuration), in field order."""
     if cls is None:
         return ()
     hints = typing.get_type_hints(cls)
@@ -295,9 +370,10 @@ def options_of(cls: type | None) -> tuple[Option, ...]:
             kinds = tuple(str if t is choice else t for t in kinds)
             choices = choices or choice.values()
             default = default.value if isinstance(default, ChoiceEnum) else default
+        name = meta.get("name") or f.name
         out.append(
             Option(
-                f.name,
+                name,
                 kinds,
                 default,
                 meta.get("help", ""),
@@ -306,6 +382,13 @@ def options_of(cls: type | None) -> tuple[Option, ...]:
                 choices,
                 meta.get("metavar", ""),
                 choice,
+                minimum=meta.get("minimum"),
+                above=meta.get("above"),
+                smallest_on=meta.get("smallest_on"),
+                runtime=meta.get("runtime", False),
+                nonempty=meta.get("nonempty", False),
+                topic=meta.get("topic", False),
+                field=f.name if name != f.name else "",
             )
         )
     return tuple(out)
@@ -329,6 +412,9 @@ def check_options(codec: str, operation: str, given: Mapping[str, Any], accepted
             else:
                 reason = f"expects {opt.type_name}, got {type(value).__name__} {value!r}"
             raise OptionError(codec, operation, name, by_name, reason)
+        problem = opt.problem(value)
+        if problem is not None:  # a number out of its bounds, or not finite
+            raise OptionError(codec, operation, name, by_name, problem.removeprefix(f"{name} "))
 
 
 def build_options(codec: str, operation: str, cls: type[T], given: Mapping[str, Any]) -> T:
@@ -343,7 +429,7 @@ def build_options(codec: str, operation: str, cls: type[T], given: Mapping[str, 
     declared = options_of(typing.cast(type, cls))
     check_options(codec, operation, given, declared)
     by_name = {o.name: o for o in declared}
-    return cls(**{name: by_name[name].typed(value) for name, value in given.items()})
+    return cls(**{by_name[name].attribute: by_name[name].typed(value) for name, value in given.items()})
 
 
 def parse_pairs(codec: str, operation: str, pairs: Iterable[str], accepted: Iterable[Option]) -> dict[str, Any]:
@@ -430,183 +516,32 @@ def runtime_types(hint: Any) -> tuple[type, ...]:
     return (hint,) if isinstance(hint, type) else (object,)
 
 
-# --------------------------------------------------------------------------- node settings
-#: Value types a setting may have (a tuple holds names).
-SettingValue = bool | int | float | str | tuple[str, ...]
-
-
-class Setting(NamedTuple):
-    """One setting: its type, default, help and the values it accepts.
-
-    Attributes:
-        name: The name users give it by (a parameter's): the field's, unless the field
-            declares another one (``PlayerConfig.speed`` is the player's ``rate``).
-        kind: ``bool``, ``int``, ``float``, ``str`` or ``tuple`` (a list of names);
-            ``object`` for a setting that takes a number or a text (``dynamic``).
-        default: The value when none is given.
-        help: What it does, one line.
-        choices: The allowed values, if only some are.
-        minimum: Smallest allowed number (inclusive), if any.
-        above: Numbers must be greater than this, if given.
-        smallest_on: Smallest allowed number other than 0, for a number whose 0 means "off".
-        runtime: May change while the program runs; otherwise only at start.
-        nonempty: A text or list that, when given, must not be empty.
-        topic: A text or list of ROS topic names (relative ones too), checked by ROS 2's rules.
-    """
-
-    name: str
-    kind: type
-    default: Any
-    help: str
-    choices: tuple[Any, ...] = ()
-    minimum: float | None = None
-    above: float | None = None
-    smallest_on: float | None = None
-    runtime: bool = False
-    nonempty: bool = False
-    topic: bool = False
-    field: str = ""
-    enum: type[ChoiceEnum] | None = None
-
-    @property
-    def attribute(self) -> str:
-        """The dataclass field that holds the value."""
-        return self.field or self.name
-
-    def typed(self, value: Any) -> Any:
-        """``value`` (checked) as the configuration holds it: a choice's text becomes its :class:`ChoiceEnum` member."""
-        if self.enum is not None and isinstance(value, str):
-            return self.enum(value)
-        return value
-
-    @property
-    def dynamic(self) -> bool:
-        """True when both numbers and text are accepted."""
-        return self.kind is object
-
-    @property
-    def type_name(self) -> str:
-        """The type as users read it (``float``, ``list of names``, ``number or text``)."""
-        if self.kind is tuple:
-            return "list of names"
-        return "number or text" if self.dynamic else self.kind.__name__
-
-    def coerce(self, value: Any) -> Any:
-        """``value`` as this setting's type (an int where a float goes), or raise ValueError naming it."""
-        kind = self.kind
-        if kind is object:
-            if isinstance(value, (int, float, str)) and not isinstance(value, bool):
-                return value
-        elif kind is bool:
-            if isinstance(value, bool):
-                return value
-        elif kind is int:
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value
-        elif kind is float:
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                return float(value)
-        elif kind is str:
-            if isinstance(value, str):
-                return value
-        elif kind is tuple and isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-            return tuple(v for v in value if v)
-        raise ValueError(f"{self.name} must be a {self.type_name}, got {value!r}")
-
-    def problem(self, value: Any, given: bool = False) -> str | None:
-        """Why ``value`` (of this setting's type) is not valid, or None; ``given``: set by the user."""
-        name = self.name
-        if self.choices and value not in self.choices:
-            return f"{name} must be one of {', '.join(str(c) for c in self.choices)}, got {value!r}"
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if not math.isfinite(value):
-                return f"{name} must be a finite number, got {value}"
-            if self.minimum is not None and value < self.minimum:
-                return f"{name} must be at least {self.minimum:g}, got {value:g}"
-            if self.above is not None and not value > self.above:
-                return f"{name} must be greater than {self.above:g}, got {value:g}"
-            if self.smallest_on is not None and 0 < value < self.smallest_on:
-                return f"{name} must be 0 (off) or at least {self.smallest_on:g}, got {value:g}"
-        if given and self.nonempty and not value:
-            return f"{name} is empty: give a value or leave the setting out"
-        if self.topic:
-            for topic in value if isinstance(value, tuple) else (value,):
-                problem = topic_problem(topic, relative=True) if topic else None
-                if problem is not None:
-                    return f"{name} {topic!r} is not a ROS topic name: {problem}"
-        return None
-
-
-def _kind(annotation: Any) -> type:
-    origin = typing.get_origin(annotation)
-    if origin is tuple:
-        return tuple
-    if origin in (typing.Union, types.UnionType):
-        return object
-    if annotation in (bool, int, float, str):
-        return typing.cast(type, annotation)
-    if isinstance(annotation, type) and issubclass(annotation, ChoiceEnum):
-        return str  # a ROS parameter holds the member's text
-    raise TypeError(f"unsupported setting type {annotation!r}")
-
-
-def settings_of(config: type) -> dict[str, Setting]:
-    """The settings a configuration dataclass declares, by the names users give, in field order."""
-    hints = typing.get_type_hints(config)
-    out = {}
-    for field in dataclasses.fields(config):
-        meta = field.metadata
-        if "help" not in meta:
-            continue
-        name = meta.get("name") or field.name
-        checks = {key: meta.get(key, default) for key, default in _CHECKS.items()}
-        hint = hints[field.name]
-        choice = hint if isinstance(hint, type) and issubclass(hint, ChoiceEnum) else None
-        default = field.default.value if isinstance(field.default, ChoiceEnum) else field.default
-        out[name] = Setting(
-            name,
-            _kind(hint),
-            default,
-            meta["help"],
-            tuple(meta.get("choices", ())) or (choice.values() if choice is not None else ()),
-            **checks,
-            field=field.name,
-            enum=choice,
-        )
-    return out
-
-
-def build_config(config: type[T], values: Mapping[str, Any]) -> T:
-    """The configuration from values already checked, by the names users give."""
-    settings = settings_of(config)
-    return config(**{settings[name].attribute: settings[name].typed(value) for name, value in values.items()})
+# --------------------------------------------------------------------------- a node's settings
+def settings_of(config: type) -> dict[str, Option]:
+    """The options of a node's configuration dataclass, by the names users give them, in field order."""
+    return {o.name: o for o in options_of(config)}
 
 
 def make_config(config: type[T], values: Mapping[str, Any]) -> T:
-    """The configuration from the settings' values (coerced to their types; unknown names refused).
+    """The configuration holding ``values`` (by the names users give), each checked by :meth:`Option.problem`.
 
     Raises:
-        ValueError: A value of the wrong type, an invalid one, or an unknown name (all named).
+        ValueError: Unknown names, or values of the wrong type or out of bounds: all of them, in one message.
     """
     settings = settings_of(config)
     unknown = sorted(set(values) - set(settings))
     if unknown:
         raise ValueError(f"unknown setting(s) {', '.join(unknown)}; valid: {', '.join(settings)}")
-    typed = {}
-    problems = []
-    for name, value in values.items():
-        spec = settings[name]
-        try:
-            typed[name] = spec.coerce(value)
-        except ValueError as exc:
-            problems.append(str(exc))
-            continue
-        problem = spec.problem(typed[name])
-        if problem:
-            problems.append(problem)
+    problems = [p for name, value in values.items() if (p := settings[name].problem(value)) is not None]
     if problems:
         raise ValueError("; ".join(problems))
-    return build_config(config, typed)
+    return build_config(config, values)
+
+
+def build_config(config: type[T], values: Mapping[str, Any]) -> T:
+    """The configuration from values already checked (by the names users give)."""
+    settings = settings_of(config)
+    return config(**{settings[name].attribute: settings[name].typed(value) for name, value in values.items()})
 
 
 __all__ = [
@@ -617,8 +552,6 @@ __all__ = [
     "ChoiceEnum",
     "Option",
     "Resample",
-    "Setting",
-    "SettingValue",
     "build_config",
     "build_options",
     "check_options",
@@ -629,6 +562,5 @@ __all__ = [
     "parse_pairs",
     "rows",
     "runtime_types",
-    "setting",
     "settings_of",
 ]

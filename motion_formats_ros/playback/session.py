@@ -18,17 +18,17 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import MotionFormatError, ReadError
+from ..core.errors import MotionFormatError, ReadError, command_line
 from ..core.joint_limits import JointLimits, followers
 from ..core.kinematics import Kinematics, RobotModel, load_robot_model
 from ..core.model import JointLimit, Motion, MotionFile
 from ..core.nonfinite import MissingJointError, defined_joints, first_nonfinite, resolve
-from ..registry import CODECS, codec_for_path, read
+from ..registry import CODECS, CodecInfo, codec_for_path, read, with_body
 from ..safety import Checker
 from ..safety.gate import check_before_playing
 from ..safety.limits import LimitViolationError, check_limits
 from .clock import PlaybackClock
-from .config import MAX_STREAM_RATE, Log, PlayerConfig, PlayerError
+from .config import MAX_STREAM_RATE, PARAMETER_SPELLING, Log, PlayerConfig, PlayerError
 from .config import silent as _silent
 from .emit import LinkFrames
 from .mimic import follow_leaders
@@ -57,12 +57,16 @@ def load(config: PlayerConfig, log: Log = _silent) -> LoadedMotion:
     """Read ``config.file`` (with its joint names or ``.body``) and pick the group to play."""
     path = config.file
     if not path:
-        raise PlayerError("parameter 'file' is required (motion_player --ros-args -p file:=walk.seq)")
+        raise PlayerError(
+            "parameter 'file' is required (motion_player --ros-args -p file:=walk.seq; "
+            "motion_player --help lists every parameter)"
+        )
     options: dict[str, Any] = {}
     if config.joint_names:
         options["joint_names"] = list(config.joint_names)
-    if config.body_file and _reads_option(path, config.format, "body"):
-        options["body"] = Path(config.body_file)  # the joint names of a .seq; else only the robot model
+    reader = _reader(path, config.format)
+    if config.body_file and reader is not None:  # the joint names of a .seq; else only the robot model
+        options = with_body(options, reader, body=Path(config.body_file))[0]
     motion_file = read(path, format=config.format or None, **options)
     motion = motion_file.group(config.group or None)
     if motion.num_frames == 0:
@@ -81,13 +85,12 @@ def load(config: PlayerConfig, log: Log = _silent) -> LoadedMotion:
     )
 
 
-def _reads_option(path: str, format_name: str, option: str) -> bool:
-    """Whether the codec reading ``path`` takes ``option`` (True when unsure: reading will say)."""
+def _reader(path: str, format_name: str) -> CodecInfo | None:
+    """The codec that reads ``path``, or None when none does (the read then says why)."""
     try:
-        codec = CODECS[format_name] if format_name in CODECS else codec_for_path(path)
-        return bool(codec.accepted({option: True}, "read"))
+        return CODECS[format_name] if format_name in CODECS else codec_for_path(path)
     except MotionFormatError:
-        return True
+        return None
 
 
 def _frame_tree(motion_file: MotionFile, config: PlayerConfig) -> Kinematics | None:
@@ -184,8 +187,9 @@ class PlaybackSession:
         # defined value; joints only the state can give are left to the final resolution.
         self.motion = self.resolve({}, preliminary=True)
         self.limits, self.limits_source = self._limits(loaded.limits)
-        self._preflight(self.motion, first=True)
+        # The speed lives in the clock alone: ``config.speed`` is only where it starts.
         self.clock = self._clock()
+        self._preflight(self.motion, first=True)
         self.sampler = FrameSampler(self.motion)
         rate = config.stream_rate
         if rate <= 0:
@@ -250,13 +254,15 @@ class PlaybackSession:
         model = self.robot_model()
         if model is not None:
             try:
-                self._checker = check_before_playing(
-                    self._checker or model,
-                    motion,
-                    self.log,
-                    srdf=self.config.srdf_file or None,
-                    ignore=self.config.ignore_collisions,
-                )
+                with command_line(PARAMETER_SPELLING):  # a message names the parameter that sets it
+                    self._checker = check_before_playing(
+                        self._checker or model,
+                        motion,
+                        self.log,
+                        srdf=self.config.srdf_file or None,
+                        package_paths=self.config.package_path,
+                        ignore=self.config.ignore_collisions,
+                    )
             except MotionFormatError as exc:
                 raise PlayerError(str(exc)) from None
         if not self.limits:
@@ -297,7 +303,7 @@ class PlaybackSession:
             PlayerError: Beyond a limit, unless ``ignore_limits``.
         """
         try:
-            check_limits(motion, self.limits, speed=self.config.speed)
+            check_limits(motion, self.limits, speed=self.clock.speed)
         except LimitViolationError as exc:
             follower = self.followers.get(exc.joint)
             if follower is not None:
@@ -448,9 +454,13 @@ class PlaybackSession:
     def restart(self, elapsed: float) -> None:
         self.clock.restart(elapsed)
 
+    @property
+    def speed(self) -> float:
+        """The speed factor playing now (the clock's: set with :meth:`set_speed`)."""
+        return self.clock.speed
+
     def set_speed(self, speed: float, elapsed: float) -> None:
         self.clock.set_speed(speed, elapsed)
-        self.config = dataclasses.replace(self.config, speed=speed)
 
     def seek(self, offset: float, elapsed: float) -> None:
         """Jump to ``offset`` seconds from the motion's start."""

@@ -33,7 +33,18 @@ GET_ROS = (
 )
 
 
+def wants_help(argv: list[str]) -> bool:
+    """Whether a node's command line asks for its help (``-h`` / ``--help`` before ``--ros-args``)."""
+    ours = argv[: argv.index("--ros-args")] if "--ros-args" in argv else argv
+    return "-h" in ours or "--help" in ours
+
+
 def _start(module: str, command: str) -> None:
+    if wants_help(sys.argv[1:]):
+        from .node_settings import help_text  # ROS-free: the help needs no ROS installed
+
+        sys.stdout.write(help_text(command))
+        sys.exit(0)
     try:
         node = importlib.import_module(f"{__name__}.{module}")
     except ImportError as exc:

@@ -1,8 +1,10 @@
 """Launch arguments made from a node's config file (ROS-free: the launch files use it).
 
-Every parameter in ``config/<node>.yaml`` becomes a launch argument of the same name
-whose default is the file's value (as text, the way launch arguments are given), with the
-comment on its line as description. At launch time each argument's text is turned into a
+Every parameter in ``config/<node>.yaml`` (read as YAML, :func:`read_config`) becomes a
+launch argument of the same name whose default is the file's value (as text, the way
+launch arguments are given), with the parameter's one line of help from its declaration
+as description (:func:`~motion_formats_ros.ros.node_settings.descriptions`; the config
+file is generated from the same declarations). At launch time each argument's text is turned into a
 value of the parameter's type (the default's) without evaluating anything: strings stay
 exactly as given (a path with spaces or quotes arrives unchanged), numbers, booleans and
 lists are read as YAML. Only the arguments that differ from the file are passed on, after
@@ -12,14 +14,11 @@ not.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
-
-_COMMENT = re.compile(r"^\s+([A-Za-z_][A-Za-z0-9_]*):[^#]*#\s?(.*)$")
 
 
 def read_config(path: Path, node: str) -> dict[str, Any]:
@@ -32,16 +31,6 @@ def read_config(path: Path, node: str) -> dict[str, Any]:
     if not isinstance(params, dict):
         raise ValueError(f"{path}: '{node}: ros__parameters:' is not a mapping")
     return dict(params)
-
-
-def descriptions(path: Path) -> dict[str, str]:
-    """The comment after each parameter in a config file (its launch argument's description)."""
-    out = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        match = _COMMENT.match(line)
-        if match:
-            out[match.group(1)] = match.group(2).strip()
-    return out
 
 
 def default_text(value: Any) -> str:

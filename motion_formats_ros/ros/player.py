@@ -535,7 +535,6 @@ class MotionPlayer(Node):
         for p in params:
             if p.name == "rate":
                 self.session.set_speed(float(p.value), self._elapsed())
-                self.config = dataclasses.replace(self.config, speed=float(p.value))
             elif p.name == "seek" and p.value >= 0:
                 self.session.seek(float(p.value), self._elapsed())
 

@@ -19,7 +19,6 @@ flushed prefix in a child process, so that recording goes on meanwhile.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import shutil
 import subprocess
@@ -46,10 +45,9 @@ from ..core.atomic import check_writable
 from ..core.errors import MotionFormatError, UnknownFormatError, WriteError
 from ..core.merge import imu_name, imu_row, joint_state_problem
 from ..core.model import MotionFile
-from ..core.options import setting
-from ..core.stamps import Stamps
 from ..recording.assembly import assemble
 from ..recording.journal import ERROR_NAME, ERROR_STREAM, JournalWriter, read_journal
+from ..recording.recorder_config import RecorderConfig
 from ..registry import codec_by_name, codec_for_path, write
 from .scaffold import (
     LATCHED_SUB_QOS,
@@ -64,38 +62,6 @@ from .scaffold import (
 
 #: Formats the recorder writes (by the output's suffix).
 RECORDABLE = ("omf", "seq")
-
-
-@dataclasses.dataclass(frozen=True)
-class RecorderConfig:
-    """The recorder's settings (each one a ROS parameter of the node, with this help)."""
-
-    output: str = setting("", "file to write: OMF .msgpack/.yaml/.json or Choreonoid .seq")
-    overwrite: bool = setting(False, "replace an existing output")
-    topics: tuple[str, ...] = setting(("joint_states",), "JointState topics, merged by joint name", topic=True)
-    joints: tuple[str, ...] = setting((), "record only these joints, in this order (default: every joint seen)")
-    world_frame: str = setting("", "with root_frame: record the root pose from TF (world_frame → root_frame)")
-    root_frame: str = setting("", "the robot's root frame (e.g. base_link)")
-    imu_topics: tuple[str, ...] = setting((), "sensor_msgs/Imu topics to record", topic=True)
-    target_topic: str = setting("", "trajectory_msgs/JointTrajectory topic recorded as the target group", topic=True)
-    target_joint_state_topic: str = setting("", "JointState command topic recorded as the target group", topic=True)
-    controller_state_topic: str = setting(
-        "",
-        "control_msgs/JointTrajectoryControllerState topic (e.g. /arm_controller/controller_state): reference "
-        "recorded as the target group, feedback as actual, error as actual's 'error' channel",
-        topic=True,
-    )
-    rate: float = setting(0.0, "0 keeps every sample with its own time; > 0 resamples to this rate (Hz)", minimum=0.0)
-    stamps: Stamps = setting(Stamps.AUTO, "header | receive | auto (receive time when header stamps are zero)")
-    name: str = setting("", "motion name stored in the file")
-    robot: str = setting("", "robot name stored in the file")
-    seq_version: int = setting(2, "Choreonoid .seq format version (2 or 4)", choices=(2, 4))
-    duration: float = setting(0.0, "stop after this many seconds (0 = until stopped)", minimum=0.0)
-    max_frames: int = setting(0, "stop after this many JointState messages (0 = no limit)", minimum=0)
-    flush_interval: float = setting(
-        1.0, "seconds between journal flushes (at most this much is lost on a crash)", above=0.0
-    )
-    autostart: bool = setting(True, "start recording at once (else wait for ~/start)")
 
 
 #: The node's parameters: the settings of RecorderConfig.
@@ -145,7 +111,10 @@ class MotionRecorder(Node):
         """The output file and its format (refused: no name, a format not recordable, an existing file)."""
         output = self.config.output
         if not output:
-            raise RecorderError("parameter 'output' is required (e.g. -p output:=robot_log.msgpack)")
+            raise RecorderError(
+                "parameter 'output' is required (e.g. -p output:=robot_log.msgpack; "
+                "motion_recorder --help lists every parameter)"
+            )
         path = Path(output)
         try:
             codec = codec_for_path(path, for_write=True)

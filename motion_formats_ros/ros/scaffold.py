@@ -1,6 +1,6 @@
 """What both nodes share: parameters, QoS profiles, signals and the executor loop.
 
-- A node's parameters are the settings of its configuration dataclass (core.options):
+- A node's parameters are the options of its configuration dataclass (core.options):
   :func:`declare_config` checks every value the node was given (unknown names, types,
   values; all at once, one line), declares them with ROS descriptors (read-only ones are
   refused by ROS itself once the node runs) and returns the typed configuration;
@@ -23,6 +23,7 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import Any, TypeVar
@@ -36,7 +37,8 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from rclpy.signals import SignalHandlerOptions
 
 from ..core.errors import MotionFormatError
-from ..core.options import Setting, SettingValue, build_config, settings_of
+from ..core.notices import MotionFormatWarning
+from ..core.options import ChoiceEnum, Option, build_config, settings_of
 
 C = TypeVar("C")
 
@@ -66,15 +68,15 @@ class ParameterError(MotionFormatError):
 
 @dataclasses.dataclass(frozen=True)
 class Param:
-    """One node parameter, made from a setting of the node's configuration.
+    """One node parameter: an option of the node's configuration and its default as ROS holds it.
 
     Attributes:
-        setting: The setting (type, help, checks).
+        setting: The option (type, help, checks).
         default: Its ROS default (a list of one empty string stands for an empty list of
             names, which ROS cannot type).
     """
 
-    setting: Setting
+    setting: Option
     default: ParameterLike
 
     @property
@@ -82,10 +84,23 @@ class Param:
         return self.setting.help
 
 
-def to_ros(spec: Setting, value: SettingValue) -> ParameterLike:
-    """A setting's value as a ROS parameter value."""
-    if isinstance(value, tuple):
+def to_ros(spec: Option, value: Any) -> ParameterLike:
+    """A checked value as the ROS parameter of ``spec`` holds it (its one type: a float parameter
+    holds ``2`` as ``2.0``; an empty list of names as ``[""]``)."""
+    if isinstance(value, (list, tuple)):
         return list(value) or [""]
+    if spec.kind is float and isinstance(value, int):
+        return float(value)
+    return str(value) if isinstance(value, ChoiceEnum) else value
+
+
+def from_ros(spec: Option, value: Any) -> Any:
+    """A ROS parameter's value as the option takes it: ``[""]`` (an empty list to ROS) and empty
+    names left out of a list of names; an integer given for a float parameter as a float."""
+    if spec.kind is tuple and isinstance(value, (list, tuple)):
+        return tuple(v for v in value if v != "")
+    if spec.kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
     return value
 
 
@@ -155,13 +170,11 @@ def declare_config(node: Node, config: type[C]) -> C:
             continue
         override = given[name]
         if override.type_ == Parameter.Type.NOT_SET:
-            problems.append(f"{name} must be a {spec.type_name}, got no value or an empty list (ROS cannot type one)")
+            problems.append(
+                f"{name} must be a {spec.parameter_type}, got no value or an empty list (ROS cannot type one)"
+            )
             continue
-        try:
-            values[name] = spec.coerce(override.value)
-        except ValueError:
-            problems.append(f"{name} must be a {spec.type_name}, got {override.value!r}")
-            continue
+        values[name] = from_ros(spec, override.value)
         problem = spec.problem(values[name], given=name in typed_here)
         if problem:
             problems.append(problem)
@@ -183,11 +196,7 @@ def check_changes(config: type, changes: Sequence[Parameter[Any]]) -> str | None
             continue  # the node's own (use_sim_time): rclpy checks them
         if not spec.runtime:
             return f"{p.name} can only be set at start"
-        try:
-            value = spec.coerce(p.value)
-        except ValueError as exc:
-            return str(exc)
-        problem = spec.problem(value)
+        problem = spec.problem(from_ros(spec, p.value))
         if problem:
             return problem
     return None
@@ -288,6 +297,8 @@ def run(
     """
     stop = StopRequest(name)
     stop.install()
+    shown = warnings.showwarning
+    warnings.showwarning = functools.partial(_log_warning, name)
     node: Any = None
     executor: Executor | None = None
     code = 0
@@ -328,7 +339,17 @@ def run(
                 rclpy.try_shutdown()
     finally:
         stop.restore()
+        warnings.showwarning = shown
     return code
+
+
+def _log_warning(name: str, message: Any, category: Any, filename: str, lineno: int, *args: Any) -> None:
+    """A Python warning (a notice of the package's: data a format cannot hold …) as one line of
+    the node's log, as its other messages are: no source file, no source line."""
+    text = " ".join(str(message).split())
+    if not issubclass(category, MotionFormatWarning):
+        text = f"{category.__name__}: {text}"
+    rclpy.logging.get_logger(name).warning(text)
 
 
 def _build(make_node: Callable[[], Any], stop: StopRequest) -> Any:

@@ -37,8 +37,9 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from ..core.errors import MotionFormatError
+from ..core.errors import MotionFormatError, command_line
 from ..core.kinematics import RobotModel, load_robot_model
+from ..playback.config import PARAMETER_SPELLING
 from ..simulation.box import BoxController, Goal, Pace, SimulatedRobot, Snapshot
 from ..simulation.jtc import Point, Request, Tolerances
 from ..simulation.sim_config import SimConfig, SimError
@@ -80,16 +81,17 @@ class MotionSim(Node):
         self.config: SimConfig = declare_config(self, SimConfig)
         config = self.config
         model = self._model()
-        self.robot = SimulatedRobot(
-            model,
-            gains=config.gains_file or None,
-            kp=config.kp or None,
-            kd=config.kd or None,
-            floating=False if config.fixed_base else None,
-            srdf=config.srdf_file or None,
-            package_paths=[p for p in config.package_path if p],
-            timestep=config.timestep,
-        )
+        with command_line(PARAMETER_SPELLING):  # a missing mesh names the parameter package_path
+            self.robot = SimulatedRobot(
+                model,
+                gains=config.gains_file or None,
+                kp=config.kp or None,
+                kd=config.kd or None,
+                floating=False if config.fixed_base else None,
+                srdf=config.srdf_file or None,
+                package_paths=[p for p in config.package_path if p],
+                timestep=config.timestep,
+            )
         for note in self.robot.notes:
             self.get_logger().info(note)
         defaults = Tolerances.defaults(

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from ..core.errors import MotionFormatError
 from ..core.kinematics import RobotModel
 from ..core.model import Motion
 from .check import Checker
+from .findings import CheckReport
 
 #: Where the gate reports: ``log(level, text)`` with level ``info`` or ``warning``.
 LogCallback = Callable[[str, str], None]
@@ -30,12 +31,24 @@ def has_collision_geometry(model: RobotModel) -> bool:
     return any(link.collisions for link in model.links)
 
 
+def checked_text(report: CheckReport, pairs: int) -> str:
+    """What a report's check covered, in words: only what was checked (``balance`` only where it was)."""
+    parts = [f"{report.times.size} frames"]
+    if "self_collision" in report.checked:
+        parts.append(f"{pairs} link pairs")
+    covered = [word for kind, word in (("floor", "floor"), ("balance", "balance")) if kind in report.checked]
+    if covered:
+        parts.append(" and ".join(covered))
+    return ", ".join(parts)
+
+
 def check_before_playing(
     model: RobotModel | Checker,
     motion: Motion,
     log: LogCallback,
     *,
     srdf: str | os.PathLike[str] | None = None,
+    package_paths: Iterable[str | os.PathLike[str]] = (),
     ignore: bool = False,
 ) -> Checker | None:
     """Check ``motion`` on ``model`` before it is played (nothing to do without collision geometry).
@@ -46,6 +59,8 @@ def check_before_playing(
     Args:
         model: The robot model, or a :class:`Checker` returned before (``srdf`` is then its own).
         srdf: Its ``disable_collisions`` pairs are not checked.
+        package_paths: Folders to find ``package://`` meshes in (after ``AMENT_PREFIX_PATH``
+            and ``ROS_PACKAGE_PATH``).
         ignore: Log collision and floor findings as warnings instead of refusing.
 
     Raises:
@@ -55,13 +70,12 @@ def check_before_playing(
     if isinstance(model, RobotModel) and not has_collision_geometry(model):
         return None
     started = time.perf_counter()
-    checker = model if isinstance(model, Checker) else Checker(model, srdf=srdf)
+    checker = model if isinstance(model, Checker) else Checker(model, srdf=srdf, package_paths=package_paths)
     report = checker.check(motion)
-    log(
-        "info",
-        f"collision check: {report.times.size} frames, {len(checker.pairs)} link pairs, floor and balance "
-        f"in {time.perf_counter() - started:.2f} s",
-    )
+    log("info", f"collision check: {checked_text(report, len(checker.pairs))} in {time.perf_counter() - started:.2f} s")
+    for note in report.notes:
+        if note.startswith("balance not checked"):
+            log("info", note)
     for finding in report.of_kind("balance"):
         log("warning", finding.message())
     harmful = report.of_kind("self_collision", "floor")

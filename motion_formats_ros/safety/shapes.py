@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import ReadError, require
+from ..core.errors import ReadError, require, spelled
 from ..core.inputs import interruptible
 from ..core.kinematics import Box, Capsule, Cylinder, Geometry, Mesh, RobotModel, Sphere
 from ..core.mesh_files import TriMesh, load_mesh, package_roots, resolve
@@ -288,7 +288,8 @@ class MeshCache:
         path = resolve(mesh.filename, self.base, self.roots)
         if path is None:
             if mesh.filename.startswith("package://"):
-                searched = ", ".join(str(r) for _, r in self.roots) or "no package folders (set --package-path)"
+                unset = f"no package folders (set {spelled('package_paths')})"
+                searched = ", ".join(str(r) for _, r in self.roots) or unset
                 looked = f"searched {searched}"
             else:
                 looked = f"looked for beside the model, in {self.base}" if self.base else "no folder to look in"

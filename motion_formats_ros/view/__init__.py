@@ -64,6 +64,8 @@ def view(
     speed: float = 1.0,
     loop: bool = True,
     package_paths: Sequence[str | os.PathLike[str]] = (),
+    srdf: str | os.PathLike[str] | None = None,
+    limits: str | os.PathLike[str] | None = None,
     open_browser: bool = False,
     announce: bool = True,
     check: bool = True,
@@ -87,6 +89,8 @@ def view(
         speed, loop: Playback speed (0.1–4) and looping.
         package_paths: Folders to find ``package://`` meshes in (besides
             ``AMENT_PREFIX_PATH`` and ``ROS_PACKAGE_PATH``).
+        srdf, limits: The check's SRDF (its ``disable_collisions`` pairs are not checked) and
+            MoveIt ``joint_limits.yaml``, as :func:`motion_formats_ros.safety.check` takes them.
         open_browser: Open the page in the default browser.
         check: Run the safety check (:func:`motion_formats_ros.safety.check`) on the robot
             model once the page is served, and show its findings.
@@ -121,6 +125,8 @@ def view(
         speed=speed,
         loop=loop,
         package_paths=tuple(str(p) for p in package_paths),
+        srdf=srdf,
+        limits=limits,
         open_browser=open_browser,
         title=Path(motion_file.source).name if motion_file.source else None,
         check=check or report is not None,
@@ -154,12 +160,10 @@ def _motion_file(
         return MotionFile.single(motion)
     if isinstance(motion, MotionFile):
         return motion
-    from ..registry import codec_by_name, codec_for_path, read
+    from ..registry import codec_by_name, codec_for_path, read, with_body
 
     codec = codec_by_name(format) if format else codec_for_path(Path(motion))
-    if body is not None and "body" not in read_options and codec.accepted({"body": body}, "read"):
-        read_options = {**read_options, "body": body}
-    return read(Path(motion), format=format, **read_options)
+    return read(Path(motion), format=format, **with_body(read_options, codec, body=body)[0])
 
 
 def _simulated(

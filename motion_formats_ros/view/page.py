@@ -16,6 +16,7 @@ import dataclasses
 import errno
 import io
 import math
+import os
 import socket
 import threading
 import time
@@ -151,6 +152,9 @@ class ViewOptions:
     speed: float = 1.0
     loop: bool = True
     package_paths: Sequence[str | Path] = ()
+    #: The check's SRDF and MoveIt joint_limits.yaml (as ``check`` takes them).
+    srdf: str | os.PathLike[str] | None = None
+    limits: str | os.PathLike[str] | None = None
     open_browser: bool = False
     title: str | None = None
     check: bool = True
@@ -389,6 +393,8 @@ class Viewer:
         return check(
             self.motion_file,
             self.model,
+            srdf=self.options.srdf,
+            limits=self.options.limits,
             group=self.group,
             series=True,
             package_paths=self.options.package_paths,

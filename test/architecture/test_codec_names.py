@@ -120,7 +120,7 @@ def test_other_comparisons_pass(source: str) -> None:
 
 def test_a_recording_declares_what_its_callers_pass() -> None:
     """A codec that declares itself a recording reads the bag flags and cuts while reading."""
-    from motion_formats_ros.cli.options import BAG_OPTIONS
+    from motion_formats_ros.cli.flags import BAG_OPTIONS
 
     recordings = [info for info in CODECS.values() if info.recording]
     assert recordings

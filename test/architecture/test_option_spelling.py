@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from motion_formats_ros.cli.options import SPELLING
+from motion_formats_ros.cli.flags import SPELLING
 from motion_formats_ros.core.errors import command_line, spelled
 
 PACKAGE = Path(__file__).resolve().parents[2] / "motion_formats_ros"

@@ -18,7 +18,6 @@ SHARED_ROLES = {
     # A command module of cli/ and the layer it is thin over, named alike on purpose.
     "batch.py": "cli/batch.py is the command over pipeline/batch.py",
     "check.py": "cli/check.py is the command over safety/check.py",
-    "options.py": "cli/options.py is the command line's face of core/options.py",
 }
 
 

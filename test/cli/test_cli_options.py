@@ -262,10 +262,10 @@ def test_the_manual_shows_every_codec_s_generated_table() -> None:
 
 
 def _alias_tables() -> dict[str, tuple[Any, ...]]:
-    from motion_formats_ros.cli import options
+    from motion_formats_ros.cli import flags
 
     names = ("READ_ALIASES", "WRITE_ALIASES", "BAG_READ_ALIASES", "MOTION2BAG_ALIASES")
-    return {name: getattr(options, name) for name in names}
+    return {name: getattr(flags, name) for name in names}
 
 
 def _copied(value: Any) -> bool:
@@ -310,7 +310,7 @@ def test_every_alias_follows_a_declared_option() -> None:
 def test_an_alias_takes_its_help_choices_and_type_from_the_declaration(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from motion_formats_ros.cli.options import READ_ALIASES
+    from motion_formats_ros.cli.flags import READ_ALIASES
     from motion_formats_ros.codecs import mof
     from motion_formats_ros.core.options import options_of
 

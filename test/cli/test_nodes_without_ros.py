@@ -30,7 +30,9 @@ runpy.run_path(script, run_name="__main__")
 """
 
 
-@pytest.mark.parametrize(("command", "args"), [("motion_player", ["--help"]), ("motion_recorder", [])])
+@pytest.mark.parametrize(
+    ("command", "args"), [("motion_player", ["--ros-args", "-p", "file:=walk.seq"]), ("motion_recorder", [])]
+)
 def test_a_node_without_ros_says_what_is_missing_in_one_line(command: str, args: list[str]) -> None:
     script = BIN / command
     if not script.is_file():
@@ -43,6 +45,19 @@ def test_a_node_without_ros_says_what_is_missing_in_one_line(command: str, args:
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.startswith(f"{command}: needs ROS 2 (rclpy; cannot import ")
     assert "source /opt/ros/" in proc.stderr and "make ros" in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["motion_player", "motion_recorder", "motion_sim"])
+def test_a_nodes_help_needs_no_ros(command: str) -> None:
+    """``--help`` is made from the node's declarations alone: it is there before ROS 2 is."""
+    script = BIN / command
+    if not script.is_file():
+        pytest.skip(f"{command} is not installed in this venv")
+    proc = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_ROS, str(script), "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.stdout.startswith(f"usage: {command} ") and "parameters (" in proc.stdout
 
 
 def test_the_console_scripts_start_where_ros_is_not_imported() -> None:

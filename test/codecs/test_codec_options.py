@@ -250,20 +250,31 @@ def test_an_enum_member_or_its_text_writes_the_same_file(tmp_path: Path) -> None
     assert (tmp_path / "text" / "walk.mcap").read_bytes() == (tmp_path / "member" / "walk.mcap").read_bytes()
 
 
-def test_node_settings_and_codec_options_share_one_field_metadata_module() -> None:
+def test_node_settings_and_codec_options_are_one_option_system() -> None:
+    """One declaration (``option``), one class (``Option``) and one check (``Option.problem``) for a
+    codec's keyword options and a node's parameters alike: bounds hold for both."""
     import importlib.util
 
     from motion_formats_ros.core import options
     from motion_formats_ros.playback.config import PlayerConfig
 
     assert importlib.util.find_spec("motion_formats_ros.core.settings") is None
-    assert options.setting is options.option
+    assert not hasattr(options, "setting") and not hasattr(options, "Setting")
     settings = options.settings_of(PlayerConfig)
-    declared = {o.name: o for o in options_of(PlayerConfig)}
-    assert settings and len(declared) >= len(settings)
-    for spec in settings.values():
-        assert declared[spec.attribute].help == spec.help and declared[spec.attribute].default == spec.default
+    declared = {o.attribute: o for o in options_of(PlayerConfig)}
+    assert settings and set(settings.values()) == set(declared.values())
+    assert all(type(o) is Option for o in settings.values())
     assert settings["rate"].attribute == "speed" and settings["rate"].above == 0.0 and settings["rate"].runtime
+
+    @dataclasses.dataclass(frozen=True)
+    class Bounded:
+        tolerance: float = options.option(0.1, "a codec option with a bound", minimum=0.0)
+
+    with pytest.raises(OptionError, match="must be at least 0, got -1"):
+        options.build_options("x", "write", Bounded, {"tolerance": -1.0})
+    with pytest.raises(OptionError, match="must be a finite number, got nan"):
+        options.build_options("x", "write", Bounded, {"tolerance": float("nan")})
+    assert options.build_options("x", "write", Bounded, {"tolerance": 2}).tolerance == 2  # kept as given
 
 
 def test_a_settings_fixed_set_is_an_enum_whose_text_is_the_parameter() -> None:

@@ -94,3 +94,28 @@ def test_numpys_overflow_in_a_codec_is_a_notice_on_the_file_not_a_runtime_warnin
     overflow = report.by_kind(NoticeKind.OVERFLOW)
     assert [n.file for n in overflow] == [str(tmp_path / "huge.mtn")]
     assert "while writing values near the end of the float range" in overflow[0].message
+
+
+def test_the_body_rule_is_one_function_every_reader_of_a_body_uses() -> None:
+    """A robot's ``.body`` given beside a motion goes to a codec that takes it and to no other
+    (:func:`~motion_formats_ros.registry.with_body`); nothing else in the package decides it."""
+    import re
+
+    from motion_formats_ros.registry import CODECS, with_body
+
+    seq, omf = CODECS["seq"], CODECS["omf"]
+    body = Path("robot.body")
+    # The robot model beside a motion: only a .seq reader is given it.
+    assert with_body({"joint_map": "x"}, seq, body=body) == ({"joint_map": "x", "body": body}, {})
+    assert with_body({"body": body}, omf) == ({}, {})
+    assert with_body({}, omf, body=None) == ({}, {})
+    # convert: a .seq output orders its columns by it; given for neither, the read refuses it.
+    assert with_body({"body": body}, omf, writer=seq) == ({}, {"body": body})
+    assert with_body({"body": body}, seq, writer=seq) == ({"body": body}, {"body": body})
+    assert with_body({"body": body}, omf, writer=omf) == ({"body": body}, {})
+    package = Path(motion_formats_ros.__file__).parent
+    deciding = re.compile(r"""accepted\(\{["']body["']""")
+    where = sorted(
+        str(p.relative_to(package)) for p in package.rglob("*.py") if deciding.search(p.read_text(encoding="utf-8"))
+    )
+    assert where == ["registry.py"], where

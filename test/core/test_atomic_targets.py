@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from motion_formats_ros import write
-from motion_formats_ros.cli.options import SPELLING
+from motion_formats_ros.cli.flags import SPELLING
 from motion_formats_ros.core import atomic
 from motion_formats_ros.core.errors import WriteError, command_line
 from motion_formats_ros.core.examples import biped_walk

@@ -17,6 +17,7 @@ from support.rosutil import requires_ros, ros_session
 from motion_formats_ros import write
 from motion_formats_ros.core.examples import biped_urdf, biped_walk
 from motion_formats_ros.ros.launch_args import default_text, read_config
+from motion_formats_ros.ros.node_settings import descriptions
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH_FILE = ROOT / "launch" / "play.launch.py"
@@ -45,6 +46,12 @@ def test_every_config_parameter_is_an_argument_with_its_default(described: Any) 
         assert arguments.get(name) == default_text(value), name
     for name in ("params_file", "trajectory_topic", "joint_states_topic", "urdf", "body"):
         assert name in arguments
+    # Each parameter's description is its declaration's one line of help (no comment parsed).
+    described_as = {
+        e.args[0]: e.kwargs["description"] for e in described.args[0] if type(e).__name__ == "DeclareLaunchArgument"
+    }
+    assert {n: described_as[n] for n in config} == descriptions("motion_player")
+    assert described_as["package_path"].startswith("folders holding ROS packages")
     # The parameters that were once missing as launch arguments.
     for name in ("wait_for_subscribers", "approach_time", "start_time", "end_time", "publish_links", "publish_clock"):
         assert name in arguments

@@ -15,6 +15,7 @@ from support.rosutil import requires_ros, ros_session
 from motion_formats_ros import read, write
 from motion_formats_ros.core.examples import biped_walk
 from motion_formats_ros.ros.launch_args import default_text, read_config
+from motion_formats_ros.ros.node_settings import descriptions
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "config" / "recorder.yaml"
@@ -33,6 +34,10 @@ def test_arguments_and_parameters(described: Any, tmp_path: Path) -> None:
     config = read_config(CONFIG, "motion_recorder")
     assert {n: arguments[n] for n in config} == {n: default_text(v) for n, v in config.items()}
     assert "params_file" in arguments
+    described_as = {
+        e.args[0]: e.kwargs["description"] for e in described.args[0] if type(e).__name__ == "DeclareLaunchArgument"
+    }
+    assert {n: described_as[n] for n in config} == descriptions("motion_recorder")
     output = tmp_path / "a b's" / "log.seq"
     context = launch_context(
         described, output=str(output), rate="200", seq_version="4", topics="[arm/joint_states, head/joint_states]"

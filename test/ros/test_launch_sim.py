@@ -48,6 +48,12 @@ def test_sim_starts_the_same_robot_behind_the_controller_the_player_uses(describ
         "world_frame": "world",
         "root_frame": "base_link",
     }
+    # The folders of package:// meshes go to both: the player's check and the simulated robot find them alike.
+    context = launch_context(described, file="walk.seq", body_file=str(body), sim="true", package_path=f"[{tmp_path}]")
+    player, _, sim = launch_nodes(described, context)
+    assert (
+        player.kwargs["parameters"][1]["package_path"] == sim.kwargs["parameters"][1]["package_path"] == [str(tmp_path)]
+    )
     # Without sim nothing of it: the player and (with a URDF) robot_state_publisher, as before.
     (alone,) = launch_nodes(described, launch_context(described, file="walk.seq", body_file=str(body)))
     assert "controller" not in alone.kwargs["parameters"][1]

@@ -125,6 +125,23 @@ def test_cli_series_of_a_shaken_robot(talos: Checker, tmp_path: Path) -> None:
     assert np.ptp(zmp_y) > 5 * np.ptp(com_y)  # the shaking moves the ZMP far more than the CoM
 
 
+def test_strict_check_fails_on_a_balance_warning(talos: Checker, tmp_path: Path) -> None:
+    """``--strict`` fails on any warning, as its help says: a balance finding too."""
+    motion = standing(talos, n=120, rate=200.0)
+    assert motion.root_position is not None
+    motion.root_position[:, 1] += 0.03 * np.sin(2 * math.pi * 3.0 * motion.times)
+    path = tmp_path / "shaken.csv"
+    write(MotionFile.single(motion), path)
+    args = ["--urdf", robot_file(*TALOS_URDF), "--srdf", robot_file(*TALOS_SRDF), "--package-path", share()]
+    status, out, err, _ = cli("check", path, *args, blocked=())
+    assert status == 0, err  # without --strict a warning is a warning
+    status, strict_out, err, _ = cli("check", path, *args, "--strict", blocked=())
+    assert status == 3, err
+    assert strict_out == out and "balance" in out  # the same report, failing
+    status, out, err, _ = cli("check", "--help", blocked=())
+    assert status == 0 and "--strict" in out and "balance" in " ".join(out.split())
+
+
 def test_motion2bag_writes_com_and_zmp(talos: Checker, tmp_path: Path) -> None:
     from rosbags.highlevel import AnyReader
     from rosbags.typesys import Stores, get_typestore

@@ -102,3 +102,34 @@ def pincer_urdf(leader: str) -> str:
     <mimic joint="{leader}" multiplier="-8" offset="0.1"/></joint>
 </robot>
 """
+
+
+def _box(size: str, xyz: str) -> str:
+    return f'<collision><origin xyz="{xyz}"/><geometry><box size="{size}"/></geometry></collision>'
+
+
+_INERTIA = (
+    '<inertial><mass value="0.5"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial>'
+)
+#: A fixed arm whose tip hangs back down into its base: base and tip are in contact in every pose
+#: (the joints turn about the axis both boxes are centred on). Without an SRDF the check leaves
+#: out pairs touching in the zero pose, so nothing is found; with :data:`FOLDED_SRDF`, which
+#: disables only the adjacent pairs, base / tip is checked and collides at every frame.
+FOLDED_URDF = f"""<robot name="folded">
+  <link name="world"/>
+  <joint name="fix" type="fixed"><parent link="world"/><child link="base"/><origin xyz="0 0 0.5"/></joint>
+  <link name="base">{_INERTIA}{_box("0.2 0.2 0.1", "0 0 0")}</link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="upper"/><origin xyz="0 0 0.1"/>
+    <axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="50" velocity="2"/></joint>
+  <link name="upper">{_INERTIA}{_box("0.05 0.05 0.1", "0 0 0.1")}</link>
+  <joint name="j2" type="revolute"><parent link="upper"/><child link="tip"/><origin xyz="0 0 0.2"/>
+    <axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="50" velocity="2"/></joint>
+  <link name="tip">{_INERTIA}{_box("0.06 0.06 0.06", "0 0 -0.3")}</link>
+</robot>
+"""
+#: The folded arm's SRDF: only the adjacent pairs disabled.
+FOLDED_SRDF = """<robot name="folded">
+  <disable_collisions link1="base" link2="upper" reason="Adjacent"/>
+  <disable_collisions link1="upper" link2="tip" reason="Adjacent"/>
+</robot>
+"""

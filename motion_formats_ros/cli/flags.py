@@ -1,4 +1,5 @@
-"""Codec options on the command line, generated from each codec's ``ReadOptions`` / ``WriteOptions``.
+"""The command line's flags for declared options: codec options, generated from each codec's
+``ReadOptions`` / ``WriteOptions``, and the flags that set what a node's parameter sets.
 
 Every option a codec declares is set with ``--read-option NAME=VALUE`` or
 ``--write-option NAME=VALUE`` (repeatable); the text is turned into the declared type
@@ -8,7 +9,9 @@ hand-written flags of earlier releases (``--joint-names``, ``--lossless``, ``--t
 stay as aliases (:class:`Alias`): :data:`READ_ALIASES`, :data:`WRITE_ALIASES`,
 :data:`BAG_READ_ALIASES` and :data:`MOTION2BAG_ALIASES` say only which declared option each
 flag sets; its help, choices and value type come from the declaration, when they are needed
-(:class:`Parser`). A ``NAME=VALUE`` pair given too wins over an alias.
+(:class:`Parser`). A ``NAME=VALUE`` pair given too wins over an alias. A flag that sets what a
+node's parameter sets (``--srdf``, ``--package-path``, ``simulate --timestep``) reads its value
+and shows its help as that parameter's declaration says (:class:`Mirror`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, cast
 
 from ..core.errors import MotionFormatError, OptionError
-from ..core.options import FLAGS, Option, parse_pairs
+from ..core.options import FLAGS, Option, parse_pairs, settings_of
 from . import values
 
 
@@ -172,6 +175,8 @@ class Parser(argparse.ArgumentParser):
         for action in self._actions:
             if isinstance(action, AliasAction):
                 action.describe()
+            elif isinstance(action.type, Mirror):
+                action.help = action.type.help().replace("%", "%%")
 
 
 def add_aliases(p: argparse.ArgumentParser | argparse._ArgumentGroup, aliases: Iterable[Alias]) -> None:
@@ -245,37 +250,99 @@ SPELLING: dict[str, str] = {
     "body": "--body FILE",
     "joint_names": "--joint-names a,b,c",
     "robot_description_topic": "--write-option robot_description_topic=TOPIC",
+    "package_paths": "--package-path DIR",
 }
 
 
+class Mirror(NamedTuple):
+    """How a flag that sets what a node's parameter sets (``--srdf`` as the player's ``srdf_file``)
+    reads its value (an ``argparse`` type) and what its help says: as the parameter is declared.
+
+    The declaration is looked up when it is needed (a value given, ``--help``), as an
+    :class:`Alias`'s is: building the parser imports no node's configuration.
+
+    Attributes:
+        module: The module of the node's configuration dataclass.
+        config: Its name.
+        name: The parameter's name.
+    """
+
+    module: str
+    config: str
+    name: str
+
+    def option(self) -> Option:
+        """The declaration (imports the configuration's module)."""
+        import importlib
+
+        return settings_of(getattr(importlib.import_module(self.module), self.config))[self.name]
+
+    def help(self) -> str:
+        """The declared help, with its unit, its default when a number, "(repeatable)" for a list."""
+        option = self.option()
+        text = option.help + (f" ({option.unit})" if option.unit else "")
+        if option.kind is tuple:
+            return text + " (repeatable)"
+        if isinstance(option.default, float):
+            text += f" (default {option.default:g})"
+        return text
+
+    def __call__(self, text: str) -> Any:
+        """The value ``text`` stands for, checked as the declaration says (a file name: a path)."""
+        option = self.option()
+        if option.kind in (str, tuple):
+            return Path(utf8(text))  # a file or folder; a list of them: one each time the flag is given
+        try:
+            value = option.parse(text)
+        except OptionError:
+            raise argparse.ArgumentTypeError(f"expected a {option.parameter_type}, got {text!r}") from None
+        problem = option.problem(value)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem.removeprefix(f"{option.name} "))
+        return value
+
+
+#: The player's parameters the command line mirrors.
+PLAYER = ("motion_formats_ros.playback.config", "PlayerConfig")
+#: ``motion_sim``'s.
+SIM = ("motion_formats_ros.simulation.sim_config", "SimConfig")
+
+
+def mirrored(config: tuple[str, str], name: str) -> dict[str, Any]:
+    """``add_argument``'s ``type`` and ``help`` for a flag that mirrors parameter ``name`` of ``config``
+    (:data:`PLAYER`, :data:`SIM`); the help is filled in from the declaration when shown."""
+    return {"type": Mirror(*config, name), "help": f"as the parameter {name}"}
+
+
 def add_robot_model(p: argparse.ArgumentParser, *, required: bool) -> None:
-    """``--urdf`` or ``--body`` (one robot model) and ``--package-path`` (where its meshes are)."""
+    """``--urdf`` or ``--body`` (one robot model) and ``--package-path`` (where its meshes are, as the
+    player's ``package_path``)."""
     model = p.add_mutually_exclusive_group(required=required)
     model.add_argument("--urdf", type=Path, help="the robot's URDF (.urdf or .urdf.xacro)")
     model.add_argument("--body", type=Path, help="the robot's Choreonoid .body (also names a .seq's joints)")
     p.add_argument(
-        "--package-path",
-        dest="package_paths",
-        type=Path,
-        action="append",
-        default=[],
-        help="folder to find package:// meshes in (repeatable; AMENT_PREFIX_PATH and ROS_PACKAGE_PATH "
-        "are searched too)",
+        "--package-path", dest="package_paths", action="append", default=[], **mirrored(PLAYER, "package_path")
     )
+
+
+def add_check_model(p: argparse.ArgumentParser, *, required: bool) -> None:
+    """What the motion check is made on (``check``'s and ``view``'s, defined here once): the robot
+    model (:func:`add_robot_model`: ``--urdf`` / ``--body``, ``--package-path``), ``--srdf`` and ``--limits``."""
+    add_robot_model(p, required=required)
+    p.add_argument("--srdf", **mirrored(PLAYER, "srdf_file"))
+    p.add_argument("--limits", type=Path, help="MoveIt joint_limits.yaml (velocity, acceleration, jerk limits)")
 
 
 def read_beside_model(args: argparse.Namespace) -> Any:
     """The input of a command that takes a robot model (``view``, ``check``), read with its options:
-    a bag as ``bag2motion`` reads it; ``--body`` passed on only to a format that names joints by it."""
-    from ..registry import codec_by_name, codec_for_path, read
+    a bag as ``bag2motion`` reads it; ``--body`` as :func:`~motion_formats_ros.registry.with_body` passes it."""
+    from ..registry import codec_by_name, codec_for_path, read, with_body
 
     info = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
     if info.recording:
         return read(args.input, format=info.name, **bag_read_options(args, info.name))
     options = read_options(args, args.input, info.name)
-    if "body" in options and not info.accepted({"body": True}, "read"):
-        options.pop("body")  # only the robot model here; the format names its joints itself
-    return read(args.input, format=info.name, **options)
+    return read(args.input, format=info.name, **with_body(options, info)[0])
 
 
 def add_option_flags(p: argparse.ArgumentParser, *, read: bool = True, write: bool = True) -> None:
@@ -422,16 +489,21 @@ __all__ = [
     "BAG_OPTIONS",
     "BAG_READ_ALIASES",
     "MOTION2BAG_ALIASES",
+    "PLAYER",
     "READ_ALIASES",
+    "SIM",
     "WRITE_ALIASES",
     "Alias",
     "AliasAction",
+    "Mirror",
     "Parser",
     "add_aliases",
+    "add_check_model",
     "add_option_flags",
     "aliases_given",
     "bag_read_options",
     "input_codec",
+    "mirrored",
     "option_files",
     "pairs_for",
     "read_options",
