@@ -677,15 +677,16 @@ def _run_local(jobs: Sequence[Job], workers: int, notify: Callable[[Result], Non
         for process in processes.values():
             if process.is_alive():
                 process.terminate()
-        killed = []
         for process in processes.values():
             process.join(10.0)
             if process.is_alive():
                 process.kill()
                 process.join(10.0)
-                killed.append(process.pid)
-        for folder in {os.path.dirname(os.path.abspath(job.output)) for job in jobs} if killed else ():
-            remove_temporaries_of(folder, killed)  # what a worker killed mid-write left
+        # A worker that had to be killed, or was stopped between making a temporary and
+        # taking charge of it, left it behind: the ended workers' temporaries go.
+        ended = [p.pid for p in processes.values() if not p.is_alive() and p.pid is not None]
+        for folder in {os.path.dirname(os.path.abspath(job.output)) for job in jobs}:
+            remove_temporaries_of(folder, ended)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

@@ -164,7 +164,7 @@ def test_a_killed_or_stopped_batch_leaves_no_worker_and_no_temporary(tmp_path: P
         while _alive(seen) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not _alive(seen), f"left running after {sig.name}: {sorted(_alive(seen))}"
-        assert not list(out.glob(".*.tmp")), "a temporary file was left behind"
+        assert not list(out.glob(".*.tmp")), f"a temporary file was left behind; the batch said:\n{err}"
         if sig == signal.SIGTERM:
             assert proc.returncode == 128 + signal.SIGTERM
             assert "Traceback" not in err, err

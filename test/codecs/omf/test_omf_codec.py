@@ -350,7 +350,7 @@ def test_a_huge_length_or_rate_is_refused_at_its_field_in_short(
     doc["target"][key] = value
     with pytest.raises(ReadError, match=message) as caught:
         _read_doc(tmp_path, doc, encoding)
-    assert len(str(caught.value)) < 200
+    assert len(str(caught.value).replace(str(tmp_path), "")) < 150  # short: no 400-digit number
 
 
 @pytest.mark.parametrize(
