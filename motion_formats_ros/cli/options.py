@@ -244,6 +244,9 @@ SPELLING: dict[str, str] = {
     "output": "OUTPUT",
     "body": "--body FILE",
     "joint_names": "--joint-names a,b,c",
+    "speed": "--speed",  # simulate's; view and batch spell the simulation's --sim-speed (their own flags)
+    "timestep": "--timestep",
+    "record_rate": "--record-rate",
 }
 
 
