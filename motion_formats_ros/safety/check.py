@@ -19,7 +19,6 @@ collision shapes in the first frame rest on the ground (and the report says so).
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections.abc import Iterable
@@ -235,7 +234,7 @@ class Checker:
     def _check_room(self, motion: Motion, rate: float, source: str | None) -> None:
         """Refuse, before allocating, a check whose frames this process cannot hold."""
         if motion.is_keyframed and motion.num_frames > 1:
-            frames = math.floor(motion.duration * rate) + 2
+            frames = motion.frames_at(rate) + 1
             what = f"{spelled('rate')} {rate:g}: {frames:,} frames"
         else:
             frames = motion.num_frames

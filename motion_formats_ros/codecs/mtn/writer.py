@@ -88,7 +88,10 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
     # Dense motions, and segments only dense samples reproduce, are reduced to keyframes.
     if motion.interpolation is None or "cosine" in motion.interpolation:
         if motion.num_frames > 1:
-            steps = math.floor(motion.duration * 1000 / unit_ms + 1e-6)
+            count = motion.duration * 1000 / unit_ms + 1e-6
+            if not math.isfinite(count):
+                raise WriteError(path, f"{motion.duration:g} s is more frames of {unit_ms} ms than can be counted")
+            steps = math.floor(count)
             room = available_memory()
             if room is not None and 16 * (steps + 2) * (motion.dof + 2) > room:  # the grid's samples, twice over
                 raise WriteError(
