@@ -130,8 +130,9 @@ class Checker:
     # ------------------------------------------------------------------ frames and root
     @staticmethod
     def frames(motion: Motion, rate: float = DEFAULT_RATE) -> Motion:
-        """The frames a player sends: a keyframe motion sampled at ``rate``, any other as it is."""
-        if motion.is_keyframed and motion.num_frames > 1:
+        """The frames a player sends: a keyframe motion sampled at ``rate``, any other as it is (and
+        a keyframe motion shorter than one period at ``rate``: its keyframes are its frames)."""
+        if motion.is_keyframed and motion.num_frames > 1 and motion.frames_at(rate) > 1:
             return motion.resample(rate)
         return motion
 

@@ -129,3 +129,18 @@ def test_times_near_the_float_range_do_not_fit_mtn_frames(tmp_path: Path) -> Non
     _clean(err)
     expected = f"error: {tmp_path / 'out.mtn'}: 1e+308 s is more frames of 16 ms than can be counted"
     assert status == 1 and err.strip() == expected, err
+
+
+def test_a_keyframe_motion_shorter_than_the_check_rates_period_is_checked_as_its_keyframes(tmp_path: Path) -> None:
+    from motion_formats_ros.safety import check
+
+    urdf = tmp_path / "biped.urdf"
+    urdf.write_text(biped_urdf())
+    keys = Motion(
+        times=np.array([0.0, 0.005]),
+        joint_names=("left_knee",),
+        position=np.array([[0.0], [0.01]]),
+        interpolation=("linear",),
+    )
+    report = check(MotionFile(groups={"g": keys}), urdf)  # at the default 100 Hz: no refusal naming a rate
+    assert report.times.tolist() == [0.0, 0.005] and not report.errors
