@@ -228,7 +228,7 @@ def simulate(
         at = _motion_times(motion, np.arange(steps + 1), timestep, speed)
         planned = np.zeros((steps + 1, len(driven)))
         planned[:, [driven.index(n) for n in played]] = _targets(motion, played, at)
-        velocity = np.asarray(np.gradient(planned, timestep, axis=0)) if steps > 1 else np.zeros_like(planned)
+        velocity = _planned_velocity(planned, timestep, source)
         qpos, qvel = _start(
             mj, built, mj_model, planned[0], velocity[0], is_floating and motion.root_position is None, notes
         )
@@ -312,6 +312,20 @@ def _planned_floor_links(
     if orientation is not None:
         poses[:, 3:7] = orientation[:, [3, 0, 1, 2]]
     return planned_contacts(mj, mj_model, poses, contact_links)
+
+
+def _planned_velocity(planned: FloatArray, timestep: float, source: str | None) -> FloatArray:
+    """The planned positions' rate of change per step; refused when it goes beyond the float range
+    (positions near ±1e308), which no servo can be given."""
+    if planned.shape[0] <= 2:  # a single step: no rate of change to give
+        return np.zeros_like(planned)
+    with np.errstate(over="ignore", invalid="ignore"):
+        velocity = np.asarray(np.gradient(planned, timestep, axis=0))
+    if not np.all(np.isfinite(velocity)):
+        raise MotionValueError(
+            f"{source or 'the motion'}: its positions change faster than the float range holds (values near ±1e308)"
+        )
+    return velocity
 
 
 def _steps(

@@ -365,3 +365,15 @@ def test_gains_beyond_any_servo_and_endless_motions_are_one_line(tmp_path: Path)
     assert status == 1 and "gains.A.p" in err and "Traceback" not in err, err
     status, _, err, _ = cli("simulate", source, "--body", chain(tmp_path), "--kp", "1e308", blocked=())
     assert status == 1 and "kp must be a number from 0 to 1e+09" in err, err
+
+
+def test_positions_near_the_float_range_are_one_line_not_numpys_warnings(tmp_path: Path) -> None:
+    times = np.linspace(0, 0.04, 5)
+    source = tmp_path / "wide.csv"
+    q = np.array([[1e308], [-1e308], [1e308], [-1e308], [1e308]])
+    write(MotionFile(groups={"g": Motion(times=times, joint_names=("A",), position=q)}), source)
+    status, _, err, _ = cli("simulate", source, "--body", chain(tmp_path), blocked=())
+    assert status == 1 and "overflow encountered" not in err and "Traceback" not in err, err
+    assert (
+        err.strip() == f"error: {source}: its positions change faster than the float range holds (values near ±1e308)"
+    )
