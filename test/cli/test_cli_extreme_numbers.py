@@ -127,8 +127,17 @@ def test_times_near_the_float_range_do_not_fit_mtn_frames(tmp_path: Path) -> Non
     source = _csv(tmp_path / "endless.csv", [0.0, 1e308], [[0, 0], [1, 1]])
     status, _, err, _ = cli("convert", source, tmp_path / "out.mtn")
     _clean(err)
-    expected = f"error: {tmp_path / 'out.mtn'}: 1e+308 s is more frames of 16 ms than can be counted"
+    expected = (
+        f"error: {tmp_path / 'out.mtn'}: 1e+308 s is more frames of 16 ms: .mtn counts the frames between "
+        "keyframes in 32 bits (at most 2,147,483,647)"
+    )
     assert status == 1 and err.strip() == expected, err
+    # keyframes 1e8 s apart: 6.25e9 frames of 16 ms, which a 32-bit count held wrapped round
+    keys = Motion(times=np.array([0.0, 1e8]), joint_names=("a",), position=np.zeros((2, 1)), interpolation=("linear",))
+    write(MotionFile(groups={"g": keys}), tmp_path / "keys.parquet")
+    status, _, err, _ = cli("convert", tmp_path / "keys.parquet", tmp_path / "out.mtn", blocked=())
+    assert status == 1 and "1e+08 s is 6,250,000,000 frames of 16 ms: .mtn counts" in err, err
+    assert not (tmp_path / "out.mtn").exists()
 
 
 def test_a_keyframe_motion_shorter_than_the_check_rates_period_is_checked_as_its_keyframes(tmp_path: Path) -> None:
