@@ -251,6 +251,9 @@ SPELLING: dict[str, str] = {
     "joint_names": "--joint-names a,b,c",
     "robot_description_topic": "--write-option robot_description_topic=TOPIC",
     "package_paths": "--package-path DIR",
+    "speed": "--speed",  # simulate's; view and batch spell the simulation's --sim-speed (their own flags)
+    "timestep": "--timestep",
+    "record_rate": "--record-rate",
 }
 
 

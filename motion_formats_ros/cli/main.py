@@ -217,7 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from . import commands  # the general commands (and numpy) only when one of them runs
 
             handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
-        with collect(strict=strict) as report, command_line(SPELLING):
+        spelling = {**SPELLING, **getattr(args, "spelling", {})}  # a command's own flags for some options
+        with collect(strict=strict) as report, command_line(spelling):
             args.notices = report  # the handlers that print JSON add the notices to it
             result: int = handler(args)
         if strict and report.warned and result == EXIT_OK:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core.atomic import check_group_names, check_output, write_bytes_atomic
-from ..core.errors import OutOfRangeError, WriteError, require, spelled
+from ..core.errors import MotionValueError, OutOfRangeError, WriteError, require, spelled
 from ..core.model import Motion, MotionFile
 
 
@@ -93,6 +93,30 @@ def name_lines(ax: Any, count: int) -> None:
             borderaxespad=0.0,
             handlelength=2.5,
         )
+
+
+#: The largest magnitude a plotted time or value may have: far beyond any physical quantity,
+#: and far below where matplotlib's axis arithmetic (a span, its margins, the tick steps) overflows.
+PLOTTABLE = 1e300
+
+
+def beyond_plot(m: Motion, joints: Sequence[str] | None = None) -> str | None:
+    """What of ``m`` no axis can be scaled to (a time or value beyond :data:`PLOTTABLE`), or None."""
+    if joints:
+        m = m.select_joints(joints)
+    arrays = [
+        ("time", m.times),
+        *((f"joint {name}", values) for name, values in m.channels().items()),
+        ("root position", m.root_position),
+        ("root orientation", m.root_orientation),
+    ]
+    for label, values in arrays:
+        if values is None or values.size == 0:
+            continue
+        finite = np.abs(values[np.isfinite(values)])
+        if finite.size and finite.max() > PLOTTABLE:
+            return f"{label} reaches {finite.max():g}, beyond the ±{PLOTTABLE:g} a plot's axis can be scaled to"
+    return None
 
 
 def figure(m: Motion, title: str, joints: Sequence[str] | None = None) -> Any:
@@ -195,6 +219,10 @@ def plot_file(
     }
     for path in paths.values():
         check_output(path, inputs, overwrite, folder=False)
+    for name, m in groups.items():
+        problem = beyond_plot(m, joints)
+        if problem:
+            raise MotionValueError(f"{motion_file.source or 'the motion'}: group {name}: {problem}")
     outputs = []
     for name, m in groups.items():
         path = paths[name]

@@ -48,6 +48,7 @@ def add_simulation_arguments(p: argparse.ArgumentParser | Any, speed: str) -> No
     base.add_argument("--floating-base", dest="floating", action="store_true", help="let the root link float")
     p.add_argument("--timestep", **mirrored(SIM, "timestep"))
     p.add_argument("--record-rate", type=_positive, default=100.0, help="Hz the result keeps (default 100)")
+    p.set_defaults(spelling={"speed": speed})  # the command's own flag for the simulation's speed
 
 
 def simulation_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -110,6 +110,13 @@ def number(value: object) -> str:
     return excerpt(value) if isinstance(value, (str, bytes)) else shorten(repr(value))
 
 
+def fixed(value: float, places: int = 3) -> str:
+    """``value`` to ``places`` decimals (``2.400``) for a message or a label, or in ``%g`` form
+    from a trillion on, where the decimals would take hundreds of digits (a time near the end
+    of the float range from a file)."""
+    return f"{value:.{places}f}" if abs(value) < 1e12 or value != value else f"{value:.6g}"
+
+
 def excerpt(text: str | bytes, limit: int = 60) -> str:
     """The ``repr`` of the start of ``text`` (what an error quotes of a file), at most about
     ``limit`` characters, without building the ``repr`` of all of it."""

@@ -31,7 +31,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from .errors import ReadError
+from .errors import ReadError, number
 from .kinematics import Joint, RobotModel
 from .kinematics.urdf import read_urdf
 from .model import JointLimit
@@ -170,7 +170,7 @@ def _stated(path: str | os.PathLike[str], name: str, entry: Mapping[str, Any]) -
         if lower > upper:
             raise ReadError(
                 path,
-                f"min_position {entry['min_position']!r} is above max_position {entry['max_position']!r}",
+                f"min_position {number(entry['min_position'])} is above max_position {number(entry['max_position'])}",
                 field=f"joint_limits.{name}",
             )
     for flag, key, attr in (
@@ -187,9 +187,15 @@ def _stated(path: str | os.PathLike[str], name: str, entry: Mapping[str, Any]) -
 
 def _number(path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], key: str) -> float:
     value = entry.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ReadError(path, f"{key} is not a number: {value!r}", field=f"joint_limits.{joint}.{key}")
-    return float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ReadError(path, f"{key} is not a number: {number(value)}", field=f"joint_limits.{joint}.{key}")
+    try:
+        result = float(value)
+    except OverflowError:  # an integer beyond the float range
+        result = math.inf
+    if not math.isfinite(result):
+        raise ReadError(path, f"{key} is not a finite number: {number(value)}", field=f"joint_limits.{joint}.{key}")
+    return result
 
 
 def _rate_limit(path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], key: str) -> float | None:
@@ -198,7 +204,7 @@ def _rate_limit(path: str | os.PathLike[str], joint: str, entry: Mapping[str, An
     value = _number(path, joint, entry, key)
     if value < 0:
         raise ReadError(
-            path, f"{key} is negative ({entry[key]!r}); 0 means not stated", field=f"joint_limits.{joint}.{key}"
+            path, f"{key} is negative ({number(entry[key])}); 0 means not stated", field=f"joint_limits.{joint}.{key}"
         )
     return value or None
 

@@ -22,7 +22,7 @@ import numpy.typing as npt
 from . import timing
 from .errors import MotionValueError, OutOfRangeError, SelectionError, listed, spelled
 from .memory import require_room
-from .notices import Notice
+from .notices import Notice, NoticeKind, notify
 
 if TYPE_CHECKING:
     from .kinematics import Kinematics
@@ -320,7 +320,7 @@ class Motion:
     @property
     def duration(self) -> float:
         """Seconds from the first to the last frame (0 for fewer than two frames)."""
-        return float(self.times[-1] - self.times[0]) if self.times.size > 1 else 0.0
+        return float(self.times[-1]) - float(self.times[0]) if self.times.size > 1 else 0.0  # inf, not a numpy warning
 
     @property
     def dof(self) -> int:
@@ -478,7 +478,44 @@ class Motion:
             loop=self.loop,
         )
 
-    def _check_room(self, rate: float) -> None:
+    def frames_at(self, rate: float) -> int:
+        """How many frames a resampling at ``rate`` makes (as :func:`.timing.uniform_times`
+        counts them).
+
+        Raises:
+            OutOfRangeError: Too many to count (a duration near the end of the float range),
+                naming the rate.
+        """
+        if self.num_frames == 0:
+            return 0
+        span = float(self.times[-1]) - float(self.times[0])  # Python floats: inf, not a numpy warning
+        count = span * rate + 1e-9
+        if not math.isfinite(count):
+            raise OutOfRangeError(
+                f"{spelled('rate')} {rate:g}: the motion's {span:g} s would make more frames than can be counted"
+            )
+        return math.floor(count) + 1
+
+    def _check_end(self, frames: int, rate: float) -> None:
+        """Refuse a rate that leaves one frame of a motion of several; say so when its frames
+        leave out more than a quarter of the motion at its end (a rate of about one frame in
+        the motion's duration: the last frame is always less than a period before the end)."""
+        span = float(self.times[-1]) - float(self.times[0])
+        if self.num_frames >= 2 and frames < 2:
+            raise OutOfRangeError(
+                f"{spelled('rate')} {rate:g} leaves 1 frame of a {span:g} s motion: "
+                f"at least {1.0 / span:.3g} Hz keeps its first and last frames"
+            )
+        kept = (frames - 1) / rate
+        if span - kept > 0.25 * span:
+            notify(
+                NoticeKind.RESAMPLED,
+                f"{spelled('rate')} {rate:g} keeps {frames:,} frames, up to t = {kept:g} s of the motion's "
+                f"{span:g} s: its last {span - kept:g} s are left out",
+                stacklevel=3,
+            )
+
+    def _check_room(self, frames: int, rate: float) -> None:
         """Refuse, before allocating, a resampling whose arrays this machine cannot hold.
 
         The peak is the new arrays (frames × values), the new times and where each falls
@@ -486,7 +523,7 @@ class Motion:
         of the widest array being interpolated (its two neighbouring samples, their
         difference and the mix; a slerp of quaternions about eight arrays as wide).
         """
-        frames = math.floor(float(self.times[-1] - self.times[0]) * rate) + 2
+        frames += 1  # hold's truncation may keep one more
         widths = {label: int(np.prod(a.shape[1:])) for label, a in self.iter_arrays()}
         columns = 1 + sum(widths.values())
         temporaries = [(8 if label.endswith("orientation") else 4) * w for label, w in widths.items()]
@@ -504,20 +541,26 @@ class Motion:
             method: ``"linear"`` (values linear, quaternions slerp, keyframe segments
                 honoured) or ``"hold"`` (Choreonoid's import: source row i goes to frame
                 ``int((t_i - t0) * rate)``, later rows win, gaps repeat the previous frame).
+
+        Raises:
+            OutOfRangeError: ``rate`` not positive and finite, leaving one frame of a motion
+                of several, or making more frames than this process can hold.
         """
         if not (rate > 0 and math.isfinite(rate)):
             raise OutOfRangeError(f"{spelled('rate')} must be positive and finite, got {rate:g}")
         if self.num_frames == 0:
             return dataclasses.replace(self, rate=float(rate), interpolation=None)
-        self._check_room(rate)
+        if method not in ("linear", "hold"):
+            raise MotionValueError(f"unknown resampling method {method!r}; known: linear, hold")
+        frames = self.frames_at(rate)
+        self._check_end(frames, rate)
+        self._check_room(frames, rate)
         if method == "linear":
             t = timing.uniform_times(self.times[0], self.times[-1], rate)
             return dataclasses.replace(self.sample(t), rate=float(rate))
-        if method == "hold":
-            rows = timing.hold_rows(self.times, rate)
-            t = self.times[0] + np.arange(rows.size) / rate
-            return self._map_arrays(t, lambda a, kind: a[rows], interpolation=None, rate=float(rate))
-        raise MotionValueError(f"unknown resampling method {method!r}; known: linear, hold")
+        rows = timing.hold_rows(self.times, rate)
+        t = self.times[0] + np.arange(rows.size) / rate
+        return self._map_arrays(t, lambda a, kind: a[rows], interpolation=None, rate=float(rate))
 
     # ------------------------------------------------------------------ joints
     def select_joints(self, names: Sequence[str]) -> Motion:

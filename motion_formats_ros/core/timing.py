@@ -120,6 +120,31 @@ def locate(times: np.ndarray, query: np.ndarray, interpolation: Sequence[str] | 
     return Location(index.astype(np.intp), fraction)
 
 
+def derivative(values: np.ndarray, times: np.ndarray) -> FloatArray:
+    """The time derivative of ``values`` along axis 0, as :func:`numpy.gradient` gives it
+    (second order inside and at the ends; zeros for a single sample).
+
+    Where its weights overflow (values or time steps near the end of the float range) the
+    steeper of the two one-sided differences stands in: ``inf`` where finite values change
+    faster than the float range holds, never a NaN that hides a limit passed, and no numpy
+    warning.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    times = np.asarray(times, dtype=np.float64)
+    if times.size < 2:
+        return np.zeros_like(values)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        out = np.asarray(np.gradient(values, times, axis=0, edge_order=2 if times.size > 2 else 1))
+        lost = ~np.isfinite(out) & np.isfinite(values)
+        if not lost.any():
+            return out
+        step = np.diff(values, axis=0) / np.diff(times).reshape(-1, *([1] * (values.ndim - 1)))
+        forward = np.concatenate([step, step[-1:]])
+        backward = np.concatenate([step[:1], step])
+        steeper = np.where(np.abs(forward) >= np.abs(backward), forward, backward)
+    return np.asarray(np.where(lost & ~np.isnan(steeper), steeper, out))
+
+
 #: Query times interpolated at once: the temporaries stay small, and no single native
 #: operation runs long enough to keep a signal's handler waiting (SIGTERM ends a command
 #: within 2 s, also while it resamples millions of frames).
@@ -159,8 +184,14 @@ def _interpolate_block(values: np.ndarray, where: Location, kind: str) -> np.nda
     if kind == "quaternion":
         mixed = slerp(a, b, fx)
     else:
-        with np.errstate(invalid="ignore"):
-            mixed = a + (b - a) * fx
+        with np.errstate(invalid="ignore", over="ignore"):
+            step = b - a
+            mixed = a + step * fx
+            # Neighbours of opposite sign near the end of the float range: their difference
+            # overflows, their weighted sum never leaves the range between them.
+            wide = np.isinf(step) & np.isfinite(a) & np.isfinite(b)
+            if wide.any():
+                mixed = np.where(wide, a * (1.0 - fx) + b * fx, mixed)
     mixed = np.where(fx == 0.0, a, mixed)
     return np.where(fx == 1.0, b, mixed)
 

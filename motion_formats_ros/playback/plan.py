@@ -60,6 +60,8 @@ JUMP = 1e-3
 COSINE_POINT_SPACING = 0.02
 #: When the approach time is 0, the first point still comes this long after the start.
 FIRST_POINT = 1e-3
+#: The latest time from start a point can have (s): a ROS Duration's seconds are an int32.
+LATEST_POINT = 2**31 - 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -248,17 +250,18 @@ def reduce(
         inner = slice(i + 1, j)
         span = t[j] - t[i]
         u = ((t[inner] - t[i]) / span)[:, None]
-        est = _basis(
-            u,
-            float(span),
-            positions[i],
-            positions[j],
-            None if velocities is None else velocities[i],
-            None if velocities is None else velocities[j],
-            None if accelerations is None else accelerations[i],
-            None if accelerations is None else accelerations[j],
-        )
-        diff = np.abs(est - positions[inner])
+        with np.errstate(over="ignore", invalid="ignore"):  # values near ±1e308: inf, the segment too long
+            est = _basis(
+                u,
+                float(span),
+                positions[i],
+                positions[j],
+                None if velocities is None else velocities[i],
+                None if velocities is None else velocities[j],
+                None if accelerations is None else accelerations[i],
+                None if accelerations is None else accelerations[j],
+            )
+            diff = np.abs(est - positions[inner])
         flat = int(np.argmax(diff))
         row, col = divmod(flat, diff.shape[1]) if diff.shape[1] else (0, 0)
         value = float(diff.flat[flat]) if diff.size else 0.0
@@ -389,6 +392,12 @@ def _window(motion: Motion, start: float | None, end: float | None) -> Motion:
 
 
 def _relative_ns(times: FloatArray, t0: float, speed: float, approach_time: float) -> IntArray:
+    last = (float(times[-1]) - t0) / speed + max(approach_time, 0.0)  # Python floats: inf, not a warning
+    if not last <= LATEST_POINT:
+        raise ValueError(
+            f"the motion's last frame comes {last:g} s from the start at speed {speed:g}: a trajectory point "
+            f"comes at most {LATEST_POINT:,} s from it (a ROS Duration's int32 seconds)"
+        )
     rel = (times - t0) / speed + max(approach_time, 0.0)
     if approach_time <= 0:  # the first point is not at 0 (some controllers refuse that)
         rel = rel + FIRST_POINT
@@ -396,6 +405,13 @@ def _relative_ns(times: FloatArray, t0: float, speed: float, approach_time: floa
     if ns.size > 1 and np.any(np.diff(ns) <= 0):
         raise ValueError("frames closer than a nanosecond at this speed cannot be sent as points")
     return ns
+
+
+def _finite_rates(values: FloatArray, what: str, of: str) -> None:
+    """Refuse derived rates beyond the float range (neighbouring values near ±1e308): a point
+    never carries a non-finite value."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{what} derived from the {of} go beyond the float range (values near ±1e308)")
 
 
 def _dense_plan(m: Motion, speed: float, approach_time: float, rule: str, tolerance: float) -> TrajectoryPlan:
@@ -409,8 +425,9 @@ def _dense_plan(m: Motion, speed: float, approach_time: float, rule: str, tolera
         if m.velocity is not None and np.all(np.isfinite(m.velocity)):
             velocities = m.velocity * speed
         else:
-            velocities = _derivative(q, rel)
+            velocities = timing.derivative(q, rel)
             notes.append("velocities derived from the positions (the file has none)")
+            _finite_rates(velocities, "velocities", "positions")
         velocities = velocities.copy()
         velocities[-1] = 0.0
     if rule == "quintic":
@@ -418,8 +435,9 @@ def _dense_plan(m: Motion, speed: float, approach_time: float, rule: str, tolera
         if m.acceleration is not None and np.all(np.isfinite(m.acceleration)):
             accelerations = m.acceleration * speed**2
         else:
-            accelerations = _derivative(velocities, rel)
+            accelerations = timing.derivative(velocities, rel)
             notes.append("accelerations derived from the velocities")
+            _finite_rates(accelerations, "accelerations", "velocities")
         accelerations = accelerations.copy()
         accelerations[-1] = 0.0
     reduction = reduce(rel, q, velocities, accelerations, tolerance)
@@ -439,12 +457,6 @@ def _dense_plan(m: Motion, speed: float, approach_time: float, rule: str, tolera
         deviation=deviation,
         notes=tuple(notes),
     )
-
-
-def _derivative(values: FloatArray, times: FloatArray) -> FloatArray:
-    if times.size < 2:
-        return np.zeros_like(values)
-    return np.asarray(np.gradient(values, times, axis=0, edge_order=2 if times.size > 2 else 1))
 
 
 def _keyframe_plan(m: Motion, speed: float, approach_time: float, notes: tuple[str, ...]) -> TrajectoryPlan:

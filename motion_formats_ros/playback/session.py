@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import MotionFormatError, ReadError, command_line
+from ..core.errors import MotionFormatError, ReadError, command_line, fixed
 from ..core.joint_limits import JointLimits, followers
 from ..core.kinematics import Kinematics, RobotModel, load_robot_model
 from ..core.model import JointLimit, Motion, MotionFile
@@ -73,7 +73,7 @@ def load(config: PlayerConfig, log: Log = _silent) -> LoadedMotion:
         raise PlayerError(f"{path}: the motion has no frames")
     log(
         "info",
-        f"loaded {path} ({motion_file.format}): {motion.num_frames} frames, {motion.duration:.3f} s, "
+        f"loaded {path} ({motion_file.format}): {motion.num_frames} frames, {fixed(motion.duration)} s, "
         f"{len(motion.joint_names)} joints"
         + (f", loop {motion.loop[0]:g}-{motion.loop[1]:g} s" if motion.loop else ""),
     )

@@ -19,7 +19,6 @@ collision shapes in the first frame rest on the ground (and the report says so).
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections.abc import Iterable
@@ -132,8 +131,9 @@ class Checker:
     # ------------------------------------------------------------------ frames and root
     @staticmethod
     def frames(motion: Motion, rate: float = DEFAULT_RATE) -> Motion:
-        """The frames a player sends: a keyframe motion sampled at ``rate``, any other as it is."""
-        if motion.is_keyframed and motion.num_frames > 1:
+        """The frames a player sends: a keyframe motion sampled at ``rate``, any other as it is (and
+        a keyframe motion shorter than one period at ``rate``: its keyframes are its frames)."""
+        if motion.is_keyframed and motion.num_frames > 1 and motion.frames_at(rate) > 1:
             return motion.resample(rate)
         return motion
 
@@ -236,7 +236,7 @@ class Checker:
     def _check_room(self, motion: Motion, rate: float, source: str | None) -> None:
         """Refuse, before allocating, a check whose frames this process cannot hold."""
         if motion.is_keyframed and motion.num_frames > 1:
-            frames = math.floor(motion.duration * rate) + 2
+            frames = motion.frames_at(rate) + 1
             what = f"{spelled('rate')} {rate:g}: {frames:,} frames"
         else:
             frames = motion.num_frames

@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from ..core.kinematics import RobotModel
 from ..core.spatial import quat_to_matrix
+from ..core.timing import derivative
 from .shapes import Shape
 
 FloatArray = npt.NDArray[np.float64]
@@ -39,13 +40,6 @@ _DIRECTIONS = 32
 CHUNK = 1024
 #: The most frames × directions × points the support polygon's distances are measured over at once.
 _SUPPORT_VALUES = 1 << 21
-
-
-def _rate(values: FloatArray, times: FloatArray) -> FloatArray:
-    """Time derivative along axis 0 (second order inside and at the ends)."""
-    if times.size < 2:
-        return np.zeros_like(values)
-    return np.asarray(np.gradient(values, times, axis=0, edge_order=2 if times.size > 2 else 1))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,7 +77,7 @@ def _angular_velocity(quat: FloatArray, times: FloatArray) -> FloatArray:
     q = quat.copy()
     flip = np.cumsum(np.concatenate([[0], (np.einsum("ni,ni->n", q[1:], q[:-1]) < 0).astype(int)])) % 2 == 1
     q[flip] *= -1  # a continuous sign, so that the differences are small
-    dq = _rate(q, times)
+    dq = derivative(q, times)
     x, y, z, w = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
     dx, dy, dz, dw = dq[:, 0], dq[:, 1], dq[:, 2], dq[:, 3]
     # vector part of dq ⊗ conj(q)
@@ -116,17 +110,17 @@ def zmp(
         ]
     ).reshape(n, 3)
     total = masses.total
-    momentum_rate = total * _rate(_rate(com, times), times)
+    momentum_rate = total * derivative(derivative(com, times), times)
     angular = np.zeros_like(com)
     for k, link in enumerate(masses.index.tolist()):
         r = quat_to_matrix(quaternion[:, link])
         c = translation[:, link] + r @ masses.com[k]
-        v = _rate(c, times)
+        v = derivative(c, times)
         omega = _angular_velocity(quaternion[:, link], times)
         local = np.einsum("nji,nj->ni", r, omega)  # Rᵀ ω
         spin = np.einsum("nij,nj->ni", r, local @ masses.inertia[k].T)  # R I Rᵀ ω
         angular += masses.mass[k] * np.cross(c, v) + spin
-    angular_rate = _rate(angular, times)
+    angular_rate = derivative(angular, times)
     g = np.array([0.0, 0.0, -GRAVITY])
     force = momentum_rate - total * g
     moment = angular_rate - total * np.cross(com, g)

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..core.errors import fixed
+
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
@@ -209,7 +211,7 @@ class CheckReport:
         out = [head]
         out += [f"note: {n}" for n in self.notes]
         for f in self.findings:
-            spans = ", ".join(f"{a:.3f}-{b:.3f}" for a, b in f.intervals[:6])
+            spans = ", ".join(f"{fixed(a)}-{fixed(b)}" for a, b in f.intervals[:6])
             more = f" … ({len(f.intervals)} in all)" if len(f.intervals) > 6 else ""
             out.append(f"{f.level}: {f.message()} [{spans}{more} s]")
         out.append(f"{len(self.errors)} error(s), {len(self.warnings)} warning(s)" if self.findings else "no findings")

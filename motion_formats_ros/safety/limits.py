@@ -18,6 +18,7 @@ from collections.abc import Mapping
 import numpy as np
 import numpy.typing as npt
 
+from ..core import timing
 from ..core.errors import MotionFormatError
 from ..core.joint_limits import JointLimits
 from ..core.model import JointLimit, Motion
@@ -42,12 +43,6 @@ class LimitViolationError(MotionFormatError, ValueError):
     def __init__(self, message: str, joint: str = "") -> None:
         super().__init__(message)
         self.joint = joint
-
-
-def _rate(values: FloatArray, times: FloatArray) -> FloatArray:
-    if times.size < 2:
-        return np.zeros_like(values)
-    return np.asarray(np.gradient(values, times, axis=0, edge_order=2 if times.size > 2 else 1))
 
 
 def _finding(
@@ -153,7 +148,7 @@ def limit_findings(motion: Motion, limits: JointLimits, speed: float = 1.0) -> l
     last = max((k for k, (_, lim) in enumerate(rates) if np.isfinite(lim).any()), default=-1)
     value, scale = q, 1.0
     for kind, limit in rates[: last + 1]:
-        value, scale = _rate(value, times), scale * speed
+        value, scale = timing.derivative(value, times), scale * speed
         if np.isfinite(limit).any():
             found += _magnitudes(kind, names, times, value, scale, limit)
     if effort is not None:

@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import MotionValueError
+from ..core.errors import MotionValueError, OutOfRangeError, spelled
 from ..core.kinematics import RobotModel, load_robot_model
-from ..core.memory import check_frames
+from ..core.memory import VALUE_BYTES, available_memory, size_text
 from ..core.model import Motion, MotionFile
 from ..playback.sampler import FrameSampler
 from ..safety.findings import Finding, intervals, sort_findings
@@ -228,7 +228,7 @@ def simulate(
         at = _motion_times(motion, np.arange(steps + 1), timestep, speed)
         planned = np.zeros((steps + 1, len(driven)))
         planned[:, [driven.index(n) for n in played]] = _targets(motion, played, at)
-        velocity = np.asarray(np.gradient(planned, timestep, axis=0)) if steps > 1 else np.zeros_like(planned)
+        velocity = _planned_velocity(planned, timestep, source)
         qpos, qvel = _start(
             mj, built, mj_model, planned[0], velocity[0], is_floating and motion.root_position is None, notes
         )
@@ -314,28 +314,57 @@ def _planned_floor_links(
     return planned_contacts(mj, mj_model, poses, contact_links)
 
 
+def _planned_velocity(planned: FloatArray, timestep: float, source: str | None) -> FloatArray:
+    """The planned positions' rate of change per step; refused when it goes beyond the float range
+    (positions near ±1e308), which no servo can be given."""
+    if planned.shape[0] <= 2:  # a single step: no rate of change to give
+        return np.zeros_like(planned)
+    with np.errstate(over="ignore", invalid="ignore"):
+        velocity = np.asarray(np.gradient(planned, timestep, axis=0))
+    if not np.all(np.isfinite(velocity)):
+        raise MotionValueError(
+            f"{source or 'the motion'}: its positions change faster than the float range holds (values near ±1e308)"
+        )
+    return velocity
+
+
 def _steps(
     motion: Motion, speed: float, timestep: float, record_rate: float, joints: int, source: str | None
 ) -> tuple[int, int]:
     """The physics steps, and every how many steps the recording keeps one;
     refused when they cannot be counted or held."""
-    duration = float(motion.times[-1] - motion.times[0]) / speed
-    if not math.isfinite(duration / timestep):
+    span = float(motion.times[-1]) - float(motion.times[0])  # Python floats: inf, not a numpy warning
+    count = span / speed / timestep
+    if not math.isfinite(count):
         raise MotionValueError(
-            f"{source or 'the motion'}: {duration:g} s is more steps of {timestep:g} s than can be counted"
+            f"{spelled('speed')} {speed:g}, {spelled('timestep')} {timestep:g}: {source or 'the motion'}'s "
+            f"{span:g} s make more physics steps than can be counted"
         )
-    steps = max(1, math.ceil(duration / timestep - 1e-9))
+    steps = max(1, math.ceil(count - 1e-9))
     record_every = max(1, round(1.0 / (record_rate * timestep)))
-    _memory_check(steps, joints, record_every, timestep)
+    _memory_check(span, speed, timestep, steps, joints, record_every)
     return steps, record_every
 
 
-def _memory_check(steps: int, joints: int, record_every: int, timestep: float) -> None:
+def _memory_check(span: float, speed: float, timestep: float, steps: int, joints: int, record_every: int) -> None:
     """Refuse before allocating what the simulation's arrays would need beyond the memory available:
     per step the planned positions, velocities, controls and effort-limit flags of every joint, and the
-    recording (positions, velocities, efforts and the base's pose) every ``record_every`` steps."""
-    per_step = 4 + (3 + 7 / max(joints, 1)) / record_every
-    check_frames(f"--timestep {timestep:g}", steps + 1, joints, channels=1, copies=per_step)
+    recording (positions, velocities, efforts and the base's pose) every ``record_every`` steps.
+
+    The message names both options that set the steps, with the least speed (at this timestep)
+    and the least timestep (at this speed) that fit."""
+    per_step = (4 + (3 + 7 / max(joints, 1)) / record_every) * max(joints, 1) * VALUE_BYTES
+    needed = (steps + 1) * per_step
+    room = available_memory()
+    if room is None or needed <= room:
+        return
+    fits = max(room / per_step - 1, 1.0)  # the steps this process can hold
+    raise OutOfRangeError(
+        f"{spelled('speed')} {speed:g}, {spelled('timestep')} {timestep:g}: {steps:,} physics steps × {joints:,} "
+        f"joints would need {size_text(needed)}, more than the {size_text(room)} this process can still "
+        f"allocate; at this timestep {spelled('speed')} must be at least {span / (timestep * fits):.3g}, "
+        f"at this speed {spelled('timestep')} at least {span / (speed * fits):.3g} s"
+    )
 
 
 def _report(

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import MotionFormatError, listed, require
+from ..core.errors import MotionFormatError, fixed, listed, require
 from ..core.model import Motion, MotionFile
 from ..core.notices import NoticeKind, notify
 from . import viser_adapter
@@ -600,7 +600,8 @@ class Viewer:
         n = self.track.motion.num_frames
         state = "playing" if self.clock.playing else "paused"
         self._status.content = (
-            f"t = {t:.3f} s / {self.clock.end:.3f} s · frame {pose.frame + 1} / {n} · {state} · {self.clock.speed:g}×"
+            f"t = {fixed(t)} s / {fixed(self.clock.end)} s · frame {pose.frame + 1} / {n} · {state} · "
+            f"{self.clock.speed:g}×"
         )
         self._updating_slider = True
         try:

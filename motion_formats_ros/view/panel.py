@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..core.errors import fixed
 from ..core.joint_limits import JointLimits
 from ..core.kinematics import RobotModel
 from ..core.model import JointLimit
@@ -205,7 +206,7 @@ def _or_nan(value: float | None) -> float:
 
 
 def _num(value: float) -> str:
-    return "—" if not math.isfinite(value) else f"{value:.3f}"
+    return "—" if not math.isfinite(value) else fixed(value)
 
 
 def most_moving(track: Track, names: Sequence[str], count: int = DEFAULT_CURVES) -> list[str]:

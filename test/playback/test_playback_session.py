@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from motion_formats_ros import write
+from motion_formats_ros import Motion, MotionFile, write
 from motion_formats_ros.core.examples import biped_urdf, biped_walk
 from motion_formats_ros.core.options import make_config, settings_of
 from motion_formats_ros.playback.config import PlayerConfig, PlayerError
@@ -151,3 +152,31 @@ def test_link_frames_are_robot_state_publishers_at_and_between_frames(tmp_path: 
         lambda *n: notes.append(n),
     ).link_frames()
     assert sum("left_knee_x" in t for level, t in notes if level == "warning") == 1
+
+
+def test_a_file_of_times_or_values_near_the_float_range_is_refused_in_one_line(tmp_path: Path) -> None:
+    endless = tmp_path / "endless.csv"
+    still = Motion(times=np.array([0.0, 1e308]), joint_names=("a",), position=np.zeros((2, 1)))
+    write(MotionFile(groups={"g": still}), endless)
+    wide = tmp_path / "wide.csv"
+    swing = Motion(times=np.array([0.0, 1.0, 2.0]), joint_names=("a",), position=np.array([[1e308], [-1e308], [0.0]]))
+    write(MotionFile(groups={"g": swing}), wide)
+    said: list[str] = []
+    refusals = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for path in (endless, wide):
+            session = open_session(PlayerConfig(file=str(path)), lambda level, text: said.append(text))
+            session.begin()
+            try:
+                session.plan({})
+            except PlayerError as exc:
+                refusals.append(str(exc))
+    assert [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)] == []
+    assert refusals == [
+        "cannot send the trajectory: the motion's last frame comes 1e+308 s from the start at speed 1: a trajectory "
+        "point comes at most 2,147,483,647 s from it (a ROS Duration's int32 seconds)",
+        "cannot send the trajectory: velocities derived from the positions go beyond the float range "
+        "(values near ±1e308)",
+    ]
+    assert f"loaded {endless} (csv): 2 frames, 1e+308 s, 1 joints" in said, said

@@ -89,6 +89,14 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
     unit_ms = rate_ms or 1  # frame rate 0 (first generation): counts are durations in ms
     if motion.num_frames == 0:
         raise WriteError(path, "the motion has no frames")
+    last = (float(motion.times[-1]) - float(motion.times[0])) * 1000 / unit_ms  # Python floats: inf, no warning
+    if not last <= _INT32[1]:
+        count = f"{last:,.0f}" if last < 1e15 else f"{last:g}" if math.isfinite(last) else "more"
+        raise WriteError(
+            path,
+            f"{motion.duration:g} s is {count} frames of {unit_ms} ms: .mtn counts the frames between keyframes "
+            f"in 32 bits (at most {_INT32[1]:,})",
+        )
 
     # Dense motions, and segments only dense samples reproduce, are reduced to keyframes.
     if motion.interpolation is None or "cosine" in motion.interpolation:

@@ -135,6 +135,9 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
         bad = _common.first_unordered(values[headers.index("time")])
         if bad is not None:
             raise ReadError(path, "times must be finite and strictly increasing", line=lines[bad])
+    infinite = np.isinf(matrix)
+    if infinite.any():
+        _note_beyond_range(path, text, headers, infinite)
     values = [v != 0 if h.startswith("mask.") else v for h, v in zip(headers, values, strict=True)]
     try:
         motion = _layout.parse(headers, values)
@@ -143,6 +146,37 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     except ValueError as exc:
         raise ReadError(path, str(exc)) from None
     return MotionFile(groups={DEFAULT_GROUP: motion}, name=Path(path).stem)
+
+
+def _note_beyond_range(path: Path, text: str, headers: list[str], infinite: np.ndarray) -> None:
+    """Say where a number beyond the float range (``1e400``) was read as infinite, as a
+    written ``inf`` is: one notice naming the first one's line and column, counting the rest."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    next(reader)
+    first: tuple[int, str, str] | None = None
+    count = 0
+    rows = iter(infinite)
+    for row in reader:
+        if not row:
+            continue
+        flags = next(rows)
+        if not flags.any():
+            continue
+        for j in np.flatnonzero(flags).tolist():
+            if row[j].strip().lstrip("+-").lower() not in ("inf", "infinity"):
+                count += 1
+                first = first or (reader.line_num, headers[j], row[j].strip())
+    if first is not None:
+        line, column, cell = first
+        sign = "-" if cell.startswith("-") else ""
+        more = f" (and {count - 1:,} more such values)" if count > 1 else ""
+        notify(
+            NoticeKind.OVERFLOW,
+            f"column {column!r}: {cell[:40]!r} is beyond the float range: read as {sign}inf{more}",
+            file=path,
+            line=line,
+            stacklevel=3,
+        )
 
 
 def _is_number(text: str) -> bool:

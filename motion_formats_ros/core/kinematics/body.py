@@ -33,12 +33,14 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ..errors import ReadError
+from ..errors import ReadError, number
 from ..naming import load_safe, parse_safe
 from ..serial.yaml import SafeLoader
 from ..spatial import quat_multiply, quat_rotate
 from .robot_parts import (
     IDENTITY_QUAT,
+    LARGEST_INERTIA,
+    LARGEST_MASS,
     LARGEST_SIZE,
     Box,
     Capsule,
@@ -52,6 +54,8 @@ from .robot_parts import (
     Mesh,
     Sphere,
     Visual,
+    direction,
+    finite,
     unit_axis,
 )
 
@@ -149,9 +153,10 @@ class _BodyReader:
             not isinstance(value, Sequence)
             or isinstance(value, str)
             or len(value) != count
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+            or not all(finite(v) for v in value)
         ):
-            raise self.fail(field, f"expected {count} finite numbers, got {value!r}", line)
+            shown = f"[{', '.join(number(v) for v in value)}]" if isinstance(value, list) else number(value)
+            raise self.fail(field, f"expected {count} finite numbers, got {shown}", line)
         return np.array(value, dtype=np.float64)
 
     def size(self, node: Mapping[str, Any], key: str, field: str, count: int = 1) -> Any:
@@ -192,12 +197,12 @@ class _BodyReader:
             return np.asarray(quat, dtype=np.float64)
         v = self.vector(value, field, 4, line)
         angle = v[3] * self.to_radians
-        norm = float(np.linalg.norm(v[:3]))
+        unit, norm = direction(v[:3].tolist())
         if norm < 1e-12:
             if angle == 0:
                 return np.array(IDENTITY_QUAT)
             raise self.fail(field, f"the rotation axis {list(value[:3])} has no direction", line)
-        return np.array([*(v[:3] / norm * math.sin(angle / 2)), math.cos(angle / 2)], dtype=np.float64)
+        return np.array([*(unit * math.sin(angle / 2)), math.cos(angle / 2)], dtype=np.float64)
 
     def axis(self, value: Any, field: str) -> FloatArray:
         if value is None:
@@ -338,10 +343,12 @@ class _BodyReader:
         if "mass" not in lk:
             return None
         mass = lk["mass"]
-        if not isinstance(mass, (int, float)) or isinstance(mass, bool) or not math.isfinite(mass) or mass < 0:
-            raise self.fail(f"{field}.mass", f"expected a mass of at least 0, got {mass!r}")
+        if not finite(mass) or not 0 <= mass <= LARGEST_MASS:
+            raise self.fail(f"{field}.mass", f"expected a mass from 0 to {LARGEST_MASS:g} kg, got {number(mass)}")
         com = _get(lk, "center_of_mass")
         centre = self.vector(com, f"{field}.centerOfMass", 3) if com is not None else np.zeros(3)
+        if np.abs(centre).max() > LARGEST_SIZE:
+            raise self.fail(f"{field}.centerOfMass", f"{list(com)} is farther than {LARGEST_SIZE:g} m")
         tensor = lk.get("inertia")
         inertia = np.zeros((3, 3))
         if isinstance(tensor, Sequence) and not isinstance(tensor, str) and len(tensor) == 6:
@@ -349,6 +356,12 @@ class _BodyReader:
             inertia = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
         elif tensor is not None:
             inertia = self.vector(tensor, f"{field}.inertia", 9, _line(lk, "inertia")).reshape(3, 3)
+        if np.abs(inertia).max() > LARGEST_INERTIA:
+            raise self.fail(
+                f"{field}.inertia",
+                f"expected entries within ±{LARGEST_INERTIA:g} kg·m², got {np.abs(inertia).max():g}",
+                _line(lk, "inertia"),
+            )
         return Inertial(float(mass), centre, inertia)
 
     def limit(self, lk: Mapping[str, Any], kind: str, field: str) -> Limit | None:

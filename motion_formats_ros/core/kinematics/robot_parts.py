@@ -9,6 +9,7 @@ present, mimic joints pointing at known joints and not at themselves through a c
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Sequence
 
@@ -31,6 +32,24 @@ IDENTITY_QUAT: FloatArray = np.array([0.0, 0.0, 0.0, 1.0])
 #: a thousand kilometres, far beyond any robot, and far below where squares and sums of
 #: sizes overflow.
 LARGEST_SIZE = 1e6
+#: The largest mass (kg) a link may have: a million tonnes, far beyond any robot, and far
+#: below where the centre of mass and balance arithmetic (masses times positions and
+#: accelerations, summed over the links) overflows.
+LARGEST_MASS = 1e9
+#: The largest magnitude (kg·m²) of an inertia entry: that of :data:`LARGEST_MASS` at
+#: :data:`LARGEST_SIZE` from its centre of mass.
+LARGEST_INERTIA = LARGEST_MASS * LARGEST_SIZE**2
+
+
+def finite(value: object) -> bool:
+    """A number (no bool) in the float range that is neither infinite nor NaN (an integer
+    beyond the float range is not)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond the float range
+        return False
 
 
 # --------------------------------------------------------------------------- geometry
@@ -178,14 +197,28 @@ class Joint:
         return (self.name,)
 
 
+def direction(values: Sequence[float]) -> tuple[FloatArray, float]:
+    """``values`` divided by their length, and the length (``inf`` beyond the float range).
+
+    Scaled by the largest entry first, so that a vector such as ``[1e308, 0, 0]`` has its
+    direction (no square overflows); a zero vector gives zeros and 0.
+    """
+    vector = np.asarray(values, dtype=np.float64)
+    scale = float(np.abs(vector).max()) if vector.size else 0.0
+    if not (math.isfinite(scale) and scale > 0):
+        return vector, scale
+    scaled = vector / scale
+    norm = float(np.linalg.norm(scaled))
+    return np.asarray(scaled / norm, dtype=np.float64), scale * norm  # a Python float: inf, not a warning
+
+
 def unit_axis(values: Sequence[float], source: str | os.PathLike[str], where: str, line: int | None) -> FloatArray:
     """A joint axis normalised to length 1; a zero or non-finite one is a ReadError."""
-    axis = np.asarray(values, dtype=np.float64)
-    norm = float(np.linalg.norm(axis)) if axis.shape == (3,) else 0.0
-    if not np.isfinite(norm) or norm < 1e-12:
-        shown = ", ".join(repr(float(v)) for v in axis.ravel())
+    axis, norm = direction(values) if len(values) == 3 else (np.asarray(values, dtype=np.float64), 0.0)
+    if not math.isfinite(float(np.abs(axis).max(initial=0.0))) or norm < 1e-12:
+        shown = ", ".join(repr(float(v)) for v in np.asarray(values, dtype=np.float64).ravel())
         raise ReadError(source, f"{where}: the axis [{shown}] has no direction", line=line)
-    return np.asarray(axis / norm, dtype=np.float64)
+    return axis
 
 
 def build_tree(
@@ -308,6 +341,8 @@ __all__ = [
     "Sphere",
     "Visual",
     "build_tree",
+    "direction",
+    "finite",
     "ros_mesh_name",
     "unit_axis",
 ]

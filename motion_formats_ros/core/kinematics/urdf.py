@@ -20,6 +20,8 @@ from ..spatial import quat_to_matrix, quat_to_rpy, rpy_to_quat
 from .robot_parts import (
     IDENTITY_QUAT,
     JOINT_TYPES,
+    LARGEST_INERTIA,
+    LARGEST_MASS,
     LARGEST_SIZE,
     Box,
     Capsule,
@@ -204,10 +206,18 @@ class _Reader:
         xyz, quat = self.origin(el)
         mass_el = el.find("mass")
         mass = self.number(mass_el, "value") if mass_el is not None else 0.0
+        if mass_el is not None and not 0 <= mass <= LARGEST_MASS:
+            text = mass_el.attrib["value"]
+            raise self.fail(mass_el, f"value={text!r}: a mass must be from 0 to {LARGEST_MASS:g} kg")
         inertia = np.zeros((3, 3))
         tensor = el.find("inertia")
         if tensor is not None:
-            xx, xy, xz, yy, yz, zz = (self.number(tensor, k, 0.0) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
+            keys = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+            xx, xy, xz, yy, yz, zz = (self.number(tensor, k, 0.0) for k in keys)
+            for key, value in zip(keys, (xx, xy, xz, yy, yz, zz), strict=True):
+                if abs(value) > LARGEST_INERTIA:
+                    text = tensor.attrib[key]
+                    raise self.fail(tensor, f"{key}={text!r}: beyond ±{LARGEST_INERTIA:g} kg·m²")
             inertia = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
             if not np.array_equal(quat, IDENTITY_QUAT):
                 r = quat_to_matrix(quat)
@@ -243,7 +253,30 @@ class _Reader:
             mimic = Mimic(target, self.number(mimic_el, "multiplier", 1.0), self.number(mimic_el, "offset", 0.0))
         limit_el = el.find("limit")
         limit = self.limit(limit_el, name, kind) if limit_el is not None else None
+        self.unused(el, name)
         return Joint(name, kind, links[0], links[1], xyz, quat, axis, mimic, limit, el.line)
+
+    def unused(self, el: Element, joint: str) -> None:
+        """Refuse what a joint's ``<dynamics>`` and ``<safety_controller>`` state wrongly.
+
+        The model keeps neither, but a negative damping or friction (energy put in) or soft
+        limits the wrong way round (ros2_control's safety controller would clamp every
+        position) make the file wrong for the tools that read them.
+        """
+        dynamics = el.find("dynamics")
+        if dynamics is not None:
+            for key in ("damping", "friction"):
+                if self.number(dynamics, key, 0.0) < 0:
+                    raise self.fail(dynamics, f"joint {joint!r}: {key}={dynamics.attrib[key]!r} is negative")
+        safety = el.find("safety_controller")
+        if safety is not None:
+            lower, upper = self.optional(safety, "soft_lower_limit"), self.optional(safety, "soft_upper_limit")
+            if lower is not None and upper is not None and lower > upper:
+                raise self.fail(
+                    safety,
+                    f"joint {joint!r}: soft_lower_limit={safety.attrib['soft_lower_limit']!r} is above "
+                    f"soft_upper_limit={safety.attrib['soft_upper_limit']!r}",
+                )
 
     def limit(self, el: Element, joint: str, kind: str) -> Limit:
         """A joint's ``<limit>``: a velocity or effort of 0 is "not stated" (what many files write
