@@ -174,7 +174,7 @@ def test_paths_this_user_may_not_use_are_one_line_naming_them(
 
 
 def test_batch_skips_a_folder_it_may_not_read_and_names_what_failed(locked_tree: Path, no_dac: list[str]) -> None:
-    out = locked_tree / "out"
+    out = locked_tree.parent / "out"
     proc = run_cli("batch", locked_tree, "-o", out, "--to", "csv", "--workers", "1", prefix=no_dac)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
