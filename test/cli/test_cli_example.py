@@ -68,3 +68,22 @@ def test_a_folder_named_as_one_of_the_files_stops_the_example_before_any_is_writ
         == f"error: {folder}: is a folder; this output is a file, which never replaces a folder\n"
     )
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["biped.urdf", "mine.txt"]  # walk.seq was written first
+
+
+def test_the_example_makes_its_folder_when_it_does_not_exist(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "new" / "examples"
+    assert main(["example", "walk", "-o", str(folder)]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == sorted(EXAMPLES["walk"])
+    assert f"wrote {folder / 'walk.seq'}" in capsys.readouterr().out
+
+
+def test_the_example_refuses_a_file_where_its_folder_should_be(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("mine")
+    assert main(["example", "walk", "-o", str(taken)]) != 0
+    assert capsys.readouterr().err.strip() == f"error: {taken}: not a folder"
+    assert taken.read_text() == "mine"
