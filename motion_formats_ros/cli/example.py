@@ -100,7 +100,13 @@ def add_parser(sub: Any) -> None:
         + ". Without NAME: list them.",
     )
     p.add_argument("name", nargs="?", help=f"the example ({', '.join(EXAMPLES)})")
-    p.add_argument("-o", "--output-dir", type=Path, default=Path("."), help="the folder to write into, made when missing (default: here)")
+    p.add_argument(
+        "-o",
+        "--output-dir",
+        type=Path,
+        default=Path("."),
+        help="the folder to write into, made when missing (default: here)",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace files of the same name that differ")
     p.set_defaults(handler=cmd_example)
 
