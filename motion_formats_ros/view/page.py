@@ -199,6 +199,8 @@ class Viewer:
         if not (math.isfinite(at) and start - 1e-9 <= at <= end + 1e-9):
             raise ViewerError(f"--at {at:g}: the motion runs from {start:g} s to {end:g} s")
         self.clock.seek(at)
+        if model is not None:
+            self._refuse_a_model_without_the_joints()  # before the port opens: nothing served for a wrong model
         self.guard = Guard(opts.host, check_host(opts.host))
         port = choose_port(opts.host, opts.port)
         viser = _viser()
@@ -270,7 +272,6 @@ class Viewer:
         cache: dict[Any, Any] = {}
         robot = ghost_robot = None
         if self.model is not None:
-            self._refuse_a_model_without_the_joints()
             robot = RobotDrawing(
                 server, self.model, "/robot", base=base, package_paths=opts.package_paths, mesh_cache=cache
             )

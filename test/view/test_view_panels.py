@@ -177,3 +177,19 @@ def test_a_model_without_any_of_the_motions_joints_is_refused(tmp_path: Path, ur
     assert code == 1, err
     assert len(err.strip().splitlines()) == 1, err
     assert err.startswith("error: none of the motion's joints (other_0, other_1,") and "left_hip_yaw" in err, err
+
+
+def test_a_model_without_any_of_the_motions_joints_is_refused_before_the_port_is_opened(urdf: Path) -> None:
+    """The port asked for is held by another listener: the refusal names the joints, not the port (never reached)."""
+    import socket
+
+    from motion_formats_ros.view.page import ViewerError
+
+    renamed = biped_walk().motion.rename_joints({j: f"other_{i}" for i, j in enumerate(BIPED_JOINTS)})
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ViewerError, match=r"none of the motion's joints \(other_0") as caught:
+            view(renamed, urdf=urdf, port=port, paused=True, announce=False)
+    assert "in use" not in str(caught.value)
