@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from ..core.errors import MotionFormatError, listed, require
 from ..core.model import Motion, MotionFile
-from ..core.notices import NoticeKind, notify
+from ..core.notices import NoticeKind, collect, notify
 from . import viser_adapter
 from .camera import VIEWS, framing, view_from
 from .findings_overlay import FindingsView
@@ -381,19 +381,30 @@ class Viewer:
         self._dirty.set()
 
     def _check(self) -> Any:
-        """The safety check's report on the group drawn (with the CoM / ZMP series), or the report given."""
+        """The safety check's report on the group drawn (with the CoM / ZMP series), or the report given.
+
+        The check's notices are passed on but for what the page said already when it opened: the
+        model's joints the motion lacks and the motion's joints the model lacks (said once, not twice).
+        """
         from ..safety import check
 
         if self.options.report is not None:
             return self.options.report
-
-        return check(
-            self.motion_file,
-            self.model,
-            group=self.group,
-            series=True,
-            package_paths=self.options.package_paths,
-        )
+        names = list(self.track.joint_names)
+        with collect(warn=False, isolated=True) as said:  # the model's own notices of these joints
+            self.model.link_poses(names, np.zeros((1, len(names))))
+        with collect(warn=False, isolated=True) as found:
+            report = check(
+                self.motion_file,
+                self.model,
+                group=self.group,
+                series=True,
+                package_paths=self.options.package_paths,
+            )
+        for notice in found.notices:
+            if notice not in said.notices:
+                notify(notice.kind, notice.message, file=notice.file, line=notice.line, field=notice.field)
+        return report
 
     def _lift(self, robot: RobotDrawing | None) -> bool:
         """Whether the robot is put on the ground (a motion without a root pose)."""
