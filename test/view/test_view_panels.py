@@ -193,3 +193,36 @@ def test_a_model_without_any_of_the_motions_joints_is_refused_before_the_port_is
         with pytest.raises(ViewerError, match=r"none of the motion's joints \(other_0") as caught:
             view(renamed, urdf=urdf, port=port, paused=True, announce=False)
     assert "in use" not in str(caught.value)
+
+
+def test_the_curves_shown_first_are_the_joints_that_move_most_even_for_an_instant() -> None:
+    """A minute at 1 kHz: six joints held apart from zero, six that move for 50 ms only, in the middle."""
+    from motion_formats_ros.view.panel import most_moving
+    from motion_formats_ros.view.timeline import Track
+
+    t = np.arange(60_000) / 1000.0
+    pos = np.tile(np.linspace(0.1, 0.6, 12), (t.size, 1))
+    blip = (t >= 30.0) & (t < 30.05)
+    pos[blip, 6:] += 0.4
+    motion = Motion(times=t, joint_names=BIPED_JOINTS, position=pos)
+    assert most_moving(Track(motion), list(BIPED_JOINTS)) == list(BIPED_JOINTS[6:])
+
+
+def test_curves_that_do_not_move_get_a_small_axis_around_their_value(urdf: Path) -> None:
+    still = Motion(times=np.linspace(0, 2, 201), joint_names=BIPED_JOINTS, position=np.zeros((201, 12)))
+    v = view(still, urdf=urdf, port=free_port(), paused=True, announce=False, check=False)
+    try:
+        assert v.curves is not None
+        assert v.curves.plot.scales["y"]["range"] == pytest.approx((-0.1, 0.1))
+        moving = biped_walk().motion
+    finally:
+        v.stop()
+    v = view(moving, urdf=urdf, port=free_port(), paused=True, announce=False, check=False)
+    try:
+        assert v.curves is not None
+        _, *columns = v.curves.plot.data
+        lo, hi = v.curves.plot.scales["y"]["range"]
+        values = np.concatenate(columns)
+        assert lo < values.min() < values.max() < hi and hi - lo < 1.2 * np.ptp(values)
+    finally:
+        v.stop()
