@@ -49,8 +49,8 @@ PORT_SEARCH = 100
 DISPLAY_RATE = 30.0
 #: Update rate of the time readout and of the curves' cursor while playing (Hz).
 READOUT_RATE = 10.0
-#: The frame stepping buttons (back, on).
-STEP_LABELS = ("◀ frame", "frame ▶")
+#: The label of the frame field (its ▲ / ▼ step one frame on / back).
+FRAME_LABEL = "frame"
 #: Height of the lowest link origin above the ground when the motion has no root pose (m).
 GROUND_CLEARANCE = 0.02
 #: Missing mesh files named in the warning (the rest are counted).
@@ -219,6 +219,7 @@ class Viewer:
         self._stop = threading.Event()
         self._dirty = threading.Event()
         self._updating_slider = False
+        self._frame_from_page = False  # the frame shown is the one the page's frame field asked for
         self._last_readout = 0.0
         self.warnings: list[str] = []
         self.scene_drawing = scene
@@ -370,13 +371,23 @@ class Viewer:
         """Pause and move ``frames`` motion frames on (back when negative)."""
         times = self.track.times
         with self._lock:
-            self.clock.pause()
             t = self.clock.time()
             here = self.track.frame(t)
             if frames < 0 and t > times[here] + 1e-9:
                 frames += 1  # between two frames: back to the one before first
-            target = int(min(max(here + frames, 0), times.size - 1))
-            self.clock.seek(float(times[target]))
+        self.show_frame(here + frames, from_page=False)
+
+    def show_frame(self, index: int, from_page: bool = True) -> None:
+        """Pause at motion frame ``index`` (0-based, clamped to the motion's frames).
+
+        ``from_page``: the page's frame field asked for it, so the page shows its number already
+        (sending it back could undo a click the page made meanwhile).
+        """
+        times = self.track.times
+        with self._lock:
+            self.clock.pause()
+            self.clock.seek(float(times[int(min(max(index, 0), times.size - 1))]))
+            self._frame_from_page = from_page
         self._play.label = "Play"
         self._dirty.set()
 
@@ -479,9 +490,7 @@ class Viewer:
         def on_time(event: Any) -> None:
             if event.client is None or self._updating_slider:
                 return  # the readout moving the slider
-            with self._lock:
-                clock.seek(float(self._slider.value))
-            self._dirty.set()
+            self.seek(float(self._slider.value))
 
         self._slider.on_update(on_time)
 
@@ -528,8 +537,23 @@ class Viewer:
 
     def _build_steps_and_views(self, gui: Any) -> None:
         """Frame stepping (buttons and the arrow keys) and the camera's views."""
-        steps = gui.add_button_group("frame", STEP_LABELS, hint="← / →: one frame back / on (pauses)")
-        steps.on_click(lambda event: self.step(STEP_LABELS.index(event.target.value) * 2 - 1))
+        # A field holding the frame number, not buttons: the page sends at most one GUI message per
+        # 50 ms, the last one, so a second click within that time would be lost; the field's number
+        # counts every click of its ▲ / ▼ and the last message carries them all.
+        self._frame = gui.add_number(
+            FRAME_LABEL,
+            self.track.frame(self.clock.time()) + 1,
+            min=1,
+            max=max(self.track.times.size, 2),
+            step=1,
+            hint="the frame shown: ▲ / ▼ (or → / ←) one frame on / back, or type its number (pauses)",
+        )
+
+        def on_frame(event: Any) -> None:
+            if event.client is not None:  # not the readout
+                self.show_frame(int(self._frame.value) - 1)
+
+        self._frame.on_update(on_frame)
         for key, frames in (("arrowleft", -1), ("arrowright", 1)):
             gui.add_command(f"One frame {'back' if frames < 0 else 'on'}", hotkey=key).on_trigger(
                 lambda _event, frames=frames: self.step(frames)
@@ -562,12 +586,14 @@ class Viewer:
         """Play / pause (the button and the space key)."""
         with self._lock:
             playing = self.clock.toggle()
+            self._frame_from_page = False
         self._play.label = "Pause" if playing else "Play"
         self._dirty.set()
 
     def play(self) -> None:
         with self._lock:
             self.clock.play()
+            self._frame_from_page = False
         self._play.label = "Pause"
         self._dirty.set()
 
@@ -580,6 +606,7 @@ class Viewer:
     def seek(self, t: float) -> None:
         with self._lock:
             self.clock.seek(t)
+            self._frame_from_page = False
         self._dirty.set()
 
     def _draw(self, t: float, force_readout: bool = False) -> None:
@@ -613,6 +640,8 @@ class Viewer:
             self._slider.value = float(min(max(t, self._slider.min), self._slider.max))
         finally:
             self._updating_slider = False
+        if self.clock.playing or not self._frame_from_page:
+            self._frame.value = pose.frame + 1
         if self.curves is not None:
             self.curves.set_time(t)
         if self.table is not None:
