@@ -19,6 +19,7 @@ import math
 import socket
 import threading
 import time
+import warnings
 import webbrowser
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -53,6 +54,8 @@ READOUT_RATE = 10.0
 FRAME_LABEL = "frame"
 #: Height of the lowest link origin above the ground when the motion has no root pose (m).
 GROUND_CLEARANCE = 0.02
+#: Poses of the motion the camera frames at most (its frames, and times between them for a keyframe motion).
+FRAMED_POSES = 600
 #: Missing mesh files named in the warning (the rest are counted).
 MISSING_LISTED = 8
 
@@ -117,17 +120,28 @@ class _Posed:
 
     def world(self, pose: Pose) -> Any:
         """The model's link poses for one pose (LinkPoses of one frame)."""
+        return self.world_many([pose])
+
+    def world_many(self, poses: Sequence[Pose]) -> Any:
+        """The model's link poses for several poses at once (LinkPoses of ``len(poses)`` frames)."""
         assert self.robot is not None
-        root_p = None if pose.root_position is None else pose.root_position[None, :]
-        root_q = None if pose.root_orientation is None else pose.root_orientation[None, :]
+        first = poses[0]
+        root_p = None if first.root_position is None else np.stack([p.root_position for p in poses])  # type: ignore[misc]
+        root_q = None if first.root_orientation is None else np.stack([p.root_orientation for p in poses])  # type: ignore[misc]
         lp = self.robot.model.link_poses(
-            pose.joint_names, pose.positions[None, :], root_position=root_p, root_orientation=root_q, warn=False
+            first.joint_names,
+            np.stack([p.positions for p in poses]),
+            root_position=root_p,
+            root_orientation=root_q,
+            warn=False,
         )
         if root_p is None and self.lift:
             # No root pose: the lowest link origin stands on the ground at every frame.
-            z = lp.translation[0, :, 2]
-            low = float(np.min(z[np.isfinite(z)])) if np.isfinite(z).any() else 0.0
-            lp.translation[0, :, 2] += GROUND_CLEARANCE - low
+            z = lp.translation[:, :, 2]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a frame without a finite link
+                low = np.nan_to_num(np.nanmin(z, axis=1), nan=0.0)
+            lp.translation[:, :, 2] += (GROUND_CLEARANCE - low)[:, None]
         return lp
 
     def draw(self, t: float) -> Pose:
@@ -223,6 +237,7 @@ class Viewer:
         self._last_readout = 0.0
         self.warnings: list[str] = []
         self.scene_drawing = scene
+        self._framed: FloatArray | None = None
         self.findings: FindingsView | None = None
         try:
             self._build_scene(model_path, opts)
@@ -344,24 +359,44 @@ class Viewer:
             f"({listed(model_joints) or 'none'}): the wrong robot model?"
         )
 
-    def _view(self, name: str) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
-        """Camera position and look-at point of a view (VIEWS) of the robot as it stands now."""
+    def _view(
+        self, name: str, fov: float | None = None, size: tuple[int, int] | None = None
+    ) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+        """Camera position and look-at point of a view (VIEWS) of the whole motion, left of the panel.
+
+        ``fov`` and ``size`` are the page's (its camera's opening, its width and height in pixels).
+        """
+        centre, radius = framing(self._motion_points())
+        return view_from(centre, radius, VIEWS[name], fov or self.server.initial_camera.fov, size)
+
+    def _motion_points(self) -> FloatArray:
+        """What the camera frames: every link origin over the motion (at most :data:`FRAMED_POSES` poses,
+        its frames and times between them), the root's path, the scene's drawing."""
+        if self._framed is not None:
+            return self._framed
         pts: list[FloatArray] = [np.zeros((0, 3))]
-        t = self.clock.time()
+        m, track = self.track.motion, self.track
+        if m.root_position is not None:
+            pts.append(m.root_position[np.isfinite(m.root_position).all(axis=1)])
         if self.posed.robot is not None:
-            pts.append(self.posed.world(self.track.at(t)).translation[0])
-        else:
-            pose = self.track.at(t)
-            pts.append(np.zeros((1, 3)) if pose.root_position is None else pose.root_position[None, :])
-            if self.scene_drawing is not None:
-                pts.append(self.scene_drawing.extent_points())
-        centre, radius = framing(np.concatenate(pts, axis=0))
-        return view_from(centre, radius, VIEWS[name], self.server.initial_camera.fov)
+            frames = track.times[:: max(1, track.times.size * 2 // FRAMED_POSES)]
+            between = np.linspace(track.start, track.end, FRAMED_POSES - frames.size)
+            tr = self.posed.world_many([track.at(float(t)) for t in np.union1d(frames, between)]).translation
+            tr = tr.reshape(-1, 3)
+            pts.append(tr[np.isfinite(tr).all(axis=1)])
+        elif m.root_position is None:
+            pts.append(np.zeros((1, 3)))
+        if self.scene_drawing is not None:
+            pts.append(self.scene_drawing.extent_points())
+        self._framed = np.concatenate(pts, axis=0)
+        return self._framed
 
     def show_view(self, name: str) -> None:
-        """Turn every open page's camera to a view of the robot (front, side, top, fit)."""
-        position, look_at = self._view(name)
+        """Turn every open page's camera to a view of the whole motion (front, side, top, fit)."""
         for client in self.server.get_clients().values():
+            camera = client.camera
+            size = (camera.image_width, camera.image_height) if camera.image_height > 0 else None
+            position, look_at = self._view(name, camera.fov, size)
             with client.atomic():
                 client.camera.look_at = look_at
                 client.camera.position = position
@@ -436,22 +471,8 @@ class Viewer:
             )
 
     def _extent(self) -> tuple[FloatArray, FloatArray]:
-        """Bounding box of what is drawn over the motion (link origins, root path)."""
-        pts: list[FloatArray] = [np.zeros((1, 3))]
-        m = self.track.motion
-        if m.root_position is not None:
-            finite = m.root_position[np.isfinite(m.root_position).all(axis=1)]
-            if finite.size:
-                pts.append(finite)
-        if self.posed.robot is not None:
-            probe_times = np.linspace(self.track.start, self.track.end, 5)
-            for t in probe_times:
-                lp = self.posed.world(self.track.at(float(t)))
-                tr = lp.translation[0]
-                pts.append(tr[np.isfinite(tr).all(axis=1)])
-        if self.scene_drawing is not None:
-            pts.append(self.scene_drawing.extent_points())
-        allp = np.concatenate(pts, axis=0)
+        """Bounding box of what is drawn over the motion (link origins, root path) and the origin."""
+        allp = np.concatenate([np.zeros((1, 3)), self._motion_points()], axis=0)
         return allp.min(axis=0), allp.max(axis=0)
 
     def _build_gui(self, opts: ViewOptions) -> None:

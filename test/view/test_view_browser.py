@@ -383,3 +383,51 @@ def test_every_quick_click_on_the_frame_field_moves_one_frame(browser: Chromium)
     finally:
         code, err = page.stop()
     assert code == 0 and "Traceback" not in err, err
+
+
+def robot_pixels(shot: np.ndarray, background: np.ndarray) -> np.ndarray:
+    """The robot's pixels: coloured (its links are; its shadow and the grid are grey) where the page differs
+    clearly from the same view with the robot hidden, the panel's area left out."""
+    from motion_formats_ros.view.camera import PANEL_PX
+
+    pixels = shot.astype(int)
+    diff = np.abs(pixels - background.astype(int)).max(axis=2) > 24
+    coloured = pixels.max(axis=2) - pixels.min(axis=2) > 60
+    mask = diff & coloured
+    mask[:, WIDTH - PANEL_PX :] = False
+    return mask
+
+
+@pytest.mark.parametrize("example", ["walk", "wave"])
+def test_the_robot_stays_in_view_left_of_the_panel_while_it_plays(browser: Chromium, example: str) -> None:
+    """The walking biped walks away from where it starts and the NAO-like robot raises its arm: screenshots
+    while the motion plays show the robot's pixels inside the view, off its edges and clear of the panel."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    args = {
+        "walk": [str(examples / "walk.seq"), "--body", str(examples / "biped.body")],
+        "wave": [str(examples / "wave.mof"), "--urdf", str(examples / "mini_nao.urdf")],
+    }[example]
+    page = Page([*args, "--no-check"])
+    try:
+        open_page(browser, page.url)
+        click_label(browser, "show robot")
+        background = settled(browser)
+        click_label(browser, "show robot")
+        click_button(browser, "Play")
+        browser.wait_for("document.body.innerText.includes('playing')", timeout=HUNG)
+        seen = []
+        for k in range(5):
+            shot = np.asarray(Image.open(io.BytesIO(browser.screenshot())).convert("RGB"))
+            mask = robot_pixels(shot, background)
+            seen.append(shown_time(browser))
+            assert mask.sum() > MIN_CHANGED, f"the robot is not drawn at {seen[-1]} s"
+            ys, xs = np.nonzero(mask)
+            assert xs.min() > 3 and ys.min() > 3 and ys.max() < HEIGHT - 4, f"the robot leaves the view at {seen[-1]} s"
+            assert xs.max() < VIEW_WIDTH, f"the robot goes under the panel at {seen[-1]} s (x up to {xs.max()})"
+            if os.environ.get("MFR_VIEW_SCREENSHOTS"):
+                Image.fromarray(shot).save(Path(os.environ["MFR_VIEW_SCREENSHOTS"]) / f"view_{example}_{k}.png")
+            time.sleep(0.3)
+        assert len({round(t, 1) for t in seen}) >= 3, f"the motion did not play: {seen}"
+    finally:
+        code, err = page.stop()
+    assert code == 0 and "Traceback" not in err, err

@@ -20,7 +20,7 @@ from motion_formats_ros.core.examples import BIPED_JOINTS, biped_urdf, biped_wal
 
 pytest.importorskip("viser", reason="needs the view extra (viser)")
 
-from motion_formats_ros.view.camera import VIEWS
+from motion_formats_ros.view.camera import DEFAULT_PAGE, PANEL_PX, VIEWS
 from motion_formats_ros.view.panel import breakable
 
 #: Most bytes per second one playing page may be sent.
@@ -100,9 +100,11 @@ def test_the_joint_table_marks_a_joint_beyond_its_limit(urdf: Path) -> None:
 def test_frame_stepping_pauses_and_moves_one_frame(urdf: Path) -> None:
     walk = biped_walk().motion
     times = walk.times
-    v = view(walk, urdf=urdf, port=free_port(), at=float(times[3]), announce=False)
+    # Playing at the slowest speed, a frame lasts 0.1 s: the step comes within it.
+    v = view(walk, urdf=urdf, port=free_port(), at=float(times[3]), speed=0.1, announce=False, check=False)
     try:
         assert v.clock.playing
+        v.seek(float(times[3]))
         v.step(1)
         assert not v.clock.playing and v.clock.time() == pytest.approx(times[4])
         v.step(-2)
@@ -130,21 +132,30 @@ def _projected(points: np.ndarray, position: np.ndarray, look_at: np.ndarray, fo
     return np.column_stack([rel @ right, rel @ up]) / depth[:, None] / math.tan(fov / 2)
 
 
-def test_the_robot_is_framed_at_start_and_from_each_view(urdf: Path) -> None:
-    v = view(biped_walk(), urdf=urdf, port=free_port(), paused=True, announce=False)
+@pytest.mark.parametrize("size", [DEFAULT_PAGE, (960, 600), (1920, 1080)])
+def test_the_whole_motion_is_framed_left_of_the_panel_from_each_view(urdf: Path, size: tuple[int, int]) -> None:
+    """Every link of every frame of the walk (which walks away from where it starts) stays in the view,
+    left of the control panel, and the walk is not drawn tiny."""
+    width, height = size
+    v = view(biped_walk(), urdf=urdf, port=free_port(), paused=True, announce=False, check=False)
     try:
-        cam = v.server.initial_camera
-        links = v.posed.world(v.track.at(v.clock.time())).translation[0]
-        xy = _projected(links, np.asarray(cam.position), np.asarray(cam.look_at), cam.fov)
-        assert np.abs(xy).max() < 0.95, "part of the robot is out of view"
-        height = xy[:, 1].max() - xy[:, 1].min()
-        assert height > 0.3, f"the robot fills only {height / 2:.0%} of the view's height"
-        centre = links.mean(axis=0)
+        track = v.track
+        links = v.posed.world_many([track.at(float(t)) for t in track.times]).translation.reshape(-1, 3)
         for name, direction in VIEWS.items():
-            position, look_at = v._view(name)
+            if size == DEFAULT_PAGE and name == "fit":
+                cam = v.server.initial_camera  # what a page opens with
+                position, look_at, fov = cam.position, cam.look_at, cam.fov
+            else:
+                fov = v.server.initial_camera.fov
+                position, look_at = v._view(name, fov, size)
             d = np.asarray(position) - np.asarray(look_at)
             assert np.dot(d / np.linalg.norm(d), np.asarray(direction) / np.linalg.norm(direction)) > 0.999
-            assert np.linalg.norm(np.asarray(look_at) - centre) < 0.2
+            xy = _projected(links, np.asarray(position), np.asarray(look_at), fov)
+            px = width / 2 + xy[:, 0] * height / 2
+            py = height / 2 - xy[:, 1] * height / 2
+            assert px.min() > 0 and px.max() < width - PANEL_PX, (name, px.min(), px.max())
+            assert py.min() > 0 and py.max() < height, (name, py.min(), py.max())
+            assert max(px.max() - px.min(), py.max() - py.min()) > 0.3 * height, name
     finally:
         v.stop()
 
