@@ -119,7 +119,6 @@ setup(
     description="Robot motion files (Choreonoid .seq, OMF, scene JSON5, .mof, .mtn, rosbag2) "
     "as first-class citizens of ROS 2: play, record, convert.",
     license="Apache-2.0",
-    tests_require=["pytest"],
     entry_points={
         "console_scripts": [
             "motion-formats = motion_formats_ros.cli.main:entry",

@@ -63,7 +63,7 @@ def add_parsers(sub: Any) -> None:
     """Register ``bag2motion`` and ``motion2bag`` on the ``motion-formats`` subparsers."""
     p = sub.add_parser("bag2motion", help="convert a rosbag2 folder / .mcap / .db3 / ROS 1 .bag to a motion file")
     p.add_argument("bag", type=Path, help="rosbag2 folder, .mcap, .db3 or ROS 1 .bag")
-    p.add_argument("output", type=Path)
+    p.add_argument("output", type=Path, help="the motion file to write (its suffix names the format, or --to)")
     p.add_argument("--to", dest="to_format", choices=list(CODECS), help="output format (default: suffix)")
     add_bag_read_arguments(p)
     p.add_argument("--joints", type=name_list_or_none, help="keep only these joints, in this order (a,b,c)")
@@ -76,7 +76,7 @@ def add_parsers(sub: Any) -> None:
     p.set_defaults(handler=cmd_bag2motion)
 
     p = sub.add_parser("motion2bag", help="record a motion file as a rosbag2 bag (MCAP or sqlite3)")
-    p.add_argument("input", type=Path)
+    p.add_argument("input", type=Path, help="any motion file this package reads")
     p.add_argument("bag", type=Path, help="rosbag2 folder to create (or a bare .mcap / .db3 file)")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     add_aliases(p, MOTION2BAG_ALIASES)

@@ -56,7 +56,7 @@ def add_parser(sub: Any) -> None:
         "at the end (exit status 1).",
     )
     p.add_argument("sources", type=Path, nargs="+", metavar="SRC", help="files or folders")
-    p.add_argument("-o", "--output-dir", type=Path, required=True, metavar="OUTDIR")
+    p.add_argument("-o", "--output-dir", type=Path, required=True, metavar="OUTDIR", help="the folder to write into")
     p.add_argument("--to", dest="to_format", choices=list(targets.TARGETS), required=True, help="output format")
     p.add_argument("--workers", type=_positive, help="local worker processes (default: the number of cores)")
     p.add_argument(

@@ -8,8 +8,9 @@ so a fresh clone or a ``pip install`` has everything the quick start needs:
 - ``nao``: ``wave.mof`` (a B-Human motion with NAO's 26 joints) and ``mini_nao.urdf`` (a small
   humanoid of this project's own with NAO's joint names, axes and limits).
 
-A file that already holds what the example would write is left as it is; another file of
-the same name is replaced only with ``--overwrite``.
+The folder (``-o DIR``, default here) is made when it does not exist. A file that already holds
+what the example would write is left as it is; another file of the same name is replaced only
+with ``--overwrite``.
 """
 
 from __future__ import annotations
@@ -99,7 +100,13 @@ def add_parser(sub: Any) -> None:
         + ". Without NAME: list them.",
     )
     p.add_argument("name", nargs="?", help=f"the example ({', '.join(EXAMPLES)})")
-    p.add_argument("-o", "--output-dir", type=Path, default=Path("."), help="where to write (default: here)")
+    p.add_argument(
+        "-o",
+        "--output-dir",
+        type=Path,
+        default=Path("."),
+        help="the folder to write into, made when missing (default: here)",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace files of the same name that differ")
     p.set_defaults(handler=cmd_example)
 
@@ -112,8 +119,12 @@ def cmd_example(args: argparse.Namespace) -> int:
     if args.name not in EXAMPLES:
         raise OutOfRangeError(f"NAME {args.name!r}: no such example; the examples: {', '.join(EXAMPLES)}")
     folder: Path = args.output_dir
-    if not folder.is_dir():
-        raise WriteError(folder, "no such folder")
+    if folder.exists() and not folder.is_dir():
+        raise WriteError(folder, "not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WriteError(folder, f"cannot make the folder ({exc.strerror or exc})") from None
     files = contents(args.name)
     same = [f for f, data in files.items() if (folder / f).is_file() and (folder / f).read_bytes() == data]
     todo = {f: data for f, data in files.items() if f not in same}

@@ -95,14 +95,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--markdown", action="store_true", help="the options as a Markdown table (for the manual)")
 
     p = actions.add_parser("info", help="summarise a motion file")
-    p.add_argument("file", type=Path)
+    p.add_argument("file", type=Path, help="any motion file this package reads, or a bag")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     _add_read_options(p)
 
     p = actions.add_parser("convert", help="convert between formats (format from the suffix)")
-    p.add_argument("input", type=Path)
-    p.add_argument("output", type=Path)
+    p.add_argument("input", type=Path, help="any motion file this package reads, or a bag")
+    p.add_argument("output", type=Path, help="the file to write (its suffix names the format, or --to)")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--to", dest="to_format", choices=list(CODECS), help="output format (default: suffix)")
     p.add_argument("--group", help="write only this group (default: all the output format can hold)")
@@ -131,16 +131,23 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
 
-    p = actions.add_parser("plot", help="plot joint curves and root pose to an image")
-    p.add_argument("file", type=Path)
-    p.add_argument("output", type=Path, nargs="?", help="image file (.png, .svg, .pdf)")
+    p = actions.add_parser(
+        "plot",
+        help="plot joint curves and root pose to an image",
+        description="Draw a motion into an image (the plot extra, matplotlib): one panel per joint channel, "
+        "then the root's position and orientation when the motion has them, against time, every axis "
+        "named with its unit. A file of several groups (target, actual) gives one image per group, "
+        "OUT-GROUP.png.",
+    )
+    p.add_argument("file", type=Path, help="any motion file this package reads, or a bag")
+    p.add_argument("output", type=Path, nargs="?", help="the image to write: .png, .svg or .pdf (or -o OUTPUT)")
     p.add_argument(
-        "-o", "--output", dest="output_option", type=Path, metavar="OUTPUT", help="the image file, as a flag"
+        "-o", "--output", dest="output_option", type=Path, metavar="OUTPUT", help="the image to write, as a flag"
     )
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
-    p.add_argument("--joints", type=name_list, help="only these joints")
-    p.add_argument("--group", help="only this group (default: one figure per group)")
-    p.add_argument("--overwrite", action="store_true", help="replace existing images")
+    p.add_argument("--joints", type=name_list, help="plot only these joints (a,b,c; default: every joint)")
+    p.add_argument("--group", help="plot only this group (default: one image per group)")
+    p.add_argument("--overwrite", action="store_true", help="replace existing images (never the input)")
     _add_read_options(p)
     for module, commands, adds in _MODULES:
         if only is None or only in commands:

@@ -24,7 +24,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = sub.add_parser(
         "validate", help="check a file; scenes: report every problem with its JSON path"
     )
-    p.add_argument("file", type=Path)
+    p.add_argument("file", type=Path, help="the motion file whose format is validated")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--canonical", action="store_true", help="print the canonical (preprocessed) scene as JSON")
     p.add_argument("--json", action="store_true", help="machine-readable report")

@@ -311,18 +311,20 @@ for _side, _y in (("L", 1.0), ("R", -1.0)):
         }
     )
 
-#: Boxes drawn for the links (size x, y, z and centre, m): the rest are joints without a body of their own.
+#: Boxes drawn for the links, which also collide (size x, y, z and centre, m): the rest are joints
+#: without a body of their own. Neighbours leave a gap at their joint, so that the standing and
+#: waving poses keep them apart.
 _NAO_BOXES = {
-    "torso": ((0.07, 0.14, 0.2), (0.0, 0.0, 0.02)),
+    "torso": ((0.07, 0.14, 0.18), (0.0, 0.0, 0.03)),
     "HeadPitch_link": ((0.11, 0.12, 0.1), (0.0, 0.0, 0.06)),
-    "LShoulderRoll_link": ((0.1, 0.04, 0.04), (0.05, 0.0, 0.0)),
-    "RShoulderRoll_link": ((0.1, 0.04, 0.04), (0.05, 0.0, 0.0)),
-    "LElbowRoll_link": ((0.06, 0.035, 0.035), (0.03, 0.0, 0.0)),
-    "RElbowRoll_link": ((0.06, 0.035, 0.035), (0.03, 0.0, 0.0)),
+    "LShoulderRoll_link": ((0.07, 0.04, 0.04), (0.045, 0.0, 0.0)),
+    "RShoulderRoll_link": ((0.07, 0.04, 0.04), (0.045, 0.0, 0.0)),
+    "LElbowRoll_link": ((0.05, 0.035, 0.035), (0.035, 0.0, 0.0)),
+    "RElbowRoll_link": ((0.05, 0.035, 0.035), (0.035, 0.0, 0.0)),
     "LHand_link": ((0.04, 0.02, 0.03), (0.02, 0.0, 0.0)),
     "RHand_link": ((0.04, 0.02, 0.03), (0.02, 0.0, 0.0)),
-    "LHipPitch_link": ((0.05, 0.05, 0.1), (0.0, 0.0, -0.05)),
-    "RHipPitch_link": ((0.05, 0.05, 0.1), (0.0, 0.0, -0.05)),
+    "LHipPitch_link": ((0.05, 0.05, 0.07), (0.0, 0.0, -0.055)),
+    "RHipPitch_link": ((0.05, 0.05, 0.07), (0.0, 0.0, -0.055)),
     "LKneePitch_link": ((0.045, 0.045, 0.1), (0.0, 0.0, -0.05)),
     "RKneePitch_link": ((0.045, 0.045, 0.1), (0.0, 0.0, -0.05)),
     "LAnkleRoll_link": ((0.15, 0.07, 0.02), (0.02, 0.0, -0.035)),
@@ -332,6 +334,9 @@ _NAO_BOXES = {
 
 def nao_like_urdf() -> str:
     """URDF of a small humanoid with NAO's 26 joint names, axes and limits (boxes for links).
+
+    Every link has a mass and a box inertia; the torso, head, arms, legs and feet are boxes
+    that are drawn and collide, so that ``check`` and ``simulate`` have a body to judge.
 
     Not Aldebaran's model: a stand-in of this project's own, enough to show a NAO ``.mof``
     motion on a robot (joint names as the ``nao_26`` joint map gives them).
@@ -343,18 +348,8 @@ def nao_like_urdf() -> str:
     ]
 
     def link(name: str, mass: float) -> None:
-        lines.append(f'  <link name="{name}">')
-        lines.append(
-            f'    <inertial><mass value="{mass:g}"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" '
-            'iyz="0"/></inertial>'
-        )
-        if name in _NAO_BOXES:
-            size, centre = _NAO_BOXES[name]
-            lines.append(
-                f'    <visual><origin xyz="{" ".join(f"{v:g}" for v in centre)}"/><geometry>'
-                f'<box size="{" ".join(f"{v:g}" for v in size)}"/></geometry></visual>'
-            )
-        lines.append("  </link>")
+        size, centre = _NAO_BOXES.get(name, (None, (0.0, 0.0, 0.0)))
+        lines.extend(_urdf_link(name, mass, size, centre))
 
     link("torso", 1.0)
     for joint in NAO_JOINTS:

@@ -106,6 +106,7 @@ class Checker:
         self.masses = Masses.of(self.model)
         base = JointLimits.of_model(self.model)
         self.limits = base.overlay(limits) if limits is not None else base
+        self.prismatic = frozenset(j.name for j in self.model.joints if j.type == "prismatic")
         self.setup_seconds = time.perf_counter() - started
 
     @property
@@ -211,7 +212,7 @@ class Checker:
         elif self.shapes:
             why = "the model has no masses" if self.masses.total <= 0 else "the base does not float (no root pose)"
             report.notes.append(f"balance not checked: {why}")
-        findings += limit_findings(frames, self.limits)
+        findings += limit_findings(frames, self.limits, linear=self.prismatic)
         checked.append("limits")
         report.findings = sort_findings(findings)
         report.checked = tuple(checked)

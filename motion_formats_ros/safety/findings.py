@@ -48,6 +48,14 @@ WORST = {
     "effort_limit": ("effort", "N·m or N"),
     "fall": ("tilt of the base", "rad"),
 }
+#: The unit of a limit finding's values: (a turning joint's, a prismatic joint's).
+LIMIT_UNITS = {
+    "position_limit": ("rad", "m"),
+    "velocity_limit": ("rad/s", "m/s"),
+    "acceleration_limit": ("rad/s²", "m/s²"),
+    "jerk_limit": ("rad/s³", "m/s³"),
+    "effort_limit": ("N·m", "N"),
+}
 
 
 def intervals(times: FloatArray, mask: BoolArray) -> tuple[tuple[float, float], ...]:
@@ -74,6 +82,8 @@ class Finding:
         worst_time: When the worst value is reached (s).
         limit: The limit that was exceeded (limit findings), the tolerance or margin otherwise.
         first: The value at the first frame beyond the limit (limit findings), else None.
+        linear: The joint of a limit finding is prismatic (its values in m, m/s …, N), not turning
+            (rad, rad/s …, N·m).
     """
 
     kind: str
@@ -84,11 +94,18 @@ class Finding:
     joint: str | None = None
     limit: float | None = None
     first: float | None = None
+    linear: bool = False
 
     @property
     def level(self) -> str:
         """``error`` or ``warning``."""
         return "warning" if self.kind in WARNING_KINDS else "error"
+
+    @property
+    def unit(self) -> str:
+        """The unit of :attr:`worst` (and of :attr:`limit` for a limit finding)."""
+        units = LIMIT_UNITS.get(self.kind)
+        return WORST[self.kind][1] if units is None else units[self.linear]
 
     @property
     def start(self) -> float:
@@ -108,20 +125,20 @@ class Finding:
             why = f"{self.links[0]} touched the floor" if self.links else "the base tipped over"
             text = f"the robot fell {at}: {why} (base tilted {np.degrees(self.worst):.0f}°)"
         else:
-            what = self.kind.replace("_limit", "").replace("position", "value")
-            text = f"joint {self.joint} beyond its {what} limit {self.limit:g} {at} (worst {self.worst:.6g})"
+            what = self.kind.replace("_", " ") + ("" if self.limit is None else f" {self.limit:g} {self.unit}")
+            text = f"joint {self.joint} beyond its {what} {at} (worst {self.worst:.6g} {self.unit})"
         spans = len(self.intervals)
         return text + (f" ({spans} intervals)" if spans > 1 else "")
 
     def to_dict(self) -> dict[str, Any]:
-        what, unit = WORST[self.kind]
+        what = WORST[self.kind][0]
         out: dict[str, Any] = {"kind": self.kind, "level": self.level}
         if self.links:
             out["links"] = list(self.links)
         if self.joint is not None:
             out["joint"] = self.joint
         out["intervals"] = [[a, b] for a, b in self.intervals]
-        out["worst"] = {"value": self.worst, "time": self.worst_time, "measure": what, "unit": unit}
+        out["worst"] = {"value": self.worst, "time": self.worst_time, "measure": what, "unit": self.unit}
         if self.limit is not None:
             out["limit"] = self.limit
         out["message"] = self.message()

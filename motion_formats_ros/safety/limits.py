@@ -13,7 +13,8 @@ and the player refuses a motion with one line made from the first of them
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Collection, Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -134,8 +135,13 @@ def _positions(
     return found
 
 
-def limit_findings(motion: Motion, limits: JointLimits, speed: float = 1.0) -> list[Finding]:
-    """Every limit finding of ``motion`` (times are the motion's own; rates at ``speed`` × its pace)."""
+def limit_findings(
+    motion: Motion, limits: JointLimits, speed: float = 1.0, linear: Collection[str] = ()
+) -> list[Finding]:
+    """Every limit finding of ``motion`` (times are the motion's own; rates at ``speed`` × its pace).
+
+    ``linear`` names the prismatic joints: their findings are in m, m/s …, N (the others' in rad, N·m).
+    """
     times = np.asarray(motion.times, dtype=np.float64)
     names, q, effort = _columns(motion, limits)
     if not names:
@@ -155,7 +161,7 @@ def limit_findings(motion: Motion, limits: JointLimits, speed: float = 1.0) -> l
         limit = _stated(limits, names, "effort", np.nan)
         if np.isfinite(limit).any():
             found += _magnitudes("effort_limit", names, times, effort, 1.0, limit)
-    return found
+    return [dataclasses.replace(f, linear=True) if f.joint in linear else f for f in found]
 
 
 def refusal(finding: Finding, limits: Mapping[str, JointLimit], speed: float = 1.0) -> str:

@@ -396,6 +396,7 @@ def _report(
                     float(step_time[outcome.effort_at[j]]),
                     joint=name,
                     limit=limit,
+                    linear=built.robot.joint(name).type == "prismatic",
                 )
             )
         stats.append(

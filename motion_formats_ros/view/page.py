@@ -20,6 +20,7 @@ import os
 import socket
 import threading
 import time
+import warnings
 import webbrowser
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -30,7 +31,7 @@ import numpy.typing as npt
 
 from ..core.errors import MotionFormatError, fixed, listed, require
 from ..core.model import Motion, MotionFile
-from ..core.notices import NoticeKind, notify
+from ..core.notices import NoticeKind, collect, notify
 from . import viser_adapter
 from .camera import VIEWS, framing, view_from
 from .findings_overlay import FindingsView
@@ -50,10 +51,12 @@ PORT_SEARCH = 100
 DISPLAY_RATE = 30.0
 #: Update rate of the time readout and of the curves' cursor while playing (Hz).
 READOUT_RATE = 10.0
-#: The frame stepping buttons (back, on).
-STEP_LABELS = ("◀ frame", "frame ▶")
+#: The label of the frame field (its ▲ / ▼ step one frame on / back).
+FRAME_LABEL = "frame"
 #: Height of the lowest link origin above the ground when the motion has no root pose (m).
 GROUND_CLEARANCE = 0.02
+#: Poses of the motion the camera frames at most (its frames, and times between them for a keyframe motion).
+FRAMED_POSES = 600
 #: Missing mesh files named in the warning (the rest are counted).
 MISSING_LISTED = 8
 
@@ -118,17 +121,28 @@ class _Posed:
 
     def world(self, pose: Pose) -> Any:
         """The model's link poses for one pose (LinkPoses of one frame)."""
+        return self.world_many([pose])
+
+    def world_many(self, poses: Sequence[Pose]) -> Any:
+        """The model's link poses for several poses at once (LinkPoses of ``len(poses)`` frames)."""
         assert self.robot is not None
-        root_p = None if pose.root_position is None else pose.root_position[None, :]
-        root_q = None if pose.root_orientation is None else pose.root_orientation[None, :]
+        first = poses[0]
+        root_p = None if first.root_position is None else np.stack([p.root_position for p in poses])  # type: ignore[misc]
+        root_q = None if first.root_orientation is None else np.stack([p.root_orientation for p in poses])  # type: ignore[misc]
         lp = self.robot.model.link_poses(
-            pose.joint_names, pose.positions[None, :], root_position=root_p, root_orientation=root_q, warn=False
+            first.joint_names,
+            np.stack([p.positions for p in poses]),
+            root_position=root_p,
+            root_orientation=root_q,
+            warn=False,
         )
         if root_p is None and self.lift:
             # No root pose: the lowest link origin stands on the ground at every frame.
-            z = lp.translation[0, :, 2]
-            low = float(np.min(z[np.isfinite(z)])) if np.isfinite(z).any() else 0.0
-            lp.translation[0, :, 2] += GROUND_CLEARANCE - low
+            z = lp.translation[:, :, 2]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a frame without a finite link
+                low = np.nan_to_num(np.nanmin(z, axis=1), nan=0.0)
+            lp.translation[:, :, 2] += (GROUND_CLEARANCE - low)[:, None]
         return lp
 
     def draw(self, t: float) -> Pose:
@@ -203,6 +217,8 @@ class Viewer:
         if not (math.isfinite(at) and start - 1e-9 <= at <= end + 1e-9):
             raise ViewerError(f"--at {at:g}: the motion runs from {start:g} s to {end:g} s")
         self.clock.seek(at)
+        if model is not None:
+            self._refuse_a_model_without_the_joints()  # before the port opens: nothing served for a wrong model
         self.guard = Guard(opts.host, check_host(opts.host))
         port = choose_port(opts.host, opts.port)
         viser = _viser()
@@ -221,9 +237,11 @@ class Viewer:
         self._stop = threading.Event()
         self._dirty = threading.Event()
         self._updating_slider = False
+        self._frame_from_page = False  # the frame shown is the one the page's frame field asked for
         self._last_readout = 0.0
         self.warnings: list[str] = []
         self.scene_drawing = scene
+        self._framed: FloatArray | None = None
         self.findings: FindingsView | None = None
         try:
             self._build_scene(model_path, opts)
@@ -274,7 +292,6 @@ class Viewer:
         cache: dict[Any, Any] = {}
         robot = ghost_robot = None
         if self.model is not None:
-            self._refuse_a_model_without_the_joints()
             robot = RobotDrawing(
                 server, self.model, "/robot", base=base, package_paths=opts.package_paths, mesh_cache=cache
             )
@@ -346,24 +363,44 @@ class Viewer:
             f"({listed(model_joints) or 'none'}): the wrong robot model?"
         )
 
-    def _view(self, name: str) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
-        """Camera position and look-at point of a view (VIEWS) of the robot as it stands now."""
+    def _view(
+        self, name: str, fov: float | None = None, size: tuple[int, int] | None = None
+    ) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+        """Camera position and look-at point of a view (VIEWS) of the whole motion, left of the panel.
+
+        ``fov`` and ``size`` are the page's (its camera's opening, its width and height in pixels).
+        """
+        centre, radius = framing(self._motion_points())
+        return view_from(centre, radius, VIEWS[name], fov or self.server.initial_camera.fov, size)
+
+    def _motion_points(self) -> FloatArray:
+        """What the camera frames: every link origin over the motion (at most :data:`FRAMED_POSES` poses,
+        its frames and times between them), the root's path, the scene's drawing."""
+        if self._framed is not None:
+            return self._framed
         pts: list[FloatArray] = [np.zeros((0, 3))]
-        t = self.clock.time()
+        m, track = self.track.motion, self.track
+        if m.root_position is not None:
+            pts.append(m.root_position[np.isfinite(m.root_position).all(axis=1)])
         if self.posed.robot is not None:
-            pts.append(self.posed.world(self.track.at(t)).translation[0])
-        else:
-            pose = self.track.at(t)
-            pts.append(np.zeros((1, 3)) if pose.root_position is None else pose.root_position[None, :])
-            if self.scene_drawing is not None:
-                pts.append(self.scene_drawing.extent_points())
-        centre, radius = framing(np.concatenate(pts, axis=0))
-        return view_from(centre, radius, VIEWS[name], self.server.initial_camera.fov)
+            frames = track.times[:: max(1, track.times.size * 2 // FRAMED_POSES)]
+            between = np.linspace(track.start, track.end, FRAMED_POSES - frames.size)
+            tr = self.posed.world_many([track.at(float(t)) for t in np.union1d(frames, between)]).translation
+            tr = tr.reshape(-1, 3)
+            pts.append(tr[np.isfinite(tr).all(axis=1)])
+        elif m.root_position is None:
+            pts.append(np.zeros((1, 3)))
+        if self.scene_drawing is not None:
+            pts.append(self.scene_drawing.extent_points())
+        self._framed = np.concatenate(pts, axis=0)
+        return self._framed
 
     def show_view(self, name: str) -> None:
-        """Turn every open page's camera to a view of the robot (front, side, top, fit)."""
-        position, look_at = self._view(name)
+        """Turn every open page's camera to a view of the whole motion (front, side, top, fit)."""
         for client in self.server.get_clients().values():
+            camera = client.camera
+            size = (camera.image_width, camera.image_height) if camera.image_height > 0 else None
+            position, look_at = self._view(name, camera.fov, size)
             with client.atomic():
                 client.camera.look_at = look_at
                 client.camera.position = position
@@ -373,32 +410,53 @@ class Viewer:
         """Pause and move ``frames`` motion frames on (back when negative)."""
         times = self.track.times
         with self._lock:
-            self.clock.pause()
             t = self.clock.time()
             here = self.track.frame(t)
             if frames < 0 and t > times[here] + 1e-9:
                 frames += 1  # between two frames: back to the one before first
-            target = int(min(max(here + frames, 0), times.size - 1))
-            self.clock.seek(float(times[target]))
+        self.show_frame(here + frames, from_page=False)
+
+    def show_frame(self, index: int, from_page: bool = True) -> None:
+        """Pause at motion frame ``index`` (0-based, clamped to the motion's frames).
+
+        ``from_page``: the page's frame field asked for it, so the page shows its number already
+        (sending it back could undo a click the page made meanwhile).
+        """
+        times = self.track.times
+        with self._lock:
+            self.clock.pause()
+            self.clock.seek(float(times[int(min(max(index, 0), times.size - 1))]))
+            self._frame_from_page = from_page
         self._play.label = "Play"
         self._dirty.set()
 
     def _check(self) -> Any:
-        """The safety check's report on the group drawn (with the CoM / ZMP series), or the report given."""
+        """The safety check's report on the group drawn (with the CoM / ZMP series), or the report given.
+
+        The check's notices are passed on but for what the page said already when it opened: the
+        model's joints the motion lacks and the motion's joints the model lacks (said once, not twice).
+        """
         from ..safety import check
 
         if self.options.report is not None:
             return self.options.report
-
-        return check(
-            self.motion_file,
-            self.model,
-            srdf=self.options.srdf,
-            limits=self.options.limits,
-            group=self.group,
-            series=True,
-            package_paths=self.options.package_paths,
-        )
+        names = list(self.track.joint_names)
+        with collect(warn=False, isolated=True) as said:  # the model's own notices of these joints
+            self.model.link_poses(names, np.zeros((1, len(names))))
+        with collect(warn=False, isolated=True) as found:
+            report = check(
+                self.motion_file,
+                self.model,
+                srdf=self.options.srdf,
+                limits=self.options.limits,
+                group=self.group,
+                series=True,
+                package_paths=self.options.package_paths,
+            )
+        for notice in found.notices:
+            if notice not in said.notices:
+                notify(notice.kind, notice.message, file=notice.file, line=notice.line, field=notice.field)
+        return report
 
     def _lift(self, robot: RobotDrawing | None) -> bool:
         """Whether the robot is put on the ground (a motion without a root pose)."""
@@ -419,22 +477,8 @@ class Viewer:
             )
 
     def _extent(self) -> tuple[FloatArray, FloatArray]:
-        """Bounding box of what is drawn over the motion (link origins, root path)."""
-        pts: list[FloatArray] = [np.zeros((1, 3))]
-        m = self.track.motion
-        if m.root_position is not None:
-            finite = m.root_position[np.isfinite(m.root_position).all(axis=1)]
-            if finite.size:
-                pts.append(finite)
-        if self.posed.robot is not None:
-            probe_times = np.linspace(self.track.start, self.track.end, 5)
-            for t in probe_times:
-                lp = self.posed.world(self.track.at(float(t)))
-                tr = lp.translation[0]
-                pts.append(tr[np.isfinite(tr).all(axis=1)])
-        if self.scene_drawing is not None:
-            pts.append(self.scene_drawing.extent_points())
-        allp = np.concatenate(pts, axis=0)
+        """Bounding box of what is drawn over the motion (link origins, root path) and the origin."""
+        allp = np.concatenate([np.zeros((1, 3)), self._motion_points()], axis=0)
         return allp.min(axis=0), allp.max(axis=0)
 
     def _build_gui(self, opts: ViewOptions) -> None:
@@ -473,9 +517,7 @@ class Viewer:
         def on_time(event: Any) -> None:
             if event.client is None or self._updating_slider:
                 return  # the readout moving the slider
-            with self._lock:
-                clock.seek(float(self._slider.value))
-            self._dirty.set()
+            self.seek(float(self._slider.value))
 
         self._slider.on_update(on_time)
 
@@ -522,8 +564,23 @@ class Viewer:
 
     def _build_steps_and_views(self, gui: Any) -> None:
         """Frame stepping (buttons and the arrow keys) and the camera's views."""
-        steps = gui.add_button_group("frame", STEP_LABELS, hint="← / →: one frame back / on (pauses)")
-        steps.on_click(lambda event: self.step(STEP_LABELS.index(event.target.value) * 2 - 1))
+        # A field holding the frame number, not buttons: the page sends at most one GUI message per
+        # 50 ms, the last one, so a second click within that time would be lost; the field's number
+        # counts every click of its ▲ / ▼ and the last message carries them all.
+        self._frame = gui.add_number(
+            FRAME_LABEL,
+            self.track.frame(self.clock.time()) + 1,
+            min=1,
+            max=max(self.track.times.size, 2),
+            step=1,
+            hint="the frame shown: ▲ / ▼ (or → / ←) one frame on / back, or type its number (pauses)",
+        )
+
+        def on_frame(event: Any) -> None:
+            if event.client is not None:  # not the readout
+                self.show_frame(int(self._frame.value) - 1)
+
+        self._frame.on_update(on_frame)
         for key, frames in (("arrowleft", -1), ("arrowright", 1)):
             gui.add_command(f"One frame {'back' if frames < 0 else 'on'}", hotkey=key).on_trigger(
                 lambda _event, frames=frames: self.step(frames)
@@ -556,12 +613,14 @@ class Viewer:
         """Play / pause (the button and the space key)."""
         with self._lock:
             playing = self.clock.toggle()
+            self._frame_from_page = False
         self._play.label = "Pause" if playing else "Play"
         self._dirty.set()
 
     def play(self) -> None:
         with self._lock:
             self.clock.play()
+            self._frame_from_page = False
         self._play.label = "Pause"
         self._dirty.set()
 
@@ -574,6 +633,7 @@ class Viewer:
     def seek(self, t: float) -> None:
         with self._lock:
             self.clock.seek(t)
+            self._frame_from_page = False
         self._dirty.set()
 
     def _draw(self, t: float, force_readout: bool = False) -> None:
@@ -608,6 +668,8 @@ class Viewer:
             self._slider.value = float(min(max(t, self._slider.min), self._slider.max))
         finally:
             self._updating_slider = False
+        if self.clock.playing or not self._frame_from_page:
+            self._frame.value = pose.frame + 1
         if self.curves is not None:
             self.curves.set_time(t)
         if self.table is not None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import html
 import math
 import threading
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -30,6 +29,10 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Joints whose curves are shown at first.
 DEFAULT_CURVES = 6
+#: The value axis either side of curves that do not move (rad, or m for a prismatic joint).
+FLAT_RANGE = 0.1
+#: Room above and below the curves on the value axis (a fraction of their range).
+CURVE_MARGIN = 0.05
 PALETTE = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324")
 CURSOR_COLOR = "#222222"
 #: Rows of the joint table beyond a limit.
@@ -88,7 +91,7 @@ class CurvesPanel:
                 aspect=1.6,
                 legend={"show": True, "live": False},
                 cursor={"show": False},
-                scales={"x": {"time": False, "range": (self.start, self.end)}},
+                scales=self.scales(data),
                 axes=({"label": "time (s)"}, {"label": "position (rad)"}),
             )
             self.cursor = gui.add_html(cursor_rule(0.0))
@@ -107,6 +110,7 @@ class CurvesPanel:
                 data, series = self.lines()
             self.plot.series = series
             self.plot.data = data
+            self.plot.scales = self.scales(data)
 
         return toggle
 
@@ -140,6 +144,11 @@ class CurvesPanel:
             series.append({"label": "(no joint chosen)", "stroke": "#999999", "width": 1})
         data = (np.asarray(times, dtype=np.float64), *(values[:, i] for i in range(values.shape[1])))
         return data, tuple(series)
+
+    def scales(self, data: tuple[FloatArray, ...]) -> dict[str, Any]:
+        """The chart's axes: x the timeline's range, y the range of the curves drawn (see :func:`value_range`)."""
+        values = np.concatenate([np.ravel(d) for d in data[1:]]) if len(data) > 1 else np.zeros(0)
+        return {"x": {"time": False, "range": (self.start, self.end)}, "y": {"range": value_range(values)}}
 
     def set_time(self, t: float) -> None:
         """Move the cursor to motion time ``t`` (sends only when it moves by a visible step)."""
@@ -210,13 +219,23 @@ def _num(value: float) -> str:
 
 
 def most_moving(track: Track, names: Sequence[str], count: int = DEFAULT_CURVES) -> list[str]:
-    """The ``count`` joints whose position range is widest (in their order in the motion)."""
-    _, v = track.curves(list(names), points=400)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        spread = np.nan_to_num(np.nanmax(v, axis=0) - np.nanmin(v, axis=0), nan=-1.0)
+    """The ``count`` joints whose position range over every frame is widest (in their order in the motion)."""
+    spread = np.nan_to_num(track.spread(list(names)), nan=-1.0)
     order = np.argsort(-spread, kind="stable")[:count]
     return [names[i] for i in sorted(order)]
 
 
-__all__ = ["CurvesPanel", "JointTable", "breakable", "cursor_rule", "most_moving"]
+def value_range(values: FloatArray) -> tuple[float, float]:
+    """The chart's value axis for ``values``: their range with a margin; a flat curve gets
+    :data:`FLAT_RANGE` either side of its value (not the chart library's 0 to 100)."""
+    finite = values[np.isfinite(values)]
+    if not finite.size:
+        return -FLAT_RANGE, FLAT_RANGE
+    lo, hi = float(finite.min()), float(finite.max())
+    if hi - lo < 1e-9:
+        return lo - FLAT_RANGE, hi + FLAT_RANGE
+    margin = CURVE_MARGIN * (hi - lo)
+    return lo - margin, hi + margin
+
+
+__all__ = ["CurvesPanel", "JointTable", "breakable", "cursor_rule", "most_moving", "value_range"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time as _time
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -240,6 +241,16 @@ class Track:
             return self.times.copy(), self._position[:, cols].copy()
         t = np.linspace(self.start, self.end, max(points, 2))
         return t, self.sample(joints, t)
+
+    def spread(self, joints: Sequence[str]) -> FloatArray:
+        """How far each joint moves over the whole motion (max - min of every frame; NaN: never a value).
+
+        Every frame counts, so a joint that moves for an instant of a long motion is seen moving.
+        """
+        values = self._position[:, self._columns(joints)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a column of NaN only
+            return np.asarray(np.nanmax(values, axis=0) - np.nanmin(values, axis=0), dtype=np.float64)
 
     def sample(self, joints: Sequence[str], t: FloatArray) -> FloatArray:
         """Positions (len(t), len(joints)) of the joints at times ``t``, held outside the motion's range.

@@ -63,3 +63,19 @@ def test_the_extras_floors_are_what_test_min_installs_for_them() -> None:
     # The extras run on the core's NumPy floor (pyarrow 26 and later need NumPy 2).
     assert pins["numpy"] == _pins("min-constraints.txt")["numpy"]
     assert _floors(extras["parquet"])["pyarrow"] < (26,)  # type: ignore[index]
+
+
+#: setup() options that setuptools no longer knows (72 removed its test command and what fed it):
+#: a build with today's setuptools warns "Unknown distribution option" for each.
+REMOVED_SETUP_OPTIONS = frozenset({"tests_require", "test_suite", "test_loader", "test_runner", "use_2to3"})
+
+
+def test_setup_passes_only_options_setuptools_still_knows() -> None:
+    from setuptools.dist import Distribution
+
+    tree = ast.parse((REPO / "setup.py").read_text(encoding="utf-8"))
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "setup")
+    given = {k.arg for k in call.keywords if k.arg is not None}
+    assert not given & REMOVED_SETUP_OPTIONS, sorted(given & REMOVED_SETUP_OPTIONS)
+    known = set(vars(Distribution())) | set(vars(Distribution().metadata))
+    assert given <= known, sorted(given - known)

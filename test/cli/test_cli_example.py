@@ -68,3 +68,43 @@ def test_a_folder_named_as_one_of_the_files_stops_the_example_before_any_is_writ
         == f"error: {folder}: is a folder; this output is a file, which never replaces a folder\n"
     )
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["biped.urdf", "mine.txt"]  # walk.seq was written first
+
+
+def test_the_example_makes_its_folder_when_it_does_not_exist(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "new" / "examples"
+    assert main(["example", "walk", "-o", str(folder)]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == sorted(EXAMPLES["walk"])
+    assert f"wrote {folder / 'walk.seq'}" in capsys.readouterr().out
+
+
+def test_the_example_refuses_a_file_where_its_folder_should_be(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("mine")
+    assert main(["example", "walk", "-o", str(taken)]) != 0
+    assert capsys.readouterr().err.strip() == f"error: {taken}: not a folder"
+    assert taken.read_text() == "mine"
+
+
+@pytest.mark.parametrize("name", list(EXAMPLES))
+def test_every_example_robot_has_collision_boxes_and_masses_for_check_and_simulate(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("coal", reason="check collides the boxes with coal (the check extra)")
+    assert main(["example", name, "-o", str(tmp_path)]) == 0
+    motion = next(f for f in EXAMPLES[name] if f.endswith((".seq", ".mof")))
+    models = [f for f in EXAMPLES[name] if f.endswith((".urdf", ".body"))]
+    for model_file in models:
+        robot = load_robot_model(tmp_path / model_file)
+        assert sum(bool(link.collisions) for link in robot.links) >= 7, model_file  # trunk, legs, feet at least
+        assert all(link.inertial is not None and link.inertial.mass > 0 for link in robot.links), model_file
+    model_file = models[0]  # the one that names the motion's joints (a .seq's columns are named by its .body)
+    flag = "--urdf" if model_file.endswith(".urdf") else "--body"
+    capsys.readouterr()
+    code = main(["check", str(tmp_path / motion), flag, str(tmp_path / model_file)])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err  # the example's own motion hurts neither the robot nor the floor
+    assert "self_collision, floor" in out.splitlines()[0], out

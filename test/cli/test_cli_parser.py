@@ -45,3 +45,13 @@ def test_every_subcommand_is_listed_and_an_unknown_one_gets_the_full_parser(caps
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert "invalid choice: 'bag2motoin'" in err and "bag2motion" in err and "convert" in err
+
+
+def test_every_argument_of_every_command_says_what_it_is() -> None:
+    from motion_formats_ros.cli.main import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    silent = {name: [a.dest for a in command._actions if not a.help] for name, command in commands.items()}
+    assert not {name: dests for name, dests in silent.items() if dests}
+    assert "one panel per joint" in commands["plot"].format_help()

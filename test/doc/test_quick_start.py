@@ -106,6 +106,7 @@ def test_the_quick_start_uses_only_what_a_fresh_clone_has_or_makes() -> None:
     #: Per command: (the attribute naming what it reads, the one naming what it writes).
     files = {
         "info": ("file", None),
+        "check": ("input", None),
         "convert": ("input", "output"),
         "plot": ("file", "output"),
         "motion2bag": ("input", "bag"),
@@ -120,7 +121,7 @@ def test_the_quick_start_uses_only_what_a_fresh_clone_has_or_makes() -> None:
             continue
         args = build_parser().parse_args(words[1:])  # the line parses, as the command will parse it
         if args.command == "example":
-            made.update(EXAMPLES[args.name])
+            made.update(str(args.output_dir / name) for name in EXAMPLES[args.name])
             continue
         read, written = files[args.command]
         needed = [getattr(args, read), getattr(args, "urdf", None), getattr(args, "body", None)]
@@ -131,15 +132,31 @@ def test_the_quick_start_uses_only_what_a_fresh_clone_has_or_makes() -> None:
     for line in lines:
         if line.startswith("ros2 launch"):
             for word in line.split()[4:]:
-                value = word.partition(":=")[2]
-                if "/" in value:
+                key, _, value = word.partition(":=")
+                if "/" in value and key != "output":  # what the launch reads; the recorder's output is made
                     assert (ROOT / value).exists(), f"{line}: {value}"
     assert any("body_file:=" in line for line in lines if "play.launch.py" in line)
+
+
+def _status(clone: Path) -> list[str]:
+    """``git status --porcelain`` of the clone, every untracked file listed."""
+    proc = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=clone, capture_output=True, text=True, check=True
+    )
+    return proc.stdout.splitlines()
+
+
+def test_the_quick_start_names_check_and_its_chapter() -> None:
+    section = _section("Quick start")
+    assert any(line.startswith("motion-formats check ") for line in quick_start())
+    assert "(doc/checking.md)" in section and (ROOT / "doc" / "checking.md").is_file()
 
 
 def test_the_quick_start_runs_verbatim_in_a_fresh_clone(clone: Path) -> None:
     pytest.importorskip("matplotlib", reason="the plot line needs the 'plot' extra")
     pytest.importorskip("viser", reason="the view line needs the 'view' extra")
+    pytest.importorskip("coal", reason="the check line needs the 'check' extra")
+    before = _status(clone)
     for _ in range(2):  # and again: the block runs twice in a row
         for line in quick_start():
             args = shlex.split(line)
@@ -153,7 +170,9 @@ def test_the_quick_start_runs_verbatim_in_a_fresh_clone(clone: Path) -> None:
             proc = subprocess.run(args, cwd=clone, env=_env(), capture_output=True, text=True, timeout=300)
             assert proc.returncode == 0, f"{line}\n{proc.stdout}{proc.stderr}"
             assert "Traceback" not in proc.stderr, line
-    assert (clone / "wave.png").is_file() and (clone / "wave_bag" / "metadata.yaml").is_file()
+    assert _status(clone) == before, "the quick start left files git does not ignore"
+    assert (clone / "quickstart" / "wave.png").is_file()
+    assert (clone / "quickstart" / "wave_bag" / "metadata.yaml").is_file()
 
 
 def _launch_arguments(line: str) -> tuple[str, dict[str, str]]:

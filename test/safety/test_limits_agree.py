@@ -7,6 +7,7 @@ and a mimic joint the motion does not name is judged on the value its leader giv
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -83,7 +84,7 @@ def test_check_judges_the_speed_of_a_body_joint_without_a_range(body: Path, tmp_
     fast = _motion(tmp_path / "fast.csv", ("LINK1",), [np.linspace(0.0, 0.3, 11)], 0.1)  # 3 rad/s
     code, out, err, _ = cli("check", fast, "--body", body)
     assert code == 3, out + err
-    assert "joint LINK1 beyond its velocity limit 1" in out, out
+    assert "joint LINK1 beyond its velocity limit 1 rad/s at t = 0 s (worst 3 rad/s)" in out, out
     assert "value limit" not in out, out
 
 
@@ -110,7 +111,7 @@ def test_check_judges_a_mimic_joint_through_its_leader(pincer: Path, tmp_path: P
     # A column the motion gives the mimic joint is not what the robot does: its leader's value is judged.
     named = _motion(tmp_path / "both.csv", ("j1", "j2"), [np.linspace(0.1, 0.9, 11), np.full(11, 0.5)], 1.0)
     code, out, err, _ = cli("check", named, "--urdf", pincer)
-    assert code == 3 and "joint j2 beyond its value limit -3 at t = 0.4 s" in out, out + err
+    assert code == 3 and "joint j2 beyond its position limit -3 rad at t = 0.4 s (worst -7.1 rad)" in out, out + err
     within = _motion(tmp_path / "within.csv", ("j1",), [np.linspace(0.1, 0.3, 11)], 1.0)  # j2 down to -2.3
     code, out, err, _ = cli("check", within, "--urdf", pincer)
     assert code == 0, out + err
@@ -126,3 +127,34 @@ def test_the_player_judges_a_mimic_joint_through_its_leader(pincer: Path, tmp_pa
     within = _motion(tmp_path / "within.msgpack", ("j1",), [np.linspace(0.1, 0.3, 11)], 1.0)
     session = open_session(PlayerConfig(file=str(within), urdf_file=str(pincer)))
     assert "j2" in session.limits
+
+
+#: A slide (prismatic, 0 to 0.2 m, 0.5 m/s) and a hinge (revolute, ±1 rad, 2 rad/s).
+SLIDE_AND_HINGE = """<robot name="slider">
+  <link name="base"/><link name="carriage"/><link name="arm"/>
+  <joint name="slide" type="prismatic"><parent link="base"/><child link="carriage"/><axis xyz="1 0 0"/>
+    <limit lower="0" upper="0.2" velocity="0.5" effort="40"/></joint>
+  <joint name="hinge" type="revolute"><parent link="carriage"/><child link="arm"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" velocity="2" effort="3"/></joint>
+</robot>
+"""
+
+
+def test_check_names_each_limit_and_gives_its_values_in_the_joints_units(tmp_path: Path) -> None:
+    urdf = tmp_path / "slider.urdf"
+    urdf.write_text(SLIDE_AND_HINGE)
+    columns = [np.linspace(0.0, 0.3, 11), np.linspace(0.0, 1.5, 11)]  # 0.3 m and 1.5 rad in 0.5 s
+    motion = _motion(tmp_path / "both.csv", ("slide", "hinge"), columns, 0.5)
+    code, out, err, _ = cli("check", motion, "--urdf", urdf)
+    assert code == 3, out + err
+    findings = [line for line in out.splitlines() if line.startswith("error: joint")]
+    assert any(line.startswith("error: joint slide beyond its position limit 0.2 m at") for line in findings), out
+    assert any("joint slide beyond its velocity limit 0.5 m/s at" in line and "m/s)" in line for line in findings), out
+    assert any(line.startswith("error: joint hinge beyond its position limit 1 rad at") for line in findings), out
+    assert any("joint hinge beyond its velocity limit 2 rad/s at" in line and "rad/s)" in line for line in findings), (
+        out
+    )
+    assert all(" rad" in line or " m" in line for line in findings), out
+    code, out, err, _ = cli("check", motion, "--urdf", urdf, "--json")
+    units = {(f["joint"], f["kind"]): f["worst"]["unit"] for f in json.loads(out)["findings"]}
+    assert units[("slide", "velocity_limit")] == "m/s" and units[("hinge", "velocity_limit")] == "rad/s", units

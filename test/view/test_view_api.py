@@ -388,3 +388,19 @@ def test_the_command_stops_cleanly(tmp_path: Path, sig: signal.Signals) -> None:
     proc.send_signal(sig)
     _out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0 and err.strip() == "stopped", err
+
+
+def test_joints_the_motion_lacks_are_said_once_with_the_check_running(urdf: Path) -> None:
+    """The page says which model joints stay at 0 when it opens; the check it runs does not say it again."""
+    pytest.importorskip("coal", reason="the check collides the biped's boxes")
+    knees = biped_walk().motion.select_joints(["left_knee", "right_knee"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        v = view(knees, urdf=urdf, port=free_port(), paused=True, announce=False)
+        try:
+            assert v.findings is not None and v.findings.ready.wait(120)
+            assert v.findings.report is not None, v.findings.error
+        finally:
+            v.stop()
+    about = [str(w.message) for w in caught if "left_hip_yaw" in str(w.message)]
+    assert len(about) == 1, about

@@ -81,6 +81,8 @@ class Page:
 
 
 def open_page(browser: Chromium, url: str) -> None:
+    browser.navigate("about:blank")  # the page open before is gone: its text is not taken for this one's
+    browser.wait_for("location.href === 'about:blank' && !document.body.innerText.includes('t = ')")
     browser.navigate(url)
     browser.wait_for("document.body && document.body.innerText.includes('t = ')", timeout=HUNG)
     # viser's note that WebGL runs in software covers part of the view.
@@ -130,6 +132,49 @@ def click_button(browser: Chromium, text: str) -> None:
         }})()"""
     )
     assert ok, f"no {text!r} button on the page"
+
+
+def click_frame_control(browser: Chromium, direction: str, times: int = 1) -> None:
+    """Click the frame field's ▲ (``up``) or ▼ (``down``) ``times`` times, as fast as a mouse can
+    (each a real press and release at its place, none waiting for the page)."""
+    box = browser.evaluate(
+        f"""(() => {{
+            const label = [...document.querySelectorAll('label')].find(l => l.innerText.trim() === 'frame');
+            const input = label && document.getElementById(label.htmlFor);
+            const root = input && input.closest('.mantine-NumberInput-root');
+            const control = root && root.querySelector('[data-direction="{direction}"]');
+            if (!control) return null;
+            const r = control.getBoundingClientRect();
+            return [r.left + r.width / 2, r.top + r.height / 2];
+        }})()"""
+    )
+    assert box, "no frame field with its controls on the page"
+    x, y = box
+    for _ in range(times):
+        for kind in ("mousePressed", "mouseReleased"):
+            browser.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+
+def shown_frame(browser: Chromium) -> int:
+    found = re.search(r"frame (\d+) /", browser.text())
+    assert found, browser.text()[:300]
+    return int(found.group(1))
+
+
+def settled_frame(browser: Chromium, quiet: float = 2.0) -> int:
+    """The frame the page shows once it has not changed for ``quiet`` seconds.
+
+    The page applies what the server sends in its drawing frames, which headless Chromium
+    draws when asked: each look takes a screenshot (as a screen shows every frame).
+    """
+    frame, since = shown_frame(browser), time.monotonic()
+    deadline = since + HUNG
+    while time.monotonic() - since < quiet and time.monotonic() < deadline:
+        browser.screenshot()
+        now = shown_frame(browser)
+        if now != frame:
+            frame, since = now, time.monotonic()
+    return frame
 
 
 def shown_time(browser: Chromium) -> float:
@@ -307,7 +352,7 @@ def test_arrow_keys_step_frames_and_the_views_turn_the_camera(browser: Chromium)
             "Input.dispatchKeyEvent", type="keyUp", key="ArrowRight", code="ArrowRight", windowsVirtualKeyCode=39
         )
         browser.wait_for(f"document.body.innerText.includes('frame {frame + 1} /')")
-        click_button(browser, "◀ frame")
+        click_frame_control(browser, "down")
         browser.wait_for(f"document.body.innerText.includes('frame {frame} /')")
         assert "paused" in browser.text()
         fit = settled(browser)
@@ -318,6 +363,71 @@ def test_arrow_keys_step_frames_and_the_views_turn_the_camera(browser: Chromium)
             "[...document.querySelectorAll('label')].map(l => l.innerText).find(t => t.includes('knee'))"
         )
         assert label and "\u200b" in label  # wraps after its underscores, not inside a word
+    finally:
+        code, err = page.stop()
+    assert code == 0 and "Traceback" not in err, err
+
+
+def test_every_quick_click_on_the_frame_field_moves_one_frame(browser: Chromium) -> None:
+    """Forty clicks in a burst (the page sends at most one GUI message per 50 ms): forty frames on, then back."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    page = Page([str(examples / "walk.seq"), "--body", str(examples / "biped.body"), "--at", "0.5", "--no-check"])
+    try:
+        open_page(browser, page.url)
+        first = shown_frame(browser)
+        click_frame_control(browser, "up", 40)  # as fast as the browser takes them
+        assert settled_frame(browser) == first + 40
+        click_frame_control(browser, "down", 25)
+        assert settled_frame(browser) == first + 15
+        assert "paused" in browser.text()
+    finally:
+        code, err = page.stop()
+    assert code == 0 and "Traceback" not in err, err
+
+
+def robot_pixels(shot: np.ndarray, background: np.ndarray) -> np.ndarray:
+    """The robot's pixels: coloured (its links are; its shadow and the grid are grey) where the page differs
+    clearly from the same view with the robot hidden, the panel's area left out."""
+    from motion_formats_ros.view.camera import PANEL_PX
+
+    pixels = shot.astype(int)
+    diff = np.abs(pixels - background.astype(int)).max(axis=2) > 24
+    coloured = pixels.max(axis=2) - pixels.min(axis=2) > 60
+    mask = diff & coloured
+    mask[:, WIDTH - PANEL_PX :] = False
+    return mask
+
+
+@pytest.mark.parametrize("example", ["walk", "wave"])
+def test_the_robot_stays_in_view_left_of_the_panel_while_it_plays(browser: Chromium, example: str) -> None:
+    """The walking biped walks away from where it starts and the NAO-like robot raises its arm: screenshots
+    while the motion plays show the robot's pixels inside the view, off its edges and clear of the panel."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    args = {
+        "walk": [str(examples / "walk.seq"), "--body", str(examples / "biped.body")],
+        "wave": [str(examples / "wave.mof"), "--urdf", str(examples / "mini_nao.urdf")],
+    }[example]
+    page = Page([*args, "--no-check"])
+    try:
+        open_page(browser, page.url)
+        click_label(browser, "show robot")
+        background = settled(browser)
+        click_label(browser, "show robot")
+        click_button(browser, "Play")
+        browser.wait_for("document.body.innerText.includes('playing')", timeout=HUNG)
+        seen = []
+        for k in range(5):
+            shot = np.asarray(Image.open(io.BytesIO(browser.screenshot())).convert("RGB"))
+            mask = robot_pixels(shot, background)
+            seen.append(shown_time(browser))
+            assert mask.sum() > MIN_CHANGED, f"the robot is not drawn at {seen[-1]} s"
+            ys, xs = np.nonzero(mask)
+            assert xs.min() > 3 and ys.min() > 3 and ys.max() < HEIGHT - 4, f"the robot leaves the view at {seen[-1]} s"
+            assert xs.max() < VIEW_WIDTH, f"the robot goes under the panel at {seen[-1]} s (x up to {xs.max()})"
+            if os.environ.get("MFR_VIEW_SCREENSHOTS"):
+                Image.fromarray(shot).save(Path(os.environ["MFR_VIEW_SCREENSHOTS"]) / f"view_{example}_{k}.png")
+            time.sleep(0.3)
+        assert len({round(t, 1) for t in seen}) >= 3, f"the motion did not play: {seen}"
     finally:
         code, err = page.stop()
     assert code == 0 and "Traceback" not in err, err

@@ -134,7 +134,7 @@ def test_the_page_shows_the_findings(robot: Path, tmp_path: Path) -> None:
                 last = png
             shots[at] = np.asarray(image.open(io.BytesIO(png)).convert("RGB"))[:, :600].astype(int)
         red = {at: int(((s[..., 0] > 180) & (s[..., 1] < 140) & (s[..., 2] < 140)).sum()) for at, s in shots.items()}
-        assert red[1.53] > 2000, red
+        assert red[1.53] > 800, red  # the camera frames the whole motion: the robot is drawn smaller than in one pose
         assert red[1.53] > 3 * red[1.0], red
     finally:
         browser.close()

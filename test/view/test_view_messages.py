@@ -117,7 +117,8 @@ def test_a_malformed_frame_closes_its_connection(served: Served, name: str) -> N
         ("GuiSliderMessage", "time (s)", {"value": float("nan")}),
         ("GuiSliderMessage", "time (s)", {"value": "abc"}),
         ("GuiSliderMessage", "speed (×)", {"value": float("inf")}),
-        ("GuiButtonGroupMessage", "frame", {"value": 3}),
+        ("GuiButtonGroupMessage", "view", {"value": 3}),
+        ("GuiNumberMessage", "frame", {"value": "abc"}),
         ("GuiCheckboxMessage", "loop", {"value": "abc"}),
     ],
 )
@@ -135,7 +136,8 @@ def test_a_gui_update_of_the_wrong_kind_closes_its_connection(
     [
         ("GuiSliderMessage", "speed (×)", 0.0),  # typed into the slider's box: out of its range
         ("GuiSliderMessage", "speed (×)", 9),
-        ("GuiButtonGroupMessage", "frame", "evil"),
+        ("GuiNumberMessage", "frame", 0),  # typed into the frame field: before the first frame
+        ("GuiNumberMessage", "frame", 10**6),
         ("GuiButtonGroupMessage", "view", "evil"),
     ],
 )

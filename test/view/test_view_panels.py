@@ -20,7 +20,7 @@ from motion_formats_ros.core.examples import BIPED_JOINTS, biped_urdf, biped_wal
 
 pytest.importorskip("viser", reason="needs the view extra (viser)")
 
-from motion_formats_ros.view.camera import VIEWS
+from motion_formats_ros.view.camera import DEFAULT_PAGE, PANEL_PX, VIEWS
 from motion_formats_ros.view.panel import breakable
 
 #: Most bytes per second one playing page may be sent.
@@ -100,7 +100,7 @@ def test_the_joint_table_marks_a_joint_beyond_its_limit(urdf: Path) -> None:
 def test_frame_stepping_pauses_and_moves_one_frame(urdf: Path) -> None:
     walk = biped_walk().motion
     times = walk.times
-    v = view(walk, urdf=urdf, port=free_port(), at=float(times[3]), announce=False)
+    v = view(walk, urdf=urdf, port=free_port(), at=float(times[3]), announce=False, check=False)
     try:
         assert v.clock.playing
         v.step(1)  # from wherever playing has reached (a loaded machine may be frames on)
@@ -135,21 +135,30 @@ def _projected(points: np.ndarray, position: np.ndarray, look_at: np.ndarray, fo
     return np.column_stack([rel @ right, rel @ up]) / depth[:, None] / math.tan(fov / 2)
 
 
-def test_the_robot_is_framed_at_start_and_from_each_view(urdf: Path) -> None:
-    v = view(biped_walk(), urdf=urdf, port=free_port(), paused=True, announce=False)
+@pytest.mark.parametrize("size", [DEFAULT_PAGE, (960, 600), (1920, 1080)])
+def test_the_whole_motion_is_framed_left_of_the_panel_from_each_view(urdf: Path, size: tuple[int, int]) -> None:
+    """Every link of every frame of the walk (which walks away from where it starts) stays in the view,
+    left of the control panel, and the walk is not drawn tiny."""
+    width, height = size
+    v = view(biped_walk(), urdf=urdf, port=free_port(), paused=True, announce=False, check=False)
     try:
-        cam = v.server.initial_camera
-        links = v.posed.world(v.track.at(v.clock.time())).translation[0]
-        xy = _projected(links, np.asarray(cam.position), np.asarray(cam.look_at), cam.fov)
-        assert np.abs(xy).max() < 0.95, "part of the robot is out of view"
-        height = xy[:, 1].max() - xy[:, 1].min()
-        assert height > 0.3, f"the robot fills only {height / 2:.0%} of the view's height"
-        centre = links.mean(axis=0)
+        track = v.track
+        links = v.posed.world_many([track.at(float(t)) for t in track.times]).translation.reshape(-1, 3)
         for name, direction in VIEWS.items():
-            position, look_at = v._view(name)
+            if size == DEFAULT_PAGE and name == "fit":
+                cam = v.server.initial_camera  # what a page opens with
+                position, look_at, fov = cam.position, cam.look_at, cam.fov
+            else:
+                fov = v.server.initial_camera.fov
+                position, look_at = v._view(name, fov, size)
             d = np.asarray(position) - np.asarray(look_at)
             assert np.dot(d / np.linalg.norm(d), np.asarray(direction) / np.linalg.norm(direction)) > 0.999
-            assert np.linalg.norm(np.asarray(look_at) - centre) < 0.2
+            xy = _projected(links, np.asarray(position), np.asarray(look_at), fov)
+            px = width / 2 + xy[:, 0] * height / 2
+            py = height / 2 - xy[:, 1] * height / 2
+            assert px.min() > 0 and px.max() < width - PANEL_PX, (name, px.min(), px.max())
+            assert py.min() > 0 and py.max() < height, (name, py.min(), py.max())
+            assert max(px.max() - px.min(), py.max() - py.min()) > 0.3 * height, name
     finally:
         v.stop()
 
@@ -182,3 +191,52 @@ def test_a_model_without_any_of_the_motions_joints_is_refused(tmp_path: Path, ur
     assert code == 1, err
     assert len(err.strip().splitlines()) == 1, err
     assert err.startswith("error: none of the motion's joints (other_0, other_1,") and "left_hip_yaw" in err, err
+
+
+def test_a_model_without_any_of_the_motions_joints_is_refused_before_the_port_is_opened(urdf: Path) -> None:
+    """The port asked for is held by another listener: the refusal names the joints, not the port (never reached)."""
+    import socket
+
+    from motion_formats_ros.view.page import ViewerError
+
+    renamed = biped_walk().motion.rename_joints({j: f"other_{i}" for i, j in enumerate(BIPED_JOINTS)})
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ViewerError, match=r"none of the motion's joints \(other_0") as caught:
+            view(renamed, urdf=urdf, port=port, paused=True, announce=False)
+    assert "in use" not in str(caught.value)
+
+
+def test_the_curves_shown_first_are_the_joints_that_move_most_even_for_an_instant() -> None:
+    """A minute at 1 kHz: six joints held apart from zero, six that move for 50 ms only, in the middle."""
+    from motion_formats_ros.view.panel import most_moving
+    from motion_formats_ros.view.timeline import Track
+
+    t = np.arange(60_000) / 1000.0
+    pos = np.tile(np.linspace(0.1, 0.6, 12), (t.size, 1))
+    blip = (t >= 30.0) & (t < 30.05)
+    pos[blip, 6:] += 0.4
+    motion = Motion(times=t, joint_names=BIPED_JOINTS, position=pos)
+    assert most_moving(Track(motion), list(BIPED_JOINTS)) == list(BIPED_JOINTS[6:])
+
+
+def test_curves_that_do_not_move_get_a_small_axis_around_their_value(urdf: Path) -> None:
+    still = Motion(times=np.linspace(0, 2, 201), joint_names=BIPED_JOINTS, position=np.zeros((201, 12)))
+    v = view(still, urdf=urdf, port=free_port(), paused=True, announce=False, check=False)
+    try:
+        assert v.curves is not None
+        assert v.curves.plot.scales["y"]["range"] == pytest.approx((-0.1, 0.1))
+        moving = biped_walk().motion
+    finally:
+        v.stop()
+    v = view(moving, urdf=urdf, port=free_port(), paused=True, announce=False, check=False)
+    try:
+        assert v.curves is not None
+        _, *columns = v.curves.plot.data
+        lo, hi = v.curves.plot.scales["y"]["range"]
+        values = np.concatenate(columns)
+        assert lo < values.min() < values.max() < hi and hi - lo < 1.2 * np.ptp(values)
+    finally:
+        v.stop()
