@@ -17,7 +17,7 @@ from typing import Any
 from ..core.errors import OutOfRangeError
 from ..registry import CODECS
 from . import values
-from .check import EXIT_FINDINGS, add_motion_reading
+from .check_command import EXIT_FINDINGS, add_motion_reading
 from .options import add_robot_model, read_beside_model
 
 
