@@ -325,7 +325,7 @@ def test_a_scene_draws_the_paths_of_what_moves() -> None:
 
 
 def test_a_scene_path_has_at_most_its_limit_of_points(monkeypatch: pytest.MonkeyPatch) -> None:
-    from motion_formats_ros.view import scene
+    from motion_formats_ros.view import scene_drawing as scene
 
     monkeypatch.setattr(scene, "PATH_POINTS", 25)
     drawing = scene.SceneDrawing(corpus_path("scene_json5", "waving_robot.json"))
