@@ -32,6 +32,7 @@ from motion_formats_ros import Motion, MotionFile
 from motion_formats_ros.codecs import rosbag
 from motion_formats_ros.codecs.rosbag import _write
 from motion_formats_ros.codecs.rosbag.storage import plugins
+from motion_formats_ros.core.distros import Compression
 
 
 class McapLibraryWriter:
@@ -122,7 +123,8 @@ def _write_with(writer: str, mf: MotionFile, path: Path, compression: str) -> No
     original = _write.storage_plugins
     _write.storage_plugins = WRITERS[writer]  # type: ignore[assignment]
     try:
-        rosbag.write(mf, path, trajectory_topic=None, compression=compression, start_time=1.7e9, overwrite=True)
+        options = rosbag.WriteOptions(trajectory_topic=None, compression=Compression(compression), start_time=1.7e9)
+        rosbag.write(mf, path, options, overwrite=True)
     finally:
         _write.storage_plugins = original
 

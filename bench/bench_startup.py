@@ -11,6 +11,9 @@ budget of ``bag2motion`` of small bags of each kind (rosbag2 folders of MCAP and
 storage, a bare ``.mcap``): the self time of its imports summed per package (numpy, the
 package, the standard library; rosbags and the YAML libraries should not be loaded for
 standard messages) and its costliest imports.
+Its peer: importing rosbags' readers and deserializer with PyYAML (what a bag read
+imported before the package read rosbag2's usual layouts itself) against importing the
+package's own readers and standard messages, both in an interpreter that has numpy loaded.
 """
 
 from __future__ import annotations
@@ -45,6 +48,16 @@ def importtime_ms(module: str, before: str = "") -> float:
         last = [line for line in out.splitlines() if re.search(rf"\|\s*{re.escape(module)}$", line)][-1]
         best = min(best, int(last.split("|")[1]) / 1000.0)
     return best
+
+
+def import_ms(modules: str, before: str) -> float:
+    """Wall time (ms) a fresh interpreter that has imported ``before`` takes to import ``modules``, best of RUNS."""
+    code = f"import time, {before}; t = time.perf_counter(); import {modules}; print(time.perf_counter() - t)"
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=ENV)
+        for _ in range(RUNS)
+    ]
+    return min(float(run.stdout) for run in runs) * 1000.0
 
 
 def process_ms(args: list[str]) -> float:
@@ -163,6 +176,15 @@ def main() -> None:
             "(the interpreter's own included); "
             f"{'LOADED: ' + ', '.join(loaded) if loaded else 'rosbags and YAML not loaded'}"
         )
+    peer = import_ms("rosbags.highlevel, rosbags.rosbag2, rosbags.typesys, yaml", before="numpy")
+    own = import_ms(
+        "motion_formats_ros.codecs.rosbag.storage.direct, motion_formats_ros.codecs.rosbag.storage.standard",
+        before="numpy",
+    )
+    print(
+        f"  peer: rosbags' readers and deserializer with PyYAML imported beyond numpy {peer:.0f} ms; "
+        f"the package's own readers and standard messages {own:.0f} ms ({own / peer:.2f}x)"
+    )
 
 
 if __name__ == "__main__":

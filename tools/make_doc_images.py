@@ -20,7 +20,12 @@ LAYERS = [
     ("cli/", "motion-formats commands", "ros/", "player and recorder nodes (rclpy)"),
     ("__init__", "read, write, view: the public API", None, None),
     ("view/", "the browser viewer, driven by the playback clock and sampler", None, None),
-    ("pipeline/", "convert, batch", "playback/  recording/  safety/", "playing (ROS-free); the journal; the check"),
+    (
+        "pipeline/",
+        "convert, batch",
+        "playback/ recording/ safety/ simulation/",
+        "playing (ROS-free); the journal; the check; physics",
+    ),
     ("registry", "the codec map, detection, read(), write(), option checks", None, None),
     ("codecs/", "seq, pseq, omf, scene, mof, mtn, rosbag, tables: one unit each, never each other", None, None),
     ("core/", "model, errors, notices, options, timing, TF, kinematics, serial fast paths", None, None),

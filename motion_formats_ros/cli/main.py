@@ -52,9 +52,9 @@ STRICT_COMMANDS = (
 _MODULES = (
     ("validate", ("validate",), "add_parser"),
     ("bag", ("bag2motion", "motion2bag"), "add_parsers"),
-    ("batch", ("batch",), "add_parser"),
-    ("view", ("view",), "add_parser"),
-    ("check", ("check",), "add_parser"),
+    ("batch_command", ("batch",), "add_parser"),
+    ("view_command", ("view",), "add_parser"),
+    ("check_command", ("check",), "add_parser"),
     ("simulate", ("simulate",), "add_parser"),
     ("example", ("example",), "add_parser"),
 )

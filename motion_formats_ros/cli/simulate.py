@@ -17,7 +17,7 @@ from typing import Any
 from ..core.errors import OutOfRangeError
 from ..registry import CODECS
 from . import values
-from .check import EXIT_FINDINGS, add_motion_reading
+from .check_command import EXIT_FINDINGS, add_motion_reading
 from .flags import SIM, add_robot_model, mirrored, read_beside_model
 
 

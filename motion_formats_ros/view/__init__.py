@@ -101,7 +101,7 @@ def view(
         format, read_options: How to read ``motion`` when it is a path (as ``read``).
     """
     from .page import Viewer, ViewOptions
-    from .scene import scene_drawing_for
+    from .scene_drawing import scene_drawing_for
 
     motion_file = _motion_file(motion, body, format, read_options)
     given = urdf if urdf is not None else body

@@ -209,7 +209,8 @@ def test_the_walk_sees_the_package() -> None:
     } <= modules
     # Function-level imports are seen too (a scene's frame tree imports the scene kinematics when asked).
     assert any(
-        (i.source, i.target) == ("motion_formats_ros.codecs.scene.motion", "motion_formats_ros.codecs.scene.kinematics")
+        (i.source, i.target)
+        == ("motion_formats_ros.codecs.scene.motion", "motion_formats_ros.codecs.scene.scene_kinematics")
         for i in imports
     )
     assert any(i.source == "motion_formats_ros.ros.player" and i.target.startswith("rclpy") for i in imports)

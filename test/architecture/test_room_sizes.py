@@ -1,5 +1,6 @@
 """Rooms a newcomer can find: no module over 800 lines, no function over 100, and a module's
-name tells its room (no two unrelated modules of one name in different folders)."""
+name says its role, so no two modules share a name (a file's stem and a package's folder
+alike; ``__init__.py`` is named by its folder)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,6 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "motion_formats_ros"
 MODULES = sorted(PACKAGE.rglob("*.py"))
-
-#: Names that several folders use for the same role; anything else must be unique.
-SHARED_ROLES = {
-    "__init__.py": "a package's entry",
-    "reader.py": "a codec package's reading half",
-    "writer.py": "a codec package's writing half",
-    # A command module of cli/ and the layer it is thin over, named alike on purpose.
-    "batch.py": "cli/batch.py is the command over pipeline/batch.py",
-    "check.py": "cli/check.py is the command over safety/check.py",
-}
 
 
 def _rel(path: Path) -> str:
@@ -41,9 +32,42 @@ def test_no_function_over_100_lines() -> None:
     assert not long, f"functions over 100 lines: {long}"
 
 
+def module_names(root: Path, modules: list[Path]) -> dict[str, list[str]]:
+    """Every module's own name (a file's stem, a package's folder) → where each of that name is.
+
+    A package's ``__init__.py`` is the one file whose name is structural: its module is named
+    by its folder, so it counts under the folder's name and never as ``__init__``.
+    """
+    where: dict[str, list[str]] = defaultdict(list)
+    for path in modules:
+        if path.name == "__init__.py":
+            if path.parent != root:
+                where[path.parent.name].append(str(path.parent.relative_to(root)))
+        else:
+            where[path.stem].append(str(path.relative_to(root)))
+    return where
+
+
 def test_a_module_name_tells_its_room() -> None:
-    folders: dict[str, list[str]] = defaultdict(list)
-    for path in MODULES:
-        folders[path.name].append(_rel(path.parent))
-    repeated = {name: where for name, where in folders.items() if len(where) > 1 and name not in SHARED_ROLES}
-    assert not repeated, f"one module name in several folders (name each for its room): {repeated}"
+    repeated = {name: places for name, places in module_names(PACKAGE, MODULES).items() if len(places) > 1}
+    assert not repeated, f"one module name in several places (name each for its role): {repeated}"
+
+
+def test_a_repeated_name_is_found(tmp_path: Path) -> None:
+    """The rule sees a file named like a file or like a package elsewhere, and no ``__init__``."""
+    files = [
+        "__init__.py",
+        "a/__init__.py",
+        "a/reader.py",
+        "b/__init__.py",
+        "b/reader.py",
+        "c/__init__.py",
+        "c/a.py",
+        "d/x.py",
+    ]
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).touch()
+    names = module_names(tmp_path, [tmp_path / name for name in files])
+    assert {n for n, places in names.items() if len(places) > 1} == {"reader", "a"}
+    assert "__init__" not in names

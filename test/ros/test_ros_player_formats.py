@@ -111,7 +111,7 @@ def test_scene_tf_tree_static_once_and_moving(tmp_path: Path) -> None:
     from tf2_msgs.msg import TFMessage
     from trajectory_msgs.msg import JointTrajectory
 
-    from motion_formats_ros.codecs.scene.kinematics import SceneKinematics
+    from motion_formats_ros.codecs.scene.scene_kinematics import SceneKinematics
 
     path = corpus_path("scene_json5", "waving_robot.json")
     kin = SceneKinematics.from_file(path)

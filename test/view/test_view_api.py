@@ -273,7 +273,7 @@ def test_a_scene_draws_the_world_path_of_every_moving_object(tmp_path: Path) -> 
     import json
 
     from motion_formats_ros.codecs.scene import load_scene
-    from motion_formats_ros.codecs.scene.kinematics import SceneKinematics
+    from motion_formats_ros.codecs.scene.scene_kinematics import SceneKinematics
 
     path = tmp_path / "arm.json"
     path.write_text(json.dumps(_arm_scene()))
@@ -300,7 +300,7 @@ def test_a_scene_draws_the_world_path_of_every_moving_object(tmp_path: Path) -> 
 
 def test_a_scene_draws_the_paths_of_what_moves() -> None:
     from motion_formats_ros.codecs.scene import load_scene
-    from motion_formats_ros.codecs.scene.kinematics import SceneKinematics
+    from motion_formats_ros.codecs.scene.scene_kinematics import SceneKinematics
 
     path = corpus_path("scene_json5", "waving_robot.json")
     v = view(path, port=free_port(), paused=True)
@@ -325,7 +325,7 @@ def test_a_scene_draws_the_paths_of_what_moves() -> None:
 
 
 def test_a_scene_path_has_at_most_its_limit_of_points(monkeypatch: pytest.MonkeyPatch) -> None:
-    from motion_formats_ros.view import scene
+    from motion_formats_ros.view import scene_drawing as scene
 
     monkeypatch.setattr(scene, "PATH_POINTS", 25)
     drawing = scene.SceneDrawing(corpus_path("scene_json5", "waving_robot.json"))

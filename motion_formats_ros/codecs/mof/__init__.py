@@ -68,6 +68,8 @@ from .generations import (
     describe_net,
     segment_kind,
 )
+from .mof_reader import ReadOptions, _keyframes, _motion_record, _sentinel_spellings, _stiffness_keyword
+from .mof_writer import WriteOptions, _encode, encode
 from .net import Expansion, MotionNet
 from .parser import (
     ALL_MOTIONS,
@@ -88,8 +90,6 @@ from .parser import (
     parse,
     parse_text,
 )
-from .reader import ReadOptions, _keyframes, _motion_record, _sentinel_spellings, _stiffness_keyword
-from .writer import WriteOptions, _encode, encode
 
 _MOTION_ID = re.compile(r"^[ \t]*motion_id[ \t]*=", re.MULTILINE)
 

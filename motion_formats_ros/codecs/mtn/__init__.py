@@ -41,7 +41,8 @@ from pathlib import Path
 from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.inputs import read_input
 from ...core.model import MotionFile
-from .reader import ReadOptions, _head_check, decode
+from .mtn_reader import ReadOptions, _head_check, decode
+from .mtn_writer import WriteOptions, encode
 from .sections import (
     ANGLE_LINE_DATA,
     DEFAULT_FRAME_RATE_MS,
@@ -60,7 +61,6 @@ from .sections import (
     body_rpy_from_quaternion,
     quaternion_from_body_rpy,
 )
-from .writer import WriteOptions, encode
 
 
 def sniff(path: Path, head: str) -> bool:

@@ -27,8 +27,8 @@ from ...core.inputs import TEXT_PROBE, read_input, text_check
 from ...core.model import DEFAULT_GROUP, MotionFile
 from ...core.options import option
 from .layout import ENCODINGS, Encoding, OmfMotionRecord, OmfRecord
-from .reader import decode
-from .writer import _encode_parts, encode, to_document
+from .omf_reader import decode
+from .omf_writer import _encode_parts, encode, to_document
 
 _OMF_YAML = re.compile(rb"^format:[ \t]*['\"]?omf['\"]?[ \t]*(#.*)?$", re.MULTILINE)
 

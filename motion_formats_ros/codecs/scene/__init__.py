@@ -2,12 +2,12 @@
 
 Reading a scene file gives the joint motion of its robots (see
 :mod:`.motion`); :func:`load_scene` gives the validated :class:`~.description.Scene`
-itself (for forward kinematics see :mod:`.kinematics`). Writing turns
-a motion into a scene whose trajectories reproduce it (see :mod:`.writer`).
+itself (for forward kinematics see :mod:`.scene_kinematics`). Writing turns
+a motion into a scene whose trajectories reproduce it (see :mod:`.scene_writer`).
 
 Modules: :mod:`.loader` (JSON5 and ``uri`` references), :mod:`.preprocess`
 (validation, canonical scene), :mod:`.transforms`, :mod:`.trajectory`, :mod:`.motion`,
-:mod:`.writer`.
+:mod:`.scene_writer`.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from .loader import load, parse_json5
 from .motion import SceneRecord, scene_to_motion, scene_to_motion_file
 from .preprocess import load_scene, preprocess
 from .problems import Problem, SceneError
+from .scene_writer import WriteOptions, write
 from .trajectory import Trajectory
 from .transforms import Ref, Transform, parse_transform
-from .writer import WriteOptions, write
 
 _KEY = re.compile(r"""^\s*(?:"|')?(models|objects|trajectories)(?:"|')?\s*:""", re.MULTILINE)
 

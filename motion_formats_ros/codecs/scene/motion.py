@@ -118,7 +118,7 @@ def scene_to_motion(scene: Scene, rate: float | None = None, links: bool = False
     )
     kwargs: dict[str, Any] = {}
     if robots and (len(robots) == 1 or links):
-        from .kinematics import SceneKinematics
+        from .scene_kinematics import SceneKinematics
 
         poses = SceneKinematics(scene).world_poses(times)
         if len(robots) == 1:
@@ -231,7 +231,7 @@ def _frame_tree(scene: Scene) -> FrameTree:
     """The scene's frame tree under a given world frame (built when asked: reading does not need it)."""
 
     def tree(world_frame: str) -> Kinematics:
-        from .kinematics import SceneKinematics
+        from .scene_kinematics import SceneKinematics
 
         return SceneKinematics(scene, world_frame)
 

@@ -26,8 +26,8 @@ values or ``repr`` with ``lossless=True``), format version 2 by default or 4.
 
 Modules, one job each: :mod:`.schema` (versions, keys, types, sniffing), :mod:`.yaml_tree`
 (the YAML tree with lines), :mod:`.fields` (typed keys), :mod:`.components` (one
-component's frames), :mod:`.reader` (document → motion), :mod:`.fast` (the fast path),
-:mod:`.writer`. Names come from :mod:`motion_formats_ros.core.naming`.
+component's frames), :mod:`.seq_reader` (document → motion), :mod:`.fast` (the fast path),
+:mod:`.seq_writer`. Names come from :mod:`motion_formats_ros.core.naming`.
 """
 
 from __future__ import annotations
@@ -41,10 +41,10 @@ from ...core.inputs import read_input
 from ...core.model import MotionFile
 from ...core.naming import Names, NamingOptions, load_body, load_joint_map, resolve_names
 from .fast import decode_fast, extract, from_skeleton
-from .reader import read_document
 from .record import SeqMotionRecord, SeqRecord
 from .schema import DEFAULT_VERSION, KEYS, READ_VERSIONS, WRITE_VERSIONS, DeclineError, sniff
-from .writer import WriteOptions, encode, write
+from .seq_reader import read_document
+from .seq_writer import WriteOptions, encode, write
 from .yaml_tree import load_yaml
 
 

@@ -17,8 +17,8 @@ from ...core.model import MotionFile
 from ...core.naming import Names
 from ...core.notices import collect, relay
 from ...core.serial.yaml import Rows, extract_rows
-from .reader import read_document
 from .schema import DeclineError
+from .seq_reader import read_document
 from .yaml_tree import load_yaml
 
 

@@ -6,7 +6,7 @@ quaternion x, y, z, w (N, 4) for the values its references take at N times. An e
 *static* when its transform depends on no trajectory, *moving* otherwise; static edges
 are evaluated once. A format that describes kinematics (the scene codec) builds the
 edges and says how references get their values (``values``); see
-:class:`motion_formats_ros.codecs.scene.kinematics.SceneKinematics`.
+:class:`motion_formats_ros.codecs.scene.scene_kinematics.SceneKinematics`.
 
 Frames are named ``object`` (an object's frame, attached to the world frame, to another
 object or to a link of a robot object) and ``object/link`` (a robot link, attached to its

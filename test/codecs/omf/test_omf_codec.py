@@ -15,7 +15,7 @@ from conftest import ELBOW_JUMP, elbow_jump, lossy_messages, make_file, make_mot
 
 from motion_formats_ros import Motion, MotionFile, ReadError, WriteError, read, write
 from motion_formats_ros.codecs import omf
-from motion_formats_ros.codecs.omf import reader as omf_reader
+from motion_formats_ros.codecs.omf import omf_reader
 from motion_formats_ros.core.notices import collect
 
 ENCODINGS = ["msgpack", "yaml", "json"]

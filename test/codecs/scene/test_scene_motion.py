@@ -13,7 +13,7 @@ from conftest import corpus_path
 
 from motion_formats_ros import ReadError, UnknownFormatError, read
 from motion_formats_ros.codecs.scene import SceneError, SceneRecord, load_scene, preprocess, scene_to_motion
-from motion_formats_ros.codecs.scene.kinematics import SceneKinematics
+from motion_formats_ros.codecs.scene.scene_kinematics import SceneKinematics
 
 NOT_SCENES = {"test_request.json"}
 

@@ -13,7 +13,7 @@ from conftest import CORPUS, corpus_path
 from motion_formats_ros import Motion, MotionFile, ReadError, Series, write
 from motion_formats_ros.codecs import seq
 from motion_formats_ros.codecs.seq.fast import extract
-from motion_formats_ros.codecs.seq.reader import read_document
+from motion_formats_ros.codecs.seq.seq_reader import read_document
 from motion_formats_ros.core.serial.yaml import to_number
 
 CHOREONOID = CORPUS / "choreonoid"

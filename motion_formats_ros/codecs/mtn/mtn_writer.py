@@ -16,7 +16,7 @@ from ...core.memory import available_memory
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, collect, notify
 from ...core.options import option
-from .reader import decode
+from .mtn_reader import decode
 from .sections import (
     _INT32,
     _REQUIRED,

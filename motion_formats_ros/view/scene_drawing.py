@@ -1,6 +1,6 @@
 """A scene file drawn whole: every object and robot link with its shapes, moving as its trajectories say.
 
-The scene's own kinematics (:class:`~motion_formats_ros.codecs.scene.kinematics.SceneKinematics`)
+The scene's own kinematics (:class:`~motion_formats_ros.codecs.scene.scene_kinematics.SceneKinematics`)
 gives every frame's world pose; they are evaluated once on a grid at the display rate
 and looked up while playing. Shapes are the scene's: spheres, boxes, cylinders,
 swept-sphere hulls (drawn as capsules between consecutive points) and meshes. The
@@ -63,7 +63,7 @@ class SceneDrawing:
 
     def __init__(self, path: Path) -> None:
         from ..codecs.scene import load_scene
-        from ..codecs.scene.kinematics import SceneKinematics
+        from ..codecs.scene.scene_kinematics import SceneKinematics
 
         self.scene = load_scene(path)
         self.kin = SceneKinematics(self.scene)

@@ -17,6 +17,7 @@ from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from ...core.options import option
 from .generations import INT_BITS, INT_BITS_TEAMS, IntBits, MofMotionRecord, MofRecord, _token_state, segment_kind
+from .mof_reader import _read_back
 from .parser import (
     _IDENTIFIER,
     _NUMBER,
@@ -29,7 +30,6 @@ from .parser import (
     STIFFNESS,
     STIFFNESS_RAMP,
 )
-from .reader import _read_back
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,7 +15,7 @@ from ..core.errors import MissingDependencyError, OutOfRangeError, WriteError, r
 from ..core.options import Resample
 from ..pipeline import targets
 from . import values
-from .check import EXIT_FINDINGS
+from .check_command import EXIT_FINDINGS
 from .flags import (
     BAG_READ_ALIASES,
     MOTION2BAG_ALIASES,
