@@ -93,7 +93,7 @@ def test_checking_positions_near_the_float_range_finds_infinite_speeds_without_r
     status, out, err, _ = cli("check", source, "--urdf", urdf)
     _clean(err)
     assert status == 3, out + err
-    assert "joint left_knee beyond its velocity limit 6 at t = 0 s (worst inf)" in out, out
+    assert "joint left_knee beyond its velocity limit 6 rad/s at t = 0 s (worst inf rad/s)" in out, out
     assert "worst nan" not in out and "right_knee beyond its velocity" not in out, out
 
 
@@ -103,7 +103,7 @@ def test_a_check_of_times_near_the_float_range_prints_short_intervals(tmp_path: 
     source = _csv(tmp_path / "late.csv", [0.0, 0.01, 1e308], [[0.0], [3.0], [3.0]], names=("left_knee",))
     status, out, err, _ = cli("check", source, "--urdf", urdf)
     _clean(err)
-    assert status == 3 and "beyond its value limit 2.2" in out, out + err
+    assert status == 3 and "beyond its position limit 2.2 rad" in out, out + err
     assert "[0.010-1e+308 s]" in out and max(len(line) for line in out.splitlines()) < 300, out
     assert "velocity limit" in out and "worst nan" not in out, out
 
