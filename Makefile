@@ -72,8 +72,11 @@ lint: venv
 typecheck: venv ros
 	$(VENV)/bin/mypy motion_formats_ros
 
+# The suite on two processes (pytest-xdist; each takes its own ROS domains): CI's machines have two cores.
+TEST_WORKERS ?= 2
+
 unit: venv ros foxglove browser
-	$(PY) -m pytest -q test
+	$(PY) -m pytest -q -n $(TEST_WORKERS) test
 
 # The viewer's tests open its page in Debian's chromium (WebGL in software). Installed with
 # apt-get when missing and this runs as root with apt; otherwise those tests skip, saying why.
@@ -118,9 +121,9 @@ $(VENV_MIN_EXTRAS)/.installed: setup.py tools/min-constraints-extras.txt
 	touch $@
 
 test-min: $(VENV_MIN)/.installed $(VENV_MIN_EXTRAS)/.installed foxglove
-	$(VENV_MIN)/bin/python -m pytest -q -m "not ros" test
+	$(VENV_MIN)/bin/python -m pytest -q -n $(TEST_WORKERS) -m "not ros" test
 	$(VENV_MIN_EXTRAS)/bin/python -m pip check
-	$(VENV_MIN_EXTRAS)/bin/python -m pytest -q -p no:cacheprovider -m "not ros" $(EXTRA_TESTS)
+	$(VENV_MIN_EXTRAS)/bin/python -m pytest -q -n $(TEST_WORKERS) -p no:cacheprovider -m "not ros" $(EXTRA_TESTS)
 
 # The property tests with new random examples each run (CI's profile is derandomized, so
 # it repeats the same examples); a failure prints the seed blob to reproduce it.
