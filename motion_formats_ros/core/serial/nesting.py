@@ -24,10 +24,37 @@ _JSON5_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|//[^\n]*|/\*
 _YAML_OPENERS = re.compile(r"[\[{]|[-?:](?=[ \t\r\n])")
 
 
+#: Every byte but the brackets and the double quote: what :func:`json_depth` leaves out.
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+#: A string in what :func:`json_depth` keeps of a text (its escapes already gone).
+_SKELETON_STRING = re.compile(rb'"[^"]*"')
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of a JSON ``text``, from its skeleton: the escaped backslashes and
+    quotes removed, then every byte but brackets and quotes, then the strings; the depth is
+    the running sum of the brackets left, all in C (str.replace, bytes.translate, numpy).
+
+    A motion's JSON is nearly all digits: walking every token of it took 0.23 s of a
+    19 MB OMF file that ``json.loads`` reads in 0.8 s.
+    """
+    import numpy as np
+
+    plain = text.replace("\\\\", "").replace('\\"', "")
+    skeleton = plain.encode("utf-8", "surrogatepass").translate(None, _NOT_STRUCTURE)
+    brackets = np.frombuffer(_SKELETON_STRING.sub(b"", skeleton), dtype=np.uint8)
+    if brackets.size == 0:
+        return 0
+    step = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)
+    return max(int(np.cumsum(step).max()), 0)
+
+
 def json_too_deep(text: str, limit: int = MAX_DEPTH, json5: bool = False) -> int | None:
     """The 1-based line where ``text`` (JSON, or JSON5 with ``json5``) nests deeper than ``limit``, or None."""
     if text.count("[") + text.count("{") <= limit:
         return None
+    if not json5 and json_depth(text) <= limit:
+        return None  # the token walk below only to find the line
     depth = 0
     for m in (_JSON5_TOKENS if json5 else _JSON_TOKENS).finditer(text):
         c = m.group()
