@@ -3,12 +3,14 @@ declarations and read as YAML; launch arguments from them, values typed without 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from support.rosutil import CONFINED
 
 from motion_formats_ros.core.options import options_of
 from motion_formats_ros.ros.launch_args import default_text, overrides, read_config, typed
@@ -65,7 +67,8 @@ def test_config_files_are_what_the_declarations_give(node: str) -> None:
 
 def test_the_tool_finds_a_config_file_that_differs_from_the_declarations(tmp_path: Path) -> None:
     tool = ROOT / "tools" / "make_config.py"
-    ok = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True, check=False)
+    env = {**os.environ, **CONFINED, "PYTHONPATH": str(ROOT)}  # the tool starts no ROS; confined all the same
+    ok = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True, check=False, env=env)
     assert ok.returncode == 0, ok.stderr
     # A copy of the tree whose player.yaml was edited by hand: --check fails naming it.
     (tmp_path / "tools").mkdir()
@@ -75,13 +78,12 @@ def test_the_tool_finds_a_config_file_that_differs_from_the_declarations(tmp_pat
         (tmp_path / "config" / settings.file).write_text(config_text(settings.node))
     edited = config_text("motion_player").replace("loop: false", "loop: true ")
     (tmp_path / "config" / "player.yaml").write_text(edited)
-    env = {"PYTHONPATH": str(ROOT)}
     stale = subprocess.run(
         [sys.executable, str(tmp_path / "tools" / "make_config.py"), "--check"],
         capture_output=True,
         text=True,
         check=False,
-        env={**__import__("os").environ, **env},
+        env=env,
     )
     assert stale.returncode == 1 and "config/player.yaml: not what the declarations give" in stale.stderr
 

@@ -28,7 +28,8 @@ CONFINED = {"ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}
 _BAND = 60
 _worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
 _base = int(os.environ.get("MFR_TEST_DOMAIN_BASE", "40")) + _BAND * _worker
-_domains = (_base + n % _BAND for n in itertools.count())
+#: The environment's own domain (the Makefile's) is left to what runs outside the tests.
+_domains = (d for n in itertools.count() if (d := _base + n % _BAND) != int(os.environ.get("ROS_DOMAIN_ID", "-1")))
 BIN = Path(sys.executable).parent
 #: The module of each node's console script.
 MODULES = {
