@@ -286,14 +286,34 @@ class Inputs:
 _BAG_FILE_ENDINGS = (".mcap", ".db3", ".mcap.zstd", ".db3.zstd", ".db3-wal", ".db3-shm", ".db3-journal")
 
 
+def _listed_storage(folder: str | os.PathLike[str]) -> set[str] | None:
+    """The storage files a bag folder's ``metadata.yaml`` lists (``relative_file_paths``), or
+    None when it has none that can be read (then every storage file counts as the bag's)."""
+    from .serial import yaml  # only where an existing folder is to be replaced (aliases bounded)
+
+    path = os.path.join(folder, "metadata.yaml")
+    try:
+        with open(path, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
+            text = fh.read(1 << 20)  # rosbag2's metadata is a few kB
+        files = yaml.load(text.decode("utf-8"))["rosbag2_bagfile_information"]["relative_file_paths"]
+    except (OSError, LookupError, TypeError, ValueError, yaml.YamlError):
+        return None
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        return None
+    return {os.path.basename(f) for f in files}
+
+
 def foreign_entries(folder: str | os.PathLike[str]) -> list[str]:
-    """What ``folder`` holds besides a rosbag2 bag's own files (``metadata.yaml`` and storage
-    files), sorted; a sub-folder's name ends in ``/``."""
+    """What ``folder`` holds besides a rosbag2 bag's own files (``metadata.yaml`` and the storage
+    files it lists; every storage file when it lists none), sorted; a sub-folder's name ends in ``/``."""
+    listed_files = _listed_storage(folder)
     foreign = []
     with os.scandir(folder) as entries:
         for entry in entries:
-            own = entry.name == "metadata.yaml" or entry.name.endswith(_BAG_FILE_ENDINGS)
-            if own and entry.is_file(follow_symlinks=False):
+            storage = entry.name.endswith(_BAG_FILE_ENDINGS) and (listed_files is None or entry.name in listed_files)
+            if (entry.name == "metadata.yaml" or storage) and entry.is_file(follow_symlinks=False):
                 continue
             foreign.append(entry.name + ("/" if entry.is_dir(follow_symlinks=False) else ""))
     return sorted(foreign)
@@ -318,8 +338,8 @@ def check_replaceable(out: Path, folder: bool | None) -> None:
     if foreign:
         raise WriteError(
             out,
-            f"is a folder holding {listed(foreign)}: not a rosbag2 bag, so it is never replaced "
-            "(only a bag's folder, metadata.yaml and its storage files, is)",
+            f"is a folder holding {listed(foreign)}: not a rosbag2 bag's own files, so it is never replaced "
+            "(only a bag's folder, metadata.yaml and the storage files it lists, is)",
         )
 
 

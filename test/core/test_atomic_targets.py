@@ -147,3 +147,18 @@ def test_messages_name_the_flag_on_the_command_line_and_the_keyword_in_python(tm
         atomic.check_writable(out)
     with command_line(SPELLING), pytest.raises(WriteError, match=r"pass --overwrite to replace it\)$"):
         atomic.check_writable(out)
+
+
+def test_a_bag_folder_holding_recordings_its_metadata_does_not_list_is_never_replaced(tmp_path: Path) -> None:
+    bag = tmp_path / "bag"
+    write(biped_walk(rate=20.0, cycles=1), bag, "rosbag")
+    (own,) = (p.name for p in bag.glob("*.mcap"))
+    other = bag / "other_session.mcap"
+    other.write_bytes((bag / own).read_bytes())
+    (bag / "backup.db3").write_bytes(b"SQLite format 3\0")
+    with pytest.raises(WriteError, match=r"holding backup\.db3, other_session\.mcap"):
+        write(biped_walk(rate=10.0, cycles=1), bag, "rosbag", overwrite=True)
+    assert other.exists() and (bag / "backup.db3").exists()
+    other.unlink()
+    (bag / "backup.db3").unlink()
+    write(biped_walk(rate=10.0, cycles=1), bag, "rosbag", overwrite=True)  # the bag's own files alone: replaced
