@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from .errors import ReadError, spelled
+from .errors import ReadError, number, spelled
 from .inputs import TEXT_PROBE, read_input, text_check
 from .notices import NoticeKind, notify
 from .options import option
@@ -148,6 +148,10 @@ def note_unnamed(path: str | os.PathLike[str], count: int, *, stacklevel: int) -
     )
 
 
+#: The largest joint ID a ``.body`` may give (the largest robots number theirs below 100).
+MAX_JOINT_ID = 9999
+
+
 def load_body(path: str | os.PathLike[str]) -> Names:
     """Joint names (by ``jointId`` / ``joint_id``) and links (link-index order) of a ``.body`` file."""
     doc = load_safe(path, "body file")
@@ -158,6 +162,12 @@ def load_body(path: str | os.PathLike[str]) -> Names:
     for link in links:
         jid = link.get("jointId", link.get("joint_id"))
         if isinstance(jid, int) and not isinstance(jid, bool) and jid >= 0:
+            if jid > MAX_JOINT_ID:  # every ID up to the largest is a joint (a column of the motion)
+                raise ReadError(
+                    path,
+                    f"link {link['name']!r}: jointId {number(jid)} is beyond {MAX_JOINT_ID} (joints are numbered "
+                    "from 0, one per ID up to the largest)",
+                )
             if jid in ids:
                 raise ReadError(path, f"joint ID {jid} used by {ids[jid]!r} and {link['name']!r}")
             ids[jid] = link["name"]
