@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,16 @@ from .check_command import EXIT_FINDINGS, add_motion_reading
 from .flags import SIM, add_robot_model, mirrored, read_beside_model
 
 
-def _positive(text: str) -> float:
-    value = values.seconds(text)  # a finite number
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number above 0, got {text}")
-    return value
+def _within(low: float, high: float) -> Callable[[str], float]:
+    """An argument type: a number above ``low`` and at most ``high``."""
+
+    def parse(text: str) -> float:
+        value = values.seconds(text)  # a finite number
+        if not low < value <= high:
+            raise argparse.ArgumentTypeError(f"expected a number above {low:g} and at most {high:g}, got {text}")
+        return value
+
+    return parse
 
 
 def _gain(text: str) -> float:
@@ -42,12 +48,20 @@ def add_simulation_arguments(p: argparse.ArgumentParser | Any, speed: str) -> No
     gains.add_argument("--gains", type=Path, help="gains file: gains: {JOINT: {p: P, d: D}} (ros2_control's layout)")
     gains.add_argument("--kp", type=_gain, help="P gain of every servo (N·m/rad or N/m)")
     p.add_argument("--kd", type=_gain, help="D gain of every servo (N·m·s/rad or N·s/m)")
-    p.add_argument(speed, dest="sim_speed", type=_positive, default=1.0, help="playback speed factor (default 1)")
+    p.add_argument(
+        speed,
+        dest="sim_speed",
+        type=_within(0.0, 100.0),
+        default=1.0,
+        help="playback speed factor, up to 100 (default 1)",
+    )
     base = p.add_mutually_exclusive_group()
     base.add_argument("--fixed-base", dest="floating", action="store_false", default=None, help="fix the root link")
     base.add_argument("--floating-base", dest="floating", action="store_true", help="let the root link float")
     p.add_argument("--timestep", **mirrored(SIM, "timestep"))
-    p.add_argument("--record-rate", type=_positive, default=100.0, help="Hz the result keeps (default 100)")
+    p.add_argument(
+        "--record-rate", type=_within(0.0, 1e5), default=100.0, help="Hz the result keeps, up to 100 kHz (default 100)"
+    )
     p.set_defaults(spelling={"speed": speed})  # the command's own flag for the simulation's speed
 
 

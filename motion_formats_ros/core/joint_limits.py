@@ -36,6 +36,7 @@ from .kinematics import Joint, RobotModel
 from .kinematics.urdf import read_urdf
 from .model import JointLimit
 from .naming import load_safe
+from .serial.yaml import Yaml12Loader
 
 #: Joint types that take one value and can state limits.
 LIMITED_TYPES = ("revolute", "prismatic", "continuous")
@@ -148,7 +149,7 @@ class JointLimits(Mapping[str, JointLimit]):
             ReadError: The file cannot be read, is not such a file, or a stated limit is not a
                 number or not one of those (naming the joint and the key).
         """
-        doc = load_safe(path, "joint limits file")
+        doc = load_safe(path, "joint limits file", Yaml12Loader)  # read as ROS reads it: ``5e1`` is a number
         table = doc.get("joint_limits") if isinstance(doc, Mapping) else None
         if not isinstance(table, Mapping):
             raise ReadError(path, "not a joint limits file (a mapping with a 'joint_limits' mapping)")

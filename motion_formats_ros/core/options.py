@@ -87,6 +87,7 @@ def option(
     metavar: str = "",
     minimum: float | None = None,
     above: float | None = None,
+    maximum: float | None = None,
     smallest_on: float | None = None,
     runtime: bool = False,
     nonempty: bool = False,
@@ -106,6 +107,8 @@ def option(
         metavar: How the value is written on the command line (default: from the type).
         minimum: The smallest number accepted (inclusive), if any.
         above: Numbers must be greater than this, if given.
+        maximum: The largest number accepted (inclusive), if any.
+        maximum: The largest number accepted (inclusive), if any.
         smallest_on: For a number whose 0 means "off": its smallest value other than 0.
         runtime: A node's parameter that may change while it runs (otherwise only at start).
         nonempty: A text or list that, when given on purpose, must not be empty.
@@ -114,7 +117,7 @@ def option(
         name: The name users give the option by, when it is not the field's.
     """
     metadata: dict[str, Any] = {"help": help, "unit": unit, "choices": tuple(choices), "metavar": metavar, "name": name}
-    metadata |= {"minimum": minimum, "above": above, "smallest_on": smallest_on, "runtime": runtime}
+    metadata |= {"minimum": minimum, "above": above, "maximum": maximum, "smallest_on": smallest_on, "runtime": runtime}
     metadata |= {"nonempty": nonempty, "topic": topic}
     return dataclasses.field(default=default, metadata=metadata)
 
@@ -154,6 +157,7 @@ class Option(NamedTuple):
     enum: type[ChoiceEnum] | None = None
     minimum: float | None = None
     above: float | None = None
+    maximum: float | None = None
     smallest_on: float | None = None
     runtime: bool = False
     nonempty: bool = False
@@ -258,6 +262,8 @@ class Option(NamedTuple):
                 return f"{name} must be at least {self.minimum:g}, got {value:g}"
             if self.above is not None and not value > self.above:
                 return f"{name} must be greater than {self.above:g}, got {value:g}"
+            if self.maximum is not None and value > self.maximum:
+                return f"{name} must be at most {self.maximum:g}, got {value:g}"
             if self.smallest_on is not None and 0 < value < self.smallest_on:
                 return f"{name} must be 0 (off) or at least {self.smallest_on:g}, got {value:g}"
         if given and self.nonempty and not value:
@@ -384,6 +390,7 @@ def options_of(cls: type | None) -> tuple[Option, ...]:
                 choice,
                 minimum=meta.get("minimum"),
                 above=meta.get("above"),
+                maximum=meta.get("maximum"),
                 smallest_on=meta.get("smallest_on"),
                 runtime=meta.get("runtime", False),
                 nonempty=meta.get("nonempty", False),

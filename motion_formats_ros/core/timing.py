@@ -49,6 +49,8 @@ def detect_rate(times: np.ndarray, rate: float | None = None) -> float | None:
     if rate is not None:
         return rate if abs(step * rate - 1.0) <= RATE_RTOL else None
     detected = 1.0 / step
+    if not math.isfinite(detected):  # a step of a few subnormals: no rate a file can state
+        return None
     nearest = round(detected)
     if nearest > 0 and abs(detected - nearest) <= RATE_RTOL * detected:
         return float(nearest)

@@ -115,6 +115,8 @@ def _bounds(option: Option) -> str:
         parts.append(f">= {option.minimum:g}")
     if option.above is not None:
         parts.append(f"> {option.above:g}")
+    if option.maximum is not None:
+        parts.append(f"<= {option.maximum:g}")
     if option.smallest_on is not None:
         parts.append(f"0 or >= {option.smallest_on:g}")
     if option.runtime:

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..core.errors import MotionValueError, ReadError, number
 from ..core.naming import load_safe
+from ..core.serial.yaml import Yaml12Loader
 from .builder import BuiltModel, Gains
 
 #: The largest gain taken (N·m/rad, N·m·s/rad): beyond it no servo is physical and the physics diverges.
@@ -62,7 +63,7 @@ def read_gains(path: str | os.PathLike[str], joints: Sequence[str]) -> dict[str,
     Raises:
         ReadError: The file cannot be read, is not a gains file, or a gain is not a number >= 0.
     """
-    doc = load_safe(path, "gains file")
+    doc = load_safe(path, "gains file", Yaml12Loader)  # read as ROS reads it: ``5e1`` is a number
     table = _table(doc)
     if table is None:
         raise ReadError(path, "not a gains file (a 'gains' mapping of joint: {p: …, d: …})")

@@ -341,7 +341,8 @@ def _steps(
             f"{span:g} s make more physics steps than can be counted"
         )
     steps = max(1, math.ceil(count - 1e-9))
-    record_every = max(1, round(1.0 / (record_rate * timestep)))
+    every = 1.0 / (record_rate * timestep)  # inf for a rate far below one frame of the whole run
+    record_every = steps if not every < steps else max(1, round(every))
     _memory_check(span, speed, timestep, steps, joints, record_every)
     return steps, record_every
 

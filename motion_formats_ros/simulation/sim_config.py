@@ -31,7 +31,7 @@ class SimConfig:
     kp: float = option(0.0, "P gain of every servo the gains file leaves out (0 = simulate's default)", minimum=0.0)
     kd: float = option(0.0, "D gain of every servo the gains file leaves out (0 = simulate's default)", minimum=0.0)
     fixed_base: bool = option(False, "fix the base to the world (default: it floats when simulate's rule says so)")
-    timestep: float = option(0.001, "physics step (s): 1 kHz", above=0.0)
+    timestep: float = option(0.001, "physics step (s): 1 kHz", above=0.0, maximum=0.01)
     state_rate: float = option(200.0, "/joint_states and /tf rate (Hz)", above=0.0)
     state_publish_rate: float = option(50.0, "<controller>/controller_state rate (Hz)", above=0.0)
     action_monitor_rate: float = option(20.0, "FollowJointTrajectory feedback rate (Hz)", above=0.0)

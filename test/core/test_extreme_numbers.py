@@ -209,3 +209,19 @@ def test_body_axes_near_the_float_range_have_their_direction(tmp_path: Path) -> 
     assert not _raw(caught), _raw(caught)
     np.testing.assert_array_equal(model.joint("arm").axis, [1.0, 0.0, 0.0])
     np.testing.assert_allclose(model.joint("arm").origin_quat, [math.sqrt(0.5), 0, 0, math.sqrt(0.5)])
+
+
+def test_limits_in_yaml_1_2_numbers_read_as_ros_reads_them(tmp_path: Path) -> None:
+    from motion_formats_ros.core.examples import biped_urdf
+    from motion_formats_ros.core.joint_limits import JointLimits
+
+    limits = tmp_path / "joint_limits.yaml"
+    limits.write_text("joint_limits:\n  left_knee:\n    has_velocity_limits: true\n    max_velocity: 5e-1\n")
+    overlaid = JointLimits.from_urdf(biped_urdf()).overlay(limits)
+    assert overlaid["left_knee"].velocity == 0.5
+
+
+def test_times_a_few_subnormals_apart_have_no_rate() -> None:
+    from motion_formats_ros.core.timing import detect_rate
+
+    assert detect_rate(np.array([0.0, 5e-324, 1e-323, 1.5e-323])) is None

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from support.cli import cli
 
-from motion_formats_ros import write
+from motion_formats_ros import read, write
 from motion_formats_ros.core.errors import ReadError
 from motion_formats_ros.core.kinematics import RobotModel
 from motion_formats_ros.core.model import Motion, MotionFile
@@ -126,6 +126,8 @@ def test_a_gains_file_in_ros2_control_layout(tmp_path: Path) -> None:
     path.write_text("gains:\n  A: {p: -1, d: 1}\n")
     with pytest.raises(ReadError, match=r"gains\.A\.p"):
         read_gains(path, ("A",))
+    path.write_text("gains:\n  A: {p: 1e3, d: 5E-1}\n")  # YAML 1.2 numbers, as ROS reads them
+    assert (read_gains(path, ("A",))["A"].p, read_gains(path, ("A",))["A"].d) == (1000.0, 0.5)
 
 
 def test_chunks_give_the_same_run_as_one_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -403,3 +405,33 @@ def test_positions_near_the_float_range_are_one_line_not_numpys_warnings(tmp_pat
     assert (
         err.strip() == f"error: {source}: its positions change faster than the float range holds (values near ±1e308)"
     )
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "said"),
+    [
+        ("--timestep", "1e308", "argument --timestep: must be at most 0.01"),
+        ("--timestep", "10", "argument --timestep: must be at most 0.01"),
+        ("--speed", "1e308", "argument --speed: expected a number above 0 and at most 100"),
+        ("--record-rate", "1e9", "argument --record-rate: expected a number above 0 and at most 100000"),
+    ],
+)
+def test_a_step_speed_or_record_rate_no_simulation_can_use_is_a_usage_error(
+    tmp_path: Path, flag: str, value: str, said: str
+) -> None:
+    times = np.linspace(0, 1, 11)
+    source = tmp_path / "move.csv"
+    write(MotionFile(groups={"g": Motion(times=times, joint_names=("A",), position=np.zeros((11, 1)))}), source)
+    status, text, err, _ = cli("simulate", source, "--body", chain(tmp_path), flag, value, blocked=())
+    assert status == 2 and said in err and "Traceback" not in err, err
+
+
+def test_a_record_rate_below_one_frame_of_the_run_keeps_its_ends(tmp_path: Path) -> None:
+    times = np.linspace(0, 1, 11)
+    source, out = tmp_path / "move.csv", tmp_path / "did.csv"
+    write(MotionFile(groups={"g": Motion(times=times, joint_names=("A",), position=np.zeros((11, 1)))}), source)
+    status, _, err, _ = cli(
+        "simulate", source, "--body", chain(tmp_path), "--record-rate", "1e-308", "-o", out, blocked=()
+    )
+    assert status in (0, 3) and "Traceback" not in err and "error" not in err, err
+    assert read(out).motion.num_frames >= 1

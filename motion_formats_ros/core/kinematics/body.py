@@ -35,7 +35,7 @@ import yaml
 
 from ..errors import ReadError, number
 from ..naming import load_safe, parse_safe
-from ..serial.yaml import SafeLoader
+from ..serial.yaml import Yaml12Loader
 from ..spatial import quat_multiply, quat_rotate
 from .robot_parts import (
     IDENTITY_QUAT,
@@ -91,13 +91,9 @@ class Located(dict[Any, Any]):
     lines: dict[Any, int]
 
 
-#: A YAML 1.2 float that YAML 1.1 (PyYAML) reads as a string: an exponent without a dot
-#: (``1e-3``) or without a sign (``1.5e3``). Choreonoid reads ``.body`` files as YAML 1.2.
-_YAML12_FLOAT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
-
-
-class BodyLoader(SafeLoader):  # type: ignore[misc]
-    """PyYAML's safe loader with YAML 1.2's floats, whose mappings are :class:`Located`."""
+class BodyLoader(Yaml12Loader):
+    """PyYAML's safe loader with YAML 1.2's floats (Choreonoid reads ``.body`` files as YAML 1.2),
+    whose mappings are :class:`Located`."""
 
 
 def _located_mapping(loader: Any, node: yaml.MappingNode) -> Any:
@@ -111,7 +107,6 @@ def _located_mapping(loader: Any, node: yaml.MappingNode) -> Any:
             data.lines.setdefault(key, value_node.start_mark.line + 1)
 
 
-BodyLoader.add_implicit_resolver("tag:yaml.org,2002:float", _YAML12_FLOAT, list("-+0123456789."))
 BodyLoader.add_constructor("tag:yaml.org,2002:map", _located_mapping)
 
 
