@@ -422,7 +422,7 @@ def test_a_step_speed_or_record_rate_no_simulation_can_use_is_a_usage_error(
     times = np.linspace(0, 1, 11)
     source = tmp_path / "move.csv"
     write(MotionFile(groups={"g": Motion(times=times, joint_names=("A",), position=np.zeros((11, 1)))}), source)
-    status, text, err, _ = cli("simulate", source, "--body", chain(tmp_path), flag, value, blocked=())
+    status, _, err, _ = cli("simulate", source, "--body", chain(tmp_path), flag, value, blocked=())
     assert status == 2 and said in err and "Traceback" not in err, err
 
 
