@@ -135,12 +135,16 @@ def _check_topic_options(options: WriteOptions) -> None:
         (spelled("robot_description_topic"), options.robot_description_topic),
         (spelled("imu_topic"), options.imu_topic),
     ]
+    named: dict[str, str] = {}
     for flag, value in given:
         if value is None:
             continue
         problem = topic_problem(value.replace("{name}", "imu"))
         if problem is not None:
             raise OutOfRangeError(f"{flag} {value!r} is not a ROS topic name: {problem}")
+        if value in named:  # one topic, one message type: readers take a topic's type from it
+            raise OutOfRangeError(f"{named[value]} and {flag} both name the topic {value!r}; give each its own")
+        named[value] = flag
 
 
 class _BagWriter:
@@ -150,6 +154,7 @@ class _BagWriter:
         self.path = path
         self.options = options
         self.dropped: list[str] = []
+        self._types: dict[str, str] = {}  # each topic's message type
         distro = str(options.distro or default_write_distro()).lower()
         self.distro = distro
         self.ts = typestore_for(distro)
@@ -216,7 +221,11 @@ class _BagWriter:
         return bytes(self.ts.serialize_cdr(msg, msgtype))
 
     def _connection(self, writer: Any, topic: str, msgtype: str, **qos: Any) -> Any:
-        """A topic with the distro's definition and the type's RIHS01 hash (see ``_typehash``)."""
+        """A topic with the distro's definition and the type's RIHS01 hash (see ``_typehash``);
+        refused when the topic already carries another type (a name from the motion made it twice)."""
+        other = self._types.setdefault(topic, msgtype)
+        if other != msgtype:
+            raise WriteError(self.path, f"the topic {topic!r} would carry both {other} and {msgtype}")
         msgdef, _ = self.ts.generate_msgdef(msgtype, ros_version=2)
         return writer.add_connection(topic, msgtype, msgdef=msgdef, rihs01=type_hash(msgtype, self.ts), **qos)
 

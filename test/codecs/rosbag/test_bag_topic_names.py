@@ -69,3 +69,26 @@ def test_a_name_from_the_motion_that_makes_no_topic_is_one_error(
     with pytest.raises(WriteError, match=rf"{what} would be the topic .* which ROS refuses"):
         write(_motion(imu, series), out)
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (["--joint-topic", "/tf"], "--joint-topic and --tf-topic both name the topic '/tf'"),
+        (["--trajectory-topic", "/a", "--zmp-topic", "/a"], "--trajectory-topic and --zmp-topic both name the topic"),
+    ],
+)
+def test_two_options_naming_one_topic_are_refused(tmp_path: Path, given: list[str], said: str) -> None:
+    source = tmp_path / "m.csv"
+    write(_motion(), source)
+    out = tmp_path / "out.mcap"
+    status, _, err, _ = cli("motion2bag", source, out, *given, blocked=())
+    assert status == 2 and said in err.strip().splitlines()[-1], err
+    assert not out.exists()
+
+
+def test_a_name_from_the_motion_that_lands_on_another_types_topic_is_one_error(tmp_path: Path) -> None:
+    out = tmp_path / "out.mcap"
+    with pytest.raises(WriteError, match=r"the topic '/joint_states' would carry both"):
+        write(_motion(imu="joint_states"), out, imu_topic="/{name}")
+    assert not out.exists()
