@@ -72,6 +72,7 @@ def test_plotting_values_or_times_near_the_float_range_is_one_line(tmp_path: Pat
 
 
 def test_a_joint_limit_of_401_digits_is_one_line_naming_the_key(tmp_path: Path) -> None:
+    pytest.importorskip("coal", reason="checks the example robot's collision boxes (check extra)")
     urdf = tmp_path / "biped.urdf"
     urdf.write_text(biped_urdf())
     source = _csv(tmp_path / "still.csv", [0.0, 0.1], [[0.0], [0.1]], names=("left_knee",))
@@ -86,6 +87,7 @@ def test_a_joint_limit_of_401_digits_is_one_line_naming_the_key(tmp_path: Path) 
 
 
 def test_checking_positions_near_the_float_range_finds_infinite_speeds_without_raw_warnings(tmp_path: Path) -> None:
+    pytest.importorskip("coal", reason="checks the example robot's collision boxes (check extra)")
     urdf = tmp_path / "biped.urdf"
     urdf.write_text(biped_urdf())
     q = [[1e308, 0.5], [-1e308, 0.5], [1e308, 0.5], [-1e308, 0.5], [1e308, 0.5]]
@@ -98,6 +100,7 @@ def test_checking_positions_near_the_float_range_finds_infinite_speeds_without_r
 
 
 def test_a_check_of_times_near_the_float_range_prints_short_intervals(tmp_path: Path) -> None:
+    pytest.importorskip("coal", reason="checks the example robot's collision boxes (check extra)")
     urdf = tmp_path / "biped.urdf"
     urdf.write_text(biped_urdf())
     source = _csv(tmp_path / "late.csv", [0.0, 0.01, 1e308], [[0.0], [3.0], [3.0]], names=("left_knee",))
@@ -134,6 +137,7 @@ def test_times_near_the_float_range_do_not_fit_mtn_frames(tmp_path: Path) -> Non
     assert status == 1 and err.strip() == expected, err
     # keyframes 1e8 s apart: 6.25e9 frames of 16 ms, which a 32-bit count held wrapped round
     keys = Motion(times=np.array([0.0, 1e8]), joint_names=("a",), position=np.zeros((2, 1)), interpolation=("linear",))
+    pytest.importorskip("pyarrow", reason="keyframes kept as such in a Parquet table (parquet extra)")
     write(MotionFile(groups={"g": keys}), tmp_path / "keys.parquet")
     status, _, err, _ = cli("convert", tmp_path / "keys.parquet", tmp_path / "out.mtn", blocked=())
     assert status == 1 and "1e+08 s is 6,250,000,000 frames of 16 ms: .mtn counts" in err, err
@@ -141,6 +145,7 @@ def test_times_near_the_float_range_do_not_fit_mtn_frames(tmp_path: Path) -> Non
 
 
 def test_a_keyframe_motion_shorter_than_the_check_rates_period_is_checked_as_its_keyframes(tmp_path: Path) -> None:
+    pytest.importorskip("coal", reason="checks the example robot's collision boxes (check extra)")
     from motion_formats_ros.safety import check
 
     urdf = tmp_path / "biped.urdf"

@@ -70,14 +70,14 @@ def test_an_output_folder_in_the_input_tree_is_refused_naming_both(tmp_path: Pat
     (tmp_path / "link").symlink_to(src)
     before = sorted(p.relative_to(src) for p in src.rglob("*"))
     for out in (src, src / "out", src / "day" / "out", tmp_path / "link", tmp_path / "link" / "out"):
-        status, _, err, _ = cli("batch", src, "-o", out, "--to", "parquet", "--workers", "1", blocked=())
+        status, _, err, _ = cli("batch", src, "-o", out, "--to", "msgpack", "--workers", "1", blocked=())
         lines = err.strip().splitlines()
         assert status == 1 and len(lines) == 1, err
         assert lines[0].startswith(f"error: {out}: output folder is ") and f"input folder {src}:" in lines[0], err
         assert sorted(p.relative_to(src) for p in src.rglob("*")) == before
-    status, _, err, _ = cli("batch", src, "-o", src / ".tables", "--to", "parquet", "--workers", "1", blocked=())
-    assert status == 0 and (src / ".tables" / "day" / "w.parquet").is_file(), err
-    status, text, err, _ = cli("batch", src, "-o", src / ".tables", "--to", "parquet", "--workers", "1", blocked=())
+    status, _, err, _ = cli("batch", src, "-o", src / ".tables", "--to", "msgpack", "--workers", "1", blocked=())
+    assert status == 0 and (src / ".tables" / "day" / "w.msgpack").is_file(), err
+    status, text, err, _ = cli("batch", src, "-o", src / ".tables", "--to", "msgpack", "--workers", "1", blocked=())
     assert status == 0 and "1 input(s), 1 up to date" in text, text + err  # the hidden folder is never searched
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -71,6 +73,7 @@ def test_seq_se3_widths_and_unknown_format() -> None:
         se3_to_pose(np.zeros((2, 6)), "XYZQWQXQYQZ")
 
 
+@pytest.mark.skipif(importlib.util.find_spec("scipy") is None, reason="the reference is scipy's Rotation")
 @settings(max_examples=300, deadline=None)
 @given(
     angles=st.lists(st.tuples(*[st.floats(min_value=-50, max_value=50, allow_nan=False)] * 3), min_size=1, max_size=20)
