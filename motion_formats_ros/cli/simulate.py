@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,16 +21,20 @@ from .check_command import EXIT_FINDINGS, add_motion_reading
 from .flags import SIM, add_robot_model, mirrored, read_beside_model
 
 
-def _within(low: float, high: float) -> Callable[[str], float]:
-    """An argument type: a number above ``low`` and at most ``high``."""
+def _within(text: str, low: float, high: float) -> float:
+    """``text`` as a number above ``low`` and at most ``high``."""
+    value = values.seconds(text)  # a finite number
+    if not low < value <= high:
+        raise argparse.ArgumentTypeError(f"expected a number above {low:g} and at most {high:g}, got {text}")
+    return value
 
-    def parse(text: str) -> float:
-        value = values.seconds(text)  # a finite number
-        if not low < value <= high:
-            raise argparse.ArgumentTypeError(f"expected a number above {low:g} and at most {high:g}, got {text}")
-        return value
 
-    return parse
+def _speed(text: str) -> float:
+    return _within(text, 0.0, 100.0)
+
+
+def _record_rate(text: str) -> float:
+    return _within(text, 0.0, 1e5)
 
 
 def _gain(text: str) -> float:
@@ -51,7 +54,7 @@ def add_simulation_arguments(p: argparse.ArgumentParser | Any, speed: str) -> No
     p.add_argument(
         speed,
         dest="sim_speed",
-        type=_within(0.0, 100.0),
+        type=_speed,
         default=1.0,
         help="playback speed factor, up to 100 (default 1)",
     )
@@ -60,7 +63,7 @@ def add_simulation_arguments(p: argparse.ArgumentParser | Any, speed: str) -> No
     base.add_argument("--floating-base", dest="floating", action="store_true", help="let the root link float")
     p.add_argument("--timestep", **mirrored(SIM, "timestep"))
     p.add_argument(
-        "--record-rate", type=_within(0.0, 1e5), default=100.0, help="Hz the result keeps, up to 100 kHz (default 100)"
+        "--record-rate", type=_record_rate, default=100.0, help="Hz the result keeps, up to 100 kHz (default 100)"
     )
     p.set_defaults(spelling={"speed": speed})  # the command's own flag for the simulation's speed
 

@@ -35,8 +35,7 @@ from .errors import ReadError, number
 from .kinematics import Joint, RobotModel
 from .kinematics.urdf import read_urdf
 from .model import JointLimit
-from .naming import load_safe
-from .serial.yaml import Yaml12Loader
+from .naming import Yaml12Loader, load_safe
 
 #: Joint types that take one value and can state limits.
 LIMITED_TYPES = ("revolute", "prismatic", "continuous")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -70,6 +71,18 @@ def resolve_names(path: str | os.PathLike[str], options: NamingOptions) -> Names
     if joint_map is not None:
         return Names(load_joint_map(joint_map), links, robot, "joint_map", True)
     return body_names or Names()
+
+
+#: A YAML 1.2 float that YAML 1.1 (PyYAML) reads as a string: an exponent without a dot
+#: (``1e-3``) or without a sign (``1.5e3``). ROS (yaml-cpp) and Choreonoid read YAML 1.2.
+YAML12_FLOAT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
+
+
+class Yaml12Loader(SafeLoader):  # type: ignore[misc]
+    """PyYAML's safe loader that reads YAML 1.2's floats as ROS and Choreonoid do (``5e1`` is 50.0)."""
+
+
+Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:float", YAML12_FLOAT, list("-+0123456789."))
 
 
 def load_safe(path: str | os.PathLike[str], what: str, loader: type = SafeLoader) -> Any:

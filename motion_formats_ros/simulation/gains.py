@@ -23,8 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.errors import MotionValueError, ReadError, number
-from ..core.naming import load_safe
-from ..core.serial.yaml import Yaml12Loader
+from ..core.naming import Yaml12Loader, load_safe
 from .builder import BuiltModel, Gains
 
 #: The largest gain taken (N·m/rad, N·m·s/rad): beyond it no servo is physical and the physics diverges.

@@ -34,8 +34,7 @@ import numpy as np
 import yaml
 
 from ..errors import ReadError, number
-from ..naming import load_safe, parse_safe
-from ..serial.yaml import Yaml12Loader
+from ..naming import Yaml12Loader, load_safe, parse_safe
 from ..spatial import quat_multiply, quat_rotate
 from .robot_parts import (
     IDENTITY_QUAT,

@@ -39,17 +39,6 @@ from .nesting import long_integer, too_deep_reason, yaml_too_deep
 
 SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-#: A YAML 1.2 float that YAML 1.1 (PyYAML) reads as a string: an exponent without a dot
-#: (``1e-3``) or without a sign (``1.5e3``). ROS (yaml-cpp) and Choreonoid read YAML 1.2.
-YAML12_FLOAT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
-
-
-class Yaml12Loader(SafeLoader):  # type: ignore[misc]
-    """PyYAML's safe loader that reads YAML 1.2's floats as ROS and Choreonoid do (``5e1`` is 50.0)."""
-
-
-Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:float", YAML12_FLOAT, list("-+0123456789."))
-
 # A numeric token as PyYAML's resolver sees it: decimal int or float, .inf, .nan.
 # Floats first: motion data is mostly floats, and the regex tries the branches in order.
 _NUMBER_PATTERN = (
