@@ -34,28 +34,17 @@ import argparse
 import contextlib
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 import numpy as np
+from benchutil import best
 
 from motion_formats_ros.core.kinematics import RobotModel, load_robot_model
 
 #: The real robot descriptions of ../shared beside the checkout.
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "urdf"
 MODELS = {"panda (7-joint arm)": "panda.urdf", "nao (humanoid)": "nao.urdf"}
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    """The fastest of ``repeat`` runs, in seconds."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def import_time(module: str, repeat: int) -> float:
