@@ -24,7 +24,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import WriteError, listed, spelled
+from .errors import ReadError, WriteError, listed, spelled
+from .inputs import read_input
 from .notices import NoticeKind, check_commit, notify
 
 
@@ -291,14 +292,10 @@ def _listed_storage(folder: str | os.PathLike[str]) -> set[str] | None:
     None when it has none that can be read (then every storage file counts as the bag's)."""
     from .serial import yaml  # only where an existing folder is to be replaced (aliases bounded)
 
-    path = os.path.join(folder, "metadata.yaml")
-    try:
-        with open(path, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return None
-            text = fh.read(1 << 20)  # rosbag2's metadata is a few kB
+    try:  # the bounded reader: a FIFO or device named metadata.yaml is refused at once, not waited on
+        text = read_input(os.path.join(folder, "metadata.yaml"), limit=1 << 20)  # rosbag2's is a few kB
         files = yaml.load(text.decode("utf-8"))["rosbag2_bagfile_information"]["relative_file_paths"]
-    except (OSError, LookupError, TypeError, ValueError, yaml.YamlError):
+    except (ReadError, LookupError, TypeError, ValueError):
         return None
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
         return None

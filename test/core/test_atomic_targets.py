@@ -162,3 +162,12 @@ def test_a_bag_folder_holding_recordings_its_metadata_does_not_list_is_never_rep
     other.unlink()
     (bag / "backup.db3").unlink()
     write(biped_walk(rate=10.0, cycles=1), bag, "rosbag", overwrite=True)  # the bag's own files alone: replaced
+
+
+def test_a_fifo_named_metadata_yaml_is_not_waited_on(tmp_path: Path) -> None:
+    bag = tmp_path / "bag"
+    bag.mkdir()
+    os.mkfifo(bag / "metadata.yaml")
+    code = "import sys; from motion_formats_ros.core import atomic; print(atomic.foreign_entries(sys.argv[1]))"
+    done = subprocess.run([sys.executable, "-c", code, bag], capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 0 and "metadata.yaml" in done.stdout, done.stderr
