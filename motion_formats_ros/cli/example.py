@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..core.atomic import check_writable, write_bytes_atomic
-from ..core.errors import OutOfRangeError, WriteError
+from ..core.atomic import check_writable, make_folders, write_bytes_atomic
+from ..core.errors import OutOfRangeError
 
 Writer = Callable[[Path], None]
 
@@ -119,12 +119,7 @@ def cmd_example(args: argparse.Namespace) -> int:
     if args.name not in EXAMPLES:
         raise OutOfRangeError(f"NAME {args.name!r}: no such example; the examples: {', '.join(EXAMPLES)}")
     folder: Path = args.output_dir
-    if folder.exists() and not folder.is_dir():
-        raise WriteError(folder, "not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WriteError(folder, f"cannot make the folder ({exc.strerror or exc})") from None
+    make_folders(folder)
     files = contents(args.name)
     same = [f for f, data in files.items() if (folder / f).is_file() and (folder / f).read_bytes() == data]
     todo = {f: data for f, data in files.items() if f not in same}

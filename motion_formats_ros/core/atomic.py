@@ -287,19 +287,53 @@ class Inputs:
 _BAG_FILE_ENDINGS = (".mcap", ".db3", ".mcap.zstd", ".db3.zstd", ".db3-wal", ".db3-shm", ".db3-journal")
 
 
-def _listed_storage(folder: str | os.PathLike[str]) -> set[str] | None:
-    """The storage files a bag folder's ``metadata.yaml`` lists (``relative_file_paths``), or
-    None when it has none that can be read (then every storage file counts as the bag's)."""
-    from .serial import yaml  # only where an existing folder is to be replaced (aliases bounded)
+def _bag_information(folder: str | os.PathLike[str]) -> Any:
+    """``rosbag2_bagfile_information`` of the ``metadata.yaml`` in ``folder``, or None where there is
+    none that can be read (no such file, not YAML, another tool's ``metadata.yaml``)."""
+    from .serial import yaml  # only where a folder holds a metadata.yaml (aliases bounded)
 
     try:  # the bounded reader: a FIFO or device named metadata.yaml is refused at once, not waited on
         text = read_input(os.path.join(folder, "metadata.yaml"), limit=1 << 20)  # rosbag2's is a few kB
-        files = yaml.load(text.decode("utf-8"))["rosbag2_bagfile_information"]["relative_file_paths"]
+        return yaml.load(text.decode("utf-8"))["rosbag2_bagfile_information"]
     except (ReadError, LookupError, TypeError, ValueError):
+        return None
+
+
+def _listed_storage(folder: str | os.PathLike[str]) -> set[str] | None:
+    """The storage files a bag folder's ``metadata.yaml`` lists (``relative_file_paths``), or
+    None when it has none that can be read (then every storage file counts as the bag's)."""
+    try:
+        files = _bag_information(folder)["relative_file_paths"]
+    except (LookupError, TypeError):
         return None
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
         return None
     return {os.path.basename(f) for f in files}
+
+
+def named_as_recorded(folder: str | os.PathLike[str], names: Iterable[str]) -> bool:
+    """Whether ``names`` (the entries of ``folder``) are those of a rosbag2 recording never closed:
+    storage files, every one named as rosbag2 names them, ``<folder>_<n>.mcap`` (``.db3`` …)."""
+    prefix = os.path.basename(os.path.abspath(folder)) + "_"
+    members = [n for n in names if n.endswith(_BAG_FILE_ENDINGS[:4])]
+    return bool(members) and all(m.startswith(prefix) and m[len(prefix) :].split(".")[0].isdigit() for m in members)
+
+
+def is_bag_folder(folder: str | os.PathLike[str]) -> bool:
+    """Whether ``folder`` is a rosbag2 bag's folder: its ``metadata.yaml`` is rosbag2's, or it
+    holds a recording never closed (:func:`named_as_recorded`)."""
+    try:
+        if not os.path.isdir(folder):
+            return False
+        if os.path.lexists(os.path.join(folder, "metadata.yaml")) and _bag_information(folder) is not None:
+            return True
+        # A recording cut short has no metadata.yaml; its first file is <folder>_0.mcap (.db3 …).
+        first = os.path.join(folder, os.path.basename(os.path.abspath(folder)) + "_0")
+        if not any(os.path.lexists(first + ending) for ending in _BAG_FILE_ENDINGS[:4]):
+            return False  # the folder is listed only where such a file is
+        return named_as_recorded(folder, os.listdir(folder))
+    except OSError:
+        return False
 
 
 def foreign_entries(folder: str | os.PathLike[str]) -> list[str]:
@@ -338,6 +372,71 @@ def check_replaceable(out: Path, folder: bool | None) -> None:
             f"is a folder holding {listed(foreign)}: not a rosbag2 bag's own files, so it is never replaced "
             "(only a bag's folder, metadata.yaml and the storage files it lists, is)",
         )
+
+
+#: Why nothing is written into a rosbag2 bag's folder.
+_INSIDE_BAG = (
+    "is inside the rosbag2 bag {folder!r}, whose folder holds the bag's own files only (a storage file there "
+    "joins the bag: its readers take every one); write it beside the folder, or name the folder itself to "
+    "replace the whole bag ({overwrite})"
+)
+
+
+def check_not_in_bag(path: str | os.PathLike[str]) -> None:
+    """Refuse an output inside an existing rosbag2 bag's folder (:func:`is_bag_folder`): it would
+    join the bag, or keep it from being replaced.
+
+    Raises:
+        WriteError: Naming the output and the bag.
+    """
+    parent = os.path.dirname(path) or "."
+    if is_bag_folder(parent):
+        raise WriteError(path, _INSIDE_BAG.format(folder=parent, overwrite=spelled("overwrite", "=True")))
+
+
+def _not_a_folder(path: Path) -> str:
+    """Why ``path``, where a folder should be, is none: missing, a link to nothing, or not a folder."""
+    if path.is_symlink() and not path.exists():
+        return f"is a symbolic link to {os.readlink(path)!r}, which does not exist"
+    return "is not a folder" if path.exists() else "does not exist"
+
+
+def folders_to_make(folder: str | os.PathLike[str]) -> list[Path]:
+    """The folders :func:`make_folders` makes for ``folder`` (the missing ones, innermost first),
+    found without recursion: a mirrored tree may be deeper than Python's recursion limit.
+
+    A folder is never made through a symbolic link that points nowhere (a disk not mounted, a
+    folder moved away), nor where a file stands.
+
+    Raises:
+        WriteError: Naming such a link (and where it points) or file on the way.
+    """
+    path = Path(folder)
+    missing = []
+    while not path.is_dir():
+        if path.is_symlink() or path.exists():
+            reason = _not_a_folder(path)
+            if not path.exists():  # a link to nothing
+                reason += ": no folder is made through a link (make the folder it points to, or remove the link)"
+            raise WriteError(path, reason)
+        missing.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    return missing
+
+
+def make_folders(folder: str | os.PathLike[str]) -> None:
+    """Make ``folder`` and every missing folder above it, as ``mkdir -p`` does (see :func:`folders_to_make`).
+
+    Raises:
+        WriteError: A link to nothing or a file on the way, or a folder that cannot be made.
+    """
+    for path in reversed(folders_to_make(folder)):
+        try:
+            path.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise WriteError(path, f"cannot make the folder: {_reason(exc)}") from exc
 
 
 def check_output(
@@ -382,9 +481,13 @@ def check_writable(path: str | os.PathLike[str], overwrite: bool = False, *, fol
             raise WriteError(given, _exists())
         check_replaceable(out, folder)
         if not parent.is_dir():
-            raise WriteError(out, f"folder {str(parent)!r} does not exist")
+            if out != given:  # written through a link: say so, naming the output as it was given
+                where = f"is a symbolic link to {os.readlink(given)!r}, whose folder {str(parent)!r}"
+                raise WriteError(given, f"{where} {_not_a_folder(parent)}")
+            raise WriteError(out, f"folder {str(parent)!r} {_not_a_folder(parent)}")
     except OSError as exc:  # a folder on the way that this user may not search
         raise WriteError(out, _reason(exc)) from exc
+    check_not_in_bag(out)
     if not os.access(parent, os.W_OK | os.X_OK):
         raise WriteError(out, f"folder {str(parent)!r} is not writable")
     return out

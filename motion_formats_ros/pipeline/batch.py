@@ -28,7 +28,16 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.atomic import INPUT_RULE, Inputs, remove_own_temporaries, remove_temporaries_of
+from ..core.atomic import (
+    INPUT_RULE,
+    Inputs,
+    folders_to_make,
+    is_bag_folder,
+    make_folders,
+    named_as_recorded,
+    remove_own_temporaries,
+    remove_temporaries_of,
+)
 from ..core.errors import (
     MotionFormatError,
     MotionValueError,
@@ -231,20 +240,15 @@ def _kind(path: Path) -> str:
     return "not a file"
 
 
-_STORAGE_SUFFIXES = (".mcap", ".db3", ".mcap.zstd", ".db3.zstd")
-
-
-def _is_rosbag_folder(path: Path) -> bool:
+def _is_rosbag_folder(path: str | os.PathLike[str]) -> bool:
     """A rosbag2 folder: ``metadata.yaml`` beside its storage files, or (a recording never
     closed) storage files named as rosbag2 names them, ``<folder>_<n>.mcap``; a folder that
     merely holds bare bag files is searched like any other."""
-    if not path.is_dir():
+    if not os.path.isdir(path):
         return False
-    if (path / "metadata.yaml").is_file():
-        return any(info.directories and info.sniff(path, "") for info in CODECS.values())
-    members = [p.name for p in path.iterdir() if p.name.endswith(_STORAGE_SUFFIXES)]
-    prefix = path.name + "_"
-    return bool(members) and all(m.startswith(prefix) and m[len(prefix) :].split(".")[0].isdigit() for m in members)
+    if os.path.isfile(os.path.join(path, "metadata.yaml")):
+        return any(info.directories and info.sniff(Path(path), "") for info in CODECS.values())
+    return named_as_recorded(path, os.listdir(path))
 
 
 # --------------------------------------------------------------------------- plan
@@ -285,17 +289,6 @@ def _walk(top: Path) -> Iterator[tuple[str, list[str], list[str]]]:
             path = os.path.join(folder, name)
             if not os.path.islink(path):
                 stack.append(path)
-
-
-def _make_folders(folder: Path) -> None:
-    """``folder.mkdir(parents=True, exist_ok=True)`` without recursion (the output tree mirrors
-    an input tree of any depth; pathlib's calls itself once per missing level)."""
-    missing = []
-    while not folder.is_dir() and folder.parent != folder:
-        missing.append(folder)
-        folder = folder.parent
-    for path in reversed(missing):
-        path.mkdir(exist_ok=True)
 
 
 def _mtime(path: Path) -> int:
@@ -401,8 +394,14 @@ def plan(
     rather than overwrite another's output.
 
     No output may be, hold or go inside an input, or a file of ``protected`` (the robot
-    model …): where one would, nothing is planned (:func:`refuse_lost_inputs`).
+    model …): where one would, nothing is planned (:func:`refuse_lost_inputs`). Nor is anything
+    where ``outdir`` is a symbolic link to nothing or a file (:func:`~..core.atomic.folders_to_make`).
     """
+    folders_to_make(outdir)  # a link to nothing or a file in its place: one error, before any work
+    if is_bag_folder(outdir):  # nor are outputs written into a bag's folder
+        raise WriteError(
+            outdir, "output folder is a rosbag2 bag's, which holds the bag's own files only: choose another"
+        )
     target = TARGETS[settings.to]
     outputs = [output_for(source, rel, outdir, target) for source, rel in inputs]
     outputs = _one_folder_per_root(inputs, outputs, outdir)
@@ -489,7 +488,7 @@ def convert_one(job: Job) -> Result:
             if s.simulate is not None:
                 motion_file, result.simulation = _simulated(motion_file, s.simulate, job.source)
             out = Path(job.output)
-            _make_folders(out.parent)
+            make_folders(out.parent)
             written = write(
                 motion_file,
                 out,

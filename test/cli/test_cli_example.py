@@ -85,7 +85,7 @@ def test_the_example_refuses_a_file_where_its_folder_should_be(
     taken = tmp_path / "taken"
     taken.write_text("mine")
     assert main(["example", "walk", "-o", str(taken)]) != 0
-    assert capsys.readouterr().err.strip() == f"error: {taken}: not a folder"
+    assert capsys.readouterr().err.strip() == f"error: {taken}: is not a folder"
     assert taken.read_text() == "mine"
 
 

@@ -169,3 +169,34 @@ def test_a_two_group_file_written_to_a_one_motion_format_reports_what_was_writte
         assert suffix != ".seq" or written.motion.num_frames == m.num_frames
         fmt = "seq" if suffix == ".seq" else "scene"
         assert proc.stdout == f"wrote {out} ({fmt}, 1 group, {m.num_frames} frames)\n"
+
+
+def test_no_output_goes_inside_an_existing_bag_folder(example: Path, tmp_path: Path) -> None:
+    """A storage file written into a bag's folder joins the bag (its readers take every one there);
+    anything else keeps the bag from being replaced: every command refuses, naming the bag."""
+    walk, body = example / "walk.seq", example / "biped.body"
+    bag = tmp_path / "bag"
+    assert run("motion2bag", walk, bag, "--body", body).returncode == 0
+    unclosed = tmp_path / "rec"  # a recording never closed: no metadata.yaml, rosbag2's names
+    unclosed.mkdir()
+    (unclosed / "rec_0.mcap").write_bytes(next(bag.glob("*.mcap")).read_bytes())
+    before = snapshot(tmp_path)
+    for folder in (bag, unclosed):
+        for command in (
+            ("motion2bag", walk, folder / "sub.mcap", "--body", body),
+            ("motion2bag", walk, folder / "sub", "--body", body),
+            ("convert", walk, folder / "w.csv", "--body", body),
+            ("example", "walk", "-o", folder),
+        ):
+            proc = run(*command)
+            assert proc.returncode == 1, (command, proc.stderr)
+            line = proc.stderr.strip()
+            assert line.startswith("error: ") and "\n" not in line, proc.stderr
+            assert f"is inside the rosbag2 bag '{folder}'" in line, proc.stderr
+        proc = run("batch", walk, "-o", folder, "--to", "csv", "--body", body, "--workers", "1")
+        assert proc.returncode == 1 and proc.stderr.startswith(f"error: {folder}: output folder is a rosbag2 bag's")
+    assert snapshot(tmp_path) == before  # the old code wrote bag/sub.mcap, which the bag's readers then took
+    plain = tmp_path / "recordings"  # a folder of bare bag files is no bag: one more is welcome
+    plain.mkdir()
+    (plain / "a.mcap").write_bytes(next(bag.glob("*.mcap")).read_bytes())
+    assert run("motion2bag", walk, plain / "b.mcap", "--body", body).returncode == 0

@@ -171,3 +171,53 @@ def test_a_fifo_named_metadata_yaml_is_not_waited_on(tmp_path: Path) -> None:
     code = "import sys; from motion_formats_ros.core import atomic; print(atomic.foreign_entries(sys.argv[1]))"
     done = subprocess.run([sys.executable, "-c", code, bag], capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 0 and "metadata.yaml" in done.stdout, done.stderr
+
+
+def test_batch_makes_no_folder_through_a_link_to_nothing_and_says_so_in_one_line(walk: Path, tmp_path: Path) -> None:
+    """A link to nothing where batch would make a folder (the output folder, or one of the tree it
+    mirrors) stands for a folder that is not there (a disk not mounted): refused, naming the link."""
+    src = tmp_path / "src"
+    (src / "day").mkdir(parents=True)
+    (src / "day" / "w.msgpack").write_bytes(walk.read_bytes())
+    gone = tmp_path / "unmounted" / "tables"
+    out = tmp_path / "out"
+    out.symlink_to(gone)
+    proc = run("batch", src, "-o", out, "--to", "csv", "--workers", "1")
+    assert proc.returncode == 1 and proc.stdout == "", proc.stdout
+    assert proc.stderr == (
+        f"error: {out}: is a symbolic link to '{gone}', which does not exist: no folder is made through a link "
+        "(make the folder it points to, or remove the link)\n"
+    )  # the old code failed every input with "out: File exists"
+    out.unlink()
+    out.mkdir()
+    (out / "day").symlink_to(gone)
+    proc = run("batch", src, "-o", out, "--to", "csv", "--workers", "1")
+    assert proc.returncode == 1
+    assert f"{src / 'day' / 'w.msgpack'}: {out / 'day'}: is a symbolic link to '{gone}', which does not exist" in (
+        proc.stderr
+    )
+    assert "File exists" not in proc.stdout + proc.stderr
+    assert not gone.parent.exists() and (out / "day").is_symlink()
+
+
+def test_a_link_to_nothing_as_the_output_is_written_through_as_with_overwrite(walk: Path, tmp_path: Path) -> None:
+    """Batch rewrites a missing output: an output that is a link to nothing is written through (its
+    target made, the link kept), as ``convert --overwrite`` does; a link whose target's folder is
+    missing is one line naming the output as given."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "w.msgpack").write_bytes(walk.read_bytes())
+    out = tmp_path / "out"
+    out.mkdir()
+    (tmp_path / "store").mkdir()
+    (out / "w.csv").symlink_to(tmp_path / "store" / "w.csv")
+    proc = run("batch", tmp_path / "src", "-o", out, "--to", "csv", "--workers", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "w.csv").is_symlink() and (tmp_path / "store" / "w.csv").read_text().startswith("time")
+    (out / "w.csv").unlink()
+    (out / "w.csv").symlink_to(tmp_path / "nowhere" / "w.csv")
+    proc = run("convert", walk, out / "w.csv", "--overwrite")
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        f"error: {out / 'w.csv'}: is a symbolic link to '{tmp_path / 'nowhere' / 'w.csv'}', whose folder "
+        f"'{tmp_path / 'nowhere'}' does not exist\n"
+    )
