@@ -149,55 +149,75 @@ def find_inputs(sources: Sequence[Path], exclude: Sequence[Path] = ()) -> list[t
     (``.yaml``/``.json`` only when their content is a motion, ``.csv`` only when its first
     column is ``time``). Hidden files and folders
     and the folders in ``exclude`` (the output folder) are left out; so is what is not a
-    regular file (a FIFO, a socket, a device), with a warning.
+    regular file (a FIFO, a socket, a device), with a warning. An input reached twice (two
+    sources, a link) is listed once.
     """
-    skip = {p.resolve() for p in exclude}
-    found: list[tuple[Path, Path]] = []
+    skip = {os.path.realpath(p) for p in exclude}
+    found: list[tuple[Path, Path, str]] = []
     for source in sources:
         src = Path(source)
         if not src.exists():
             raise ReadError(src, "no such file or folder")
         if src.is_file() or _is_rosbag_folder(src):
-            found.append((src, Path(src.name)))
-            continue
-        if not src.is_dir():
+            found.append((src, Path(src.name), os.path.realpath(src)))
+        elif src.is_dir():
+            found.extend(_search(src, skip))
+        else:
             raise ReadError(src, f"not a regular file or folder ({_kind(src)})")
-        for folder, dirs, files in _walk(src):
-            here = Path(folder)
-            keep = []
-            for d in sorted(dirs):
-                path = here / d
-                if d.startswith(".") or path.resolve() in skip:
-                    continue
-                try:
-                    bag_folder = _is_rosbag_folder(path)
-                except OSError as exc:
-                    notify(
-                        NoticeKind.SKIPPED, f"skipped, cannot be read: {exc.strerror or exc}", file=path, stacklevel=2
-                    )
-                    continue
-                if bag_folder:
-                    found.append((path, path.relative_to(src)))
-                else:
-                    keep.append(d)
-            dirs[:] = keep
-            for f in sorted(files):
-                path = here / f
-                if f.startswith("."):
-                    continue
-                if not path.is_file():  # a FIFO would block the first read; a socket or device is no motion
-                    if path.exists():
-                        notify(
-                            NoticeKind.SKIPPED, f"skipped, not a regular file ({_kind(path)})", file=path, stacklevel=2
-                        )
-                    continue
-                if not input_suffix(path) or not _is_input(path):
-                    continue
-                found.append((path, path.relative_to(src)))
-    unique: dict[Path, tuple[Path, Path]] = {}
-    for path, rel in found:
-        unique.setdefault(path.resolve(), (path, rel))
+    unique: dict[str, tuple[Path, Path]] = {}
+    for path, rel, real in found:
+        unique.setdefault(real, (path, rel))
     return list(unique.values())
+
+
+def _search(src: Path, skip: set[str]) -> Iterator[tuple[Path, Path, str]]:
+    """The inputs in the folder ``src`` and below (see :func:`find_inputs`): (path, path below
+    ``src``, real path), leaving out the folders whose real path is in ``skip``.
+
+    Each folder's real path is its parent's with its name added (the walk never enters a
+    linked folder): only links are resolved. ``realpath`` of every path would look up each
+    level of it again, which makes a deep tree cost the square of its depth.
+    """
+    top = os.fspath(src)
+    real = {top: os.path.realpath(top)}
+    for folder, dirs, files in _walk(src):
+        real_here = real.pop(folder)
+        keep = []
+        for d in sorted(dirs):
+            path = os.path.join(folder, d)
+            linked = os.path.islink(path)
+            real_d = os.path.realpath(path) if linked else os.path.join(real_here, d)
+            if d.startswith(".") or real_d in skip:
+                continue
+            try:
+                bag_folder = _is_rosbag_folder(path)
+            except OSError as exc:
+                notify(NoticeKind.SKIPPED, f"skipped, cannot be read: {exc.strerror or exc}", file=path, stacklevel=3)
+                continue
+            if bag_folder:
+                yield Path(path), Path(os.path.relpath(path, top)), real_d
+            else:
+                keep.append(d)
+                if not linked:  # the walk enters it: its real path is needed there
+                    real[path] = real_d
+        dirs[:] = keep
+        for f in sorted(files):
+            path = os.path.join(folder, f)
+            if f.startswith("."):
+                continue
+            if not os.path.isfile(path):  # a FIFO would block the first read; a socket or device is no motion
+                if os.path.exists(path):
+                    notify(
+                        NoticeKind.SKIPPED,
+                        f"skipped, not a regular file ({_kind(Path(path))})",
+                        file=path,
+                        stacklevel=3,
+                    )
+                continue
+            if not input_suffix(Path(path)) or not _is_input(Path(path)):
+                continue
+            real_f = os.path.realpath(path) if os.path.islink(path) else os.path.join(real_here, f)
+            yield Path(path), Path(os.path.relpath(path, top)), real_f
 
 
 def refuse_output_in_sources(sources: Sequence[Path], outdir: Path) -> None:
