@@ -3,8 +3,9 @@
 Every subcommand turns a bad input, option or selection (the package's errors, all
 :class:`~motion_formats_ros.core.errors.MotionFormatError`) into ``error: FILE:LINE: reason``
 on stderr and exit status 1, and a file the system cannot open or write into one line
-naming it; warnings (data a format cannot hold …) go to stderr too, as
-``warning: FILE:LINE: message``. Anything else is a bug and shows its traceback.
+naming it (standard output too: ``cannot write to standard output: …``); warnings (data a
+format cannot hold …) go to stderr too, as ``warning: FILE:LINE: message``. Anything else
+is a bug and shows its traceback.
 
 The commands that read or write files collect the warnings as typed notices
 (:mod:`motion_formats_ros.core.notices`): ``--json`` adds them to the output as a
@@ -198,6 +199,41 @@ def _one_line(text: str) -> str:
     return "; ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
+class StandardOutputError(OSError):
+    """Standard output refused what the command wrote to it (a full disk, ``> /dev/full``)."""
+
+
+class _StandardOutput:
+    """``sys.stdout`` while a command runs: the same stream, whose failures say they are its own.
+
+    The system's error for a write to standard output names no file (``No space left on
+    device``); raised as :class:`StandardOutputError`, ``main`` words it as such. A closed pipe
+    (``| head``) stays a :class:`BrokenPipeError`: the reader has all it wanted.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self.stream.write(text))
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StandardOutputError(exc.errno, exc.strerror) from exc
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StandardOutputError(exc.errno, exc.strerror) from exc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)  # isatty, fileno, encoding … as the stream has them
+
+
 def _os_error(exc: OSError) -> str:
     reason = exc.strerror or str(exc)
     names = [str(n) for n in (exc.filename, exc.filename2) if n is not None]
@@ -218,6 +254,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         on_term = signal.signal(signal.SIGTERM, _terminate)
     strict = bool(getattr(args, "strict", False))
+    stdout = sys.stdout
+    if stdout is not None:
+        sys.stdout = _StandardOutput(stdout)
     try:
         handler = getattr(args, "handler", None)
         if handler is None:
@@ -228,6 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with collect(strict=strict) as report, command_line(spelling):
             args.notices = report  # the handlers that print JSON add the notices to it
             result: int = handler(args)
+            sys.stdout.flush()  # what is still buffered fails here, while its error can be said
         if strict and report.warned and result == EXIT_OK:
             count = len(report.warned)
             print(f"error: {count} warning{'s' if count > 1 else ''} with --strict", file=sys.stderr)
@@ -241,6 +281,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except MotionFormatError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
+        return EXIT_ERROR
+    except StandardOutputError as exc:
+        print(f"error: cannot write to standard output: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK
@@ -262,6 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     finally:
+        sys.stdout = stdout
         warnings.showwarning = previous
         if on_term is not None:
             signal.signal(signal.SIGTERM, on_term)

@@ -8,6 +8,7 @@ meet them: as root, the command line runs with those capabilities dropped (setpr
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -203,3 +204,74 @@ def test_joint_names_that_are_not_utf8_name_the_option(tmp_path: Path, command: 
         .endswith("error: argument --joint-names: not valid UTF-8 (byte 0xff in 'a\\xff')")
     ), proc.stderr
     assert not (tmp_path / "a.msgpack").exists() and not (tmp_path / "out").exists()
+
+
+@pytest.fixture(scope="module")
+def robot_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The walk example (walk.seq, biped.body, biped.urdf) in a folder of its own."""
+    from motion_formats_ros.cli.example import contents
+
+    folder = tmp_path_factory.mktemp("example")
+    for name, data in contents("walk").items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+STDOUT_COMMANDS = {
+    "check-json": ["check", "{walk}", "--body", "{body}", "--json"],
+    "check": ["check", "{walk}", "--body", "{body}"],
+    "info": ["info", "{walk}", "--body", "{body}"],
+    "info-json": ["info", "{walk}", "--body", "{body}", "--json"],
+    "validate": ["validate", "{walk}", "--body", "{body}"],
+    "formats": ["formats"],
+    "formats-options": ["formats", "--options", "--markdown"],
+    "example-list": ["example"],
+}
+
+
+@pytest.mark.parametrize("command", list(STDOUT_COMMANDS.values()), ids=list(STDOUT_COMMANDS))
+def test_standard_output_that_cannot_be_written_is_one_line_naming_it(robot_example: Path, command: list[str]) -> None:
+    if not Path("/dev/full").is_char_device():
+        pytest.skip("no /dev/full here")
+    args = [a.format(walk=robot_example / "walk.seq", body=robot_example / "biped.body") for a in command]
+    with open("/dev/full", "w") as full:  # every write fails: No space left on device
+        proc = subprocess.run(
+            [sys.executable, "-c", CLI, *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
+    assert proc.returncode == 1, proc.stderr
+    assert (
+        proc.stderr == "error: cannot write to standard output: No space left on device\n"
+    )  # was without "standard output"
+
+
+def test_standard_output_on_a_full_disk_is_one_line_naming_it(robot_example: Path, full_disk: Path) -> None:
+    """A file on a full disk takes nothing: what was buffered fails when the command ends."""
+    filler = full_disk / "filler"
+    with open(filler, "wb") as fh, contextlib.suppress(OSError):
+        while True:
+            fh.write(b"\0" * 65536)
+            fh.flush()
+    with open(full_disk / "out.txt", "w") as out:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                CLI,
+                "info",
+                str(robot_example / "walk.seq"),
+                "--body",
+                str(robot_example / "biped.body"),
+            ],
+            stdout=out,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == "error: cannot write to standard output: No space left on device\n"
