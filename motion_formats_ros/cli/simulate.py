@@ -114,7 +114,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from ..core.atomic import Inputs, check_output, write_bytes_atomic
     from ..core.kinematics import load_robot_model
     from ..core.model import MotionFile
-    from ..registry import codec_for_path, write
+    from ..registry import codec_by_name, codec_for_path, with_body, write
     from ..simulation import simulate
 
     options = simulation_options(args)
@@ -141,7 +141,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         write_bytes_atomic(args.mjcf, result.built.to_xml().encode("utf-8"), overwrite=args.overwrite)
     if args.output is not None:
         done = MotionFile(groups={"simulated": result.motion()}, source=str(args.output))
-        write(done, args.output, overwrite=args.overwrite)
+        reader = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
+        writer = codec_for_path(args.output, for_write=True)
+        body = with_body({}, reader, body=args.body, writer=writer)[1]  # a .seq's columns in the body's order
+        write(done, args.output, overwrite=args.overwrite, **body)
     if args.json:
         out = report.to_dict()
         if args.series:

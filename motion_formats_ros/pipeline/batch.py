@@ -48,7 +48,7 @@ from ..core.errors import (
     require,
 )
 from ..core.notices import NoticeKind, collect, notify
-from ..registry import CODECS, codec_for_path, read, read_head, write
+from ..registry import CODECS, codec_for_path, read, read_head, with_body, write
 from .targets import TARGETS, Target
 
 
@@ -495,12 +495,14 @@ def convert_one(job: Job) -> Result:
             source = Path(job.source)
             info = codec_for_path(source)
             codec = info.name
+            # --body: the read's (it names a .seq's columns) and the write's (it orders them), as in convert
+            reads, body = with_body(s.read_options, info, writer=CODECS[target.codec])
             if info.recording:  # the reader cuts, selects and resamples as it reads the messages
                 bag = dict(s.bag_options, joints=s.joints, start=s.start, end=s.end, rate=s.rate, progress=False)
                 motion_file = read(source, format=codec, **bag)
                 motion_file = convert.transform(motion_file, group=s.group)
             else:
-                motion_file = read(source, format=codec, **CODECS[codec].accepted(s.read_options, "read"))
+                motion_file = read(source, format=codec, **CODECS[codec].accepted(reads, "read"))
                 motion_file = convert.transform(
                     motion_file, group=s.group, joints=s.joints, start=s.start, end=s.end, rate=s.rate, method=s.method
                 )
@@ -514,7 +516,7 @@ def convert_one(job: Job) -> Result:
                 out,
                 format=target.codec,
                 overwrite=True,  # the plan decided: a missing or stale output is (re)written
-                **CODECS[target.codec].accepted(s.write_options, "write"),
+                **CODECS[target.codec].accepted({**body, **s.write_options}, "write"),
             )
             groups = list(motion_file.groups.values())
             result.frames = written if written is not None else sum(m.num_frames for m in groups)
