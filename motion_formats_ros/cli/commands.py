@@ -19,7 +19,7 @@ from ..core.options import Option, markdown_table
 from ..core.options import rows as option_rows
 from ..pipeline import convert
 from ..registry import CODECS, Codec, codec_by_name, codec_for_path, read, with_body, write
-from .flags import READ_ALIASES, input_codec, option_files, read_options, write_options
+from .flags import READ_ALIASES, input_codec, option_files, read_option_files, read_options, write_options
 from .report import notices_json
 
 
@@ -299,10 +299,12 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if output is None or (args.output and args.output_option and args.output != args.output_option):
         raise OutOfRangeError("give one image file: plot FILE OUT.png (or -o OUT.png)")
     plot.image_format(output)  # before the work: a suffix no image format has
-    Inputs([args.file]).check(output)
-    motion_file = read(args.file, format=args.from_format, **read_options(args, args.file, args.from_format))
+    reads = read_options(args, args.file, args.from_format)
+    inputs = Inputs([args.file, *read_option_files(reads, args.file, args.from_format)])  # --body too
+    inputs.check(output)
+    motion_file = read(args.file, format=args.from_format, **reads)
     outputs = plot.plot_file(
-        motion_file, output, joints=args.joints, group=args.group, overwrite=args.overwrite, inputs=[args.file]
+        motion_file, output, joints=args.joints, group=args.group, overwrite=args.overwrite, inputs=inputs
     )
     for out in outputs:
         print(f"wrote {out}")

@@ -427,6 +427,15 @@ def option_files(options: Mapping[str, Any], *codecs: str | None) -> list[str | 
     return [v for k, v in options.items() if k in paths and isinstance(v, (str, os.PathLike))]
 
 
+def read_option_files(
+    reads: Mapping[str, Any], path: str | os.PathLike[str], fmt: str | None
+) -> list[str | os.PathLike[str]]:
+    """The files the read options ``reads`` of the input ``path`` name (``--body``, a joint map):
+    inputs no output may touch (:func:`option_files`, for the input's codec and the aliases')."""
+    codecs = sorted({a.codec for a in READ_ALIASES if a.name in reads})
+    return option_files(reads, *codecs, input_codec(path, fmt))
+
+
 def input_codec(path: str | os.PathLike[str], fmt: str | None) -> str | None:
     """The format an input is read with (``--from``, else its suffix), None where neither tells (the read says why)."""
     from ..registry import codec_for_path

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.atomic import check_group_names, check_output, write_bytes_atomic
+from ..core.atomic import Inputs, check_group_names, check_output, write_bytes_atomic
 from ..core.errors import MotionValueError, OutOfRangeError, WriteError, require, spelled
 from ..core.model import Motion, MotionFile
 
@@ -198,13 +198,13 @@ def plot_file(
     joints: Sequence[str] | None = None,
     group: str | None = None,
     overwrite: bool = False,
-    inputs: Sequence[str | os.PathLike[str]] = (),
+    inputs: Inputs | Sequence[str | os.PathLike[str]] = (),
 ) -> list[Path]:
     """Write one image per group (``out.png``, or ``out-<group>.png`` for several).
 
     Every image is checked before the first is written: a group whose name cannot be part
     of a file name (``../x``) is refused (WriteError), none may be one of ``inputs`` (the
-    plotted file) or hold one, and an existing one is replaced only with ``overwrite``.
+    plotted file, the files its options name) or hold one, and an existing one is replaced only with ``overwrite``.
     """
     plt = _pyplot()
     groups = {group: motion_file.group(group)} if group else motion_file.groups

@@ -18,7 +18,7 @@ from ..core.errors import OutOfRangeError
 from ..registry import CODECS
 from . import values
 from .check_command import EXIT_FINDINGS, add_motion_reading
-from .flags import SIM, add_robot_model, mirrored, read_beside_model
+from .flags import SIM, add_robot_model, mirrored, read_beside_model, read_option_files, read_options
 
 
 def _within(text: str, low: float, high: float) -> float:
@@ -120,7 +120,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     options = simulation_options(args)
     robot = load_robot_model(args.urdf or args.body)
     given = (args.input, args.urdf or args.body, args.srdf, args.gains, args.joint_map)
-    inputs = Inputs([*(p for p in given if p is not None), *robot.mesh_files(args.package_paths)])
+    named = read_option_files(read_options(args, args.input, args.from_format), args.input, args.from_format)
+    inputs = Inputs([*(p for p in given if p is not None), *named, *robot.mesh_files(args.package_paths)])
     if (
         args.output is not None
         and args.mjcf is not None
