@@ -69,7 +69,7 @@ MUTATIONS = {
     "omf": 300,
     "seq": 200,
     "pseq": 80,
-    "scene": 200,
+    "scene": 80,
     "mof": 300,
     "mtn": 300,
     "rosbag": 160,
