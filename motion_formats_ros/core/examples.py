@@ -12,9 +12,14 @@ import math
 from datetime import datetime
 
 import numpy as np
+import numpy.typing as npt
+from scipy.linalg import solve_banded
 from scipy.spatial.transform import Rotation
 
+from .kinematics import RobotModel
 from .model import Motion, MotionFile
+
+FloatArray = npt.NDArray[np.float64]
 
 #: Joint order (joint IDs 0..11, as a Choreonoid body would number them).
 BIPED_JOINTS = tuple(
@@ -41,51 +46,169 @@ _HIP_DROP = 0.07
 _SOLE_DROP = 0.02
 
 
+#: The walk's shape: the pelvis's height (m), how far the swing foot lifts (m), how far one step
+#: takes a foot forward (m; the first and the last step half as far), the share of each step
+#: spent on both feet, and the grid (Hz) the centre of mass is planned on.
+_PELVIS_HEIGHT = 0.3
+_LIFT = 0.025
+_STRIDE = 0.1
+_DOUBLE_SUPPORT = 0.3
+_PLAN_RATE = 500.0
+_GRAVITY = 9.81
+#: How long the sways that start and stop the centre of mass last (s).
+_SWAY = 0.3
+#: How often the pelvis is moved to bring the whole body's centre of mass onto its plan.
+_COM_PASSES = 4
+#: The foot's centre ahead of its ankle (m): where the ZMP rests while the foot carries the robot.
+_FOOT_CENTRE = 0.015
+
+
 def biped_walk(rate: float = 100.0, cycles: int = 2, period: float = 1.2, name: str = "walk") -> MotionFile:
-    """A walking gait of ``cycles`` gait cycles sampled at ``rate`` Hz.
+    """A walk of ``cycles`` gait cycles (two steps each) sampled at ``rate`` Hz, ``cycles × period`` s long.
+
+    The gait is planned as a physical robot walks: the feet stay flat, and a foot on the
+    floor stays where it was put while the other swings; the centre of mass follows the
+    linear inverted pendulum from a ZMP that rests on the foot carrying the robot and moves
+    to the other foot while both are down (so the ZMP stays inside the support polygon); the
+    joints are the legs' inverse kinematics from the pelvis to the feet. The robot shifts its
+    weight onto its right foot, walks ``2 × cycles − 1`` steps (the first and the last half
+    as long, the last one bringing its feet together) and settles between its feet.
 
     Returns a one-group file (``target``) with joint positions and velocities and the
     root (pelvis) pose in the world frame.
     """
-    duration = cycles * period
-    frames = round(duration * rate) + 1
+    frames = round(cycles * period * rate) + 1
     t = np.arange(frames) / rate
-    phase = 2.0 * math.pi * t / period
-    q = np.zeros((frames, len(BIPED_JOINTS)))
-    for side, offset in (("left", 0.0), ("right", math.pi)):
-        p = phase + offset
-        base = 6 * (0 if side == "left" else 1)
-        # The knee bends while this leg swings (sin p > 0) and is still in stance. sin³ starts
-        # and ends its bump with zero velocity and acceleration: no jump at touch-down or lift-off.
-        swing = np.clip(np.sin(p), 0.0, None) ** 3
-        hip_pitch = -0.25 * np.cos(p) - 0.25  # forward (negative) in front, slight crouch
-        knee = 0.5 + 0.4 * swing
-        ankle_pitch = -(hip_pitch + knee)  # keep the sole parallel to the ground
-        sway = 0.06 * np.sin(phase)  # the whole body sways over the stance foot
-        q[:, base + 0] = 0.0
-        q[:, base + 1] = sway
-        q[:, base + 2] = hip_pitch
-        q[:, base + 3] = knee
-        q[:, base + 4] = ankle_pitch
-        q[:, base + 5] = -q[:, base + 1]
-    velocity = np.asarray(np.gradient(q, t, axis=0))
-    speed = 0.15  # m/s
-    # The pelvis as high as the longer leg reaches (both legs roll alike): that sole rests on the floor.
-    legs = [_THIGH * np.cos(q[:, b + 2]) + _SHIN * np.cos(q[:, b + 2] + q[:, b + 3]) for b in (0, 6)]
-    height = _HIP_DROP + _SOLE_DROP + np.cos(q[:, 1]) * np.maximum(*legs)
-    root_position = np.column_stack([speed * t, 0.012 * np.sin(phase), height])
-    yaw = 0.03 * np.sin(phase)
-    root_orientation = Rotation.from_euler("z", yaw[:, None]).as_quat()
+    plan_t, plan_feet, plan_com = _gait_plan(cycles, period)
+    feet = [np.column_stack([np.interp(t, plan_t, foot[:, k]) for k in range(3)]) for foot in plan_feet]
+    com = np.column_stack([np.interp(t, plan_t, plan_com[:, k]) for k in range(2)])
+    root = np.column_stack([com, np.full(frames, _PELVIS_HEIGHT)])
+    robot = RobotModel.from_urdf(biped_urdf())
+    for _ in range(_COM_PASSES):  # the pelvis moved until the whole body's centre of mass is on the plan
+        root[:, :2] += com - _centre_of_mass(robot, _legs_ik(root, feet), root)[:, :2]
+    q = _legs_ik(root, feet)
     motion = Motion(
         times=t,
         joint_names=BIPED_JOINTS,
         position=q,
-        velocity=velocity,
-        root_position=root_position,
-        root_orientation=root_orientation,
+        velocity=np.asarray(np.gradient(q, t, axis=0)),
+        root_position=root,
+        root_orientation=np.tile([0.0, 0.0, 0.0, 1.0], (frames, 1)),
         rate=rate,
     )
     return MotionFile.single(motion, name=name, robot="mfr_mini_biped", date=datetime(2026, 1, 1))
+
+
+def _smooth(s: FloatArray) -> FloatArray:
+    """0 → 1 over s in [0, 1] with zero velocity and acceleration at both ends (minimum jerk)."""
+    s = np.clip(s, 0.0, 1.0)
+    return np.asarray(s**3 * (10 - 15 * s + 6 * s * s))
+
+
+def _gait_plan(cycles: int, period: float) -> tuple[FloatArray, list[FloatArray], FloatArray]:
+    """The plan on a fine grid: times (M,), each foot's ankle (left, right: (M, 3)), the centre of mass (M, 2).
+
+    The steps alternate left, right, …, each ``period / 2`` long (single support, then the
+    double support that moves the ZMP onto the foot just put down); a quarter period of
+    standing begins and ends the walk.
+    """
+    step = period / 2
+    times = np.arange(round(cycles * period * _PLAN_RATE) + 1) / _PLAN_RATE
+    ankle_y = (_HIP_WIDTH, -_HIP_WIDTH)
+    feet = [np.tile([0.0, y, _SOLE_DROP], (times.size, 1)) for y in ankle_y]
+    zmp = np.zeros((times.size, 2))
+    swings = 2 * cycles - 1
+    support = 1  # the right foot carries the robot first
+    zmp_from = np.zeros(2)
+    shift = times <= step / 2
+    zmp[shift] = (
+        zmp_from + (np.array([_FOOT_CENTRE, ankle_y[support]]) - zmp_from) * _smooth(times[shift] / (step / 2))[:, None]
+    )
+    for i in range(swings):
+        swing, begin = 1 - support, step / 2 + i * step
+        land = begin + (1 - _DOUBLE_SUPPORT) * step
+        x0 = feet[swing][times <= begin, 0][-1]
+        x1 = min(i + 1, swings - 1) * _STRIDE / 2 if swings > 1 else 0.0
+        s = (times[times > begin] - begin) / (land - begin)
+        ahead = times > begin
+        feet[swing][ahead, 0] = x0 + (x1 - x0) * _smooth(s)
+        feet[swing][ahead, 2] = _SOLE_DROP + _LIFT * 64 * np.clip(s, 0, 1) ** 3 * np.clip(1 - s, 0, 1) ** 3
+        stance = np.array([feet[support][times <= begin, 0][-1] + _FOOT_CENTRE, ankle_y[support]])
+        zmp[(times > step / 2 + i * step) & (times <= land)] = stance
+        after = np.array([x1 + _FOOT_CENTRE, ankle_y[swing]]) if i < swings - 1 else np.array([x1 + _FOOT_CENTRE, 0.0])
+        moving = times > land
+        zmp[moving] = stance + (after - stance) * _smooth((times[moving] - land) / (_DOUBLE_SUPPORT * step))[:, None]
+        support = swing
+    return times, feet, _pendulum(zmp, 1.0 / _PLAN_RATE, _com_height())
+
+
+def _com_height() -> float:
+    """The standing biped's centre of mass above the floor (m), feet under the hips."""
+    root = np.array([[0.0, 0.0, _PELVIS_HEIGHT]])
+    feet = [np.array([[0.0, y, _SOLE_DROP]]) for y in (_HIP_WIDTH, -_HIP_WIDTH)]
+    return float(_centre_of_mass(RobotModel.from_urdf(biped_urdf()), _legs_ik(root, feet), root)[0, 2])
+
+
+def _pendulum(zmp: FloatArray, dt: float, height: float) -> FloatArray:
+    """The centre of mass (M, 2) of a linear inverted pendulum ``height`` high, at rest at both ends, whose
+    ZMP is ``zmp`` (M, 2) plus a sway at each end (M, 2) that starts and stops it.
+
+    ``zmp = c − c″ · height / g`` is one banded linear system per axis, with ``c`` on the ZMP at
+    the first and the last point. A pendulum at rest cannot follow a ZMP that moves at once: its
+    ZMP first sways the other way (as a person's does before a first step) and at the end sways on
+    past where it stops; each sway is as large as makes the centre of mass start and stop at rest.
+    """
+    a = height / (_GRAVITY * dt * dt)
+    n = zmp.shape[0]
+    bands = np.zeros((3, n))
+    bands[0, 2:] = -a  # above the diagonal: row k, column k + 1
+    bands[1, :] = 1 + 2 * a
+    bands[2, :-2] = -a  # below: row k, column k - 1
+    bands[1, [0, -1]] = 1.0
+
+    def solve(rhs: FloatArray) -> FloatArray:
+        return np.asarray(solve_banded((1, 1), bands, rhs))
+
+    def ends(c: FloatArray) -> FloatArray:  # the velocity at the first and the last point (2, axes)
+        return np.stack([c[1] - c[0], c[-1] - c[-2]]) / dt
+
+    s = np.clip(np.arange(n) * dt / _SWAY, 0.0, 1.0)
+    sway = 64 * s**3 * (1 - s) ** 3
+    sways = np.column_stack([sway, sway[::-1]])  # at the start, at the end
+    plain, moved = solve(zmp), solve(sways)
+    weights = np.linalg.solve(ends(moved), -ends(plain))  # (2 sways, axes)
+    return np.asarray(plain + moved @ weights)
+
+
+def _legs_ik(root: FloatArray, feet: list[FloatArray]) -> FloatArray:
+    """The 12 joint values (N, 12) that put the ankles (left, right: (N, 3)) where asked, the pelvis
+    at ``root`` (N, 3) upright and the feet flat (hip yaw 0)."""
+    q = np.zeros((root.shape[0], len(BIPED_JOINTS)))
+    for base, (y, ankle) in enumerate(zip((_HIP_WIDTH, -_HIP_WIDTH), feet, strict=True)):
+        r = ankle - (root + np.array([0.0, y, -_HIP_DROP]))
+        roll = np.arctan2(r[:, 1], -r[:, 2])
+        down = np.hypot(r[:, 1], r[:, 2])
+        reach = np.hypot(r[:, 0], down)
+        knee = np.arccos(np.clip((reach**2 - _THIGH**2 - _SHIN**2) / (2 * _THIGH * _SHIN), -1.0, 1.0))
+        pitch = np.arctan2(-r[:, 0], down) - np.arctan2(_SHIN * np.sin(knee), _THIGH + _SHIN * np.cos(knee))
+        q[:, 6 * base + 1 : 6 * base + 6] = np.column_stack([roll, pitch, knee, -(pitch + knee), -roll])
+    return q
+
+
+def _centre_of_mass(robot: RobotModel, q: FloatArray, root: FloatArray) -> FloatArray:
+    """(N, 3) the whole body's centre of mass at joint values ``q``, the pelvis at ``root`` upright."""
+    poses = robot.link_poses(BIPED_JOINTS, q, root, np.tile([0.0, 0.0, 0.0, 1.0], (root.shape[0], 1)), warn=False)
+    inertials = {link.name: link.inertial for link in robot.links}
+    total = np.zeros_like(root)
+    mass = 0.0
+    for k, name in enumerate(poses.links):
+        inertial = inertials[name]
+        if inertial is None:
+            continue
+        rotated = Rotation.from_quat(poses.rotation[:, k]).apply(inertial.com)
+        total += inertial.mass * (poses.translation[:, k] + rotated)
+        mass += inertial.mass
+    return total / mass
 
 
 #: The biped's links: link → (mass (kg), box size (m) or None, box centre (m)). A link's box is
@@ -99,7 +222,8 @@ _BIPED_PARTS: dict[str, tuple[float, tuple[float, float, float] | None, tuple[fl
     # The shin stops short of the ankle: the foot pitches under it without touching it.
     "knee": (0.1, (0.03, 0.03, _SHIN - 0.02), (0.0, 0.0, -(_SHIN - 0.02) / 2)),
     "ankle_pitch": (0.1, None, (0.0, 0.0, 0.0)),
-    "ankle_roll": (0.1, (0.09, 0.05, 0.01), (0.01, 0.0, -0.015)),
+    # The foot: a sole 12 × 8 cm, 1 cm thick, a sixth of the robot's mass (as small humanoids' feet are).
+    "ankle_roll": (0.4, (0.12, 0.08, 0.01), (_FOOT_CENTRE, 0.0, -0.015)),
 }
 #: The cube whose inertia a link without a box of its own gets (m).
 _JOINT_CUBE = 0.03
