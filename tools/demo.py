@@ -219,8 +219,7 @@ def play_into_the_box(walk: Path, urdf: Path, reference) -> int:  # type: ignore
         return 0
     env = _ros_env()
     did = OUT / "did.msgpack"
-    # Gains for a robot standing on its ankles (simulate's default is tuned to what each joint moves, its foot).
-    sim = _node("motion_sim", "motion_formats_ros.ros.sim", f"urdf_file:={urdf}", "kp:=30.0", "kd:=0.5")
+    sim = _node("motion_sim", "motion_formats_ros.ros.sim", f"urdf_file:={urdf}")
     recorder = _node(
         "motion_recorder", "motion_formats_ros.ros.recorder", f"output:={did}", "world_frame:=world",
         "root_frame:=base_link",
