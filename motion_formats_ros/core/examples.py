@@ -51,7 +51,7 @@ _SOLE_DROP = 0.02
 #: spent on both feet, and the grid (Hz) the centre of mass is planned on.
 _PELVIS_HEIGHT = 0.3
 _LIFT = 0.025
-_STRIDE = 0.1
+_STRIDE = 0.06
 _DOUBLE_SUPPORT = 0.3
 _PLAN_RATE = 500.0
 _GRAVITY = 9.81

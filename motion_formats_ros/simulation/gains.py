@@ -115,33 +115,41 @@ def default_gains(
 
 
 def driven_inertia(mj: Any, built: BuiltModel) -> FloatArray:
-    """Each servo joint's inertia (kg·m², or kg for a sliding joint) in the zero pose: the larger of
-    what it moves in the air and, for a joint between a floating base and a foot, what it moves
-    standing on that foot.
+    """Each servo joint's inertia (kg·m², or kg for a sliding joint): the larger of what it moves in
+    the air and, for a joint between a floating base and a foot, what it holds up standing.
 
-    In the air a joint moves the links beyond it (MuJoCo's joint-space inertia). Standing, a leg's
-    joint holds up the rest of the robot: the links on the base's side of it, turning about its
-    axis (or sliding along it). The feet are the links whose collision shapes reach within
-    :data:`FOOT_BAND` of the lowest point of the zero pose; a fixed base has none.
+    In the air a hinge moves the links beyond it; as the joints beyond turn, they may take each
+    link as far from its axis as the link is from the joint, so each counts at that distance
+    (the zero pose's own inertia about the axis when that is larger). Standing, a leg's joint
+    holds up the rest of the robot: the links on the base's side of it, turning about its axis
+    (or sliding along it) in the zero pose. The feet are the links whose collision shapes reach
+    within :data:`FOOT_BAND` of the lowest point of the zero pose; a fixed base has none.
     """
     model = built.model
-    air = np.array([float(model.dof_M0[i]) for i in built.qvel_index])
-    if not built.floating:
-        return air
     data = mj.MjData(model)
     mj.mj_kinematics(model, data)
     parent = np.asarray(model.body_parentid)
-    chains = {int(b) for foot in _feet(mj, model, data) for b in _ancestors(parent, foot)}
-    out = air.copy()
+    beyond = [set(_ancestors(parent, b)) for b in range(model.nbody)]  # each body's chain up to the world
+    chains = {b for foot in _feet(mj, model, data) for b in beyond[foot]} if built.floating else set()
+    out: FloatArray = np.array([float(model.dof_M0[i]) for i in built.qvel_index])
     for k, name in enumerate(built.servo_joints):
         joint = model.joint(name).id
         body = int(model.jnt_bodyid[joint])
-        if body not in chains:
-            continue
-        rest = np.array([body not in _ancestors(parent, b) for b in range(model.nbody)])
-        rest[0] = False  # the world
-        out[k] = max(air[k], _about_axis(mj, model, data, joint, rest))
+        inside = np.array([body in beyond[b] for b in range(model.nbody)])
+        if model.jnt_type[joint] != mj.mjtJoint.mjJNT_SLIDE:
+            out[k] = max(out[k], _reach(model, data, joint, inside))
+        if body in chains:
+            rest = ~inside
+            rest[0] = False  # the world
+            out[k] = max(out[k], _about_axis(mj, model, data, joint, rest))
     return out
+
+
+def _reach(model: Any, data: Any, joint: int, bodies: npt.NDArray[np.bool_]) -> float:
+    """The most ``bodies`` can weigh on ``joint``'s hinge: each at its distance from the joint, turned its worst way."""
+    away = np.asarray(data.xipos)[bodies] - np.asarray(data.xanchor[joint])
+    mass = np.asarray(model.body_mass)[bodies]
+    return float((np.asarray(model.body_inertia)[bodies].max(axis=1) + mass * np.einsum("bi,bi->b", away, away)).sum())
 
 
 def _ancestors(parent: npt.NDArray[np.intp], body: int) -> list[int]:
