@@ -11,8 +11,8 @@ or under a controller's ``ros__parameters``::
 
 Each joint's gains come from the file, else ``--kp`` / ``--kd``, else the default: a servo
 critically damped at :data:`DEFAULT_BANDWIDTH` Hz for the inertia the joint drives in the
-zero pose (:func:`driven_inertia`: what it moves in the air, or for a leg of a floating base
-what it holds up standing, whichever is larger). A joint with ``p`` 0 is a pure damper.
+zero pose (:func:`driven_inertia`: for a leg of a floating base what it holds up standing,
+for any other joint the most it can move in the air). A joint with ``p`` 0 is a pure damper.
 """
 
 from __future__ import annotations
@@ -115,15 +115,16 @@ def default_gains(
 
 
 def driven_inertia(mj: Any, built: BuiltModel) -> FloatArray:
-    """Each servo joint's inertia (kg·m², or kg for a sliding joint): the larger of what it moves in
-    the air and, for a joint between a floating base and a foot, what it holds up standing.
+    """Each servo joint's inertia (kg·m², or kg for a sliding joint): for a joint between a floating
+    base and a foot, what it holds up standing; for any other, the most it can move in the air
+    (each at least its own inertia in the zero pose).
 
-    In the air a hinge moves the links beyond it; as the joints beyond turn, they may take each
-    link as far from its axis as the link is from the joint, so each counts at that distance
-    (the zero pose's own inertia about the axis when that is larger). Standing, a leg's joint
-    holds up the rest of the robot: the links on the base's side of it, turning about its axis
-    (or sliding along it) in the zero pose. The feet are the links whose collision shapes reach
-    within :data:`FOOT_BAND` of the lowest point of the zero pose; a fixed base has none.
+    Standing, a leg's joint holds up the rest of the robot: the links on the base's side of it,
+    turning about its axis (or sliding along it) in the zero pose. The feet are the links whose
+    collision shapes reach within :data:`FOOT_BAND` of the lowest point of the zero pose; a
+    fixed base has none. In the air a hinge moves the links beyond it; as the joints beyond
+    turn, they may take each link as far from its axis as the link is from the joint, so each
+    counts at that distance.
     """
     model = built.model
     data = mj.MjData(model)
@@ -136,12 +137,12 @@ def driven_inertia(mj: Any, built: BuiltModel) -> FloatArray:
         joint = model.joint(name).id
         body = int(model.jnt_bodyid[joint])
         inside = np.array([body in beyond[b] for b in range(model.nbody)])
-        if model.jnt_type[joint] != mj.mjtJoint.mjJNT_SLIDE:
-            out[k] = max(out[k], _reach(model, data, joint, inside))
         if body in chains:
             rest = ~inside
             rest[0] = False  # the world
             out[k] = max(out[k], _about_axis(mj, model, data, joint, rest))
+        elif model.jnt_type[joint] != mj.mjtJoint.mjJNT_SLIDE:
+            out[k] = max(out[k], _reach(model, data, joint, inside))
     return out
 
 
