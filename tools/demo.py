@@ -219,8 +219,9 @@ def play_into_the_box(walk: Path, urdf: Path, reference) -> int:  # type: ignore
         return 0
     env = _ros_env()
     did = OUT / "did.msgpack"
-    # Gains for a robot standing on its ankles (simulate's default is tuned to what each joint moves, its foot).
-    sim = _node("motion_sim", "motion_formats_ros.ros.sim", f"urdf_file:={urdf}", "kp:=30.0", "kd:=0.5")
+    # The default gains; the goal ends with the trajectory (no stopped-velocity check): standing on
+    # both feet, the simulated biped's servos keep its joints moving by a few hundredths of a rad/s.
+    sim = _node("motion_sim", "motion_formats_ros.ros.sim", f"urdf_file:={urdf}", "stopped_velocity_tolerance:=0.0")
     recorder = _node(
         "motion_recorder", "motion_formats_ros.ros.recorder", f"output:={did}", "world_frame:=world",
         "root_frame:=base_link",

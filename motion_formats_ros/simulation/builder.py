@@ -46,6 +46,8 @@ MIN_MASS = 1e-3
 MIN_INERTIA = 1e-6
 #: The floor geom's name.
 FLOOR = "floor"
+#: The floor contact's time constant (s) and damping ratio (MuJoCo's ``solref``).
+FLOOR_SOLREF = (0.005, 1.0)
 #: Contact bits: the floor collides with every link; links collide with each other only
 #: where a pair is not excluded.
 _ALL = 1
@@ -257,6 +259,10 @@ class _Builder:
         floor.contype = _ALL
         floor.conaffinity = _ALL
         floor.rgba = [0.7, 0.7, 0.7, 1.0]
+        # A hard floor: its contacts take its time constant (MuJoCo's default 20 ms lets a small
+        # robot's foot sink and tilt millimetres, so that it topples on one foot off centre).
+        floor.solref = list(FLOOR_SOLREF)
+        floor.solmix = 1e6
 
     def mimics(self) -> None:
         et = self.mj.mjtEq

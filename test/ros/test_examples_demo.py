@@ -17,12 +17,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_walk_is_smooth() -> None:
     """Continuous velocity: no jump from one frame to the next (the old gait's knee had one)."""
-    m = biped_walk().motion
-    assert m.position is not None
-    velocity = np.diff(m.position, axis=0) / np.diff(m.times)[:, None]
-    acceleration = np.diff(velocity, axis=0) / np.diff(m.times)[1:, None]
-    assert np.abs(velocity).max() < 0.6 * 6.0  # well within the URDF's 6 rad/s
-    assert np.abs(acceleration).max() < 40.0  # rad/s², i.e. < 0.4 rad/s change per 10 ms frame
+    peaks = []
+    for rate in (100.0, 400.0):
+        m = biped_walk(rate=rate).motion
+        assert m.position is not None
+        velocity = np.diff(m.position, axis=0) / np.diff(m.times)[:, None]
+        acceleration = np.diff(velocity, axis=0) / np.diff(m.times)[1:, None]
+        assert np.abs(velocity).max() < 0.6 * 6.0  # well within the URDF's 6 rad/s
+        peaks.append(np.abs(acceleration).max())
+    assert peaks[0] < 80.0  # rad/s², i.e. < 0.8 rad/s change per 10 ms frame
+    assert peaks[1] < 1.25 * peaks[0]  # sampled 4x as often, about the same: a jump in velocity would be 4x
 
 
 def test_walk_stays_within_the_urdf_limits() -> None:
@@ -39,11 +43,11 @@ def test_walk_stays_within_the_urdf_limits() -> None:
         assert np.abs(m.velocity[:, i]).max() <= vmax, name
 
 
-def test_walk_moves_forward_and_is_periodic() -> None:
+def test_walk_moves_forward_and_starts_and_ends_at_rest() -> None:
     m = biped_walk(cycles=2, period=1.2, rate=100).motion
-    assert m.root_position is not None and m.position is not None
-    assert m.root_position[-1, 0] > m.root_position[0, 0] + 0.3
-    np.testing.assert_allclose(m.position[0], m.position[120], atol=1e-12)  # one period later
+    assert m.root_position is not None and m.position is not None and m.velocity is not None
+    assert m.root_position[-1, 0] > m.root_position[0, 0] + 0.05  # three steps of 3 to 6 cm
+    assert np.abs(m.velocity[[0, -1]]).max() < 1e-3  # it stands still at both ends
 
 
 def test_demo_runs(tmp_path: Path) -> None:
@@ -52,7 +56,7 @@ def test_demo_runs(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "group target: 241 frames, 2.4 s, rate 100 Hz" in proc.stdout  # info of the walk
-    assert "walk: peak joint velocity 3.50 rad/s (left_ankle_pitch; URDF limit 6 rad/s)" in proc.stdout
+    assert "walk: peak joint velocity 3.32 rad/s (right_knee; URDF limit 6 rad/s)" in proc.stdout
     if "JointTrajectory:" in proc.stdout:  # played into ROS 2 and received by the probe
         match = re.search(
             r"JointTrajectory: 1 message, (\d+) points x 12 joints \(cubic\).* ([0-9.e-]+) rad \(the", proc.stdout
@@ -62,7 +66,7 @@ def test_demo_runs(tmp_path: Path) -> None:
     if "simulated robot:" in proc.stdout:  # played into motion_sim and recorded
         match = re.search(r"tracking error over ([0-9.]+) s of the walk.*: max ([0-9.]+) rad", proc.stdout)
         assert match and float(match.group(1)) > 0.5 and float(match.group(2)) < 0.2, proc.stdout
-        assert re.search(r"peak effort [0-9.]+ N·m", proc.stdout) and "\nstood: " in proc.stdout
+        assert re.search(r"peak effort [0-9.]+ N·m", proc.stdout) and "\nstood: yes" in proc.stdout
     rows = [line.split() for line in proc.stdout.splitlines() if line.startswith("omf ")]
     assert len(rows) == 3 and all(float(r[3]) == 0.0 for r in rows)  # OMF is lossless
 
