@@ -287,7 +287,7 @@ def biped_urdf() -> str:
                 f'  <joint name="{side}_{kind}" type="revolute">',
                 f'    <parent link="{parent}"/><child link="{link}"/>',
                 f'    <origin xyz="{origins[kind]}" rpy="0 0 0"/><axis xyz="{axis}"/>',
-                f'    <limit lower="{lo:g}" upper="{hi:g}" effort="4" velocity="{_VELOCITY_LIMIT:g}"/>',
+                f'    <limit lower="{lo:g}" upper="{hi:g}" effort="12" velocity="{_VELOCITY_LIMIT:g}"/>',
                 "  </joint>",
                 *_urdf_link(link, *_BIPED_PARTS[kind]),
             ]

@@ -27,7 +27,7 @@ def test_limits_name_joint_time_and_value() -> None:
 
 def test_urdf_limits() -> None:
     limits = JointLimits.from_urdf(biped_urdf())
-    assert limits["left_knee"] == JointLimit(0.0, 2.2, 6.0, effort=4.0)
+    assert limits["left_knee"] == JointLimit(0.0, 2.2, 6.0, effort=12.0)
     urdf = """<robot name="r"><joint name="c" type="continuous"><limit velocity="3" effort="1"/></joint>
     <joint name="f" type="fixed"/><joint name="p" type="prismatic"><limit upper="0.2" velocity="1"/></joint></robot>"""
     limits = JointLimits.from_urdf(urdf)
