@@ -106,3 +106,29 @@ def test_an_omf_integer_of_400_digits_is_quoted_short(tmp_path: Path, field: str
         read(path, format="omf")
     assert "integer of about 401 digits" in str(caught.value)
     assert DIGITS[:40] not in str(caught.value)
+
+
+def test_a_bags_robot_frames_name_the_motion_for_its_held_nan(tmp_path: Path) -> None:
+    import dataclasses
+
+    import numpy as np
+
+    from motion_formats_ros import write
+    from motion_formats_ros.core.kinematics import load_robot_model
+    from motion_formats_ros.core.notices import collect
+
+    walk = read(EXAMPLES / "walk.seq", body=EXAMPLES / "biped.body")
+    position = np.array(walk.motion.position)
+    position[6, 0] = np.nan
+    walk = dataclasses.replace(
+        walk, groups={k: dataclasses.replace(m, position=position) for k, m in walk.groups.items()}
+    )
+    with collect(warn=False) as report:
+        write(walk, tmp_path / "bag", format="rosbag", robot_model=load_robot_model(EXAMPLES / "biped.body"))
+    held = [n for n in report.notices if "hold the last finite value" in n.message]
+    assert [(n.file, n.message) for n in held] == [
+        (
+            str(EXAMPLES / "walk.seq"),
+            "non-finite values of left_hip_yaw hold the last finite value (0 before it; the first at frame 6)",
+        )
+    ]
