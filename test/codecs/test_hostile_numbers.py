@@ -104,7 +104,11 @@ def test_an_omf_integer_of_400_digits_is_quoted_short(tmp_path: Path, field: str
     path.write_text(json.dumps(doc))
     with pytest.raises(ReadError) as caught:
         read(path, format="omf")
-    assert "integer of about 401 digits" in str(caught.value)
+    expected = {
+        "version": "version: unsupported version an integer of about 401 digits",
+        "joint_dims": "basic.joint_dims[0]: an integer of about 401 digits is more values than a file of",
+    }
+    assert expected[field] in str(caught.value)
     assert DIGITS[:40] not in str(caught.value)
 
 

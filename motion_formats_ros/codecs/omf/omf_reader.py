@@ -228,6 +228,13 @@ class _Reader(_Fields):
             if not isinstance(dims_raw, (list, np.ndarray)):
                 raise self.fail("basic.joint_dims", f"expected a list, got {_type_name(dims_raw)}")
             joint_dims = [self.integer(d, f"basic.joint_dims[{i}]", 1) for i, d in enumerate(list(dims_raw))]
+            wide = next((i for i, d in enumerate(joint_dims) if self.size is not None and d > self.size), None)
+            if wide is not None:
+                raise self.fail(
+                    f"basic.joint_dims[{wide}]",
+                    f"{number(joint_dims[wide])} is more values than a file of {self.size:,} bytes can hold "
+                    "(at most one per byte)",
+                )
             if len(joint_dims) != len(joint_names):
                 raise self.fail(
                     "basic.joint_dims",
