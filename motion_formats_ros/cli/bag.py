@@ -144,7 +144,7 @@ def _with_balance_series(motion_file: Any, robot: Any) -> Any:
 
     name = next(iter(motion_file.groups))
     motion = motion_file.groups[name]
-    com, zmp = balance_series(robot, motion)
+    com, zmp = balance_series(robot, motion, source=str(motion_file.source) if motion_file.source else None)
     series = {**motion.series, "com": Series(com, "world", ("x", "y", "z"))}
     undefined = int((~np.isfinite(zmp).all(axis=1)).sum())
     if undefined:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -93,11 +94,13 @@ def spelled(keyword: str, value: str = "") -> str:
 
 
 def number(value: object) -> str:
-    """How a message shows a number a file gave: ``1e+308`` rather than its 309 digits.
+    """How a message shows a value a file gave: ``1e+308`` rather than its 309 digits.
 
     Floats and large integers in ``%g`` form; an integer beyond the float range by its digit
-    count (an exact ``str`` of one may even be refused by Python's conversion limit); anything
-    else as its (shortened) ``repr``.
+    count (an exact ``str`` of one may even be refused by Python's conversion limit); a text
+    (an attribute, a token) as its quoted start, each run of more than 15 digits in it shown
+    by its first digits and its length (``'0 999…(400 digits) 0'``); anything else as its
+    (shortened) ``repr``.
     """
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:
         try:
@@ -107,7 +110,17 @@ def number(value: object) -> str:
             return f"{'a negative' if value < 0 else 'an'} integer of about {digits:,} digits"
     if isinstance(value, float):
         return f"{value:g}"
-    return excerpt(value) if isinstance(value, (str, bytes)) else shorten(repr(value))
+    if isinstance(value, str):
+        return excerpt(_LONG_DIGITS.sub(_digit_count, value))
+    return excerpt(value) if isinstance(value, bytes) else shorten(repr(value))
+
+
+#: A run of more digits than a float holds (a 400-digit number in a file): shortened in messages.
+_LONG_DIGITS = re.compile(r"[0-9]{16,}")
+
+
+def _digit_count(run: re.Match[str]) -> str:
+    return f"{run.group()[:3]}…({len(run.group()):,} digits)"
 
 
 def fixed(value: float, places: int = 3) -> str:

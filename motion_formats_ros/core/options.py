@@ -25,13 +25,14 @@ import enum
 import functools
 import math
 import os
+import sys
 import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from .errors import OptionError
+from .errors import OptionError, number
 from .ros_names import topic_problem
 
 #: Types of an option that takes a file name.
@@ -253,19 +254,20 @@ class Option(NamedTuple):
         name = self.name
         if not self.accepts(value):
             if self.choices and (value is None or isinstance(value, self.types)):
-                return f"{name} must be one of {', '.join(str(c) for c in self.choices)}, got {value!r}"
-            return f"{name} must be a {self.parameter_type}, got {value!r}"
+                return f"{name} must be one of {', '.join(str(c) for c in self.choices)}, got {number(value)}"
+            return f"{name} must be a {self.parameter_type}, got {number(value)}"
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if not math.isfinite(value):
-                return f"{name} must be a finite number, got {value}"
+            if not math.isfinite(value) if isinstance(value, float) else abs(value) > sys.float_info.max:
+                return f"{name} must be a finite number, got {number(value)}"
+            shown = f"{value:g}"
             if self.minimum is not None and value < self.minimum:
-                return f"{name} must be at least {self.minimum:g}, got {value:g}"
+                return f"{name} must be at least {self.minimum:g}, got {shown}"
             if self.above is not None and not value > self.above:
-                return f"{name} must be greater than {self.above:g}, got {value:g}"
+                return f"{name} must be greater than {self.above:g}, got {shown}"
             if self.maximum is not None and value > self.maximum:
-                return f"{name} must be at most {self.maximum:g}, got {value:g}"
+                return f"{name} must be at most {self.maximum:g}, got {shown}"
             if self.smallest_on is not None and 0 < value < self.smallest_on:
-                return f"{name} must be 0 (off) or at least {self.smallest_on:g}, got {value:g}"
+                return f"{name} must be 0 (off) or at least {self.smallest_on:g}, got {shown}"
         if given and self.nonempty and not value:
             return f"{name} is empty: give a value or leave the setting out"
         if self.topic:

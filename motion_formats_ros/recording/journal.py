@@ -27,14 +27,16 @@ import time
 import traceback
 import zlib
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import ReadError
+from ..core.errors import ReadError, number
 from ..core.inputs import not_a_file
+from ..core.options import settings_of
 
 MAGIC = b"MFR-JOURNAL-1\n"
 FloatArray = npt.NDArray[np.float64]
@@ -50,9 +52,13 @@ TF_STREAM, TF_STATIC_STREAM = "tf", "tf_static"
 _HEAD = struct.Struct("<II")
 _KIND = struct.Struct("<B")
 _SAMPLE = struct.Struct("<BHqqBI")  # kind, stream, stamp ns, receive ns, flags, count
+_STAMPED = struct.Struct("<BHqq")  # kind, stream, stamp ns, receive ns: how every sample starts
 _POSE = struct.Struct("<BHqq7d")
 _IMU = struct.Struct("<BHqq10d")
 _MAX_RECORD = 64 << 20
+#: The latest stamp or receive time a sample may have (ns since the epoch: the year 2116), and the
+#: longest offset of a trajectory point: any difference or sum of two of them fits an int64.
+MAX_STAMP = 1 << 62
 #: A controller's tracking error (JointTrajectoryControllerState ``error``) is journaled as a
 #: JointState stream named ERROR_STREAM + topic whose joints are ERROR_NAME + joint. It is
 #: kept out of the JointState merge and becomes the actual group's ``error`` channel.
@@ -291,9 +297,75 @@ class _Releaser:
         self.done = 0
 
 
+#: What the recorder's metadata holds beside its settings, each a text (None: not given).
+_TEXTS = ("output", "format", "date")
+#: The recorder's settings its metadata holds, checked as the node checks them.
+_SETTINGS = ("name", "robot", "joints", "topics", "stamps", "rate", "world_frame", "root_frame")
+
+
+def check_metadata(path: Path, metadata: Any) -> None:
+    """Refuse metadata that is not what a recorder writes: a JSON object whose every field that
+    recovery reads has its type and range (the recorder's settings checked as the node checks them).
+
+    Raises:
+        ReadError: Naming the journal, the metadata record's offset and the field.
+    """
+    from .recorder_config import RecorderConfig
+
+    def refuse(field: str, reason: str) -> ReadError:
+        return ReadError(path, reason, offset=len(MAGIC), field=f"metadata {field}")
+
+    if not isinstance(metadata, dict):
+        raise ReadError(path, f"the metadata is not a JSON object but {number(metadata)}", offset=len(MAGIC))
+    for key in _TEXTS:
+        value = metadata.get(key)
+        if value is not None and not isinstance(value, str):
+            raise refuse(key, f"expected a text, got {number(value)}")
+    if metadata.get("date"):
+        try:
+            datetime.fromisoformat(metadata["date"])
+        except ValueError as exc:
+            raise refuse("date", f"{number(metadata['date'])} is not an ISO 8601 date ({exc})") from None
+    settings = settings_of(RecorderConfig)
+    for key in _SETTINGS:
+        if key in metadata and (problem := settings[key].problem(metadata[key])) is not None:
+            raise refuse(key, problem)
+    options = metadata.get("write_options", {})
+    if not isinstance(options, dict):
+        raise refuse("write_options", f"expected a mapping of option names to values, got {number(options)}")
+
+
 def _check_stream(schemas: Schemas, sid: int) -> None:
     if sid not in schemas:
         raise ValueError(f"sample of stream {sid}, which no schema record declared")
+
+
+def _check_stamps(schemas: Schemas, sid: int, stamp: int, receive: int, offset: int = 0) -> None:
+    """Refuse a sample whose stamp or receive time (or a trajectory point's ``offset``, the
+    largest in size) is outside what time arithmetic in int64 ns holds: 0 to :data:`MAX_STAMP`,
+    offsets within ±MAX_STAMP. (No view of the journal is passed: an error raised here must
+    not keep the map open.)"""
+    _check_stream(schemas, sid)
+    for what, value in (("stamp", stamp), ("receive time", receive)):
+        if not 0 <= value <= MAX_STAMP:
+            raise ValueError(
+                f"a sample of stream {schemas[sid][0]!r} has the {what} {value} ns, outside 0 to 2^62 ns (1970 to 2116)"
+            )
+    if abs(offset) > MAX_STAMP:
+        raise ValueError(f"a trajectory of stream {schemas[sid][0]!r} has a point at {offset} ns, beyond ±2^62 ns")
+
+
+def _longest_offset(data: memoryview, start: int, end: int) -> int:
+    """The largest (in size) point offset of the TRAJECTORY record at ``start`` (0 when it has
+    none or is too short for them: the second pass reads what it holds)."""
+    (points,) = struct.unpack_from("<I", data, start + _SAMPLE.size)
+    at = start + _SAMPLE.size + 4
+    if not points or at + 8 * points > end:
+        return 0
+    offsets = np.frombuffer(data, dtype="<i8", count=points, offset=at)
+    low, high = int(offsets.min()), int(offsets.max())
+    del offsets
+    return low if -low > high else high
 
 
 @dataclasses.dataclass
@@ -312,6 +384,7 @@ def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> Jo
     content.records = len(index.starts)
     if not content.metadata:
         raise ReadError(p, "the journal has no metadata record", offset=len(MAGIC))
+    check_metadata(p, content.metadata)
     blocks = _allocate_blocks(index)
     release.reset()
     _fill_blocks(data, index, blocks, release, content)
@@ -350,15 +423,16 @@ def _index_records(p: Path, data: memoryview, size: int, release: _Releaser, con
                 body = json.loads(bytes(data[start + 3 : start + length]))
                 schemas[sid] = (str(body["stream"]), tuple(body["names"]))
             elif kind == JOINTS:
-                _, sid, _, _, flags, _ = _SAMPLE.unpack_from(data, start)
-                _check_stream(schemas, sid)
+                _, sid, stamp, recv, flags, _ = _SAMPLE.unpack_from(data, start)
+                _check_stamps(schemas, sid, stamp, recv)
                 counts[(sid, flags)] = counts.get((sid, flags), 0) + 1
             elif kind in (POSE, IMU, TF):
-                (sid,) = struct.unpack_from("<H", data, start + 1)
-                _check_stream(schemas, sid)
+                _, sid, stamp, recv = _STAMPED.unpack_from(data, start)
+                _check_stamps(schemas, sid, stamp, recv)
                 counts[(sid, -kind)] = counts.get((sid, -kind), 0) + 1
             elif kind == TRAJECTORY:
-                _check_stream(schemas, _SAMPLE.unpack_from(data, start)[1])
+                _, sid, stamp, recv, _, _ = _SAMPLE.unpack_from(data, start)
+                _check_stamps(schemas, sid, stamp, recv, _longest_offset(data, start, start + length))
             elif kind == END:
                 content.complete = True
             else:

@@ -62,9 +62,10 @@ def default_output(journal: str | os.PathLike[str], metadata: Mapping[str, Any],
 
 
 def _same_place(recorded: str, out: Path) -> bool:
-    """Whether the metadata's output is ``out`` (the recorder names it by its absolute path)."""
+    """Whether the metadata's output is ``out``, which is beside the journal (the recorder names
+    it by its absolute path; a relative one is read from the journal's folder)."""
     try:
-        return Path(recorded).is_absolute() and Path(recorded).resolve() == out.resolve()
+        return (out.parent / recorded).resolve() == out.resolve()
     except (OSError, RuntimeError, ValueError):
         return False
 

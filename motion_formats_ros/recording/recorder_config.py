@@ -6,6 +6,11 @@ import dataclasses
 
 from ..core.options import option
 from ..core.stamps import Stamps
+from ..core.timing import MAX_RATE
+
+#: The lowest resampling rate (Hz) other than 0: a frame every 31 years, whose period in ns
+#: still fits the int64 arithmetic of stamps.
+MIN_RATE = 1e-9
 
 
 @dataclasses.dataclass(frozen=True)
@@ -27,7 +32,13 @@ class RecorderConfig:
         "recorded as the target group, feedback as actual, error as actual's 'error' channel",
         topic=True,
     )
-    rate: float = option(0.0, "0 keeps every sample with its own time; > 0 resamples to this rate (Hz)", minimum=0.0)
+    rate: float = option(
+        0.0,
+        "0 keeps every sample with its own time; > 0 resamples to this rate (Hz)",
+        minimum=0.0,
+        maximum=MAX_RATE,
+        smallest_on=MIN_RATE,
+    )
     stamps: Stamps = option(Stamps.AUTO, "header | receive | auto (receive time when header stamps are zero)")
     name: str = option("", "motion name stored in the file")
     robot: str = option("", "robot name stored in the file")
@@ -40,4 +51,4 @@ class RecorderConfig:
     autostart: bool = option(True, "start recording at once (else wait for ~/start)")
 
 
-__all__ = ["RecorderConfig"]
+__all__ = ["MIN_RATE", "RecorderConfig"]

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import MotionValueError, spelled
+from ..core.errors import MotionValueError, number, spelled
 from ..core.joint_limits import JointLimits
 from ..core.kinematics import RobotModel, load_robot_model
 from ..core.memory import require_room
@@ -36,7 +36,15 @@ from ..core.spatial import quat_to_matrix
 from . import dynamics
 from .collide import Contacts, SelfCollision
 from .dynamics import Masses, support_distance, zmp
-from .findings import BalanceSeries, CheckReport, Finding, intervals, sort_findings
+from .findings import (
+    BalanceSeries,
+    BeyondFloatRangeError,
+    CheckReport,
+    Finding,
+    first_overflow,
+    intervals,
+    sort_findings,
+)
 from .limits import limit_findings
 from .pairs import candidate_pairs, choose_pairs
 from .shapes import Shape, collision_shapes, shape_poses
@@ -177,11 +185,20 @@ class Checker:
 
         Raises:
             MotionValueError: The motion has no frames, or no joint of it is a joint of the model.
+            BeyondFloatRangeError: A link's place, the centre of mass, the ZMP or a joint's rate
+                is beyond the float range at a frame (values near ±1e308): naming the motion,
+                the frame and what overflowed.
         """
-        started = time.perf_counter()
         if isinstance(motion, MotionFile):
             source = source or str(motion.source or "motion")
             motion = motion.group(group)
+        try:
+            return self._check(motion, rate, series, source)
+        except BeyondFloatRangeError as exc:
+            raise exc.of(source or "the motion") from None
+
+    def _check(self, motion: Motion, rate: float, series: bool, source: str | None) -> CheckReport:
+        started = time.perf_counter()
         if motion.num_frames == 0:
             raise MotionValueError(f"{source or 'the motion'}: no frames to check")
         self._check_room(motion, rate, source)
@@ -197,7 +214,11 @@ class Checker:
         report = CheckReport(source or "motion", self.name, times, notes=list(self.notes))
         root_position, root_orientation, floating, placed = self._root(frames, names, positions)
         report.notes.append(placed)
-        poses = self.model.link_poses(names, positions, root_position, root_orientation)
+        with np.errstate(over="ignore", invalid="ignore"):  # a place beyond the float range: refused below
+            poses = self.model.link_poses(names, positions, root_position, root_orientation, motion=source)
+        frame = first_overflow(poses.translation, np.ones(times.size, dtype=bool))
+        if frame is not None:
+            raise BeyondFloatRangeError("a link's place", frame, float(times[frame]), _root_cause(root_position, frame))
         findings: list[Finding] = []
         checked = []
         if self.shapes:
@@ -207,7 +228,12 @@ class Checker:
         else:
             report.notes.append("the model has no collision geometry: self-collision, floor and balance not checked")
         if floating and self.shapes and self.masses.total > 0:
-            findings += self._balance(times, poses.rotation, poses.translation, lowest, report, series)
+            try:
+                findings += self._balance(times, poses.rotation, poses.translation, lowest, report, series)
+            except BeyondFloatRangeError as exc:
+                raise BeyondFloatRangeError(
+                    exc.what, exc.frame, exc.time, _root_cause(root_position, exc.frame)
+                ) from None
             checked.append("balance")
         elif self.shapes:
             why = "the model has no masses" if self.masses.total <= 0 else "the base does not float (no root pose)"
@@ -320,9 +346,14 @@ class Checker:
             shape_rotation, shape_place = shape_poses(
                 self.shapes, quat_to_matrix(quaternion[lo:hi]), translation[lo:hi]
             )
-            outside[lo:hi], touching[lo:hi] = support_distance(
-                self.shapes, shape_rotation, shape_place, point[lo:hi], self.contact_height, lowest[lo:hi], polygons
-            )
+            with np.errstate(over="ignore", invalid="ignore"):  # a distance beyond the float range: refused below
+                outside[lo:hi], touching[lo:hi] = support_distance(
+                    self.shapes, shape_rotation, shape_place, point[lo:hi], self.contact_height, lowest[lo:hi], polygons
+                )
+        measured = touching & np.isfinite(point).all(axis=1)
+        frame = first_overflow(np.where(measured, outside, 0.0), np.ones(times.size, dtype=bool))
+        if frame is not None:
+            raise BeyondFloatRangeError("the ZMP's distance from the support polygon", frame, float(times[frame]))
         if polygons is not None:
             report.series = BalanceSeries(times.copy(), com, point, tuple(polygons))
         if (~touching).any():
@@ -345,6 +376,13 @@ class Checker:
         ]
 
 
+def _root_cause(root_position: FloatArray | None, frame: int) -> str:
+    """What of a motion places its links beyond the float range at ``frame``: its root position there."""
+    if root_position is None:
+        return ""
+    return f"the root position there is ({', '.join(number(float(v)) for v in root_position[frame])}) m"
+
+
 def _single_joints(motion: Motion) -> tuple[tuple[str, ...], FloatArray]:
     """The motion's joint names and positions (N, J); a joint of several values as ``NAME/0``, ``NAME/1`` …"""
     if motion.position is None:
@@ -355,13 +393,15 @@ def _single_joints(motion: Motion) -> tuple[tuple[str, ...], FloatArray]:
     return tuple(names), np.asarray(motion.position, dtype=np.float64)
 
 
-def balance_series(model: RobotModel, motion: Motion) -> tuple[FloatArray, FloatArray]:
+def balance_series(model: RobotModel, motion: Motion, *, source: str | None = None) -> tuple[FloatArray, FloatArray]:
     """The centre of mass (N, 3) and ZMP (N, 2; NaN where the ground is not pressed) at the motion's
     own frames, from the model's masses and inertias and the motion's root pose (no collision
-    geometry needed).
+    geometry needed). ``source``: the motion's file, for messages.
 
     Raises:
         MotionValueError: The motion has no root pose, or the model no masses.
+        BeyondFloatRangeError: A link's place, the centre of mass or the ZMP is beyond the float
+            range at a frame (see :meth:`Checker.check`).
     """
     if motion.root_position is None and motion.root_orientation is None:
         raise MotionValueError("the centre of mass and ZMP need a motion with a root pose (a floating base)")
@@ -369,9 +409,18 @@ def balance_series(model: RobotModel, motion: Motion) -> tuple[FloatArray, Float
     if masses.total <= 0:
         raise MotionValueError(f"{model.source or model.name}: the model states no masses")
     names, positions = _single_joints(motion)
-    poses = model.link_poses(names, positions, motion.root_position, motion.root_orientation)
     times = np.asarray(motion.times, dtype=np.float64)
-    return zmp(masses, poses.rotation, poses.translation, times)
+    root = None if motion.root_position is None else np.asarray(motion.root_position, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # a place beyond the float range: refused below
+        poses = model.link_poses(names, positions, root, motion.root_orientation, motion=source)
+    try:
+        frame = first_overflow(poses.translation, np.ones(times.size, dtype=bool))
+        if frame is not None:
+            raise BeyondFloatRangeError("a link's place", frame, float(times[frame]))
+        return zmp(masses, poses.rotation, poses.translation, times)
+    except BeyondFloatRangeError as exc:
+        cause = _root_cause(root, exc.frame)
+        raise BeyondFloatRangeError(exc.what, exc.frame, exc.time, cause, source or "the motion") from None
 
 
 def check(

@@ -27,6 +27,7 @@ import numpy.typing as npt
 from ..core.kinematics import RobotModel
 from ..core.spatial import quat_to_matrix
 from ..core.timing import derivative
+from .findings import BeyondFloatRangeError, first_overflow
 from .shapes import Shape
 
 FloatArray = npt.NDArray[np.float64]
@@ -101,7 +102,34 @@ def zmp(
     Args:
         quaternion, translation: The links' poses ((N, L, 4) x, y, z, w; (N, L, 3)).
         times: (N,) seconds.
+
+    Raises:
+        BeyondFloatRangeError: The centre of mass, the ground's reaction or the ZMP of a frame
+            whose link poses are finite is beyond the float range (links near ±1e308 m): the
+            first such frame, without the motion's file (the caller knows it).
     """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # overflows are found below
+        com, force, moment = _momentum(masses, quaternion, translation, times)
+        pressed = force[:, 2] > 1e-9
+        fz = np.where(pressed, force[:, 2], 1.0)
+        point = np.column_stack([-moment[:, 1] / fz, moment[:, 0] / fz])
+    finite = np.asarray(np.isfinite(translation).all(axis=(1, 2)) & np.isfinite(quaternion).all(axis=(1, 2)))
+    for what, values, reach in (
+        ("the centre of mass", com, 0),
+        ("the ground's reaction (the rate of change of the momentum)", np.column_stack([force, moment]), 2),
+        ("the ZMP", np.where(pressed[:, None], point, 0.0), 2),
+    ):
+        frame = first_overflow(values, finite, reach)
+        if frame is not None:
+            raise BeyondFloatRangeError(what, frame, float(times[frame]))
+    point[~pressed] = np.nan
+    return com, point
+
+
+def _momentum(
+    masses: Masses, quaternion: FloatArray, translation: FloatArray, times: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Centre of mass (N, 3), and the force (N, 3) and moment about the origin (N, 3) the ground must supply."""
     n = times.size
     com = np.concatenate(
         [
@@ -124,11 +152,7 @@ def zmp(
     g = np.array([0.0, 0.0, -GRAVITY])
     force = momentum_rate - total * g
     moment = angular_rate - total * np.cross(com, g)
-    pressed = force[:, 2] > 1e-9
-    fz = np.where(pressed, force[:, 2], 1.0)
-    point = np.column_stack([-moment[:, 1] / fz, moment[:, 0] / fz])
-    point[~pressed] = np.nan
-    return com, point
+    return com, force, moment
 
 
 def support_distance(

@@ -17,10 +17,54 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import fixed
+from ..core.errors import MotionValueError, fixed
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
+
+
+class BeyondFloatRangeError(MotionValueError):
+    """A quantity the check derives from a motion (a link's place, the centre of mass, the ZMP, a
+    joint's velocity …) is beyond the float range at a frame whose values are finite: the
+    motion cannot be judged there (its values are too large), so it is refused rather than
+    judged on infinities.
+
+    Attributes:
+        what: The quantity (``the centre of mass``).
+        frame: The first frame where it overflows; ``time`` that frame's time (s).
+        cause: What of the motion's values makes it (``the root position there is (1e+308, 0, 0) m``).
+        source: The motion's file, when known.
+    """
+
+    def __init__(self, what: str, frame: int, time: float, cause: str = "", source: str | None = None) -> None:
+        self.what, self.frame, self.time, self.cause, self.source = what, frame, time, cause, source
+        where = f"{source}: " if source else ""
+        because = f" ({cause})" if cause else ""
+        super().__init__(
+            f"{where}{what} is beyond the float range at t = {fixed(time)} s (frame {frame}){because}: "
+            "the motion's values are too large for it"
+        )
+
+    def of(self, source: str) -> BeyondFloatRangeError:
+        """The same error naming the motion's file."""
+        return BeyondFloatRangeError(self.what, self.frame, self.time, self.cause, source)
+
+
+def first_overflow(values: npt.ArrayLike, finite: BoolArray, reach: int = 0) -> int | None:
+    """The first frame where ``values`` (N, …) are not all finite although every frame within
+    ``reach`` of it has ``finite`` inputs (a derivative of order ``reach`` looks that far), or None."""
+    arr = np.asarray(values)
+    bad = ~np.isfinite(arr.reshape(arr.shape[0], -1)).all(axis=1)
+    if not bad.any():
+        return None
+    missing = np.concatenate([[0], np.cumsum(~finite)])  # inputs not finite before each frame
+    n = finite.size
+    lo = np.clip(np.arange(n) - reach, 0, n)
+    hi = np.clip(np.arange(n) + reach + 1, 0, n)
+    clean = missing[hi] - missing[lo] == 0
+    hits = np.flatnonzero(bad & clean)
+    return int(hits[0]) if hits.size else None
+
 
 #: Every kind of finding, in the order a report lists them.
 KINDS = (
@@ -245,8 +289,10 @@ __all__ = [
     "WARNING_KINDS",
     "WORST",
     "BalanceSeries",
+    "BeyondFloatRangeError",
     "CheckReport",
     "Finding",
+    "first_overflow",
     "intervals",
     "sort_findings",
 ]

@@ -90,7 +90,8 @@ def _columns(motion: Motion, limits: JointLimits) -> tuple[list[str], FloatArray
             continue
         lead = position[:, single[f.leader]] if f.leader in single else np.zeros(motion.num_frames)
         names.append(name)
-        columns.append(f.multiplier * lead + f.offset)
+        with np.errstate(over="ignore", invalid="ignore"):  # beyond the float range: inf, beyond any limit
+            columns.append(f.multiplier * lead + f.offset)
         efforts.append(nothing if effort is None or name not in single else effort[:, single[name]])
         own = False
     if own:
@@ -154,7 +155,7 @@ def limit_findings(
     last = max((k for k, (_, lim) in enumerate(rates) if np.isfinite(lim).any()), default=-1)
     value, scale = q, 1.0
     for kind, limit in rates[: last + 1]:
-        value, scale = timing.derivative(value, times), scale * speed
+        value, scale = _beyond_range(timing.derivative(value, times), value), scale * speed
         if np.isfinite(limit).any():
             found += _magnitudes(kind, names, times, value, scale, limit)
     if effort is not None:
@@ -162,6 +163,21 @@ def limit_findings(
         if np.isfinite(limit).any():
             found += _magnitudes("effort_limit", names, times, effort, 1.0, limit)
     return [dataclasses.replace(f, linear=True) if f.joint in linear else f for f in found]
+
+
+def _beyond_range(rate: FloatArray, values: FloatArray) -> FloatArray:
+    """``rate`` (the derivative of ``values``, N × J) with its NaNs next to an infinite value
+    made infinite: a rate taken across a value beyond the float range (a velocity that
+    overflowed, a mimic joint's ``multiplier * leader`` beyond it) is beyond every limit, not
+    unknown; a NaN would compare false with the limit and hide it."""
+    infinite = np.isinf(values)
+    if not infinite.any():
+        return rate
+    near = infinite.copy()
+    for shift in (1, 2):  # a second-order difference reaches two frames at the ends
+        near[shift:] |= infinite[:-shift]
+        near[:-shift] |= infinite[shift:]
+    return np.where(np.isnan(rate) & near, np.inf, rate)
 
 
 def refusal(finding: Finding, limits: Mapping[str, JointLimit], speed: float = 1.0) -> str:

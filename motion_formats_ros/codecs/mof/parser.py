@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from pathlib import Path
 
-from ...core.errors import ReadError, excerpt
+from ...core.errors import ReadError, excerpt, number
 from ...core.inputs import read_input
 from ...core.notices import NoticeKind, notify
 
@@ -45,6 +46,9 @@ _NUMBER = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\Z")
 
 
 _INTEGER = re.compile(r"[0-9]+\Z")
+#: The largest Int a row may hold: the column is a bit field that the robots' code reads as a
+#: C++ ``int``.
+INT_MAX = 2**31 - 1
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -102,8 +106,27 @@ class MofFile:
 
 def _number(token: str, mof: Path, line: int, what: str) -> float:
     if not _NUMBER.match(token):
-        raise ReadError(mof, f"bad number {token!r} for {what}", line=line)
-    return float(token)
+        raise ReadError(mof, f"bad number {number(token)} for {what}", line=line)
+    value = float(token)
+    if math.isinf(value):  # digits beyond the float range (the pattern takes no "inf")
+        raise ReadError(mof, f"{what}: {number(token)} is beyond the float range", line=line)
+    return value
+
+
+def _row(tokens: list[str], path: Path, line: int) -> Row:
+    """A row of joint values (numbers, ``*``, ``-``), its Int code and its duration (ms)."""
+    values = tokens[:-2]
+    for i, tok in enumerate(values):
+        if tok not in ("*", "-"):
+            _number(tok, path, line, f"joint column {i + 1}")
+    digits = tokens[-2].lstrip("0")
+    if not _INTEGER.match(tokens[-2]) or len(digits) > 10 or int(digits or "0") > INT_MAX:
+        reason = f"bad number {number(tokens[-2])} for Int (0 or 1, bit 1 deShake; at most {INT_MAX})"
+        raise ReadError(path, reason, line=line)
+    duration = _number(tokens[-1], path, line, "Dur (ms)")
+    if duration < 0:
+        raise ReadError(path, f"negative duration {number(tokens[-1])}", line=line)
+    return Row(line, tuple(values), int(digits or "0"), duration)
 
 
 def parse(path: Path) -> MofFile:
@@ -187,17 +210,8 @@ def parse_text(text: str, path: Path) -> MofFile:
                 raise fail(lineno, f"negative {first} ramp time {tokens[-1]}")
             nodes.append(StiffnessLine(lineno, first, tuple(values), ramp))
         else:
-            values = tokens[:-2]
-            check_count(len(values), lineno, "this row", "Int and Dur")
-            for i, tok in enumerate(values):
-                if tok not in ("*", "-"):
-                    _number(tok, path, lineno, f"joint column {i + 1}")
-            if not _INTEGER.match(tokens[-2]):
-                raise fail(lineno, f"bad number {tokens[-2]!r} for Int (0 or 1, bit 1 deShake)")
-            duration = _number(tokens[-1], path, lineno, "Dur (ms)")
-            if duration < 0:
-                raise fail(lineno, f"negative duration {tokens[-1]}")
-            nodes.append(Row(lineno, tuple(values), int(tokens[-2]), duration))
+            check_count(len(tokens[:-2]), lineno, "this row", "Int and Dur")
+            nodes.append(_row(tokens, path, lineno))
     if motion_id is None:
         raise fail(1, "no `motion_id = NAME` line")
     if "start" not in labels:

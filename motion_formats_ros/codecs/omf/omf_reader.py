@@ -159,11 +159,11 @@ class _Fields:
         def walk(node: Any, path: str, depth: int, expect: tuple[int, ...] | None) -> None:
             if isinstance(node, (list, tuple, np.ndarray)):
                 if expect is not None and expect and len(node) != expect[0]:
-                    raise self.fail(path, f"expected {expect[0]} values, got {len(node)}")
+                    raise self.fail(path, f"expected {number(expect[0])} values, got {len(node)}")
                 for i, item in enumerate(node):
                     walk(item, f"{path}[{i}]", depth + 1, expect[1:] if expect else None)
             elif isinstance(node, bool) or not isinstance(node, (int, float, np.floating, np.integer)):
-                raise self.fail(path, f"expected a number, got {_type_name(node)} {node!r}")
+                raise self.fail(path, f"expected a number, got {_type_name(node)} {number(node)}")
             elif expect:
                 raise self.fail(path, f"expected a list of {expect[0]} values, got a number")
 
@@ -186,10 +186,10 @@ class _Reader(_Fields):
         doc = self.mapping(doc, "(top level)")
         fmt = doc.get("format")
         if fmt != "omf":
-            raise self.fail("format", f"expected 'omf', got {fmt!r}")
+            raise self.fail("format", f"expected 'omf', got {number(fmt)}")
         version = doc.get("version")
         if version != VERSION:
-            raise self.fail("version", f"unsupported version {version!r} (supported: {VERSION})")
+            raise self.fail("version", f"unsupported version {number(version)} (supported: {VERSION})")
         basic = self.mapping(doc.get("basic", {}), "basic")
         ctx, data_names = self.context(doc, basic)
         groups = {name: self.section(doc.get(name, {}), name, ctx) for name in data_names}
@@ -228,6 +228,13 @@ class _Reader(_Fields):
             if not isinstance(dims_raw, (list, np.ndarray)):
                 raise self.fail("basic.joint_dims", f"expected a list, got {_type_name(dims_raw)}")
             joint_dims = [self.integer(d, f"basic.joint_dims[{i}]", 1) for i, d in enumerate(list(dims_raw))]
+            wide = next((i for i, d in enumerate(joint_dims) if self.size is not None and d > self.size), None)
+            if wide is not None:
+                raise self.fail(
+                    f"basic.joint_dims[{wide}]",
+                    f"{number(joint_dims[wide])} is more values than a file of {self.size:,} bytes can hold "
+                    "(at most one per byte)",
+                )
             if len(joint_dims) != len(joint_names):
                 raise self.fail(
                     "basic.joint_dims",

@@ -421,7 +421,7 @@ class _BagWriter:
                     for ch, v in (("position", m.root_position), ("orientation", m.root_orientation))
                     if v is not None
                 ]
-        return robot.joint_transforms(names, positions, self.options.frame_prefix)
+        return robot.joint_transforms(names, positions, self.options.frame_prefix, motion=self.file.source)
 
     def _write_trajectory(self, writer: Any, m: Motion, stamps: IntArray) -> None:
         if not m.joint_names or m.num_frames == 0 or self.options.trajectory_topic is None:

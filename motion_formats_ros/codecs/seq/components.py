@@ -8,10 +8,12 @@ or from the YAML tree (:class:`YSeq`, checked row by row with the row's line).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from ...core.errors import number as shown
 from ...core.notices import NoticeKind, notify
 from ...core.serial.yaml import Rows
 from ...core.spatial import DEFAULT_SE3_FORMAT, SE3_FORMATS
@@ -54,6 +56,16 @@ class Component:
 class ComponentReader(Fields):
     """Parses the components of one file."""
 
+    def frame_rate(self, maps: Sequence[YMap]) -> tuple[float, int | None] | None:
+        """``frameRate`` (and its line) of the first of ``maps`` that has it: positive, finite and
+        at most :data:`~motion_formats_ros.core.timing.MAX_RATE`."""
+        rate = self.number(maps, "frameRate")
+        if rate is not None and not (rate[0] > 0 and math.isfinite(rate[0])):
+            raise self.fail(f"frameRate must be positive and finite, got {rate[0]:g}", rate[1])
+        if rate is not None and (beyond := rate_beyond(rate[0])):
+            raise self.fail(f"frameRate {beyond}", rate[1])
+        return rate
+
     def component(self, index: int, comp: YMap, top: YMap) -> Component | None:
         """The component ``comp`` (keys it lacks come from ``top``), or None when the model has no slot for it."""
         maps = [comp, top]
@@ -62,11 +74,7 @@ class ComponentReader(Fields):
             return None
         kind, channel, name, typ = classified
         has_time = self.flag(maps, "hasFrameTime")
-        rate = self.number(maps, "frameRate")
-        if rate is not None and not (rate[0] > 0 and math.isfinite(rate[0])):
-            raise self.fail(f"frameRate must be positive and finite, got {rate[0]:g}", rate[1])
-        if rate is not None and (beyond := rate_beyond(rate[0])):
-            raise self.fail(f"frameRate {beyond}", rate[1])
+        rate = self.frame_rate(maps)
         if rate is None and not has_time:
             raise self.fail(f"component {index + 1} ({name}): no frameRate (here or in the top node)", comp.line)
         fmt = self.se3_format(maps) if kind == "link" else DEFAULT_SE3_FORMAT
@@ -177,7 +185,7 @@ class ComponentReader(Fields):
             for v in row:
                 self.check_numbers(v, line, index, depth + 1)
         elif type(row) is not float:
-            raise self.fail(f"frame {index}: expected a number, got {kind_of(row)} {row!r}", line)
+            raise self.fail(f"frame {index}: expected a number, got {kind_of(row)} {shown(row)}", line)
 
     def guess_parts(self, frames: YSeq | Rows, offset: int) -> int:
         """numParts from the first row when the file does not say."""

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...core.errors import ReadError
+from ...core.errors import number as shown
 from .schema import KEYS
 from .yaml_tree import YMap
 
@@ -36,8 +37,11 @@ class Fields:
             return None
         value, line = found
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(f"{key}: expected a number, got {value!r}", line)
-        return float(value), line
+            raise self.fail(f"{key}: expected a number, got {shown(value)}", line)
+        try:
+            return float(value), line
+        except OverflowError:  # an integer beyond the float range
+            raise self.fail(f"{key}: expected a number in the float range, got {shown(value)}", line) from None
 
     def integer(self, maps: Sequence[YMap], key: str) -> tuple[int, int | None] | None:
         found = self.number(maps, key)
@@ -45,7 +49,7 @@ class Fields:
             return None
         value, line = found
         if not math.isfinite(value) or value != int(value) or value < 0:
-            raise self.fail(f"{key}: expected a non-negative integer, got {value!r}", line)
+            raise self.fail(f"{key}: expected a non-negative integer, got {shown(value)}", line)
         return int(value), line
 
     def flag(self, maps: Sequence[YMap], key: str) -> bool:
@@ -54,7 +58,7 @@ class Fields:
             return False
         value, line = found
         if not isinstance(value, bool):
-            raise self.fail(f"{key}: expected true or false, got {value!r}", line)
+            raise self.fail(f"{key}: expected true or false, got {shown(value)}", line)
         return value
 
     def text(self, maps: Sequence[YMap], key: str) -> tuple[str, int | None] | None:
@@ -63,7 +67,7 @@ class Fields:
             return None
         value, line = found
         if not isinstance(value, str):
-            raise self.fail(f"{key}: expected a name, got {value!r}", line)
+            raise self.fail(f"{key}: expected a name, got {shown(value)}", line)
         return value, line
 
 

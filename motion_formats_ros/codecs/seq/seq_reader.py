@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...core import timing
+from ...core.errors import number as shown
 from ...core.model import CodecRecord, Motion, MotionFile, Series
 from ...core.naming import Names, note_unnamed
 from ...core.notices import NoticeKind, notify
@@ -41,6 +42,7 @@ class Reader(ComponentReader):
             raise self.fail(f"expected a body motion mapping at the top level, got {kind_of(doc)}", line)
         version = self.version(doc)
         self.check_type(doc)
+        self.frame_rate([doc])  # the top node's, even where every component states its own
         components = doc.get("components")
         comp_line = doc.key_lines.get("components", doc.line)
         if components is None:
@@ -75,7 +77,7 @@ class Reader(ComponentReader):
             value = int(value.strip())
         if isinstance(value, bool) or not isinstance(value, int) or not -(1 << 63) <= value < 1 << 63:
             raise self.fail(
-                f"{START_TIME_KEY}: expected an integer in quotes (ns since the epoch), got {value!r}", line
+                f"{START_TIME_KEY}: expected an integer in quotes (ns since the epoch), got {shown(value)}", line
             )
         return int(value)
 
@@ -86,7 +88,7 @@ class Reader(ComponentReader):
             return 1.0
         value, line = found
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise self.fail(f"formatVersion: expected a number, got {value!r}", line)
+            raise self.fail(f"formatVersion: expected a number, got {shown(value)}", line)
         if value >= 5:
             raise self.fail(f"format version {value:g} is not supported (versions 1 to 4 are)", line)
         if value < 1:
@@ -116,11 +118,7 @@ class Reader(ComponentReader):
             record.components = [u for _, u in sorted(unknown, key=lambda u: u[0])]
         records: dict[str, CodecRecord] = {SeqMotionRecord.codec: record}
         if not comps:
-            top_rate = self.number([top], "frameRate")
-            if top_rate is not None and not (top_rate[0] > 0 and math.isfinite(top_rate[0])):
-                raise self.fail(f"frameRate must be positive and finite, got {top_rate[0]:g}", top_rate[1])
-            if top_rate is not None and (beyond := timing.rate_beyond(top_rate[0])):
-                raise self.fail(f"frameRate {beyond}", top_rate[1])
+            top_rate = self.frame_rate([top])
             empty_rate = top_rate[0] if top_rate is not None else None
             return Motion(times=np.zeros(0), rate=empty_rate, records=records)
         ref = max(comps, key=lambda c: len(c.times))

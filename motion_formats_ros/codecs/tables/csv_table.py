@@ -103,7 +103,8 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
         text = read_input(path).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ReadError(path, "not UTF-8 text", offset=exc.start) from None
-    reader = csv.reader(io.StringIO(text, newline=""))
+    stream = io.StringIO(text, newline="")
+    reader = csv.reader(stream)
     try:
         headers = next(reader)
     except StopIteration:
@@ -113,6 +114,9 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
     rows: list[list[float]] = []
     lines: list[int] = []
     width = len(headers)
+    # float() takes "1_000" as Python source would; a table's number has no "_": only a body
+    # that holds one pays for the stricter conversion.
+    cell = _cell if "_" in text[stream.tell() :] else float
     try:
         for row in reader:
             if not row:
@@ -120,7 +124,7 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
             if len(row) != width:
                 raise ReadError(path, f"{len(row)} values, the header has {width} columns", line=reader.line_num)
             try:
-                rows.append([float(v) if v.strip() else np.nan for v in row])
+                rows.append([cell(v) if v.strip() else np.nan for v in row])
                 lines.append(reader.line_num)
             except ValueError:
                 j = next(i for i, v in enumerate(row) if not _is_number(v))
@@ -179,11 +183,18 @@ def _note_beyond_range(path: Path, text: str, headers: list[str], infinite: np.n
         )
 
 
+def _cell(text: str) -> float:
+    """A cell's number as :func:`float` reads it, but without the digit separator ``_``."""
+    if "_" in text:
+        raise ValueError(text)
+    return float(text)
+
+
 def _is_number(text: str) -> bool:
     if not text.strip():
         return True  # an empty cell is NaN
     try:
-        float(text)
+        _cell(text)
     except ValueError:
         return False
     return True

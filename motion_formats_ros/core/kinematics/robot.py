@@ -31,7 +31,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -77,16 +77,28 @@ class LinkPoses:
     held: tuple[str, ...] = ()
 
 
-def _hold(values: FloatArray) -> tuple[FloatArray, bool]:
-    """NaN entries of a column replaced by the last finite value (0 before the first)."""
+def _hold(values: FloatArray) -> tuple[FloatArray, int | None]:
+    """NaN entries of a column replaced by the last finite value (0 before the first), and the
+    first frame replaced (None: none)."""
     bad = ~np.isfinite(values)
     if not bad.any():
-        return values, False
+        return values, None
     index = np.where(bad, 0, np.arange(values.size))
     np.maximum.accumulate(index, out=index)
     out = values[index]
     out[~np.isfinite(out)] = 0.0  # before the first finite value
-    return out, True
+    return out, int(np.argmax(bad))
+
+
+class _Values(NamedTuple):
+    """A motion's joint values as the model's joints take them (see :meth:`RobotModel._values`)."""
+
+    values: dict[str, FloatArray]
+    frames: int
+    missing: tuple[str, ...]
+    unknown: tuple[str, ...]
+    held: tuple[str, ...]
+    first_held: int | None
 
 
 #: Frames evaluated together by :meth:`RobotModel.link_poses` (rows of 64 KiB).
@@ -265,10 +277,9 @@ class RobotModel:
         return collision_filter(self.collision_rules, self.link_names, joints)
 
     # ------------------------------------------------------------------ values
-    def _values(
-        self, joint_names: Sequence[str], positions: npt.ArrayLike
-    ) -> tuple[dict[str, FloatArray], int, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-        """Each movable joint's values (N,) or (N, k), the frame count, missing, unknown, held."""
+    def _values(self, joint_names: Sequence[str], positions: npt.ArrayLike) -> _Values:
+        """Each movable joint's values (N,) or (N, k), the frame count, missing, unknown, held
+        and the first frame a value is held at."""
         pos = np.asarray(positions, dtype=np.float64)
         if pos.ndim == 1:
             pos = pos[None, :]
@@ -281,6 +292,7 @@ class RobotModel:
         values: dict[str, FloatArray] = {}
         missing: list[str] = []
         held: list[str] = []
+        first_held: int | None = None
         for j in self.joints:
             if not j.movable:
                 continue
@@ -298,16 +310,18 @@ class RobotModel:
                 if c is None:
                     got.append(np.full(n, default))
                     continue
-                col, was_held = _hold(pos[:, c])
-                if was_held and j.name not in held:
-                    held.append(j.name)
+                col, at = _hold(pos[:, c])
+                if at is not None:
+                    first_held = at if first_held is None else min(first_held, at)
+                    if j.name not in held:
+                        held.append(j.name)
                 got.append(col)
             values[j.name] = got[0] if len(got) == 1 else np.stack(got, axis=1)
         for j in self.joints:  # mimic joints, after their leaders (resolved along chains)
             if j.mimic is not None:
                 values[j.name] = self._mimic_value(j, values, n)
         unknown = tuple(name for name in names if name not in known)
-        return values, n, tuple(missing), unknown, tuple(held)
+        return _Values(values, n, tuple(missing), unknown, tuple(held), first_held)
 
     def _mimic_value(self, joint: Joint, values: dict[str, FloatArray], n: int) -> FloatArray:
         # Compose outward-in: value(j) = m1 * value(a) + o1, value(a) = m2 * value(b) + o2 …
@@ -322,7 +336,10 @@ class RobotModel:
         base = leader if leader is not None else np.zeros(n)
         return np.asarray(multiplier * base + offset, dtype=np.float64)
 
-    def _warn(self, missing: Sequence[str], unknown: Sequence[str], held: Sequence[str]) -> None:
+    def _warn(self, found: _Values, motion: str | os.PathLike[str] | None) -> None:
+        """One warning each: model joints the motion lacks, motion joints the model lacks (both
+        named on the model), and the motion's non-finite values held (named on ``motion``)."""
+        missing, unknown, held = found.missing, found.unknown, found.held
         where = self.source or self.name or "robot model"
         if missing:
             notify(
@@ -337,9 +354,12 @@ class RobotModel:
                 stacklevel=3,
             )
         if held:
+            whose = "" if motion is not None else "the motion's "
             notify(
                 NoticeKind.MISSING,
-                f"{where}: NaN values of {listed(held)} hold the last finite value (0 before it)",
+                f"{whose}non-finite values of {listed(held)} hold the last finite value (0 before it; "
+                f"the first at frame {found.first_held})",
+                file=motion,
                 stacklevel=3,
             )
 
@@ -389,6 +409,7 @@ class RobotModel:
         root_orientation: npt.ArrayLike | None = None,
         *,
         warn: bool = True,
+        motion: str | os.PathLike[str] | None = None,
     ) -> LinkPoses:
         """Every link's pose at every frame, the root link at the root pose (identity when None).
 
@@ -397,10 +418,12 @@ class RobotModel:
             positions: (N, J) values (one frame may be given as (J,)).
             root_position, root_orientation: (N, 3) and (N, 4) x, y, z, w, or None.
             warn: Warn about missing / unknown / held joints (one warning each).
+            motion: The motion's file (or name): the warning about its non-finite values names it.
         """
-        values, n, missing, unknown, held = self._values(joint_names, positions)
+        found = self._values(joint_names, positions)
+        values, n, missing, unknown, held = found[:5]
         if warn:
-            self._warn(missing, unknown, held)
+            self._warn(found, motion)
         count = len(self.links)
         # Components first ((L, 3, N), (L, 4, N)): every operation runs on contiguous rows.
         trans = np.empty((count, 3, n))
@@ -440,18 +463,25 @@ class RobotModel:
         return LinkPoses(self.link_names, trans.transpose(2, 0, 1), rot.transpose(2, 0, 1), missing, unknown, held)
 
     def joint_transforms(
-        self, joint_names: Sequence[str], positions: npt.ArrayLike, frame_prefix: str = "", *, warn: bool = True
+        self,
+        joint_names: Sequence[str],
+        positions: npt.ArrayLike,
+        frame_prefix: str = "",
+        *,
+        warn: bool = True,
+        motion: str | os.PathLike[str] | None = None,
     ) -> tuple[list[StaticTransform], list[MovingTransform]]:
         """robot_state_publisher's frames: one transform per joint, parent link → child link.
 
         Fixed joints are static (publish once, on ``/tf_static``); every movable joint
         (mimic ones too) is moving, evaluated at the N frames of ``positions``. Frame
         names are the links' with ``frame_prefix`` in front. Missing, unknown and NaN
-        values are handled as in :meth:`link_poses`.
+        values are handled (and ``motion`` named) as in :meth:`link_poses`.
         """
-        values, n, missing, unknown, held = self._values(joint_names, positions)
+        found = self._values(joint_names, positions)
+        values, n = found.values, found.frames
         if warn:
-            self._warn(missing, unknown, held)
+            self._warn(found, motion)
         static: list[StaticTransform] = []
         moving: list[MovingTransform] = []
         for j in self.joints:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import ReadError
+from ..errors import ReadError, number
 from ..spatial import quat_to_matrix, quat_to_rpy, rpy_to_quat
 from .robot_parts import (
     IDENTITY_QUAT,
@@ -112,9 +112,9 @@ class _Reader:
         try:
             values = [float(p) for p in parts]
         except ValueError:
-            raise self.fail(el, f"{key}={text!r} is not {count} number{'s' if count > 1 else ''}") from None
+            raise self.fail(el, f"{key}={number(text)} is not {count} number{'s' if count > 1 else ''}") from None
         if len(values) != count or not all(math.isfinite(v) for v in values):
-            raise self.fail(el, f"{key}={text!r} is not {count} finite number{'s' if count > 1 else ''}")
+            raise self.fail(el, f"{key}={number(text)} is not {count} finite number{'s' if count > 1 else ''}")
         return values
 
     def number(self, el: Element, key: str, default: float | None = None) -> float:
@@ -128,7 +128,7 @@ class _Reader:
         values = self.numbers(el, key, count)
         if not all(0 < v <= LARGEST_SIZE for v in values):
             text = el.attrib[key]
-            raise self.fail(el, f"{key}={text!r}: a size must be above 0 and at most {LARGEST_SIZE:g} m")
+            raise self.fail(el, f"{key}={number(text)}: a size must be above 0 and at most {LARGEST_SIZE:g} m")
         return values
 
     def scale(self, el: Element) -> list[float]:
@@ -136,7 +136,7 @@ class _Reader:
         values = self.numbers(el, "scale", 3, [1.0, 1.0, 1.0])
         if not all(0 < abs(v) <= LARGEST_SIZE for v in values):
             text = el.attrib["scale"]
-            raise self.fail(el, f"scale={text!r}: each factor must be non-zero and within ±{LARGEST_SIZE:g}")
+            raise self.fail(el, f"scale={number(text)}: each factor must be non-zero and within ±{LARGEST_SIZE:g}")
         return values
 
     def origin(self, parent: Element) -> tuple[FloatArray, FloatArray]:
@@ -145,7 +145,7 @@ class _Reader:
             return np.zeros(3), IDENTITY_QUAT.copy()
         xyz = np.array(self.numbers(el, "xyz", 3, [0.0, 0.0, 0.0]))
         if np.abs(xyz).max() > LARGEST_SIZE:
-            raise self.fail(el, f"xyz={el.attrib['xyz']!r}: farther than {LARGEST_SIZE:g} m")
+            raise self.fail(el, f"xyz={number(el.attrib['xyz'])}: farther than {LARGEST_SIZE:g} m")
         rpy = self.numbers(el, "rpy", 3, [0.0, 0.0, 0.0])
         quat = IDENTITY_QUAT.copy() if not any(rpy) else rpy_to_quat(np.array(rpy))
         return xyz, quat
@@ -208,7 +208,7 @@ class _Reader:
         mass = self.number(mass_el, "value") if mass_el is not None else 0.0
         if mass_el is not None and not 0 <= mass <= LARGEST_MASS:
             text = mass_el.attrib["value"]
-            raise self.fail(mass_el, f"value={text!r}: a mass must be from 0 to {LARGEST_MASS:g} kg")
+            raise self.fail(mass_el, f"value={number(text)}: a mass must be from 0 to {LARGEST_MASS:g} kg")
         inertia = np.zeros((3, 3))
         tensor = el.find("inertia")
         if tensor is not None:
@@ -267,15 +267,15 @@ class _Reader:
         if dynamics is not None:
             for key in ("damping", "friction"):
                 if self.number(dynamics, key, 0.0) < 0:
-                    raise self.fail(dynamics, f"joint {joint!r}: {key}={dynamics.attrib[key]!r} is negative")
+                    raise self.fail(dynamics, f"joint {joint!r}: {key}={number(dynamics.attrib[key])} is negative")
         safety = el.find("safety_controller")
         if safety is not None:
             lower, upper = self.optional(safety, "soft_lower_limit"), self.optional(safety, "soft_upper_limit")
             if lower is not None and upper is not None and lower > upper:
                 raise self.fail(
                     safety,
-                    f"joint {joint!r}: soft_lower_limit={safety.attrib['soft_lower_limit']!r} is above "
-                    f"soft_upper_limit={safety.attrib['soft_upper_limit']!r}",
+                    f"joint {joint!r}: soft_lower_limit={number(safety.attrib['soft_lower_limit'])} is above "
+                    f"soft_upper_limit={number(safety.attrib['soft_upper_limit'])}",
                 )
 
     def limit(self, el: Element, joint: str, kind: str) -> Limit:
@@ -286,9 +286,11 @@ class _Reader:
         velocity, effort = self.optional(el, "velocity"), self.optional(el, "effort")
         for key, value in (("velocity", velocity), ("effort", effort)):
             if value is not None and value < 0:
-                raise self.fail(el, f"joint {joint!r}: {key}={el.attrib[key]!r} is negative (0 means not stated)")
+                raise self.fail(el, f"joint {joint!r}: {key}={number(el.attrib[key])} is negative (0 means not stated)")
         if kind in ("revolute", "prismatic") and lower is not None and upper is not None and lower > upper:
-            raise self.fail(el, f"joint {joint!r}: lower={el.attrib['lower']!r} is above upper={el.attrib['upper']!r}")
+            raise self.fail(
+                el, f"joint {joint!r}: lower={number(el.attrib['lower'])} is above upper={number(el.attrib['upper'])}"
+            )
         return Limit(lower, upper, velocity, effort)
 
 
