@@ -219,6 +219,10 @@ class Viewer:
         self.clock.seek(at)
         if model is not None:
             self._refuse_a_model_without_the_joints()  # before the port opens: nothing served for a wrong model
+            if opts.check and opts.report is None:  # the check's files, as check refuses them
+                from ..safety.check import check_files
+
+                check_files(model, srdf=opts.srdf, limits=opts.limits)
         self.guard = Guard(opts.host, check_host(opts.host))
         port = choose_port(opts.host, opts.port)
         viser = _viser()
