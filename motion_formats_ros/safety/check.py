@@ -32,6 +32,7 @@ from ..core.joint_limits import JointLimits
 from ..core.kinematics import RobotModel, load_robot_model
 from ..core.memory import require_room
 from ..core.model import Motion, MotionFile
+from ..core.notices import collect
 from ..core.spatial import quat_to_matrix
 from . import dynamics
 from .collide import Contacts, SelfCollision
@@ -46,7 +47,7 @@ from .findings import (
     sort_findings,
 )
 from .limits import limit_findings
-from .pairs import candidate_pairs, choose_pairs
+from .pairs import candidate_pairs, choose_pairs, read_srdf
 from .shapes import Shape, collision_shapes, shape_poses
 
 FloatArray = npt.NDArray[np.float64]
@@ -423,6 +424,24 @@ def balance_series(model: RobotModel, motion: Motion, *, source: str | None = No
         raise BeyondFloatRangeError(exc.what, exc.frame, exc.time, cause, source or "the motion") from None
 
 
+def check_files(
+    model: RobotModel, *, srdf: str | os.PathLike[str] | None = None, limits: str | os.PathLike[str] | None = None
+) -> None:
+    """Read the SRDF and MoveIt ``joint_limits.yaml`` a check of ``model`` would read, as it reads
+    them, so that one it cannot read (a FIFO, a device, a folder, not such a file) is refused at
+    once, by the same one line: the viewer calls this before it serves its page, whose check
+    runs later. What reading them says (an SRDF of another robot) is left to the check.
+
+    Raises:
+        ReadError: The SRDF or the limits file cannot be read (naming it).
+    """
+    with collect(warn=False, isolated=True):
+        if srdf is not None:
+            read_srdf(srdf, model)
+        if limits is not None:
+            JointLimits.of_model(model).overlay(limits)
+
+
 def check(
     motion: Motion | MotionFile,
     robot: RobotModel | str | os.PathLike[str] | Checker,
@@ -457,4 +476,4 @@ def check(
     return report
 
 
-__all__ = ["DEFAULT_RATE", "Checker", "balance_series", "check"]
+__all__ = ["DEFAULT_RATE", "Checker", "balance_series", "check", "check_files"]

@@ -3,11 +3,16 @@
 Links joined by fixed joints form one rigid body; its links never move against each
 other, so their pairs are never checked (pinocchio does the same). Of the other pairs:
 
+- pairs of adjacent bodies (one movable joint between them, fixed joints looked across)
+  are always left out: their shapes meet at the joint, and how far they turn is the joint
+  limits' matter (MoveIt Setup Assistant disables each such pair with ``reason="Adjacent"``);
 - with an SRDF, every pair its ``<disable_collisions link1=… link2=…/>`` lists is left
-  out, as MoveIt does (whatever the ``reason``);
-- without one, pairs of adjacent bodies (one joint between them, fixed joints looked
-  across) and pairs already in contact in the model's zero pose are left out, and the
-  report says so.
+  out as well, as MoveIt does (whatever the ``reason``);
+- without one, pairs already in contact in the model's zero pose are left out too.
+
+The report says which. An SRDF that names links the model lacks is for another robot (or
+another version of it): a warning (``--strict`` fails on it); one whose robot name alone
+differs is a note.
 """
 
 from __future__ import annotations
@@ -16,18 +21,30 @@ import dataclasses
 import itertools
 import os
 from pathlib import Path
+from typing import NamedTuple
 
-from ..core.errors import ReadError
+from ..core.errors import ReadError, listed
 from ..core.inputs import TEXT_PROBE, interruptible, read_input, text_check
 from ..core.kinematics import RobotModel
 from ..core.kinematics.urdf import parse_xml
+from ..core.notices import NoticeKind, notify
 
 
-def read_srdf(path: str | os.PathLike[str], model: RobotModel) -> tuple[frozenset[frozenset[str]], list[str]]:
+class SrdfPairs(NamedTuple):
+    """What an SRDF says of self-collision: the link pairs it disables, the link names it uses
+    that the model lacks, and the robot it names."""
+
+    pairs: frozenset[frozenset[str]]
+    unknown: tuple[str, ...]
+    robot: str
+
+
+def read_srdf(path: str | os.PathLike[str], model: RobotModel) -> SrdfPairs:
     """The link pairs an SRDF disables, and the link names it uses that the model lacks.
 
     The file is read as every input is (:func:`~motion_formats_ros.core.inputs.read_input`):
-    a device, a FIFO or a folder is refused unread.
+    a device, a FIFO or a folder is refused unread. Links the model lacks are warned about
+    (naming the SRDF's robot when it is another): its pairs of them are ignored.
 
     Raises:
         ReadError: The file cannot be read or is not an SRDF (naming its line).
@@ -48,7 +65,17 @@ def read_srdf(path: str | os.PathLike[str], model: RobotModel) -> tuple[frozense
             if name not in known and name not in unknown:
                 unknown.append(name)
         pairs.add(frozenset((a, b)))
-    return frozenset(pairs), unknown
+    robot = root.attrib.get("name", "")
+    if unknown:
+        other = f" (it is the SRDF of {robot!r})" if robot and robot != model.name else ""
+        notify(
+            NoticeKind.INCONSISTENT,
+            f"the SRDF names {len(unknown)} link(s) the model {model.name!r} lacks{other}; its pairs of them are "
+            f"ignored: {listed(unknown)}",
+            file=os.fspath(path),
+            stacklevel=2,
+        )
+    return SrdfPairs(frozenset(pairs), tuple(unknown), robot)
 
 
 def rigid_bodies(model: RobotModel) -> dict[str, int]:
@@ -103,21 +130,13 @@ def choose_pairs(
             text += f" ({', '.join(f'{a}/{b}' for a, b in left[:8])}{' …' if len(left) > 8 else ''})"
         notes.append(text)
         return PairChoice(tuple(kept), tuple(notes))
-    if srdf is not None:
-        disabled, unknown = read_srdf(srdf, model)
-        kept = [p for p in pairs if frozenset(p) not in disabled]
-        notes.append(
-            f"{len(kept)} link pairs checked: {len(pairs) - len(kept)} left out as the SRDF "
-            f"{Path(srdf).name} disables them"
-        )
-        if unknown:
-            notes.append(f"the SRDF names links the model lacks (ignored): {', '.join(unknown)}")
-        return PairChoice(tuple(kept), tuple(notes))
-    if not links_with_shapes:
-        return PairChoice((), ())
     body = rigid_bodies(model)
     adjacent = adjacent_bodies(model, body)
     near = [p for p in pairs if frozenset((body[p[0]], body[p[1]])) in adjacent]
+    if srdf is not None:
+        return _srdf_pairs(model, pairs, near, srdf)
+    if not links_with_shapes:
+        return PairChoice((), ())
     left_out = set(near)  # sets: a model of many links has hundreds of thousands of pairs
     touching = [p for p in pairs if p not in left_out and frozenset(p) in touching_at_zero]
     left_out.update(touching)
@@ -132,4 +151,29 @@ def choose_pairs(
     return PairChoice(tuple(kept), tuple(notes))
 
 
-__all__ = ["PairChoice", "adjacent_bodies", "candidate_pairs", "choose_pairs", "read_srdf", "rigid_bodies"]
+def _srdf_pairs(
+    model: RobotModel, pairs: list[tuple[str, str]], near: list[tuple[str, str]], srdf: str | os.PathLike[str]
+) -> PairChoice:
+    """The pairs to check with an SRDF: those it disables left out, and the adjacent ones it does not list."""
+    given = read_srdf(srdf, model)
+    name = Path(srdf).name
+    disabled = [p for p in pairs if frozenset(p) in given.pairs]
+    unlisted = [p for p in near if frozenset(p) not in given.pairs]
+    left_out = set(disabled) | set(unlisted)
+    kept = [p for p in pairs if p not in left_out]
+    text = f"{len(kept)} link pairs checked: {len(disabled)} left out as the SRDF {name} disables them"
+    if unlisted:
+        text += (
+            f", and {len(unlisted)} adjacent pairs it does not list ({_few(unlisted)}), as adjacent pairs always are"
+        )
+    notes = [text]
+    if given.robot and given.robot != model.name and not given.unknown:
+        notes.append(f"the SRDF {name} is for the robot {given.robot!r}, the model is {model.name!r} (its links match)")
+    return PairChoice(tuple(kept), tuple(notes))
+
+
+def _few(pairs: list[tuple[str, str]]) -> str:
+    return f"{', '.join(f'{a}/{b}' for a, b in pairs[:8])}{' …' if len(pairs) > 8 else ''}"
+
+
+__all__ = ["PairChoice", "SrdfPairs", "adjacent_bodies", "candidate_pairs", "choose_pairs", "read_srdf", "rigid_bodies"]

@@ -506,12 +506,9 @@ def _disabled_pairs(
     names = robot.link_names
     welded = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :] if body[a] == body[b]]
     if srdf is not None:
-        pairs, unknown = read_srdf(srdf, robot)
-        known = set(names)
-        kept = [_pair(p) for p in pairs if len(p) == 2 and p <= known]
+        known = set(names)  # links the model lacks: read_srdf warns of them
+        kept = [_pair(p) for p in read_srdf(srdf, robot).pairs if len(p) == 2 and p <= known]
         notes.append(f"{len(kept)} link pairs left out of self-collision as the SRDF {Path(srdf).name} disables them")
-        if unknown:
-            notes.append(f"the SRDF names links the model lacks (ignored): {', '.join(unknown)}")
         return welded + kept, frozenset(), False
     rules = robot.collision_filter()
     if rules is not None:

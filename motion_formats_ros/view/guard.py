@@ -14,6 +14,14 @@ interface addresses (:mod:`.addresses`). ``Host`` is parsed strictly
 (:func:`parse_authority`), and a request giving a header the check reads twice gets
 ``400 Bad Request``.
 
+Served beyond this machine (``--host 0.0.0.0``, ``::`` or any address that is not the
+loopback), whoever can reach the port could open the page, so, as Jupyter does, the
+viewer makes a random token (:func:`token_for`) and every request must carry it: in the
+address's query (``?token=…``, the address the viewer prints) or in the cookie the page's
+first answer sets, so the page's own websocket and files carry it too. It is compared in
+constant time; without it a request gets ``403 Forbidden``. On the loopback (the
+default) no token is asked.
+
 viser builds its websockets server inside its own thread; :func:`guarded_server` has
 it built, for the time the server is made, with :meth:`Guard.process_request` in front of
 viser's own request handler (how: :mod:`.viser_adapter`). viser's share service (a public
@@ -25,16 +33,19 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hmac
 import http
+import http.cookies
 import ipaddress
 import itertools
 import logging
 import math
 import re
+import secrets
 import socket
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from ..core.errors import MotionFormatError
 from ..core.notices import NoticeKind, notify
@@ -45,7 +56,11 @@ from .addresses import local_addresses
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _HOST_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 #: Headers the page's server reads as one value: a request giving one of them twice is malformed.
-SINGLE_HEADERS = ("Host", "Origin", "Upgrade", "Accept-Encoding")
+SINGLE_HEADERS = ("Host", "Origin", "Upgrade", "Accept-Encoding", "Cookie")
+#: The query parameter that carries the token of a page served beyond this machine.
+TOKEN_PARAMETER = "token"  # noqa: S105 - the name of a query parameter, not a secret
+#: Random bytes in a token (as Jupyter's: 24).
+TOKEN_BYTES = 24
 
 
 class HostError(MotionFormatError):
@@ -83,6 +98,13 @@ def _host_name(text: str) -> str | None:
     if not name or len(name) > 253 or not all(_HOST_LABEL.match(label) for label in labels):
         return None
     return None if labels[-1].isdigit() else name
+
+
+def token_for(host: str, addresses: tuple[str, ...] = ()) -> str | None:
+    """A new random token when ``host`` (resolving to ``addresses``) is not this machine only, else None."""
+    if all(is_loopback(a) for a in (host, *addresses)):
+        return None
+    return secrets.token_urlsafe(TOKEN_BYTES)
 
 
 def check_host(host: str) -> tuple[str, ...]:
@@ -134,10 +156,14 @@ class Guard:
     and ``Origin`` must be exactly that ``Host`` or name one of this machine's interface
     addresses (:func:`~.addresses.local_addresses`, read at each request): a page of any
     other address is another site.
+
+    With a ``token`` (:func:`token_for`), a request must also carry it, in the query or the
+    cookie (:meth:`cookie`) the answer to a request carrying it in its query sets.
     """
 
-    def __init__(self, host: str, addresses: tuple[str, ...] = ()) -> None:
+    def __init__(self, host: str, addresses: tuple[str, ...] = (), token: str | None = None) -> None:
         self.host = host
+        self.token = token
         self.port: int | None = None
         names = {_norm(host), *(_norm(a) for a in addresses)}
         if any(is_loopback(n) for n in names):
@@ -178,11 +204,45 @@ class Guard:
         ip = _ip(parsed[0])
         return self.any_ip and ip is not None and ip in local_addresses()
 
-    def refusal(self, headers: Any) -> tuple[http.HTTPStatus, str] | None:
-        """Why a request with these headers is refused, with the answer's status (None: let in).
+    @property
+    def cookie_name(self) -> str:
+        """The token's cookie: one per port (a browser sends a host's cookies to all its ports)."""
+        return f"motion_view_{self.port}"
+
+    def cookie(self) -> str:
+        """The ``Set-Cookie`` value that gives a browser the token for this page's later requests."""
+        return f"{self.cookie_name}={self.token}; Path=/; HttpOnly; SameSite=Strict"
+
+    def _is_token(self, given: str) -> bool:
+        assert self.token is not None
+        return hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode())
+
+    def query_token(self, path: str) -> bool:
+        """Whether the request path's query carries the token (exactly once)."""
+        try:
+            given = parse_qs(urlsplit(path).query).get(TOKEN_PARAMETER, [])
+        except ValueError:
+            return False
+        return self.token is not None and len(given) == 1 and self._is_token(given[0])
+
+    def token_allowed(self, headers: Any, path: str) -> bool:
+        """Whether a request carries the token, in its query or its cookie (True when none is asked)."""
+        if self.token is None or self.query_token(path):
+            return True
+        jar = http.cookies.SimpleCookie()
+        try:
+            jar.load(headers.get("Cookie") or "")
+        except http.cookies.CookieError:
+            return False
+        morsel = jar.get(self.cookie_name)
+        return morsel is not None and self._is_token(morsel.value)
+
+    def refusal(self, headers: Any, path: str = "/") -> tuple[http.HTTPStatus, str] | None:
+        """Why a request with these headers for ``path`` is refused, with the answer's status (None: let in).
 
         ``400 Bad Request`` for a header the check reads given more than once, else
-        ``403 Forbidden`` for a ``Host`` or ``Origin`` that is not the page's.
+        ``403 Forbidden`` for a ``Host`` or ``Origin`` that is not the page's, or a request
+        without the token when one is asked.
         """
         for name in SINGLE_HEADERS:
             if len(_values(headers, name)) > 1:
@@ -194,17 +254,23 @@ class Guard:
             return http.HTTPStatus.FORBIDDEN, "Host does not name the viewer's address"
         if not self.origin_allowed(headers.get("Origin"), host):
             return http.HTTPStatus.FORBIDDEN, "Origin is not the viewer's page"
+        if not self.token_allowed(headers, path):
+            return http.HTTPStatus.FORBIDDEN, "no token, or not the viewer's: open the address it printed"
         return None
 
     def process_request(self, inner: Callable[..., Any] | None) -> Callable[..., Any]:
-        """A websockets ``process_request`` checking ``Host`` and ``Origin`` before ``inner``."""
+        """A websockets ``process_request`` checking ``Host``, ``Origin`` and the token before
+        ``inner``; an answer to a request whose query has the token sets its cookie."""
 
         def check(connection: Any, request: Any) -> Any:
-            refused = self.refusal(request.headers)
+            refused = self.refusal(request.headers, request.path)
             if refused is not None:
                 self.refused += 1
                 return connection.respond(refused[0], f"{refused[1]}\n")
-            return inner(connection, request) if inner is not None else None
+            response = inner(connection, request) if inner is not None else None
+            if response is not None and self.token is not None and self.query_token(request.path):
+                response.headers["Set-Cookie"] = self.cookie()
+            return response
 
         return check
 
@@ -489,4 +555,5 @@ __all__ = [
     "is_loopback",
     "is_wildcard",
     "parse_authority",
+    "token_for",
 ]

@@ -35,7 +35,7 @@ from ..core.notices import NoticeKind, collect, notify
 from . import viser_adapter
 from .camera import VIEWS, framing, view_from
 from .findings_overlay import FindingsView
-from .guard import Guard, check_host, guarded_server, is_loopback
+from .guard import TOKEN_PARAMETER, Guard, check_host, guarded_server, is_loopback, token_for
 from .panel import CurvesPanel, JointTable, most_moving
 from .robot_drawing import RobotDrawing, wxyz
 from .timeline import MAX_SPEED, MIN_SPEED, Pose, Timeline, Track, mark_times
@@ -219,7 +219,12 @@ class Viewer:
         self.clock.seek(at)
         if model is not None:
             self._refuse_a_model_without_the_joints()  # before the port opens: nothing served for a wrong model
-        self.guard = Guard(opts.host, check_host(opts.host))
+            if opts.check and opts.report is None:  # the check's files, as check refuses them
+                from ..safety.check import check_files
+
+                check_files(model, srdf=opts.srdf, limits=opts.limits)
+        addresses = check_host(opts.host)
+        self.guard = Guard(opts.host, addresses, token=token_for(opts.host, addresses))
         port = choose_port(opts.host, opts.port)
         viser = _viser()
         with _quiet(), guarded_server(self.guard) as guarded:
@@ -271,15 +276,17 @@ class Viewer:
         if is_loopback(host):
             return None
         return (
-            f"the page is served on {host}, not only on this machine: whoever reaches "
-            f"{self.url} can watch the motion and drive its timeline"
+            f"the page is served on {host}, not only on this machine: whoever reaches it with the "
+            "address above (its token) can watch the motion and drive its timeline"
         )
 
     @property
     def url(self) -> str:
+        """The page's address; served beyond this machine, with the token it asks for."""
         host = self.options.host
         shown = f"[{host}]" if ":" in host else host
-        return f"http://{shown}:{self.server.get_port()}"
+        token = f"/?{TOKEN_PARAMETER}={self.guard.token}" if self.guard.token is not None else ""
+        return f"http://{shown}:{self.server.get_port()}{token}"
 
     def _warn(self, text: str) -> None:
         self.warnings.append(text)

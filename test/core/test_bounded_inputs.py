@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -211,6 +212,7 @@ def test_a_fifo_or_device_a_xacro_reads_is_refused_at_once(tmp_path: Path, how: 
 
 
 def test_a_xacro_expansion_that_runs_too_long_is_stopped(tmp_path: Path) -> None:
+    """Every expression is quick, but there are 2**40 of them: the whole expansion's time runs out."""
     pytest.importorskip("xacro")
     from motion_formats_ros.core.errors import ReadError
     from motion_formats_ros.core.kinematics import expand_xacro
@@ -218,11 +220,111 @@ def test_a_xacro_expansion_that_runs_too_long_is_stopped(tmp_path: Path) -> None
     slow = tmp_path / "slow.urdf.xacro"
     slow.write_text(
         '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">'
-        '<xacro:property name="n" value="${python.sum(python.range(10**12))}"/><link name="${n}"/></robot>',
+        '<xacro:macro name="m" params="n"><xacro:if value="${n > 0}">'
+        '<xacro:m n="${n - 1}"/><xacro:m n="${n - 1}"/></xacro:if></xacro:macro>'
+        '<xacro:m n="40"/><link name="a"/></robot>',
         encoding="utf-8",
     )
-    with pytest.raises(ReadError, match=r"slow.urdf.xacro: xacro did not finish expanding it within 0.5 s"):
-        expand_xacro(slow, timeout=0.5)
+    with pytest.raises(ReadError, match=r"slow.urdf.xacro: xacro did not finish expanding it within 2 s"):
+        expand_xacro(slow, timeout=2)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [("${9**9**9}", r"\$\{9\*\*9\*\*9\}"), ("${python.sum(python.range(10**12))}", r"\$\{python\.sum\(.*\)\}")],
+)
+def test_an_expression_that_runs_in_native_code_for_hours_is_stopped_at_once(
+    tmp_path: Path, value: str, shown: str
+) -> None:
+    """A power or a sum that never ends holds the interpreter in native code: it is stopped
+    after a second, naming the file, the line and the expression, not after the whole
+    expansion's time."""
+    pytest.importorskip("xacro")
+    from motion_formats_ros.core.errors import ReadError
+    from motion_formats_ros.core.kinematics import expand_xacro
+
+    path = tmp_path / "pow.urdf.xacro"
+    path.write_text(
+        '<?xml version="1.0"?>\n<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">\n  <link name="a"/>\n'
+        f'  <xacro:property name="n" value="{value}"/>\n  <link name="b${{n}}"/>\n</robot>\n',
+        encoding="utf-8",
+    )
+    started = time.monotonic()
+    with pytest.raises(ReadError) as info:
+        expand_xacro(path, timeout=30)
+    elapsed = time.monotonic() - started
+    assert re.fullmatch(
+        rf"{re.escape(str(path))}:4: xacro stopped an expression that took more than 1 s: {shown}", str(info.value)
+    )
+    assert elapsed < 10, elapsed  # about a second and the interpreter's start, even on a busy machine
+
+
+def test_an_expression_of_an_included_file_names_that_file(tmp_path: Path) -> None:
+    pytest.importorskip("xacro")
+    from motion_formats_ros.core.errors import ReadError
+    from motion_formats_ros.core.kinematics import expand_xacro
+
+    part = tmp_path / "part.xacro"
+    part.write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro">\n<link name="p${9**9**9}"/>\n</robot>\n')
+    path = tmp_path / "r.urdf.xacro"
+    path.write_text(
+        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:include filename="part.xacro"/></robot>'
+    )
+    with pytest.raises(
+        ReadError, match=rf"^{re.escape(str(part))}:2: .*: \$\{{9\*\*9\*\*9\}} \(expanding {re.escape(str(path))}\)$"
+    ):
+        expand_xacro(path, timeout=30)
+
+
+def _alias_bomb(levels: int) -> str:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_yaml_alias_bomb_a_xacro_loads_is_refused_at_once(tmp_path: Path) -> None:
+    """Nine levels of ten aliases: a billion values from a kilobyte, refused at the first alias."""
+    pytest.importorskip("xacro")
+    from motion_formats_ros.core.errors import ReadError
+    from motion_formats_ros.core.kinematics import expand_xacro
+
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(_alias_bomb(9), encoding="utf-8")
+    path = tmp_path / "r.urdf.xacro"
+    path.write_text(
+        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="a"/>'
+        '<xacro:property name="d" value="${xacro.load_yaml(\'bomb.yaml\')}"/><link name="b${len(str(d))}"/></robot>'
+    )
+    started = time.monotonic()
+    with pytest.raises(ReadError) as info:
+        expand_xacro(path, timeout=30)
+    assert str(info.value) == (
+        f"{path}: xacro could not expand it: {bomb}:2: invalid YAML: aliases expand to more than "
+        f"{len(_alias_bomb(9)) + 16} values (an alias bomb?) in the YAML file"
+    )
+    assert time.monotonic() - started < 10
+
+
+def test_yaml_a_xacro_loads_keeps_its_units_and_its_time_is_not_the_expressions(tmp_path: Path) -> None:
+    """xacro's unit tags still read; a unit's expression has the expression's time limit."""
+    pytest.importorskip("xacro")
+    from motion_formats_ros.core.errors import ReadError
+    from motion_formats_ros.core.kinematics import expand_xacro
+
+    units = tmp_path / "units.yaml"
+    units.write_text("a: !degrees 90\nb: !millimeters 250\n", encoding="utf-8")
+    path = tmp_path / "r.urdf.xacro"
+    path.write_text(
+        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">'
+        '<xacro:property name="d" value="${xacro.load_yaml(\'units.yaml\')}"/>'
+        '<link name="a${round(d.a, 4)}_${d.b}"/></robot>'
+    )
+    assert '<link name="a1.5708_0.25"/>' in expand_xacro(path)
+    units.write_text("a: !degrees 90\nb: !degrees 9**9**9\n", encoding="utf-8")
+    with pytest.raises(
+        ReadError, match=rf"^{re.escape(str(units))}: xacro stopped an expression .*: \$\{{9\*\*9\*\*9\}}"
+    ):
+        expand_xacro(path, timeout=30)
 
 
 # --------------------------------------------------------------------------- SIGTERM

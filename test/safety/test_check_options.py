@@ -223,3 +223,87 @@ def test_flags_that_mirror_a_node_parameter_take_its_declaration() -> None:
     assert status == 2 and "argument --timestep: must be greater than 0, got 0" in err, err
     status, out, _, _ = cli("simulate", "--help", blocked=())
     assert sim["timestep"].help in " ".join(out.split())
+
+
+# --------------------------------------------------------------------------- an SRDF and the model
+#: The folded arm with its upper link reaching down into the base at joint j1: the two adjacent
+#: links' shapes meet at the joint in every pose.
+SUNK_URDF = FOLDED_URDF.replace('<box size="0.05 0.05 0.1"/>', '<box size="0.05 0.05 0.3"/>')
+
+
+def test_adjacent_links_an_srdf_does_not_list_are_left_out_as_without_one(tmp_path: Path) -> None:
+    """An SRDF that disables upper/tip as adjacent but says nothing of base/upper (written for an
+    older model, say): base/upper meet at their joint and are not reported; base/tip still are."""
+    from motion_formats_ros import read
+
+    urdf, srdf, motion = tmp_path / "sunk.urdf", tmp_path / "sunk.srdf", tmp_path / "turn.csv"
+    assert SUNK_URDF != FOLDED_URDF
+    urdf.write_text(SUNK_URDF)
+    srdf.write_text(
+        '<robot name="folded">\n  <disable_collisions link1="upper" link2="tip" reason="Adjacent"/>\n</robot>\n'
+    )
+    t = np.arange(20) * 0.05
+    write(MotionFile.single(Motion(times=t, joint_names=("j1", "j2"), position=np.column_stack([t, t]))), motion)
+    report = check(read(motion), urdf, srdf=srdf)
+    assert [f.links for f in report.of_kind("self_collision")] == [("base", "tip")]
+    assert ("base", "upper") not in report.pairs and ("base", "tip") in report.pairs
+    assert any("1 adjacent pairs it does not list (base/upper)" in n for n in report.notes), report.notes
+
+
+def _srdf_of(tmp_path: Path, robot: str, *pairs: tuple[str, str]) -> Path:
+    path = tmp_path / f"{robot}.srdf"
+    rows = "".join(f'  <disable_collisions link1="{a}" link2="{b}" reason="Never"/>\n' for a, b in pairs)
+    path.write_text(f'<robot name="{robot}">\n{rows}</robot>\n')
+    return path
+
+
+def test_an_srdf_of_another_robot_is_a_warning_that_strict_fails_on(folded: tuple[Path, Path, Path, Path]) -> None:
+    urdf, _, _, motion = folded
+    other = _srdf_of(motion.parent, "panda", ("panda_link0", "panda_link1"), ("base", "tip"))
+    status, _, err, _ = cli("check", motion, "--urdf", urdf, "--srdf", other, blocked=())
+    assert status == 0, err
+    assert err.strip() == (
+        f"warning: {other}: the SRDF names 2 link(s) the model 'folded' lacks (it is the SRDF of 'panda'); "
+        "its pairs of them are ignored: panda_link0, panda_link1"
+    ), err
+    status, _, err, _ = cli("check", motion, "--urdf", urdf, "--srdf", other, "--strict", blocked=())
+    assert status == 1 and "error: 1 warning with --strict" in err, (status, err)
+
+
+def test_an_srdf_whose_robot_name_alone_differs_is_a_note(folded: tuple[Path, Path, Path, Path]) -> None:
+    urdf, _, _, motion = folded
+    renamed = _srdf_of(motion.parent, "folded_v2", ("base", "upper"), ("upper", "tip"))
+    status, out, err, _ = cli("check", motion, "--urdf", urdf, "--srdf", renamed, "--strict", blocked=())
+    assert status == 3 and err == "", (status, err)  # 3: base/tip collide; no warning
+    assert "note: the SRDF folded_v2.srdf is for the robot 'folded_v2', the model is 'folded' (its links match)" in out
+
+
+@pytest.mark.parametrize("flag", ["--srdf", "--limits"])
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_view_refuses_an_unusable_check_file_before_serving_as_check_does(
+    folded: tuple[Path, Path, Path, Path], flag: str, kind: str
+) -> None:
+    """A FIFO, /dev/zero or a folder given as the check's SRDF or limits: ``view`` says what
+    ``check`` says, in one line, and serves nothing (it used to serve and say "check: not done")."""
+    pytest.importorskip("viser", reason="needs the view extra (viser)")
+    import os
+    import subprocess
+    import sys
+
+    from support.browser import free_port
+
+    urdf, _, _, motion = folded
+    bad = {"fifo": motion.parent / "pipe", "device": Path("/dev/zero"), "folder": motion.parent / "dir"}[kind]
+    if kind == "fifo":
+        os.mkfifo(bad)  # no writer ever comes
+    elif kind == "folder":
+        bad.mkdir()
+    status, _, said, _ = cli("check", motion, "--urdf", urdf, flag, bad, blocked=())
+    assert status == 1 and said.startswith(f"error: {bad}: cannot read the "), said
+    port = free_port()
+    entry = "import sys; from motion_formats_ros.cli.main import entry; sys.argv[0] = 'motion-formats'; entry()"
+    command = [sys.executable, "-c", entry, "view", str(motion), "--urdf", str(urdf), flag, str(bad)]
+    proc = subprocess.run(
+        [*command, "--no-browser", "--port", str(port)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr.strip()) == (1, "", said.strip())

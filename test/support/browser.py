@@ -180,8 +180,9 @@ def view_process(folder: Path, *args: str) -> Any:
     """A running ``motion-formats view`` of the example walk on its biped (no browser): (process, port).
 
     ``args`` are more command-line arguments (``--host 0.0.0.0`` …). Its standard output
-    and error are pipes; once the block ends the process is killed if it still runs, and
-    ``process.stderr_text`` holds everything it printed on standard error.
+    and error are pipes; ``process.url`` is the address it printed; once the block ends the
+    process is killed if it still runs, and ``process.stderr_text`` holds everything it
+    printed on standard error.
     """
     import sys
     import warnings
@@ -206,6 +207,7 @@ def view_process(folder: Path, *args: str) -> Any:
     assert proc.stdout is not None
     line = proc.stdout.readline()
     assert "viewing" in line, line + proc.communicate()[1]
+    proc.url = line.split(" at ", 1)[1].split()[0]  # type: ignore[attr-defined]
     try:
         yield proc, port
     finally:
@@ -221,16 +223,25 @@ class ViewerClient:
     followed by raw arrays) into their messages, to see what a page is sent.
     """
 
-    def __init__(self, url: str, origin: str | None = None, host: str | None = None, timeout: float = 20.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        origin: str | None = None,
+        host: str | None = None,
+        timeout: float = 20.0,
+        cookie: str | None = None,
+    ) -> None:
         import viser
         from websockets.sync.client import connect
 
-        headers = {"Host": host} if host else None
+        headers = {"Host": host} if host else {}
+        if cookie:
+            headers["Cookie"] = cookie
         self.ws = connect(
             url.replace("http://", "ws://", 1),
             subprotocols=[f"viser-v{viser.__version__}"],  # type: ignore[list-item]
             origin=origin,  # type: ignore[arg-type]
-            additional_headers=headers,
+            additional_headers=headers or None,
             max_size=None,
             open_timeout=timeout,
         )

@@ -13,8 +13,11 @@ import os
 import signal
 import socket
 import time
+import urllib.error
+import urllib.request
 import warnings
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from support.browser import ViewerClient, free_port, view_process
@@ -41,13 +44,18 @@ def playing(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untype
 
 
 def raw_handshake(
-    port: int, host: str, origin: str | None, extra: tuple[str, ...] = (), address: str = "127.0.0.1"
+    port: int,
+    host: str,
+    origin: str | None,
+    extra: tuple[str, ...] = (),
+    address: str = "127.0.0.1",
+    path: str = "/",
 ) -> bytes:
     """Everything the server sends to a websocket handshake until it closes (or 3 s pass)."""
     with socket.create_connection((address, port), timeout=3) as s:
         key = base64.b64encode(os.urandom(16)).decode()
         lines = [
-            "GET / HTTP/1.1",
+            f"GET {path} HTTP/1.1",
             f"Host: {host}",
             "Upgrade: websocket",
             "Connection: Upgrade",
@@ -297,7 +305,11 @@ def test_a_page_of_a_foreign_address_gets_nothing_from_every_interface(
             got = raw_handshake(port, f"{here}:{port}", origin, address=loopback)
             assert got.startswith(b"HTTP/1.1 403"), got[:80]
             assert len(got) < 1000  # the refusal, not the scene
+        page = urlsplit(proc.url)
         got = raw_handshake(port, f"{here}:{port}", f"http://{here}:{port}", address=loopback)
+        assert got.startswith(b"HTTP/1.1 403"), got[:80]  # the page's own origin, but no token
+        path = f"/?{page.query}"
+        got = raw_handshake(port, f"{here}:{port}", f"http://{here}:{port}", address=loopback, path=path)
         assert got.startswith(b"HTTP/1.1 101") and len(got) > 10000  # the page itself: the scene
     assert "Traceback" not in proc.stderr_text, proc.stderr_text
 
@@ -346,3 +358,124 @@ def test_a_header_given_twice_or_a_sloppy_host_gets_a_refusal_not_an_error(tmp_p
             assert got.startswith(b"HTTP/1.1 403"), (host, got[:80])
         assert raw_handshake(port, here, f"http://{here}").startswith(b"HTTP/1.1 101")
     assert "Traceback" not in proc.stderr_text, proc.stderr_text
+
+
+# --------------------------------------------------------------------------- the token beyond this machine
+def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers and body of a real HTTP GET (an error status too)."""
+    request = urllib.request.Request(url, headers=headers or {})
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(request, timeout=20) as answer:
+            return answer.status, dict(answer.headers), answer.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+@pytest.mark.parametrize(("host", "loopback"), [("0.0.0.0", "127.0.0.1"), ("::", "[::1]")])
+def test_a_page_served_beyond_this_machine_asks_for_its_token(host: str, loopback: str) -> None:
+    """Served on every interface, the page and its websocket need the random token of the address
+    printed (in the query, or the cookie the first answer sets): without it, or with another, 403."""
+    v = view(biped_walk(), host=host, port=free_port(), paused=True, announce=False)
+    try:
+        port = v.server.get_port()
+        token = v.guard.token
+        assert token is not None and len(token) >= 32 and v.url.endswith(f":{port}/?token={token}")
+        base = f"http://{loopback}:{port}"
+        other = token[:-1] + ("A" if token[-1] != "A" else "B")  # as long, one character off
+        for url in (f"{base}/", f"{base}/?token={other}", f"{base}/?token=", f"{base}/?token={token}&token={token}"):
+            status, _, body = _get(url)
+            assert status == 403 and b"token" in body and len(body) < 200, (url, status, body[:80])
+        status, headers, body = _get(f"{base}/?token={token}")
+        assert status == 200 and b"<html" in body[:200].lower()
+        cookie = headers["Set-Cookie"]
+        assert (
+            cookie.startswith(f"motion_view_{port}={token};") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        )
+        status, _, _ = _get(f"{base}/", {"Cookie": cookie.split(";")[0]})
+        assert status == 200  # the cookie is the token for the page's later requests
+        status, _, _ = _get(f"{base}/", {"Cookie": f"motion_view_{port}={other}"})
+        assert status == 403
+        with pytest.raises(websockets.exceptions.InvalidStatus) as refused:
+            ViewerClient(base, origin=base)
+        assert refused.value.response.status_code == 403
+        for url, cookie_header in ((f"{base}/?token={token}", None), (base, f"motion_view_{port}={token}")):
+            client = ViewerClient(url, origin=base, cookie=cookie_header)
+            try:
+                types = {m["type"] for m in client.messages_for(1.5)}
+            finally:
+                client.close()
+            assert "GuiSliderMessage" in types, sorted(types)
+    finally:
+        v.stop()
+
+
+def test_on_the_loopback_no_token_is_asked() -> None:
+    v = view(biped_walk(), port=free_port(), paused=True, announce=False)
+    try:
+        port = v.server.get_port()
+        assert v.guard.token is None and v.url == f"http://127.0.0.1:{port}"
+        status, headers, _ = _get(v.url + "/")
+        assert status == 200 and "Set-Cookie" not in headers
+    finally:
+        v.stop()
+
+
+def test_each_viewer_beyond_this_machine_prints_its_own_token(tmp_path: Path) -> None:
+    tokens = []
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        with view_process(tmp_path / run, "--host", "0.0.0.0") as (proc, port):
+            found = urlsplit(proc.url)
+            assert (found.hostname, found.port, found.path) == ("0.0.0.0", port, "/") and found.query.startswith(
+                "token="
+            )
+            tokens.append(found.query)
+            warning = proc.stderr.readline()
+        assert "with the address above (its token)" in warning, warning + proc.stderr_text
+    assert tokens[0] != tokens[1]
+
+
+def test_guard_token_rules() -> None:
+    g = Guard("0.0.0.0", check_host("0.0.0.0"), token="s3cret-token")
+    g.port = 9000
+    here = {"Host": "127.0.0.1:9000", "Origin": "http://127.0.0.1:9000"}
+    assert g.refusal(here) == (403, "no token, or not the viewer's: open the address it printed")
+    assert g.refusal(here, "/?token=s3cret-token") is None
+    assert g.refusal(here, "/?token=s3cret-tokeN") is not None
+    assert g.refusal(here, "/?token=s3cret-token-and-more") is not None
+    assert g.refusal(here, "/assets/x.js?token=s3cret-token") is None
+    assert g.refusal({**here, "Cookie": "a=b; motion_view_9000=s3cret-token"}) is None
+    assert g.refusal({**here, "Cookie": "motion_view_9001=s3cret-token"}) is not None  # another viewer's
+    assert g.refusal({**here, "Cookie": 'motion_view_9000="s3cret-token'}) is not None
+    assert g.refusal({"Host": "evil.example:9000"}, "/?token=s3cret-token") is not None  # the token is not all
+    from motion_formats_ros.view.guard import token_for
+
+    assert token_for("127.0.0.1", ("127.0.0.1",)) is None and token_for("localhost", ("127.0.0.1", "::1")) is None
+    assert token_for("::", ("::",)) != token_for("::", ("::",))
+
+
+@pytest.mark.slow
+def test_a_browser_opens_the_page_beyond_this_machine_with_its_token_only(tmp_path: Path) -> None:
+    """Headless Chromium: the address without the token shows the refusal; the printed address
+    shows the page (its websocket connects); afterwards the address without the token works
+    too, through the cookie the page's first answer set."""
+    from support.browser import NO_CHROMIUM, Chromium, chromium_binary
+
+    if chromium_binary() is None:
+        pytest.skip(NO_CHROMIUM)
+    connected = "document.body && document.body.innerText.includes('t = ')"
+    with view_process(tmp_path, "--host", "0.0.0.0") as (proc, port):
+        printed = proc.url.replace("0.0.0.0", "127.0.0.1", 1)
+        browser = Chromium(960, 600, timeout=300)
+        try:
+            browser.navigate(f"http://127.0.0.1:{port}/")
+            assert "no token" in browser.wait_for("document.body && document.body.innerText", timeout=60)
+            browser.navigate(printed)
+            browser.wait_for(connected, timeout=300)
+            browser.navigate("about:blank")
+            browser.wait_for("location.href === 'about:blank'")
+            browser.navigate(f"http://127.0.0.1:{port}/")
+            browser.wait_for(connected, timeout=300)
+        finally:
+            browser.close()

@@ -569,21 +569,25 @@ def load_robot_model(path: str | os.PathLike[str]) -> RobotModel:
 #: The most memory (address space, bytes) a xacro expansion may use, and the longest URDF it may give.
 XACRO_MEMORY = 1 << 29
 XACRO_OUTPUT = 64 << 20
-#: Seconds a xacro expansion may take.
+#: Seconds a xacro expansion may take, and one ``${...}`` expression in it.
 XACRO_SECONDS = 60.0
+XACRO_EXPRESSION_SECONDS = 1.0
 
 
 def expand_xacro(path: str | os.PathLike[str], *, timeout: float = XACRO_SECONDS) -> str:
     """The URDF text a ``.xacro`` file expands to (needs the ``xacro`` extra).
 
     A xacro file is a program: it is expanded in a process of its own whose memory is
-    bounded (:data:`XACRO_MEMORY`), which is stopped after ``timeout`` seconds and ends with
-    this one; excess is one line. xacro's own messages are not shown (its error is, once).
+    bounded (:data:`XACRO_MEMORY`), which is stopped after ``timeout`` seconds (one expression
+    in it after :data:`XACRO_EXPRESSION_SECONDS`) and ends with this one; excess is one line
+    (naming the expression, its file and line). xacro's own messages are not shown (its
+    error is, once).
     """
     require("xacro", "reading .xacro robot models", package="xacro", extra="xacro", rosdep_key="xacro")
     read_input(path, 0, what="robot model")  # a missing file, a device or a FIFO: one line, before any process
     child = Path(__file__).with_name("xacro_expansion.py")
-    command = [sys.executable, os.fspath(child), os.fspath(path), str(XACRO_MEMORY), str(XACRO_OUTPUT)]
+    limits = (XACRO_MEMORY, XACRO_OUTPUT, XACRO_EXPRESSION_SECONDS)
+    command = [sys.executable, os.fspath(child), os.fspath(path), *map(str, limits)]
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         out, _ = proc.communicate(timeout=timeout)
@@ -595,6 +599,9 @@ def expand_xacro(path: str | os.PathLike[str], *, timeout: float = XACRO_SECONDS
             proc.wait()
     if proc.returncode == 0:
         return out.decode("utf-8", errors="replace")
+    slow = xacro_expansion.slow_expression(out) if proc.returncode == xacro_expansion.SLOW else None
+    if slow is not None:
+        raise _slow_expression(path, *slow)
     if proc.returncode == xacro_expansion.NO_MEMORY:
         reason = f"its xacro expansion needs more than {XACRO_MEMORY >> 20} MiB of memory"
     elif proc.returncode == xacro_expansion.TOO_LONG:
@@ -604,6 +611,25 @@ def expand_xacro(path: str | os.PathLike[str], *, timeout: float = XACRO_SECONDS
     else:
         reason = f"xacro could not expand it (its process ended with status {proc.returncode})"
     raise ReadError(path, reason)
+
+
+def _slow_expression(path: str | os.PathLike[str], file: str, expr: str) -> ReadError:
+    """The error for an expression of ``file`` (expanding ``path``) that took too long, at
+    its line when the file's text has it."""
+    reason = f"xacro stopped an expression that took more than {XACRO_EXPRESSION_SECONDS:g} s"
+    if not expr:
+        return ReadError(path, reason)
+    reason += f": ${{{expr}}}" if len(expr) < xacro_expansion.LABEL_TEXT else f": ${{{expr}…"
+    line = None
+    try:
+        text = read_input(file, what="xacro file").decode("utf-8", errors="replace")
+        at = text.find("${" + expr)
+        line = text.count("\n", 0, at) + 1 if at >= 0 else None
+    except ReadError:
+        pass  # the file xacro read is gone: no line
+    if os.path.abspath(file) != os.path.abspath(path):
+        reason += f" (expanding {path})"
+    return ReadError(file, reason, line=line)
 
 
 __all__ = ["LinkPoses", "RobotModel", "expand_xacro", "load_robot_model"]

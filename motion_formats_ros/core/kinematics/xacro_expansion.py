@@ -1,18 +1,28 @@
 """The expansion of one ``.xacro`` file, in a process of its own with bounded memory.
 
 :func:`..robot.expand_xacro` runs this file as a script (it imports nothing of the
-package): ``python xacro_expansion.py FILE MEMORY OUTPUT``. A xacro file is a program
-(``${'x' * 10**9}`` builds a gigabyte), so it runs where it cannot take the machine: its
-address space is at most ``MEMORY`` bytes, the parent stops it after a time, and it ends
-when the parent ends. Exit status 0: the URDF text on standard output. Otherwise
-standard output holds one line saying why (xacro's own messages on standard error are
-not shown).
+package): ``python xacro_expansion.py FILE MEMORY OUTPUT SECONDS``. A xacro file is a
+program (``${'x' * 10**9}`` builds a gigabyte), so it runs where it cannot take the
+machine: its address space is at most ``MEMORY`` bytes, the parent stops it after a time,
+and it ends when the parent ends. Exit status 0: the URDF text on standard output.
+Otherwise standard output holds one line saying why (xacro's own messages on standard
+error are not shown).
+
+One ``${...}`` expression may take at most ``SECONDS`` (real ones take microseconds;
+``${9**9**9}`` or ``${python.sum(python.range(10**12))}`` run in native code for hours, where
+no Python signal handler runs): :mod:`faulthandler`'s watchdog thread, which needs no
+interpreter lock, then writes the stack to standard output and ends the process with
+status :data:`SLOW`. Each expression is compiled under a name that says which it is and
+in which file (:func:`slow_expression` reads it back from that stack).
 
 Every file the expansion reads (an ``xacro:include``, ``xacro.load_yaml``) is read as
 every input of the package is, by :func:`motion_formats_ros.core.inputs.read_input`: a
 FIFO, a device or a folder is refused at once, not waited on. xacro opens them with the
-built-in ``open``, which a name ``open`` in its module shadows; it is the only thing of the
-package this process imports (that module imports nothing else of it).
+built-in ``open`` (and compiles expressions with the built-in ``compile``), which a name in
+its module shadows. A YAML file is parsed as the package parses every YAML input
+(:func:`motion_formats_ros.core.naming.parse_safe`): aliases that expand to more values
+than the file has characters (a "billion laughs") are refused at their line, before
+anything walks them. Those two modules are all of the package this process imports.
 """
 
 from __future__ import annotations
@@ -20,8 +30,11 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import faulthandler
 import io
+import json
 import os
+import re
 import resource
 import signal
 import sys
@@ -31,6 +44,12 @@ from typing import Any
 
 #: Exit statuses: the expansion failed, needed more memory than allowed, or gave more text than allowed.
 FAILED, NO_MEMORY, TOO_LONG = 2, 3, 4
+#: Exit status of an expression stopped after its time (faulthandler's, after it wrote the stack).
+SLOW = 1
+#: How an expression's code is named (the stack shows it): this prefix, then ``[file, text]`` as JSON.
+_LABEL = "xacro expression "
+#: The most characters of an expression its name holds (faulthandler shows 500 of a name).
+LABEL_TEXT = 200
 _PR_SET_PDEATHSIG = 1
 
 
@@ -65,7 +84,7 @@ def _reason(exc: BaseException) -> str:
         error = getattr(error, "exc", None) or error.__cause__ or error.__context__
     inner = getattr(exc, "exc", None)
     text = str(exc.args[0]) if isinstance(inner, OSError) and exc.args and exc.args[0] else str(exc)
-    return text.splitlines()[0] if text.strip() else type(exc).__name__
+    return text.splitlines()[0].strip() if text.strip() else type(exc).__name__
 
 
 def _bounded_open(read_input: Callable[..., bytes]) -> Callable[..., Any]:
@@ -94,14 +113,92 @@ def _package_inputs() -> Callable[..., bytes]:
     return read_input
 
 
+class _Budget:
+    """At most ``seconds`` for each outermost ``${...}`` expression xacro evaluates.
+
+    Reading a YAML file inside an expression (``xacro.load_yaml``) is not counted: its time
+    is bounded by the file's size, and a unit tag's expression in it (``!degrees 9**9**9``)
+    has a budget of its own.
+    """
+
+    def __init__(self, xacro: Any, seconds: float) -> None:
+        self.xacro = xacro
+        self.seconds = seconds
+        self.depth = 0
+
+    def _arm(self) -> None:
+        faulthandler.dump_traceback_later(self.seconds, exit=True, file=sys.stdout)
+
+    def safe_eval(self, safe_eval: Callable[..., Any]) -> Callable[..., Any]:
+        """xacro's ``safe_eval``, stopped (status :data:`SLOW`) when it takes too long."""
+
+        def bounded_eval(expr: str, globals: Any, locals: Any = None) -> Any:
+            self.depth += 1
+            if self.depth == 1:
+                self._arm()
+            try:
+                return safe_eval(expr, globals, locals)
+            finally:
+                self.depth -= 1
+                if self.depth == 0:
+                    faulthandler.cancel_dump_traceback_later()
+
+        return bounded_eval
+
+    def compile(self, source: str, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
+        """The built-in ``compile``, naming the code after the expression and its file."""
+        files = self.xacro.filestack or []
+        label = _LABEL + json.dumps([files[-1] if files else "", source[:LABEL_TEXT]])
+        return compile(source, label, mode, *args, **kwargs)
+
+    def yaml_load(self, loader: type) -> Callable[[Any], Any]:
+        """A ``yaml.safe_load`` for ``xacro.load_yaml``: the package's YAML parse (expansion
+        limit, one line naming the file and line) of the file xacro is reading, with
+        ``loader`` (which xacro gave its unit tags), outside the expression's budget."""
+
+        def safe_load(stream: Any) -> Any:
+            from motion_formats_ros.core.naming import parse_safe  # only when a file loads YAML
+
+            text = stream.read()
+            depth, self.depth = self.depth, 0
+            faulthandler.cancel_dump_traceback_later()
+            try:
+                return parse_safe(text, self.xacro.filestack[-1], "YAML file", loader)
+            finally:
+                self.depth = depth
+                if depth:
+                    self._arm()
+
+        return safe_load
+
+
+def slow_expression(stdout: bytes) -> tuple[str, str] | None:
+    """The file and text of the expression a child ended with :data:`SLOW` was evaluating
+    (empty when its stack does not tell), or None when it was not stopped for its time."""
+    text = stdout.decode("ascii", errors="replace")
+    if not text.startswith("Timeout ("):
+        return None
+    found = re.search(r'^\s*File "' + re.escape(_LABEL) + r'(.*)", line \d+ in ', text, re.MULTILINE)
+    try:
+        file, expr = json.loads(found.group(1)) if found else ("", "")
+    except ValueError:  # a name faulthandler cut short
+        file, expr = "", ""
+    return str(file), str(expr)
+
+
 def main(argv: list[str]) -> int:
-    path, memory, output = argv[1], int(argv[2]), int(argv[3])
+    path, memory, output, seconds = argv[1], int(argv[2]), int(argv[3]), float(argv[4])
     _end_with_parent()
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     try:
         import xacro  # type: ignore[import-untyped]
+        import yaml
 
         xacro.open = _bounded_open(_package_inputs())  # xacro's module name shadows the built-in open
+        budget = _Budget(xacro, seconds)
+        xacro.compile = budget.compile  # as for open: the name expressions are compiled under
+        xacro.safe_eval = budget.safe_eval(xacro.safe_eval)
+        yaml.safe_load = budget.yaml_load(yaml.SafeLoader)  # type: ignore[assignment] # xacro.load_yaml parses with it
 
         text = xacro.process_file(path).toxml()
     # xacro raises its own XacroException, the XML parser's and MemoryError, and a file's ${...}
