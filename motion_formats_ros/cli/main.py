@@ -199,8 +199,11 @@ def _one_line(text: str) -> str:
     return "; ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
-class StandardOutputError(OSError):
+class StandardOutputError(MotionFormatError):
     """Standard output refused what the command wrote to it (a full disk, ``> /dev/full``)."""
+
+    def __init__(self, exc: OSError) -> None:
+        super().__init__(f"cannot write to standard output: {exc.strerror or exc}")
 
 
 class _StandardOutput:
@@ -220,7 +223,7 @@ class _StandardOutput:
         except BrokenPipeError:
             raise
         except OSError as exc:
-            raise StandardOutputError(exc.errno, exc.strerror) from exc
+            raise StandardOutputError(exc) from exc
 
     def flush(self) -> None:
         try:
@@ -228,7 +231,7 @@ class _StandardOutput:
         except BrokenPipeError:
             raise
         except OSError as exc:
-            raise StandardOutputError(exc.errno, exc.strerror) from exc
+            raise StandardOutputError(exc) from exc
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.stream, name)  # isatty, fileno, encoding … as the stream has them
@@ -281,9 +284,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except MotionFormatError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
-        return EXIT_ERROR
-    except StandardOutputError as exc:
-        print(f"error: cannot write to standard output: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK
