@@ -348,8 +348,9 @@ def _refuse_divergence(mj: Any, model: Any, data: Any, start: float, states: Flo
     """Stop when the physics diverged in a chunk that began at simulated time ``start`` (s):
     MuJoCo met a huge or non-finite value, or a state (``states``, time first) is not finite.
 
-    The message says when (the last time before MuJoCo's clock started again, or before the
-    first state that is not finite), which values and at which joint, in the package's words.
+    The message says when (simulated seconds from the start: the last time before MuJoCo's clock
+    started again, or before the first state that is not finite), which values and at which
+    joint, in the package's words.
     """
     counts = {kind: data.warning[getattr(mj.mjtWarning, kind)] for kind in _DIVERGED}
     hit = next(((kind, w.lastinfo) for kind, w in counts.items() if w.number), None)
@@ -367,7 +368,7 @@ def _refuse_divergence(mj: Any, model: Any, data: Any, start: float, states: Flo
     else:
         what = "the state became not finite"
     raise MotionValueError(
-        f"the simulation diverged at t = {at:.4g} s ({what}): the model's masses or inertias, the gains or the "
+        f"the simulation diverged {at:.4g} s into the run ({what}): the model's masses or inertias, the gains or the "
         f"motion's values are beyond what the physics can integrate at this timestep; try a smaller "
         f"{spelled('timestep')} or lower gains"
     )
