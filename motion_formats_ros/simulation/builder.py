@@ -193,16 +193,15 @@ class _Builder:
             fault = inertia_fault(i)
             if fault is not None:  # the reader warned: MuJoCo cannot integrate it
                 raise ReadError(self.source, f"link {link.name!r}: cannot simulate: {fault[0]}", line=inertial.line)
-            full = [i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]
-            principal = _principal_inertia(i) if max(abs(v) for v in full) > 0 else None
-            if principal is not None:
+            principal = _principal_inertia(i) if i.any() else None
+            if not i.any():
+                body.inertia = [MIN_INERTIA] * 3
+            elif principal is not None:  # as MuJoCo takes it
                 body.inertia, body.iquat, adjusted = principal
                 if adjusted:
                     self.adjusted.append(link.name)
-            elif max(abs(v) for v in full) > 0:
-                body.fullinertia = [float(v) for v in full]
             else:
-                body.inertia = [MIN_INERTIA] * 3
+                body.fullinertia = [float(v) for v in (i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2])]
             body.explicitinertial = True
         else:
             body.mass = MIN_MASS
