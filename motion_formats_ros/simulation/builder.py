@@ -33,11 +33,12 @@ from ..core.errors import MotionValueError, ReadError, require
 from ..core.inputs import interruptible
 from ..core.joint_limits import JointLimits
 from ..core.kinematics import Box, Capsule, Cylinder, Mesh, RobotModel, Sphere
-from ..core.kinematics.robot_parts import Joint, Link, Visual
+from ..core.kinematics.robot_parts import Joint, Link, Visual, inertia_fault
 from ..core.mesh_files import load_mesh, package_roots, resolve
 from ..core.model import JointLimit
 from ..core.notices import NoticeKind, notify
 from ..safety.pairs import adjacent_bodies, read_srdf, rigid_bodies
+from ..safety.shapes import mesh_form
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -126,8 +127,11 @@ class _Builder:
         self.bodies: dict[str, Any] = {}
         self.link_body: dict[str, str] = {}  # link → the body it is part of (welded links share one)
         self.massless: list[str] = []
+        self.adjusted: list[str] = []  # links whose inertia was made one MuJoCo takes (:func:`_principal_inertia`)
         self.meshes: dict[tuple[str, tuple[float, ...]], str] = {}
         self.converted: list[str] = []  # mesh files of formats MuJoCo does not read, converted to triangles
+        #: The model file (or the model's name) that messages name.
+        self.source = robot.source or robot.name or "robot model"
         source = Path(robot.source) if robot.source else None
         self.base = source.parent if source is not None and source.is_file() else None
         self.roots = package_roots(package_paths)
@@ -188,11 +192,18 @@ class _Builder:
             body.mass = float(inertial.mass)
             body.ipos = [float(v) for v in inertial.com]
             i = np.asarray(inertial.inertia, dtype=np.float64)
-            full = [i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]
-            if max(abs(v) for v in full) > 0:
-                body.fullinertia = [float(v) for v in full]
-            else:
+            fault = inertia_fault(i)
+            if fault is not None:  # the reader warned: MuJoCo cannot integrate it
+                raise ReadError(self.source, f"link {link.name!r}: cannot simulate: {fault[0]}", line=inertial.line)
+            principal = _principal_inertia(i) if i.any() else None
+            if not i.any():
                 body.inertia = [MIN_INERTIA] * 3
+            elif principal is not None:  # as MuJoCo takes it
+                body.inertia, body.iquat, adjusted = principal
+                if adjusted:
+                    self.adjusted.append(link.name)
+            else:
+                body.fullinertia = [float(v) for v in (i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2])]
             body.explicitinertial = True
         else:
             body.mass = MIN_MASS
@@ -230,25 +241,45 @@ class _Builder:
             geom.meshname = self._mesh(g, link)
 
     def _mesh(self, mesh: Mesh, link: str) -> str:
+        """The MuJoCo mesh of a collision mesh (read once per file and scale).
+
+        MuJoCo collides a mesh's convex hull, which a flat mesh lacks: it is given as the hull of
+        its triangles' corners moved :data:`FLAT_THICKNESS` of its extent to either side of its
+        plane (a notice says so); a mesh without a triangle that has an area (its vertices on a
+        line, or one point) is refused, as ``check`` refuses it.
+        """
         scale = tuple(float(v) for v in mesh.scale)
         key = (mesh.filename, scale)
         if key in self.meshes:
             return self.meshes[key]
+        where = f"link {link!r}: collision mesh {mesh.filename}"
         path = resolve(mesh.filename, self.base, self.roots)
         if path is None:
-            raise ReadError(self.robot.source or "robot model", f"link {link}: mesh {mesh.filename} not found")
+            raise ReadError(self.source, f"{where} not found")
         try:
             tri = load_mesh(path, scale, extra="sim")
-        except ValueError as exc:
-            raise ReadError(path, f"link {link}: {exc}") from None
+        except ValueError as exc:  # its text names the mesh file
+            raise ReadError(self.source, f"link {link!r}: collision mesh {exc}") from None
         if path.suffix.lower() not in (".stl", ".obj") and path.name not in self.converted:
             self.converted.append(path.name)
+        vertices = np.asarray(tri.vertices, dtype=np.float64)
+        faces = np.asarray(tri.faces, dtype=np.int64)
+        rank, has_area = mesh_form(vertices, faces)
+        if not has_area.any():
+            shape = "vertices lie on a line" if rank else "vertices are one point"
+            raise ReadError(self.source, f"{where}: no triangle has an area (its {shape})")
         name = f"mesh{len(self.meshes)}"
-        self.spec.add_mesh(
-            name=name,
-            uservert=np.asarray(tri.vertices, dtype=np.float64).ravel().tolist(),
-            userface=np.asarray(tri.faces, dtype=np.int64).ravel().tolist(),
-        )
+        if rank < 3:
+            corners = np.unique(vertices[faces[has_area]].reshape(-1, 3), axis=0)
+            slab, thickness = _flat_slab(corners)
+            self.spec.add_mesh(name=name, uservert=slab.ravel().tolist())  # MuJoCo makes the hull's faces
+            notify(
+                NoticeKind.READ_CHOICE,
+                f"{self.source}: {where} is flat (no convex hull): simulated as the hull of its triangles "
+                f"{thickness:.2g} m thick",
+            )
+        else:
+            self.spec.add_mesh(name=name, uservert=vertices.ravel().tolist(), userface=faces.ravel().tolist())
         self.meshes[key] = name
         return name
 
@@ -305,6 +336,54 @@ def _set_servo(act: Any, g: Gains) -> None:
     else:
         act.gainprm[0] = g.d
         act.biasprm[:3] = [0.0, 0.0, -g.d]
+
+
+#: The least principal moment MuJoCo is given, as a share of the largest and in kg·m²: MuJoCo
+#: refuses a moment of 0 (the readers take one: a thin rod's, or one that rounding made slightly
+#: negative) and one below 1e-15 kg·m².
+_LEAST_MOMENT = 1e-9
+_LEAST_INERTIA = 1e-14
+#: Below this share of the largest moment, the triangle inequality's margin is rounding: MuJoCo,
+#: which finds the moments itself, could find it broken.
+_TRIANGLE_MARGIN = 1e-9
+
+
+def _principal_inertia(inertia: FloatArray) -> tuple[list[float], list[float], bool] | None:
+    """An inertia the readers take (within :data:`..core.kinematics.robot_parts.INERTIA_TOLERANCE`
+    of one a body can have) as MuJoCo takes it, or None where MuJoCo takes it as it is.
+
+    MuJoCo refuses a principal moment of 0 or below and a triangle inequality broken by more
+    than 1e-15 kg·m²: the moments are raised to :data:`_LEAST_MOMENT` of the largest (at least
+    :data:`_LEAST_INERTIA`), and the largest lowered to the sum of the other two where it is
+    above it. Returns the principal moments, their axes as MuJoCo's quaternion (w, x, y, z) and
+    whether a moment was changed.
+    """
+    moments, axes = np.linalg.eigh((inertia + inertia.T) / 2)
+    a, b, c = (float(m) for m in moments)
+    least = max(c * _LEAST_MOMENT, _LEAST_INERTIA)
+    if a > least and a + b - c > c * _TRIANGLE_MARGIN:
+        return None
+    kept = [max(a, least), max(b, least), max(c, least)]
+    kept[2] = min(kept[2], kept[0] + kept[1])
+    if np.linalg.det(axes) < 0:
+        axes[:, 0] = -axes[:, 0]
+    quat = np.empty(4)
+    mujoco_module().mju_mat2Quat(quat, np.ascontiguousarray(axes).ravel())
+    return kept, quat.tolist(), kept != [a, b, c]
+
+
+#: The thickness a flat mesh is simulated with, as a share of its largest extent.
+FLAT_THICKNESS = 1e-3
+
+
+def _flat_slab(points: FloatArray) -> tuple[FloatArray, float]:
+    """Points in a plane (or nearly: a flat mesh's corners) moved to either side of it by half of
+    :data:`FLAT_THICKNESS` of their extent: the corners of a slab whose hull MuJoCo can make; and
+    the slab's thickness (m)."""
+    centred = points - points.mean(axis=0)
+    normal = np.linalg.svd(centred, full_matrices=False)[2][-1]  # the direction they spread least in
+    thickness = FLAT_THICKNESS * float(np.ptp(points, axis=0).max())
+    return np.vstack([points + normal * thickness / 2, points - normal * thickness / 2]), thickness
 
 
 def _effort_limit(limit: JointLimit | None) -> float:
@@ -403,6 +482,13 @@ def build(
             f"{len(b.converted)} mesh files of formats MuJoCo does not read were converted to triangles: "
             + ", ".join(b.converted[:6])
             + (" …" if len(b.converted) > 6 else "")
+        )
+    if b.adjusted:
+        notes.append(
+            f"{len(b.adjusted)} links' inertias were nudged into ones MuJoCo takes (a principal moment of about 0 "
+            "raised, the largest lowered to the sum of the other two): "
+            + ", ".join(b.adjusted[:6])
+            + (" …" if len(b.adjusted) > 6 else "")
         )
     if b.massless:
         notes.append(

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import MotionValueError, require
+from ..core.errors import MotionValueError, require, spelled
 from .builder import FLOOR, BuiltModel, compiled
 
 FloatArray = npt.NDArray[np.float64]
@@ -308,7 +308,7 @@ def run(
     spent = 0.0
     k = 0
     warm = None
-    with mujoco_warnings(mj) as said:  # said in the error below instead of printed raw
+    with mujoco_warnings(mj):  # a divergence is said once, in the package's words, not printed raw
         while k < loop.stop:
             if interrupt is not None:
                 interrupt()
@@ -316,7 +316,7 @@ def run(
             began = time.perf_counter()
             states, sensors = rollout.rollout(model, data, state, control[None, k:hi], initial_warmstart=warm)
             spent += time.perf_counter() - began
-            _refuse_divergence(mj, data, states[0], said)
+            _refuse_divergence(mj, model, data, float(state[0]), states[0])
             k = _fold(loop, built, k, hi, states[0], sensors[0])
             state = states[0][-1].copy()
             warm = data.qacc_warmstart.copy()
@@ -335,19 +335,52 @@ def mujoco_warnings(mj: Any) -> Iterator[list[str]]:
         mj.set_mju_user_warning(previous)
 
 
-#: MuJoCo's warnings that mean the physics blew up (it then resets the state and goes on).
-_DIVERGED = ("mjWARN_BADQACC", "mjWARN_BADQPOS", "mjWARN_BADQVEL")
+#: MuJoCo's warnings that mean the physics blew up (it then starts the state again and goes on),
+#: and the values each finds huge or not finite.
+_DIVERGED = {
+    "mjWARN_BADQPOS": "joint positions",
+    "mjWARN_BADQVEL": "joint velocities",
+    "mjWARN_BADQACC": "joint accelerations",
+}
 
 
-def _refuse_divergence(mj: Any, data: Any, states: FloatArray, said: list[str]) -> None:
-    """Stop when the physics diverged: MuJoCo met a huge or non-finite value, or a state is not finite."""
-    hit = any(data.warning[getattr(mj.mjtWarning, name)].number for name in _DIVERGED)
-    if hit or not np.isfinite(states).all():
-        what = said[0] if said else "a state that is not finite"
-        raise MotionValueError(
-            f"the simulation diverged ({what.rstrip('.')}): the model's masses or inertias, the gains or the "
-            "motion's values are beyond what the physics can integrate at this timestep"
-        )
+def _refuse_divergence(mj: Any, model: Any, data: Any, start: float, states: FloatArray) -> None:
+    """Stop when the physics diverged in a chunk that began at simulated time ``start`` (s):
+    MuJoCo met a huge or non-finite value, or a state (``states``, time first) is not finite.
+
+    The message says when (simulated seconds from the start: the last time before MuJoCo's clock
+    started again, or before the first state that is not finite), which values and at which
+    joint, in the package's words.
+    """
+    counts = {kind: data.warning[getattr(mj.mjtWarning, kind)] for kind in _DIVERGED}
+    hit = next(((kind, w.lastinfo) for kind, w in counts.items() if w.number), None)
+    finite = np.isfinite(states).all(axis=1)
+    if hit is None and finite.all():
+        return
+    times = states[:, 0]
+    bad = ~finite | (times <= np.r_[start, times[:-1]])
+    row = int(np.argmax(bad))
+    at = float(times[row - 1]) if row else start
+    if hit is not None:
+        kind, index = hit
+        joint = _joint_at(model, index, by_position=kind == "mjWARN_BADQPOS")
+        what = f"{_DIVERGED[kind]} became huge or not finite, at joint {joint}"
+    else:
+        what = "the state became not finite"
+    raise MotionValueError(
+        f"the simulation diverged {at:.4g} s into the run ({what}): the model's masses or inertias, the gains or the "
+        f"motion's values are beyond what the physics can integrate at this timestep; try a smaller "
+        f"{spelled('timestep')} or lower gains"
+    )
+
+
+def _joint_at(model: Any, index: int, *, by_position: bool) -> str:
+    """The name of the joint of a ``qvel`` index (a ``qpos`` index ``by_position``)."""
+    if by_position:
+        joint = int(np.searchsorted(model.jnt_qposadr, index, side="right")) - 1
+    else:
+        joint = int(model.dof_jntid[index])
+    return str(model.joint(max(joint, 0)).name)
 
 
 def _fold(loop: _Loop, built: BuiltModel, k: int, hi: int, states: FloatArray, sensors: FloatArray) -> int:

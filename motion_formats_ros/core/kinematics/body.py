@@ -13,12 +13,15 @@ What is read, in Choreonoid's meaning:
   or a letter with an optional sign (``X``, ``-Y``), absent meaning Z. Keys are read in
   both spellings (``jointType`` / ``joint_type``).
 - ``elements`` (a list of nodes, one node, or a mapping of node type to node): ``Shape``
-  nodes (Box, Cylinder, Sphere, Capsule, Resource meshes),
+  nodes (Box, Cylinder, Sphere, Capsule, Resource meshes; Choreonoid's other geometries,
+  Cone, TriangleMesh, IndexedFaceSet, Extrusion and ElevationGrid, are left out with a
+  notice, and a type Choreonoid does not know is refused, as Choreonoid refuses it),
   ``Transform`` / ``Group`` / ``Visual`` nodes (and devices) placing their children,
   ``Resource`` nodes and ``resource`` entries; ``Collision`` subtrees are not visuals,
   ``Visual`` subtrees are not collision shapes (every other shape is both).
 - ``mass``, ``centerOfMass`` and ``inertia`` (about the centre of mass: nine numbers row by
-  row, or the six of the upper triangle).
+  row, or the six of the upper triangle; one that no body can have is refused or warned about,
+  see :func:`.robot_parts.inertia_fault`).
   Choreonoid's cylinders and capsules stand along y; as visuals they are turned onto z.
 """
 
@@ -35,6 +38,7 @@ import yaml
 
 from ..errors import ReadError, number
 from ..naming import Yaml12Loader, load_safe, parse_safe
+from ..notices import NoticeKind, notify
 from ..spatial import quat_multiply, quat_rotate
 from .robot_parts import (
     IDENTITY_QUAT,
@@ -55,6 +59,7 @@ from .robot_parts import (
     Visual,
     direction,
     finite,
+    inertia_fault,
     unit_axis,
 )
 
@@ -68,6 +73,9 @@ JOINT_TYPES = {
     "pseudo_continuous_track": "fixed",
     "pseudocontinuoustrack": "fixed",
 }
+#: Choreonoid's geometry types that are read here, and those it reads that are not (a notice).
+_GEOMETRY = ("Box", "Sphere", "Cylinder", "Capsule", "Resource")
+_UNREAD_GEOMETRY = ("Cone", "TriangleMesh", "IndexedFaceSet", "Extrusion", "ElevationGrid")
 _LETTER_AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 #: A cylinder or capsule along y (Choreonoid) → along z (URDF): a quarter turn about x.
 _Y_TO_Z = np.array([-math.sin(math.pi / 4), 0.0, 0.0, math.cos(math.pi / 4)])
@@ -138,6 +146,8 @@ class _BodyReader:
         self.to_radians = math.pi / 180.0 if unit == "degree" else 1.0
         #: The node type whose subtree is left out: ``Collision`` for visuals, ``Visual`` for collision shapes.
         self.skip = "Collision"
+        #: The geometries left out (their fields), each said once.
+        self.skipped: set[str] = set()
 
     def fail(self, field: str, reason: str, line: int | None = None) -> ReadError:
         return ReadError(self.source, reason, field=field, line=line)
@@ -226,9 +236,26 @@ class _BodyReader:
         alpha = 1.0 - float(transparency) if isinstance(transparency, (int, float)) else 1.0
         return (float(diffuse[0]), float(diffuse[1]), float(diffuse[2]), alpha)
 
-    def geometry(self, geo: Mapping[str, Any], field: str) -> tuple[Geometry, bool] | None:
-        """A geometry and whether it stands along y; None for kinds not drawn here."""
+    def geometry(self, geo: Mapping[str, Any], field: str, line: int | None) -> tuple[Geometry, bool] | None:
+        """A geometry and whether it stands along y; None for kinds Choreonoid reads and this
+        package does not (a notice says so once); a type Choreonoid does not know is refused,
+        as Choreonoid refuses it. ``line``: the geometry's line, where it has no ``type``."""
         kind = geo.get("type")
+        if kind in _UNREAD_GEOMETRY:
+            if field not in self.skipped:  # the visuals and the collision shapes both meet it
+                self.skipped.add(field)
+                notify(
+                    NoticeKind.SKIPPED,
+                    f"a {kind} geometry is neither drawn nor collided here (left out)",
+                    file=self.source,
+                    line=_line(geo, "type"),
+                    field=field,
+                )
+            return None
+        if kind not in _GEOMETRY:
+            known = ", ".join((*_GEOMETRY, *_UNREAD_GEOMETRY))
+            said = f"unknown geometry type {number(kind)}" if kind is not None else "a geometry without a type"
+            raise self.fail(f"{field}.type", f"{said}; Choreonoid knows {known}", _line(geo, "type") or line)
         if kind == "Box":
             return Box(self.size(geo, "size", field, 3)), False
         if kind == "Sphere":
@@ -237,12 +264,10 @@ class _BodyReader:
             return Cylinder(self.size(geo, "radius", field), self.size(geo, "height", field)), True
         if kind == "Capsule":
             return Capsule(self.size(geo, "radius", field), self.size(geo, "height", field)), True
-        if kind == "Resource" or "uri" in geo:
-            uri = geo.get("uri")
-            if not isinstance(uri, str) or not uri:
-                raise self.fail(field, "a mesh resource without a uri")
-            return Mesh(uri, np.ones(3)), False
-        return None
+        uri = geo.get("uri")  # a Resource
+        if not isinstance(uri, str) or not uri:
+            raise self.fail(field, "a mesh resource without a uri")
+        return Mesh(uri, np.ones(3)), False
 
     def elements(self, node: Any, field: str, xyz: FloatArray, quat: FloatArray, rgba: Any, out: list[Visual]) -> None:
         """Visuals under ``elements``: a list of nodes, one node (a mapping with a ``type``) or a
@@ -280,9 +305,9 @@ class _BodyReader:
         elif kind == "Resource":
             shape = node
         elif isinstance(node.get("resource"), Mapping):
-            shape = {"type": "Resource", **node["resource"]}
+            shape = {**node["resource"], "type": "Resource"}
         if shape is not None:
-            found = self.geometry(shape, where)
+            found = self.geometry(shape, where, _line(node, "geometry"))
             if found is not None:
                 geometry, along_y = found
                 q = quat_multiply(quat, _Y_TO_Z) if along_y else quat
@@ -356,7 +381,14 @@ class _BodyReader:
                 f"expected entries within ±{LARGEST_INERTIA:g} kg·m², got {np.abs(inertia).max():g}",
                 _line(lk, "inertia"),
             )
-        return Inertial(float(mass), centre, inertia)
+        line = _line(lk, "inertia")
+        fault = inertia_fault(inertia)
+        if fault is not None and fault[1]:
+            raise self.fail(f"{field}.inertia", fault[0], line)
+        if fault is not None:
+            said = f"{fault[0]} (used as given)"
+            notify(NoticeKind.INCONSISTENT, said, file=self.source, line=line, field=f"{field}.inertia")
+        return Inertial(float(mass), centre, inertia, line)
 
     def limit(self, lk: Mapping[str, Any], kind: str, field: str) -> Limit | None:
         if kind not in ("revolute", "prismatic"):

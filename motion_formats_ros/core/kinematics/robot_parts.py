@@ -39,6 +39,12 @@ LARGEST_MASS = 1e9
 #: The largest magnitude (kg·m²) of an inertia entry: that of :data:`LARGEST_MASS` at
 #: :data:`LARGEST_SIZE` from its centre of mass.
 LARGEST_INERTIA = LARGEST_MASS * LARGEST_SIZE**2
+#: How far an inertia may be from one a body can have, as a share of its largest principal
+#: moment (of its largest entry, for the symmetry and the moments about the link's axes): what
+#: values written to four significant digits can be off by (see :func:`inertia_fault`).
+INERTIA_TOLERANCE = 1e-3
+#: An inertia within this many kg·m² of one a body can have is one (the least MuJoCo tells from 0).
+INERTIA_NOISE = 1e-15
 
 
 def finite(value: object) -> bool:
@@ -119,11 +125,49 @@ class Visual:
 @dataclasses.dataclass(frozen=True)
 class Inertial:
     """A link's mass (kg), centre of mass ``com`` (3,) and inertia (3, 3) about the centre of
-    mass (kg·m²), both in the link frame's axes."""
+    mass (kg·m²), both in the link frame's axes; ``line``: the inertia's line in its file (for
+    messages), or None."""
 
     mass: float
     com: FloatArray
     inertia: FloatArray
+    line: int | None = None
+
+
+def inertia_fault(inertia: FloatArray) -> tuple[str, bool] | None:
+    """Why a (3, 3) inertia about the centre of mass is none a body can have, and whether a reader
+    refuses it; None when a body can have it.
+
+    A body's inertia is symmetric, its principal moments (eigenvalues) are at least 0 and each
+    is at most the sum of the other two (the triangle inequality), each within
+    :data:`INERTIA_TOLERANCE` of the largest moment or within :data:`INERTIA_NOISE`. All zeros
+    (a point mass) is one. A moment about an axis of the link below 0 (``ixx="-1"``) is refused:
+    no rounding and no placeholder gives one. Published models break the other rules (a
+    placeholder inertia of a link of a milligram, moments rounded apart, products of inertia
+    too large), so those are the readers' warnings, and the simulator's refusal.
+    """
+    largest = float(np.abs(inertia).max())
+    if largest <= INERTIA_NOISE:
+        return None
+    slack = max(INERTIA_TOLERANCE * largest, INERTIA_NOISE)
+    diagonal = np.diag(inertia)
+    if diagonal.min() < -slack:
+        axis = "xyz"[int(np.argmin(diagonal))]
+        return f"no body has this inertia: its moment about {axis} is {diagonal.min():g} kg·m², below 0", True
+    asymmetry = np.abs(inertia - inertia.T)
+    if asymmetry.max() > slack:
+        i, j = np.unravel_index(int(np.argmax(asymmetry)), (3, 3))
+        shown = f"entry ({i + 1}, {j + 1}) is {inertia[i, j]:g}, entry ({j + 1}, {i + 1}) {inertia[j, i]:g}"
+        return f"no body has this inertia: it is not symmetric ({shown})", False
+    a, b, c = (float(m) for m in np.linalg.eigvalsh((inertia + inertia.T) / 2))
+    moments = f"{a:.6g}, {b:.6g}, {c:.6g} kg·m²"
+    slack = max(INERTIA_TOLERANCE * max(abs(a), abs(c)), INERTIA_NOISE)
+    if a < -slack:
+        return f"no body has this inertia: a principal moment is below 0 ({moments}: not positive semidefinite)", False
+    if a + b < c - slack:
+        broken = f"the triangle inequality ({a:.6g} + {b:.6g} < {c:.6g})"
+        return f"no body has this inertia: its principal moments {moments} break {broken}", False
+    return None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -325,6 +369,8 @@ def _check_mimics(joints: Sequence[Joint], source: str | os.PathLike[str]) -> No
 
 __all__ = [
     "FLOATING_VARIABLES",
+    "INERTIA_NOISE",
+    "INERTIA_TOLERANCE",
     "JOINT_TYPES",
     "PACKAGE_SCHEME",
     "PLANAR_VARIABLES",
@@ -343,6 +389,7 @@ __all__ = [
     "build_tree",
     "direction",
     "finite",
+    "inertia_fault",
     "ros_mesh_name",
     "unit_axis",
 ]

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import ReadError, number
+from ..notices import NoticeKind, notify
 from ..spatial import quat_to_matrix, quat_to_rpy, rpy_to_quat
 from .robot_parts import (
     IDENTITY_QUAT,
@@ -36,6 +37,7 @@ from .robot_parts import (
     Mimic,
     Sphere,
     Visual,
+    inertia_fault,
     unit_axis,
 )
 
@@ -197,12 +199,14 @@ class _Reader:
             xyz, quat = self.origin(c)
             collisions.append(Visual(self.geometry(c), xyz, quat, None, c.attrib.get("name", "")))
         inertial = el.find("inertial")
+        name = self.name(el)
         return Link(
-            self.name(el), tuple(visuals), tuple(collisions), self.inertial(inertial) if inertial is not None else None
+            name, tuple(visuals), tuple(collisions), self.inertial(inertial, name) if inertial is not None else None
         )
 
-    def inertial(self, el: Element) -> Inertial:
-        """Mass, centre of mass and inertia (turned from the ``<origin>``'s frame into the link's)."""
+    def inertial(self, el: Element, link: str) -> Inertial:
+        """Mass, centre of mass and inertia (turned from the ``<origin>``'s frame into the link's);
+        an inertia no body can have (:func:`.robot_parts.inertia_fault`) is refused or warned about."""
         xyz, quat = self.origin(el)
         mass_el = el.find("mass")
         mass = self.number(mass_el, "value") if mass_el is not None else 0.0
@@ -219,10 +223,16 @@ class _Reader:
                     text = tensor.attrib[key]
                     raise self.fail(tensor, f"{key}={text!r}: beyond ±{LARGEST_INERTIA:g} kg·m²")
             inertia = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+            fault = inertia_fault(inertia)
+            if fault is not None and fault[1]:
+                raise self.fail(tensor, f"link {link!r}: {fault[0]}")
+            if fault is not None:
+                said = f"<inertia>: link {link!r}: {fault[0]} (used as given)"
+                notify(NoticeKind.INCONSISTENT, said, file=self.source, line=tensor.line)
             if not np.array_equal(quat, IDENTITY_QUAT):
                 r = quat_to_matrix(quat)
                 inertia = r @ inertia @ r.T
-        return Inertial(mass, xyz, inertia)
+        return Inertial(mass, xyz, inertia, tensor.line if tensor is not None else None)
 
     # ------------------------------------------------------------------ joints
     def joint(self, el: Element) -> Joint:
