@@ -26,7 +26,7 @@ def test_a_long_run_of_digits_in_a_text_is_shown_by_its_length() -> None:
 @pytest.mark.parametrize(
     ("line", "old", "new", "where"),
     [
-        (12, 'effort="4"', f'effort="-{DIGITS}"', "<limit>: effort="),
+        (12, 'effort="12"', f'effort="-{DIGITS}"', "<limit>: effort="),
         (12, 'lower="-0.6"', f'lower="{DIGITS}"', "<limit>: lower="),
         (5, 'mass value="1.2"', f'mass value="{DIGITS}"', "<mass>: value="),
         (11, 'xyz="0 0.05 -0.05"', f'xyz="0 {DIGITS} 0"', "<origin>: xyz="),
