@@ -73,10 +73,13 @@ typecheck: venv ros
 	$(VENV)/bin/mypy motion_formats_ros
 
 # The suite on two processes (pytest-xdist; each takes its own ROS domains): CI's machines have two cores.
+# Work stealing: a worker that runs out takes queued tests from the other, so the long browser
+# and ROS tests at the end of the run do not leave one core idle.
 TEST_WORKERS ?= 2
+XDIST := -n $(TEST_WORKERS) --dist worksteal
 
 unit: venv ros foxglove browser
-	$(PY) -m pytest -q -n $(TEST_WORKERS) test
+	$(PY) -m pytest -q $(XDIST) --durations=20 test
 
 # The viewer's tests open its page in Debian's chromium (WebGL in software). Installed with
 # apt-get when missing and this runs as root with apt; otherwise those tests skip, saying why.
@@ -97,7 +100,9 @@ docs: venv ros
 	$(PY) -m sphinx -W --keep-going -q -b html doc doc/_build/html
 
 # The core at its declared floors (tools/min-constraints.txt), without the optional extras
-# (pyjson5, matplotlib, tqdm) and without ROS: the non-ROS tests must pass there too.
+# (pyjson5, matplotlib, tqdm) and without ROS: the non-ROS tests must pass there too, but
+# for the slow ones (the fuzzing campaign, signal timing): they exercise the package's own
+# code paths, which `make test` runs at the newest versions.
 # The test tools (pytest, hypothesis, and the reference readers the tests compare with)
 # are installed under the same constraints.
 VENV_MIN := .venv-min
@@ -121,9 +126,9 @@ $(VENV_MIN_EXTRAS)/.installed: setup.py tools/min-constraints-extras.txt
 	touch $@
 
 test-min: $(VENV_MIN)/.installed $(VENV_MIN_EXTRAS)/.installed foxglove
-	$(VENV_MIN)/bin/python -m pytest -q -n $(TEST_WORKERS) -m "not ros" test
+	$(VENV_MIN)/bin/python -m pytest -q $(XDIST) -m "not ros and not slow" test
 	$(VENV_MIN_EXTRAS)/bin/python -m pip check
-	$(VENV_MIN_EXTRAS)/bin/python -m pytest -q -n $(TEST_WORKERS) -p no:cacheprovider -m "not ros" $(EXTRA_TESTS)
+	$(VENV_MIN_EXTRAS)/bin/python -m pytest -q $(XDIST) -p no:cacheprovider -m "not ros and not slow" $(EXTRA_TESTS)
 
 # The property tests with new random examples each run (CI's profile is derandomized, so
 # it repeats the same examples); a failure prints the seed blob to reproduce it.

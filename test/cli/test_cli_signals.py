@@ -21,6 +21,9 @@ import pytest
 
 from motion_formats_ros import Motion, MotionFile, write
 
+#: Seconds each: not run at the dependencies' floors (make test-min), the package's own handlers.
+pytestmark = pytest.mark.slow
+
 EXE = Path(sys.executable).parent / "motion-formats"
 STOPPED = (128 + signal.SIGTERM, -signal.SIGTERM)
 

@@ -587,6 +587,7 @@ SEEDS: dict[str, Callable[[Path], list[Seed]]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", list(SEEDS))
 def test_fuzz_read_fails_only_with_read_errors(tmp_path: Path, fmt: str) -> None:
     seeds = SEEDS[fmt](tmp_path)
