@@ -121,10 +121,10 @@ def _urdf(tmp_path: Path, mass: str = "1", ixx: str = "1", axis: str = "0 0 1", 
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"mass": "-1.2"}, r"robot\.urdf:2: <mass>: value='-1\.2': a mass must be from 0 to 1e\+09 kg"),
-        ({"mass": "1e308"}, r"robot\.urdf:2: <mass>: value='1e308': a mass must be from 0 to 1e\+09 kg"),
+        ({"mass": "-1.2"}, r"robot\.urdf:2: <mass>: link 'a': value='-1\.2': a mass must be from 0 to 1e\+09 kg"),
+        ({"mass": "1e308"}, r"robot\.urdf:2: <mass>: link 'a': value='1e308': a mass must be from 0 to 1e\+09 kg"),
         ({"mass": "nan"}, r"robot\.urdf:2: <mass>: value='nan' is not 1 finite number"),
-        ({"ixx": "1e308"}, r"robot\.urdf:3: <inertia>: ixx='1e308': beyond ±1e\+21 kg·m²"),
+        ({"ixx": "1e308"}, r"robot\.urdf:3: <inertia>: link 'a': ixx='1e308': beyond ±1e\+21 kg·m²"),
         ({"ixx": "-inf"}, r"robot\.urdf:3: <inertia>: ixx='-inf' is not 1 finite number"),
         (
             {"extra": '\n<dynamics damping="-0.5" friction="0"/>'},

@@ -212,7 +212,8 @@ class _Reader:
         mass = self.number(mass_el, "value") if mass_el is not None else 0.0
         if mass_el is not None and not 0 <= mass <= LARGEST_MASS:
             text = mass_el.attrib["value"]
-            raise self.fail(mass_el, f"value={number(text)}: a mass must be from 0 to {LARGEST_MASS:g} kg")
+            reason = f"value={number(text)}: a mass must be from 0 to {LARGEST_MASS:g} kg"
+            raise self.fail(mass_el, f"link {link!r}: {reason}")
         inertia = np.zeros((3, 3))
         tensor = el.find("inertia")
         if tensor is not None:
@@ -221,7 +222,7 @@ class _Reader:
             for key, value in zip(keys, (xx, xy, xz, yy, yz, zz), strict=True):
                 if abs(value) > LARGEST_INERTIA:
                     text = tensor.attrib[key]
-                    raise self.fail(tensor, f"{key}={text!r}: beyond ±{LARGEST_INERTIA:g} kg·m²")
+                    raise self.fail(tensor, f"link {link!r}: {key}={number(text)}: beyond ±{LARGEST_INERTIA:g} kg·m²")
             inertia = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
             fault = inertia_fault(inertia)
             if fault is not None and fault[1]:
