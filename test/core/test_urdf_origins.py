@@ -60,8 +60,8 @@ def test_rpy_rows_converted_together_equal_each_alone(rows: list[tuple[float, fl
 
 
 def test_a_file_s_rotations_are_converted_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Twelve joints and thirteen collisions turned: one conversion (one per origin made reading a
-    robot's URDF a tenth slower)."""
+    """Twelve joints and thirteen collisions turned: one conversion (one per origin made reading the
+    Panda's URDF a third slower)."""
     from motion_formats_ros.core.kinematics import urdf as module
 
     calls: list[int] = []

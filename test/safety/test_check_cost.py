@@ -213,8 +213,8 @@ def test_meshes_are_made_ready_to_collide_only_when_a_pair_needs_them() -> None:
 
 def test_a_mesh_s_box_is_fitted_only_when_a_pair_of_it_gets_past_the_spheres() -> None:
     """The Panda at rest: the meshes of pairs whose bounding spheres meet have their boxes fitted
-    (principal axes of the hull points), the others none (a box for every shape up front was a
-    fifth of the first check's preparation)."""
+    (principal axes of the hull points), the others none (a box for every shape up front was
+    about a fifth of preparing the Panda's shapes)."""
     from support.robots import PANDA_SRDF, PANDA_URDF
 
     from motion_formats_ros.core.spatial import quat_to_matrix
