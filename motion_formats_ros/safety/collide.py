@@ -1,8 +1,9 @@
 """Self-collision of a robot over many frames: cheap tests first, coal for the pairs that may touch.
 
 For every frame, the bounding spheres of each shape pair (vectorised over all frames)
-rule out the pairs that are apart, then boxes around each shape (along its principal
-axes; the separating-axis test, vectorised) rule out more. coal then measures the
+rule out the pairs that are apart, then boxes around each shape (a primitive's own, a
+mesh's along the principal axes of its vertices; the separating-axis test, vectorised)
+rule out more. coal then measures the
 distance of the convex hulls (a mesh lies inside its hull) or of the convex shapes; a
 pair found that far apart (or, after the exact test, as far as coal's lower bound
 says) is not asked again until one shape can have moved that far as seen from the
@@ -116,9 +117,11 @@ class SelfCollision:
         self.radii = np.array([s.radius for s in self.shapes], dtype=np.float64)
         self.reach = self.radii[self.first] + self.radii[self.second]
         self.centres = np.stack([s.centre for s in self.shapes]) if self.shapes else np.zeros((0, 3))
-        self.box_rotation = np.stack([s.box_rotation for s in self.shapes]) if self.shapes else np.zeros((0, 3, 3))
-        self.box_centre = np.stack([s.box_centre for s in self.shapes]) if self.shapes else np.zeros((0, 3))
-        self.box_half = np.stack([s.box_half for s in self.shapes]) if self.shapes else np.zeros((0, 3))
+        # Each shape's box, filled in when a pair of it first gets past the spheres (a mesh's is fitted then).
+        self.box_rotation = np.zeros((len(self.shapes), 3, 3))
+        self.box_centre = np.zeros((len(self.shapes), 3))
+        self.box_half = np.zeros((len(self.shapes), 3))
+        self._boxed = np.zeros(len(self.shapes), dtype=bool)
         # The convex hulls (a mesh lies inside its hull) or the convex shapes themselves: their distance.
         # Meshes' triangle hierarchies are built when a pair first needs them (None until then).
         self._geometry = [None if isinstance(s.geometry, Triangles) else s.geometry for s in self.shapes]
@@ -152,6 +155,10 @@ class SelfCollision:
     ) -> BoolArray:
         """For (frame, shape pair) candidates: whether the pair's bounding boxes overlap (separating axes)."""
         i, j = self.first[pairs], self.second[pairs]
+        used = np.bincount(np.concatenate([i, j]), minlength=len(self.shapes)) > 0
+        for k in np.flatnonzero(used & ~self._boxed).tolist():
+            self.box_rotation[k], self.box_centre[k], self.box_half[k] = self.shapes[k].oriented_box()
+            self._boxed[k] = True
         ra = rotation[frames, i] @ self.box_rotation[i]
         rb = rotation[frames, j] @ self.box_rotation[j]
         ca = translation[frames, i] + np.einsum("mij,mj->mi", rotation[frames, i], self.box_centre[i])

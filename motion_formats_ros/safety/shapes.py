@@ -3,9 +3,10 @@
 Each ``<collision>`` of a URDF link (each collision shape of a ``.body`` link) becomes one
 :class:`Shape`: the coal geometry (boxes, cylinders and capsules along z, spheres;
 meshes as a bounding-volume hierarchy of their triangles, as MoveIt and pinocchio
-collide them), a bounding sphere (to skip pairs that are far apart without asking
-coal) and points whose convex hull is the shape (exact for boxes and meshes, 32 around
-a circle or 200 over a sphere otherwise) for the floor and the support polygon.
+collide them), a bounding sphere and box (to skip pairs that are far apart without
+asking coal: a primitive's exact ones, a mesh's from its vertices) and points whose
+convex hull is the shape (exact for boxes and meshes, 32 around a circle or 200 over a
+sphere otherwise) for the floor and the support polygon.
 
 A mesh that cannot be found or read is an error, never a shape left out; so is a missing
 collision library (coal, the ``check`` extra).
@@ -55,8 +56,9 @@ class Shape:
             meet cannot collide, and coal tells that far faster than for the triangles), or
             the :class:`MeshHull` that builds it when first asked for
             (:meth:`convex_geometry`); None for shapes that are convex themselves.
-        box_rotation, box_centre, box_half: A box holding the shape (its axes the principal
-            axes of the hull points), in the shape frame.
+        box: A box holding the shape, in the shape frame (:meth:`oriented_box`): a
+            primitive's own, or for a mesh the :class:`PointsBox` that fits one to its hull
+            points when first asked for.
     """
 
     link: str
@@ -68,10 +70,8 @@ class Shape:
     radius: float
     hull: FloatArray
     label: str
+    box: tuple[FloatArray, FloatArray, FloatArray] | PointsBox
     convex: Any = None
-    box_rotation: FloatArray = dataclasses.field(default_factory=lambda: np.eye(3))
-    box_centre: FloatArray = dataclasses.field(default_factory=lambda: np.zeros(3))
-    box_half: FloatArray = dataclasses.field(default_factory=lambda: np.zeros(3))
 
     def collision_geometry(self) -> Any:
         """The coal geometry (a mesh's bounding-volume hierarchy, built on the first call)."""
@@ -85,6 +85,11 @@ class Shape:
         """The vertices of the shape's convex hull (a mesh's built on the first call), or points
         whose hull it is: those that can touch the ground."""
         return self.convex.made()[1] if isinstance(self.convex, MeshHull) else self.hull
+
+    def oriented_box(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """A box holding the shape: axes (3, 3) (columns), centre (3,) and half sizes (3,), in the
+        shape frame (a mesh's fitted on the first call)."""
+        return self.box.made() if isinstance(self.box, PointsBox) else self.box
 
 
 class Triangles:
@@ -128,6 +133,21 @@ class MeshHull:
         if self._made is None:
             with interruptible():
                 self._made = convex_hull(self.points)
+        return self._made
+
+
+class PointsBox:
+    """The box :func:`bounding_box` fits to a mesh's hull points, fitted when first asked for: a
+    check whose frames bring the mesh near no other shape never needs it."""
+
+    def __init__(self, points: FloatArray) -> None:
+        self.points = points
+        self._made: tuple[FloatArray, FloatArray, FloatArray] | None = None
+
+    def made(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Axes (3, 3) (columns), centre (3,), half sizes (3,) (fitted once)."""
+        if self._made is None:
+            self._made = bounding_box(self.points)
         return self._made
 
 
@@ -330,27 +350,40 @@ class MeshCache:
         return Triangles(vertices, faces), hull, convex
 
 
-def _geometry(geometry: Geometry, link: str, meshes: MeshCache) -> tuple[Any, FloatArray, str, Any]:
-    """The coal geometry (a mesh's :class:`Triangles`), its hull points, a label and a mesh's convex
-    hull (None for other shapes)."""
+#: A shape's bounding sphere (centre, radius) and box (axes, centre, half sizes), in the shape frame.
+Bounds = tuple[FloatArray, float, tuple[FloatArray, FloatArray, FloatArray] | PointsBox]
+
+
+def _primitive(geometry: Geometry) -> tuple[Any, FloatArray, str, Bounds]:
+    """A box, sphere, cylinder or capsule: the coal geometry, its hull points, a label and its bounding
+    sphere and box, exact (points spread over a round surface lie inside it, and so would a
+    sphere or box fitted to them)."""
     coal = coal_module()
     if isinstance(geometry, Box):
         size = np.asarray(geometry.size, dtype=np.float64)
         corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=np.float64)
-        return coal.Box(*(float(s) for s in size)), corners * size / 2, "box", None
+        half = size / 2
+        return coal.Box(*(float(s) for s in size)), corners * half, "box", _bounds(half, float(np.linalg.norm(half)))
     if isinstance(geometry, Sphere):
-        return coal.Sphere(float(geometry.radius)), _sphere_points(geometry.radius), "sphere", None
+        r = float(geometry.radius)
+        return coal.Sphere(r), _sphere_points(r), "sphere", _bounds(np.full(3, r), r)
     if isinstance(geometry, Cylinder):
         r, h = float(geometry.radius), float(geometry.length)
-        return coal.Cylinder(r, h), np.vstack([_circle(r, -h / 2), _circle(r, h / 2)]), "cylinder", None
+        points = np.vstack([_circle(r, -h / 2), _circle(r, h / 2)])
+        return coal.Cylinder(r, h), points, "cylinder", _bounds(np.array([r, r, h / 2]), math.hypot(r, h / 2))
     if isinstance(geometry, Capsule):
         r, h = float(geometry.radius), float(geometry.length)
         ball = _sphere_points(r)
         shift = np.array([0.0, 0.0, h / 2])
-        points = np.vstack([ball + shift, ball - shift])
-        return coal.Capsule(r, h), _hull_points(points), "capsule", None
-    model, hull, convex = meshes.get(geometry, link)
-    return model, hull, geometry.filename, convex
+        points = _hull_points(np.vstack([ball + shift, ball - shift]))
+        return coal.Capsule(r, h), points, "capsule", _bounds(np.array([r, r, r + h / 2]), r + h / 2)
+    raise TypeError(f"not a primitive shape: {geometry!r}")
+
+
+def _bounds(half: FloatArray, radius: float) -> Bounds:
+    """The bounding sphere and box of a primitive centred on its frame's origin, along its axes (the
+    box a little larger, as :func:`bounding_box` makes it)."""
+    return np.zeros(3), radius, (np.eye(3), np.zeros(3), half + 1e-9)
 
 
 def bounding_box(points: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -366,6 +399,14 @@ def bounding_box(points: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray
     return axes, axes @ ((lo + hi) / 2), (hi - lo) / 2 + 1e-9
 
 
+def _mesh_bounds(hull: FloatArray) -> Bounds:
+    """A mesh's bounding sphere (about the middle of its hull points' extent) and its box, fitted when first needed."""
+    lo, hi = hull.min(axis=0), hull.max(axis=0)
+    centre = (lo + hi) / 2
+    radius = float(np.linalg.norm(hull - centre, axis=1).max()) if hull.size else 0.0
+    return centre, radius, PointsBox(hull)
+
+
 def collision_shapes(model: RobotModel, package_paths: Iterable[str | os.PathLike[str]] = ()) -> list[Shape]:
     """Every collision shape of the model, links in the model's order.
 
@@ -376,29 +417,23 @@ def collision_shapes(model: RobotModel, package_paths: Iterable[str | os.PathLik
     source = model.source or model.name or "robot model"
     base = Path(model.source).parent if model.source and Path(model.source).is_file() else None
     meshes = MeshCache(base, package_paths, source)
+    placed = [(index, link, c) for index, link in enumerate(model.links) for c in link.collisions]
+    # every shape's frame at once: one call, not one per shape (a model may have hundreds)
+    quats = np.array([c.origin_quat for _, _, c in placed], dtype=np.float64).reshape(-1, 4)
+    rotations = quat_to_matrix(quats)
     shapes: list[Shape] = []
-    for index, link in enumerate(model.links):
-        for c in link.collisions:
-            geometry, hull, label, convex = _geometry(c.geometry, link.name, meshes)
-            lo, hi = hull.min(axis=0), hull.max(axis=0)
-            centre = (lo + hi) / 2
-            radius = float(np.linalg.norm(hull - centre, axis=1).max()) if hull.size else 0.0
-            box = bounding_box(hull)
-            shapes.append(
-                Shape(
-                    link.name,
-                    index,
-                    quat_to_matrix(np.asarray(c.origin_quat, dtype=np.float64)),
-                    np.asarray(c.origin_xyz, dtype=np.float64),
-                    geometry,
-                    centre,
-                    radius,
-                    hull,
-                    label,
-                    convex,
-                    *box,
-                )
-            )
+    for (index, link, c), rotation in zip(placed, rotations, strict=True):
+        convex: Any = None
+        if isinstance(c.geometry, Mesh):
+            geometry, hull, convex = meshes.get(c.geometry, link.name)
+            label = c.geometry.filename
+            centre, radius, box = _mesh_bounds(hull)
+        else:
+            geometry, hull, label, (centre, radius, box) = _primitive(c.geometry)
+        translation = np.asarray(c.origin_xyz, dtype=np.float64)
+        shapes.append(
+            Shape(link.name, index, rotation, translation, geometry, centre, radius, hull, label, box, convex)
+        )
     return shapes
 
 
@@ -423,6 +458,7 @@ def shape_poses(
 __all__ = [
     "MeshCache",
     "MeshHull",
+    "PointsBox",
     "Shape",
     "Triangles",
     "coal_module",

@@ -209,3 +209,30 @@ def test_meshes_are_made_ready_to_collide_only_when_a_pair_needs_them() -> None:
     assert folded.of_kind("self_collision")
     assert any(s.geometry._model is not None for s in meshes)
     assert any(s.convex._made is not None for s in meshes)
+
+
+def test_a_mesh_s_box_is_fitted_only_when_a_pair_of_it_gets_past_the_spheres() -> None:
+    """The Panda at rest: the meshes of pairs whose bounding spheres meet have their boxes fitted
+    (principal axes of the hull points), the others none (a box for every shape up front was
+    about a fifth of preparing the Panda's shapes)."""
+    from support.robots import PANDA_SRDF, PANDA_URDF
+
+    from motion_formats_ros.core.spatial import quat_to_matrix
+    from motion_formats_ros.safety.shapes import PointsBox, bounding_box, shape_poses
+
+    checker = Checker(robot_file(*PANDA_URDF), srdf=robot_file(*PANDA_SRDF), package_paths=[share()])
+    names = tuple(j.name for j in checker.model.joints if j.movable and j.mimic is None)
+    meshes = {k for k, s in enumerate(checker.shapes) if isinstance(s.box, PointsBox)}
+    assert len(meshes) == 9 and not any(checker.shapes[k].box._made for k in meshes)
+    checker.check(Motion(times=np.zeros(1), joint_names=names, position=np.zeros((1, len(names)))))
+    poses = checker.model.link_poses((), np.zeros((1, 0)), warn=False)
+    rotation, translation = shape_poses(checker.shapes, quat_to_matrix(poses.rotation), poses.translation)
+    collider = checker.collider
+    assert collider is not None
+    near = np.flatnonzero(collider.near(rotation, translation)[0])
+    expected = meshes & set(collider.first[near].tolist() + collider.second[near].tolist())
+    fitted = {k for k in meshes if checker.shapes[k].box._made is not None}
+    assert fitted == expected and 0 < len(fitted) < len(meshes)
+    for k in fitted:
+        for got, want in zip(checker.shapes[k].oriented_box(), bounding_box(checker.shapes[k].hull), strict=True):
+            np.testing.assert_array_equal(got, want)
