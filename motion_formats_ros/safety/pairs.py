@@ -10,9 +10,9 @@ other, so their pairs are never checked (pinocchio does the same). Of the other 
   out as well, as MoveIt does (whatever the ``reason``);
 - without one, pairs already in contact in the model's zero pose are left out too.
 
-The report says which. An SRDF that names links the model lacks is for another robot (or
-another version of it): a warning (``--strict`` fails on it); one whose robot name alone
-differs is a note.
+The report says which. An SRDF that names links the model lacks, or another robot's name, is
+for another robot (or another version of it): a warning (``--strict`` fails on it), as
+MoveIt reports an SRDF whose robot is not the URDF's.
 """
 
 from __future__ import annotations
@@ -66,12 +66,21 @@ def read_srdf(path: str | os.PathLike[str], model: RobotModel) -> SrdfPairs:
                 unknown.append(name)
         pairs.add(frozenset((a, b)))
     robot = root.attrib.get("name", "")
+    other = robot and robot != model.name
     if unknown:
-        other = f" (it is the SRDF of {robot!r})" if robot and robot != model.name else ""
+        said = f" (it is the SRDF of {robot!r})" if other else ""
         notify(
             NoticeKind.INCONSISTENT,
-            f"the SRDF names {len(unknown)} link(s) the model {model.name!r} lacks{other}; its pairs of them are "
+            f"the SRDF names {len(unknown)} link(s) the model {model.name!r} lacks{said}; its pairs of them are "
             f"ignored: {listed(unknown)}",
+            file=os.fspath(path),
+            stacklevel=2,
+        )
+    elif other:
+        notify(
+            NoticeKind.INCONSISTENT,
+            f"the SRDF is for the robot {robot!r}, the model is {model.name!r}: its {len(pairs)} disabled pair(s) "
+            "name links the model has, and are left out as given",
             file=os.fspath(path),
             stacklevel=2,
         )
@@ -166,10 +175,7 @@ def _srdf_pairs(
         text += (
             f", and {len(unlisted)} adjacent pairs it does not list ({_few(unlisted)}), as adjacent pairs always are"
         )
-    notes = [text]
-    if given.robot and given.robot != model.name and not given.unknown:
-        notes.append(f"the SRDF {name} is for the robot {given.robot!r}, the model is {model.name!r} (its links match)")
-    return PairChoice(tuple(kept), tuple(notes))
+    return PairChoice(tuple(kept), (text,))
 
 
 def _few(pairs: list[tuple[str, str]]) -> str:
