@@ -238,7 +238,7 @@ def test_sr1_simulated_falls_beside_its_ghost(browser: Chromium) -> None:
     try:
         assert page.proc.stdout is not None
         said = page.proc.stdout.readline()
-        assert said.startswith("simulated:") and "FELL at t = 8.16 s" in said, said
+        assert said.startswith("simulated:") and "FELL at t = 8.22 s" in said, said
         open_page(browser, page.url)
         browser.wait_for("document.body.innerText.includes('fall')", timeout=HUNG)  # the mark on the timeline
         fallen = settled(browser)
