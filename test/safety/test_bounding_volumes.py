@@ -78,10 +78,14 @@ def test_a_primitive_lies_inside_its_bounding_sphere_and_box(geometry: str, seed
     assert (local <= half + 1e-12 * scale).all(), (local.max(axis=0), half)
 
 
+#: Two shapes two movable joints apart (adjacent links are never checked), the middle link bare.
 ROBOT = """<robot name="two">
  <link name="base"><collision><geometry>{a}</geometry></collision></link>
+ <link name="mid"/>
  <link name="arm"><collision><geometry>{b}</geometry></collision></link>
- <joint name="slide" type="prismatic"><parent link="base"/><child link="arm"/>
+ <joint name="turn" type="revolute"><parent link="base"/><child link="mid"/>
+  <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+ <joint name="slide" type="prismatic"><parent link="mid"/><child link="arm"/>
   <origin xyz="{xyz}"/><axis xyz="1 0 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
 </robot>"""
 
@@ -102,7 +106,7 @@ def test_shapes_overlapping_by_a_millimetre_collide(tmp_path: Path, a: str, b: s
     srdf = tmp_path / "two.srdf"
     srdf.write_text('<robot name="two"/>')
     report = Checker(urdf, srdf=srdf).check(
-        Motion(times=np.zeros(1), joint_names=("slide",), position=np.zeros((1, 1)))
+        Motion(times=np.zeros(1), joint_names=("turn", "slide"), position=np.zeros((1, 2)))
     )
     (found,) = report.of_kind("self_collision")
     assert found.links == ("base", "arm")
