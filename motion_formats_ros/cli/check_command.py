@@ -26,10 +26,16 @@ from .report import notices_json
 EXIT_FINDINGS = 3
 
 
-def _not_negative(text: str) -> float:
+#: The largest floor tolerance and balance margin taken (m): a robot's feet are not a metre into
+#: the ground or off their support; beyond it the check would be off without a word.
+MAX_TOLERANCE = 1.0
+
+
+def _tolerance(text: str) -> float:
+    """A length (m) from 0 to :data:`MAX_TOLERANCE`."""
     value = values.seconds(text)  # a finite number
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 0, got {text}")
+    if not 0 <= value <= MAX_TOLERANCE:
+        raise argparse.ArgumentTypeError(f"expected a length from 0 to {MAX_TOLERANCE:g} m, got {text}")
     return value
 
 
@@ -48,10 +54,13 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--rate", type=values.rate, default=100.0, help="Hz a keyframe motion is sampled at (default 100)")
     p.add_argument("--group", help="group to check (default: the first)")
     p.add_argument(
-        "--floor-tolerance", type=_not_negative, default=0.005, help="m geometry may go below the ground (0.005)"
+        "--floor-tolerance", type=_tolerance, default=0.005, help="m geometry may go below the ground, up to 1 (0.005)"
     )
     p.add_argument(
-        "--balance-margin", type=_not_negative, default=0.01, help="m the ZMP may leave the support polygon (0.01)"
+        "--balance-margin",
+        type=_tolerance,
+        default=0.01,
+        help="m the ZMP may leave the support polygon, up to 1 (0.01)",
     )
     p.add_argument(
         "--strict",

@@ -254,6 +254,9 @@ SPELLING: dict[str, str] = {
     "speed": "--speed",  # simulate's; view and batch spell the simulation's --sim-speed (their own flags)
     "timestep": "--timestep",
     "record_rate": "--record-rate",
+    "gains": "--gains",
+    "kp": "--kp",
+    "kd": "--kd",
 }
 
 

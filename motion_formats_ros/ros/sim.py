@@ -81,7 +81,8 @@ class MotionSim(Node):
         self.config: SimConfig = declare_config(self, SimConfig)
         config = self.config
         model = self._model()
-        with command_line(PARAMETER_SPELLING):  # a missing mesh names the parameter package_path
+        # a missing mesh names the parameter package_path; the notes on gains name gains_file
+        with command_line({**PARAMETER_SPELLING, "gains": "gains_file"}):
             self.robot = SimulatedRobot(
                 model,
                 gains=config.gains_file or None,
@@ -240,6 +241,10 @@ class MotionSim(Node):
     def _tick(self) -> None:
         """Step what is due, then publish the robot's state."""
         s = self.box.advance(self.pace.due(time.monotonic()))
+        if self.robot.fault is not None and not self.done.is_set():  # the physics cannot go on: the node ends
+            self.get_logger().error(self.robot.fault)
+            self.exit_code = 1
+            self.done.set()
         stamp = self._stamp_ns(s.time)
         if self.clock_pub is not None:
             clock = Clock()

@@ -272,12 +272,15 @@ def convex_hull(points: FloatArray) -> tuple[Any, FloatArray]:
 FLAT = 1e-9
 
 
-def mesh_form(vertices: FloatArray, faces: npt.NDArray[np.int64]) -> tuple[int, npt.NDArray[np.bool_]]:
+def mesh_form(
+    vertices: FloatArray, faces: npt.NDArray[np.int64], thin: float = FLAT
+) -> tuple[int, npt.NDArray[np.bool_]]:
     """How many directions a mesh's vertices span (3: a solid; 2: flat; 1, 0: a line, a point:
-    the rank of the centred vertices) and which of its triangles have an area."""
+    the rank of the centred vertices, a direction they spread less in than ``thin`` of the
+    largest counting as none) and which of its triangles have an area."""
     centred = vertices - vertices.mean(axis=0)
     spread = np.linalg.svd(centred, compute_uv=False)
-    rank = int((spread > spread[0] * FLAT).sum()) if spread[0] > 0 else 0
+    rank = int((spread > spread[0] * thin).sum()) if spread[0] > 0 else 0
     a, b, c = (vertices[faces[:, k]] for k in range(3))
     extent = float(np.ptp(vertices, axis=0).max())
     return rank, np.linalg.norm(np.cross(b - a, c - a), axis=1) > extent * extent * FLAT

@@ -24,7 +24,7 @@ from ..core.kinematics import RobotModel
 from .builder import Gains, build, mujoco_module, servo_control
 from .gains import default_gains, read_gains
 from .jtc import Request, Tolerances, Trajectory, goal_violation, hold, path_violation, refusal
-from .physics import FallWatch, add_sensors, planned_contacts
+from .physics import FallWatch, add_sensors, disturbance, mujoco_warnings, planned_contacts
 from .preview import DEFAULT_TIMESTEP, choose_base, servo_joints, start_height
 
 FloatArray = npt.NDArray[np.float64]
@@ -90,6 +90,8 @@ class SimulatedRobot:
         mj.mj_forward(self.model, self.data)
         self.timestep = float(self.model.opt.timestep)
         self.steps = 0
+        #: Why the physics stopped (MuJoCo warned: a divergence, its controls set to 0 …); None: it runs.
+        self.fault: str | None = None
 
     @property
     def time(self) -> float:
@@ -97,12 +99,20 @@ class SimulatedRobot:
         return self.steps * self.timestep
 
     def step(self, targets: FloatArray, velocities: FloatArray) -> None:
-        """One physics step per row of servo targets (K, J) and target velocities."""
+        """One physics step per row of servo targets (K, J) and target velocities; none once
+        MuJoCo has warned (:attr:`fault` says what: the physics cannot go on from there)."""
+        if self.fault is not None:
+            return
         controls = servo_control(targets, velocities, self.built.gains)
-        for row in controls:
-            self.data.ctrl[:] = row
-            self.mj.mj_step(self.model, self.data)
-        self.steps += len(controls)
+        with mujoco_warnings(self.mj):  # said once, in the package's words, not printed raw
+            for row in controls:
+                self.data.ctrl[:] = row
+                self.mj.mj_step(self.model, self.data)
+                said = disturbance(self.mj, self.model, self.data)
+                if said is not None:
+                    self.fault = f"the simulation cannot go on at t = {self.time:.3f} s (simulated time): {said[0]}"
+                    return
+                self.steps += 1
 
     def position(self) -> FloatArray:
         return np.array(self.data.qpos[self.built.qpos_index])
@@ -214,7 +224,9 @@ class BoxController:
             self.trajectory = Trajectory(request, self.joints, self.time, self.robot.position(), self.robot.velocity())
             self._first_sample = True
             if goal is not None:
-                if self.fell_at is not None:
+                if self.robot.fault is not None:
+                    goal.finish("aborted", PATH_TOLERANCE_VIOLATED, self.robot.fault)
+                elif self.fell_at is not None:
                     goal.finish("aborted", PATH_TOLERANCE_VIOLATED, self.fall_message())
                 else:
                     self.goal = goal
@@ -245,6 +257,9 @@ class BoxController:
             desired, desired_velocity = self.trajectory.sample(np.array([now]))
             position, velocity = robot.position(), robot.velocity()
             self.snapshot = Snapshot(now, desired[0], desired_velocity[0], position, velocity, robot.effort())
+            if robot.fault is not None and self.goal is not None:
+                self.goal.finish("aborted", PATH_TOLERANCE_VIOLATED, robot.fault)
+                self.goal = None
             if self.fell_at is None:
                 cause = robot.fall_cause()
                 if cause is not None:

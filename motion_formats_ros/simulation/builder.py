@@ -11,8 +11,9 @@ convex hulls). Mimic joints are equality constraints on their leader. A floor pl
 z = 0. Self-collision is checked for the pairs ``check`` checks: pairs of adjacent
 bodies, pairs already touching in the zero pose and an SRDF's disabled pairs are left
 out. One PD servo per driven joint: a ``general`` actuator whose force is
-``kp (q* − q) + kd (q̇* − q̇)`` with the control ``q* + (kd / kp) q̇*`` (one control per
-joint carries both the target position and velocity).
+``kp (q* − q) + kd (q̇* − q̇)`` with the control ``(kp q* + kd q̇*) / s``, ``s`` the larger of
+the two gains (one control per joint carries both the target position and velocity, and
+stays of their size whatever the gains).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ FloatArray = npt.NDArray[np.float64]
 #: Mass (kg) and inertia (kg·m²) given to a moving link whose model states none.
 MIN_MASS = 1e-3
 MIN_INERTIA = 1e-6
+#: The least mass (kg) MuJoCo takes for a body (its ``mjMINVAL``): a link stating less is refused.
+LEAST_MASS = 1e-15
 #: The floor geom's name.
 FLOOR = "floor"
 #: The floor contact's time constant (s) and damping ratio (MuJoCo's ``solref``).
@@ -188,6 +191,13 @@ class _Builder:
 
     def _fill(self, body: Any, link: Link) -> None:
         inertial = link.inertial
+        if inertial is not None and 0 < inertial.mass < LEAST_MASS:
+            raise ReadError(
+                self.source,
+                f"link {link.name!r}: cannot simulate a mass of {inertial.mass:g} kg, below the {LEAST_MASS:g} kg "
+                f"MuJoCo takes: state its real mass, or 0 for a massless link (simulated as {MIN_MASS * 1000:g} g)",
+                line=inertial.line,
+            )
         if inertial is not None and inertial.mass > 0:
             body.mass = float(inertial.mass)
             body.ipos = [float(v) for v in inertial.com]
@@ -243,7 +253,8 @@ class _Builder:
     def _mesh(self, mesh: Mesh, link: str) -> str:
         """The MuJoCo mesh of a collision mesh (read once per file and scale).
 
-        MuJoCo collides a mesh's convex hull, which a flat mesh lacks: it is given as the hull of
+        MuJoCo collides a mesh's convex hull, which a flat mesh (or one thinner than :data:`NARROW`
+        of its extent, whose hull MuJoCo cannot make precisely) lacks: it is given as the hull of
         its triangles' corners moved :data:`FLAT_THICKNESS` of its extent to either side of its
         plane (a notice says so); a mesh without a triangle that has an area (its vertices on a
         line, or one point) is refused, as ``check`` refuses it.
@@ -264,7 +275,7 @@ class _Builder:
             self.converted.append(path.name)
         vertices = np.asarray(tri.vertices, dtype=np.float64)
         faces = np.asarray(tri.faces, dtype=np.int64)
-        rank, has_area = mesh_form(vertices, faces)
+        rank, has_area = mesh_form(vertices, faces, thin=NARROW)
         if not has_area.any():
             shape = "vertices lie on a line" if rank else "vertices are one point"
             raise ReadError(self.source, f"{where}: no triangle has an area (its {shape})")
@@ -329,13 +340,14 @@ class _Builder:
 
 
 def _set_servo(act: Any, g: Gains) -> None:
-    """force = kp·u − kp·q − kd·q̇ with u = q* + (kd/kp)·q̇* (see :func:`servo_control`); p 0: a damper, u = q̇*."""
-    if g.p > 0:
-        act.gainprm[0] = g.p
-        act.biasprm[:3] = [0.0, -g.p, -g.d]
-    else:
-        act.gainprm[0] = g.d
-        act.biasprm[:3] = [0.0, 0.0, -g.d]
+    """force = s·u − kp·q − kd·q̇ with u = (kp·q* + kd·q̇*) / s, s the larger gain (see :func:`servo_control`)."""
+    act.gainprm[0] = _scale(g.p, g.d)
+    act.biasprm[:3] = [0.0, -g.p, -g.d]
+
+
+def _scale(p: float, d: float) -> float:
+    """What a servo's control is multiplied by: the larger of its gains (1 when both are 0)."""
+    return max(p, d) if max(p, d) > 0 else 1.0
 
 
 #: The least principal moment MuJoCo is given, as a share of the largest and in kg·m²: MuJoCo
@@ -374,6 +386,10 @@ def _principal_inertia(inertia: FloatArray) -> tuple[list[float], list[float], b
 
 #: The thickness a flat mesh is simulated with, as a share of its largest extent.
 FLAT_THICKNESS = 1e-3
+#: A mesh thinner than this share of its largest extent is flat to the simulation: MuJoCo's
+#: convex hull (qhull) of one below about 5e-8 is imprecise, so it is simulated as a flat
+#: mesh is (``check``'s rule, :func:`..safety.shapes.mesh_form`, with this share).
+NARROW = 1e-6
 
 
 def _flat_slab(points: FloatArray) -> tuple[FloatArray, float]:
@@ -410,12 +426,17 @@ def _plane_axes(normal: FloatArray) -> tuple[FloatArray, FloatArray]:
 
 
 def servo_control(targets: FloatArray, velocities: FloatArray, gains: Sequence[Gains]) -> FloatArray:
-    """The actuator controls (N, J) that make each servo pull towards ``targets`` at ``velocities``."""
+    """The actuator controls (N, J) that make each servo pull towards ``targets`` at ``velocities``.
+
+    A control is ``(kp·q* + kd·q̇*) / s`` with ``s`` the larger gain: each term is the target's
+    value scaled by at most 1, so a control stays of the size of the motion's values whatever
+    the gains (a control ``q* + (kd / kp)·q̇*`` grows without bound as kp goes to 0, and MuJoCo
+    sets every control to 0 for a step where one exceeds 1e10).
+    """
     p = np.array([g.p for g in gains])
     d = np.array([g.d for g in gains])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(p > 0, d / np.where(p > 0, p, 1.0), 0.0)
-    return np.where(p > 0, targets + ratio * velocities, velocities)
+    scale = np.array([_scale(g.p, g.d) for g in gains])
+    return np.asarray((p / scale) * targets + (d / scale) * velocities)
 
 
 def build(

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import MotionValueError, ReadError, number
+from ..core.errors import MotionValueError, ReadError, number, spelled
 from ..core.naming import Yaml12Loader, load_safe
 from .builder import BuiltModel, Gains
 
@@ -107,11 +107,24 @@ def default_gains(
             derived.append(name)
         out[name] = Gains(p, d)
     if derived:
-        notes.append(
-            f"{len(derived)} joints have no gains given: each servo is critically damped at "
-            f"{DEFAULT_BANDWIDTH:g} Hz for the inertia it drives (--gains or --kp/--kd set them)"
-        )
+        notes.append(_derived_note(len(derived), kp, kd))
     return out
+
+
+def _derived_note(count: int, kp: float | None, kd: float | None) -> str:
+    """What the note says of ``count`` joints whose gains (both, or the one of kp / kd not given) are the default's."""
+    default = f"the default servo's (critically damped at {DEFAULT_BANDWIDTH:g} Hz for the inertia it drives)"
+    gains, p, d = spelled("gains"), spelled("kp"), spelled("kd")
+    if kp is None and kd is None:
+        return (
+            f"{count} joints have no gains given: each servo is critically damped at {DEFAULT_BANDWIDTH:g} Hz for "
+            f"the inertia it drives ({gains} or {p}/{d} set them)"
+        )
+    given, letter, other = (f"{p} {kp:g}", "D", d) if kd is None else (f"{d} {kd:g}", "P", p)
+    return (
+        f"{count} joints have {given} and no {letter} gain given: each one's {letter} gain is {default}; "
+        f"{other} or {gains} set it"
+    )
 
 
 def driven_inertia(mj: Any, built: BuiltModel) -> FloatArray:

@@ -284,6 +284,7 @@ def run(
     allowed_contacts: set[str],
     record_every: int,
     interrupt: Callable[[], None] | None = None,
+    where: str = "",
 ) -> Outcome:
     """Simulate ``control`` (K, J) from the initial state and measure against ``planned`` (K + 1, J).
 
@@ -293,6 +294,7 @@ def run(
         allowed_contacts: Links the plan puts on the floor.
         record_every: Keep every this-many-th step in the recording.
         interrupt: Called between chunks (may raise to stop).
+        where: The motion and the model, as an error names them.
     """
     rollout = require("mujoco.rollout", "simulating a motion", package="mujoco", extra="sim")
     steps = control.shape[0]
@@ -316,7 +318,7 @@ def run(
             began = time.perf_counter()
             states, sensors = rollout.rollout(model, data, state, control[None, k:hi], initial_warmstart=warm)
             spent += time.perf_counter() - began
-            _refuse_divergence(mj, model, data, float(state[0]), states[0])
+            _refuse_divergence(mj, model, data, float(state[0]), states[0], where)
             k = _fold(loop, built, k, hi, states[0], sensors[0])
             state = states[0][-1].copy()
             warm = data.qacc_warmstart.copy()
@@ -342,34 +344,66 @@ _DIVERGED = {
     "mjWARN_BADQVEL": "joint velocities",
     "mjWARN_BADQACC": "joint accelerations",
 }
+#: MuJoCo's other warnings, each of which also makes its step one the run cannot go on from
+#: (MuJoCo zeroes every control, or drops contacts or constraints): what it means, in words.
+_DISTURBED = {
+    "mjWARN_BADCTRL": "the servo control of joint {joint} became huge or not finite (beyond MuJoCo's ±1e10)",
+    "mjWARN_INERTIA": "the robot's mass matrix became singular at joint {joint} (a link too light for the others)",
+    "mjWARN_CONTACTFULL": "more contacts than MuJoCo's memory holds ({info} contacts)",
+    "mjWARN_CNSTRFULL": "more constraints than MuJoCo's memory holds",
+}
 
 
-def _refuse_divergence(mj: Any, model: Any, data: Any, start: float, states: FloatArray) -> None:
-    """Stop when the physics diverged in a chunk that began at simulated time ``start`` (s):
-    MuJoCo met a huge or non-finite value, or a state (``states``, time first) is not finite.
+def disturbance(mj: Any, model: Any, data: Any) -> tuple[str, bool] | None:
+    """What MuJoCo warned of since its warning counts were last cleared, in the package's words, and
+    whether it means the physics diverged (None: it did not warn).
 
-    The message says when (simulated seconds from the start: the last time before MuJoCo's clock
-    started again, or before the first state that is not finite), which values and at which
-    joint, in the package's words.
+    Every warning makes its step one a run cannot go on from: MuJoCo started the state again (a
+    huge or non-finite value), set every control to 0, or dropped contacts or constraints.
     """
-    counts = {kind: data.warning[getattr(mj.mjtWarning, kind)] for kind in _DIVERGED}
-    hit = next(((kind, w.lastinfo) for kind, w in counts.items() if w.number), None)
+    for kind in (*_DIVERGED, *_DISTURBED):
+        warning = data.warning[getattr(mj.mjtWarning, kind)]
+        if not warning.number:
+            continue
+        index = int(warning.lastinfo)
+        if kind in _DIVERGED:
+            joint = _joint_at(model, index, by_position=kind == "mjWARN_BADQPOS")
+            return f"{_DIVERGED[kind]} became huge or not finite, at joint {joint}", True
+        if kind == "mjWARN_BADCTRL":
+            joint = str(model.actuator(index).name) if 0 <= index < model.nu else "?"
+        else:
+            joint = _joint_at(model, index, by_position=False) if 0 <= index < model.nv else "?"
+        return _DISTURBED[kind].format(joint=joint, info=index), False
+    return None
+
+
+def _refuse_divergence(mj: Any, model: Any, data: Any, start: float, states: FloatArray, where: str = "") -> None:
+    """Stop when a chunk that began at simulated time ``start`` (s) cannot be used: MuJoCo warned
+    (:func:`disturbance`), or a state (``states``, time first) is not finite.
+
+    MuJoCo's ``rollout`` stops stepping at the first warning and repeats the last state to the
+    end of the chunk, so a warning of any kind ends what the run can report. The message names
+    ``where`` (the motion and the model), says when (simulated seconds from the start: the last
+    time before MuJoCo's clock stood still or started again, or before the first state that is
+    not finite), and what, in the package's words.
+    """
+    said = disturbance(mj, model, data)
     finite = np.isfinite(states).all(axis=1)
-    if hit is None and finite.all():
+    if said is None and finite.all():
         return
     times = states[:, 0]
     bad = ~finite | (times <= np.r_[start, times[:-1]])
-    row = int(np.argmax(bad))
+    row = int(np.argmax(bad)) if bad.any() else len(times)  # the first step MuJoCo started again or froze
+    what, diverged = said if said is not None else ("the state became not finite", True)
+    if not diverged:  # the step before the first frozen one met the warning (and went on)
+        row = max(row - 1, 0)
     at = float(times[row - 1]) if row else start
-    if hit is not None:
-        kind, index = hit
-        joint = _joint_at(model, index, by_position=kind == "mjWARN_BADQPOS")
-        what = f"{_DIVERGED[kind]} became huge or not finite, at joint {joint}"
-    else:
-        what = "the state became not finite"
+    prefix = f"{where}: " if where else ""
+    if not diverged:
+        raise MotionValueError(f"{prefix}the simulation cannot go on {at:.4g} s into the run: {what}")
     raise MotionValueError(
-        f"the simulation diverged {at:.4g} s into the run ({what}): the model's masses or inertias, the gains or the "
-        f"motion's values are beyond what the physics can integrate at this timestep; try a smaller "
+        f"{prefix}the simulation diverged {at:.4g} s into the run ({what}): the model's masses or inertias, the "
+        f"gains or the motion's values are beyond what the physics can integrate at this timestep; try a smaller "
         f"{spelled('timestep')} or lower gains"
     )
 

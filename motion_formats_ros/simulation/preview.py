@@ -235,6 +235,7 @@ def simulate(
         allowed = set(contact_links)
         if is_floating:
             allowed = _planned_floor_links(mj, mj_model, built, motion, qpos, planned, contact_links, timestep, speed)
+        where = f"{source or 'the motion'} on {model.source or model.name}"
         outcome = run(
             mj,
             built,
@@ -242,11 +243,12 @@ def simulate(
             contact_links,
             qpos,
             qvel,
-            servo_control(planned[:-1], velocity[:-1], built.gains),
+            _controls(planned, velocity, built, at, where),
             planned,
             _root_plan(motion, at)[1],
             allowed,
             record_every,
+            where=where,
         )
         report = _report(built, motion, outcome, timestep, speed, source, notes)
         report.seconds = time.perf_counter() - started
@@ -326,6 +328,25 @@ def _planned_velocity(planned: FloatArray, timestep: float, source: str | None) 
             f"{source or 'the motion'}: its positions change faster than the float range holds (values near ±1e308)"
         )
     return velocity
+
+
+#: The largest value MuJoCo takes in a control (its ``mjMAXVAL``): beyond it, it sets every control to 0.
+MAX_CONTROL = 1e10
+
+
+def _controls(planned: FloatArray, velocity: FloatArray, built: BuiltModel, at: FloatArray, where: str) -> FloatArray:
+    """The servos' controls of every step; refused where one is beyond what MuJoCo takes
+    (:data:`MAX_CONTROL`: the motion's positions or their rate of change are that large)."""
+    controls = servo_control(planned[:-1], velocity[:-1], built.gains)
+    bad = ~(np.abs(controls) <= MAX_CONTROL)
+    if bad.any():
+        step, joint = (int(v[0]) for v in np.nonzero(bad))
+        raise MotionValueError(
+            f"{where}: joint {built.servo_joints[joint]}'s target at t = {float(at[step]):.4g} s (position "
+            f"{float(planned[step, joint]):.4g}, rate of change {float(velocity[step, joint]):.4g} per s) is "
+            f"beyond the ±{MAX_CONTROL:g} MuJoCo takes in a servo's control"
+        )
+    return controls
 
 
 def _steps(

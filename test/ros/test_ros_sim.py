@@ -192,6 +192,25 @@ def test_a_fall_aborts_the_goal_and_says_when(tmp_path: Path) -> None:
     assert "aborted" in line and ("tipped over" in line or "touched the floor" in line)
 
 
+def test_physics_mujoco_cannot_go_on_with_aborts_the_goal_and_ends_the_node(tmp_path: Path, arm: Path) -> None:
+    """A goal towards 2e10 rad: MuJoCo meets values it cannot integrate (and would start the robot
+    again in its zero pose); the goal ends saying so, and the node exits 1 with the same line."""
+    from action_msgs.msg import GoalStatus
+
+    with ros_session(tmp_path) as ros:
+        sim = _sim(ros, arm)
+        client = _client(ros)
+        handle = _send(ros, client, _goal(["a", "b"], [(1.0, [2e10, 0.0])]))
+        assert handle.accepted
+        done = _result(ros, handle)
+        assert done.status == GoalStatus.STATUS_ABORTED, done.result.error_string
+        assert done.result.error_string.startswith("the simulation cannot go on at t = "), done.result.error_string
+        assert sim.wait(HUNG) == 1, sim.output()
+    out = sim.output()
+    assert "the simulation cannot go on at t = " in out and "became huge or not finite" in out, out
+    assert "Nan, Inf" not in out and "WARNING" not in out, out
+
+
 def test_the_player_leaves_joint_states_to_the_controlled_robot(tmp_path: Path, arm: Path) -> None:
     t = np.arange(0, 1.01, 0.01)
     q = np.column_stack([0.3 * np.sin(np.pi * t), 0.3 * np.sin(np.pi * t)])

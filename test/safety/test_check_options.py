@@ -315,3 +315,23 @@ def test_view_refuses_an_unusable_check_file_before_serving_as_check_does(
         [*command, "--no-browser", "--port", str(port)], capture_output=True, text=True, timeout=60, check=False
     )
     assert (proc.returncode, proc.stdout, proc.stderr.strip()) == (1, "", said.strip())
+
+
+@pytest.mark.parametrize("flag", ["--floor-tolerance", "--balance-margin"])
+@pytest.mark.parametrize("value", ["1e308", "1.5", "-0.001"])
+def test_a_tolerance_that_would_turn_its_check_off_is_a_usage_error(
+    folded: tuple[Path, Path, Path, Path], flag: str, value: str
+) -> None:
+    """A floor tolerance or balance margin beyond a metre would let every frame pass without a word."""
+    urdf, _, _, motion = folded
+    status, text, err, _ = cli("check", motion, "--urdf", urdf, flag, value, blocked=())
+    assert status == 2 and text == "" and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == (
+        f"motion-formats check: error: argument {flag}: expected a length from 0 to 1 m, got {value}"
+    ), err
+
+
+def test_a_tolerance_of_a_metre_is_taken(folded: tuple[Path, Path, Path, Path]) -> None:
+    urdf, _, _, motion = folded
+    status, _, err, _ = cli("check", motion, "--urdf", urdf, "--floor-tolerance", "1", "--balance-margin", "0")
+    assert status in (0, 3) and "error: argument" not in err, err

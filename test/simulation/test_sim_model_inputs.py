@@ -199,10 +199,12 @@ def test_an_edge_inertia_turned_by_its_origin_is_simulated_as_given(tmp_path: Pa
 def test_a_divergence_is_told_in_the_package_s_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # MuJoCo's default warning handler would write MUJOCO_LOG.TXT here
     urdf = _urdf(tmp_path, inertia='ixx="1e-6" iyy="1e-6" izz="1e-6" ixy="0" ixz="0" iyz="0"')
-    status, text, err, _ = cli("simulate", _moving(tmp_path), "--urdf", urdf, "--kp", "1e9", "--kd", "0", blocked=())
+    motion = _moving(tmp_path)
+    status, text, err, _ = cli("simulate", motion, "--urdf", urdf, "--kp", "1e9", "--kd", "0", blocked=())
     line = err.strip()
     assert status == 1 and text == "" and len(line.splitlines()) == 1, err
-    assert line.startswith("error: the simulation diverged ") and " s into the run (joint " in line, line
+    assert line.startswith(f"error: {motion} on {urdf}: the simulation diverged "), line  # both files named
+    assert " s into the run (joint " in line, line
     assert "became huge or not finite, at joint j)" in line and line.endswith("try a smaller --timestep or lower gains")
     assert not any(word in line for word in ("Nan, Inf", "QPOS", "QVEL", "QACC", "DOF", "unstable")), line
 
