@@ -13,40 +13,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support.cli import cli
+from support.mof import wave_peak
 
 from motion_formats_ros import read
 from motion_formats_ros.cli.example import contents
 from motion_formats_ros.playback.config import PlayerConfig, PlayerError
 from motion_formats_ros.playback.session import open_session
 
-#: The keyframe lines of the example wave (0-based line numbers of wave.mof).
-RAISED, PEAK, LOWERED = 7, 8, 9
-
-
-def _wave(tmp_path: Path, head_yaw: float, first_dur: int) -> tuple[Path, Path]:
-    """The example wave with HeadYaw at ``head_yaw`` degrees in its peak keyframe, which is reached
-    ``first_dur`` ms after the keyframe before it (1000 ms to the next), and the example's URDF."""
-    files = contents("nao")
-    lines = files["wave.mof"].decode().splitlines()
-    for number, dur in ((RAISED, first_dur), (PEAK, 1000), (LOWERED, 1000)):
-        fields = lines[number].split()
-        fields[-1] = str(dur)
-        if number == PEAK:
-            fields[0] = f"{head_yaw:g}"
-        lines[number] = " ".join(fields)
-    mof = tmp_path / "peak.mof"
-    mof.write_text("\n".join(lines) + "\n")
-    urdf = tmp_path / "mini_nao.urdf"
-    urdf.write_bytes(files["mini_nao.urdf"])
-    return mof, urdf
-
-
 def _position_findings(out: str) -> list[dict[str, object]]:
     return [f for f in json.loads(out)["findings"] if f["kind"] == "position_limit"]
 
 
 def test_the_peak_keyframe_is_where_the_file_puts_it(tmp_path: Path) -> None:
-    mof, _ = _wave(tmp_path, 119.6, 1005)
+    mof, _ = wave_peak(tmp_path, 119.6, 1005)
     motion = read(mof).group()
     yaw = motion.joint_columns("HeadYaw").start
     peak = int(np.argmax(motion.position[:, yaw]))
@@ -57,7 +36,7 @@ def test_the_peak_keyframe_is_where_the_file_puts_it(tmp_path: Path) -> None:
 @pytest.mark.parametrize("rate", ["100", "0.5", "1000"])
 def test_check_finds_a_keyframe_beyond_its_limit_between_the_sampled_frames(tmp_path: Path, rate: str) -> None:
     pytest.importorskip("coal")
-    mof, urdf = _wave(tmp_path, 119.6, 1005)
+    mof, urdf = wave_peak(tmp_path, 119.6, 1005)
     code, out, err, _ = cli("check", mof, "--urdf", urdf, "--rate", rate, "--json")
     assert code == 3, err
     (found,) = _position_findings(out)
@@ -70,7 +49,7 @@ def test_check_finds_a_keyframe_beyond_its_limit_between_the_sampled_frames(tmp_
 
 def test_a_rate_of_two_frames_still_judges_every_keyframe(tmp_path: Path) -> None:
     pytest.importorskip("coal")
-    mof, urdf = _wave(tmp_path, 150.0, 1300)  # at t = 2.3 s: the 0.5 Hz grid has 0, 2 and 4 s
+    mof, urdf = wave_peak(tmp_path, 150.0, 1300)  # at t = 2.3 s: the 0.5 Hz grid has 0, 2 and 4 s
     code, out, err, _ = cli("check", mof, "--urdf", urdf, "--rate", "0.5")
     assert code == 3, out + err
     assert "HeadYaw beyond its position limit 2.08 rad" in out
@@ -79,7 +58,7 @@ def test_a_rate_of_two_frames_still_judges_every_keyframe(tmp_path: Path) -> Non
 
 def test_the_player_and_check_refuse_the_same_keyframe(tmp_path: Path) -> None:
     pytest.importorskip("coal")
-    mof, urdf = _wave(tmp_path, 119.6, 1005)
+    mof, urdf = wave_peak(tmp_path, 119.6, 1005)
     with pytest.raises(PlayerError, match=r"'HeadYaw' above its upper limit 2.08 at t = 2.005 s"):
         open_session(PlayerConfig(file=str(mof), urdf_file=str(urdf)))
     code, out, _, _ = cli("check", mof, "--urdf", urdf, "--json")
@@ -90,7 +69,7 @@ def test_the_player_and_check_refuse_the_same_keyframe(tmp_path: Path) -> None:
 def test_a_motion_within_its_limits_is_judged_as_before(tmp_path: Path) -> None:
     """The example wave, its keyframes on the 100 Hz grid: the same frames and no findings."""
     pytest.importorskip("coal")
-    mof, urdf = _wave(tmp_path, 100.0, 1005)  # within the limit, off the grid
+    mof, urdf = wave_peak(tmp_path, 100.0, 1005)  # within the limit, off the grid
     code, out, err, _ = cli("check", mof, "--urdf", urdf)
     assert code == 0, out + err
     assert "no findings" in out
@@ -106,7 +85,7 @@ def test_a_motion_within_its_limits_is_judged_as_before(tmp_path: Path) -> None:
 def test_the_frames_judged_are_the_grid_and_every_keyframe(tmp_path: Path) -> None:
     from motion_formats_ros.safety.frames import checked_frames, frame_count
 
-    mof, _ = _wave(tmp_path, 100.0, 1005)
+    mof, _ = wave_peak(tmp_path, 100.0, 1005)
     motion = read(mof).group()
     chosen = checked_frames(motion, 100.0)
     times = chosen.motion.times
@@ -120,3 +99,35 @@ def test_the_frames_judged_are_the_grid_and_every_keyframe(tmp_path: Path) -> No
     yaw = motion.joint_columns("HeadYaw").start
     np.testing.assert_array_equal(chosen.motion.position[chosen.uniform], motion.resample(100.0).position)
     assert chosen.motion.position[:, yaw].max() == motion.position[:, yaw].max()
+
+
+#: One revolute joint ``a`` limited to ±7.59453 rad: below the scene's spline peak (7.594535 rad),
+#: above its nearest 100 Hz frames (7.594524 rad at most).
+ONE_JOINT = """<robot name="one">
+ <link name="base"/><link name="l1"/>
+ <joint name="a" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+  <limit lower="-7.59453" upper="7.59453" velocity="100" effort="1"/></joint>
+</robot>"""
+
+#: A cubic Hermite segment of ``a`` peaking at t = 0.566826 s (7.594535 rad), between 100 Hz frames.
+PEAKING_SCENE = """{
+ models: {arm: {joints: {a: {}}, links: {l1: {pose: {axisAngle: {axis: "z", angle: {joint: "a"}}}}}}},
+ objects: {r: {model: "arm", jointValues: {a: {trajectory: "t"}}}},
+ trajectories: {t: {controlPoints: [{t: 0, f: 0, df: 30}, {t: 1.003, f: 5, df: -10}]}},
+}"""
+
+
+def test_a_spline_peak_between_frames_is_judged_by_check_and_the_player(tmp_path: Path) -> None:
+    scene = tmp_path / "peak.json5"
+    scene.write_text(PEAKING_SCENE)
+    urdf = tmp_path / "one.urdf"
+    urdf.write_text(ONE_JOINT)
+    code, out, err, _ = cli("check", scene, "--urdf", urdf, "--json")
+    assert code == 3, out + err
+    (found,) = _position_findings(out)
+    worst = found["worst"]
+    assert isinstance(worst, dict)
+    assert worst["time"] == pytest.approx(0.566825, abs=1e-6)
+    assert worst["value"] == pytest.approx(7.594535, abs=1e-6)
+    with pytest.raises(PlayerError, match=r"'a' above its upper limit 7.59453 at t = 0.566826 s"):
+        open_session(PlayerConfig(file=str(scene), urdf_file=str(urdf)))
