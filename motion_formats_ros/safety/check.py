@@ -37,7 +37,6 @@ from ..core.spatial import quat_to_matrix
 from . import dynamics
 from .collide import Contacts, SelfCollision
 from .dynamics import Masses, support_distance, zmp
-from .frames import DEFAULT_RATE, CheckedFrames, checked_frames, frame_count
 from .findings import (
     BalanceSeries,
     BeyondFloatRangeError,
@@ -47,6 +46,7 @@ from .findings import (
     intervals,
     sort_findings,
 )
+from .frames import DEFAULT_RATE, CheckedFrames, checked_frames, frame_count
 from .limits import limit_findings
 from .pairs import candidate_pairs, choose_pairs, read_srdf
 from .shapes import Shape, collision_shapes, shape_poses

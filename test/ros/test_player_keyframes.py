@@ -24,4 +24,6 @@ def test_the_node_and_check_refuse_a_keyframe_beyond_its_limit_between_sampled_f
     code, out, err, _ = cli("check", mof, "--urdf", urdf, "--json")
     assert code == 3, err
     found = [f for f in json.loads(out)["findings"] if f["kind"] == "position_limit"]
-    assert [(f["joint"], f["intervals"]) for f in found] == [("HeadYaw", [[pytest.approx(2.005), pytest.approx(2.005)]])]
+    assert [(f["joint"], f["intervals"]) for f in found] == [
+        ("HeadYaw", [[pytest.approx(2.005), pytest.approx(2.005)]])
+    ]

@@ -20,6 +20,7 @@ from motion_formats_ros.cli.example import contents
 from motion_formats_ros.playback.config import PlayerConfig, PlayerError
 from motion_formats_ros.playback.session import open_session
 
+
 def _position_findings(out: str) -> list[dict[str, object]]:
     return [f for f in json.loads(out)["findings"] if f["kind"] == "position_limit"]
 
@@ -62,6 +63,7 @@ def test_the_player_and_check_refuse_the_same_keyframe(tmp_path: Path) -> None:
     with pytest.raises(PlayerError, match=r"'HeadYaw' above its upper limit 2.08 at t = 2.005 s"):
         open_session(PlayerConfig(file=str(mof), urdf_file=str(urdf)))
     code, out, _, _ = cli("check", mof, "--urdf", urdf, "--json")
+    assert code == 3
     (found,) = _position_findings(out)
     assert found["intervals"] == [[pytest.approx(2.005), pytest.approx(2.005)]]
 

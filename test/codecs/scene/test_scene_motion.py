@@ -243,7 +243,9 @@ def test_a_control_point_that_is_not_finite_is_named_where_it_drives_a_pose(tmp_
 #: One robot of one joint whose cubic Hermite segment peaks at t = 0.5668 s, between the 100 Hz
 #: subdivisions of its 1.003 s, at 0.75945 rad.
 PEAKING = {
-    "models": {"arm": {"joints": {"a": {}}, "links": {"l1": {"pose": {"axisAngle": {"axis": "z", "angle": {"joint": "a"}}}}}}},
+    "models": {
+        "arm": {"joints": {"a": {}}, "links": {"l1": {"pose": {"axisAngle": {"axis": "z", "angle": {"joint": "a"}}}}}}
+    },
     "objects": {"r": {"model": "arm", "jointValues": {"a": {"trajectory": "t"}}}},
     "trajectories": {"t": {"controlPoints": [{"t": 0, "f": 0, "df": 3}, {"t": 1.003, "f": 0.5, "df": -1}]}},
 }
