@@ -51,7 +51,13 @@ def add_parser(sub: Any) -> None:
     p.add_argument("input", type=Path, help="any motion file this package reads, or a bag")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     add_check_model(p, required=True)
-    p.add_argument("--rate", type=values.rate, default=100.0, help="Hz a keyframe motion is sampled at (default 100)")
+    p.add_argument(
+        "--rate",
+        type=values.rate,
+        default=100.0,
+        help="Hz a keyframe motion is sampled at besides its keyframes, which are always checked; "
+        "velocities, accelerations and balance are judged at this rate (default 100)",
+    )
     p.add_argument("--group", help="group to check (default: the first)")
     p.add_argument(
         "--floor-tolerance", type=_tolerance, default=0.005, help="m geometry may go below the ground, up to 1 (0.005)"

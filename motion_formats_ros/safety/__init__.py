@@ -7,7 +7,8 @@ and inertias) and joint position, velocity, acceleration, jerk and effort limits
 :class:`Finding` carries the intervals of motion time where it holds. Used by
 ``motion-formats check``, the player and the viewer.
 
-- :mod:`.check`: the check and the frames it examines;
+- :mod:`.check`: the check;
+- :mod:`.frames`: the frames a motion is judged at (its keyframes always; ``check``, the player and the viewer);
 - :mod:`.findings`: findings, intervals and the report;
 - :mod:`.shapes`, :mod:`.pairs`, :mod:`.collide`: collision shapes, the pairs checked, coal;
 - :mod:`.dynamics`: centre of mass, ZMP and the support polygon;

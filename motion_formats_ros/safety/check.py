@@ -9,8 +9,8 @@ Example::
     for finding in report.findings:
         print(finding.kind, finding.links or finding.joint, finding.intervals, finding.worst)
 
-The frames are those a player sends: a keyframe motion sampled at ``rate`` (its own
-interpolation), any other motion at its own frames. The root link is placed by the
+The frames are the motion's own (a keyframe motion's keyframes) and, for a keyframe motion,
+its frames sampled at ``rate`` with its own interpolation (:mod:`.frames`). The root link is placed by the
 motion's root pose when it has one (the robot is then free-floating and its balance is
 checked); otherwise upright above the origin, as high as makes the lowest point of its
 collision shapes in the first frame rest on the ground (and the report says so).
@@ -46,14 +46,13 @@ from .findings import (
     intervals,
     sort_findings,
 )
+from .frames import DEFAULT_RATE, CheckedFrames, checked_frames, frame_count
 from .limits import limit_findings
 from .pairs import candidate_pairs, choose_pairs, read_srdf
 from .shapes import Shape, collision_shapes, shape_poses
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Default rate (Hz) a keyframe motion is sampled at.
-DEFAULT_RATE = 100.0
 #: Frames whose shapes are posed together (bounded memory: their poses, and each shape's points'
 #: heights for the floor): at most this many, and at most :data:`_CHUNK_POSES` frames × shapes.
 _CHUNK = 1024
@@ -140,12 +139,10 @@ class Checker:
 
     # ------------------------------------------------------------------ frames and root
     @staticmethod
-    def frames(motion: Motion, rate: float = DEFAULT_RATE) -> Motion:
-        """The frames a player sends: a keyframe motion sampled at ``rate``, any other as it is (and
-        a keyframe motion shorter than one period at ``rate``: its keyframes are its frames)."""
-        if motion.is_keyframed and motion.num_frames > 1 and motion.frames_at(rate) > 1:
-            return motion.resample(rate)
-        return motion
+    def frames(motion: Motion, rate: float = DEFAULT_RATE) -> CheckedFrames:
+        """The frames judged (:func:`.frames.checked_frames`): the motion's own, and a keyframe motion
+        also sampled at ``rate``."""
+        return checked_frames(motion, rate)
 
     def _root(
         self, motion: Motion, names: tuple[str, ...], positions: FloatArray
@@ -203,7 +200,11 @@ class Checker:
         if motion.num_frames == 0:
             raise MotionValueError(f"{source or 'the motion'}: no frames to check")
         self._check_room(motion, rate, source)
-        frames = self.frames(motion, rate)
+        chosen = self.frames(motion, rate)
+        frames = chosen.motion
+        # rates and the balance are judged on the uniform frames (a view when every frame is one)
+        uniform = None if chosen.everything_uniform else chosen.uniform
+        grid: slice | npt.NDArray[np.intp] = slice(None) if uniform is None else uniform
         times = np.asarray(frames.times, dtype=np.float64)
         names, positions = _single_joints(frames)
         known = {v for j in self.model.joints for v in (j.name, *j.variables)}
@@ -230,7 +231,9 @@ class Checker:
             report.notes.append("the model has no collision geometry: self-collision, floor and balance not checked")
         if floating and self.shapes and self.masses.total > 0:
             try:
-                findings += self._balance(times, poses.rotation, poses.translation, lowest, report, series)
+                findings += self._balance(
+                    times[grid], poses.rotation[grid], poses.translation[grid], lowest[grid], report, series
+                )
             except BeyondFloatRangeError as exc:
                 raise BeyondFloatRangeError(
                     exc.what, exc.frame, exc.time, _root_cause(root_position, exc.frame)
@@ -239,7 +242,7 @@ class Checker:
         elif self.shapes:
             why = "the model has no masses" if self.masses.total <= 0 else "the base does not float (no root pose)"
             report.notes.append(f"balance not checked: {why}")
-        findings += limit_findings(frames, self.limits, linear=self.prismatic)
+        findings += limit_findings(frames, self.limits, linear=self.prismatic, uniform=uniform)
         checked.append("limits")
         report.findings = sort_findings(findings)
         report.checked = tuple(checked)
@@ -264,7 +267,7 @@ class Checker:
     def _check_room(self, motion: Motion, rate: float, source: str | None) -> None:
         """Refuse, before allocating, a check whose frames this process cannot hold."""
         if motion.is_keyframed and motion.num_frames > 1:
-            frames = motion.frames_at(rate) + 1
+            frames = frame_count(motion, rate) + 1
             what = f"{spelled('rate')} {rate:g}: {frames:,} frames"
         else:
             frames = motion.num_frames

@@ -24,6 +24,7 @@ from ..core.errors import MotionFormatError
 from ..core.joint_limits import JointLimits
 from ..core.model import JointLimit, Motion
 from .findings import Finding, intervals
+from .frames import checked_frames
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -137,11 +138,17 @@ def _positions(
 
 
 def limit_findings(
-    motion: Motion, limits: JointLimits, speed: float = 1.0, linear: Collection[str] = ()
+    motion: Motion,
+    limits: JointLimits,
+    speed: float = 1.0,
+    linear: Collection[str] = (),
+    uniform: npt.NDArray[np.intp] | None = None,
 ) -> list[Finding]:
     """Every limit finding of ``motion`` (times are the motion's own; rates at ``speed`` × its pace).
 
     ``linear`` names the prismatic joints: their findings are in m, m/s …, N (the others' in rad, N·m).
+    ``uniform``: the frames velocities, accelerations and jerks are judged on (default: every
+    frame); positions and efforts are judged on every frame.
     """
     times = np.asarray(motion.times, dtype=np.float64)
     names, q, effort = _columns(motion, limits)
@@ -153,11 +160,13 @@ def limit_findings(
         found += _positions(names, times, q, lower, upper)
     rates = [(kind, _stated(limits, names, attr, np.nan)) for kind, attr in _RATES]
     last = max((k for k, (_, lim) in enumerate(rates) if np.isfinite(lim).any()), default=-1)
-    value, scale = q, 1.0
+    value, scale, at = q, 1.0, times
+    if uniform is not None and last >= 0:
+        value, at = q[uniform], times[uniform]
     for kind, limit in rates[: last + 1]:
-        value, scale = _beyond_range(timing.derivative(value, times), value), scale * speed
+        value, scale = _beyond_range(timing.derivative(value, at), value), scale * speed
         if np.isfinite(limit).any():
-            found += _magnitudes(kind, names, times, value, scale, limit)
+            found += _magnitudes(kind, names, at, value, scale, limit)
     if effort is not None:
         limit = _stated(limits, names, "effort", np.nan)
         if np.isfinite(limit).any():
@@ -222,6 +231,7 @@ def check_limits(motion: Motion, limits: Mapping[str, JointLimit], speed: float 
 
     ``limits`` is a :class:`JointLimits` or a plain mapping of joint name → limits. A
     non-finite position or velocity of any joint is refused too: resolve them first (core.nonfinite).
+    The motion is judged at the frames ``check`` judges it at (:func:`.frames.checked_frames`).
     """
     if motion.position is None or not limits:
         return
@@ -229,7 +239,9 @@ def check_limits(motion: Motion, limits: Mapping[str, JointLimit], speed: float 
     if problem is not None:
         raise problem
     judged = limits if isinstance(limits, JointLimits) else JointLimits(limits)
-    found = limit_findings(motion, judged, speed)
+    frames = checked_frames(motion)
+    uniform = None if frames.everything_uniform else frames.uniform
+    found = limit_findings(frames.motion, judged, speed, uniform=uniform)
     if found:
         first = min(found, key=lambda f: f.start)
         raise LimitViolationError(refusal(first, judged, speed), first.joint or "")

@@ -1,4 +1,4 @@
-"""Generated and corpus .mof nets for the tests of undefined joint values."""
+"""Generated and corpus .mof nets: undefined joint values, and a keyframe beyond a limit off the grid."""
 
 from __future__ import annotations
 
@@ -26,3 +26,28 @@ def generated_mof(folder: Path) -> Path:
     path = folder / "gaps.mof"
     path.write_text("motion_id = gaps\nlabel start\n" + "\n".join(rows) + "\ntransition allMotions extern start\n")
     return path
+
+
+#: The keyframe lines of the example wave (0-based line numbers of ``wave.mof``).
+WAVE_RAISED, WAVE_PEAK, WAVE_LOWERED = 7, 8, 9
+
+
+def wave_peak(folder: Path, head_yaw: float, first_dur: int) -> tuple[Path, Path]:
+    """The example wave (``motion-formats example nao``) with HeadYaw at ``head_yaw`` degrees in its
+    peak keyframe, reached ``first_dur`` ms after the keyframe before it (1000 ms to the next), and
+    the example's URDF (HeadYaw within ±2.08 rad): ``(peak.mof, mini_nao.urdf)``."""
+    from motion_formats_ros.cli.example import contents
+
+    files = contents("nao")
+    lines = files["wave.mof"].decode().splitlines()
+    for number, dur in ((WAVE_RAISED, first_dur), (WAVE_PEAK, 1000), (WAVE_LOWERED, 1000)):
+        fields = lines[number].split()
+        fields[-1] = str(dur)
+        if number == WAVE_PEAK:
+            fields[0] = f"{head_yaw:g}"
+        lines[number] = " ".join(fields)
+    mof = folder / "peak.mof"
+    mof.write_text("\n".join(lines) + "\n")
+    urdf = folder / "mini_nao.urdf"
+    urdf.write_bytes(files["mini_nao.urdf"])
+    return mof, urdf

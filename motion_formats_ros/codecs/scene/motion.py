@@ -7,7 +7,9 @@ frame at t = 0. When every such trajectory repeats over the same window, the mot
 reports it as ``loop``.
 
 Times: at ``rate`` Hz when given; otherwise the control point times, with linear
-segments kept as they are (exact) and Hermite segments subdivided at ≥ 100 Hz.
+segments kept as they are (exact) and Hermite segments subdivided at ≥ 100 Hz, each
+segment's turning points included (where a value peaks between two control points), so that
+the frames hold every extreme value the spline reaches.
 Velocities (accelerations) are exact where the driving trajectory is cubic or quintic
 (quintic) everywhere, 0 for constant joints, NaN otherwise.
 """
@@ -72,6 +74,7 @@ def sample_times(scene: Scene, names: set[str], rate: float | None = None) -> Fl
             if order > 1 and h > 0:
                 steps = max(math.ceil(h * SUBDIVISION_RATE - 1e-9), 1)
                 pieces.append(knots[i] + h * np.arange(1, steps) / steps)
+        pieces.append(traj.turning_points())
     times = np.unique(np.concatenate(pieces))
     return np.asarray(times[(times >= start) & (times <= end)], dtype=np.float64)
 

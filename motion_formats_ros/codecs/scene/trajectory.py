@@ -277,6 +277,28 @@ class Trajectory:
     def __call__(self, t: npt.ArrayLike) -> FloatArray:
         return self.evaluate(t)
 
+    def turning_points(self) -> FloatArray:
+        """The times inside its cubic and quintic segments where a dimension's value turns: the
+        roots of its derivative strictly between the segment's ends (a value's extrema between
+        control points; a linear segment's are at its ends). Sorted, each time once."""
+        found: list[float] = []
+        for i in np.flatnonzero(self._orders > 1):
+            start, h = float(self._knots[i]), float(self._knots[i + 1] - self._knots[i])
+            if not h > 0:
+                continue
+            for d in range(self.dims):
+                c = self._coeffs[i, : int(self._orders[i]) + 1, d]
+                slope = (np.arange(1, c.size) * c[1:])[::-1]  # the derivative in s, highest power first
+                if not np.isfinite(slope).all():
+                    continue
+                nonzero = np.flatnonzero(slope)
+                if nonzero.size < 2:  # constant or no derivative: no root to find
+                    continue
+                roots = np.roots(slope[nonzero[0] :])
+                real = roots.real[np.abs(roots.imag) <= 1e-9 * (1.0 + np.abs(roots.real))]
+                found += [start + h * float(r) for r in real if 0.0 < r < 1.0]
+        return np.unique(np.asarray(found, dtype=np.float64))
+
     # ------------------------------------------------------------------ output
     def canonical(self) -> dict[str, Any]:
         """Control points with absolute ``t`` and a ``repeat`` of ``false`` or ``{t: T}``."""

@@ -237,3 +237,38 @@ def test_a_control_point_that_is_not_finite_is_named_where_it_drives_a_pose(tmp_
     assert str(info.value).startswith(
         f"{path}: trajectories.wave.controlPoints[2].f[0]: nan (not a finite number): models.arm.links.upper.pose.dh: "
     )
+
+
+# ------------------------------------------------------------------------- a spline's peaks
+#: One robot of one joint whose cubic Hermite segment peaks at t = 0.5668 s, between the 100 Hz
+#: subdivisions of its 1.003 s, at 0.75945 rad.
+PEAKING = {
+    "models": {
+        "arm": {"joints": {"a": {}}, "links": {"l1": {"pose": {"axisAngle": {"axis": "z", "angle": {"joint": "a"}}}}}}
+    },
+    "objects": {"r": {"model": "arm", "jointValues": {"a": {"trajectory": "t"}}}},
+    "trajectories": {"t": {"controlPoints": [{"t": 0, "f": 0, "df": 3}, {"t": 1.003, "f": 0.5, "df": -1}]}},
+}
+
+
+def test_a_hermite_segments_peak_between_its_subdivisions_is_a_frame() -> None:
+    motion = scene_to_motion(preprocess(PEAKING))
+    from motion_formats_ros.codecs.scene.trajectory import Trajectory
+
+    assert motion.position is not None
+    dense = np.linspace(0.0, 1.003, 2_000_001)
+
+    spline = Trajectory(times=[0.0, 1.003], f=[0.0, 0.5], df=[3.0, -1.0])
+    exact = spline.evaluate(dense)[:, 0]
+    peak = int(np.argmax(exact))
+    (turn,) = spline.turning_points()
+    assert turn == pytest.approx(dense[peak], abs=1e-6)
+    assert turn in motion.times
+    assert motion.position[:, 0].max() == pytest.approx(exact[peak], abs=1e-12)
+    assert motion.position[:, 0].max() >= exact.max()  # no frame misses the spline's peak
+
+
+def test_a_segment_without_a_turn_inside_adds_no_frame() -> None:
+    """Zero slopes at both ends: the extrema are the control points, the frames stay at 100 Hz."""
+    motion = scene_to_motion(preprocess(two_arms()))
+    assert motion.num_frames == 101
