@@ -158,7 +158,7 @@ class Finding:
     def message(self) -> str:
         """One line naming the finding and when it first holds, e.g.
         ``self-collision between panda_link0 and panda_hand at t = 0.31 s``."""
-        at = f"at t = {self.start:.3g} s"
+        at = f"at t = {f'{self.start:.3f}'.rstrip('0').rstrip('.')} s"  # to the ms, as the player says it
         if self.kind == "self_collision":
             text = f"self-collision between {self.links[0]} and {self.links[1]} {at}"
         elif self.kind == "floor":
