@@ -15,7 +15,6 @@ from ...core.notices import NoticeKind, notify
 from ...core.serial import msgpack as _msgpack
 from .layout import (
     _RESERVED,
-    DATE_FORMAT,
     IMU_FIELDS,
     JOINT_FIELDS,
     LINK_FIELDS,
@@ -26,6 +25,7 @@ from .layout import (
     VERSION,
     OmfRecord,
     _kept,
+    format_date,
 )
 
 
@@ -88,7 +88,7 @@ def _union(lists: list[list[tuple[str, int]]], path: str | Path, what: str) -> l
 
 def _format_date(motion_file: MotionFile) -> str | None:
     if motion_file.date is not None:
-        return motion_file.date.strftime(DATE_FORMAT)
+        return format_date(motion_file.date)
     kept = motion_file.record(OmfRecord)
     text = kept.date_text if kept is not None else None
     return str(text) if text is not None else None
