@@ -54,3 +54,32 @@ def test_a_scene_of_large_values_whose_spline_stays_in_range_reads_back(tmp_path
     out = tmp_path / "m.json5"
     write(_single([0.0, 1.0, 2.0], [1e308, 1e308, 5e307]), out)
     np.testing.assert_array_equal(read(out).motion.position[:, 0], [1e308, 1e308, 5e307])  # type: ignore[index]
+
+
+@pytest.mark.parametrize("suffix", [".msgpack", ".omf.yaml"])
+def test_omf_frames_beyond_the_highest_fps_keep_their_times_in_the_stamp_column(tmp_path: Path, suffix: str) -> None:
+    times = 1e9 + np.arange(3) * 1.2e-7  # uniform, at about 8 MHz: no fps a reader takes
+    out = tmp_path / f"m{suffix}"
+    write(_single(list(times), [0.0, 1.0, 2.0]), out)
+    back = read(out).motion
+    np.testing.assert_array_equal(back.times, times)
+
+
+@pytest.mark.parametrize("suffix", [".mcap", ".db3"])
+def test_a_bag_refuses_frames_less_than_a_nanosecond_apart(tmp_path: Path, suffix: str) -> None:
+    out = tmp_path / f"m{suffix}"
+    with pytest.raises(WriteError, match=r"frames 0 and 1 at 0 and 1e-10 s are less than a nanosecond apart"):
+        write(_single([0.0, 1e-10, 1.0], [0.0, 1.0, 2.0]), out)
+    assert not out.exists()
+
+
+def test_an_mtn_whose_end_moves_to_the_next_frame_says_so(tmp_path: Path) -> None:
+    from motion_formats_ros.core.notices import collect
+
+    with collect(warn=False) as report:
+        write(_single([0.0, 0.001], [0.0, 0.0]), tmp_path / "m.mtn")
+    assert any(
+        "the end at 0.001 s, between frames of 16 ms (moved to the next frame, 0.016 s)" in n.message
+        for n in report.notices
+    ), [n.message for n in report.notices]
+    np.testing.assert_array_equal(read(tmp_path / "m.mtn").motion.times, [0.0, 0.016])
