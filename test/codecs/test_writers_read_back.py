@@ -98,7 +98,7 @@ def _written_and_read(motion: Motion, out: Path, fmt: str) -> None:
     )
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(motion=motions())
 def test_every_writer_refuses_in_one_line_or_writes_what_its_reader_reads_back(motion: Motion) -> None:
     with tempfile.TemporaryDirectory(prefix="mfr-writers-") as folder:
