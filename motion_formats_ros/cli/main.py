@@ -243,6 +243,28 @@ def _os_error(exc: OSError) -> str:
     return ": ".join([*names, reason]) if names else reason
 
 
+def _parsed(parser: argparse.ArgumentParser, given: list[str]) -> argparse.Namespace:
+    """:func:`_parse` with standard output that says its failures (``--help > /dev/full``).
+
+    argparse ignores an ``OSError`` of its help and version text, and what stays buffered
+    fails only at the process's exit, where nobody says so; here the text goes through
+    :class:`_StandardOutput` and is flushed before argparse's exit, so a failure is a
+    :class:`StandardOutputError` as for any command's output.
+    """
+    stdout = sys.stdout
+    if stdout is None:
+        return _parse(parser, given)
+    sys.stdout = _StandardOutput(stdout)
+    try:
+        return _parse(parser, given)
+    except SystemExit as stop:
+        if not stop.code:  # help or version printed
+            sys.stdout.flush()
+        raise
+    finally:
+        sys.stdout = stdout
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     given = list(sys.argv[1:] if argv is None else argv)
@@ -250,7 +272,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(only=wanted)
     if wanted is not None and wanted not in _subcommands(parser):
         parser = build_parser()  # an unknown command: the full parser lists the known ones
-    args = _parse(parser, given)
+    try:
+        args = _parsed(parser, given)
+    except StandardOutputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:  # the reader (| head) has all it wanted
+        return EXIT_OK
     previous = warnings.showwarning
     warnings.showwarning = _show_warning
     on_term = None

@@ -218,8 +218,8 @@ class Motion:
             if bad.size:
                 i = int(bad[0]) + 1
                 raise MotionValueError(
-                    f"times must be strictly increasing: times[{i}] = {times[i]!r} "
-                    f"after times[{i - 1}] = {times[i - 1]!r}"
+                    f"times must be strictly increasing: times[{i}] = {float(times[i])!r} "
+                    f"after times[{i - 1}] = {float(times[i - 1])!r}"
                 )
         self.times = times
         n = times.size

@@ -138,10 +138,12 @@ def _actual_group(
         if keep is not None:
             keep = np.stack([keep[:, c] if c is not None else np.zeros(len(times_ns), bool) for c in columns], axis=1)
         names = tuple(joints)
-    channels_: dict[str, Any] = {ch: channels[ch] for ch in CHANNELS if ch in channels}
+    seconds, rows = _distinct_seconds(times_ns, origin, "joint samples")
+    channels_: dict[str, Any] = {ch: channels[ch][rows] for ch in CHANNELS if ch in channels}
+    keep = keep[rows] if keep is not None else None
     masks = {MASK_KEEP: keep} if keep is not None and keep.any() else {}
     return Motion(
-        times=(times_ns - origin) / 1e9,
+        times=seconds,
         joint_names=tuple(names),
         rate=rate if rate > 0 else None,
         joint_masks=masks,
@@ -297,5 +299,30 @@ def _target_segments(content: JournalContent, stamps: str) -> list[Segment]:
 
 def _target_group(segments: list[Segment], origin: int) -> Motion:
     times_ns, names, channels = merge(segments, hold=False)
-    fields: dict[str, Any] = channels
-    return Motion(times=(times_ns - origin) / 1e9, joint_names=names, **fields)
+    seconds, rows = _distinct_seconds(times_ns, origin, "trajectory points")
+    fields: dict[str, Any] = {ch: values[rows] for ch, values in channels.items()}
+    return Motion(times=seconds, joint_names=names, **fields)
+
+
+def _distinct_seconds(
+    times_ns: npt.NDArray[np.int64], origin: int, what: str
+) -> tuple[FloatArray, npt.NDArray[np.intp]]:
+    """Seconds since ``origin`` of the sorted, distinct ``times_ns``, and the rows to keep.
+
+    Stamps a few nanoseconds apart far from the origin (a recording spanning decades) can be
+    the same number of seconds in a float: of each such run the last sample is kept (the
+    latest, as for samples of one stamp) and one warning says how many were dropped.
+    """
+    seconds = (np.asarray(times_ns, dtype=np.int64) - origin) / 1e9
+    last = np.append(seconds[1:] > seconds[:-1], True) if seconds.size else np.zeros(0, dtype=bool)
+    rows = np.flatnonzero(last)
+    if rows.size < seconds.size:
+        first = int(np.flatnonzero(~last)[0])
+        notify(
+            NoticeKind.INCONSISTENT,
+            f"{seconds.size - rows.size} of {seconds.size} {what} are stamped too close to the next one for "
+            f"seconds to tell them apart (the first at t = {seconds[first]:.6f} s, "
+            f"{int(times_ns[first + 1]) - int(times_ns[first])} ns before the next); the later one kept",
+            stacklevel=4,
+        )
+    return seconds[rows], rows

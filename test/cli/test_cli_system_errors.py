@@ -226,6 +226,9 @@ STDOUT_COMMANDS = {
     "formats": ["formats"],
     "formats-options": ["formats", "--options", "--markdown"],
     "example-list": ["example"],
+    "help": ["--help"],
+    "version": ["--version"],
+    "command-help": ["convert", "--help"],
 }
 
 

@@ -639,6 +639,18 @@ SIZE = r":15: links\[1\] \(arm\)\.elements\.Shape\.geometry\.size: "
             r":7: links\[0\] \(base\)\.elements\[0\]\.geometry\.radius: expected a size above 0 and at most 1e\+06 m, "
             r"got 1e\+300$",
         ),
+        (
+            "9" * 400,
+            "[1, 1, 1]",
+            r":7: links\[0\] \(base\)\.elements\[0\]\.geometry\.radius: expected a size above 0 and at most 1e\+06 m, "
+            r"got an integer of about 401 digits$",
+        ),
+        (
+            "0.1",
+            "[1, 1e300, 1]",
+            r":15: links\[1\] \(arm\)\.elements\.Shape\.geometry\.size: expected sizes above 0 and at most 1e\+06 m, "
+            r"got \[1, 1e\+300, 1\]$",
+        ),
         ("0.1", "[1, .inf, 1]", r":15: links\[1\] \(arm\)\.elements\.Shape\.geometry\.size: expected 3 finite numbers"),
         (
             "0.1",

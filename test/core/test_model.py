@@ -32,6 +32,13 @@ def test_times_strictly_increasing(times: list[float]) -> None:
         Motion(times=times)
 
 
+def test_times_out_of_order_are_named_as_plain_numbers() -> None:
+    with pytest.raises(
+        ValueError, match=r"^times must be strictly increasing: times\[2\] = 0\.5 after times\[1\] = 2\.0$"
+    ):
+        Motion(times=np.array([0.0, 2.0, 0.5]))
+
+
 def test_nan_time_rejected() -> None:
     with pytest.raises(ValueError, match="NaN"):
         Motion(times=[0.0, float("nan")])

@@ -51,3 +51,15 @@ def test_samples_stamped_out_of_order_are_reported(tmp_path: Path) -> None:
     m = motion_file.groups["actual"]  # type: ignore[attr-defined]
     np.testing.assert_array_equal(m.position[:, 0], np.arange(7))
     assert any("/js: 2 of 7 samples are stamped before an earlier one" in s for s in messages), messages
+
+
+def test_samples_closer_than_seconds_tell_apart_keep_the_later_one(tmp_path: Path) -> None:
+    journal = JournalWriter(tmp_path / "run.journal", {"output": str(tmp_path / "out.msgpack"), "topics": ["/js"]})
+    for k, stamp in enumerate((0, 2**62, 1, 2**62 - 1, 5)):  # decades apart, then 1 ns apart
+        journal.joints("/js", ["a"], stamp, stamp, [k], None, None)
+    journal.close(clean=True)
+    motion_file, messages = _assembled(tmp_path / "run.journal")
+    m = motion_file.groups["actual"]  # type: ignore[attr-defined]
+    assert np.all(np.diff(m.times) > 0)
+    np.testing.assert_array_equal(m.position[:, 0], [0, 2, 4, 1])  # 2**62 - 1 (sample 3) gives way to 2**62
+    assert any("1 of 5 joint samples are stamped too close to the next one" in s for s in messages), messages

@@ -112,6 +112,10 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
             grid = float(motion.times[0]) + np.arange(steps + 1, dtype=np.float64) * (unit_ms / 1000.0)
             if grid[-1] < motion.times[-1] - 1e-9:
                 grid = np.append(grid, grid[-1] + unit_ms / 1000.0)
+                dropped.append(
+                    f"the end at {motion.duration:.6g} s, between frames of {unit_ms} ms "
+                    f"(moved to the next frame, {grid[-1] - grid[0]:.6g} s)"
+                )
             motion = reduce_keyframes(motion.sample(grid), opts.tolerance)
         else:
             motion = dataclasses.replace(motion, interpolation=(), rate=None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 from typing import Any, ClassVar
 
 from ...core.model import CodecRecord, Motion
@@ -23,6 +24,16 @@ ENCODINGS = Encoding.values()
 
 
 DATE_FORMAT = "%Y%m%dT%H:%M:%S.%f"
+
+
+def format_date(date: datetime) -> str:
+    """``basic.date`` as the reference writes it (``20240101T12:00:00.000000``, :data:`DATE_FORMAT`),
+    from ``isoformat`` rather than ``strftime``: the year always has four digits (``strftime``
+    gives ``1`` for year 1 on Linux, which no reader parses), and a date with a time zone keeps
+    its offset after the seconds (``+02:00``), which ``datetime.fromisoformat`` reads back.
+    """
+    text = date.isoformat(timespec="microseconds")  # YYYY-MM-DDTHH:MM:SS.ffffff[+HH:MM]
+    return text[:10].replace("-", "") + text[10:]
 
 
 STAMP = "stamp"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -264,9 +264,11 @@ class _Reader(_Fields):
                     return parse(value)
                 except ValueError:
                     continue
+        # YAML's own timestamp without a time of day comes as a date: shown as the file has it.
+        shown = f"{value.isoformat()} (a day without a time)" if isinstance(value, date) else number(value)
         notify(
             NoticeKind.KEPT_UNUSED,
-            f"cannot parse {number(value)}; kept as text",
+            f"cannot parse {shown} as a date and time; kept as text",
             file=self.path,
             field="basic.date",
             stacklevel=4,

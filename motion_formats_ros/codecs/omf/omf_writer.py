@@ -13,9 +13,9 @@ from ...core.keyframes import interpolation_dropped
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from ...core.serial import msgpack as _msgpack
+from ...core.timing import rate_beyond
 from .layout import (
     _RESERVED,
-    DATE_FORMAT,
     IMU_FIELDS,
     JOINT_FIELDS,
     LINK_FIELDS,
@@ -26,6 +26,7 @@ from .layout import (
     VERSION,
     OmfRecord,
     _kept,
+    format_date,
 )
 
 
@@ -46,7 +47,7 @@ def to_document(motion_file: MotionFile, path: str | Path = "<output>") -> dict[
     link_names = [n for n, _ in _union([[(n, 1) for n in m.link_names] for m in groups.values()], path, "link")]
     imu_names = [n for n, _ in _union([[(n, 1) for n in m.imu_names] for m in groups.values()], path, "imu")]
     needs_stamp = any(
-        m.rate is None or (m.num_frames and m.times[0] != 0.0) or _kept(m).stamped for m in groups.values()
+        _fps(m) is None or (m.num_frames and m.times[0] != 0.0) or _kept(m).stamped for m in groups.values()
     )
     time_names: list[str] = [STAMP] if needs_stamp else []
     for m in groups.values():
@@ -88,7 +89,7 @@ def _union(lists: list[list[tuple[str, int]]], path: str | Path, what: str) -> l
 
 def _format_date(motion_file: MotionFile) -> str | None:
     if motion_file.date is not None:
-        return motion_file.date.strftime(DATE_FORMAT)
+        return format_date(motion_file.date)
     kept = motion_file.record(OmfRecord)
     text = kept.date_text if kept is not None else None
     return str(text) if text is not None else None
@@ -120,6 +121,12 @@ def _expand_entities(values: np.ndarray, names: list[str], have: tuple[str, ...]
     return out
 
 
+def _fps(m: Motion) -> float | None:
+    """The ``fps`` a reader takes for ``m``'s uniform frames, or None: its times go in the stamp
+    column (frames at no uniform rate, or closer than the highest rate a reader takes)."""
+    return m.rate if m.rate is not None and rate_beyond(m.rate) is None else None
+
+
 def _variable_rate(fps: Any) -> bool:
     """A declared ``fps`` of 0 (variable rate: times from the stamp column)."""
     return isinstance(fps, (int, float)) and not isinstance(fps, bool) and fps == 0
@@ -141,8 +148,8 @@ def _section(
     declared = _kept(m).fps
     if _variable_rate(declared) and (STAMP in time_names or np.array_equal(m.times, np.arange(m.num_frames))):
         sec["fps"] = declared  # fps 0 stays 0: its times are in the stamp column (or 1 s apart, as read)
-    elif m.rate is not None:
-        sec["fps"] = int(m.rate) if float(m.rate).is_integer() else m.rate
+    elif (rate := _fps(m)) is not None:
+        sec["fps"] = int(rate) if float(rate).is_integer() else rate
     else:
         sec["fps"] = declared if declared is not None else 0
     sec["length"] = m.num_frames

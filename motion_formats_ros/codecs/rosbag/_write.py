@@ -43,7 +43,7 @@ import numpy.typing as npt
 
 from ...core.atomic import check_writable, place, temp_folder
 from ...core.distros import DEFAULT_COMPRESSION, WRITE_DISTROS, Compression, Distro, Storage, default_write_distro
-from ...core.errors import OutOfRangeError, WriteError, spelled
+from ...core.errors import OutOfRangeError, WriteError, number, spelled
 from ...core.keyframes import interpolation_dropped
 from ...core.kinematics import MovingTransform, RobotModel, StaticTransform, load_robot_model
 from ...core.model import Motion, MotionFile
@@ -188,10 +188,24 @@ class _BagWriter:
             origin = self._origin(motions)
             last = max(round(float(m.times[-1]) * 1e9) for m in motions if m.num_frames)
             if -limit <= origin <= limit - last:
+                self._distinct_stamps(motions)
                 return origin
         raise WriteError(
             self.path, f"times up to {span:g} s do not fit a bag's stamps (int64 nanoseconds since 1970, until 2262)"
         )
+
+    def _distinct_stamps(self, motions: list[Motion]) -> None:
+        """Refuse frames less than a nanosecond apart: a bag's stamps would make them one."""
+        for m in motions:
+            ns = np.round(m.times * 1e9)
+            same = np.flatnonzero(np.diff(ns) <= 0)
+            if same.size:
+                i = int(same[0])
+                raise WriteError(
+                    self.path,
+                    f"frames {i} and {i + 1} at {number(float(m.times[i]))} and {number(float(m.times[i + 1]))} s "
+                    "are less than a nanosecond apart: a bag's stamps (integer nanoseconds) cannot tell them apart",
+                )
 
     def _origin(self, motions: list[Motion]) -> int:
         """The stamp of relative time 0 (see the module docstring), in ns."""

@@ -32,13 +32,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.atomic import check_writable, write_bytes_atomic
-from ...core.errors import WriteError
+from ...core.errors import WriteError, number
 from ...core.inputs import read_input
 from ...core.keyframes import interpolation_dropped
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from ...core.options import option
 from .motion import SceneRecord
+from .trajectory import SplineOverflowError, Trajectory
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -133,6 +134,36 @@ def _points(
     return "[\n" + ",\n".join(lines) + "\n" + indent[:-2] + "]"
 
 
+def _refuse_overflow(
+    times: FloatArray,
+    f: FloatArray,
+    df: FloatArray | None,
+    ddf: FloatArray | None,
+    repeat: Any,
+    columns: list[str],
+    path: Path,
+) -> None:
+    """Refuse control points (as :func:`_points` writes them) whose spline a reader refuses.
+
+    The test is the reader's own: the :class:`~.trajectory.Trajectory` they make is built here.
+    """
+    has_df = np.all(np.isfinite(df), axis=1) if df is not None else np.zeros(len(times), dtype=bool)
+    written_df = np.where(has_df[:, None], df, np.nan) if df is not None else None
+    written_ddf = None
+    if ddf is not None and written_df is not None:
+        has_ddf = has_df & np.all(np.isfinite(ddf), axis=1)
+        written_ddf = np.where(has_ddf[:, None], ddf, np.nan)
+    repeat_at = repeat["t"] if isinstance(repeat, dict) else None
+    try:
+        Trajectory(times, f, written_df, written_ddf, repeat_at)
+    except SplineOverflowError as exc:
+        raise WriteError(
+            path,
+            f"{columns[exc.column]} from t = {number(exc.start)} to {number(exc.end)} s: its spline through "
+            f"these values overflows (beyond the float range), which a scene reader refuses",
+        ) from None
+
+
 @dataclasses.dataclass(frozen=True)
 class WriteOptions:
     """Options of :func:`write`."""
@@ -222,6 +253,8 @@ def build(motion_file: MotionFile, path: Path, options: WriteOptions, *, strict:
     indent = " " * 8
     if names:
         trajectories[TRAJECTORY] = {"controlPoints": _PLACEHOLDER.format(TRAJECTORY), "repeat": repeat}
+        columns = [f"joint {n!r}" for n in names]
+        _refuse_overflow(motion.times, position, velocity, acceleration, repeat, columns, path)
         blocks[TRAJECTORY] = _points(motion.times, position, velocity, acceleration, strict, path, TRAJECTORY, indent)
     if motion.root_position is not None or motion.root_orientation is not None:
         n = motion.num_frames
@@ -229,6 +262,8 @@ def build(motion_file: MotionFile, path: Path, options: WriteOptions, *, strict:
         ro = motion.root_orientation if motion.root_orientation is not None else np.tile([0.0, 0, 0, 1], (n, 1))
         root = np.hstack([rp, _unwrap_quaternions(ro)])
         trajectories[ROOT_TRAJECTORY] = {"controlPoints": _PLACEHOLDER.format(ROOT_TRAJECTORY), "repeat": repeat}
+        columns = [f"the root's {c}" for c in ("x", "y", "z", "qx", "qy", "qz", "qw")]
+        _refuse_overflow(motion.times, root, None, None, repeat, columns, path)
         blocks[ROOT_TRAJECTORY] = _points(motion.times, root, None, None, strict, path, ROOT_TRAJECTORY, indent)
         objects = scene["objects"]
         target = robot_object if robot_object in objects else next(iter(objects))

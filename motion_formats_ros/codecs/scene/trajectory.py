@@ -39,11 +39,16 @@ class SplineOverflowError(MotionValueError):
 
     Attributes:
         segment: The first such segment (from control point ``segment`` to the next).
+        column: The first dimension of the trajectory that overflows in that segment.
+        start, end: The segment's times.
     """
 
-    def __init__(self, segment: int, start: float, end: float) -> None:
+    def __init__(self, segment: int, start: float, end: float, column: int = 0) -> None:
         super().__init__(f"the spline from t = {start:g} to {end:g} overflows (values beyond the float range)")
         self.segment = segment
+        self.column = column
+        self.start = start
+        self.end = end
 
 
 @dataclasses.dataclass(eq=False)
@@ -219,7 +224,8 @@ class Trajectory:
         if rows.size:
             i = int(rows[0])
             end = self._knots[i + 1] if self._knots.size > 1 else self._knots[i]
-            raise SplineOverflowError(i, float(self._knots[i]), float(end))
+            column = int(np.flatnonzero(bad[i])[0])
+            raise SplineOverflowError(i, float(self._knots[i]), float(end), column)
 
     def wrap(self, t: npt.ArrayLike) -> FloatArray:
         """Times mapped into one period (unchanged when the trajectory does not repeat)."""

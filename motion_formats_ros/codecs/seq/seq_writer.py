@@ -7,6 +7,7 @@ format version 2 (camelCase keys) by default, or 4 (snake_case keys).
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...core.atomic import check_writable, write_bytes_atomic
-from ...core.errors import WriteError, listed, spelled
+from ...core.errors import WriteError, listed, number, spelled
 from ...core.keyframes import interpolation_dropped
 from ...core.model import DEFAULT_GROUP, Motion, MotionFile
 from ...core.naming import load_body
@@ -23,6 +24,7 @@ from ...core.notices import NoticeKind, notify
 from ...core.options import option
 from ...core.serial import yaml as _yaml
 from ...core.spatial import DEFAULT_SE3_FORMAT, SE3Format, pose_to_se3
+from ...core.timing import MAX_RATE, rate_beyond
 from .record import SeqMotionRecord, SeqRecord
 from .schema import DEFAULT_VERSION, JOINT_CONTENT_FOR, KEYS, START_TIME_KEY, TOP_KEYS, WRITE_VERSIONS, camel
 
@@ -139,12 +141,27 @@ def _pick_group(motion_file: MotionFile, dropped: list[str]) -> Motion:
     return groups[name]
 
 
-def _write_rate(m: Motion) -> tuple[float, bool]:
+def _write_rate(m: Motion, path: str | os.PathLike[str]) -> tuple[float, bool]:
     """(frameRate to write, whether frames need their own times).
 
     Frames get their times unless ``k / frameRate`` reproduces them exactly, so a
     variable-rate (or offset) motion keeps its timestamps and a read-write loses nothing.
+    A rate the reader refuses (beyond :data:`~motion_formats_ros.core.timing.MAX_RATE`,
+    or infinite: frames a few subnormals apart) is refused here, naming the frames.
     """
+    rate, has_time = _rate_and_times(m)
+    if not math.isfinite(rate) or rate_beyond(rate):
+        steps = np.diff(m.times)
+        i = int(np.argmin(steps)) if steps.size else 0
+        raise WriteError(
+            path,
+            f"frames {i} and {i + 1} at {number(float(m.times[i]))} and {number(float(m.times[i + 1]))} s "
+            f"give a frameRate of {number(rate)} Hz; a .seq reader takes at most {MAX_RATE:g} Hz",
+        )
+    return rate, has_time
+
+
+def _rate_and_times(m: Motion) -> tuple[float, bool]:
     n = m.num_frames
     kept = m.record(SeqMotionRecord)
     declared = kept.frame_rate if kept is not None else None
@@ -183,7 +200,7 @@ def encode(
     dropped: list[str] = []
     m = _pick_group(motion_file, dropped)
     w = _Writer(v, lossless, fmt, path)
-    rate, has_time = _write_rate(m)
+    rate, has_time = _write_rate(m, path)
     _header(w, motion_file, v, rate, m.num_frames, has_time)
     _components(w, m, rate, has_time, dropped)
     _note_dropped(m, dropped)

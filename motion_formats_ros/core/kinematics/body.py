@@ -169,7 +169,7 @@ class _BodyReader:
         line = _line(node, key)
         values = self.vector(value, f"{field}.{key}", count, line) if count > 1 else [value]
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= LARGEST_SIZE for v in values):
-            shown = value if count > 1 else repr(value)
+            shown = f"[{', '.join(number(v) for v in values)}]" if count > 1 else number(value)
             what = "sizes" if count > 1 else "a size"
             raise self.fail(
                 f"{field}.{key}", f"expected {what} above 0 and at most {LARGEST_SIZE:g} m, got {shown}", line
@@ -182,7 +182,9 @@ class _BodyReader:
         xyz = self.vector(node["translation"], f"{field}.translation", 3, line)
         if np.abs(xyz).max() > LARGEST_SIZE:
             raise self.fail(
-                f"{field}.translation", f"{list(node['translation'])} is farther than {LARGEST_SIZE:g} m", line
+                f"{field}.translation",
+                f"[{', '.join(number(v) for v in node['translation'])}] is farther than {LARGEST_SIZE:g} m",
+                line,
             )
         return xyz
 

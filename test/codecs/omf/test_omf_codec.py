@@ -128,6 +128,19 @@ def test_iso_date_and_implementation_date(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "d2.json").read_text())["basic"]["date"] == "20260513T00:00:00.000000"
 
 
+def test_a_yaml_day_without_a_time_is_kept_in_a_plain_warning(tmp_path: Path) -> None:
+    path = tmp_path / "d.omf.yaml"
+    write(MotionFile.single(make_motion(frames=2)), path)
+    text = path.read_text()
+    start = text.index("  date: ")
+    end = text.index("\n", start)
+    path.write_text(text[:start] + "  date: 0001-01-01" + text[end:])
+    with collect(warn=False) as report:
+        assert read(path).date is None
+    messages = [n.message for n in report.notices if n.field == "basic.date"]
+    assert messages == ["cannot parse 0001-01-01 (a day without a time) as a date and time; kept as text"]
+
+
 def test_groups_with_different_joints_are_merged(tmp_path: Path) -> None:
     a = Motion(times=[0, 1], joint_names=("x", "y"), position=[[1, 2], [3, 4]])
     b = Motion(times=[0, 1], joint_names=("y", "z"), position=[[5, 6], [7, 8]])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -166,3 +167,34 @@ def test_fps_0_with_time_columns_survives_every_encoding(
         np.testing.assert_array_equal(np.asarray(sec["joint"]["pos"], dtype=float)[:, 1], -0.5 * np.arange(6))
     if time_names[0] == "stamp":
         np.testing.assert_array_equal(read(prev).groups["actual"].times, columns[0])
+
+
+_NAIVE_DATES = [datetime(1, 1, 1), datetime(9999, 12, 31, 23, 59, 59, 999999), datetime(2024, 5, 6, 7, 8, 9, 10)]
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("date", _NAIVE_DATES, ids=str)
+def test_a_date_of_any_year_reads_back_here_and_in_the_reference(tmp_path: Path, encoding: str, date: datetime) -> None:
+    f = make_file()
+    f.date = date
+    path = tmp_path / f"d.{encoding}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "cannot parse" on the way back
+        write(f, path)
+        assert read(path).date == date
+    assert otter.load(path).basic["date"] == date
+    if date.year == 1:  # the reference's own writer: strftime's year of one digit, which no reader parses
+        assert otter.otter_motion_format.msgpack_encode_datetime(date).startswith("10101T")
+
+
+@pytest.mark.parametrize("text", ["0001-01-01T00:00:00-23:59", "9999-12-31T23:59:59.999999+00:00"])
+def test_a_date_with_a_time_zone_keeps_its_offset(tmp_path: Path, text: str) -> None:
+    f = make_file()
+    f.date = datetime.fromisoformat(text)
+    path = tmp_path / "d.omf.yaml"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        write(f, path)
+        back = read(path).date
+    assert back == f.date and back is not None and back.utcoffset() == f.date.utcoffset()
+    assert text[:4] + text[5:7] + text[8:10] + "T" in path.read_text()
