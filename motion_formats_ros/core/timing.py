@@ -48,7 +48,8 @@ def detect_rate(times: np.ndarray, rate: float | None = None) -> float | None:
         return None
     if rate is not None:
         return rate if abs(step * rate - 1.0) <= RATE_RTOL else None
-    detected = 1.0 / step
+    with np.errstate(over="ignore"):
+        detected = float(1.0 / step)
     if not math.isfinite(detected):  # a step of a few subnormals: no rate a file can state
         return None
     nearest = round(detected)
