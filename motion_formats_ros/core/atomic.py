@@ -243,6 +243,10 @@ class Inputs:
         self.real: dict[Path, Path] = {}  # real path → as given
         self.ids: dict[tuple[int, int], Path] = {}  # (st_dev, st_ino) → as given
         self.under: dict[Path, Path] = {}  # every folder above an input → one input below it
+        self.add(paths)
+
+    def add(self, paths: Iterable[str | os.PathLike[str]]) -> None:
+        """Count ``paths`` too (inputs known only once read: the files a xacro model includes)."""
         for given in paths:
             path = Path(given)
             try:
