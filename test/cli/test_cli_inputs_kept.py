@@ -254,3 +254,26 @@ def test_the_files_a_xacro_model_reads_are_inputs_too(xacro_model: Path) -> None
         assert "\n" not in line and "an output never is, holds or goes inside an input" in line, (command, line)
         assert "is the input" in line and str(folder) in line, (command, line)
     assert snapshot(folder) == before  # the old code replaced part.xacro with MJCF, props.yaml with a motion
+
+
+def test_no_output_goes_into_a_folder_inside_a_bag_folder(example: Path, tmp_path: Path) -> None:
+    """A folder inside a bag's folder is part of the bag: no command makes one, nor writes into one
+    that is there, however deep."""
+    walk, body = example / "walk.seq", example / "biped.body"
+    bag = tmp_path / "bag"
+    assert run("motion2bag", walk, bag, "--body", body).returncode == 0
+    (bag / "old" / "deep").mkdir(parents=True)  # left there by hand, or by an earlier release
+    before = snapshot(tmp_path)
+    for command, shown in (
+        (("example", "walk", "-o", "bag/x"), "bag/x"),
+        (("example", "walk", "-o", "bag/x/y"), "bag/x"),
+        (("convert", walk, "bag/old/y.mcap", "--body", body), "bag/old/y.mcap"),
+        (("convert", walk, "bag/old/deep/y.csv", "--body", body), "bag/old/deep/y.csv"),
+        (("motion2bag", walk, "bag/old/deep/b", "--body", body), "bag/old/deep/b"),
+        (("batch", walk, "-o", "bag/old", "--to", "csv", "--body", body, "--workers", "1"), "bag/old"),
+    ):
+        proc = run(*command, cwd=tmp_path)
+        assert proc.returncode == 1, (command, proc.stdout, proc.stderr)
+        assert proc.stderr.startswith(f"error: {shown}: is inside the rosbag2 bag 'bag', "), (command, proc.stderr)
+        assert proc.stderr.count("\n") == 1, proc.stderr
+    assert snapshot(tmp_path) == before  # the old code made bag/x and wrote the example into it
