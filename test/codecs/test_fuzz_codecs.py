@@ -766,7 +766,7 @@ def test_rosbag2_custom_data_nested_too_deep_is_ignored_with_a_warning(tmp_path:
     assert CUSTOM_KEY in info["custom_data"]  # the writer puts it there: the mutation hits a real field
     info["custom_data"][CUSTOM_KEY] = '{"a":' * 20_000 + "1" + "}" * 20_000
     meta.write_text(yaml.safe_dump(doc))
-    with pytest.warns(UserWarning) as caught:
+    with pytest.warns(UserWarning, match="nested more than 100 levels") as caught:
         motion_file = read(folder)
     (notice,) = [w.message.notice for w in caught if hasattr(w.message, "notice")]  # type: ignore[union-attr]
     assert notice.file == str(meta) and notice.field == f"custom_data.{CUSTOM_KEY}"
