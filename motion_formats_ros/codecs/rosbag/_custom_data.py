@@ -11,7 +11,6 @@ Fields this reader does not know are left alone.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,10 @@ def _int(value: Any) -> bool:
 
 def _text(value: Any) -> bool:
     return isinstance(value, str)
+
+
+def _text_or_null(value: Any) -> bool:
+    return value is None or isinstance(value, str)
 
 
 def _texts(value: Any) -> bool:
@@ -71,13 +74,13 @@ _SHOWN = 60
 FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "version": (_int, "an integer"),
     "origin_ns": (_origin, f"an integer of nanoseconds within ±{MAX_NS:.3g}"),
-    "group": (_text, "a group name (text)"),
-    "trajectory_group": (_text, "a group name (text)"),
-    "joint_topic": (_text, "a topic name (text)"),
+    "group": (_text_or_null, "a group name (text) or null"),
+    "trajectory_group": (_text_or_null, "a group name (text) or null"),
+    "joint_topic": (_text_or_null, "a topic name (text) or null"),
     "trajectory_needed": (lambda v: isinstance(v, bool), "true or false"),
-    "name": (_text, "a text"),
-    "robot": (_text, "a text"),
-    "robot_description": (_text, "a topic name (text)"),
+    "name": (_text_or_null, "a text or null"),
+    "robot": (_text_or_null, "a text or null"),
+    "robot_description": (_text_or_null, "a topic name (text) or null"),
     "root": (_root, "PARENT:CHILD (two frame names, e.g. world:base_link) or none"),
     "root_channels": (_texts, "a list of texts (position, orientation)"),
     "links": (_texts, "a list of link names (texts)"),
@@ -98,6 +101,8 @@ def read_custom(path: Path, custom: dict[str, str]) -> dict[str, Any]:
     text = custom.get(CUSTOM_KEY)
     if not text:
         return {}
+    import json  # bags this package wrote only: bag2motion of others' bags loads no JSON library
+
     file, key = where(path), f"custom_data.{CUSTOM_KEY}"
     line = json_too_deep(text)
     if line is not None:  # json.loads would raise RecursionError
@@ -121,6 +126,8 @@ def _shown(value: Any) -> str:
     """A value of the entry as its JSON text says it (an integer of many digits by its size, a long text cut)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return number(value)
+    import json
+
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
 

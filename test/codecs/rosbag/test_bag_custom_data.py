@@ -78,3 +78,12 @@ def test_an_entry_that_is_no_json_object_is_ignored_with_one_warning(tmp_path: P
     motion_file, messages = _read(bag)
     assert len(messages) == 1 and messages[0].startswith(f"{meta}: custom_data.{KEY}: {reason}"), messages
     assert motion_file.motion.num_frames > 0  # type: ignore[attr-defined]
+
+
+def test_what_the_writer_leaves_passes_without_a_warning(tmp_path: Path) -> None:
+    """A bag without a trajectory group has ``"trajectory_group": null``: no warning for it, nor for any field."""
+    bag = _bag(tmp_path / "b1", "mcap")
+    _edit(bag, lambda entry: {**entry, "trajectory_group": None, "name": None})
+    motion_file, messages = _read(bag)
+    assert not [m for m in messages if "custom_data" in m], messages
+    assert motion_file.motion.num_frames > 0  # type: ignore[attr-defined]
