@@ -173,11 +173,15 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     options = read_options(args, args.input, args.from_format)
     codecs = (*sorted({a.codec for a in READ_ALIASES if a.name in options}), input_codec(args.input, args.from_format))
     model_files = [model_file] if model_file is not None else []
-    check_output(args.bag, [args.input, *model_files, *option_files(options, *codecs)], args.overwrite)
+    inputs = Inputs([args.input, *model_files, *option_files(options, *codecs)])
+    check_output(args.bag, inputs, args.overwrite)
     # The model first: a bad one stops before anything is read or written.
     if writes.get("frame_prefix") and model_file is None:
         raise MotionValueError("--frame-prefix names the link frames of a robot model: give --urdf FILE or --body FILE")
     robot = load_robot_model(model_file) if model_file is not None else None
+    if robot is not None:
+        inputs.add(robot.files)  # a xacro model's includes and YAML files, known once it is read
+        inputs.check(args.bag)
     writes["robot_model"] = robot
     reader = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
     motion_file = read(args.input, format=args.from_format, **with_body(options, reader)[0])

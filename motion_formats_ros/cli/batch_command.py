@@ -25,6 +25,7 @@ from .flags import (
     add_option_flags,
     aliases_given,
     bag_read_options,
+    load_model_options,
     name_list_or_none,
     option_files,
     pairs_for,
@@ -143,13 +144,21 @@ def settings_from(args: argparse.Namespace) -> batch.Settings:
 
 
 def _option_files(settings: batch.Settings) -> list[str | os.PathLike[str]]:
-    """The files the options name (``--body``, a joint map file …): inputs no output may touch."""
+    """The files the options name (``--body``, a joint map file …) and the files their robot models
+    were read from (a xacro file's includes and YAML files): inputs no output may touch.
+
+    The models are read here once for that (a bad one stops the batch before any work); the
+    workers read them again from their files.
+    """
+    from ..core.kinematics import load_robot_model
     from ..registry import CODECS
 
     options = {**settings.bag_options, **settings.read_options, **settings.write_options}
     simulated = settings.simulate or {}
-    given = [simulated.get(k) for k in ("robot", "srdf", "gains")]
-    return [*option_files(options, *CODECS), *(p for p in given if isinstance(p, (str, os.PathLike)))]
+    given = [p for p in (simulated.get(k) for k in ("robot", "srdf", "gains")) if isinstance(p, (str, os.PathLike))]
+    robot = simulated.get("robot")
+    models = load_robot_model(robot).files if isinstance(robot, (str, os.PathLike)) else ()
+    return [*option_files(options, *CODECS), *given, *models, *load_model_options(dict(options), *CODECS)]
 
 
 class Progress:

@@ -19,7 +19,15 @@ from ..core.options import Option, markdown_table
 from ..core.options import rows as option_rows
 from ..pipeline import convert
 from ..registry import CODECS, Codec, codec_by_name, codec_for_path, read, with_body, write
-from .flags import READ_ALIASES, input_codec, option_files, read_option_files, read_options, write_options
+from .flags import (
+    READ_ALIASES,
+    input_codec,
+    load_model_options,
+    option_files,
+    read_option_files,
+    read_options,
+    write_options,
+)
 from .report import notices_json
 
 
@@ -246,6 +254,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     )
     inputs = Inputs([args.input, *option_files({**reads, **options}, *codecs)])
     check_output(args.output, inputs, args.overwrite)
+    inputs.add(load_model_options(options, *codecs))  # a robot model read once, with the files it read
+    inputs.check(args.output)
     source = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
     reads, body = with_body(reads, source, writer=codec_by_name(fmt))
     options = {**body, **options}  # a --write-option body=… given too wins

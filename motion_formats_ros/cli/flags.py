@@ -439,6 +439,29 @@ def read_option_files(
     return option_files(reads, *codecs, input_codec(path, fmt))
 
 
+def load_model_options(options: dict[str, Any], *codecs: str | None) -> list[Path]:
+    """Read each robot model an option in ``options`` names by its file (an option that one of
+    ``codecs`` declares to take a robot model), once: the option's value becomes the model.
+
+    Returns the files the models were read from (a xacro file's includes and YAML files among
+    them): inputs no output may touch, known only once the models are read.
+    """
+    from ..core.kinematics import RobotModel, load_robot_model
+    from ..registry import codec_by_name
+
+    takes_model: set[str] = set()
+    for name in dict.fromkeys(c for c in codecs if c):
+        info = codec_by_name(name)
+        declared = (*info.read_options, *(info.write_options if info.writable else ()))
+        takes_model.update(o.name for o in declared if RobotModel in o.types)
+    files: list[Path] = []
+    for key in sorted(takes_model & options.keys()):
+        if isinstance(options[key], (str, os.PathLike)):
+            options[key] = model = load_robot_model(options[key])
+            files.extend(model.files)
+    return files
+
+
 def input_codec(path: str | os.PathLike[str], fmt: str | None) -> str | None:
     """The format an input is read with (``--from``, else its suffix), None where neither tells (the read says why)."""
     from ..registry import codec_for_path

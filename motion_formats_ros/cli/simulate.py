@@ -121,7 +121,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     robot = load_robot_model(args.urdf or args.body)
     given = (args.input, args.urdf or args.body, args.srdf, args.gains, args.joint_map)
     named = read_option_files(read_options(args, args.input, args.from_format), args.input, args.from_format)
-    inputs = Inputs([*(p for p in given if p is not None), *named, *robot.mesh_files(args.package_paths)])
+    model = (*robot.files, *robot.mesh_files(args.package_paths))  # a xacro model's includes and YAML files too
+    inputs = Inputs([*(p for p in given if p is not None), *named, *model])
     if (
         args.output is not None
         and args.mjcf is not None

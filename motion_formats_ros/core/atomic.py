@@ -243,6 +243,10 @@ class Inputs:
         self.real: dict[Path, Path] = {}  # real path → as given
         self.ids: dict[tuple[int, int], Path] = {}  # (st_dev, st_ino) → as given
         self.under: dict[Path, Path] = {}  # every folder above an input → one input below it
+        self.add(paths)
+
+    def add(self, paths: Iterable[str | os.PathLike[str]]) -> None:
+        """Count ``paths`` too (inputs known only once read: the files a xacro model includes)."""
         for given in paths:
             path = Path(given)
             try:
@@ -382,16 +386,37 @@ _INSIDE_BAG = (
 )
 
 
+def enclosing_bag(path: str | os.PathLike[str]) -> str | None:
+    """The rosbag2 bag folder (:func:`is_bag_folder`) that ``path`` is in, at any depth, or None.
+
+    A folder inside a bag's folder is part of the bag: every folder above ``path`` is looked
+    at, as written and through its links (a few ``stat`` calls each). The bag is named as
+    ``path`` names it where ``path`` names it at all, else by its absolute path.
+    """
+    given = os.path.dirname(os.fspath(path)) or "."
+    for start in dict.fromkeys((os.path.abspath(given), os.fspath(_real(given)))):
+        folder, shown = start, given if start == os.path.abspath(given) else start
+        while True:
+            if is_bag_folder(folder):
+                return shown or folder
+            above = os.path.dirname(folder)
+            if above == folder:
+                break
+            named = os.path.basename(shown) not in ("", ".", "..")  # what is above ".." no text of it names
+            folder, shown = above, os.path.dirname(shown) if named else ""
+    return None
+
+
 def check_not_in_bag(path: str | os.PathLike[str]) -> None:
-    """Refuse an output inside an existing rosbag2 bag's folder (:func:`is_bag_folder`): it would
-    join the bag, or keep it from being replaced.
+    """Refuse an output inside an existing rosbag2 bag's folder, or in a folder inside it
+    (:func:`enclosing_bag`): it would join the bag, or keep it from being replaced.
 
     Raises:
         WriteError: Naming the output and the bag.
     """
-    parent = os.path.dirname(path) or "."
-    if is_bag_folder(parent):
-        raise WriteError(path, _INSIDE_BAG.format(folder=parent, overwrite=spelled("overwrite", "=True")))
+    bag = enclosing_bag(path)
+    if bag is not None:
+        raise WriteError(path, _INSIDE_BAG.format(folder=bag, overwrite=spelled("overwrite", "=True")))
 
 
 def _not_a_folder(path: Path) -> str:
@@ -430,9 +455,13 @@ def make_folders(folder: str | os.PathLike[str]) -> None:
     """Make ``folder`` and every missing folder above it, as ``mkdir -p`` does (see :func:`folders_to_make`).
 
     Raises:
-        WriteError: A link to nothing or a file on the way, or a folder that cannot be made.
+        WriteError: A link to nothing or a file on the way, a folder that cannot be made, or one
+            that would be made inside a rosbag2 bag's folder (:func:`check_not_in_bag`).
     """
-    for path in reversed(folders_to_make(folder)):
+    missing = folders_to_make(folder)
+    if missing:  # none is made inside a rosbag2 bag's folder: it would be part of the bag
+        check_not_in_bag(missing[-1])
+    for path in reversed(missing):
         try:
             path.mkdir(exist_ok=True)
         except OSError as exc:

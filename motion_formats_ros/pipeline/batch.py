@@ -31,6 +31,7 @@ from typing import Any
 from ..core.atomic import (
     INPUT_RULE,
     Inputs,
+    check_not_in_bag,
     folders_to_make,
     is_bag_folder,
     make_folders,
@@ -422,6 +423,7 @@ def plan(
         raise WriteError(
             outdir, "output folder is a rosbag2 bag's, which holds the bag's own files only: choose another"
         )
+    check_not_in_bag(outdir)  # nor into a folder inside one, which is part of the bag
     target = TARGETS[settings.to]
     outputs = [output_for(source, rel, outdir, target) for source, rel in inputs]
     outputs = _one_folder_per_root(inputs, outputs, outdir)

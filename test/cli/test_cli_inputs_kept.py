@@ -7,6 +7,7 @@ temporary folder, and then checks that every file the user had is still there, b
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -200,3 +201,79 @@ def test_no_output_goes_inside_an_existing_bag_folder(example: Path, tmp_path: P
     plain.mkdir()
     (plain / "a.mcap").write_bytes(next(bag.glob("*.mcap")).read_bytes())
     assert run("motion2bag", walk, plain / "b.mcap", "--body", body).returncode == 0
+
+
+@pytest.fixture
+def xacro_model(example: Path) -> Path:
+    """The example's biped as a xacro model: ``robot.urdf.xacro`` includes ``part.xacro`` (the links
+    and joints) and loads ``props.yaml`` (the base's mass); ``bag.urdf.xacro`` includes ``part.mcap``
+    (the same links and joints), ``batch.urdf.xacro`` includes ``out/walk.mcap``."""
+    pytest.importorskip("xacro")
+    urdf = (example / "biped.urdf").read_text()
+    body = urdf[urdf.index(">", urdf.index("<robot")) + 1 : urdf.rindex("</robot>")]
+    start = body.index('<mass value="') + len('<mass value="')
+    mass = body[start : body.index('"', start)]
+    links = body[:start] + "${props['mass']}" + body[start + len(mass) :]
+    part = f'<robot xmlns:xacro="http://www.ros.org/wiki/xacro">{links}</robot>\n'
+    (example / "part.xacro").write_text(part)
+    (example / "part.mcap").write_text(part)
+    (example / "out").mkdir()
+    (example / "out" / "walk.mcap").write_text(part)
+    (example / "props.yaml").write_text(f"mass: {mass}\n")
+    for name, include in (("robot", "part.xacro"), ("bag", "part.mcap"), ("batch", "out/walk.mcap")):
+        (example / f"{name}.urdf.xacro").write_text(
+            '<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="mfr_mini_biped">'
+            f'<xacro:property name="props" value="${{xacro.load_yaml(\'{example / "props.yaml"}\')}}"/>'
+            f'<xacro:include filename="{include}"/></robot>\n'
+        )
+    return example / "robot.urdf.xacro"
+
+
+def test_the_files_a_xacro_model_reads_are_inputs_too(xacro_model: Path) -> None:
+    """Every file a xacro model's expansion reads (an include, a YAML file it loads) is an input of
+    the command that reads the model, as the model's own file is: no output replaces one."""
+    folder = xacro_model.parent
+    assert run("convert", "walk.seq", "walk.msgpack", "--body", "biped.body", cwd=folder).returncode == 0
+    before = snapshot(folder)
+    commands = [
+        ("motion2bag", "walk.msgpack", "part.mcap", "--urdf", "bag.urdf.xacro"),
+        ("motion2bag", "walk.msgpack", "props.yaml", "--urdf", "robot.urdf.xacro", "--storage", "mcap"),
+        ("convert", "walk.msgpack", "part.mcap", "--to", "rosbag", "--write-option", "robot_model=bag.urdf.xacro"),
+        ("batch", "walk.msgpack", "-o", "out", "--to", "mcap", "--write-option", "robot_model=batch.urdf.xacro"),
+    ]
+    if importlib.util.find_spec("mujoco") is not None:
+        commands += [
+            ("simulate", "walk.msgpack", "--urdf", "robot.urdf.xacro", "--mjcf", "part.xacro"),
+            ("simulate", "walk.msgpack", "--urdf", "robot.urdf.xacro", "-o", "props.yaml"),
+            ("batch", "walk.msgpack", "-o", "out", "--to", "mcap", "--simulate", "--urdf", "batch.urdf.xacro"),
+        ]
+    for command in commands:
+        proc = run(*command, "--overwrite", cwd=folder)
+        assert proc.returncode == 1, (command, proc.stdout, proc.stderr)
+        line = proc.stderr.strip()
+        assert "\n" not in line and "an output never is, holds or goes inside an input" in line, (command, line)
+        assert "is the input" in line and str(folder) in line, (command, line)
+    assert snapshot(folder) == before  # the old code replaced part.xacro with MJCF, props.yaml with a motion
+
+
+def test_no_output_goes_into_a_folder_inside_a_bag_folder(example: Path, tmp_path: Path) -> None:
+    """A folder inside a bag's folder is part of the bag: no command makes one, nor writes into one
+    that is there, however deep."""
+    walk, body = example / "walk.seq", example / "biped.body"
+    bag = tmp_path / "bag"
+    assert run("motion2bag", walk, bag, "--body", body).returncode == 0
+    (bag / "old" / "deep").mkdir(parents=True)  # left there by hand, or by an earlier release
+    before = snapshot(tmp_path)
+    for command, shown in (
+        (("example", "walk", "-o", "bag/x"), "bag/x"),
+        (("example", "walk", "-o", "bag/x/y"), "bag/x"),
+        (("convert", walk, "bag/old/y.mcap", "--body", body), "bag/old/y.mcap"),
+        (("convert", walk, "bag/old/deep/y.csv", "--body", body), "bag/old/deep/y.csv"),
+        (("motion2bag", walk, "bag/old/deep/b", "--body", body), "bag/old/deep/b"),
+        (("batch", walk, "-o", "bag/old", "--to", "csv", "--body", body, "--workers", "1"), "bag/old"),
+    ):
+        proc = run(*command, cwd=tmp_path)
+        assert proc.returncode == 1, (command, proc.stdout, proc.stderr)
+        assert proc.stderr.startswith(f"error: {shown}: is inside the rosbag2 bag 'bag', "), (command, proc.stderr)
+        assert proc.stderr.count("\n") == 1, proc.stderr
+    assert snapshot(tmp_path) == before  # the old code made bag/x and wrote the example into it

@@ -92,3 +92,26 @@ def test_a_folder_that_changed_during_the_work_is_not_replaced(tmp_path: Path) -
             atomic.place(produced, out, True, tmp)
     assert sorted(os.listdir(out)) == ["late.txt", "metadata.yaml"]
     assert (out / "metadata.yaml").read_text() == "old"
+
+
+def test_an_output_in_a_folder_inside_a_bag_is_refused_however_it_is_reached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bag = tmp_path / "bag"
+    write(biped_walk(rate=10.0, cycles=1), bag, format="rosbag", storage="mcap")
+    (bag / "sub" / "deep").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(bag / "sub")
+    monkeypatch.chdir(tmp_path)
+    assert atomic.enclosing_bag("bag/sub/deep/x.csv") == "bag"
+    assert atomic.enclosing_bag("bag/x.csv") == "bag"
+    assert atomic.enclosing_bag(bag / "sub" / "x.csv") == str(bag)
+    assert atomic.enclosing_bag("link/deep/x.csv") == str(bag)  # through a link
+    monkeypatch.chdir(bag / "sub" / "deep")
+    assert atomic.enclosing_bag("x.csv") == str(bag)
+    assert atomic.enclosing_bag("../../sub/x.csv") == "../.."
+    assert atomic.enclosing_bag(tmp_path / "x.csv") is None
+    with pytest.raises(WriteError, match=r"link/deep/x\.csv: is inside the rosbag2 bag "):
+        atomic.check_writable(tmp_path / "link" / "deep" / "x.csv")
+    with pytest.raises(WriteError, match=r"is inside the rosbag2 bag"):
+        atomic.make_folders(tmp_path / "bag" / "new" / "more")
+    assert not (bag / "new").exists()

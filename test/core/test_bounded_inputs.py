@@ -211,6 +211,30 @@ def test_a_fifo_or_device_a_xacro_reads_is_refused_at_once(tmp_path: Path, how: 
     assert '<link name="b"/>' in text and '<link name="a1"/>' in text  # regular files are read as before
 
 
+def test_a_xacro_model_names_every_file_its_expansion_read(tmp_path: Path) -> None:
+    """The expansion runs in a process of its own: it tells the files it read (an include, a YAML
+    file it loads), which the model carries as the files it was read from (the inputs no output may touch)."""
+    pytest.importorskip("xacro")
+    from motion_formats_ros.core.kinematics import load_robot_model
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "part.xacro").write_text(
+        "<robot xmlns:xacro=\"http://www.ros.org/wiki/xacro\"><link name=\"b${xacro.load_yaml('p.yaml')['n']}\"/>"
+        '<joint name="j" type="fixed"><parent link="a"/><child link="b1"/></joint></robot>'
+    )
+    (tmp_path / "sub" / "p.yaml").write_text("n: 1\n")
+    path = tmp_path / "r.urdf.xacro"
+    path.write_text(
+        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="a"/>'
+        '<xacro:include filename="sub/part.xacro"/></robot>'
+    )
+    model = load_robot_model(path)
+    assert model.link_names == ("a", "b1")
+    assert model.files == (path, tmp_path / "sub" / "part.xacro", tmp_path / "sub" / "p.yaml")
+    (tmp_path / "plain.urdf").write_text(model.urdf_text or "")
+    assert load_robot_model(tmp_path / "plain.urdf").files == (tmp_path / "plain.urdf",)
+
+
 def test_a_xacro_expansion_that_runs_too_long_is_stopped(tmp_path: Path) -> None:
     """Every expression is quick, but there are 2**40 of them: the whole expansion's time runs out."""
     pytest.importorskip("xacro")

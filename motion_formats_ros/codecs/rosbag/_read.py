@@ -31,12 +31,12 @@ from ...core.merge import (
 )
 from ...core.model import Motion, MotionFile, Series
 from ...core.notices import NoticeKind, collect, notify, relay
-from ...core.tf import MAX_NS, TfBuffer, TfSamples
+from ...core.tf import TfBuffer, TfSamples
 from ...core.timing import snap_to_rate
+from ._custom_data import read_custom
 from ._joints import _flush, _TopicStream
 from ._messages import (
     CONVERTIBLE_TYPES,
-    CUSTOM_KEY,
     DEFAULT_JOINT_TOPIC,
     IMU,
     JOINT_STATE,
@@ -62,25 +62,6 @@ PROGRESS_MIN = 100_000
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-
-
-def _custom(source: BagSource) -> dict[str, Any]:
-    text = source.custom.get(CUSTOM_KEY)
-    if not text:
-        return {}
-    import json  # bags this package wrote only
-
-    from ...core.serial.nesting import json_too_deep, too_deep_reason
-
-    line = json_too_deep(text)
-    if line is not None:  # json.loads would raise RecursionError
-        where = f"custom_data.{CUSTOM_KEY} (line {line} of its JSON)"
-        raise ReadError(source.path, too_deep_reason(), field=where)
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _preferred(found: list[JointField]) -> JointField | None:
@@ -220,7 +201,7 @@ class _BagReader(_TopicDecoder):
             if direct is not None:
                 return direct
         with BagSource(self.path, opts.distro) as source:
-            custom = _custom(source)
+            custom = read_custom(source.path, source.custom)
             plan = self._plan(source, custom)
             data = self._collect(source, plan)
         return self._assemble(source, custom, plan, data)
@@ -245,7 +226,7 @@ class _BagReader(_TopicDecoder):
             warnings.simplefilter("always")
             try:
                 with source:
-                    custom = _custom(source)
+                    custom = read_custom(source.path, source.custom)
                     plan = self._plan(source, custom)
                     data = self._collect(source, plan)
                     source.settle()
@@ -463,11 +444,7 @@ class _BagReader(_TopicDecoder):
         # Time origin: the writer's, else the first joint sample (else the first of anything).
         origin_value = custom.get("origin_ns")
         candidates = [s.times for s in segments if s.times.size] or [s.times for s in traj_segments if s.times.size]
-        if isinstance(origin_value, int) and not isinstance(origin_value, bool):
-            if not -MAX_NS < origin_value < MAX_NS:
-                raise ReadError(
-                    self.path, f"origin_ns {origin_value} is out of range", field=f"custom_data.{CUSTOM_KEY}"
-                )
+        if isinstance(origin_value, int):  # checked with the custom data (read_custom)
             origin = origin_value
         elif candidates:
             origin = int(min(int(c.min()) for c in candidates))

@@ -41,7 +41,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ...core.atomic import check_writable, place, temp_folder
+from ...core.atomic import Inputs, check_writable, place, temp_folder
 from ...core.distros import DEFAULT_COMPRESSION, WRITE_DISTROS, Compression, Distro, Storage, default_write_distro
 from ...core.errors import OutOfRangeError, WriteError, number, spelled
 from ...core.keyframes import interpolation_dropped
@@ -554,6 +554,8 @@ class _BagWriter:
         if not any(m.num_frames for m in motions):
             raise WriteError(self.path, "the motion has no frames")
         robot = self._robot()
+        if robot is not None:  # a file the model was read from (a xacro include …) is an input: never the bag
+            Inputs(robot.files).check(self.path)
         root = opts.root or ("world:" + opts.frame_prefix + robot.root_link if robot is not None else "world:base_link")
         if ":" not in root:
             raise ValueError(f"root {root!r}: expected WORLD:BASE (e.g. world:base_link)")

@@ -26,6 +26,7 @@ once per call, together with the motion's joints that the model lacks (``unknown
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import subprocess
 import sys
@@ -156,6 +157,10 @@ class RobotModel:
         self.links: tuple[Link, ...] = tuple(links)
         self.joints: tuple[Joint, ...] = tuple(joints)
         self.source = source
+        #: The files the model was read from (:func:`load_robot_model`: the model's file and every
+        #: file its xacro expansion read, includes and YAML files alike): inputs of a command that
+        #: no output may touch. Empty for a model made from text.
+        self.files: tuple[Path, ...] = ()
         self.urdf_text: str | None = None  # the URDF as given (from_urdf), else None
         #: A ``.body`` file's rules of which links collide (from_body), else None.
         self.collision_rules: CollisionRules | None = None
@@ -559,11 +564,16 @@ def load_robot_model(path: str | os.PathLike[str]) -> RobotModel:
     name = p.name.lower()
     with interruptible():  # SIGTERM ends even a parse in native code
         if name.endswith(".body"):
-            return RobotModel.from_body(p)
-        if name.endswith(".xacro"):
-            return RobotModel.from_urdf(expand_xacro(p), p)
-        data = read_input(p, what="robot model", head=(TEXT_PROBE, text_check(p, "robot model")))
-        return RobotModel.from_urdf(data, p)
+            model = RobotModel.from_body(p)
+            files: tuple[Path, ...] = (p,)
+        elif name.endswith(".xacro"):
+            text, files = _expand(p, XACRO_SECONDS)
+            model = RobotModel.from_urdf(text, p)
+        else:
+            data = read_input(p, what="robot model", head=(TEXT_PROBE, text_check(p, "robot model")))
+            model, files = RobotModel.from_urdf(data, p), (p,)
+    model.files = files
+    return model
 
 
 #: The most memory (address space, bytes) a xacro expansion may use, and the longest URDF it may give.
@@ -583,6 +593,11 @@ def expand_xacro(path: str | os.PathLike[str], *, timeout: float = XACRO_SECONDS
     (naming the expression, its file and line). xacro's own messages are not shown (its
     error is, once).
     """
+    return _expand(path, timeout)[0]
+
+
+def _expand(path: str | os.PathLike[str], timeout: float) -> tuple[str, tuple[Path, ...]]:
+    """:func:`expand_xacro`'s URDF text, and every file the expansion read (``path`` first)."""
     require("xacro", "reading .xacro robot models", package="xacro", extra="xacro", rosdep_key="xacro")
     read_input(path, 0, what="robot model")  # a missing file, a device or a FIFO: one line, before any process
     child = Path(__file__).with_name("xacro_expansion.py")
@@ -597,8 +612,10 @@ def expand_xacro(path: str | os.PathLike[str], *, timeout: float = XACRO_SECONDS
         if proc.poll() is None:  # a timeout, SIGINT: the expansion stops with the read
             proc.kill()
             proc.wait()
-    if proc.returncode == 0:
-        return out.decode("utf-8", errors="replace")
+    if proc.returncode == 0:  # the files read, one line of JSON, then the URDF
+        head, _, text = out.partition(b"\n")
+        read = [Path(f) for f in json.loads(head) if f != os.path.abspath(path)]
+        return text.decode("utf-8", errors="replace"), (Path(path), *read)
     slow = xacro_expansion.slow_expression(out) if proc.returncode == xacro_expansion.SLOW else None
     if slow is not None:
         raise _slow_expression(path, *slow)

@@ -4,7 +4,9 @@
 package): ``python xacro_expansion.py FILE MEMORY OUTPUT SECONDS``. A xacro file is a
 program (``${'x' * 10**9}`` builds a gigabyte), so it runs where it cannot take the
 machine: its address space is at most ``MEMORY`` bytes, the parent stops it after a time,
-and it ends when the parent ends. Exit status 0: the URDF text on standard output.
+and it ends when the parent ends. Exit status 0: standard output holds one line, the JSON
+list of every file the expansion read (absolute paths, ``FILE`` among them: inputs of the
+command that reads the model, which no output of it may replace), then the URDF text.
 Otherwise standard output holds one line saying why (xacro's own messages on standard
 error are not shown).
 
@@ -87,8 +89,9 @@ def _reason(exc: BaseException) -> str:
     return text.splitlines()[0].strip() if text.strip() else type(exc).__name__
 
 
-def _bounded_open(read_input: Callable[..., bytes]) -> Callable[..., Any]:
-    """An ``open`` for xacro: a file read goes through the package's bounded reader (anything else is refused)."""
+def _bounded_open(read_input: Callable[..., bytes], read: list[str]) -> Callable[..., Any]:
+    """An ``open`` for xacro: a file read goes through the package's bounded reader (anything else
+    is refused); each file read is added to ``read`` (its absolute path)."""
 
     def bounded_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
         if set(mode) - set("rbt"):
@@ -100,6 +103,7 @@ def _bounded_open(read_input: Callable[..., bytes]) -> Callable[..., Any]:
             if isinstance(cause, OSError):
                 raise cause from None  # missing, no permission: as xacro says it
             raise OSError(errno.EINVAL, getattr(exc, "reason", str(exc)), os.fspath(file)) from None
+        read.append(os.path.abspath(file))
         return io.BytesIO(data) if "b" in mode else io.StringIO(data.decode(kwargs.get("encoding") or "utf-8"))
 
     return bounded_open
@@ -190,11 +194,12 @@ def main(argv: list[str]) -> int:
     path, memory, output, seconds = argv[1], int(argv[2]), int(argv[3]), float(argv[4])
     _end_with_parent()
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    read: list[str] = []  # the files the expansion reads (bounded_open adds them)
     try:
         import xacro  # type: ignore[import-untyped]
         import yaml
 
-        xacro.open = _bounded_open(_package_inputs())  # xacro's module name shadows the built-in open
+        xacro.open = _bounded_open(_package_inputs(), read)  # xacro's module name shadows the built-in open
         budget = _Budget(xacro, seconds)
         xacro.compile = budget.compile  # as for open: the name expressions are compiled under
         xacro.safe_eval = budget.safe_eval(xacro.safe_eval)
@@ -213,7 +218,8 @@ def main(argv: list[str]) -> int:
     if len(data) > output:
         sys.stdout.write(str(len(data)))
         return TOO_LONG
-    sys.stdout.buffer.write(data)
+    files = json.dumps(list(dict.fromkeys(read)))  # ASCII: a name that is no UTF-8 as its escapes
+    sys.stdout.buffer.write(files.encode("ascii") + b"\n" + data)
     return 0
 
 

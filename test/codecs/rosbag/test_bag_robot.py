@@ -388,3 +388,27 @@ def test_a_model_fixed_to_world_carries_the_root_pose_in_its_floating_joint(tmp_
         warnings.filterwarnings("ignore", message=".*not used")  # the motion's joint the model lacks
         with pytest.warns(UserWarning, match=r"the root pose \(the model is fixed to its root link 'world'\)"):
             write(mf, tmp_path / "fixed", format="rosbag", robot_model=RobotModel.from_urdf(fixed))
+
+
+def test_a_bag_never_replaces_a_file_its_xacro_model_includes(tmp_path: Path) -> None:
+    """The files a model was read from are inputs of the write, through the Python API too."""
+    pytest.importorskip("xacro")
+    from motion_formats_ros.core.errors import WriteError
+    from motion_formats_ros.core.examples import biped_urdf, biped_walk
+
+    urdf = biped_urdf()
+    links = urdf[urdf.index(">", urdf.index("<robot")) + 1 : urdf.rindex("</robot>")]
+    (tmp_path / "part.mcap").write_text(f'<robot xmlns:xacro="http://www.ros.org/wiki/xacro">{links}</robot>\n')
+    (tmp_path / "r.urdf.xacro").write_text(
+        '<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="b"><xacro:include filename="part.mcap"/></robot>\n'
+    )
+    before = (tmp_path / "part.mcap").read_bytes()
+    with pytest.raises(WriteError, match=r"part\.mcap: is the input .*part\.mcap'"):
+        write(
+            biped_walk(rate=10.0, cycles=1),
+            tmp_path / "part.mcap",
+            robot_model=tmp_path / "r.urdf.xacro",
+            overwrite=True,
+        )
+    assert (tmp_path / "part.mcap").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["part.mcap", "r.urdf.xacro"]  # no temporary left
