@@ -225,3 +225,11 @@ def test_times_a_few_subnormals_apart_have_no_rate() -> None:
     from motion_formats_ros.core.timing import detect_rate
 
     assert detect_rate(np.array([0.0, 5e-324, 1e-323, 1.5e-323])) is None
+
+
+def test_a_step_of_a_few_subnormals_gives_no_rate_and_no_overflow_warning() -> None:
+    from motion_formats_ros.core.timing import detect_rate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's "overflow encountered" would be an error here
+        assert detect_rate(np.array([0.0, 5e-324])) is None
