@@ -443,6 +443,11 @@ def read(path: str | os.PathLike[str], format: str | None = None, **options: Any
                 motion_file = info.read(p, **options)
     except OSError as exc:  # a file or folder this user may not read, a device gone, …
         raise ReadError(p, _os_reason(exc, p)) from exc
+    from .core.spatial import require_rotations  # numpy: not loaded for --help
+
+    for group, motion in motion_file.groups.items():  # a stated pose that is no rotation: refused for every use
+        field = "root orientation" if len(motion_file.groups) == 1 else f"{group}: root orientation"
+        require_rotations(motion.root_orientation, p, field, motion.times)
     motion_file.notices = tuple(report.notices)
     motion_file.source = str(p)
     motion_file.format = info.name

@@ -18,6 +18,7 @@ import numpy as np
 from ..core.atomic import Inputs, check_group_names, check_output, write_bytes_atomic
 from ..core.errors import MotionValueError, OutOfRangeError, WriteError, require, spelled
 from ..core.model import Motion, MotionFile
+from ..core.spatial import unit_quaternions
 
 
 def _pyplot() -> Any:
@@ -156,8 +157,8 @@ def figure(m: Motion, title: str, joints: Sequence[str] | None = None) -> Any:
     if m.root_orientation is not None:
         from scipy.spatial.transform import Rotation
 
-        q = m.root_orientation
-        ok = np.all(np.isfinite(q), axis=1) & (np.linalg.norm(q, axis=1) > 1e-9)
+        q = unit_quaternions(m.root_orientation)  # scipy's own normalisation overflows near 1e200
+        ok = np.all(np.isfinite(q), axis=1)
         rpy = np.full((q.shape[0], 3), np.nan)
         if ok.any():
             rpy[ok] = np.unwrap(Rotation.from_quat(q[ok]).as_euler("xyz"), axis=0)

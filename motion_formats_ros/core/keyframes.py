@@ -18,6 +18,7 @@ from . import timing
 from .errors import listed
 from .model import Motion
 from .notices import NoticeKind, notify
+from .spatial import unit_quaternions
 
 
 def reduce_keyframes(motion: Motion, tolerance: float = 0.1, keep: Sequence[int] = ()) -> Motion:
@@ -63,9 +64,9 @@ def reduce_keyframes(motion: Motion, tolerance: float = 0.1, keep: Sequence[int]
             err = np.where(np.isnan(err), 0.0, err).max(axis=1, initial=0.0)
             if quats is not None:  # the angle between the slerp of the ends and the frame
                 q = timing.slerp(quats[a][None], quats[b][None], f)
-                dot = np.abs(np.sum(q * quats[inner], axis=1))
+                dot = np.abs(np.sum(q * unit_quaternions(quats[inner]), axis=1))
                 with np.errstate(invalid="ignore"):
-                    angle = 2 * np.arccos(np.clip(dot / np.linalg.norm(quats[inner], axis=1), 0.0, 1.0))
+                    angle = 2 * np.arccos(np.clip(dot, 0.0, 1.0))
                 err = np.maximum(err, np.where(np.isnan(angle), 0.0, angle))
             k = int(np.argmax(err))
             if err[k] > tol:

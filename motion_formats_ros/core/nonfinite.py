@@ -32,6 +32,7 @@ import numpy.typing as npt
 
 from .errors import MotionFormatError, listed
 from .model import Motion
+from .spatial import unit_quaternions
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -383,8 +384,7 @@ def _row_ok(arr: np.ndarray, quaternion: bool) -> npt.NDArray[np.bool_]:
     """Rows (first axis) whose values are all finite (quaternions: and not of zero length)."""
     ok: npt.NDArray[np.bool_] = np.all(np.isfinite(arr), axis=-1)
     if quaternion:
-        with np.errstate(invalid="ignore"):
-            ok = ok & (np.linalg.norm(np.where(np.isfinite(arr), arr, 0.0), axis=-1) > 1e-9)
+        ok = ok & np.isfinite(unit_quaternions(arr)).all(axis=-1)
     return ok
 
 

@@ -13,9 +13,12 @@ becomes a quaternion as :class:`scipy.spatial.transform.Rotation` makes it, and 
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import numpy.typing as npt
 
+from .errors import ReadError
 from .options import ChoiceEnum
 
 FloatArray = npt.NDArray[np.float64]
@@ -44,6 +47,71 @@ def se3_width(fmt: str) -> int:
         return SE3_FORMATS[fmt]
     except KeyError:
         raise ValueError(f"unknown SE3 format {fmt!r}; known: {', '.join(SE3_FORMATS)}") from None
+
+
+def unit_rows(values: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Each row (last axis) divided by its length, and the lengths (``inf`` beyond the float range).
+
+    Every row is scaled by its largest absolute entry before the length is taken, so no
+    square overflows or underflows: any finite non-zero row (``1e300`` or ``1e-300`` times a
+    unit vector) gives its direction. A row that is zero or has a non-finite entry gives
+    NaN (and a length of 0, ``inf`` or NaN): it has no direction.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        norm = np.linalg.norm(v, axis=-1, keepdims=True)
+        plain = (norm > 1e-150) & (norm < 1e150)  # no square under- or overflowed: divided as it is
+        scale = np.max(np.abs(v), axis=-1, keepdims=True, initial=0.0)
+        ok = np.isfinite(scale) & (scale > 0)
+        scaled = v / np.where(ok & ~plain, scale, 1.0)
+        length = np.where(plain, norm, np.linalg.norm(scaled, axis=-1, keepdims=True))
+        unit = np.where(ok, scaled / np.where(ok, length, 1.0), np.nan)
+        norm = np.where(plain, norm, np.where(ok, scale * length, scale))[..., 0]
+    return np.asarray(unit, dtype=np.float64), np.asarray(norm, dtype=np.float64)
+
+
+def unit_quaternions(quat: npt.ArrayLike) -> FloatArray:
+    """Quaternions (..., 4) scaled to length 1; a zero or non-finite one gives NaN (see :func:`unit_rows`)."""
+    return unit_rows(quat)[0]
+
+
+def no_rotation_rows(quat: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """Rows (..., 4) that are values but no rotation: all four zero, or a component infinite.
+
+    A row with a NaN is an absent value (a pose a file does not state), not one of these.
+    """
+    q = np.asarray(quat, dtype=np.float64)
+    absent = np.isnan(q).any(axis=-1)
+    zero = np.all(q == 0.0, axis=-1)
+    infinite = np.isinf(q).any(axis=-1)
+    return np.asarray(~absent & (zero | infinite))
+
+
+def require_rotations(
+    quat: npt.ArrayLike | None,
+    source: str | os.PathLike[str] | None,
+    field: str,
+    times: npt.ArrayLike | None = None,
+) -> None:
+    """Refuse quaternions (N, 4) x, y, z, w of which a row is no rotation (:func:`no_rotation_rows`).
+
+    Raises:
+        ReadError: Naming ``source``, the first such frame (and its time) and ``field``.
+    """
+    if quat is None:
+        return
+    q = np.asarray(quat, dtype=np.float64).reshape(-1, 4)
+    bad = np.flatnonzero(no_rotation_rows(q))
+    if not bad.size:
+        return
+    i = int(bad[0])
+    at = f"frame {i}"
+    if times is not None:
+        at += f" (t = {float(np.asarray(times)[i]):.6g} s)"
+    what = "all zero" if np.all(q[i] == 0.0) else "infinite"
+    shown = ", ".join(repr(float(x)) for x in q[i])
+    more = f" (and {bad.size - 1} more frame(s))" if bad.size > 1 else ""
+    raise ReadError(source, f"at {at}, [{shown}] (x, y, z, w): {what}, no rotation{more}", field=field)
 
 
 def rpy_to_quat(rpy: np.ndarray) -> FloatArray:
@@ -91,11 +159,12 @@ def quat_to_rpy(quat: np.ndarray) -> FloatArray:
     q = np.asarray(quat, dtype=np.float64)
     flat = q.reshape(-1, 4)
     out = np.full((flat.shape[0], 3), np.nan)
-    ok = np.all(np.isfinite(flat), axis=1) & (np.linalg.norm(flat, axis=1) > 0)
+    unit = unit_quaternions(flat)  # scipy's own normalisation overflows for components near 1e200
+    ok = np.all(np.isfinite(unit), axis=1)
     if ok.any():
         from scipy.spatial.transform import Rotation
 
-        out[ok] = Rotation.from_quat(flat[ok]).as_euler("xyz")
+        out[ok] = Rotation.from_quat(unit[ok]).as_euler("xyz")
     return out.reshape((*q.shape[:-1], 3))
 
 
@@ -131,12 +200,16 @@ __all__ = [
     "DEFAULT_SE3_FORMAT",
     "SE3_FORMATS",
     "SE3Format",
+    "no_rotation_rows",
     "pose_to_se3",
     "quat_to_matrix",
     "quat_to_rpy",
+    "require_rotations",
     "rpy_to_quat",
     "se3_to_pose",
     "se3_width",
+    "unit_quaternions",
+    "unit_rows",
 ]
 
 

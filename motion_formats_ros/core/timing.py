@@ -13,6 +13,8 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from .spatial import unit_quaternions
+
 FloatArray = npt.NDArray[np.float64]
 
 #: Relative tolerance on frame intervals for a motion to count as uniform.
@@ -208,6 +210,7 @@ def slerp(q0: np.ndarray, q1: np.ndarray, f: np.ndarray) -> np.ndarray:
 
     ``f`` broadcasts against the quaternions without their last axis (plus a trailing 1).
     """
+    q0, q1 = unit_quaternions(q0), unit_quaternions(q1)  # any finite non-zero scale: no square overflows
     dot = np.sum(q0 * q1, axis=-1, keepdims=True)
     q1 = np.where(dot < 0.0, -q1, q1)
     dot = np.abs(dot)
@@ -218,5 +221,5 @@ def slerp(q0: np.ndarray, q1: np.ndarray, f: np.ndarray) -> np.ndarray:
         w0 = np.where(small, 1.0 - f, np.sin((1.0 - f) * theta) / np.where(small, 1.0, sin_theta))
         w1 = np.where(small, f, np.sin(f * theta) / np.where(small, 1.0, sin_theta))
         out = w0 * q0 + w1 * q1
-        norm = np.linalg.norm(out, axis=-1, keepdims=True)
-        return np.asarray(out / np.where(norm > 0, norm, 1.0))
+    unit = unit_quaternions(out)
+    return np.asarray(np.where(np.isfinite(unit), unit, out))

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import MotionValueError, number, spelled
+from ..core.errors import MotionValueError, ReadError, number, spelled
 from ..core.joint_limits import JointLimits
 from ..core.kinematics import RobotModel, load_robot_model
 from ..core.memory import require_room
@@ -216,8 +216,9 @@ class Checker:
         report = CheckReport(source or "motion", self.name, times, notes=list(self.notes))
         root_position, root_orientation, floating, placed = self._root(frames, names, positions)
         report.notes.append(placed)
+        centred, shift = recentred(root_position, times, source)
         with np.errstate(over="ignore", invalid="ignore"):  # a place beyond the float range: refused below
-            poses = self.model.link_poses(names, positions, root_position, root_orientation, motion=source)
+            poses = self.model.link_poses(names, positions, centred, root_orientation, motion=source)
         frame = first_overflow(poses.translation, np.ones(times.size, dtype=bool))
         if frame is not None:
             raise BeyondFloatRangeError("a link's place", frame, float(times[frame]), _root_cause(root_position, frame))
@@ -232,12 +233,11 @@ class Checker:
         if floating and self.shapes and self.masses.total > 0:
             try:
                 findings += self._balance(
-                    times[grid], poses.rotation[grid], poses.translation[grid], lowest[grid], report, series
+                    times[grid], poses.rotation[grid], poses.translation[grid], lowest[grid], report, series, shift
                 )
             except BeyondFloatRangeError as exc:
-                raise BeyondFloatRangeError(
-                    exc.what, exc.frame, exc.time, _root_cause(root_position, exc.frame)
-                ) from None
+                frame = int(np.arange(len(times))[grid][exc.frame])  # the balance sees the uniform frames only
+                raise BeyondFloatRangeError(exc.what, frame, exc.time, _root_cause(root_position, frame)) from None
             checked.append("balance")
         elif self.shapes:
             why = "the model has no masses" if self.masses.total <= 0 else "the base does not float (no root pose)"
@@ -340,7 +340,9 @@ class Checker:
         lowest: FloatArray,
         report: CheckReport,
         series: bool,
+        shift: FloatArray,
     ) -> list[Finding]:
+        """Balance findings; the series (when asked) back in the motion's frame, ``shift`` from the check's."""
         com, point = zmp(self.masses, quaternion, translation, times)
         polygons: list[FloatArray] | None = [] if series else None
         outside = np.empty(times.size)
@@ -359,7 +361,9 @@ class Checker:
         if frame is not None:
             raise BeyondFloatRangeError("the ZMP's distance from the support polygon", frame, float(times[frame]))
         if polygons is not None:
-            report.series = BalanceSeries(times.copy(), com, point, tuple(polygons))
+            report.series = BalanceSeries(
+                times.copy(), com + shift, point + shift[:2], tuple(polygon + shift[:2] for polygon in polygons)
+            )
         if (~touching).any():
             report.notes.append(
                 f"balance: {int((~touching).sum())} of {times.size} frames have no collision geometry within "
@@ -378,6 +382,52 @@ class Checker:
         return [
             Finding("balance", intervals(times, bad), float(outside[i]), float(times[i]), limit=self.balance_margin)
         ]
+
+
+#: How far (m) from the check's origin a root may be: beyond 2**33 m floats are more than 1 µm apart.
+FARTHEST_ROOT = float(2**33)
+#: The check's origin is the first frame's root x, y rounded to a multiple of this (m).
+ORIGIN_GRID = 1024.0
+
+
+def recentred(
+    root_position: FloatArray | None, times: FloatArray, source: str | None
+) -> tuple[FloatArray | None, FloatArray]:
+    """The root positions in the frame the check computes in, and that frame's place in the motion's.
+
+    Collisions, the floor and balance do not change when the robot is moved along the ground,
+    but the float spacing grows with the distance from the origin (0.125 m at 1e15 m): the
+    check computes in a frame at the first frame's root x, y (the first finite value of each),
+    rounded to a multiple of :data:`ORIGIN_GRID` (every result of a motion that starts near the
+    origin stays what it was, to the bit; one far away is computed within 512 m of it).
+
+    Raises:
+        ReadError: A root position (naming the file, frame and axis) farther than
+            :data:`FARTHEST_ROOT` from that frame's origin.
+    """
+    shift = np.zeros(3)
+    if root_position is None:
+        return None, shift
+    root = np.asarray(root_position, dtype=np.float64)
+    for k in range(2):
+        finite = np.flatnonzero(np.isfinite(root[:, k]))
+        if finite.size:  # a multiple of the grid: a motion within half of it of the origin is computed as it is
+            shift[k] = ORIGIN_GRID * np.round(root[finite[0], k] / ORIGIN_GRID) + 0.0  # never -0
+    with np.errstate(over="ignore", invalid="ignore"):
+        centred = root - shift
+    far = np.isfinite(root) & ~(np.abs(centred) <= FARTHEST_ROOT)  # a non-finite value is held, not placed
+    if far.any():
+        i, k = (int(v) for v in np.argwhere(far)[0])
+        axis = "xyz"[k]
+        origin = "the ground (z = 0)" if k == 2 else f"the check's origin ({axis} = {number(float(shift[k]))} m)"
+        raise ReadError(
+            source or "the motion",
+            f"at frame {i} (t = {float(times[i]):.6g} s), {axis} = {number(float(root[i, k]))} m is "
+            f"{float(np.abs(np.float64(root[i, k]) - shift[k])):.3g} m from {origin}: beyond "
+            f"{FARTHEST_ROOT:.3g} m floats are more than 1 µm apart, too coarse to check collisions or balance",
+            field="root position",
+        )
+    return centred, shift
 
 
 def _root_cause(root_position: FloatArray | None, frame: int) -> str:
@@ -415,13 +465,15 @@ def balance_series(model: RobotModel, motion: Motion, *, source: str | None = No
     names, positions = _single_joints(motion)
     times = np.asarray(motion.times, dtype=np.float64)
     root = None if motion.root_position is None else np.asarray(motion.root_position, dtype=np.float64)
+    centred, shift = recentred(root, times, source)
     with np.errstate(over="ignore", invalid="ignore"):  # a place beyond the float range: refused below
-        poses = model.link_poses(names, positions, root, motion.root_orientation, motion=source)
+        poses = model.link_poses(names, positions, centred, motion.root_orientation, motion=source)
     try:
         frame = first_overflow(poses.translation, np.ones(times.size, dtype=bool))
         if frame is not None:
             raise BeyondFloatRangeError("a link's place", frame, float(times[frame]))
-        return zmp(masses, poses.rotation, poses.translation, times)
+        com, point = zmp(masses, poses.rotation, poses.translation, times)
+        return com + shift, point + shift[:2]
     except BeyondFloatRangeError as exc:
         cause = _root_cause(root, exc.frame)
         raise BeyondFloatRangeError(exc.what, exc.frame, exc.time, cause, source or "the motion") from None

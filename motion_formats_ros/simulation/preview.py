@@ -33,6 +33,7 @@ from ..core.errors import MotionValueError, OutOfRangeError, spelled
 from ..core.kinematics import RobotModel, load_robot_model
 from ..core.memory import VALUE_BYTES, available_memory, size_text
 from ..core.model import Motion, MotionFile
+from ..core.spatial import unit_quaternions
 from ..playback.sampler import FrameSampler
 from ..safety.findings import Finding, intervals, sort_findings
 from .builder import BuiltModel, Gains, build, mujoco_module, servo_control
@@ -121,8 +122,9 @@ def _root_plan(motion: Motion, at: FloatArray) -> tuple[FloatArray | None, Float
     """The motion's root position (N, 3) and orientation (N, 4, x, y, z, w) at motion times ``at`` (None: absent)."""
     sampler = FrameSampler(motion)
     position = None if motion.root_position is None else sampler.at(motion.root_position, at)
-    orientation = None if motion.root_orientation is None else sampler.at(motion.root_orientation, at, "quaternion")
-    return position, orientation
+    if motion.root_orientation is None:
+        return position, None
+    return position, unit_quaternions(sampler.at(motion.root_orientation, at, "quaternion"))
 
 
 def _start(

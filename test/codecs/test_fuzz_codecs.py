@@ -661,9 +661,12 @@ def _scene(tmp_path: Path, name: str, old: bytes, new: bytes) -> Path:
     return path
 
 
-def test_scene_quaternion_with_an_overflowing_norm_is_a_read_error(tmp_path: Path) -> None:
-    # The norm overflowed to inf, v / inf gave a zero quaternion and scipy raised ValueError.
+def test_scene_quaternion_with_an_overflowing_norm_is_its_rotation(tmp_path: Path) -> None:
+    # The norm overflowed to inf, v / inf gave a zero quaternion and scipy raised ValueError;
+    # scaled by its largest component first, it is the half turn about x it states.
     path = _scene(tmp_path, "robot_with_pillars.json", b'"qxyzw": [ 0, 0, 0, 1 ]', b'"qxyzw": [ 1e308, 0, 0, 1 ]')
+    read(path)
+    path = _scene(tmp_path, "robot_with_pillars.json", b'"qxyzw": [ 0, 0, 0, 1 ]', b'"qxyzw": [ Infinity, 0, 0, 1 ]')
     err = _read_error(path)
     assert "has norm inf" in str(err) and "qxyzw" in str(err)
 

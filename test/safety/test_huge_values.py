@@ -1,9 +1,10 @@
-"""A motion whose values are near the end of the float range: where the balance check's centre of
-mass, ground reaction or ZMP would be infinite (a root at 1e308 m) the motion is refused in one
-line naming its file, the frame and what overflowed, never judged on infinities ("ZMP outside …
-by inf mm"); a joint's rates across such values (a joint jumping between ±1e308) are infinite,
-beyond every limit, never NaN; and never numpy's own warnings. And a motion's NaN values held for
-the kinematics are its own: the warning names the motion, not the robot model."""
+"""A motion whose values are near the end of the float range: a root at 1e308 m everywhere is
+checked where it stands (the check computes in a frame near the first frame's root), a root that
+jumps that far is refused in one line naming its file, the frame and the axis, never judged on
+infinities ("ZMP outside … by inf mm"); a joint's rates across such values (a joint jumping
+between ±1e308) are infinite, beyond every limit, never NaN; and never numpy's own warnings. And
+a motion's NaN values held for the kinematics are its own: the warning names the motion, not the
+robot model."""
 
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ import numpy as np
 import pytest
 
 from motion_formats_ros import read, write
+from motion_formats_ros.core.errors import ReadError
 from motion_formats_ros.core.joint_limits import JointLimits
 from motion_formats_ros.core.kinematics import load_robot_model
 from motion_formats_ros.core.model import MotionFile
 from motion_formats_ros.core.notices import collect
 from motion_formats_ros.safety import balance_series, check
-from motion_formats_ros.safety.findings import BeyondFloatRangeError
 from motion_formats_ros.safety.limits import LimitViolationError, check_limits
 
 pytest.importorskip("coal")
@@ -52,67 +53,68 @@ def _raw(caught: list[warnings.WarningMessage]) -> list[str]:
     return [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
 
 
-def _root_said(walk: MotionFile) -> str:
-    """The root position at frame 0 as a refusal quotes it, with x at 1e308."""
-    _, y, z = walk.motion.root_position[0]  # type: ignore[index]
-    return f"(1e+308, {y:g}, {z:g}) m"
-
-
-def _root_at(walk: MotionFile, x: float) -> MotionFile:
+def _root_at(walk: MotionFile, x: float, start: int = 0) -> MotionFile:
     root = np.array(walk.motion.root_position, dtype=np.float64)
-    root[:, 0] = x
+    root[start:, 0] = x
     return _with(walk, root_position=root)
 
 
-def test_a_root_at_1e308_is_refused_naming_the_frame_and_the_centre_of_mass() -> None:
-    walk = _root_at(_walk(), 1e308)
-    root = _root_said(walk)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with pytest.raises(BeyondFloatRangeError) as refused:
-            check(walk, BODY)
-    assert not _raw(caught), _raw(caught)
-    assert str(refused.value) == (
-        f"{EXAMPLES / 'walk.seq'}: the centre of mass is beyond the float range at t = 0.000 s (frame 0) "
-        f"(the root position there is {root}): the motion's values are too large for it"
+def _refusal(x: float, frame: int) -> str:
+    """The one line that refuses a root at ``x`` from ``frame`` on (the walk starts near x = 0)."""
+    return (
+        f"root position: at frame {frame} (t = {frame / 100:.6g} s), x = {x:g} m is {abs(x):.3g} m from the "
+        "check's origin (x = 0 m): beyond 8.59e+09 m floats are more than 1 µm apart, too coarse to "
+        "check collisions or balance"
     )
 
 
-def test_a_root_that_overflows_only_the_ground_reaction_is_refused_naming_it() -> None:
-    walk = _root_at(_walk(), 1e307)  # the centre of mass holds; M · c × g does not
+def test_a_root_at_1e308_everywhere_is_checked_where_it_stands() -> None:
+    """Moved along the ground the robot meets the same floor and the same balance: the check
+    computes in a frame near the first frame's root, where nothing overflows."""
+    walk = _walk()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with pytest.raises(BeyondFloatRangeError) as refused:
+        far = check(_root_at(walk, 1e308), BODY)
+    assert not _raw(caught), _raw(caught)
+    here = check(_root_at(walk, 0.0), BODY)
+    assert [(f.kind, f.links, f.intervals) for f in far.findings] == [
+        (f.kind, f.links, f.intervals) for f in here.findings
+    ]
+
+
+@pytest.mark.parametrize("x", [1e308, 1e307, -1e17])
+def test_a_root_that_jumps_too_far_is_refused_naming_the_frame(x: float) -> None:
+    walk = _root_at(_walk(), x, start=30)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ReadError) as refused:
             check(walk, BODY)
     assert not _raw(caught), _raw(caught)
-    assert refused.value.what == "the ground's reaction (the rate of change of the momentum)"
-    assert refused.value.frame == 0
+    assert str(refused.value) == f"{EXAMPLES / 'walk.seq'}: {_refusal(x, 30)}"
 
 
-def test_the_balance_series_refuses_a_root_at_1e308_naming_the_file() -> None:
-    walk = _root_at(_walk(), -1e308)
+def test_the_balance_series_refuses_a_root_that_jumps_to_1e308_naming_the_file() -> None:
+    walk = _root_at(_walk(), -1e308, start=5)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with pytest.raises(BeyondFloatRangeError) as refused:
+        with pytest.raises(ReadError) as refused:
             balance_series(load_robot_model(BODY), walk.motion, source="walk.seq")
     assert not _raw(caught), _raw(caught)
-    assert str(refused.value).startswith("walk.seq: the centre of mass is beyond the float range at t = 0.000 s")
+    assert str(refused.value) == f"walk.seq: {_refusal(-1e308, 5)}"
 
 
-def test_the_command_line_refuses_a_root_at_1e308_in_one_line(tmp_path: Path) -> None:
+def test_the_command_line_refuses_a_root_that_jumps_to_1e308_in_one_line(tmp_path: Path) -> None:
     path = tmp_path / "far.seq"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        write(_root_at(_walk(), 1e308), path)
-    root = _root_said(read(path, body=BODY))
+        write(_root_at(_walk(), 1e308, start=12), path)
     proc = subprocess.run(
         [str(EXE), "check", str(path), "--body", str(BODY)], capture_output=True, text=True, timeout=300
     )
     assert proc.returncode == 1, proc.stderr
     lines = proc.stderr.splitlines()
     assert [line for line in lines if not line.startswith("warning: ") or "encountered" in line] == [
-        f"error: {path}: the centre of mass is beyond the float range at t = 0.000 s (frame 0) "
-        f"(the root position there is {root}): the motion's values are too large for it"
+        f"error: {path}: {_refusal(1e308, 12)}"
     ]
     assert "inf mm" not in proc.stdout
 

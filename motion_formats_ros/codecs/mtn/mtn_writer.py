@@ -16,6 +16,7 @@ from ...core.memory import available_memory
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, collect, notify
 from ...core.options import option
+from ...core.spatial import unit_quaternions
 from .mtn_reader import decode
 from .sections import (
     _INT32,
@@ -319,7 +320,7 @@ def _body_rpy(motion: Motion) -> np.ndarray:
         if q is None:
             return rpy
         mine = quaternion_from_body_rpy(rpy)
-        dots = np.abs(np.sum(mine * q / np.linalg.norm(q, axis=1, keepdims=True), axis=1))
+        dots = np.abs(np.sum(mine * unit_quaternions(q), axis=1))
         if np.all(dots > 1 - 1e-12):
             return rpy
     if q is None or np.isnan(q).any():

@@ -9,6 +9,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...core.model import CodecRecord
+from ...core.spatial import unit_quaternions
 
 MAGIC = b"OMTN"
 SECTION = struct.Struct("<II")
@@ -102,7 +103,7 @@ def quaternion_from_body_rpy(rpy: np.ndarray) -> np.ndarray:
 def body_rpy_from_quaternion(q: np.ndarray) -> np.ndarray:
     """Inverse of :func:`quaternion_from_body_rpy` (pitch within ±90°)."""
     q = np.asarray(q, dtype=np.float64)
-    q = q / np.linalg.norm(q, axis=1, keepdims=True)
+    q = unit_quaternions(q)
     x, y, z, w = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
     roll = np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
     pitch = np.arcsin(np.clip(2 * (w * y - z * x), -1.0, 1.0))

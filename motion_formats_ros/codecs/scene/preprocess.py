@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.spatial import unit_rows
 from .description import (
     BODY_KEYS,
     INERTIA_KEYS,
@@ -131,11 +132,11 @@ class _Preprocessor:
         vec = self.vector(node, parts)
         if vec is None:
             return None
-        norm = math.sqrt(sum(x * x for x in vec))
-        if norm < MIN_NORM:
-            self.p.error(parts, f"the axis {vec} has norm {norm:.3g}, cannot normalise it")
+        unit, norm = unit_rows(vec)
+        if not (norm >= MIN_NORM and np.isfinite(unit).all()):
+            self.p.error(parts, f"the axis {vec} has norm {float(norm):.3g}, cannot normalise it")
             return None
-        return [x / norm for x in vec]
+        return [float(x) for x in unit]
 
     def unknown_keys(self, node: Mapping[str, Any], parts: Sequence[PathPart], known: Iterable[str], what: str) -> None:
         known = list(known)

@@ -31,6 +31,7 @@ import numpy.typing as npt
 from scipy.spatial.transform import Rotation
 
 from ...core.errors import MotionFormatError
+from ...core.spatial import unit_rows
 from .problems import PathPart, Problems, json_path
 
 FloatArray = npt.NDArray[np.float64]
@@ -326,12 +327,11 @@ class Element:
 
 
 def _unit(v: FloatArray, what: str, path: str) -> FloatArray:
-    norm = np.linalg.norm(v, axis=1)
-    bad = ~((norm >= MIN_NORM) & np.isfinite(norm))  # 1e308 squared overflows: v / inf would be 0
+    out, norm = unit_rows(v)
+    bad = ~((norm >= MIN_NORM) & np.isfinite(out[:, 0]))
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
         raise TransformError(f"{path}: the {what} {v[i].tolist()} has norm {norm[i]:.3g}, cannot normalise it")
-    out: FloatArray = v / norm[:, None]
     return out
 
 

@@ -40,6 +40,7 @@ import numpy.typing as npt
 from ..errors import ReadError, listed, require
 from ..inputs import TEXT_PROBE, interruptible, read_input, text_check
 from ..notices import NoticeKind, notify
+from ..spatial import require_rotations, unit_quaternions
 from . import xacro_expansion
 from .body import load_body_document, read_body
 from .collision_rules import CollisionFilter, CollisionRules, collision_filter, read_collision_rules
@@ -398,11 +399,8 @@ class RobotModel:
             c, s = np.cos(half), np.sin(half)
             p = _qmul(qo, (*_floats(j.axis), 0.0))
             return tuple(o[k] + x * bu[k] + y * bv[k] for k in range(3)), tuple(c * qo[k] + s * p[k] for k in range(4))
-        quat = q[:, 3:7]
-        norm = np.linalg.norm(quat, axis=1, keepdims=True)
-        bad = ~(norm[:, 0] > 1e-12)
-        quat = quat / np.where(bad[:, None], 1.0, norm)
-        quat[bad] = IDENTITY_QUAT
+        quat = unit_quaternions(q[:, 3:7])
+        quat[~np.isfinite(quat[:, 0])] = IDENTITY_QUAT
         t = _qrot(qo, (q[:, 0], q[:, 1], q[:, 2]))
         return tuple(o[k] + t[k] for k in range(3)), _qmul(qo, (quat[:, 0], quat[:, 1], quat[:, 2], quat[:, 3]))
 
@@ -442,16 +440,17 @@ class RobotModel:
                 trans[0, k] = _hold(np.ascontiguousarray(given[:, k]))[0]
         if root_orientation is not None:
             given = np.broadcast_to(np.asarray(root_orientation, dtype=np.float64), (n, 4))
-            norm = np.linalg.norm(given, axis=1)
-            ok = np.isfinite(norm) & (norm > 1e-12)
+            require_rotations(given, motion, "root orientation")
+            unit = unit_quaternions(given)
+            ok = np.isfinite(unit[:, 0])
             if ok.all():
-                rot[0] = (given / norm[:, None]).T
+                rot[0] = unit.T
             elif ok.any():  # a NaN orientation holds the last good one
                 last = np.where(ok, np.arange(n), 0)
                 np.maximum.accumulate(last, out=last)
                 first = int(np.argmax(ok))
                 last[:first] = first
-                rot[0] = (given[last] / norm[last, None]).T
+                rot[0] = unit[last].T
         pairs = [(self._link_index[j.parent], self._link_index[j.child]) for j in self.joints]
         for lo in range(0, n, _CHUNK):  # frames in chunks whose rows stay in the CPU's cache
             hi = min(n, lo + _CHUNK)

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ReadError
+from ..spatial import unit_rows
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -248,12 +249,12 @@ def direction(values: Sequence[float]) -> tuple[FloatArray, float]:
     direction (no square overflows); a zero vector gives zeros and 0.
     """
     vector = np.asarray(values, dtype=np.float64)
-    scale = float(np.abs(vector).max()) if vector.size else 0.0
-    if not (math.isfinite(scale) and scale > 0):
-        return vector, scale
-    scaled = vector / scale
-    norm = float(np.linalg.norm(scaled))
-    return np.asarray(scaled / norm, dtype=np.float64), scale * norm  # a Python float: inf, not a warning
+    if not vector.size:
+        return vector, 0.0
+    unit, norm = unit_rows(vector)
+    if not np.isfinite(unit).all():
+        return vector, float(norm)
+    return unit, float(norm)
 
 
 def unit_axis(values: Sequence[float], source: str | os.PathLike[str], where: str, line: int | None) -> FloatArray:
