@@ -242,7 +242,8 @@ class Checker:
         elif self.shapes:
             why = "the model has no masses" if self.masses.total <= 0 else "the base does not float (no root pose)"
             report.notes.append(f"balance not checked: {why}")
-        findings += limit_findings(frames, self.limits, linear=self.prismatic, uniform=uniform)
+        own = None if uniform is None else chosen.own
+        findings += limit_findings(frames, self.limits, linear=self.prismatic, uniform=uniform, own=own)
         checked.append("limits")
         report.findings = sort_findings(findings)
         report.checked = tuple(checked)

@@ -12,7 +12,10 @@ What changes with the rate are the values between keyframes (collisions, the flo
 and what is derived from differences between frames: velocities, accelerations, jerks and
 the balance are judged on the uniform frames at ``rate`` (:attr:`CheckedFrames.uniform`),
 where finite differences mean what they say; a keyframe a few milliseconds from a sampled
-frame would make them noise.
+frame would make them noise. Velocities are judged across the keyframes as well
+(:attr:`CheckedFrames.own`: each segment's mean velocity, its own under linear
+interpolation), so a keyframe reached in a millisecond between two sampled frames is seen
+whatever the rate.
 """
 
 from __future__ import annotations
@@ -41,10 +44,12 @@ class CheckedFrames:
         motion: Every frame judged (positions, collisions, the floor), in time order.
         uniform: Indices (into ``motion``'s frames) of the frames that rates and the balance
             are judged on: the frames sampled at the rate, or every frame.
+        own: Indices of the motion's own frames (its keyframes), or every frame.
     """
 
     motion: Motion
     uniform: IndexArray
+    own: IndexArray
 
     @property
     def everything_uniform(self) -> bool:
@@ -71,14 +76,15 @@ def checked_frames(motion: Motion, rate: float = DEFAULT_RATE) -> CheckedFrames:
     """
     everything = np.arange(motion.num_frames, dtype=np.intp)
     if not sampled(motion, rate):
-        return CheckedFrames(motion, everything)
+        return CheckedFrames(motion, everything, everything)
     count = frame_count(motion, rate)
     values = 1 + sum(int(np.prod(a.shape[1:])) for _, a in motion.iter_arrays())
     require_room(f"{spelled('rate')} {rate:g}: {count:,} frames × {values:,} values", 2 * count * values * VALUE_BYTES)
     grid = timing.uniform_times(float(motion.times[0]), float(motion.times[-1]), rate)
     times = np.union1d(grid, motion.times)  # sorted, and a keyframe on the grid only once
     uniform = np.searchsorted(times, grid).astype(np.intp)
-    return CheckedFrames(motion.sample(times), uniform)
+    own = np.searchsorted(times, motion.times).astype(np.intp)
+    return CheckedFrames(motion.sample(times), uniform, own)
 
 
 __all__ = ["DEFAULT_RATE", "CheckedFrames", "checked_frames", "frame_count", "sampled"]

@@ -143,12 +143,14 @@ def limit_findings(
     speed: float = 1.0,
     linear: Collection[str] = (),
     uniform: npt.NDArray[np.intp] | None = None,
+    own: npt.NDArray[np.intp] | None = None,
 ) -> list[Finding]:
     """Every limit finding of ``motion`` (times are the motion's own; rates at ``speed`` × its pace).
 
     ``linear`` names the prismatic joints: their findings are in m, m/s …, N (the others' in rad, N·m).
     ``uniform``: the frames velocities, accelerations and jerks are judged on (default: every
-    frame); positions and efforts are judged on every frame.
+    frame); positions and efforts are judged on every frame. ``own``: the motion's own frames
+    (its keyframes) when ``uniform`` leaves some out: velocities are judged across them too.
     """
     times = np.asarray(motion.times, dtype=np.float64)
     names, q, effort = _columns(motion, limits)
@@ -163,15 +165,32 @@ def limit_findings(
     value, scale, at = q, 1.0, times
     if uniform is not None and last >= 0:
         value, at = q[uniform], times[uniform]
-    for kind, limit in rates[: last + 1]:
+    for k, (kind, limit) in enumerate(rates[: last + 1]):
         value, scale = _beyond_range(timing.derivative(value, at), value), scale * speed
         if np.isfinite(limit).any():
-            found += _magnitudes(kind, names, at, value, scale, limit)
+            judged_at, judged = at, value
+            if k == 0 and uniform is not None and own is not None and own.size > 1:
+                judged_at, judged = _with_segments(at, value, times[own], q[own])
+            found += _magnitudes(kind, names, judged_at, judged, scale, limit)
     if effort is not None:
         limit = _stated(limits, names, "effort", np.nan)
         if np.isfinite(limit).any():
             found += _magnitudes("effort_limit", names, times, effort, 1.0, limit)
     return [dataclasses.replace(f, linear=True) if f.joint in linear else f for f in found]
+
+
+def _with_segments(
+    at: FloatArray, velocity: FloatArray, key_times: FloatArray, key_values: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """The velocities at the sampled frames ``at`` together with each keyframe segment's mean
+    velocity (at its start), in time order: a keyframe reached in a millisecond between two
+    sampled frames moves its joint at the segment's own pace, which the samples do not see."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        slopes = np.diff(key_values, axis=0) / np.diff(key_times)[:, None]
+    slopes = _beyond_range(slopes, key_values[:-1])
+    both_at = np.concatenate([at, key_times[:-1]])
+    order = np.argsort(both_at, kind="stable")
+    return both_at[order], np.concatenate([velocity, slopes])[order]
 
 
 def _beyond_range(rate: FloatArray, values: FloatArray) -> FloatArray:
@@ -240,8 +259,8 @@ def check_limits(motion: Motion, limits: Mapping[str, JointLimit], speed: float 
         raise problem
     judged = limits if isinstance(limits, JointLimits) else JointLimits(limits)
     frames = checked_frames(motion)
-    uniform = None if frames.everything_uniform else frames.uniform
-    found = limit_findings(frames.motion, judged, speed, uniform=uniform)
+    uniform, own = (None, None) if frames.everything_uniform else (frames.uniform, frames.own)
+    found = limit_findings(frames.motion, judged, speed, uniform=uniform, own=own)
     if found:
         first = min(found, key=lambda f: f.start)
         raise LimitViolationError(refusal(first, judged, speed), first.joint or "")

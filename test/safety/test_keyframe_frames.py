@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support.cli import cli
-from support.mof import wave_peak
+from support.mof import WAVE_LOWERED, WAVE_PEAK, wave_peak
 
 from motion_formats_ros import read
 from motion_formats_ros.cli.example import contents
@@ -137,3 +137,21 @@ def test_a_spline_peak_between_frames_is_judged_by_check_and_the_player(tmp_path
     assert worst["value"] == pytest.approx(7.594535, abs=1e-6)
     with pytest.raises(PlayerError, match=r"'a' above its upper limit 7.59453 at t = 0.566826 s"):
         open_session(PlayerConfig(file=str(scene), urdf_file=str(urdf)))
+
+
+def test_a_keyframe_reached_in_a_millisecond_is_judged_for_its_velocity_at_every_rate(tmp_path: Path) -> None:
+    """HeadYaw to 100° (inside its ±2.08 rad) and back, 1 ms each way, between two sampled frames:
+    about 1,700 rad/s against its 7 rad/s, which the sampled frames alone did not see."""
+    pytest.importorskip("coal")
+    mof, urdf = wave_peak(tmp_path, 100.0, 1005)
+    lines = mof.read_text().splitlines()
+    for number in (WAVE_PEAK, WAVE_LOWERED):
+        fields = lines[number].split()
+        fields[-1] = "1"
+        lines[number] = " ".join(fields)
+    mof.write_text("\n".join(lines) + "\n")
+    for rate in ("100", "0.5", "1000"):
+        code, out, err, _ = cli("check", mof, "--urdf", urdf, "--rate", rate)
+        assert code == 3 and "joint HeadYaw beyond its velocity limit 7 rad/s" in out, (rate, out + err)
+    with pytest.raises(PlayerError, match=r"joint 'HeadYaw' faster than its velocity limit 7 rad/s"):
+        open_session(PlayerConfig(file=str(mof), urdf_file=str(urdf)))
