@@ -93,9 +93,28 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(handler=cmd_batch)
 
 
+#: The flags only the simulation uses (their destination, spelling and value when not given):
+#: without ``--simulate`` one of them is a mistake, never silently ignored.
+_SIMULATION_ONLY: tuple[tuple[str, str, Any], ...] = (
+    ("urdf", "--urdf", None),
+    ("srdf", "--srdf", None),
+    ("package_paths", "--package-path", []),
+    ("gains", "--gains", None),
+    ("kp", "--kp", None),
+    ("kd", "--kd", None),
+    ("sim_speed", "--sim-speed", 1.0),
+    ("floating", "--fixed-base/--floating-base", None),
+    ("timestep", "--timestep", None),
+    ("record_rate", "--record-rate", 100.0),
+)
+
+
 def _simulation_settings(args: argparse.Namespace) -> dict[str, Any] | None:
     """The simulation's keyword arguments (the robot model among them), or None without --simulate."""
     if not args.simulate:
+        given = [flag for dest, flag, unset in _SIMULATION_ONLY if getattr(args, dest, unset) != unset]
+        if given:
+            raise OutOfRangeError(f"{given[0]} is used only with --simulate")
         return None
     robot = args.urdf or getattr(args, "body", None)
     if robot is None:
@@ -143,9 +162,22 @@ def settings_from(args: argparse.Namespace) -> batch.Settings:
     )
 
 
-def _option_files(settings: batch.Settings) -> list[str | os.PathLike[str]]:
-    """The files the options name (``--body``, a joint map file …) and the files their robot models
-    were read from (a xacro file's includes and YAML files): inputs no output may touch.
+def _command_line_files(args: argparse.Namespace) -> dict[str, Any]:
+    """The files batch's own flags name (the robot model, ``--srdf``, ``--gains``), whether or not
+    the run simulates: each is an input of every pair. (``--body`` is the robot only for the
+    simulation; as a read option it is protected with the other options' files.)"""
+    body = getattr(args, "body", None) if args.simulate else None
+    return {
+        "robot": args.urdf or body,
+        "srdf": getattr(args, "srdf", None),
+        "gains": getattr(args, "gains", None),
+    }
+
+
+def _option_files(settings: batch.Settings, named: dict[str, Any]) -> list[str | os.PathLike[str]]:
+    """The files the options name (``--body``, a joint map file …), the files of ``named`` (batch's
+    own flags: :func:`_command_line_files`) and the files their robot models were read from (a
+    xacro file's includes and YAML files): inputs no output may touch, with or without --simulate.
 
     The models are read here once for that (a bad one stops the batch before any work); the
     workers read them again from their files.
@@ -154,9 +186,8 @@ def _option_files(settings: batch.Settings) -> list[str | os.PathLike[str]]:
     from ..registry import CODECS
 
     options = {**settings.bag_options, **settings.read_options, **settings.write_options}
-    simulated = settings.simulate or {}
-    given = [p for p in (simulated.get(k) for k in ("robot", "srdf", "gains")) if isinstance(p, (str, os.PathLike))]
-    robot = simulated.get("robot")
+    given = [p for p in (named.get(k) for k in ("robot", "srdf", "gains")) if isinstance(p, (str, os.PathLike))]
+    robot = named.get("robot")
     models = load_robot_model(robot).files if isinstance(robot, (str, os.PathLike)) else ()
     return [*option_files(options, *CODECS), *given, *models, *load_model_options(dict(options), *CODECS)]
 
@@ -234,7 +265,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     outdir: Path = args.output_dir
     batch.refuse_output_in_sources(args.sources, outdir)
     inputs = batch.find_inputs(args.sources, exclude=[outdir])
-    protected = _option_files(settings)
+    protected = _option_files(settings, _command_line_files(args))
     if args.report and not to_stdout:  # a device, FIFO, an input … is refused before the work
         check_output(args.report, [*(source for source, _ in inputs), *protected], overwrite=True, folder=False)
     jobs, skipped = batch.plan(inputs, outdir, settings, overwrite=args.overwrite, protected=protected)

@@ -8,6 +8,7 @@ temporary folder, and then checks that every file the user had is still there, b
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -254,6 +255,32 @@ def test_the_files_a_xacro_model_reads_are_inputs_too(xacro_model: Path) -> None
         assert "\n" not in line and "an output never is, holds or goes inside an input" in line, (command, line)
         assert "is the input" in line and str(folder) in line, (command, line)
     assert snapshot(folder) == before  # the old code replaced part.xacro with MJCF, props.yaml with a motion
+
+
+def test_batch_without_simulate_replaces_no_file_its_simulation_flags_name(xacro_model: Path) -> None:
+    """Without --simulate, batch's simulation flags are a mistake said in one line: the gains file
+    and the files a --urdf xacro model reads stay as they were, even where an input's output
+    would be one of them (the old code ignored the flags, and so converted onto those files)."""
+    folder = xacro_model.parent
+    assert run("convert", "walk.seq", "walk.msgpack", "--body", "biped.body", cwd=folder).returncode == 0
+    (folder / "in").mkdir()
+    for name in ("gains", "props"):
+        (folder / "in" / f"{name}.msgpack").write_bytes((folder / "walk.msgpack").read_bytes())
+    (folder / "gains.yaml").write_text("gains:\n  left_hip_yaw: {p: 100, d: 1}\n")
+    for kept in ("gains.yaml", "props.yaml"):  # older than the inputs: an output batch would redo
+        os.utime(folder / kept, (1577836800, 1577836800))
+    before = snapshot(folder)
+    for flags, shown in (
+        (("--gains", "gains.yaml"), "--gains"),
+        (("--urdf", "robot.urdf.xacro"), "--urdf"),
+        (("--kp", "800"), "--kp"),
+    ):
+        proc = run("batch", "in", "-o", ".", "--to", "yaml", *flags, "--workers", "1", cwd=folder)
+        assert proc.returncode == 2, (flags, proc.stdout, proc.stderr)  # a usage error: the usage, then one line
+        error = proc.stderr.strip().splitlines()[-1]
+        assert error == f"motion-formats batch: error: {shown} is used only with --simulate", (flags, proc.stderr)
+        assert "Traceback" not in proc.stderr and "converted" not in proc.stdout, (flags, proc.stdout)
+    assert snapshot(folder) == before  # the old code replaced gains.yaml and props.yaml with motions
 
 
 def test_no_output_goes_into_a_folder_inside_a_bag_folder(example: Path, tmp_path: Path) -> None:
