@@ -475,12 +475,20 @@ def write(
         formats that reduce or add frames: ``.mof``, ``.mtn``), else None.
 
     Raises:
-        WriteError: The output exists, cannot be written, or cannot hold the data.
+        WriteError: The output exists, cannot be written, or cannot hold the data, or a root
+            orientation is no rotation (all zero, or infinite: what :func:`read` refuses).
         UnknownFormatError: The format cannot be determined.
         OptionError: The codec does not accept an option, or its value's type.
     """
     p = Path(path)
     info = codec_by_name(format) if format else codec_for_path(p, for_write=True)
+    from .core.spatial import no_rotation_reason  # numpy: not loaded for --help
+
+    for group, motion in motion_file.groups.items():  # never a file that read() refuses
+        reason = no_rotation_reason(motion.root_orientation, motion.times)
+        if reason is not None:
+            field = "root orientation" if len(motion_file.groups) == 1 else f"{group}: root orientation"
+            raise WriteError(p, f"{field}: {reason}")
     try:
         return info.write(motion_file, p, overwrite=overwrite, **options)
     except OSError as exc:  # a full disk, a folder this user may not write, …

@@ -98,12 +98,19 @@ def require_rotations(
     Raises:
         ReadError: Naming ``source``, the first such frame (and its time) and ``field``.
     """
+    reason = no_rotation_reason(quat, times)
+    if reason is not None:
+        raise ReadError(source, reason, field=field)
+
+
+def no_rotation_reason(quat: npt.ArrayLike | None, times: npt.ArrayLike | None = None) -> str | None:
+    """Where and why quaternions (N, 4) x, y, z, w are no rotation (:func:`no_rotation_rows`); None if all are."""
     if quat is None:
-        return
+        return None
     q = np.asarray(quat, dtype=np.float64).reshape(-1, 4)
     bad = np.flatnonzero(no_rotation_rows(q))
     if not bad.size:
-        return
+        return None
     i = int(bad[0])
     at = f"frame {i}"
     if times is not None:
@@ -111,7 +118,7 @@ def require_rotations(
     what = "all zero" if np.all(q[i] == 0.0) else "infinite"
     shown = ", ".join(repr(float(x)) for x in q[i])
     more = f" (and {bad.size - 1} more frame(s))" if bad.size > 1 else ""
-    raise ReadError(source, f"at {at}, [{shown}] (x, y, z, w): {what}, no rotation{more}", field=field)
+    return f"at {at}, [{shown}] (x, y, z, w): {what}, no rotation{more}"
 
 
 def rpy_to_quat(rpy: np.ndarray) -> FloatArray:
@@ -200,6 +207,7 @@ __all__ = [
     "DEFAULT_SE3_FORMAT",
     "SE3_FORMATS",
     "SE3Format",
+    "no_rotation_reason",
     "no_rotation_rows",
     "pose_to_se3",
     "quat_to_matrix",

@@ -30,6 +30,7 @@ from ..core.merge import (
 from ..core.model import IMU_CHANNELS, Motion, MotionFile
 from ..core.nonfinite import MASK_KEEP
 from ..core.notices import NoticeKind, notify
+from ..core.spatial import no_rotation_rows
 from ..core.stamps import choose_times
 from ..core.tf import TfSamples
 from .journal import ERROR_NAME, ERROR_STREAM, TF_STATIC_STREAM, Block, JournalContent
@@ -215,15 +216,49 @@ def _sample_block(
     return sample_stream(block_times, values, origin, times, "quaternion" if quaternion else "value")
 
 
+def _rotations_only(block: Block, quat: slice, dropped: list[npt.NDArray[np.int64]]) -> FloatArray:
+    """``block``'s values with each quaternion (columns ``quat``) that is no rotation made NaN.
+
+    A recorded quaternion of all zeros or with an infinite component states no orientation:
+    it becomes absent (NaN, as a reader takes it: the last stated orientation holds) rather
+    than a value every reader refuses. The stamps of the dropped samples are added to ``dropped``.
+    """
+    values: FloatArray = block.channels["values"]
+    bad = no_rotation_rows(values[:, quat])
+    if not bad.any():
+        return values
+    dropped.append(block.stamps[bad])
+    values = values.copy()
+    values[bad, quat] = np.nan
+    return values
+
+
+def _report_no_rotations(content: JournalContent, dropped: list[npt.NDArray[np.int64]], origin: int) -> None:
+    """One warning for all the quaternions :func:`_rotations_only` dropped."""
+    if not dropped:
+        return
+    stamps = np.concatenate(dropped)
+    first = int(stamps.min())
+    notify(
+        NoticeKind.SKIPPED,
+        f"{content.source or 'journal'}: {stamps.size} orientation sample(s) that are no rotation (all zero or "
+        f"infinite), the first at t = {(first - origin) / 1e9:.6g} s (stamp {first} ns): left out, the "
+        "orientation before them holds",
+        stacklevel=5,
+    )
+
+
 def _root_from_tf(m: Motion, content: JournalContent, stamps: str, origin: int) -> dict[str, FloatArray]:
     world, root = str(content.metadata.get("world_frame", "")), str(content.metadata.get("root_frame", ""))
     if not (world and root and content.tf):
         return {}
     samples = TfSamples()
+    dropped: list[npt.NDArray[np.int64]] = []
     for block in content.tf:
         parent, child = block.names
-        values = block.channels["values"]
+        values = _rotations_only(block, slice(3, 7), dropped)
         samples.add_block(parent, child, block.stamps, block.receive, values, block.stream == TF_STATIC_STREAM)
+    _report_no_rotations(content, dropped, origin)
     buf, notes = samples.buffer(origin, stamps)
     for text in [*notes, *buf.problems]:
         notify(NoticeKind.INCONSISTENT, text, stacklevel=4)
@@ -244,6 +279,10 @@ def _with_poses_and_imus(m: Motion, content: JournalContent, stamps: str, origin
     root = content.poses.get("root")
     if root is not None and not fields:  # journals written before TF edges were recorded
         (root_times,) = _stream_times([root], stamps)
+        dropped: list[npt.NDArray[np.int64]] = []
+        values = _rotations_only(root, slice(3, 7), dropped)
+        root = dataclasses.replace(root, channels={**root.channels, "values": values})
+        _report_no_rotations(content, dropped, origin)
         fields["root_position"] = _sample_block(m.times, root, root_times, origin, slice(0, 3), False)
         fields["root_orientation"] = _sample_block(m.times, root, root_times, origin, slice(3, 7), True)
     if content.imus:

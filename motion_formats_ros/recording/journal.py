@@ -230,6 +230,7 @@ class JournalContent:
     complete: bool
     truncated_at: int | None
     tf: list[Block] = dataclasses.field(default_factory=list)
+    source: str = ""  # the journal's path, for messages
 
     @property
     def samples(self) -> int:
@@ -379,7 +380,7 @@ class _Index:
 
 
 def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> JournalContent:
-    content = JournalContent({}, [], {}, {}, [], 0, False, None)
+    content = JournalContent({}, [], {}, {}, [], 0, False, None, source=str(p))
     index = _index_records(p, data, size, release, content)
     content.records = len(index.starts)
     if not content.metadata:

@@ -101,9 +101,12 @@ def test_require_rotations_names_file_frame_time_and_field() -> None:
 def test_reading_a_file_whose_root_orientation_is_no_rotation_is_refused(tmp_path: Path, row: list[float]) -> None:
     m = _tilted(1.0)
     q = m.root_orientation.copy()  # type: ignore[union-attr]
-    q[3] = row
+    q[3] = [0.5, 0.5, 0.5, 0.5]  # a rotation the writer takes, then made no rotation in the text
     path = tmp_path / "walk.csv"
     write(MotionFile(groups={"walk": dataclasses.replace(m, root_orientation=q)}), path)
+    text = path.read_text()
+    assert text.count(",0.5,0.5,0.5,0.5") == 1
+    path.write_text(text.replace(",0.5,0.5,0.5,0.5", "," + ",".join(repr(x) for x in row)))
     with pytest.raises(ReadError, match=r"walk\.csv: root orientation: at frame 3 \(t = 0\.03 s\)"):
         read(path)
 
