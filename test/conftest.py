@@ -155,3 +155,15 @@ def make_file(**kwargs: object) -> MotionFile:
     times = np.cumsum(rng.uniform(0.005, 0.03, size=25)) + 0.1
     actual = target.sample(times)
     return MotionFile(groups={"target": target, "actual": actual}, name="walk", robot="acme_biped")
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    """The walk example (walk.seq, biped.body, biped.urdf) in its own folder, as `example walk` writes it."""
+    from support.cli import run
+
+    folder = tmp_path / "example"
+    folder.mkdir()
+    proc = run("example", "walk", "-o", folder)
+    assert proc.returncode == 0, proc.stderr
+    return folder

@@ -9,32 +9,15 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-EXE = Path(sys.executable).parent / "motion-formats"
-
-
-def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(EXE), *map(str, args)], capture_output=True, text=True, timeout=180, cwd=cwd)
+from support.cli import run
 
 
 def snapshot(folder: Path) -> dict[str, bytes | None]:
     """Every file and folder under ``folder``: its bytes (None for a folder)."""
     return {str(p.relative_to(folder)): (None if p.is_dir() else p.read_bytes()) for p in sorted(folder.rglob("*"))}
-
-
-@pytest.fixture
-def example(tmp_path: Path) -> Path:
-    """The walk example (walk.seq, biped.body, biped.urdf) in its own folder, as `example walk` writes it."""
-    folder = tmp_path / "example"
-    folder.mkdir()
-    proc = run("example", "walk", "-o", folder)
-    assert proc.returncode == 0, proc.stderr
-    return folder
 
 
 def test_motion2bag_never_replaces_the_folder_holding_its_input(example: Path, tmp_path: Path) -> None:

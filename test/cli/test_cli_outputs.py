@@ -9,29 +9,13 @@ from __future__ import annotations
 
 import array
 import importlib.util
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support.cli import run
 
 from motion_formats_ros import read
 from motion_formats_ros.recording.journal import JournalWriter
-
-EXE = Path(sys.executable).parent / "motion-formats"
-
-
-def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(EXE), *map(str, args)], capture_output=True, text=True, timeout=180, cwd=cwd)
-
-
-@pytest.fixture
-def example(tmp_path: Path) -> Path:
-    folder = tmp_path / "example"
-    folder.mkdir()
-    proc = run("example", "walk", "-o", folder)
-    assert proc.returncode == 0, proc.stderr
-    return folder
 
 
 def _body_order(example: Path) -> list[str]:

@@ -43,3 +43,12 @@ def cli(*args: str | Path, blocked: tuple[str, ...] = OPTIONAL) -> tuple[int, st
     loaded = set(json.loads(modules.pop()[len("MODULES ") :])) if modules else set()
     stderr = "\n".join(line for line in lines if not line.startswith("MODULES "))
     return proc.returncode, proc.stdout, stderr, loaded
+
+
+#: The installed console script, as a user runs it.
+EXE = Path(sys.executable).parent / "motion-formats"
+
+
+def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """One run of the installed ``motion-formats`` (exit status, stdout, stderr as text)."""
+    return subprocess.run([str(EXE), *map(str, args)], capture_output=True, text=True, timeout=180, cwd=cwd)
