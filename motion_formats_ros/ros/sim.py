@@ -44,6 +44,11 @@ from ..simulation.box import BoxController, Goal, Pace, SimulatedRobot, Snapshot
 from ..simulation.jtc import Point, Request, Tolerances
 from ..simulation.sim_config import SimConfig, SimError
 from . import adapters
+
+# After the physics fails, the node serves a while longer before it ends, so that a client that asks
+# for its goal's result after the goal ended (as every action client does, a little later on a
+# loaded machine) is told why rather than finding the server gone.
+FAULT_LINGER = 3.0
 from .scaffold import COMMAND_QOS, LATCHED_QOS, STREAM_QOS, ParameterError, declare_config, destroyed_if_refused, run
 
 
@@ -78,6 +83,7 @@ class MotionSim(Node):
         super().__init__("motion_sim", **kwargs)
         self.done = threading.Event()
         self.exit_code = 0
+        self._ends_at: float | None = None  # set when the physics cannot go on
         self.config: SimConfig = declare_config(self, SimConfig)
         config = self.config
         model = self._model()
@@ -241,9 +247,11 @@ class MotionSim(Node):
     def _tick(self) -> None:
         """Step what is due, then publish the robot's state."""
         s = self.box.advance(self.pace.due(time.monotonic()))
-        if self.robot.fault is not None and not self.done.is_set():  # the physics cannot go on: the node ends
+        if self.robot.fault is not None and self._ends_at is None:  # the physics cannot go on: the node ends
             self.get_logger().error(self.robot.fault)
             self.exit_code = 1
+            self._ends_at = time.monotonic() + FAULT_LINGER
+        if self._ends_at is not None and time.monotonic() >= self._ends_at:
             self.done.set()
         stamp = self._stamp_ns(s.time)
         if self.clock_pub is not None:

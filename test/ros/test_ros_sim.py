@@ -202,6 +202,10 @@ def test_physics_mujoco_cannot_go_on_with_aborts_the_goal_and_ends_the_node(tmp_
         client = _client(ros)
         handle = _send(ros, client, _goal(["a", "b"], [(1.0, [2e10, 0.0])]))
         assert handle.accepted
+        # A client that asks for the result only after the goal ended (the status topic says so)
+        # still gets it: the node does not end under it.
+        assert ros.spin_until(lambda: handle.status == GoalStatus.STATUS_ABORTED, 30)
+        ros.spin_for(0.5)
         done = _result(ros, handle)
         assert done.status == GoalStatus.STATUS_ABORTED, done.result.error_string
         assert done.result.error_string.startswith("the simulation cannot go on at t = "), done.result.error_string
