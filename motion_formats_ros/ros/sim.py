@@ -44,12 +44,12 @@ from ..simulation.box import BoxController, Goal, Pace, SimulatedRobot, Snapshot
 from ..simulation.jtc import Point, Request, Tolerances
 from ..simulation.sim_config import SimConfig, SimError
 from . import adapters
+from .scaffold import COMMAND_QOS, LATCHED_QOS, STREAM_QOS, ParameterError, declare_config, destroyed_if_refused, run
 
 # After the physics fails, the node serves a while longer before it ends, so that a client that asks
 # for its goal's result after the goal ended (as every action client does, a little later on a
 # loaded machine) is told why rather than finding the server gone.
 FAULT_LINGER = 3.0
-from .scaffold import COMMAND_QOS, LATCHED_QOS, STREAM_QOS, ParameterError, declare_config, destroyed_if_refused, run
 
 
 def _seconds(msg: Any) -> float:
