@@ -467,23 +467,7 @@ class _BagReader(_TopicDecoder):
         group = str(custom.get("group") or "actual")
         traj_group = str(custom.get("trajectory_group") or "target")
 
-        root = plan["root"]
-        if root == "auto":
-            root = self._auto_root(buf) if buf is not None else None
-        root_pair: tuple[str, str] | None = None
-        if root:
-            parent, child = (_frame(x) for x in str(root).split(":", 1))
-            if buf is None or buf.path(parent, child) is None:
-                frames = listed(sorted(buf.frames)) if buf is not None else "none"
-                problem = f"no TF path from {parent!r} to {child!r}; frames in the bag: {frames}"
-                if opts.root is not None or plan["root"] == "auto":
-                    raise ReadError(self.path, problem)
-                self.warn(
-                    f"the root pose the bag's custom data names has {problem}; read without it", NoticeKind.MISSING
-                )
-            else:
-                root_pair = (parent, child)
-
+        root_pair = self._root_pair(plan["root"], buf)
         if segments or root_pair is not None:
             groups[group], origin = self._actual(
                 source, custom, plan, others, segments, root_pair, (buf, tf_samples), origin
@@ -533,6 +517,23 @@ class _BagReader(_TopicDecoder):
             robot_description=self._description(source, plan, others),
             **meta,
         )
+
+    def _root_pair(self, planned: str | None, buf: TfBuffer | None) -> tuple[str, str] | None:
+        """The root pose's (parent, child) frames: the root option's, the custom data's, or found
+        (``auto``). A pair the bag's TF does not connect is refused when asked for; when only the
+        custom data names it, the bag is read without a root pose, with a warning."""
+        root = self._auto_root(buf) if planned == "auto" and buf is not None else planned
+        if not root or root == "auto":
+            return None
+        parent, child = (_frame(x) for x in str(root).split(":", 1))
+        if buf is not None and buf.path(parent, child) is not None:
+            return parent, child
+        frames = listed(sorted(buf.frames)) if buf is not None else "none"
+        problem = f"no TF path from {parent!r} to {child!r}; frames in the bag: {frames}"
+        if self.options.root is not None or planned == "auto":
+            raise ReadError(self.path, problem)
+        self.warn(f"the root pose the bag's custom data names has {problem}; read without it", NoticeKind.MISSING)
+        return None
 
     def _description(self, source: BagSource, plan: dict[str, Any], others: dict[str, Any]) -> str | None:
         """The robot's URDF: the last message on the robot description topic, if any."""
