@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import ReadError, WriteError, listed, spelled
+from .errors import ReadError, WriteError, listed, number, spelled
 from .inputs import read_input
 from .notices import NoticeKind, check_commit, notify
 
@@ -567,6 +567,14 @@ def atomic_output(path: str | os.PathLike[str], overwrite: bool = False) -> Iter
 
 #: What a group's name may hold when it becomes part of an output file's name.
 _GROUP_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+#: The longest group name that is part of a file name (a name is at most 255 bytes, with the output's own).
+MAX_GROUP_NAME = 100
+
+
+def plain_group_name(name: str) -> bool:
+    """Whether ``name`` may be part of an output file's name: letters, digits, ``_`` and ``-``,
+    at most :data:`MAX_GROUP_NAME` of them (see :func:`check_group_names`)."""
+    return len(name) <= MAX_GROUP_NAME and _GROUP_NAME.match(name) is not None
 
 
 def check_group_names(groups: Iterable[str]) -> str | None:
@@ -574,10 +582,14 @@ def check_group_names(groups: Iterable[str]) -> str | None:
 
     Letters, digits, ``_`` and ``-`` only: a name such as ``../x`` would put the file in
     another folder, and one with a path separator or a dot cannot be told from the suffix.
+    The message quotes the name's start only (a name may be megabytes long).
     """
     for g in groups:
-        if not _GROUP_NAME.match(g):
-            return f"group name {g!r} cannot be part of a file name (letters, digits, _ and - only)"
+        if not plain_group_name(g):
+            return (
+                f"group name {number(g)} cannot be part of a file name "
+                f"(letters, digits, _ and - only, at most {MAX_GROUP_NAME})"
+            )
     return None
 
 

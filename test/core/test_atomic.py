@@ -214,3 +214,19 @@ def test_the_temporaries_of_a_killed_process_are_removed_and_no_others(tmp_path:
     atomic.remove_temporaries_of(tmp_path, [dead])
     assert not theirs.exists()
     assert mine.exists() and plain.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("../etc", "'../etc'"),
+        ("x" * 101, "'" + "x" * 60 + "'… (101 characters)"),
+        ("x" * 1_000_000, "'" + "x" * 60 + "'… (1000000 characters)"),
+    ],
+    ids=["parent-folder", "101-characters", "1MB"],
+)
+def test_a_group_name_that_cannot_be_part_of_a_file_name_is_quoted_by_its_start(name: str, shown: str) -> None:
+    problem = atomic.check_group_names(["actual", name])
+    assert problem is not None and problem.startswith(f"group name {shown}")
+    assert len(problem) < 200
+    assert atomic.check_group_names(["actual", "x" * 100]) is None

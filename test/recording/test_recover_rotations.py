@@ -71,6 +71,18 @@ def test_every_output_format_of_such_a_recording_reads_back(tmp_path: Path, suff
     assert motion.root_orientation is not None
 
 
+def test_a_bag_of_a_recording_without_one_valid_orientation_names_no_root_it_lacks(tmp_path: Path) -> None:
+    """Its root pose is written with the position alone: the bag reads back without an orientation."""
+    journal = tf_journal(tmp_path / "q.journal", [ZERO] * 5)
+    with pytest.warns(MotionFormatWarning) as caught:
+        out, _, _ = recover(journal, tmp_path / "q.mcap")
+    assert any("the root orientation (no frame has a finite value)" in str(w.message) for w in caught)
+    motion = read(out).motion
+    assert motion.num_frames == 5
+    assert motion.root_orientation is None
+    np.testing.assert_allclose(motion.root_position[:, 0], [0.0, 0.1, 0.2, 0.3, 0.4])  # type: ignore[index]
+
+
 def test_the_command_warns_once_and_writes_a_readable_file(tmp_path: Path) -> None:
     journal = tf_journal(tmp_path / "q.journal", [UNIT, UNIT, ZERO, UNIT, UNIT])
     proc = subprocess.run(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,10 @@ def _text(data: bytes, path: str | Path) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ReadError(path, "not valid UTF-8 text", offset=exc.start) from None
+
+
+#: The fraction of a second in a date's text (``12:00:00.123456789``: ``123456789``).
+_FRACTION = re.compile(r"[0-9]{2}:[0-9]{2}:[0-9]{2}[.,]([0-9]+)")
 
 
 class _Fields:
@@ -261,9 +266,11 @@ class _Reader(_Fields):
         if isinstance(value, str):
             for parse in (lambda s: datetime.strptime(s, DATE_FORMAT), datetime.fromisoformat):
                 try:
-                    return parse(value)
+                    parsed = parse(value)
                 except ValueError:
                     continue
+                self.finer_than_microseconds(value, parsed)
+                return parsed
         # YAML's own timestamp without a time of day comes as a date: shown as the file has it.
         shown = f"{value.isoformat()} (a day without a time)" if isinstance(value, date) else number(value)
         notify(
@@ -275,6 +282,21 @@ class _Reader(_Fields):
         )
         record.date_text = value
         return None
+
+    def finer_than_microseconds(self, text: str, parsed: datetime) -> None:
+        """Warn when ``text`` gives a fraction of a second finer than the microseconds a date holds
+        (``fromisoformat`` drops the digits after the sixth without a word)."""
+        fraction = _FRACTION.search(text)
+        if fraction is None or not fraction.group(1)[6:].strip("0"):
+            return
+        notify(
+            NoticeKind.READ_CHOICE,
+            f"{number(text)} gives {len(fraction.group(1))} digits of a second; read to the microsecond "
+            f"({parsed.isoformat(timespec='microseconds')}), the finest a date holds",
+            file=self.path,
+            field="basic.date",
+            stacklevel=5,
+        )
 
     def section(self, value: Any, name: str, ctx: _Context) -> Motion:
         sec = self.mapping(value, name)

@@ -11,10 +11,13 @@ Fields this reader does not know are left alone.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ...core.atomic import MAX_GROUP_NAME, plain_group_name
 from ...core.errors import number
 from ...core.notices import NoticeKind, notify
 from ...core.serial.nesting import json_too_deep, too_deep_reason
@@ -32,6 +35,26 @@ def _text(value: Any) -> bool:
 
 def _text_or_null(value: Any) -> bool:
     return value is None or isinstance(value, str)
+
+
+def _group(value: Any) -> bool:
+    """A group name that may become part of a file name (:func:`plain_group_name`), or null."""
+    return value is None or (isinstance(value, str) and plain_group_name(value))
+
+
+def _date(value: Any) -> bool:
+    """An ISO 8601 date and time (``2024-01-01T12:00:00.000000``, a time zone's offset optional)."""
+    return parsed_date(value) is not None
+
+
+def parsed_date(value: Any) -> datetime | None:
+    """The date of the entry's ``date`` field, or None when it is none."""
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
 
 
 def _texts(value: Any) -> bool:
@@ -74,8 +97,8 @@ _SHOWN = 60
 FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "version": (_int, "an integer"),
     "origin_ns": (_origin, f"an integer of nanoseconds within ±{MAX_NS:.3g}"),
-    "group": (_text_or_null, "a group name (text) or null"),
-    "trajectory_group": (_text_or_null, "a group name (text) or null"),
+    "group": (_group, f"a group name (letters, digits, _ and -, at most {MAX_GROUP_NAME}) or null"),
+    "trajectory_group": (_group, f"a group name (letters, digits, _ and -, at most {MAX_GROUP_NAME}) or null"),
     "joint_topic": (_text_or_null, "a topic name (text) or null"),
     "trajectory_needed": (lambda v: isinstance(v, bool), "true or false"),
     "name": (_text_or_null, "a text or null"),
@@ -87,7 +110,25 @@ FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "world_frame": (_text, "a frame name (text)"),
     "imus": (_imus, "an object of topic: IMU name (texts)"),
     "series": (_series, "an object of topic: [name, components 1 to 3, frame or null]"),
+    "date": (_date, "an ISO 8601 date and time (2024-01-01T12:00:00.000000)"),
 }
+
+
+class _LongInteger:
+    """An integer of the entry with more digits than Python converts (``sys.get_int_max_str_digits``):
+    no field takes it, and a warning shows it by its digit count."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+    def __str__(self) -> str:
+        return f"an integer of {self.digits:,} digits"
+
+
+def _integer(text: str) -> int | _LongInteger:
+    limit = sys.get_int_max_str_digits()
+    digits = len(text.lstrip("-"))
+    return _LongInteger(digits) if limit and digits > limit else int(text)
 
 
 def where(path: Path) -> Path:
@@ -109,7 +150,7 @@ def read_custom(path: Path, custom: dict[str, str]) -> dict[str, Any]:
         _ignored(file, key, f"{too_deep_reason()} (line {line} of its JSON)")
         return {}
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_integer)
     except ValueError as exc:
         _ignored(file, key, f"not JSON ({exc})")
         return {}
@@ -126,9 +167,11 @@ def _shown(value: Any) -> str:
     """A value of the entry as its JSON text says it (an integer of many digits by its size, a long text cut)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return number(value)
+    if isinstance(value, _LongInteger):
+        return str(value)
     import json
 
-    text = json.dumps(value, ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
 
 
@@ -136,4 +179,4 @@ def _ignored(file: Path, field: str, reason: str) -> None:
     notify(NoticeKind.SKIPPED, f"{reason}; ignored (the bag is read without it)", file=file, field=field, stacklevel=3)
 
 
-__all__ = ["FIELDS", "read_custom", "where"]
+__all__ = ["FIELDS", "parsed_date", "read_custom", "where"]

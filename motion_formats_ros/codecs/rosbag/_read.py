@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...core.errors import ReadError, SelectionError, listed, require
+from ...core.errors import OptionError, ReadError, SelectionError, listed, number, require
 from ...core.merge import (
     Segment,
     imu_name,
@@ -33,7 +33,7 @@ from ...core.model import Motion, MotionFile, Series
 from ...core.notices import NoticeKind, collect, notify, relay
 from ...core.tf import TfBuffer, TfSamples
 from ...core.timing import snap_to_rate
-from ._custom_data import read_custom
+from ._custom_data import parsed_date, read_custom
 from ._joints import _flush, _TopicStream
 from ._messages import (
     CONVERTIBLE_TYPES,
@@ -266,15 +266,26 @@ class _BagReader(_TopicDecoder):
         for t in tf_topics:
             if source.topics[t].msgtype not in TF_TYPES:
                 raise ReadError(self.path, f"topic {t!r} is {source.topics[t].msgtype}, not tf2_msgs/msg/TFMessage")
+        if opts.root is not None and opts.root not in ("", "none") and ":" not in opts.root:
+            raise OptionError(
+                "rosbag",
+                "read",
+                "root",
+                None,
+                f"expects PARENT:CHILD (e.g. world:base_link) or none, got {number(opts.root)}",
+            )
         root = opts.root if opts.root is not None else custom.get("root")
-        if root is not None and root not in ("", "none"):
-            if ":" not in root:
-                raise ValueError(f"root {root!r}: expected PARENT:CHILD (e.g. world:base_link)")
-            if not tf_topics:
+        if root is not None and root not in ("", "none") and not tf_topics:
+            if opts.root is not None:
                 raise ReadError(
                     self.path,
                     f"no such topic {opts.tf_topic!r} for the root pose {root}; the bag has: {self._listing(source)}",
                 )
+            self.warn(
+                f"the root pose {root} the bag's custom data names has no {opts.tf_topic}; read without it",
+                NoticeKind.MISSING,
+            )
+            root = None
         want_root = bool(tf_topics) and root not in ("", "none")
         traj_fields: list[tuple[str, JointField]] = []
         if opts.trajectory is not None:
@@ -456,17 +467,7 @@ class _BagReader(_TopicDecoder):
         group = str(custom.get("group") or "actual")
         traj_group = str(custom.get("trajectory_group") or "target")
 
-        root = plan["root"]
-        if root == "auto":
-            root = self._auto_root(buf) if buf is not None else None
-        root_pair: tuple[str, str] | None = None
-        if root:
-            parent, child = (_frame(x) for x in str(root).split(":", 1))
-            if buf is None or buf.path(parent, child) is None:
-                frames = listed(sorted(buf.frames)) if buf is not None else "none"
-                raise ReadError(self.path, f"no TF path from {parent!r} to {child!r}; frames in the bag: {frames}")
-            root_pair = (parent, child)
-
+        root_pair = self._root_pair(plan["root"], buf)
         if segments or root_pair is not None:
             groups[group], origin = self._actual(
                 source, custom, plan, others, segments, root_pair, (buf, tf_samples), origin
@@ -506,7 +507,8 @@ class _BagReader(_TopicDecoder):
         for note in dict.fromkeys(self.notes):
             self.warn(note)
         groups = {k: self._transform(k, self._uniform(k, m)) for k, m in groups.items()}
-        meta = {k: custom[k] for k in ("name", "robot") if isinstance(custom.get(k), str)}
+        meta: dict[str, Any] = {k: custom[k] for k in ("name", "robot") if isinstance(custom.get(k), str)}
+        meta["date"] = parsed_date(custom.get("date"))
         record = BagRecord({t.name: t.msgtype for t in source.topics.values()}, source.recovered)
         return MotionFile(
             groups=groups,
@@ -515,6 +517,23 @@ class _BagReader(_TopicDecoder):
             robot_description=self._description(source, plan, others),
             **meta,
         )
+
+    def _root_pair(self, planned: str | None, buf: TfBuffer | None) -> tuple[str, str] | None:
+        """The root pose's (parent, child) frames: the root option's, the custom data's, or found
+        (``auto``). A pair the bag's TF does not connect is refused when asked for; when only the
+        custom data names it, the bag is read without a root pose, with a warning."""
+        root = self._auto_root(buf) if planned == "auto" and buf is not None else planned
+        if not root or root == "auto":
+            return None
+        parent, child = (_frame(x) for x in str(root).split(":", 1))
+        if buf is not None and buf.path(parent, child) is not None:
+            return parent, child
+        frames = listed(sorted(buf.frames)) if buf is not None else "none"
+        problem = f"no TF path from {parent!r} to {child!r}; frames in the bag: {frames}"
+        if self.options.root is not None or planned == "auto":
+            raise ReadError(self.path, problem)
+        self.warn(f"the root pose the bag's custom data names has {problem}; read without it", NoticeKind.MISSING)
+        return None
 
     def _description(self, source: BagSource, plan: dict[str, Any], others: dict[str, Any]) -> str | None:
         """The robot's URDF: the last message on the robot description topic, if any."""

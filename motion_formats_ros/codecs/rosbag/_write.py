@@ -19,7 +19,9 @@ Stamps (header stamps and bag receive times): a frame at relative time ``t`` is 
 ``start + t``, where ``start`` is, in this order, the ``start_time`` option (the stamp of
 the first frame), the file's :attr:`~MotionFile.start_time_ns` (the recording's absolute
 start, restoring its original stamps), the time origin a motion read from a bag keeps
-(its :class:`BagMotionRecord`), else the current time, as ``ros2 bag record`` would.
+(its :class:`BagMotionRecord`), the file's :attr:`~MotionFile.date` (its recording date,
+taken as UTC when it names no time zone), else the current time, as ``ros2 bag record`` would.
+The date itself is kept in the custom-data entry, which gives it back on reading.
 
 The bag is written as rosbag2 writes it (see ``_storage``): for ``distro`` (default: the
 environment's ``$ROS_DISTRO``, else Jazzy), named in ``metadata.yaml``, the MCAP
@@ -35,15 +37,16 @@ import json
 import os
 import re
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from ...core.atomic import Inputs, check_writable, place, temp_folder
+from ...core.atomic import Inputs, check_writable, place, plain_group_name, temp_folder
 from ...core.distros import DEFAULT_COMPRESSION, WRITE_DISTROS, Compression, Distro, Storage, default_write_distro
-from ...core.errors import OutOfRangeError, WriteError, number, spelled
+from ...core.errors import OptionError, OutOfRangeError, WriteError, number, spelled
 from ...core.keyframes import interpolation_dropped
 from ...core.kinematics import MovingTransform, RobotModel, StaticTransform, load_robot_model
 from ...core.model import Motion, MotionFile
@@ -76,7 +79,9 @@ class WriteOptions:
         None, "MCAP chunk compression (default zstd, as ros2 bag record writes MCAP)"
     )
     start_time: float | None = option(
-        None, "stamp of the first frame since the epoch (default: the file's recorded start, else now)", unit="s"
+        None,
+        "stamp of the first frame since the epoch (default: the file's recorded start or date, else now)",
+        unit="s",
     )
     joint_topic: str = option("/joint_states", "the JointState topic", metavar="TOPIC")
     tf_topic: str = option("/tf", "the TF topic", metavar="TOPIC")
@@ -147,6 +152,17 @@ def _check_topic_options(options: WriteOptions) -> None:
         named[value] = flag
 
 
+#: Stamps from a date are taken up to here (ns since 1970, with room for the frames): a bag's int64 ends in 2262.
+_LAST_STAMP_NS = 2**62
+
+
+def epoch_ns(date: datetime) -> int:
+    """``date`` in integer ns since 1970 (UTC when it names no time zone), to the microsecond it holds."""
+    aware = date if date.tzinfo is not None else date.replace(tzinfo=timezone.utc)
+    delta = aware - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
+
+
 class _BagWriter:
     def __init__(self, motion_file: MotionFile, path: Path, options: WriteOptions) -> None:
         _check_topic_options(options)
@@ -179,6 +195,13 @@ class _BagWriter:
             if other not in (name, traj_name):
                 self.dropped.append(f"group {other!r}")
         return name, groups[name], traj_name, groups[traj_name] if traj_name else None
+
+    def _group_name(self, name: str | None) -> str | None:
+        """``name`` for the custom data, if it is a plain name (a reader may make a file name of it)."""
+        if name is None or plain_group_name(name):
+            return name
+        self.dropped.append(f"the group name {number(name)} (letters, digits, _ and - only)")
+        return None
 
     def _stamped_origin(self, motions: list[Motion]) -> int:
         """:meth:`_origin`, once every frame's stamp is known to fit a bag's int64 nanoseconds."""
@@ -219,6 +242,8 @@ class _BagWriter:
             kept.time_origin_ns, (int, np.integer)
         ):
             base = int(kept.time_origin_ns)
+        elif self.file.date is not None and 0 <= (at := epoch_ns(self.file.date)) < _LAST_STAMP_NS:
+            base = at
         else:
             base = time.time_ns() - t0  # the first frame now
         return base - (base + t0) if base + t0 < 0 else base
@@ -310,13 +335,15 @@ class _BagWriter:
         poses: list[tuple[str, np.ndarray, np.ndarray]] = []
         if base == world and self.options.robot_model is None and m.root_position is not None:
             self.dropped.append(f"the root pose (its parent and child frame are both {world!r})")
-        if base != world and (m.root_position is not None or m.root_orientation is not None):
-            pos = m.root_position if m.root_position is not None else np.zeros((n, 3))
-            rot = m.root_orientation if m.root_orientation is not None else np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
+        root_position = self._root_channel("position", m.root_position)
+        root_orientation = self._root_channel("orientation", m.root_orientation)
+        if base != world and (root_position is not None or root_orientation is not None):
+            pos = root_position if root_position is not None else np.zeros((n, 3))
+            rot = root_orientation if root_orientation is not None else np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
             poses.append((base, pos, rot))
             info["root"] = f"{world}:{base}"
             info["root_channels"] = [
-                ch for ch, v in (("position", m.root_position), ("orientation", m.root_orientation)) if v is not None
+                ch for ch, v in (("position", root_position), ("orientation", root_orientation)) if v is not None
             ]
         if m.link_names:
             lpos = m.links.get("position")
@@ -365,6 +392,13 @@ class _BagWriter:
             if skipped:
                 self.dropped.append(f"{skipped} transforms with NaN values (tf2 rejects them)")
         return info
+
+    def _root_channel(self, label: str, values: np.ndarray | None) -> np.ndarray | None:
+        """A root pose channel to write, None when it has no sample a transform can carry (all NaN)."""
+        if values is None or np.isfinite(values).all(axis=1).any():
+            return values
+        self.dropped.append(f"the root {label} (no frame has a finite value)")
+        return None
 
     def _write_tf_bulk(
         self, writer: Any, conn: Any, stamps: IntArray, dynamic: list[tuple[str, str, np.ndarray, np.ndarray]]
@@ -558,7 +592,9 @@ class _BagWriter:
             Inputs(robot.files).check(self.path)
         root = opts.root or ("world:" + opts.frame_prefix + robot.root_link if robot is not None else "world:base_link")
         if ":" not in root:
-            raise ValueError(f"root {root!r}: expected WORLD:BASE (e.g. world:base_link)")
+            raise OptionError(
+                "rosbag", "write", "root", None, f"expects WORLD:BASE (e.g. world:base_link), got {number(root)}"
+            )
         world, base = root.split(":", 1)
         origin = self._stamped_origin(motions)
         stamps = origin + np.round(motion.times * 1e9).astype(np.int64)
@@ -584,10 +620,12 @@ class _BagWriter:
         custom: dict[str, Any] = {
             "version": 1,
             "origin_ns": origin,
-            "group": name,
-            "trajectory_group": traj_name,
+            "group": self._group_name(name),
+            "trajectory_group": self._group_name(traj_name),
             "joint_topic": opts.joint_topic,
         }
+        if self.file.date is not None:
+            custom["date"] = self.file.date.isoformat(timespec="microseconds")
         if traj is motion and opts.trajectory_topic:
             # The trajectory repeats /joint_states; the reader needs it only for what
             # /joint_states cannot carry (acceleration) and may skip decoding it otherwise.

@@ -141,6 +141,28 @@ def test_a_yaml_day_without_a_time_is_kept_in_a_plain_warning(tmp_path: Path) ->
     assert messages == ["cannot parse 0001-01-01 (a day without a time) as a date and time; kept as text"]
 
 
+@pytest.mark.parametrize(
+    ("text", "warned"),
+    [("20260513T00:00:00.123456789", True), ("2026-05-13T00:00:00.123456000", False), ("20260513T00:00:00.5", False)],
+)
+def test_a_date_finer_than_microseconds_is_read_to_them_with_a_warning(tmp_path: Path, text: str, warned: bool) -> None:
+    doc = omf.to_document(MotionFile.single(make_motion(frames=2)))
+    doc["basic"]["date"] = text
+    (tmp_path / "d.json").write_text(json.dumps(doc, default=lambda a: a.tolist()))
+    with collect(warn=False) as report:
+        date = read(tmp_path / "d.json").date
+    assert date is not None and date.replace(microsecond=0) == datetime(2026, 5, 13)
+    messages = [n.message for n in report.notices if n.field == "basic.date"]
+    if not warned:
+        assert messages == []
+        return
+    assert date.microsecond == 123456
+    assert messages == [
+        f"{text!r} gives 9 digits of a second; read to the microsecond (2026-05-13T00:00:00.123456), "
+        "the finest a date holds"
+    ]
+
+
 def test_groups_with_different_joints_are_merged(tmp_path: Path) -> None:
     a = Motion(times=[0, 1], joint_names=("x", "y"), position=[[1, 2], [3, 4]])
     b = Motion(times=[0, 1], joint_names=("y", "z"), position=[[5, 6], [7, 8]])

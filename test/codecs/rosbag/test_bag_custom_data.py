@@ -3,6 +3,7 @@ left out with one warning naming the file and the field, and the bag is read as 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from pathlib import Path
@@ -87,3 +88,50 @@ def test_what_the_writer_leaves_passes_without_a_warning(tmp_path: Path) -> None
     motion_file, messages = _read(bag)
     assert not [m for m in messages if "custom_data" in m], messages
     assert motion_file.motion.num_frames > 0  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("storage", ["sqlite3", "mcap"])
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("../../etc", '"../../etc"'),
+        ("a/b", '"a/b"'),
+        ("x" * 1_000_000, '"' + "x" * 59 + "…"),
+    ],
+    ids=["parent-folders", "separator", "1MB"],
+)
+def test_a_group_that_is_no_plain_name_is_ignored_and_shown_bounded(
+    tmp_path: Path, storage: str, value: str, shown: str
+) -> None:
+    """A group name may become part of an output file's name (a table or plot per group)."""
+    bag = _bag(tmp_path / "b1", storage)
+    meta = _edit(bag, lambda entry: {**entry, "group": value})
+    motion_file, messages = _read(bag)
+    assert messages == [
+        f"{meta}: custom_data.{KEY}.group: {shown}: expected a group name (letters, digits, _ and -, at most 100) "
+        "or null; ignored (the bag is read without it)"
+    ]
+    assert list(motion_file.groups) == ["actual"]  # type: ignore[attr-defined]
+
+
+def test_an_integer_of_more_digits_than_python_converts_is_ignored_as_its_field(tmp_path: Path) -> None:
+    bag = _bag(tmp_path / "b1", "mcap")
+    meta = _edit(bag, lambda entry: {**entry, "origin_ns": 0})
+    text = meta.read_text()
+    meta.write_text(text.replace('"origin_ns": 0', '"origin_ns": ' + "9" * 5000))
+    motion_file, messages = _read(bag)
+    assert messages == [
+        f"{meta}: custom_data.{KEY}.origin_ns: an integer of 5,000 digits: expected an integer of nanoseconds "
+        "within ±4.61e+18; ignored (the bag is read without it)"
+    ]
+    assert motion_file.motion.num_frames > 0  # type: ignore[attr-defined]
+
+
+def test_the_writer_leaves_out_a_group_name_that_is_no_plain_name(tmp_path: Path) -> None:
+    walk = biped_walk(rate=10.0, cycles=1)
+    motion_file = dataclasses.replace(walk, groups={"run 1": walk.motion})
+    with pytest.warns(UserWarning, match=r"a bag cannot hold the group name 'run 1' \(letters, digits, _ and - only\)"):
+        write(motion_file, tmp_path / "b.mcap")
+    motion_file_back, messages = _read(tmp_path / "b.mcap")
+    assert messages == []
+    assert list(motion_file_back.groups) == ["actual"]  # type: ignore[attr-defined]
