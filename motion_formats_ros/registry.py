@@ -351,7 +351,7 @@ CODECS: dict[str, CodecInfo] = {
         text=True,
         module="motion_formats_ros.codecs.tables.csv_table",
         suffixes=(".csv",),
-        description="CSV table, one row per frame (%.9g)",
+        description="CSV table, one row per frame (exact values)",
         per_group=True,
         content_decides=True,
     ),

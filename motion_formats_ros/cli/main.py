@@ -3,9 +3,9 @@
 Every subcommand turns a bad input, option or selection (the package's errors, all
 :class:`~motion_formats_ros.core.errors.MotionFormatError`) into ``error: FILE:LINE: reason``
 on stderr and exit status 1, and a file the system cannot open or write into one line
-naming it (standard output too: ``cannot write to standard output: …``); warnings (data a
-format cannot hold …) go to stderr too, as ``warning: FILE:LINE: message``. Anything else
-is a bug and shows its traceback.
+naming it (standard output too: ``cannot write to standard output: …``, also when it is
+closed); warnings (data a format cannot hold …) go to stderr too, as ``warning: FILE:LINE:
+message``, and nowhere when stderr is closed. Anything else is a bug and shows its traceback.
 
 The commands that read or write files collect the warnings as typed notices
 (:mod:`motion_formats_ros.core.notices`): ``--json`` adds them to the output as a
@@ -17,8 +17,10 @@ stops with ``error: OUT: not written: …``), and the exit status is 1.
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -237,6 +239,31 @@ class _StandardOutput:
         return getattr(self.stream, name)  # isatty, fileno, encoding … as the stream has them
 
 
+class _ClosedOutput:
+    """Standard output of a process started without one (``>&-``, where Python's is None).
+
+    Writing to it fails as writing to a closed descriptor does (``EBADF``), so a command
+    that has something to print says in one line that it could not; one that prints nothing
+    succeeds.
+    """
+
+    def write(self, text: str) -> int:
+        if text:
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        return 0
+
+    def flush(self) -> None:
+        """Nothing is buffered."""
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _standard_output() -> _StandardOutput:
+    """``sys.stdout`` (or :class:`_ClosedOutput` when there is none) as :class:`_StandardOutput`."""
+    return _StandardOutput(sys.stdout if sys.stdout is not None else _ClosedOutput())
+
+
 def _os_error(exc: OSError) -> str:
     reason = exc.strerror or str(exc)
     names = [str(n) for n in (exc.filename, exc.filename2) if n is not None]
@@ -252,9 +279,7 @@ def _parsed(parser: argparse.ArgumentParser, given: list[str]) -> argparse.Names
     :class:`StandardOutputError` as for any command's output.
     """
     stdout = sys.stdout
-    if stdout is None:
-        return _parse(parser, given)
-    sys.stdout = _StandardOutput(stdout)
+    sys.stdout = _standard_output()
     try:
         return _parse(parser, given)
     except SystemExit as stop:
@@ -286,8 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         on_term = signal.signal(signal.SIGTERM, _terminate)
     strict = bool(getattr(args, "strict", False))
     stdout = sys.stdout
-    if stdout is not None:
-        sys.stdout = _StandardOutput(stdout)
+    sys.stdout = _standard_output()
     try:
         handler = getattr(args, "handler", None)
         if handler is None:
@@ -345,6 +369,7 @@ def entry() -> None:
     A bug (any exception that is not the package's own) prints its traceback as Python
     would, and exits with :data:`EXIT_BUG`, never the status of a bad input.
     """
+    _standard_streams()
     try:
         status = main()
     except Exception:
@@ -354,6 +379,28 @@ def entry() -> None:
         sys.exit(EXIT_BUG)
     _quick_exit()
     sys.exit(status)
+
+
+def _standard_streams() -> None:
+    """Make do when the process was started with standard output or error closed (``>&-``).
+
+    Python then has None for ``sys.stdout`` / ``sys.stderr``, and the next file the command
+    opens would take the free descriptor 1 or 2, where a child process (a batch worker) or
+    native code writing to its standard output or error would write into that file:
+    ``/dev/null`` takes the descriptor instead. Messages for a closed standard error are
+    dropped (the exit status still tells); a closed standard output stays closed for
+    ``main``, which says when a command had something to print there.
+    """
+    for fd in (1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - the process's, open to its exit
 
 
 def _quick_exit() -> None:

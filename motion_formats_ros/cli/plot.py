@@ -102,14 +102,17 @@ PLOTTABLE = 1e300
 
 
 def beyond_plot(m: Motion, joints: Sequence[str] | None = None) -> str | None:
-    """What of ``m`` no axis can be scaled to (a time or value beyond :data:`PLOTTABLE`), or None."""
+    """What of ``m`` no axis can be scaled to (a time or value beyond :data:`PLOTTABLE`), or None.
+
+    The root orientation is not among them: it is drawn as angles of its unit quaternions
+    (normalised whatever their length, :func:`~..core.spatial.unit_quaternions`).
+    """
     if joints:
         m = m.select_joints(joints)
     arrays = [
         ("time", m.times),
         *((f"joint {name}", values) for name, values in m.channels().items()),
         ("root position", m.root_position),
-        ("root orientation", m.root_orientation),
     ]
     for label, values in arrays:
         if values is None or values.size == 0:

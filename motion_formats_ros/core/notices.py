@@ -40,7 +40,7 @@ import dataclasses
 import enum
 import os
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from .errors import WriteError
@@ -241,6 +241,13 @@ def relay(notices: Iterable[Notice]) -> None:
             report.notices.append(notice)
 
 
+#: The :func:`overflow_noted` blocks running, innermost last: each one's function that reports
+#: what it has seen so far (once), for :func:`check_commit` to call before an output is put in place.
+_OVERFLOWS: contextvars.ContextVar[tuple[Callable[[], None], ...]] = contextvars.ContextVar(
+    "motion_formats_overflows", default=()
+)
+
+
 @contextlib.contextmanager
 def overflow_noted(file: str | os.PathLike[str], doing: str) -> Iterator[None]:
     """numpy's floating-point warnings inside (overflow, invalid value, division by zero) become
@@ -248,8 +255,10 @@ def overflow_noted(file: str | os.PathLike[str], doing: str) -> Iterator[None]:
 
     A codec that knows which of its fields gives such values refuses them by name; this is
     the net under every codec's read and write, so that no ``overflow encountered in
-    multiply`` reaches the console without the file it came from. Nothing is reported when
-    the block raises (its error says more).
+    multiply`` reaches the console without the file it came from. The notice is reported when
+    the block ends, or earlier when a strict write inside is about to put its output in place
+    (:func:`check_commit`), so that the output made with those values is refused. Nothing is
+    reported when the block raises before either (its error says more).
 
     Args:
         file: The file read or written.
@@ -258,20 +267,30 @@ def overflow_noted(file: str | os.PathLike[str], doing: str) -> Iterator[None]:
     import numpy as np  # only the codecs, which load numpy anyway, come here
 
     seen: dict[str, None] = {}
+    reported = False
 
     def note(kind: str, flag: int) -> None:
         seen[kind] = None
 
-    with np.errstate(over="call", invalid="call", divide="call", call=note):
-        yield
-    if seen:
-        notify(
-            NoticeKind.OVERFLOW,
-            f"{'/'.join(seen)} in arithmetic while {doing} values near the end of the float range: "
-            "some results are infinite or NaN",
-            file=file,
-            stacklevel=3,
-        )
+    def report() -> None:
+        nonlocal reported
+        if seen and not reported:
+            reported = True
+            notify(
+                NoticeKind.OVERFLOW,
+                f"{'/'.join(seen)} in arithmetic while {doing} values near the end of the float range: "
+                "some results are infinite or NaN",
+                file=file,
+                stacklevel=4,
+            )
+
+    token = _OVERFLOWS.set((*_OVERFLOWS.get(), report))
+    try:
+        with np.errstate(over="call", invalid="call", divide="call", call=note):
+            yield
+    finally:
+        _OVERFLOWS.reset(token)
+    report()
 
 
 def check_commit(path: str | os.PathLike[str]) -> None:
@@ -280,7 +299,11 @@ def check_commit(path: str | os.PathLike[str]) -> None:
     Raises:
         StrictNoticeError: Naming ``path`` and how many notices stand in the way.
     """
-    for report in _ACTIVE.get():
+    active = _ACTIVE.get()
+    if any(report.strict for report in active):
+        for report_overflow in _OVERFLOWS.get():  # values that overflowed on the way to this output
+            report_overflow()
+    for report in active:
         if report.strict and report.warned:
             count = len(report.warned)
             raise StrictNoticeError(path, f"not written: {count} warning{'s' if count > 1 else ''} with --strict")

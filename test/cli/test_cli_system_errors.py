@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.cli import EXE
 
 from motion_formats_ros import Motion, MotionFile, write
 
@@ -280,3 +281,38 @@ def test_standard_output_on_a_full_disk_is_one_line_naming_it(robot_example: Pat
         )
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr == "error: cannot write to standard output: No space left on device\n"
+
+
+def _with_closed(redirect: str, args: list[str]) -> subprocess.CompletedProcess[str]:
+    """The installed command started as a shell starts it after ``>&-`` / ``2>&-`` (no such descriptor)."""
+    return subprocess.run(
+        ["sh", "-c", f'exec "$0" "$@" {redirect}', str(EXE), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+
+
+@pytest.mark.parametrize("command", list(STDOUT_COMMANDS.values()), ids=list(STDOUT_COMMANDS))
+def test_a_closed_standard_output_is_one_line_saying_so(robot_example: Path, command: list[str]) -> None:
+    if command[0] == "check":
+        pytest.importorskip("coal", reason="checking the example biped's collision shapes needs coal")
+    args = [a.format(walk=robot_example / "walk.seq", body=robot_example / "biped.body") for a in command]
+    proc = _with_closed(">&-", args)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == "error: cannot write to standard output: Bad file descriptor\n"
+
+
+def test_a_closed_standard_error_leaves_the_output_alone_and_the_status_tells(robot_example: Path) -> None:
+    walk = str(robot_example / "walk.seq")
+    full = _with_closed("", ["info", walk, "--body", str(robot_example / "biped.body")])
+    assert full.returncode == 0 and full.stdout.startswith("file:"), full.stderr
+    proc = _with_closed("2>&-", ["info", walk, "--body", str(robot_example / "biped.body")])
+    assert (proc.returncode, proc.stdout) == (0, full.stdout)
+    warned = _with_closed("2>&-", ["info", walk])  # its joints unnamed: a warning with nowhere to go
+    assert warned.returncode == 0 and "warning" not in warned.stdout and warned.stdout.startswith("file:")
+    missing = _with_closed("2>&-", ["info", str(robot_example / "missing.seq")])
+    assert (missing.returncode, missing.stdout) == (1, "")  # the error is not printed on standard output
+    both = _with_closed(">&- 2>&-", ["info", walk])
+    assert (both.returncode, both.stdout, both.stderr) == (1, "", "")

@@ -159,3 +159,20 @@ def test_a_group_name_that_is_no_file_name_is_refused_before_any_image(tmp_path:
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "'../../evil_group'" in lines[0], proc.stderr
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file()) == [Path("in/two.omf.msgpack")]
+
+
+def test_a_root_orientation_near_the_float_range_is_plotted_as_its_rotation(tmp_path: Path) -> None:
+    """Quaternions of any finite length are rotations: drawn as the angles of their unit ones."""
+    t = np.arange(5) / 10.0
+    yaw = np.linspace(0.0, 1.0, 5)
+    unit = np.column_stack([0 * t, 0 * t, np.sin(yaw / 2), np.cos(yaw / 2)])
+    huge = unit / np.abs(unit).max(axis=1, keepdims=True) * 1.7e308
+    motion = Motion(times=t, joint_names=("a",), position=np.zeros((5, 1)), root_orientation=huge)
+    source = tmp_path / "huge.omf.msgpack"
+    write(MotionFile.single(motion), source)
+    proc = _plot(tmp_path, str(source), "-o", str(tmp_path / "huge.png"))
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert (tmp_path / "huge.png").stat().st_size > 0
+    fig = plot.figure(motion, "huge")
+    yaw_line = next(line for line in fig.axes[-1].get_lines() if line.get_label() == "yaw")
+    np.testing.assert_allclose(yaw_line.get_ydata(), yaw, atol=1e-12)

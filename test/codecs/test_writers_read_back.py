@@ -17,7 +17,7 @@ from motion_formats_ros import Motion, MotionFile, read, write
 from motion_formats_ros.core.errors import MotionFormatError, MotionValueError
 from motion_formats_ros.core.notices import NoticeKind, collect
 
-#: Output name → format; values are compared to 9 significant digits (the text formats' ``%.9g``).
+#: Output name → format; values are compared to 8 significant digits (``.seq`` writes ``%.9g``).
 OUTPUTS = {
     "m.msgpack": "omf",
     "m.omf.yaml": "omf",

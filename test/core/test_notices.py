@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from motion_formats_ros import read, write
+from motion_formats_ros.core.atomic import write_bytes_atomic
 from motion_formats_ros.core.model import Motion, MotionFile
 from motion_formats_ros.core.notices import (
     MotionFormatWarning,
@@ -142,3 +143,27 @@ def test_no_overflow_notice_when_the_block_raises_or_computes_nothing_out_of_ran
         with pytest.raises(ValueError, match="refused"):
             _overflow_then_refuse()
     assert report.notices == []
+
+
+def _overflow_then_write(out: Path) -> None:
+    with overflow_noted(out, "writing"):
+        _ = np.array([1e308]) * 10
+        write_bytes_atomic(out, b"inf\n", False)
+
+
+def test_strict_puts_no_output_in_place_whose_values_overflowed(tmp_path: Path) -> None:
+    out = tmp_path / "big.csv"
+    with pytest.raises(StrictNoticeError, match="not written: 1 warning"), collect(strict=True, warn=False) as report:
+        _overflow_then_write(out)
+    assert [(n.kind, n.file) for n in report] == [(NoticeKind.OVERFLOW, str(out))]  # reported once, before the commit
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_overflow_before_a_commit_that_is_not_strict_is_reported_once_at_the_end(tmp_path: Path) -> None:
+    out = tmp_path / "big.csv"
+    with collect(warn=False) as report, overflow_noted(out, "writing"):
+        _ = np.array([1e308]) * 10
+        write_bytes_atomic(out, b"inf\n", False)
+        _ = np.array([0.0]) / 0.0
+    assert [n.message.split(" in ")[0] for n in report] == ["overflow/invalid value"]
+    assert out.read_bytes() == b"inf\n"

@@ -38,6 +38,7 @@ from ...core.keyframes import interpolation_dropped
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from ...core.options import option
+from ...core.spatial import unit_quaternions
 from .motion import SceneRecord
 from .trajectory import SplineOverflowError, Trajectory
 
@@ -94,8 +95,14 @@ def _collect_limits(
 
 
 def _unwrap_quaternions(q: FloatArray) -> FloatArray:
-    """Flip signs so that consecutive quaternions are on the same side (interpolable)."""
-    out = np.array(q, dtype=np.float64)
+    """Unit quaternions, signs flipped so that consecutive ones are on the same side (interpolable).
+
+    They are normalised first (:func:`~...core.spatial.unit_quaternions`), so a motion's
+    quaternions of any finite non-zero length (``1e-320`` or ``1e200`` times a rotation) are
+    written as the rotations a reader normalises, and no product overflows. A row that is no
+    rotation (zero, non-finite) stays NaN: an absent pose.
+    """
+    out = unit_quaternions(q)
     for i in range(1, len(out)):
         if float(np.dot(out[i], out[i - 1])) < 0:
             out[i] = -out[i]

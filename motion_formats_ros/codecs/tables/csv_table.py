@@ -1,10 +1,11 @@
-"""CSV tables: a header row, one row per frame, values written with ``%.9g``.
+"""CSV tables: a header row, one row per frame, every number written exactly.
 
-The layout is :mod:`._layout`'s (the same columns as Parquet). The ``time`` column is
-written exactly (shortest round-trip repr), every other value to ``%.9g``; NaN is
-``nan``, boolean mask columns are 0 / 1. CSV has no place for file metadata (robot,
-absolute start): use Parquet for those. Reading a CSV written here gives the motion back
-to ``%.9g``; any CSV with a ``time`` column and ``JOINT.CHANNEL`` columns reads too.
+The layout is :mod:`._layout`'s (the same columns as Parquet). Every value is written as
+its shortest round-trip decimal (Python's ``repr``; ``1`` rather than ``1.0``), so reading a
+CSV written here gives the motion back bit for bit (a root 1e8 m from the origin keeps its
+micrometres); NaN is ``nan``, boolean mask columns are 0 / 1. CSV has no place for file
+metadata (robot, absolute start): use Parquet for those. Any CSV with a ``time`` column
+and ``JOINT.CHANNEL`` columns reads too.
 """
 
 from __future__ import annotations
@@ -64,16 +65,13 @@ def iter_encode(m: Motion) -> Iterator[bytes]:
     head = io.StringIO()
     csv.writer(head, lineterminator="\n").writerow([c.name for c in cols])
     yield head.getvalue().encode("utf-8")
-    fmt = "%r," + ",".join(["%.9g"] * (len(cols) - 1)) + "\n" if cols[1:] else "%r\n"
+    fmt = ",".join("%d" if c.values.dtype == bool else "%r" for c in cols) + "\n"
     for lo in range(0, m.num_frames, BLOCK_FRAMES):
         hi = min(lo + BLOCK_FRAMES, m.num_frames)
-        times = m.times[lo:hi].tolist()
-        if cols[1:]:
-            matrix = np.column_stack([c.values[lo:hi].astype(np.float64) for c in cols[1:]]).tolist()
-            rows = [fmt % (t, *row) for t, row in zip(times, matrix, strict=True)]
-        else:
-            rows = [fmt % t for t in times]
-        yield "".join(rows).encode("utf-8")
+        matrix = np.column_stack([c.values[lo:hi].astype(np.float64) for c in cols]).tolist()
+        text = "".join([fmt % tuple(row) for row in matrix])
+        # repr ends a whole number in ".0" (and nothing else in a lone "0"): "1" reads back the same
+        yield text.replace(".0,", ",").replace(".0\n", "\n").encode("utf-8")
 
 
 def encode(m: Motion) -> bytes:

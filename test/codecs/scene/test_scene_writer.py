@@ -15,6 +15,7 @@ from motion_formats_ros import Motion, MotionFile, WriteError, read, write
 from motion_formats_ros.cli.main import main
 from motion_formats_ros.codecs.scene import load_scene
 from motion_formats_ros.core.notices import collect
+from motion_formats_ros.core.spatial import unit_quaternions
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -96,6 +97,44 @@ def test_root_pose_round_trip(tmp_path: Path) -> None:
     np.testing.assert_allclose(back.root_position, motion.root_position, atol=1e-15)
     dots = np.abs(np.sum(back.root_orientation * q, axis=1))
     np.testing.assert_allclose(dots, 1.0, atol=1e-12)
+
+
+@pytest.mark.parametrize(("even", "odd"), [(1e-320, 1e-320), (1e-320, 1e-200), (1e200, 1e200), (1.7e308, 1.7e308)])
+def test_root_orientations_of_any_finite_length_are_written_as_unit_quaternions(
+    tmp_path: Path, even: float, odd: float
+) -> None:
+    n = 12
+    t = np.arange(n) / 10.0
+    q = Rotation.from_euler("z", np.linspace(0, 2.0, n)[:, None]).as_quat()
+    scale = np.where(np.arange(n) % 2 == 0, even, odd)[:, None]
+    scaled = q / np.abs(q).max() * scale
+    motion = Motion(times=t, joint_names=("a",), position=np.zeros((n, 1)), root_orientation=scaled)
+    out = tmp_path / "root.json5"
+    with collect(warn=False) as report:
+        write(MotionFile.single(motion), out)
+        back = read(out).motion.sample(t)
+    assert report.notices == []  # no overflow on the way
+    points = load_scene(out).trajectories["root"].evaluate(t)[:, 3:]
+    np.testing.assert_allclose(np.linalg.norm(points, axis=1), 1.0, rtol=1e-15)
+    assert back.root_orientation is not None  # the rotations written (1e-320 * q keeps only ~11 bits of q)
+    expected = unit_quaternions(motion.root_orientation)
+    np.testing.assert_allclose(np.abs(np.sum(back.root_orientation * expected, axis=1)), 1.0, rtol=1e-12)
+
+
+def test_strict_convert_of_huge_quaternions_writes_the_scene_without_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    n = 5
+    q = np.tile([0.0, 0.0, 0.6, 0.8], (n, 1)) * 1e200
+    motion = Motion(times=np.arange(n) / 10.0, joint_names=("a",), position=np.zeros((n, 1)), root_orientation=q)
+    source = tmp_path / "big.omf.msgpack"
+    write(MotionFile.single(motion), source)
+    out = tmp_path / "big.json5"
+    assert main(["convert", str(source), str(out), "--strict"]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().err == ""
+    back = read(out).motion.root_orientation
+    assert back is not None
+    np.testing.assert_allclose(back, np.tile([0.0, 0.0, 0.6, 0.8], (n, 1)), rtol=1e-15)
 
 
 def test_scene_to_scene_keeps_models_and_objects(tmp_path: Path) -> None:

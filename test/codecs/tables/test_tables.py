@@ -2,7 +2,7 @@
 
 Parquet round-trips a motion exactly (every array, names, dims, series frames, keyframe
 interpolation, rate) and carries the file's metadata in its schema; CSV round-trips
-values to ``%.9g`` (times exactly). Tests that need pyarrow skip without it (``make
+every value exactly (shortest round-trip decimals). Tests that need pyarrow skip without it (``make
 test-min``), where the one-line install message is tested instead.
 """
 
@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import ELBOW_JUMP, elbow_jump, lossy_messages, make_file, make_motion
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from motion_formats_ros import Motion, MotionFile, ReadError, Series, read, write
 from motion_formats_ros.cli.main import main
@@ -66,14 +68,13 @@ def rich_file() -> MotionFile:
     return f
 
 
-def assert_same(a: Motion, b: Motion, *, digits: bool = False) -> None:
-    """Same arrays (exactly, or to %.9g with ``digits``) and structure."""
+def assert_same(a: Motion, b: Motion) -> None:
+    """Same arrays (exactly, bit for bit: -0.0 is not 0.0) and structure."""
 
     def same(x: np.ndarray, y: np.ndarray, what: str) -> None:
-        assert x.shape == y.shape, what
-        if digits and x.dtype != bool:
-            x = np.vectorize(lambda v: float(f"{v:.9g}"))(x) if x.size else x
+        assert x.shape == y.shape and x.dtype == y.dtype, what
         assert np.array_equal(x, y, equal_nan=True), what
+        assert np.array_equal(np.signbit(x), np.signbit(y)), what
 
     assert np.array_equal(a.times, b.times)
     assert a.joint_names == b.joint_names and a.joint_dims == b.joint_dims
@@ -192,7 +193,7 @@ def test_convert_parquet_to_msgpack_and_back_restores_the_motion(tmp_path: Path)
 
 
 # --------------------------------------------------------------------------- CSV
-def test_csv_has_a_header_row_and_values_to_9_digits(tmp_path: Path) -> None:
+def test_csv_has_a_header_row_and_exact_values(tmp_path: Path) -> None:
     m = make_motion(frames=30)
     write(MotionFile.single(m), tmp_path / "walk.csv")
     with open(tmp_path / "walk.csv", newline="") as fh:
@@ -201,20 +202,58 @@ def test_csv_has_a_header_row_and_values_to_9_digits(tmp_path: Path) -> None:
     assert len(body) == m.num_frames and header[0] == "time" and header[1] == "j0.position"
     assert len(header) == 1 + 5 * m.dof + 7 + 2 * (3 + 4 + 3 + 3) + (3 + 4 + 3 + 3 + 3)
     col = header.index("j1.velocity[1]")
-    assert [r[col] for r in body] == [f"{v:.9g}" for v in m.velocity[:, 2]]  # type: ignore[index]
-    assert [float(r[0]) for r in body] == m.times.tolist()  # times exact
-    assert [r[header.index("imu.base.orientation.qw")] for r in body] == [
-        f"{v:.9g}" for v in m.imus["orientation"][:, 0, 3]
-    ]
+    assert [r[col] for r in body] == [repr(v).removesuffix(".0") for v in m.velocity[:, 2].tolist()]  # type: ignore[index]
+    assert [float(r[0]) for r in body] == m.times.tolist()
+    assert [float(r[header.index("imu.base.orientation.qw")]) for r in body] == m.imus["orientation"][:, 0, 3].tolist()
 
 
-def test_csv_round_trip_to_9_digits(tmp_path: Path) -> None:
+def test_csv_round_trip_is_exact(tmp_path: Path) -> None:
     f = rich_file()
     with pytest.warns(UserWarning, match=r"target\.csv: CSV has no place for the series 'zmp' frame 'root'"):
         write(f, tmp_path / "log.csv")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.actual.csv", "log.target.csv"]
     for group, motion in f.groups.items():
-        assert_same(motion, read(tmp_path / f"log.{group}.csv").motion, digits=True)
+        assert_same(motion, read(tmp_path / f"log.{group}.csv").motion)
+
+
+def test_a_walk_far_from_the_origin_keeps_every_step_in_csv(tmp_path: Path) -> None:
+    """A root 1e8 m from the origin moving millimetres a frame: its steps survive the text."""
+    m = make_motion(frames=30)
+    assert m.root_position is not None
+    far = Motion(
+        times=m.times,
+        joint_names=m.joint_names,
+        joint_dims=m.joint_dims,
+        position=m.position,
+        root_position=m.root_position + np.array([1e8, -1e8, 0.0]),
+        root_orientation=m.root_orientation,
+    )
+    write(MotionFile.single(far), tmp_path / "far.csv")
+    back = read(tmp_path / "far.csv").motion
+    assert_same(far, back)
+    assert back.root_position is not None and np.all(np.diff(back.root_position[:, 0]) != 0)
+
+
+FINITE = st.floats(allow_nan=False, allow_infinity=False, width=64)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    values=st.lists(st.lists(FINITE, min_size=3, max_size=3), min_size=1, max_size=6),
+    start=st.floats(-1e308, 1e308, width=64),
+)
+def test_csv_write_then_read_is_bit_identical_for_every_finite_float64(
+    tmp_path: Path, values: list[list[float]], start: float
+) -> None:
+    n = len(values)
+    times = np.array([start], dtype=np.float64)
+    for _ in range(n - 1):
+        times = np.append(times, np.nextafter(times[-1], np.inf))  # the closest times there are
+    v = np.array(values, dtype=np.float64)
+    m = Motion(times=times, joint_names=("a", "b"), position=v[:, :2], root_position=v, velocity=v[:, 1:])
+    out = tmp_path / "exact.csv"
+    write(MotionFile.single(m), out, overwrite=True)
+    assert_same(m, read(out).motion)
 
 
 def test_convert_msgpack_to_csv_and_back(tmp_path: Path) -> None:
@@ -222,7 +261,7 @@ def test_convert_msgpack_to_csv_and_back(tmp_path: Path) -> None:
     write(f, tmp_path / "x.msgpack")
     assert main(["convert", str(tmp_path / "x.msgpack"), str(tmp_path / "x.csv")]) == 0
     assert main(["convert", str(tmp_path / "x.csv"), str(tmp_path / "y.msgpack")]) == 0
-    assert_same(f.motion, read(tmp_path / "y.msgpack").motion, digits=True)
+    assert_same(f.motion, read(tmp_path / "y.msgpack").motion)
 
 
 @pytest.mark.parametrize(
@@ -258,7 +297,7 @@ def test_bag2motion_to_a_table(tmp_path: Path) -> None:
     assert main(["bag2motion", str(tmp_path / "bag"), str(tmp_path / "log.csv")]) == 0
     back = read(tmp_path / "log.csv").motion
     direct = read(tmp_path / "bag").motion
-    assert_same(direct, back, digits=True)
+    assert_same(direct, back)
 
 
 # --------------------------------------------------------------------------- without pyarrow
