@@ -49,6 +49,7 @@ from .trajectory import Trajectory, parse_trajectory
 from .transforms import (
     AXES,
     IDENTITY,
+    MIN_NORM,
     Ref,
     Transform,
     Value,
@@ -132,7 +133,7 @@ class _Preprocessor:
         if vec is None:
             return None
         unit, norm = unit_rows(vec)
-        if not np.isfinite(unit).all():  # all zero, or a component not finite: no direction
+        if not (norm >= MIN_NORM and np.isfinite(unit).all()):
             self.p.error(parts, f"the axis {vec} has norm {float(norm):.3g}, cannot normalise it")
             return None
         return [float(x) for x in unit]

@@ -8,10 +8,8 @@ An empty object (or no pose) is the identity.
 
 Every number may be a Value reference (``{joint: "elbow"}``, ``{trajectory: "wave",
 index: 2}``); such transforms are evaluated for many times at once from arrays of the
-referenced values. Quaternions and axes are normalised, scaled by their largest component
-first (:func:`~...core.spatial.unit_rows`): any finite non-zero one has a direction,
-``1e-320`` or ``1e300`` times a unit one alike; one that is all zero or has a non-finite
-component is an error. 3×3 / 4×4 matrices must be rotations (orthonormal, determinant +1, within 1e-5)
+referenced values. Quaternions and axes are normalised (error when the norm is below
+1e-7); 3×3 / 4×4 matrices must be rotations (orthonormal, determinant +1, within 1e-5)
 and 4×4 ones must end with the row 0 0 0 1.
 
 Euler angles: ``{z0y1x2: [a, b, c]}`` or ``{order: "z0y1x2", angles: [a, b, c]}``; all
@@ -38,6 +36,8 @@ from .problems import PathPart, Problems, json_path
 
 FloatArray = npt.NDArray[np.float64]
 
+#: Norm below which a quaternion or axis cannot be normalised.
+MIN_NORM = 1e-7
 #: Largest deviation of R·Rᵀ from I (and of det R from 1) accepted for matrices.
 ORTHONORMAL_TOLERANCE = 1e-5
 
@@ -328,7 +328,7 @@ class Element:
 
 def _unit(v: FloatArray, what: str, path: str) -> FloatArray:
     out, norm = unit_rows(v)
-    bad = ~np.isfinite(out).all(axis=1)  # all zero, or a component not finite: no direction
+    bad = ~((norm >= MIN_NORM) & np.isfinite(out[:, 0]))
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
         raise TransformError(f"{path}: the {what} {v[i].tolist()} has norm {norm[i]:.3g}, cannot normalise it")

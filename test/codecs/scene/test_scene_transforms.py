@@ -89,16 +89,6 @@ def test_qxyzw_normalised() -> None:
     np.testing.assert_allclose(q, [0, 0, S, S], rtol=0, atol=2e-16)
 
 
-@pytest.mark.parametrize("scale", [1e-9, 1e-200, 1e-320, 1e200, 1.7e308])
-def test_quaternions_and_axes_of_any_finite_length_are_normalised(scale: float) -> None:
-    _, q = pose({"qxyzw": [0, 0, 3 * scale, 3 * scale] if scale < 1e300 else [0, 0, scale, scale]})
-    np.testing.assert_allclose(q, [0, 0, S, S], rtol=0, atol=2e-16)
-    _, q = pose({"axisAngle": {"axis": [0, 0, scale], "angle": math.pi / 2}})
-    np.testing.assert_allclose(q, [0, 0, S, S], rtol=0, atol=2e-16)
-    t, _ = pose({"axisDistance": {"axis": [0, scale, 0], "distance": 2}})
-    np.testing.assert_array_equal(t, [0, 2, 0])
-
-
 def test_qwxyz_is_w_first() -> None:
     _, q = pose({"qwxyz": [1, 1, 0, 0]})
     np.testing.assert_allclose(q, [S, 0, 0, S], rtol=0, atol=2e-16)
@@ -277,8 +267,8 @@ def test_canonical_static_and_chain() -> None:
         ({"qxyzw": [0, 0, 0, 1], "rotvec": [0, 0, 0]}, "objects.a.pose: more than one rotation"),
         ({"xyz": [0, 0, 0], "axisDistance": {"axis": "x", "distance": 1}}, "more than one translation"),
         ({"dh": {"a": 1}, "xyz": [0, 0, 0]}, "dh is a complete transform"),
-        ({"qxyzw": [0, 0, 0, 0]}, "objects.a.pose.qxyzw: the quaternion [0.0, 0.0, 0.0, 0.0] has norm 0"),
-        ({"qxyzw": [0, 0, 0, math.inf]}, "objects.a.pose.qxyzw: the quaternion [0.0, 0.0, 0.0, inf] has norm inf"),
+        ({"qxyzw": [0, 0, 0, 1e-9]}, "objects.a.pose.qxyzw: the quaternion"),
+        ({"qxyzw": [0, 0, 1e-200, 1e-200]}, "objects.a.pose.qxyzw: the quaternion"),
         ({"axisAngle": {"axis": [0, 0, 0], "angle": 1}}, "objects.a.pose.axisAngle: the axis"),
         ({"axisAngle": {"axis": "w", "angle": 1}}, "objects.a.pose.axisAngle.axis: unknown axis 'w'"),
         ({"rows3x3": [[1, 0, 0], [0, 2, 0], [0, 0, 1]]}, "objects.a.pose.rows3x3: the matrix"),
