@@ -439,3 +439,15 @@ def test_a_record_rate_below_one_frame_of_the_run_keeps_its_ends(tmp_path: Path)
     )
     assert status in (0, 3) and "Traceback" not in err and "error" not in err, err
     assert read(out).motion.num_frames >= 1
+
+
+def test_a_gains_file_is_read_as_yaml_1_2_with_each_joint_once(tmp_path: Path) -> None:
+    path = tmp_path / "gains.yaml"
+    path.write_text("gains:\n  A:\n    p: 1_000\n    d: 1\n")  # YAML 1.2: a string, not 1000
+    with pytest.raises(ReadError, match=r"gains\.yaml:3: gains\.A\.p: expected a gain .*got '1_000'"):
+        read_gains(path, ("A",))
+    path.write_text("gains:\n  A: {p: 1, d: 1}\n  B: {p: 2, d: 2}\n  A: {p: 3, d: 3}\n")
+    with pytest.raises(ReadError, match=r"gains\.yaml:4: duplicate key 'A' in the gains file"):
+        read_gains(path, ("A", "B"))
+    path.write_text("gains:\n  A: {p: 010, d: 0x10}\n")  # YAML 1.2: decimal 10, hex 16
+    assert (read_gains(path, ("A",))["A"].p, read_gains(path, ("A",))["A"].d) == (10.0, 16.0)
