@@ -90,32 +90,52 @@ def add_parser(sub: Any) -> None:
     sim.add_argument("--srdf", type=Path, help="SRDF: its disable_collisions pairs do not collide")
     sim.add_argument("--package-path", dest="package_paths", type=Path, action="append", default=[], help="mesh folder")
     add_simulation_arguments(sim, speed="--sim-speed")
-    p.set_defaults(handler=cmd_batch)
+    # A flag given at its default value is given all the same: a simulation flag whose default is
+    # a value has the mark of "not given" as its default instead, and the value it stands for is
+    # kept aside for --simulate.
+    stands_for = {dest: p.get_default(dest) for dest in _VALUE_DEFAULTS}
+    p.set_defaults(handler=cmd_batch, simulation_defaults=stands_for, **dict.fromkeys(stands_for, _NOT_GIVEN))
 
 
-#: The flags only the simulation uses (their destination, spelling and value when not given):
-#: without ``--simulate`` one of them is a mistake, never silently ignored.
-_SIMULATION_ONLY: tuple[tuple[str, str, Any], ...] = (
-    ("urdf", "--urdf", None),
-    ("srdf", "--srdf", None),
-    ("package_paths", "--package-path", []),
-    ("gains", "--gains", None),
-    ("kp", "--kp", None),
-    ("kd", "--kd", None),
-    ("sim_speed", "--sim-speed", 1.0),
-    ("floating", "--fixed-base/--floating-base", None),
-    ("timestep", "--timestep", None),
-    ("record_rate", "--record-rate", 100.0),
+#: The flags only the simulation uses (their destination and spelling): without ``--simulate``
+#: one of them is a mistake, never silently ignored. Each is given when its value is not its
+#: default: None, an empty list (``--package-path`` appends) or :data:`_NOT_GIVEN`.
+_SIMULATION_ONLY: tuple[tuple[str, str], ...] = (
+    ("urdf", "--urdf"),
+    ("srdf", "--srdf"),
+    ("package_paths", "--package-path"),
+    ("gains", "--gains"),
+    ("kp", "--kp"),
+    ("kd", "--kd"),
+    ("sim_speed", "--sim-speed"),
+    ("floating", "--fixed-base/--floating-base"),
+    ("timestep", "--timestep"),
+    ("record_rate", "--record-rate"),
 )
+
+#: The simulation flags whose default is a value (every other one's is None or an empty list).
+_VALUE_DEFAULTS = ("sim_speed", "record_rate")
+
+
+class _NotGiven:
+    """The default of a simulation flag whose own default is a value: the flag was not given."""
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_NOT_GIVEN = _NotGiven()
 
 
 def _simulation_settings(args: argparse.Namespace) -> dict[str, Any] | None:
     """The simulation's keyword arguments (the robot model among them), or None without --simulate."""
     if not args.simulate:
-        given = [flag for dest, flag, unset in _SIMULATION_ONLY if getattr(args, dest, unset) != unset]
+        given = [flag for dest, flag in _SIMULATION_ONLY if getattr(args, dest, None) not in (None, [], _NOT_GIVEN)]
         if given:
             raise OutOfRangeError(f"{given[0]} is used only with --simulate")
         return None
+    defaults = {dest: value for dest, value in args.simulation_defaults.items() if getattr(args, dest) is _NOT_GIVEN}
+    args = argparse.Namespace(**{**vars(args), **defaults})
     robot = args.urdf or getattr(args, "body", None)
     if robot is None:
         raise OutOfRangeError("--simulate needs the robot model: --body or --urdf")
