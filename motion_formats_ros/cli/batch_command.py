@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -194,22 +195,32 @@ def _command_line_files(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _option_files(settings: batch.Settings, named: dict[str, Any]) -> list[str | os.PathLike[str]]:
+def _robot_model(named: dict[str, Any]) -> Any:
+    """The robot model batch's flags name (read once, before any work: a bad one stops the batch), or None."""
+    from ..core.kinematics import load_robot_model
+
+    robot = named.get("robot")
+    return load_robot_model(robot) if isinstance(robot, (str, os.PathLike)) else None
+
+
+def _option_files(settings: batch.Settings, named: dict[str, Any], robot: Any) -> list[str | os.PathLike[str]]:
     """The files the options name (``--body``, a joint map file …), the files of ``named`` (batch's
     own flags: :func:`_command_line_files`) and the files their robot models were read from (a
     xacro file's includes and YAML files): inputs no output may touch, with or without --simulate.
 
-    The models are read here once for that (a bad one stops the batch before any work); the
-    workers read them again from their files.
+    ``robot`` is the model of ``named`` as :func:`_robot_model` read it (the one the workers
+    simulate on). A robot model an option names is read here, once, and becomes the option's
+    value: the workers use it as read before any output existed (read again, a xacro include's
+    glob could match an output written meanwhile).
     """
-    from ..core.kinematics import load_robot_model
     from ..registry import CODECS
 
     options = {**settings.bag_options, **settings.read_options, **settings.write_options}
     given = [p for p in (named.get(k) for k in ("robot", "srdf", "gains")) if isinstance(p, (str, os.PathLike))]
-    robot = named.get("robot")
-    models = load_robot_model(robot).files if isinstance(robot, (str, os.PathLike)) else ()
-    return [*option_files(options, *CODECS), *given, *models, *load_model_options(dict(options), *CODECS)]
+    files = [*option_files(options, *CODECS), *given, *(robot.files if robot is not None else ())]
+    for kept in (settings.bag_options, settings.read_options, settings.write_options):
+        files.extend(load_model_options(kept, *CODECS))
+    return files
 
 
 class Progress:
@@ -285,7 +296,13 @@ def cmd_batch(args: argparse.Namespace) -> int:
     outdir: Path = args.output_dir
     batch.refuse_output_in_sources(args.sources, outdir)
     inputs = batch.find_inputs(args.sources, exclude=[outdir])
-    protected = _option_files(settings, _command_line_files(args))
+    named = _command_line_files(args)
+    robot = _robot_model(named)
+    protected = _option_files(settings, named, robot)
+    if settings.simulate is not None and robot is not None:
+        # The workers simulate on the model as read here, before any output exists: one they
+        # read again could differ (a xacro include's glob matching an output written meanwhile).
+        settings = dataclasses.replace(settings, simulate={**settings.simulate, "robot": robot})
     if args.report and not to_stdout:  # a device, FIFO, an input … is refused before the work
         check_output(args.report, [*(source for source, _ in inputs), *protected], overwrite=True, folder=False)
     jobs, skipped = batch.plan(inputs, outdir, settings, overwrite=args.overwrite, protected=protected)
