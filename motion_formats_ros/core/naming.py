@@ -130,7 +130,7 @@ def _located_mapping(loader: Any, node: yaml.MappingNode) -> Any:
 
 Yaml12Loader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag not in _NUMBER_TAGS]
-    for first, resolvers in SafeLoader.yaml_implicit_resolvers.items()
+    for first, resolvers in getattr(SafeLoader, "yaml_implicit_resolvers", {}).items()
 }
 Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:int", YAML12_INT, list("-+0123456789"))
 Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:float", YAML12_FLOAT, list("-+0123456789."))

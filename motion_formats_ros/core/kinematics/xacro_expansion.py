@@ -248,7 +248,7 @@ def main(argv: list[str]) -> int:
         xacro.compile = budget.compile  # as for open: the name expressions are compiled under
         xacro.safe_eval = budget.safe_eval(xacro.safe_eval)
         yaml.safe_load = budget.yaml_load(yaml.SafeLoader)  # type: ignore[assignment] # xacro.load_yaml parses with it
-        from xacro import substitution_args  # type: ignore[import-untyped]
+        from xacro import substitution_args
 
         find = _package_finder(xacro, substitution_args._eval_find)
         substitution_args._eval_find = find  # $(find PKG)
