@@ -90,18 +90,11 @@ def _reason(exc: BaseException) -> str:
     return text.splitlines()[0].strip() if text.strip() else type(exc).__name__
 
 
-class _NoPackageError(Exception):
-    """A ``$(find PKG)`` that found no package: the file it is in, the package, where it looked."""
-
-    def __init__(self, file: str, package: str, searched: list[str]) -> None:
-        super().__init__(f"package {package!r} not found")
-        self.where = [file, package, searched]
-
-
 def _package_finder(xacro: Any, ament_find: Callable[[str], str]) -> Callable[[str], str]:
     """``$(find PKG)``: the package's share folder on ``AMENT_PREFIX_PATH`` (xacro's own lookup),
     else a folder of ``ROS_PACKAGE_PATH`` that is the package or holds it (as ``package://``
-    meshes are found); else :class:`_NoPackageError`, naming the xacro file being expanded."""
+    meshes are found); else a LookupError whose ``no_package`` is ``[file, package, searched]``
+    (the xacro file being expanded, the package, where it looked)."""
 
     def find(package: str) -> str:
         try:
@@ -119,16 +112,19 @@ def _package_finder(xacro: Any, ament_find: Callable[[str], str]) -> Callable[[s
                 if folder.name == package and (folder / "package.xml").is_file():
                     return str(folder)
         stack = getattr(xacro, "filestack", None) or [""]
-        raise _NoPackageError(os.path.abspath(stack[-1]) if stack[-1] else "", package, searched)
+        missing = LookupError(f"package {package!r} not found")
+        missing.no_package = [os.path.abspath(stack[-1]) if stack[-1] else "", package, searched]  # type: ignore[attr-defined]
+        raise missing
 
     return find
 
 
-def _no_package(exc: BaseException | None) -> _NoPackageError | None:
-    """The :class:`_NoPackageError` ``exc`` is or wraps (xacro wraps what an expression raises)."""
+def _no_package(exc: BaseException | None) -> list[Any] | None:
+    """The ``no_package`` of the error of :func:`_package_finder` that ``exc`` is or wraps (xacro wraps
+    what an expression raises), or None."""
     for _ in range(20):
-        if exc is None or isinstance(exc, _NoPackageError):
-            return exc
+        if exc is None or hasattr(exc, "no_package"):
+            return getattr(exc, "no_package", None)
         exc = getattr(exc, "exc", None) or exc.__cause__ or exc.__context__
     return None
 
@@ -263,7 +259,7 @@ def main(argv: list[str]) -> int:
             return NO_MEMORY
         missing = _no_package(exc)
         if missing is not None:
-            sys.stdout.write(json.dumps(missing.where))
+            sys.stdout.write(json.dumps(missing))
             return NO_PACKAGE
         sys.stdout.write(_reason(exc))
         return FAILED
