@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -90,32 +91,52 @@ def add_parser(sub: Any) -> None:
     sim.add_argument("--srdf", type=Path, help="SRDF: its disable_collisions pairs do not collide")
     sim.add_argument("--package-path", dest="package_paths", type=Path, action="append", default=[], help="mesh folder")
     add_simulation_arguments(sim, speed="--sim-speed")
-    p.set_defaults(handler=cmd_batch)
+    # A flag given at its default value is given all the same: a simulation flag whose default is
+    # a value has the mark of "not given" as its default instead, and the value it stands for is
+    # kept aside for --simulate.
+    stands_for = {dest: p.get_default(dest) for dest in _VALUE_DEFAULTS}
+    p.set_defaults(handler=cmd_batch, simulation_defaults=stands_for, **dict.fromkeys(stands_for, _NOT_GIVEN))
 
 
-#: The flags only the simulation uses (their destination, spelling and value when not given):
-#: without ``--simulate`` one of them is a mistake, never silently ignored.
-_SIMULATION_ONLY: tuple[tuple[str, str, Any], ...] = (
-    ("urdf", "--urdf", None),
-    ("srdf", "--srdf", None),
-    ("package_paths", "--package-path", []),
-    ("gains", "--gains", None),
-    ("kp", "--kp", None),
-    ("kd", "--kd", None),
-    ("sim_speed", "--sim-speed", 1.0),
-    ("floating", "--fixed-base/--floating-base", None),
-    ("timestep", "--timestep", None),
-    ("record_rate", "--record-rate", 100.0),
+#: The flags only the simulation uses (their destination and spelling): without ``--simulate``
+#: one of them is a mistake, never silently ignored. Each is given when its value is not its
+#: default: None, an empty list (``--package-path`` appends) or :data:`_NOT_GIVEN`.
+_SIMULATION_ONLY: tuple[tuple[str, str], ...] = (
+    ("urdf", "--urdf"),
+    ("srdf", "--srdf"),
+    ("package_paths", "--package-path"),
+    ("gains", "--gains"),
+    ("kp", "--kp"),
+    ("kd", "--kd"),
+    ("sim_speed", "--sim-speed"),
+    ("floating", "--fixed-base/--floating-base"),
+    ("timestep", "--timestep"),
+    ("record_rate", "--record-rate"),
 )
+
+#: The simulation flags whose default is a value (every other one's is None or an empty list).
+_VALUE_DEFAULTS = ("sim_speed", "record_rate")
+
+
+class _NotGiven:
+    """The default of a simulation flag whose own default is a value: the flag was not given."""
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_NOT_GIVEN = _NotGiven()
 
 
 def _simulation_settings(args: argparse.Namespace) -> dict[str, Any] | None:
     """The simulation's keyword arguments (the robot model among them), or None without --simulate."""
     if not args.simulate:
-        given = [flag for dest, flag, unset in _SIMULATION_ONLY if getattr(args, dest, unset) != unset]
+        given = [flag for dest, flag in _SIMULATION_ONLY if getattr(args, dest, None) not in (None, [], _NOT_GIVEN)]
         if given:
             raise OutOfRangeError(f"{given[0]} is used only with --simulate")
         return None
+    defaults = {dest: value for dest, value in args.simulation_defaults.items() if getattr(args, dest) is _NOT_GIVEN}
+    args = argparse.Namespace(**{**vars(args), **defaults})
     robot = args.urdf or getattr(args, "body", None)
     if robot is None:
         raise OutOfRangeError("--simulate needs the robot model: --body or --urdf")
@@ -174,22 +195,32 @@ def _command_line_files(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _option_files(settings: batch.Settings, named: dict[str, Any]) -> list[str | os.PathLike[str]]:
+def _robot_model(named: dict[str, Any]) -> Any:
+    """The robot model batch's flags name (read once, before any work: a bad one stops the batch), or None."""
+    from ..core.kinematics import load_robot_model
+
+    robot = named.get("robot")
+    return load_robot_model(robot) if isinstance(robot, (str, os.PathLike)) else None
+
+
+def _option_files(settings: batch.Settings, named: dict[str, Any], robot: Any) -> list[str | os.PathLike[str]]:
     """The files the options name (``--body``, a joint map file …), the files of ``named`` (batch's
     own flags: :func:`_command_line_files`) and the files their robot models were read from (a
     xacro file's includes and YAML files): inputs no output may touch, with or without --simulate.
 
-    The models are read here once for that (a bad one stops the batch before any work); the
-    workers read them again from their files.
+    ``robot`` is the model of ``named`` as :func:`_robot_model` read it (the one the workers
+    simulate on). A robot model an option names is read here, once, and becomes the option's
+    value: the workers use it as read before any output existed (read again, a xacro include's
+    glob could match an output written meanwhile).
     """
-    from ..core.kinematics import load_robot_model
     from ..registry import CODECS
 
     options = {**settings.bag_options, **settings.read_options, **settings.write_options}
     given = [p for p in (named.get(k) for k in ("robot", "srdf", "gains")) if isinstance(p, (str, os.PathLike))]
-    robot = named.get("robot")
-    models = load_robot_model(robot).files if isinstance(robot, (str, os.PathLike)) else ()
-    return [*option_files(options, *CODECS), *given, *models, *load_model_options(dict(options), *CODECS)]
+    files = [*option_files(options, *CODECS), *given, *(robot.files if robot is not None else ())]
+    for kept in (settings.bag_options, settings.read_options, settings.write_options):
+        files.extend(load_model_options(kept, *CODECS))
+    return files
 
 
 class Progress:
@@ -265,7 +296,13 @@ def cmd_batch(args: argparse.Namespace) -> int:
     outdir: Path = args.output_dir
     batch.refuse_output_in_sources(args.sources, outdir)
     inputs = batch.find_inputs(args.sources, exclude=[outdir])
-    protected = _option_files(settings, _command_line_files(args))
+    named = _command_line_files(args)
+    robot = _robot_model(named)
+    protected = _option_files(settings, named, robot)
+    if settings.simulate is not None and robot is not None:
+        # The workers simulate on the model as read here, before any output exists: one they
+        # read again could differ (a xacro include's glob matching an output written meanwhile).
+        settings = dataclasses.replace(settings, simulate={**settings.simulate, "robot": robot})
     if args.report and not to_stdout:  # a device, FIFO, an input … is refused before the work
         check_output(args.report, [*(source for source, _ in inputs), *protected], overwrite=True, folder=False)
     jobs, skipped = batch.plan(inputs, outdir, settings, overwrite=args.overwrite, protected=protected)

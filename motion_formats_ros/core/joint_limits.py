@@ -35,7 +35,7 @@ from .errors import ReadError, number
 from .kinematics import Joint, RobotModel
 from .kinematics.urdf import read_urdf
 from .model import JointLimit
-from .naming import Yaml12Loader, load_safe
+from .naming import Yaml12Loader, line_of, load_safe
 
 #: Joint types that take one value and can state limits.
 LIMITED_TYPES = ("revolute", "prismatic", "continuous")
@@ -188,7 +188,12 @@ def _stated(path: str | os.PathLike[str], name: str, entry: Mapping[str, Any]) -
 def _number(path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], key: str) -> float:
     value = entry.get(key)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ReadError(path, f"{key} is not a number: {number(value)}", field=f"joint_limits.{joint}.{key}")
+        raise ReadError(
+            path,
+            f"{key} is not a number: {number(value)}",
+            line=line_of(entry, key),
+            field=f"joint_limits.{joint}.{key}",
+        )
     try:
         result = float(value)
     except OverflowError:  # an integer beyond the float range

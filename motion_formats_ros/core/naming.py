@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import yaml
@@ -73,16 +73,69 @@ def resolve_names(path: str | os.PathLike[str], options: NamingOptions) -> Names
     return body_names or Names()
 
 
-#: A YAML 1.2 float that YAML 1.1 (PyYAML) reads as a string: an exponent without a dot
-#: (``1e-3``) or without a sign (``1.5e3``). ROS (yaml-cpp) and Choreonoid read YAML 1.2.
-YAML12_FLOAT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
+#: YAML 1.2's core-schema integers and floats. YAML 1.1 (PyYAML's resolver) also reads
+#: ``1_000`` as 1000, ``1:30`` as 90 and ``010`` as 8; YAML 1.2 (ROS, Choreonoid) reads the
+#: first two as strings and the last as 10.
+YAML12_INT = re.compile(r"^(?:[-+]?[0-9]+|0x[0-9a-fA-F]+)$")
+YAML12_FLOAT = re.compile(
+    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+
+
+class Located(dict[Any, Any]):
+    """A mapping that knows the 1-based line of each key's value (:attr:`lines`)."""
+
+    lines: dict[Any, int]
+
+
+def line_of(mapping: Any, key: Any) -> int | None:
+    """The 1-based line of ``key``'s value in a mapping read by :class:`Yaml12Loader` (None: unknown)."""
+    lines: dict[Any, int] = getattr(mapping, "lines", None) or {}
+    return lines.get(key)
 
 
 class Yaml12Loader(SafeLoader):  # type: ignore[misc]
-    """PyYAML's safe loader that reads YAML 1.2's floats as ROS and Choreonoid do (``5e1`` is 50.0)."""
+    """PyYAML's safe loader that reads as ROS and Choreonoid do (YAML 1.2): ``5e1`` is 50.0,
+    ``1_000`` is a string, a key given twice in one mapping is an error; mappings are
+    :class:`Located`, so that errors can name the line."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # ``<<`` merges are meant to be overridden
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, Hashable):
+                if key in seen:
+                    raise YamlError(key_node.start_mark.line + 1, f"duplicate key {key!r}")
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        text = str(self.construct_scalar(node))
+        return int(text, 16) if text.startswith("0x") else int(text, 10)
 
 
+def _located_mapping(loader: Any, node: yaml.MappingNode) -> Any:
+    data = Located()
+    data.lines = {}
+    yield data
+    data.update(loader.construct_mapping(node))  # merges ``<<`` keys into node.value first
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node)  # already built: the loader keeps it
+        if isinstance(key, Hashable):
+            data.lines.setdefault(key, value_node.start_mark.line + 1)
+
+
+Yaml12Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _NUMBER_TAGS]
+    for first, resolvers in getattr(SafeLoader, "yaml_implicit_resolvers", {}).items()
+}
+Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:int", YAML12_INT, list("-+0123456789"))
 Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:float", YAML12_FLOAT, list("-+0123456789."))
+Yaml12Loader.add_constructor("tag:yaml.org,2002:int", Yaml12Loader.construct_yaml_int)
+Yaml12Loader.add_constructor("tag:yaml.org,2002:map", _located_mapping)
 
 
 def load_safe(path: str | os.PathLike[str], what: str, loader: type = SafeLoader) -> Any:

@@ -11,8 +11,9 @@ other, so their pairs are never checked (pinocchio does the same). Of the other 
 - without one, pairs already in contact in the model's zero pose are left out too.
 
 The report says which. An SRDF that names links the model lacks, or another robot's name, is
-for another robot (or another version of it): a warning (``--strict`` fails on it), as
-MoveIt reports an SRDF whose robot is not the URDF's.
+for another robot (or another version of it), and one that names no robot cannot be matched
+to the model: a warning (``--strict`` fails on it), as MoveIt reports an SRDF whose robot is
+not the URDF's or is not named.
 """
 
 from __future__ import annotations
@@ -65,10 +66,13 @@ def read_srdf(path: str | os.PathLike[str], model: RobotModel) -> SrdfPairs:
             if name not in known and name not in unknown:
                 unknown.append(name)
         pairs.add(frozenset((a, b)))
-    robot = root.attrib.get("name", "")
-    other = robot and robot != model.name
+    robot = root.attrib.get("name", "").strip()
+    # MoveIt (srdfdom) needs the SRDF's robot name and complains when it is missing or is not
+    # the URDF's: an SRDF without one cannot be matched to the model, so it is warned about as
+    # one of another robot's is (once), and its pairs of links the model has are still used.
+    other = bool(robot) and robot != model.name
     if unknown:
-        said = f" (it is the SRDF of {robot!r})" if other else ""
+        said = f" (it is the SRDF of {robot!r})" if other else "" if robot else " (it names no robot)"
         notify(
             NoticeKind.INCONSISTENT,
             f"the SRDF names {len(unknown)} link(s) the model {model.name!r} lacks{said}; its pairs of them are "
@@ -81,6 +85,14 @@ def read_srdf(path: str | os.PathLike[str], model: RobotModel) -> SrdfPairs:
             NoticeKind.INCONSISTENT,
             f"the SRDF is for the robot {robot!r}, the model is {model.name!r}: its {len(pairs)} disabled pair(s) "
             "name links the model has, and are left out as given",
+            file=os.fspath(path),
+            stacklevel=2,
+        )
+    elif not robot:
+        notify(
+            NoticeKind.INCONSISTENT,
+            f"the SRDF names no robot (its <robot> has no name), so it cannot be matched to the model "
+            f"{model.name!r}: its {len(pairs)} disabled pair(s) name links the model has, and are left out as given",
             file=os.fspath(path),
             stacklevel=2,
         )

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.errors import MotionValueError, ReadError, number, spelled
-from ..core.naming import Yaml12Loader, load_safe
+from ..core.naming import Yaml12Loader, line_of, load_safe
 from .builder import BuiltModel, Gains
 
 FloatArray = npt.NDArray[np.float64]
@@ -47,7 +47,12 @@ def _gain(path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], ke
         gain = math.inf
     if not (math.isfinite(gain) and 0 <= gain <= MAX_GAIN):
         shown = number(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else repr(value)
-        raise ReadError(path, f"expected a gain from 0 to {MAX_GAIN:g}, got {shown}", field=f"gains.{joint}.{key}")
+        raise ReadError(
+            path,
+            f"expected a gain from 0 to {MAX_GAIN:g}, got {shown}",
+            line=line_of(entry, key),
+            field=f"gains.{joint}.{key}",
+        )
     return gain
 
 
@@ -69,7 +74,7 @@ def read_gains(path: str | os.PathLike[str], joints: Sequence[str]) -> dict[str,
     Raises:
         ReadError: The file cannot be read, is not a gains file, or a gain is not a number >= 0.
     """
-    doc = load_safe(path, "gains file", Yaml12Loader)  # read as ROS reads it: ``5e1`` is a number
+    doc = load_safe(path, "gains file", Yaml12Loader)  # as ROS reads it: ``5e1`` a number, ``1_000`` not
     table = _table(doc)
     if table is None:
         raise ReadError(path, "not a gains file (a 'gains' mapping of joint: {p: …, d: …})")
@@ -78,9 +83,19 @@ def read_gains(path: str | os.PathLike[str], joints: Sequence[str]) -> dict[str,
     for joint, entry in table.items():
         name = str(joint)
         if not isinstance(entry, Mapping):
-            raise ReadError(path, f"expected a mapping {{p: …, d: …}}, got {entry!r}", field=f"gains.{name}")
+            raise ReadError(
+                path,
+                f"expected a mapping {{p: …, d: …}}, got {entry!r}",
+                line=line_of(table, joint),
+                field=f"gains.{name}",
+            )
         if name not in known:
-            raise ReadError(path, f"joint {name} is not a servo joint of the model", field=f"gains.{name}")
+            raise ReadError(
+                path,
+                f"joint {name} is not a servo joint of the model",
+                line=line_of(table, joint),
+                field=f"gains.{name}",
+            )
         out[name] = Gains(_gain(path, name, entry, "p"), _gain(path, name, entry, "d"))
     return out
 

@@ -287,3 +287,26 @@ def test_no_output_goes_into_a_folder_inside_a_bag_folder(example: Path, tmp_pat
         assert proc.stderr.startswith(f"error: {shown}: is inside the rosbag2 bag 'bag', "), (command, proc.stderr)
         assert proc.stderr.count("\n") == 1, proc.stderr
     assert snapshot(tmp_path) == before  # the old code made bag/x and wrote the example into it
+
+
+@pytest.mark.parametrize("flags", [("--sim-speed", "1"), ("--record-rate", "100"), ("--sim-speed", "1.0")])
+def test_batch_without_simulate_refuses_a_simulation_flag_given_at_its_default(
+    tmp_path: Path, flags: tuple[str, str]
+) -> None:
+    """A simulation flag is a mistake without --simulate whatever its value, its default's too."""
+    (tmp_path / "in").mkdir()
+    proc = run("batch", "in", "-o", "out", "--to", "yaml", *flags, "--workers", "1", cwd=tmp_path)
+    assert proc.returncode == 2, (flags, proc.stdout, proc.stderr)
+    assert (
+        proc.stderr.strip().splitlines()[-1] == f"motion-formats batch: error: {flags[0]} is used only with --simulate"
+    )
+
+
+def test_batch_tells_every_simulation_flag_not_given_from_one_given() -> None:
+    """Each simulation flag's value when not given is None, an empty list or the mark of "not given"."""
+    from motion_formats_ros.cli import batch_command
+    from motion_formats_ros.cli.main import build_parser
+
+    args = build_parser(only="batch").parse_args(["batch", "in", "-o", "out", "--to", "yaml"])
+    for dest, flag in batch_command._SIMULATION_ONLY:
+        assert getattr(args, dest) in (None, [], batch_command._NOT_GIVEN), flag

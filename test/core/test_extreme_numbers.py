@@ -233,3 +233,13 @@ def test_a_step_of_a_few_subnormals_gives_no_rate_and_no_overflow_warning() -> N
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # numpy's "overflow encountered" would be an error here
         assert detect_rate(np.array([0.0, 5e-324])) is None
+
+
+def test_a_joint_limits_file_is_read_as_yaml_1_2_with_each_key_once(tmp_path: Path) -> None:
+    path = tmp_path / "joint_limits.yaml"
+    path.write_text("joint_limits:\n  j1:\n    has_velocity_limits: true\n    max_velocity: 1_000\n")
+    with pytest.raises(ReadError, match=r"joint_limits\.yaml:4: joint_limits\.j1\.max_velocity: .*not a number"):
+        JointLimits({}).overlay(path)
+    path.write_text("joint_limits:\n  j1:\n    has_velocity_limits: true\n    max_velocity: 1\n    max_velocity: 9\n")
+    with pytest.raises(ReadError, match=r"joint_limits\.yaml:5: duplicate key 'max_velocity'"):
+        JointLimits({}).overlay(path)

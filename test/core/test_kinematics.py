@@ -558,6 +558,47 @@ def test_xacro_without_the_package_names_the_extra(tmp_path: Path, monkeypatch: 
     assert "\n" not in str(info.value)
 
 
+def test_xacro_find_of_a_package_nowhere_names_the_file_line_and_how_to_give_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``$(find PKG)`` looks on AMENT_PREFIX_PATH, then in ROS_PACKAGE_PATH's folders (as
+    ``package://`` meshes are found); a package in neither is one line at the include."""
+    pytest.importorskip("xacro")
+    legs = tmp_path / "src" / "legs"
+    (legs / "urdf").mkdir(parents=True)
+    (legs / "package.xml").write_text("<package><name>legs</name></package>")
+    (legs / "urdf" / "legs.xacro").write_text(
+        '<robot xmlns:xacro="http://www.ros.org/wiki/xacro">\n'
+        '  <link name="l1"/>\n  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>'
+        '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>\n'
+        '  <xacro:include filename="$(find arms)/urdf/arms.xacro"/>\n</robot>\n'
+    )
+    path = tmp_path / "r.urdf.xacro"
+    path.write_text(
+        '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">\n  <link name="base"/>\n'
+        '  <xacro:include filename="$(find legs)/urdf/legs.xacro"/>\n</robot>\n'
+    )
+    monkeypatch.delenv("AMENT_PREFIX_PATH", raising=False)
+    monkeypatch.delenv("ROS_PACKAGE_PATH", raising=False)
+    with pytest.raises(ReadError) as info:
+        load_robot_model(path)
+    assert str(info.value) == (
+        f"{path}:3: $(find legs): no package 'legs' (AMENT_PREFIX_PATH not set; ROS_PACKAGE_PATH not set): "
+        "source the workspace that has it, or set ROS_PACKAGE_PATH to a folder holding it"
+    )
+    monkeypatch.setenv("ROS_PACKAGE_PATH", str(tmp_path / "src"))
+    with pytest.raises(ReadError) as info:
+        load_robot_model(path)
+    assert str(info.value).startswith(f"{legs / 'urdf' / 'legs.xacro'}:4: $(find arms): no package 'arms' (")
+    assert str(info.value).endswith(f"(expanding {path})")
+    (legs / "urdf" / "legs.xacro").write_text(
+        (legs / "urdf" / "legs.xacro")
+        .read_text()
+        .replace('  <xacro:include filename="$(find arms)/urdf/arms.xacro"/>\n', "")
+    )
+    assert load_robot_model(path).actuated_joints == ("j1",)
+
+
 def test_to_urdf_round_trips_the_model() -> None:
     text, _, _ = written_robot(np.random.default_rng(9))
     model = RobotModel.from_urdf(text)

@@ -286,6 +286,23 @@ def test_an_srdf_of_another_robot_name_is_a_warning_even_when_its_links_match(
     assert status == 1 and "error: 1 warning with --strict" in err, (status, err)
 
 
+def test_an_srdf_that_names_no_robot_is_one_warning_that_strict_fails_on(
+    folded: tuple[Path, Path, Path, Path],
+) -> None:
+    """MoveIt cannot match it to the URDF either; its pairs are still used (they name this model's links)."""
+    urdf, _, _, motion = folded
+    nameless = motion.parent / "nameless.srdf"
+    nameless.write_text('<robot>\n  <disable_collisions link1="base" link2="tip" reason="Never"/>\n</robot>\n')
+    status, _, err, _ = cli("check", motion, "--urdf", urdf, "--srdf", nameless, blocked=())
+    assert status == 0, (status, err)  # base/tip, the one collision, is the pair it disables
+    assert err.strip() == (
+        f"warning: {nameless}: the SRDF names no robot (its <robot> has no name), so it cannot be matched to the "
+        "model 'folded': its 1 disabled pair(s) name links the model has, and are left out as given"
+    ), err
+    status, _, err, _ = cli("check", motion, "--urdf", urdf, "--srdf", nameless, "--strict", blocked=())
+    assert status == 1 and "error: 1 warning with --strict" in err, (status, err)
+
+
 @pytest.mark.parametrize("flag", ["--srdf", "--limits"])
 @pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
 def test_view_refuses_an_unusable_check_file_before_serving_as_check_does(

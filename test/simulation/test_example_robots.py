@@ -3,6 +3,7 @@ stay up with the default gains, which a leg takes from the body it carries."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ from support.cli import cli
 
 from motion_formats_ros import read
 from motion_formats_ros.core import examples
+from motion_formats_ros.core.errors import ReadError
 from motion_formats_ros.core.examples import BIPED_JOINTS, biped_body, biped_urdf, biped_walk, nao_like_urdf, nao_wave
 from motion_formats_ros.core.kinematics import RobotModel
 from motion_formats_ros.core.model import Motion
@@ -105,3 +107,27 @@ def test_a_leg_servo_is_as_stiff_as_the_body_it_carries_standing() -> None:
     fixed = simulate(biped_walk(cycles=1), robot, floating=False)
     ankle = dict(zip(fixed.built.servo_joints, fixed.built.gains, strict=True))["left_ankle_pitch"]
     assert ankle.p < gains["left_ankle_pitch"].p / 100
+
+
+def _scaled_biped(factor: float, folder: Path) -> Path:
+    """The example biped's URDF with every mass and inertia times ``factor``."""
+
+    def times(match: re.Match[str]) -> str:
+        return f'{match[1]}="{float(match[2]) * factor:.6g}"'
+
+    text = re.sub(r'(<mass value|\bi[xyz][xyz])="([^"]+)"', times, biped_urdf())
+    path = folder / f"biped_{factor:g}.urdf"
+    path.write_text(text)
+    return path
+
+
+def test_the_biped_made_light_walks_as_it_does_or_is_refused_naming_the_link(tmp_path: Path) -> None:
+    """Scaled by 1e-9 the walk is the unscaled one; scaled by 1e-13 its links' moments are at
+    MuJoCo's floor, where the robot fell (and at 1e-14 stood): one line naming the link instead."""
+    motion = biped_walk()
+    whole = simulate(motion, RobotModel.from_urdf(biped_urdf())).report
+    light = simulate(motion, _scaled_biped(1e-9, tmp_path)).report
+    assert not light.fell and _rms(light) == pytest.approx(_rms(whole), rel=1e-3)
+    for factor in (1e-10, 1e-13, 1e-14):
+        with pytest.raises(ReadError, match=r"biped_.*\.urdf:\d+: link '\w+': cannot simulate an inertia this small"):
+            simulate(motion, _scaled_biped(factor, tmp_path))

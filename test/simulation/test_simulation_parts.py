@@ -439,3 +439,45 @@ def test_a_record_rate_below_one_frame_of_the_run_keeps_its_ends(tmp_path: Path)
     )
     assert status in (0, 3) and "Traceback" not in err and "error" not in err, err
     assert read(out).motion.num_frames >= 1
+
+
+def test_a_gains_file_is_read_as_yaml_1_2_with_each_joint_once(tmp_path: Path) -> None:
+    path = tmp_path / "gains.yaml"
+    path.write_text("gains:\n  A:\n    p: 1_000\n    d: 1\n")  # YAML 1.2: a string, not 1000
+    with pytest.raises(ReadError, match=r"gains\.yaml:3: gains\.A\.p: expected a gain .*got '1_000'"):
+        read_gains(path, ("A",))
+    path.write_text("gains:\n  A: {p: 1, d: 1}\n  B: {p: 2, d: 2}\n  A: {p: 3, d: 3}\n")
+    with pytest.raises(ReadError, match=r"gains\.yaml:4: duplicate key 'A' in the gains file"):
+        read_gains(path, ("A", "B"))
+    path.write_text("gains:\n  A: {p: 010, d: 0x10}\n")  # YAML 1.2: decimal 10, hex 16
+    assert (read_gains(path, ("A",))["A"].p, read_gains(path, ("A",))["A"].d) == (10.0, 16.0)
+
+
+def test_batch_simulates_every_input_on_the_model_as_it_was_before_any_output(tmp_path: Path) -> None:
+    """A xacro model including ``parts/*`` and the outputs going into parts/: the model is read
+    once, before any output exists, so no output becomes part of the model (read again for each
+    input, the second found the first's output among its parts and failed to expand)."""
+    pytest.importorskip("xacro")
+    from motion_formats_ros.core.examples import biped_urdf, biped_walk
+
+    text = biped_urdf()
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "biped.xacro").write_text(
+        '<robot xmlns:xacro="http://www.ros.org/wiki/xacro">\n'
+        + text[text.index("<link") : text.rindex("</robot>")]
+        + "</robot>\n"
+    )
+    (tmp_path / "robot.urdf.xacro").write_text(
+        '<robot name="mfr_mini_biped" xmlns:xacro="http://www.ros.org/wiki/xacro">\n'
+        '  <xacro:include filename="parts/*"/>\n</robot>\n'
+    )
+    (tmp_path / "in").mkdir()
+    walk = biped_walk(cycles=1)
+    for name in ("a", "b"):
+        write(walk, tmp_path / "in" / f"{name}.msgpack")
+    status, out, err, _ = cli(
+        "batch", tmp_path / "in", "-o", tmp_path / "parts", "--to", "yaml", "--simulate",
+        "--urdf", tmp_path / "robot.urdf.xacro", "--workers", "1", blocked=(),
+    )  # fmt: skip
+    assert status == 0, out + err
+    assert "2 converted, 0 skipped (up to date), 0 failed" in out, out

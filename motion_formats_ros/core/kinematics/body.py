@@ -30,11 +30,10 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import yaml
 
 from ..errors import ReadError, number
 from ..naming import Yaml12Loader, load_safe, parse_safe
@@ -92,36 +91,16 @@ def _get(node: Mapping[str, Any], key: str, default: Any = None) -> Any:
     return node.get(_camel(key), default)
 
 
-class Located(dict[Any, Any]):
-    """A mapping of a ``.body`` document that knows the 1-based line of each key's value."""
-
-    lines: dict[Any, int]
-
-
 class BodyLoader(Yaml12Loader):
-    """PyYAML's safe loader with YAML 1.2's floats (Choreonoid reads ``.body`` files as YAML 1.2),
-    whose mappings are :class:`Located`."""
-
-
-def _located_mapping(loader: Any, node: yaml.MappingNode) -> Any:
-    data = Located()
-    data.lines = {}
-    yield data
-    data.update(loader.construct_mapping(node))  # merges ``<<`` keys into node.value first
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node)  # already built: the loader keeps it
-        if isinstance(key, Hashable):
-            data.lines.setdefault(key, value_node.start_mark.line + 1)
-
-
-BodyLoader.add_constructor("tag:yaml.org,2002:map", _located_mapping)
+    """The YAML 1.2 loader of ``.body`` files (Choreonoid reads them as YAML 1.2), whose mappings are
+    :class:`~motion_formats_ros.core.naming.Located`."""
 
 
 def load_body_document(source: str | os.PathLike[str], text: str | None = None) -> Any:
     """The YAML document of a ``.body`` file (``text`` when given, else the file's contents).
 
     Read as Choreonoid reads it (YAML 1.2 floats such as ``1e-3``); its mappings are
-    :class:`Located`, so that errors name the line.
+    :class:`~motion_formats_ros.core.naming.Located`, so that errors name the line.
     """
     if text is None:
         return load_safe(source, "body file", BodyLoader)

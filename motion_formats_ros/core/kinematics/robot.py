@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -618,6 +619,8 @@ def _expand(path: str | os.PathLike[str], timeout: float) -> tuple[str, tuple[Pa
     slow = xacro_expansion.slow_expression(out) if proc.returncode == xacro_expansion.SLOW else None
     if slow is not None:
         raise _slow_expression(path, *slow)
+    if proc.returncode == xacro_expansion.NO_PACKAGE:
+        raise _no_package(path, *json.loads(out))
     if proc.returncode == xacro_expansion.NO_MEMORY:
         reason = f"its xacro expansion needs more than {XACRO_MEMORY >> 20} MiB of memory"
     elif proc.returncode == xacro_expansion.TOO_LONG:
@@ -627,6 +630,27 @@ def _expand(path: str | os.PathLike[str], timeout: float) -> tuple[str, tuple[Pa
     else:
         reason = f"xacro could not expand it (its process ended with status {proc.returncode})"
     raise ReadError(path, reason)
+
+
+def _no_package(path: str | os.PathLike[str], file: str, package: str, searched: list[str]) -> ReadError:
+    """The error for a ``$(find PACKAGE)`` in ``file`` (expanding ``path``) that found no package,
+    at its line when the file's text has it."""
+    reason = (
+        f"$(find {package}): no package {package!r} ({'; '.join(searched)}): source the workspace that "
+        f"has it, or set ROS_PACKAGE_PATH to a folder holding it"
+    )
+    inner = bool(file) and os.path.abspath(file) != os.path.abspath(path)
+    where = file if inner else path
+    line = None
+    try:
+        text = read_input(where, what="xacro file").decode("utf-8", errors="replace")
+        at = re.search(r"\$\(\s*find\s+" + re.escape(package) + r"\s*\)|find\(\s*['\"]" + re.escape(package), text)
+        line = text.count("\n", 0, at.start()) + 1 if at else None
+    except ReadError:
+        pass  # the file xacro read is gone: no line
+    if inner:
+        reason += f" (expanding {path})"
+    return ReadError(where, reason, line=line)
 
 
 def _slow_expression(path: str | os.PathLike[str], file: str, expr: str) -> ReadError:

@@ -44,8 +44,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-#: Exit statuses: the expansion failed, needed more memory than allowed, or gave more text than allowed.
-FAILED, NO_MEMORY, TOO_LONG = 2, 3, 4
+#: Exit statuses: the expansion failed, needed more memory than allowed, or gave more text than allowed,
+#: or a ``$(find PKG)`` found no package (standard output: ``[file, package, searched]`` as JSON).
+FAILED, NO_MEMORY, TOO_LONG, NO_PACKAGE = 2, 3, 4, 5
 #: Exit status of an expression stopped after its time (faulthandler's, after it wrote the stack).
 SLOW = 1
 #: How an expression's code is named (the stack shows it): this prefix, then ``[file, text]`` as JSON.
@@ -87,6 +88,45 @@ def _reason(exc: BaseException) -> str:
     inner = getattr(exc, "exc", None)
     text = str(exc.args[0]) if isinstance(inner, OSError) and exc.args and exc.args[0] else str(exc)
     return text.splitlines()[0].strip() if text.strip() else type(exc).__name__
+
+
+def _package_finder(xacro: Any, ament_find: Callable[[str], str]) -> Callable[[str], str]:
+    """``$(find PKG)``: the package's share folder on ``AMENT_PREFIX_PATH`` (xacro's own lookup),
+    else a folder of ``ROS_PACKAGE_PATH`` that is the package or holds it (as ``package://``
+    meshes are found); else a LookupError whose ``no_package`` is ``[file, package, searched]``
+    (the xacro file being expanded, the package, where it looked)."""
+
+    def find(package: str) -> str:
+        try:
+            return ament_find(package)
+        except Exception:  # noqa: S110 - not on AMENT_PREFIX_PATH (or no such variable): the folders next
+            pass
+        searched = []
+        for variable in ("AMENT_PREFIX_PATH", "ROS_PACKAGE_PATH"):
+            entries = [e for e in os.environ.get(variable, "").split(os.pathsep) if e]
+            searched.append(f"{variable}: {', '.join(entries)}" if entries else f"{variable} not set")
+        for entry in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep):
+            if not entry:
+                continue
+            for folder in (Path(entry) / package, Path(entry)):
+                if folder.name == package and (folder / "package.xml").is_file():
+                    return str(folder)
+        stack = getattr(xacro, "filestack", None) or [""]
+        missing = LookupError(f"package {package!r} not found")
+        missing.no_package = [os.path.abspath(stack[-1]) if stack[-1] else "", package, searched]  # type: ignore[attr-defined]
+        raise missing
+
+    return find
+
+
+def _no_package(exc: BaseException | None) -> list[Any] | None:
+    """The ``no_package`` of the error of :func:`_package_finder` that ``exc`` is or wraps (xacro wraps
+    what an expression raises), or None."""
+    for _ in range(20):
+        if exc is None or hasattr(exc, "no_package"):
+            return getattr(exc, "no_package", None)
+        exc = getattr(exc, "exc", None) or exc.__cause__ or exc.__context__
+    return None
 
 
 def _bounded_open(read_input: Callable[..., bytes], read: list[str]) -> Callable[..., Any]:
@@ -204,6 +244,11 @@ def main(argv: list[str]) -> int:
         xacro.compile = budget.compile  # as for open: the name expressions are compiled under
         xacro.safe_eval = budget.safe_eval(xacro.safe_eval)
         yaml.safe_load = budget.yaml_load(yaml.SafeLoader)  # type: ignore[assignment] # xacro.load_yaml parses with it
+        from xacro import substitution_args
+
+        find = _package_finder(xacro, substitution_args._eval_find)
+        substitution_args._eval_find = find  # $(find PKG)
+        substitution_args._eval_dict["find"] = find  # $(eval find('PKG'))
 
         text = xacro.process_file(path).toxml()
     # xacro raises its own XacroException, the XML parser's and MemoryError, and a file's ${...}
@@ -212,6 +257,10 @@ def main(argv: list[str]) -> int:
     except Exception as exc:
         if _out_of_memory(exc):
             return NO_MEMORY
+        missing = _no_package(exc)
+        if missing is not None:
+            sys.stdout.write(json.dumps(missing))
+            return NO_PACKAGE
         sys.stdout.write(_reason(exc))
         return FAILED
     data = text.encode("utf-8")
