@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import signal
 import time
 from pathlib import Path
@@ -74,11 +75,16 @@ def test_player_to_recorder_round_trip(tmp_path: Path) -> None:
         ros.spin_for(1.0)  # the last samples reach the recorder (a loaded machine delivers late)
         recorder.proc.send_signal(signal.SIGINT)
         assert recorder.wait(30) == 0, recorder.output()
-    assert "wrote" in recorder.output() and "actual: 151 frames" in recorder.output()
+    # A stream that falls behind skips ticks (it plays in real time; a loaded machine may make it
+    # late): the recorder must hold every frame that went out, however many that was.
+    skipped = re.search(r"; (\d+) ticks skipped;", player.output())
+    assert skipped, player.output()
+    sent = 151 - int(skipped.group(1))
+    assert "wrote" in recorder.output() and f"actual: {sent} frames" in recorder.output()
     assert not Path(str(out) + ".journal").exists()
     f = read(out)
     m = f.groups["actual"]
-    assert m.num_frames == len(seen) == 151  # no frame lost
+    assert m.num_frames == len(seen) == sent  # no frame lost
     stamps = np.array([_ns(s.header.stamp) for s in seen])
     # Times are relative to the first header stamp, kept in the file as start_time_ns.
     assert f.start_time_ns == stamps[0] and m.times[0] == 0.0
@@ -178,7 +184,11 @@ def test_sigkill_then_recover_keeps_all_but_the_last_flush(tmp_path: Path) -> No
     # Everything up to the last flush survives: at most one flush interval is lost (plus what
     # was still in flight to the recorder when the probe had it: slack for a loaded machine).
     assert killed_at - (flush + 0.3) * 100 <= survived <= killed_at, (survived, killed_at)
-    np.testing.assert_allclose(back.position[:, 0], back.position[0, 0] + np.arange(survived) / 100, atol=1e-8)
+    # what survived is what went out, in order, none missing (a late stream may have skipped ticks:
+    # compare with what the probe received, not with every frame of the file)
+    probe = np.array([s.position[0] for s in seen[:killed_at]])
+    first = int(np.argmin(np.abs(probe - back.position[0, 0])))
+    np.testing.assert_allclose(back.position[:, 0], probe[first : first + survived], atol=1e-8)
     assert "format_version: 4" in out.read_text()
 
 
