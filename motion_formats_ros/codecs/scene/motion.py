@@ -9,7 +9,8 @@ reports it as ``loop``.
 Times: at ``rate`` Hz when given; otherwise the control point times, with linear
 segments kept as they are (exact) and Hermite segments subdivided at ≥ 100 Hz, each
 segment's turning points included (where a value peaks between two control points), so that
-the frames hold every extreme value the spline reaches.
+the frames hold every extreme value the spline reaches. Frames are more than a nanosecond apart:
+of sample times closer than that, a control point's time is kept (see :func:`sample_times`).
 Velocities (accelerations) are exact where the driving trajectory is cubic or quintic
 (quintic) everywhere, 0 for constant joints, NaN otherwise.
 """
@@ -34,6 +35,10 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Minimum sampling rate of Hermite segments when no rate is asked for.
 SUBDIVISION_RATE = 100.0
+
+#: Sample times are more than this far apart (s): a bag's stamps and a trajectory's points are whole
+#: nanoseconds, so closer frames (a turning point found 2e-16 s before a control point) would be one.
+MIN_GAP = 1e-9
 
 
 def joint_names(scene: Scene) -> list[tuple[str, str, str]]:
@@ -65,18 +70,41 @@ def sample_times(scene: Scene, names: set[str], rate: float | None = None) -> Fl
     if rate is not None:
         count = math.floor((end - start) * rate + 1e-9) + 1
         return np.asarray(start + np.arange(count) / rate, dtype=np.float64)
-    pieces = []
+    points, extra = [], []
     for traj in trajs:
         knots = traj.knots
-        pieces.append(knots)
+        points.append(knots)
         for i, order in enumerate(traj.orders):
             h = knots[i + 1] - knots[i]
             if order > 1 and h > 0:
                 steps = max(math.ceil(h * SUBDIVISION_RATE - 1e-9), 1)
-                pieces.append(knots[i] + h * np.arange(1, steps) / steps)
-        pieces.append(traj.turning_points())
-    times = np.unique(np.concatenate(pieces))
-    return np.asarray(times[(times >= start) & (times <= end)], dtype=np.float64)
+                extra.append(knots[i] + h * np.arange(1, steps) / steps)
+        extra.append(traj.turning_points())
+    return _spaced(np.concatenate(points), np.concatenate(extra), start, end)
+
+
+def _spaced(points: FloatArray, extra: FloatArray, start: float, end: float) -> FloatArray:
+    """The control point times ``points`` and the ``extra`` sample times in [start, end], sorted, every
+    two more than :data:`MIN_GAP` apart.
+
+    A time within :data:`MIN_GAP` of an earlier kept one of its kind is left out; then an extra time
+    (a subdivision, a turning point) within :data:`MIN_GAP` of a control point: the control point's
+    time is the one kept.
+    """
+
+    def thinned(times: FloatArray) -> FloatArray:
+        times = np.unique(times[(times >= start) & (times <= end)])
+        keep = np.diff(times, prepend=-math.inf) > MIN_GAP
+        return np.asarray(times[keep], dtype=np.float64)
+
+    kept = thinned(points)
+    extra = thinned(extra)
+    if kept.size and extra.size:
+        after = np.clip(np.searchsorted(kept, extra), 0, kept.size - 1)
+        before = np.clip(after - 1, 0, kept.size - 1)
+        nearest = np.minimum(np.abs(kept[after] - extra), np.abs(extra - kept[before]))
+        extra = extra[nearest > MIN_GAP]
+    return np.asarray(np.union1d(kept, extra), dtype=np.float64)
 
 
 def scene_to_motion(scene: Scene, rate: float | None = None, links: bool = False) -> Motion:
