@@ -11,7 +11,10 @@ segments kept as they are (exact) and Hermite segments subdivided at ≥ 100 Hz,
 segment's turning points included (where a value peaks between two control points), so that
 the frames hold every extreme value the spline reaches. Frames are more than a nanosecond apart:
 of sample times closer than that, a control point's time is kept (see :func:`sample_times`).
-Velocities (accelerations) are exact where the driving trajectory is cubic or quintic
+
+The root pose is the single robot's world pose, when the scene places it (gives its ``pose`` or
+hangs it from another object): a robot under the world without a pose has none, as a motion of
+joints only. Velocities (accelerations) are exact where the driving trajectory is cubic or quintic
 (quintic) everywhere, 0 for constant joints, NaN otherwise.
 """
 
@@ -152,7 +155,7 @@ def scene_to_motion(scene: Scene, rate: float | None = None, links: bool = False
         from .scene_kinematics import SceneKinematics
 
         poses = SceneKinematics(scene).world_poses(times)
-        if len(robots) == 1:
+        if len(robots) == 1 and _placed(scene, robots[0]):
             kwargs["root_position"], kwargs["root_orientation"] = poses[robots[0]]
         if links:
             frames = [f for f in poses if f != "world"]
@@ -178,6 +181,12 @@ def scene_to_motion(scene: Scene, rate: float | None = None, links: bool = False
         rate=rate if rate is not None and n > 1 else None,
         **kwargs,
     )
+
+
+def _placed(scene: Scene, obj: str) -> bool:
+    """Whether the scene places object ``obj``: it has a pose, or hangs from another object."""
+    placed = scene.objects[obj]
+    return placed.has_pose or placed.parent is not None
 
 
 def joint_limits(scene: Scene) -> dict[str, dict[str, float]]:

@@ -6,7 +6,8 @@ motion's joints, with the limits known for them; one object ``robot`` whose
 point per frame with absolute ``t``, ``f``, and ``df`` / ``ddf`` where the motion has
 finite velocities / accelerations (cubic / quintic Hermite segments, which pass
 through every control point). A root pose becomes a 7-D trajectory ``root``
-(x, y, z, qx, qy, qz, qw) read by the object's pose. A loop over the whole motion
+(x, y, z, qx, qy, qz, qw) read by the object's pose; without one the object has no pose, which
+a reader takes as no root pose. A loop over the whole motion
 becomes ``repeat: {t: end}``.
 
 When the motion came from a scene (its :class:`~.motion.SceneRecord`) with the same joints, that
@@ -245,7 +246,6 @@ def build(motion_file: MotionFile, path: Path, options: WriteOptions, *, strict:
             "trajectories": {},
         }
         obj = scene["objects"][robot_object]
-        obj["pose"] = {"xyz": [0.0, 0.0, 0.0], "qxyzw": [0.0, 0.0, 0.0, 1.0]}
         obj["jointValues"] = {n: {"trajectory": TRAJECTORY, "index": i} for i, n in enumerate(names)}
     elif options.joint_limits or options.urdf is not None:
         limits = _collect_limits(motion_file, names, options.joint_limits, options.urdf)

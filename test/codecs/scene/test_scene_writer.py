@@ -99,6 +99,52 @@ def test_root_pose_round_trip(tmp_path: Path) -> None:
     np.testing.assert_allclose(dots, 1.0, atol=1e-12)
 
 
+def test_a_motion_without_a_root_pose_reads_back_without_one(tmp_path: Path) -> None:
+    motion = arm_motion()
+    write(MotionFile.single(motion), tmp_path / "joints.json5")
+    assert "pose" not in load_scene(tmp_path / "joints.json5").canonical()["objects"]["robot"]
+    back = read(tmp_path / "joints.json5")
+    assert back.motion.root_position is None and back.motion.root_orientation is None
+    write(back, tmp_path / "again.json5")  # scene → scene keeps the object as it was
+    again = read(tmp_path / "again.json5").motion
+    assert again.root_position is None and again.root_orientation is None
+    np.testing.assert_array_equal(again.position, back.motion.position)
+
+
+def test_a_robot_placed_at_the_origin_has_a_root_pose(tmp_path: Path) -> None:
+    """A pose given, even the identity, or a parent object place the robot: its root pose is read."""
+    for obj in ({"model": "arm", "pose": {"xyz": [0, 0, 0]}}, {"model": "arm", "parent": "stand"}):
+        path = tmp_path / "placed.json5"
+        path.write_text(
+            json.dumps(
+                {
+                    "models": {"arm": {"kind": "robot", "joints": {"a": {}}, "links": {}}, "box": {}},
+                    "objects": {"stand": {"model": "box", "pose": {"xyz": [0, 0, 1]}}, "r": obj},
+                }
+            )
+        )
+        root = read(path).motion.root_position
+        assert root is not None
+        np.testing.assert_array_equal(root[0], [0, 0, 0] if "pose" in obj else [0, 0, 1])
+
+
+def test_a_walk_without_a_root_pose_checks_the_same_as_a_scene(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("coal")
+    body = corpus_path("choreonoid", "model", "SR1.body")
+    seq, scene = tmp_path / "walk.seq", tmp_path / "walk.json5"
+    walk = corpus_path("choreonoid", "v2", "SR1WalkPattern1.seq")
+    assert main(["convert", str(walk), str(seq), "--body", str(body), "--end", "2"]) == 0
+    assert main(["convert", str(seq), str(scene), "--body", str(body)]) == 0
+    capsys.readouterr()
+    reports = []
+    for path in (seq, scene):
+        status = main(["check", str(path), "--body", str(body), "--json"])
+        reports.append((status, json.loads(capsys.readouterr().out)["findings"]))
+    assert reports == [(0, []), (0, [])]  # the root placed as for the .seq: its feet on the ground
+
+
 @pytest.mark.parametrize(("even", "odd"), [(1e-320, 1e-320), (1e-320, 1e-200), (1e200, 1e200), (1.7e308, 1.7e308)])
 def test_root_orientations_of_any_finite_length_are_written_as_unit_quaternions(
     tmp_path: Path, even: float, odd: float
