@@ -9,8 +9,10 @@ reports it as ``loop``.
 Times: at ``rate`` Hz when given; otherwise the control point times, with linear
 segments kept as they are (exact) and Hermite segments subdivided at ≥ 100 Hz, each
 segment's turning points included (where a value peaks between two control points), so that
-the frames hold every extreme value the spline reaches. Frames are more than a nanosecond apart:
-of sample times closer than that, a control point's time is kept (see :func:`sample_times`).
+the frames hold every extreme value the spline reaches. A subdivision or turning point within a
+nanosecond of a control point (a turning point found 2e-16 s before it) or of another one is left
+out, so that frames a bag or a trajectory can tell apart stay apart; control point times are kept
+as the scene gives them.
 
 The root pose is the single robot's world pose, when the scene places it (gives its ``pose`` or
 hangs it from another object): a robot under the world without a pose has none, as a motion of
@@ -39,8 +41,8 @@ FloatArray = npt.NDArray[np.float64]
 #: Minimum sampling rate of Hermite segments when no rate is asked for.
 SUBDIVISION_RATE = 100.0
 
-#: Sample times are more than this far apart (s): a bag's stamps and a trajectory's points are whole
-#: nanoseconds, so closer frames (a turning point found 2e-16 s before a control point) would be one.
+#: Subdivisions and turning points are more than this far (s) from control points and each other: a
+#: bag's stamps and a trajectory's points are whole nanoseconds, closer frames would be one.
 MIN_GAP = 1e-9
 
 
@@ -87,21 +89,12 @@ def sample_times(scene: Scene, names: set[str], rate: float | None = None) -> Fl
 
 
 def _spaced(points: FloatArray, extra: FloatArray, start: float, end: float) -> FloatArray:
-    """The control point times ``points`` and the ``extra`` sample times in [start, end], sorted, every
-    two more than :data:`MIN_GAP` apart.
-
-    A time within :data:`MIN_GAP` of an earlier kept one of its kind is left out; then an extra time
-    (a subdivision, a turning point) within :data:`MIN_GAP` of a control point: the control point's
-    time is the one kept.
-    """
-
-    def thinned(times: FloatArray) -> FloatArray:
-        times = np.unique(times[(times >= start) & (times <= end)])
-        keep = np.diff(times, prepend=-math.inf) > MIN_GAP
-        return np.asarray(times[keep], dtype=np.float64)
-
-    kept = thinned(points)
-    extra = thinned(extra)
+    """The control point times ``points`` and the ``extra`` sample times (subdivisions, turning
+    points) in [start, end], sorted: every control point time, and each extra time more than
+    :data:`MIN_GAP` from every control point and from the extra time kept before it."""
+    kept = np.unique(points[(points >= start) & (points <= end)])
+    extra = np.unique(extra[(extra >= start) & (extra <= end)])
+    extra = extra[np.diff(extra, prepend=-math.inf) > MIN_GAP]
     if kept.size and extra.size:
         after = np.clip(np.searchsorted(kept, extra), 0, kept.size - 1)
         before = np.clip(after - 1, 0, kept.size - 1)

@@ -303,18 +303,26 @@ def test_a_turning_point_at_a_control_point_is_that_control_points_frame() -> No
     assert motion.num_frames == 301  # 100 Hz over 3 s
 
 
-def test_sample_times_of_two_trajectories_are_more_than_a_nanosecond_apart() -> None:
+def test_subdivisions_near_another_trajectorys_control_points_are_left_out() -> None:
     from motion_formats_ros.codecs.scene.motion import sample_times
 
-    # a second trajectory whose control points come 5e-17 s after a 100 Hz subdivision (0.1 + 0.2)
-    # and 0.5 ns after a control point of the first one (2 s)
+    # a second trajectory whose first control point comes 5e-17 s after the first one's 100 Hz
+    # subdivision at 0.3 s
     scene_dict = json.loads(json.dumps(TURNING_AT_A_POINT))
-    scene_dict["trajectories"]["n"] = {"controlPoints": [{"t": 0.1 + 0.2, "f": 0}, {"t": 2.0000000005, "f": 1}]}
-    scene = preprocess(scene_dict)
-    times = sample_times(scene, {"m", "n"})
+    scene_dict["trajectories"]["n"] = {"controlPoints": [{"t": 0.1 + 0.2, "f": 0}, {"t": 1.7, "f": 1}]}
+    times = sample_times(preprocess(scene_dict), {"m", "n"})
     assert np.diff(times).min() > 1e-9
-    for point in (0.0, 1.0, 2.0, 3.0, 0.1 + 0.2):  # control points are kept at their own times
+    for point in (0.0, 1.0, 2.0, 3.0, 0.1 + 0.2, 1.7):  # control points are kept at their own times
         assert point in times
+    assert 0.3 not in times
+
+
+def test_control_points_closer_than_a_nanosecond_are_frames_of_their_own() -> None:
+    """The scene's own times are kept (a bag writer refuses them, naming them)."""
+    scene_dict = json.loads(json.dumps(TURNING_AT_A_POINT))
+    scene_dict["trajectories"]["m"]["controlPoints"][2]["t"] = 1.0 + 1e-12
+    motion = scene_to_motion(preprocess(scene_dict))
+    assert 1.0 in motion.times and 1.0 + 1e-12 in motion.times
 
 
 def test_every_corpus_scene_reads_into_frames_a_bag_can_hold(scenes: Path) -> None:
