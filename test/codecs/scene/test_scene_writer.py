@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from pathlib import Path
@@ -53,6 +54,57 @@ def test_round_trip_values_at_control_points(tmp_path: Path, velocity: bool, acc
     if acceleration:
         assert motion.acceleration is not None
         np.testing.assert_allclose(traj.evaluate(motion.times, 2), motion.acceleration, atol=1e-10)
+
+
+def test_velocities_are_written_when_one_joints_are_missing(tmp_path: Path) -> None:
+    """A joint without velocities (an OMF group pads absent joints with NaN) loses no other joint's."""
+    motion = arm_motion(frames=6)
+    assert motion.velocity is not None
+    velocity = motion.velocity.copy()
+    velocity[:, 1] = np.nan  # elbow: none at all
+    velocity[3, 2] = np.nan  # wrist: one frame
+    gappy = dataclasses.replace(motion, velocity=velocity)
+    with collect(warn=False) as report:
+        write(MotionFile.single(gappy), tmp_path / "gappy.json5")
+    (message,) = [m for m in lossy_messages(report) if "velocities" in m]
+    assert "joints elbow, wrist at 6 frame(s)" in message and "slopes of the positions" in message
+    traj = load_scene(tmp_path / "gappy.json5").trajectories["motion"]
+    assert traj.df is not None and set(traj.orders) == {3}
+    np.testing.assert_array_equal(traj.df[:, 0], motion.velocity[:, 0])  # written as they are
+    np.testing.assert_array_equal(traj.df[[0, 1, 2, 4, 5], 2], motion.velocity[[0, 1, 2, 4, 5], 2])
+    assert motion.position is not None
+    slopes = np.gradient(motion.position, motion.times, axis=0, edge_order=2)
+    np.testing.assert_allclose(traj.df[:, 1], slopes[:, 1], rtol=1e-12)
+    np.testing.assert_allclose(traj.df[3, 2], slopes[3, 2], rtol=1e-12)
+    back = read(tmp_path / "gappy.json5").motion.sample(motion.times)
+    assert back.velocity is not None
+    np.testing.assert_allclose(back.velocity[:, 0], motion.velocity[:, 0], atol=1e-12)
+
+
+def test_accelerations_are_written_when_one_joints_are_missing(tmp_path: Path) -> None:
+    motion = arm_motion(frames=6, with_acceleration=True)
+    assert motion.acceleration is not None
+    acceleration = motion.acceleration.copy()
+    acceleration[:, 0] = np.nan
+    with collect(warn=False) as report:
+        write(MotionFile.single(dataclasses.replace(motion, acceleration=acceleration)), tmp_path / "a.json5")
+    assert any("no accelerations for joints shoulder at 6 frame(s)" in m for m in lossy_messages(report))
+    traj = load_scene(tmp_path / "a.json5").trajectories["motion"]
+    assert traj.ddf is not None and set(traj.orders) == {5}
+    np.testing.assert_array_equal(traj.ddf[:, 1:], motion.acceleration[:, 1:])
+
+
+def test_velocities_of_no_joint_are_no_derivatives(tmp_path: Path) -> None:
+    motion = arm_motion(frames=4)
+    assert motion.velocity is not None
+    with collect(warn=False) as report:
+        write(MotionFile.single(dataclasses.replace(motion, velocity=motion.velocity * np.nan)), tmp_path / "n.json5")
+    assert not [m for m in lossy_messages(report) if "velocit" in m]  # nothing of them to lose
+    assert set(load_scene(tmp_path / "n.json5").trajectories["motion"].orders) == {1}
+    no_velocity = arm_motion(frames=4, with_velocity=False, with_acceleration=True)
+    with collect(warn=False) as report:  # accelerations without velocities: ddf needs df
+        write(MotionFile.single(no_velocity), tmp_path / "v.json5")
+    assert any("accelerations not written" in m for m in lossy_messages(report))
 
 
 def test_loop_becomes_repeat(tmp_path: Path) -> None:
