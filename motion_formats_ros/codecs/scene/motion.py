@@ -91,7 +91,7 @@ def sample_times(scene: Scene, names: set[str], rate: float | None = None) -> Fl
 def _spaced(points: FloatArray, extra: FloatArray, start: float, end: float) -> FloatArray:
     """The control point times ``points`` and the ``extra`` sample times (subdivisions, turning
     points) in [start, end], sorted: every control point time, and each extra time more than
-    :data:`MIN_GAP` from every control point and from the extra time kept before it."""
+    :data:`MIN_GAP` from every control point and from the extra time before it."""
     kept = np.unique(points[(points >= start) & (points <= end)])
     extra = np.unique(extra[(extra >= start) & (extra <= end)])
     extra = extra[np.diff(extra, prepend=-math.inf) > MIN_GAP]
