@@ -136,6 +136,8 @@ class SceneObject:
         transform: Pose relative to the parent.
         joint_values: Every joint of a robot model: a number or a reference.
         extras: Other keys, kept as they are.
+        has_pose: The file gives its ``pose`` (without one it sits at its parent's origin; a robot
+            under the world without one has no root pose).
     """
 
     name: str
@@ -145,6 +147,7 @@ class SceneObject:
     transform: Transform
     joint_values: dict[str, Value] = dataclasses.field(default_factory=dict)
     extras: dict[str, Any] = dataclasses.field(default_factory=dict)
+    has_pose: bool = True
 
     @property
     def parent_name(self) -> str:
@@ -154,11 +157,9 @@ class SceneObject:
         return self.parent if self.parent_link is None else f"{self.parent}.{self.parent_link}"
 
     def canonical(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "model": self.model,
-            "parent": self.parent_name,
-            "pose": self.transform.canonical(),
-        }
+        out: dict[str, Any] = {"model": self.model, "parent": self.parent_name}
+        if self.has_pose:
+            out["pose"] = self.transform.canonical()
         if self.joint_values:
             out["jointValues"] = {k: (v.canonical() if isinstance(v, Ref) else v) for k, v in self.joint_values.items()}
         out.update(self.extras)

@@ -9,8 +9,14 @@ reports it as ``loop``.
 Times: at ``rate`` Hz when given; otherwise the control point times, with linear
 segments kept as they are (exact) and Hermite segments subdivided at ≥ 100 Hz, each
 segment's turning points included (where a value peaks between two control points), so that
-the frames hold every extreme value the spline reaches.
-Velocities (accelerations) are exact where the driving trajectory is cubic or quintic
+the frames hold every extreme value the spline reaches. A subdivision or turning point within a
+nanosecond of a control point (a turning point found 2e-16 s before it) or of another one is left
+out, so that frames a bag or a trajectory can tell apart stay apart; control point times are kept
+as the scene gives them.
+
+The root pose is the single robot's world pose, when the scene places it (gives its ``pose`` or
+hangs it from another object): a robot under the world without a pose has none, as a motion of
+joints only. Velocities (accelerations) are exact where the driving trajectory is cubic or quintic
 (quintic) everywhere, 0 for constant joints, NaN otherwise.
 """
 
@@ -34,6 +40,10 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Minimum sampling rate of Hermite segments when no rate is asked for.
 SUBDIVISION_RATE = 100.0
+
+#: Subdivisions and turning points are more than this far (s) from control points and each other: a
+#: bag's stamps and a trajectory's points are whole nanoseconds, closer frames would be one.
+MIN_GAP = 1e-9
 
 
 def joint_names(scene: Scene) -> list[tuple[str, str, str]]:
@@ -65,18 +75,32 @@ def sample_times(scene: Scene, names: set[str], rate: float | None = None) -> Fl
     if rate is not None:
         count = math.floor((end - start) * rate + 1e-9) + 1
         return np.asarray(start + np.arange(count) / rate, dtype=np.float64)
-    pieces = []
+    points, extra = [], []
     for traj in trajs:
         knots = traj.knots
-        pieces.append(knots)
+        points.append(knots)
         for i, order in enumerate(traj.orders):
             h = knots[i + 1] - knots[i]
             if order > 1 and h > 0:
                 steps = max(math.ceil(h * SUBDIVISION_RATE - 1e-9), 1)
-                pieces.append(knots[i] + h * np.arange(1, steps) / steps)
-        pieces.append(traj.turning_points())
-    times = np.unique(np.concatenate(pieces))
-    return np.asarray(times[(times >= start) & (times <= end)], dtype=np.float64)
+                extra.append(knots[i] + h * np.arange(1, steps) / steps)
+        extra.append(traj.turning_points())
+    return _spaced(np.concatenate(points), np.concatenate(extra), start, end)
+
+
+def _spaced(points: FloatArray, extra: FloatArray, start: float, end: float) -> FloatArray:
+    """The control point times ``points`` and the ``extra`` sample times (subdivisions, turning
+    points) in [start, end], sorted: every control point time, and each extra time more than
+    :data:`MIN_GAP` from every control point and from the extra time before it."""
+    kept = np.unique(points[(points >= start) & (points <= end)])
+    extra = np.unique(extra[(extra >= start) & (extra <= end)])
+    extra = extra[np.diff(extra, prepend=-math.inf) > MIN_GAP]
+    if kept.size and extra.size:
+        after = np.clip(np.searchsorted(kept, extra), 0, kept.size - 1)
+        before = np.clip(after - 1, 0, kept.size - 1)
+        nearest = np.minimum(np.abs(kept[after] - extra), np.abs(extra - kept[before]))
+        extra = extra[nearest > MIN_GAP]
+    return np.asarray(np.union1d(kept, extra), dtype=np.float64)
 
 
 def scene_to_motion(scene: Scene, rate: float | None = None, links: bool = False) -> Motion:
@@ -124,7 +148,7 @@ def scene_to_motion(scene: Scene, rate: float | None = None, links: bool = False
         from .scene_kinematics import SceneKinematics
 
         poses = SceneKinematics(scene).world_poses(times)
-        if len(robots) == 1:
+        if len(robots) == 1 and _placed(scene, robots[0]):
             kwargs["root_position"], kwargs["root_orientation"] = poses[robots[0]]
         if links:
             frames = [f for f in poses if f != "world"]
@@ -150,6 +174,12 @@ def scene_to_motion(scene: Scene, rate: float | None = None, links: bool = False
         rate=rate if rate is not None and n > 1 else None,
         **kwargs,
     )
+
+
+def _placed(scene: Scene, obj: str) -> bool:
+    """Whether the scene places object ``obj``: it has a pose, or hangs from another object."""
+    placed = scene.objects[obj]
+    return placed.has_pose or placed.parent is not None
 
 
 def joint_limits(scene: Scene) -> dict[str, dict[str, float]]:

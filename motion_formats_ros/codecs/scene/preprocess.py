@@ -6,7 +6,8 @@ defaults filled in) or raises :class:`~.problems.SceneError` listing every error
 its JSON path. Warnings (unknown keys, joint values outside their limits …) are kept in
 ``Scene.problems``. :meth:`Scene.canonical` gives the canonical scene: static poses as
 ``{xyz, qxyzw}`` with a unit quaternion, poses that depend on joints or trajectories as
-``{chain: [element, …]}``, trajectories with absolute times and ``repeat: {t: T}``.
+``{chain: [element, …]}``, trajectories with absolute times and ``repeat: {t: T}``. An
+object's pose is there when the file gives one (a robot without one has no root pose).
 
 Kite semantics where the spec is silent: a model's ``kind`` is ``robot`` or
 ``rigidBody`` (inferred from its keys when absent); a link whose parent is absent,
@@ -466,7 +467,8 @@ class _Preprocessor:
                 self.joint_cycles(values, [*where, "jointValues"])
                 self.check_limits(model, values, [*where, "jointValues"])
             extras = {k: v for k, v in onode.items() if k not in ("model", "parent", "pose", "jointValues")}
-            objects[name] = SceneObject(name, model.name, None, None, transform or IDENTITY, values, extras)
+            has_pose = onode.get("pose") is not None
+            objects[name] = SceneObject(name, model.name, None, None, transform or IDENTITY, values, extras, has_pose)
             raw_parents[name] = onode.get("parent")
         for name, parent in raw_parents.items():
             self.object_parent(objects[name], parent, objects, models, [*parts, name, "parent"])

@@ -4,9 +4,12 @@ One robot model (named after the file's robot, else ``robot``) whose joints are 
 motion's joints, with the limits known for them; one object ``robot`` whose
 ``jointValues`` read the dimensions of one vector trajectory ``motion``: one control
 point per frame with absolute ``t``, ``f``, and ``df`` / ``ddf`` where the motion has
-finite velocities / accelerations (cubic / quintic Hermite segments, which pass
-through every control point). A root pose becomes a 7-D trajectory ``root``
-(x, y, z, qx, qy, qz, qw) read by the object's pose. A loop over the whole motion
+velocities / accelerations (cubic / quintic Hermite segments, which pass through every
+control point); as a control point has them for every joint or none, the values a motion
+lacks (NaN) are filled in with the slopes of the positions (velocities), a warning naming
+the joints (:func:`_derivatives`). A root pose becomes a 7-D trajectory ``root``
+(x, y, z, qx, qy, qz, qw) read by the object's pose; without one the object has no pose, which
+a reader takes as no root pose. A loop over the whole motion
 becomes ``repeat: {t: end}``.
 
 When the motion came from a scene (its :class:`~.motion.SceneRecord`) with the same joints, that
@@ -24,7 +27,7 @@ import dataclasses
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +35,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.atomic import check_writable, write_bytes_atomic
-from ...core.errors import WriteError, number
+from ...core.errors import WriteError, listed, number
 from ...core.inputs import read_input
 from ...core.keyframes import interpolation_dropped
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
 from ...core.options import option
 from ...core.spatial import unit_quaternions
+from ...core.timing import derivative
 from .motion import SceneRecord
 from .trajectory import SplineOverflowError, Trajectory
 
@@ -219,8 +223,7 @@ def build(motion_file: MotionFile, path: Path, options: WriteOptions, *, strict:
     position = motion.position if motion.position is not None else np.full((motion.num_frames, len(names)), np.nan)
     if motion.position is None and names:
         notify(NoticeKind.MISSING, "the motion has no joint positions; writing NaN", file=path, stacklevel=3)
-    velocity = motion.velocity
-    acceleration = motion.acceleration if velocity is not None else None
+    velocity, acceleration = _derivatives(motion, position, names, path)
     repeat: Any = False
     if motion.loop is not None:
         start, end = motion.loop
@@ -245,7 +248,6 @@ def build(motion_file: MotionFile, path: Path, options: WriteOptions, *, strict:
             "trajectories": {},
         }
         obj = scene["objects"][robot_object]
-        obj["pose"] = {"xyz": [0.0, 0.0, 0.0], "qxyzw": [0.0, 0.0, 0.0, 1.0]}
         obj["jointValues"] = {n: {"trajectory": TRAJECTORY, "index": i} for i, n in enumerate(names)}
     elif options.joint_limits or options.urdf is not None:
         limits = _collect_limits(motion_file, names, options.joint_limits, options.urdf)
@@ -314,6 +316,60 @@ def dumps(data: Any, *, allow_nan: bool = True, width: int = 100, indent: int = 
         return "[\n" + ",\n".join(pad + dump(v, level + 1, inner) for v in node) + "\n" + end + "]"
 
     return dump(data, 0, width)
+
+
+def _derivatives(
+    motion: Motion, position: FloatArray, names: list[str], path: Path
+) -> tuple[FloatArray | None, FloatArray | None]:
+    """The velocities and accelerations to write as ``df`` / ``ddf``: the motion's, each missing
+    value (NaN) filled in, since a control point has a derivative for every dimension or none.
+
+    A missing velocity is the slope of the positions at that frame (:func:`~...core.timing.derivative`:
+    the parabola through the frame and its neighbours), a missing acceleration the slope of the
+    velocities written; 0 where those give no finite slope (a position absent). A warning names the
+    joints filled in. A channel without a finite value is not written (nothing of it is lost).
+    """
+    velocity = motion.velocity
+    if velocity is None or not np.isfinite(velocity).any():
+        if motion.acceleration is not None and np.isfinite(motion.acceleration).any():
+            notify(
+                NoticeKind.LOSSY_WRITE,
+                "joint accelerations not written: the motion has no velocities (a scene's ddf needs df)",
+                file=path,
+                stacklevel=4,
+            )
+        return None, None
+    df = _filled(velocity, lambda: derivative(position, motion.times), names, "velocities", "positions", path)
+    acceleration = motion.acceleration
+    if acceleration is None or not np.isfinite(acceleration).any():
+        return df, None
+    return df, _filled(acceleration, lambda: derivative(df, motion.times), names, "accelerations", "velocities", path)
+
+
+def _filled(
+    values: FloatArray,
+    slopes: Callable[[], FloatArray],
+    names: list[str],
+    what: str,
+    of: str,
+    path: Path,
+) -> FloatArray:
+    """``values`` with each NaN (or infinity) replaced by the finite ``slopes()`` there, else 0."""
+    missing = ~np.isfinite(values)
+    if not missing.any():
+        return values
+    with np.errstate(invalid="ignore"):
+        estimate = slopes()
+    estimate = np.where(np.isfinite(estimate), estimate, 0.0)
+    joints = [names[j] for j in np.flatnonzero(missing.any(axis=0))]
+    notify(
+        NoticeKind.LOSSY_WRITE,
+        f"the motion has no {what} for joints {listed(joints)} at {int(missing.any(axis=1).sum()):,} frame(s): "
+        f"written as the slopes of the {of} there (a scene's control point has {what} for every joint or none)",
+        file=path,
+        stacklevel=5,
+    )
+    return np.asarray(np.where(missing, estimate, values), dtype=np.float64)
 
 
 def _joint_names(motion: Motion, path: Path) -> list[str]:

@@ -272,3 +272,62 @@ def test_a_segment_without_a_turn_inside_adds_no_frame() -> None:
     """Zero slopes at both ends: the extrema are the control points, the frames stay at 100 Hz."""
     motion = scene_to_motion(preprocess(two_arms()))
     assert motion.num_frames == 101
+
+
+#: Cubic segments with zero slopes at their control points: the turning point found at the
+#: end of the segment from 1 to 2 s is 2e-16 s before the control point at 2 s.
+TURNING_AT_A_POINT = {
+    "models": {"arm": {"kind": "robot", "joints": {f"j{i}": {} for i in range(6)}, "links": {}}},
+    "objects": {"r": {"model": "arm", "jointValues": {f"j{i}": {"trajectory": "m", "index": i} for i in range(6)}}},
+    "trajectories": {
+        "m": {
+            "controlPoints": [
+                {"f": f, "df": [0] * 6}
+                for f in (
+                    [0, -1, 1.6, -0.6, 0.2, 0.2],
+                    [0, -1, 1.6, -0.6, 0.2, 0.2],
+                    [-0.0594454, -1.19268, 1.5129, -0.275504, -0.0914712, 0.307246],
+                    [-0.34929, -1.43175, 1.38916, -0.234983, -0.20061, 0.0244558],
+                )
+            ]
+        }
+    },
+}
+
+
+def test_a_turning_point_at_a_control_point_is_that_control_points_frame() -> None:
+    motion = scene_to_motion(preprocess(TURNING_AT_A_POINT))
+    near = motion.times[np.abs(motion.times - 2.0) < 1e-6]
+    np.testing.assert_array_equal(near, [2.0])  # the control point's time, once
+    assert np.diff(motion.times).min() > 1e-9
+    assert motion.num_frames == 301  # 100 Hz over 3 s
+
+
+def test_subdivisions_near_another_trajectorys_control_points_are_left_out() -> None:
+    from motion_formats_ros.codecs.scene.motion import sample_times
+
+    # a second trajectory whose first control point comes 5e-17 s after the first one's 100 Hz
+    # subdivision at 0.3 s
+    scene_dict = json.loads(json.dumps(TURNING_AT_A_POINT))
+    scene_dict["trajectories"]["n"] = {"controlPoints": [{"t": 0.1 + 0.2, "f": 0}, {"t": 1.7, "f": 1}]}
+    times = sample_times(preprocess(scene_dict), {"m", "n"})
+    assert np.diff(times).min() > 1e-9
+    for point in (0.0, 1.0, 2.0, 3.0, 0.1 + 0.2, 1.7):  # control points are kept at their own times
+        assert point in times
+    assert 0.3 not in times
+
+
+def test_control_points_closer_than_a_nanosecond_are_frames_of_their_own() -> None:
+    """The scene's own times are kept (a bag writer refuses them, naming them)."""
+    scene_dict = json.loads(json.dumps(TURNING_AT_A_POINT))
+    scene_dict["trajectories"]["m"]["controlPoints"][2]["t"] = 1.0 + 1e-12
+    motion = scene_to_motion(preprocess(scene_dict))
+    assert 1.0 in motion.times and 1.0 + 1e-12 in motion.times
+
+
+def test_every_corpus_scene_reads_into_frames_a_bag_can_hold(scenes: Path) -> None:
+    for path in sorted(scenes.glob("*.json")):
+        if path.name in NOT_SCENES:
+            continue
+        times = read(path).motion.times
+        assert times.size == 1 or np.diff(np.round(times * 1e9)).min() > 0, path.name

@@ -66,7 +66,8 @@ def test_base_scene_is_valid_and_defaults_are_filled() -> None:
         "margin": 0.0,
         "stickyForce": 0.0,
     }
-    assert canon["objects"]["robot"]["pose"] == {"xyz": [0.0, 0.0, 0.0], "qxyzw": [0.0, 0.0, 0.0, 1.0]}
+    assert "pose" not in canon["objects"]["robot"]  # none given: the robot has no root pose
+    assert canon["objects"]["cargo"]["pose"] == {"xyz": [0.0, 0.0, 0.2], "qxyzw": [0.0, 0.0, 0.0, 1.0]}
     assert canon["objects"]["robot"]["parent"] == "__WORLD__"
     assert canon["objects"]["robot"]["jointValues"]["j1"] == {"trajectory": "path", "index": 0}
     assert canon["models"]["arm"]["links"]["upper"]["pose"] == {

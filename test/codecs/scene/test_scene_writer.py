@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from pathlib import Path
@@ -55,6 +56,57 @@ def test_round_trip_values_at_control_points(tmp_path: Path, velocity: bool, acc
         np.testing.assert_allclose(traj.evaluate(motion.times, 2), motion.acceleration, atol=1e-10)
 
 
+def test_velocities_are_written_when_one_joints_are_missing(tmp_path: Path) -> None:
+    """A joint without velocities (an OMF group pads absent joints with NaN) loses no other joint's."""
+    motion = arm_motion(frames=6)
+    assert motion.velocity is not None
+    velocity = motion.velocity.copy()
+    velocity[:, 1] = np.nan  # elbow: none at all
+    velocity[3, 2] = np.nan  # wrist: one frame
+    gappy = dataclasses.replace(motion, velocity=velocity)
+    with collect(warn=False) as report:
+        write(MotionFile.single(gappy), tmp_path / "gappy.json5")
+    (message,) = [m for m in lossy_messages(report) if "velocities" in m]
+    assert "joints elbow, wrist at 6 frame(s)" in message and "slopes of the positions" in message
+    traj = load_scene(tmp_path / "gappy.json5").trajectories["motion"]
+    assert traj.df is not None and set(traj.orders) == {3}
+    np.testing.assert_array_equal(traj.df[:, 0], motion.velocity[:, 0])  # written as they are
+    np.testing.assert_array_equal(traj.df[[0, 1, 2, 4, 5], 2], motion.velocity[[0, 1, 2, 4, 5], 2])
+    assert motion.position is not None
+    slopes = np.gradient(motion.position, motion.times, axis=0, edge_order=2)
+    np.testing.assert_allclose(traj.df[:, 1], slopes[:, 1], rtol=1e-12)
+    np.testing.assert_allclose(traj.df[3, 2], slopes[3, 2], rtol=1e-12)
+    back = read(tmp_path / "gappy.json5").motion.sample(motion.times)
+    assert back.velocity is not None
+    np.testing.assert_allclose(back.velocity[:, 0], motion.velocity[:, 0], atol=1e-12)
+
+
+def test_accelerations_are_written_when_one_joints_are_missing(tmp_path: Path) -> None:
+    motion = arm_motion(frames=6, with_acceleration=True)
+    assert motion.acceleration is not None
+    acceleration = motion.acceleration.copy()
+    acceleration[:, 0] = np.nan
+    with collect(warn=False) as report:
+        write(MotionFile.single(dataclasses.replace(motion, acceleration=acceleration)), tmp_path / "a.json5")
+    assert any("no accelerations for joints shoulder at 6 frame(s)" in m for m in lossy_messages(report))
+    traj = load_scene(tmp_path / "a.json5").trajectories["motion"]
+    assert traj.ddf is not None and set(traj.orders) == {5}
+    np.testing.assert_array_equal(traj.ddf[:, 1:], motion.acceleration[:, 1:])
+
+
+def test_velocities_of_no_joint_are_no_derivatives(tmp_path: Path) -> None:
+    motion = arm_motion(frames=4)
+    assert motion.velocity is not None
+    with collect(warn=False) as report:
+        write(MotionFile.single(dataclasses.replace(motion, velocity=motion.velocity * np.nan)), tmp_path / "n.json5")
+    assert not [m for m in lossy_messages(report) if "velocit" in m]  # nothing of them to lose
+    assert set(load_scene(tmp_path / "n.json5").trajectories["motion"].orders) == {1}
+    no_velocity = arm_motion(frames=4, with_velocity=False, with_acceleration=True)
+    with collect(warn=False) as report:  # accelerations without velocities: ddf needs df
+        write(MotionFile.single(no_velocity), tmp_path / "v.json5")
+    assert any("accelerations not written" in m for m in lossy_messages(report))
+
+
 def test_loop_becomes_repeat(tmp_path: Path) -> None:
     motion = Motion(times=[0, 1, 2], joint_names=("a",), position=[[0], [1], [0]], loop=(0.0, 2.0))
     write(MotionFile.single(motion), tmp_path / "loop.json5")
@@ -97,6 +149,52 @@ def test_root_pose_round_trip(tmp_path: Path) -> None:
     np.testing.assert_allclose(back.root_position, motion.root_position, atol=1e-15)
     dots = np.abs(np.sum(back.root_orientation * q, axis=1))
     np.testing.assert_allclose(dots, 1.0, atol=1e-12)
+
+
+def test_a_motion_without_a_root_pose_reads_back_without_one(tmp_path: Path) -> None:
+    motion = arm_motion()
+    write(MotionFile.single(motion), tmp_path / "joints.json5")
+    assert "pose" not in load_scene(tmp_path / "joints.json5").canonical()["objects"]["robot"]
+    back = read(tmp_path / "joints.json5")
+    assert back.motion.root_position is None and back.motion.root_orientation is None
+    write(back, tmp_path / "again.json5")  # scene → scene keeps the object as it was
+    again = read(tmp_path / "again.json5").motion
+    assert again.root_position is None and again.root_orientation is None
+    np.testing.assert_array_equal(again.position, back.motion.position)
+
+
+def test_a_robot_placed_at_the_origin_has_a_root_pose(tmp_path: Path) -> None:
+    """A pose given, even the identity, or a parent object place the robot: its root pose is read."""
+    for obj in ({"model": "arm", "pose": {"xyz": [0, 0, 0]}}, {"model": "arm", "parent": "stand"}):
+        path = tmp_path / "placed.json5"
+        path.write_text(
+            json.dumps(
+                {
+                    "models": {"arm": {"kind": "robot", "joints": {"a": {}}, "links": {}}, "box": {}},
+                    "objects": {"stand": {"model": "box", "pose": {"xyz": [0, 0, 1]}}, "r": obj},
+                }
+            )
+        )
+        root = read(path).motion.root_position
+        assert root is not None
+        np.testing.assert_array_equal(root[0], [0, 0, 0] if "pose" in obj else [0, 0, 1])
+
+
+def test_a_walk_without_a_root_pose_checks_the_same_as_a_scene(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("coal")
+    body = corpus_path("choreonoid", "model", "SR1.body")
+    seq, scene = tmp_path / "walk.seq", tmp_path / "walk.json5"
+    walk = corpus_path("choreonoid", "v2", "SR1WalkPattern1.seq")
+    assert main(["convert", str(walk), str(seq), "--body", str(body), "--end", "2"]) == 0
+    assert main(["convert", str(seq), str(scene), "--body", str(body)]) == 0
+    capsys.readouterr()
+    reports = []
+    for path in (seq, scene):
+        status = main(["check", str(path), "--body", str(body), "--json"])
+        reports.append((status, json.loads(capsys.readouterr().out)["findings"]))
+    assert reports == [(0, []), (0, [])]  # the root placed as for the .seq: its feet on the ground
 
 
 @pytest.mark.parametrize(("even", "odd"), [(1e-320, 1e-320), (1e-320, 1e-200), (1e200, 1e200), (1.7e308, 1.7e308)])
