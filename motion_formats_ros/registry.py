@@ -156,6 +156,9 @@ class CodecInfo(NamedTuple):
         robot_description: Whether its files keep :attr:`MotionFile.robot_description` (the
             robot's URDF, e.g. from a bag's /robot_description); a write to another
             format says that it is dropped.
+        one_motion: Whether a file holds one motion and no group name: a write of several
+            groups writes one of them (the codec's choice, or its ``group`` option); a read
+            names its motion ``target`` (``DEFAULT_GROUP``).
     """
 
     name: str
@@ -170,6 +173,7 @@ class CodecInfo(NamedTuple):
     per_group: bool = False
     content_decides: bool = False
     robot_description: bool = False
+    one_motion: bool = False
 
     def load(self) -> CodecModule:
         """Import the codec module."""
@@ -295,6 +299,7 @@ CODECS: dict[str, CodecInfo] = {
     ),
     "seq": CodecInfo(
         name="seq",
+        one_motion=True,
         text=True,
         module="motion_formats_ros.codecs.seq",
         suffixes=(".seq",),
@@ -311,6 +316,7 @@ CODECS: dict[str, CodecInfo] = {
     ),
     "mof": CodecInfo(
         name="mof",
+        one_motion=True,
         text=True,
         module="motion_formats_ros.codecs.mof",
         suffixes=(".mof",),
@@ -318,12 +324,14 @@ CODECS: dict[str, CodecInfo] = {
     ),
     "mtn": CodecInfo(
         name="mtn",
+        one_motion=True,
         module="motion_formats_ros.codecs.mtn",
         suffixes=(".mtn",),
         description="Sony AIBO motion (OMTN binary keyframes)",
     ),
     "scene": CodecInfo(
         name="scene",
+        one_motion=True,
         text=True,
         module="motion_formats_ros.codecs.scene",
         suffixes=(".json5",),

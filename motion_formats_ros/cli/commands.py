@@ -287,7 +287,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------- recover
 def cmd_recover(args: argparse.Namespace) -> int:
-    from ..recording.recovery import recover
+    from ..recording.recovery import recover, written_lines
+    from ..registry import codec_for_path
 
     out, motion_file, content = recover(args.journal, args.output, overwrite=args.overwrite)
     state = "complete" if content.complete else "cut short"
@@ -296,8 +297,8 @@ def cmd_recover(args: argparse.Namespace) -> int:
         dropped = Path(args.journal).stat().st_size - content.truncated_at
         lost = f", torn tail of {dropped} bytes after byte {content.truncated_at} dropped"
     print(f"journal {args.journal}: {content.records} records ({state}{lost})")
-    for group, m in motion_file.groups.items():
-        print(f"wrote {out}: {group}: {m.num_frames} frames, {m.duration:.3f} s, {len(m.joint_names)} joints")
+    for line in written_lines(motion_file, codec_for_path(out, for_write=True), out):
+        print(f"wrote {line}")
     return 0
 
 

@@ -344,8 +344,7 @@ def _check_stream(schemas: Schemas, sid: int) -> None:
 def _check_stamps(schemas: Schemas, sid: int, stamp: int, receive: int, offset: int = 0) -> None:
     """Refuse a sample whose stamp or receive time (or a trajectory point's ``offset``, the
     largest in size) is outside what time arithmetic in int64 ns holds: 0 to :data:`MAX_STAMP`,
-    offsets within ±MAX_STAMP. (No view of the journal is passed: an error raised here must
-    not keep the map open.)"""
+    offsets within ±MAX_STAMP."""
     _check_stream(schemas, sid)
     for what, value in (("stamp", stamp), ("receive time", receive)):
         if not 0 <= value <= MAX_STAMP:
@@ -356,17 +355,105 @@ def _check_stamps(schemas: Schemas, sid: int, stamp: int, receive: int, offset: 
         raise ValueError(f"a trajectory of stream {schemas[sid][0]!r} has a point at {offset} ns, beyond ±2^62 ns")
 
 
-def _longest_offset(data: memoryview, start: int, end: int) -> int:
-    """The largest (in size) point offset of the TRAJECTORY record at ``start`` (0 when it has
-    none or is too short for them: the second pass reads what it holds)."""
-    (points,) = struct.unpack_from("<I", data, start + _SAMPLE.size)
-    at = start + _SAMPLE.size + 4
-    if not points or at + 8 * points > end:
+def _longest_offset(data: memoryview, start: int, points: int) -> int:
+    """The largest (in size) point offset of the TRAJECTORY record at ``start``, whose length
+    :func:`_trajectory_size` has checked (0 when it has no points)."""
+    if not points:
         return 0
-    offsets = np.frombuffer(data, dtype="<i8", count=points, offset=at)
+    offsets = np.frombuffer(data, dtype="<i8", count=points, offset=start + _SAMPLE.size + 4)
     low, high = int(offsets.min()), int(offsets.max())
     del offsets
     return low if -low > high else high
+
+
+#: What each kind of record is called in messages.
+_KIND_NAMES = {META: "metadata", SCHEMA: "schema", JOINTS: "joint sample", POSE: "pose", IMU: "IMU sample"}
+_KIND_NAMES.update({TRAJECTORY: "trajectory", TF: "transform", END: "end"})
+#: The length of every record of a kind whose length is fixed.
+_FIXED_SIZE = {POSE: _POSE.size, TF: _POSE.size, IMU: _IMU.size, END: _KIND.size}
+#: How many names the schema of a stream of TF or IMU records has: parent and child; the IMU's name.
+_NAME_COUNT = {TF: 2, IMU: 1}
+#: The channels a JOINTS record may carry; a TRAJECTORY record's flags (positions, maybe velocities).
+_JOINT_FLAGS = HAS_POSITION | HAS_VELOCITY | HAS_EFFORT
+_TRAJECTORY_FLAGS = (HAS_POSITION, HAS_POSITION | HAS_VELOCITY)
+
+
+def _refuse_length(kind: int, length: int, expected: int, why: str = "its kind") -> None:
+    """Refuse a record whose length is not the ``expected`` one (``why``: what makes it so)."""
+    if length != expected:
+        raise ValueError(f"the {_KIND_NAMES[kind]} record has {length} bytes, where {why} takes {expected}")
+
+
+def _refuse_short(kind: int, length: int, header: int) -> None:
+    """Refuse a record too short for the ``header`` bytes its kind starts with."""
+    if length < header:
+        raise ValueError(f"the {_KIND_NAMES[kind]} record has {length} bytes, fewer than its {header}-byte header")
+
+
+def _check_names(schemas: Schemas, sid: int, kind: int, count: int | None = None) -> None:
+    """Refuse a ``kind`` record (of ``count`` values per channel) whose stream ``sid`` declares other names."""
+    _check_stream(schemas, sid)
+    stream, names = schemas[sid]
+    if count is not None and len(names) != count:
+        raise ValueError(
+            f"the {_KIND_NAMES[kind]} record of stream {stream!r} has {count} values per channel, where its "
+            f"schema declares {len(names)} names"
+        )
+    if kind in _NAME_COUNT and len(names) != _NAME_COUNT[kind]:
+        raise ValueError(
+            f"the {_KIND_NAMES[kind]} record is of stream {stream!r}, whose schema declares {len(names)} names "
+            f"where a {_KIND_NAMES[kind]} takes {_NAME_COUNT[kind]}"
+        )
+
+
+def _trajectory_size(schemas: Schemas, data: memoryview, start: int, length: int) -> int:
+    """Check a TRAJECTORY record's length against its header and schema; the number of its points."""
+    _refuse_short(TRAJECTORY, length, _SAMPLE.size + 4)
+    _, sid, _, _, flags, n = _SAMPLE.unpack_from(data, start)
+    _check_names(schemas, sid, TRAJECTORY, n)
+    if flags not in _TRAJECTORY_FLAGS:
+        raise ValueError(f"the trajectory record has the channel flags {flags} (expected 1 or 3)")
+    (points,) = struct.unpack_from("<I", data, start + _SAMPLE.size)
+    channels = 2 if flags & HAS_VELOCITY else 1
+    why = f"{points} points of {n} joints ({channels} channel(s)) after their offsets"
+    _refuse_length(TRAJECTORY, length, _SAMPLE.size + 4 + 8 * points * (1 + channels * n), why)
+    return int(points)
+
+
+def _check_joints(schemas: Schemas, data: memoryview, start: int, length: int) -> int:
+    """Check a JOINTS record's length against its header and schema; its channel flags."""
+    _refuse_short(JOINTS, length, _SAMPLE.size)
+    _, sid, _, _, flags, n = _SAMPLE.unpack_from(data, start)
+    _check_names(schemas, sid, JOINTS, n)
+    if flags & ~_JOINT_FLAGS:
+        raise ValueError(f"the joint sample record has the channel flags {flags} (expected 0 to 7)")
+    channels = bin(flags).count("1")
+    _refuse_length(JOINTS, length, _SAMPLE.size + 8 * n * channels, f"{n} joints × {channels} channel(s)")
+    return int(flags)
+
+
+def _json_record(data: memoryview, start: int, end: int) -> Any:
+    """The JSON text of a META or SCHEMA record from ``start`` to ``end``, parsed."""
+    from ..core.serial.nesting import json_too_deep, too_deep_reason
+
+    text = bytes(data[start:end]).decode("utf-8")
+    if json_too_deep(text) is not None:
+        raise ValueError(too_deep_reason())
+    return json.loads(text)
+
+
+def _schema(schemas: Schemas, data: memoryview, start: int, length: int) -> None:
+    """Declare the stream of a SCHEMA record: its id once, its stream a text, its names a list of texts."""
+    _refuse_short(SCHEMA, length, 3)
+    (sid,) = struct.unpack_from("<H", data, start + 1)
+    if sid in schemas:
+        raise ValueError(f"stream id {sid} declared a second time (first as {schemas[sid][0]!r})")
+    body = _json_record(data, start + 3, start + length)
+    stream = body.get("stream") if isinstance(body, dict) else None
+    names = body.get("names") if isinstance(body, dict) else None
+    if not isinstance(stream, str) or not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"the schema is not {{'stream': a text, 'names': a list of texts}} but {number(body)}")
+    schemas[sid] = (stream, tuple(names))
 
 
 @dataclasses.dataclass
@@ -403,8 +490,7 @@ def _read_mapped(p: Path, data: memoryview, size: int, release: _Releaser) -> Jo
 
 def _index_records(p: Path, data: memoryview, size: int, release: _Releaser, content: JournalContent) -> _Index:
     """Walk the intact records once: metadata, schemas and completeness into ``content``, the rest counted."""
-    index = _Index()
-    schemas, counts, pos = index.schemas, index.counts, len(MAGIC)
+    index, pos = _Index(), len(MAGIC)
     try:
         while pos < size:
             if pos + _HEAD.size > size:
@@ -417,34 +503,48 @@ def _index_records(p: Path, data: memoryview, size: int, release: _Releaser, con
                 content.truncated_at = pos
                 break
             kind = data[start]
-            if kind == META:
-                content.metadata = json.loads(bytes(data[start + 1 : start + length]))
-            elif kind == SCHEMA:
-                (sid,) = struct.unpack_from("<H", data, start + 1)
-                body = json.loads(bytes(data[start + 3 : start + length]))
-                schemas[sid] = (str(body["stream"]), tuple(body["names"]))
-            elif kind == JOINTS:
-                _, sid, stamp, recv, flags, _ = _SAMPLE.unpack_from(data, start)
-                _check_stamps(schemas, sid, stamp, recv)
-                counts[(sid, flags)] = counts.get((sid, flags), 0) + 1
-            elif kind in (POSE, IMU, TF):
-                _, sid, stamp, recv = _STAMPED.unpack_from(data, start)
-                _check_stamps(schemas, sid, stamp, recv)
-                counts[(sid, -kind)] = counts.get((sid, -kind), 0) + 1
-            elif kind == TRAJECTORY:
-                _, sid, stamp, recv, _, _ = _SAMPLE.unpack_from(data, start)
-                _check_stamps(schemas, sid, stamp, recv, _longest_offset(data, start, start + length))
-            elif kind == END:
-                content.complete = True
-            else:
-                raise ValueError(f"unknown record kind {kind}")
+            _index_record(index, content, data, start, length)
             index.starts.append(start)
             index.kinds.append(kind)
             pos = start + length
             release.upto(pos)
-    except (struct.error, ValueError, KeyError, UnicodeDecodeError) as exc:
-        raise ReadError(p, f"malformed record ({exc})", offset=pos) from None
-    return index
+    except (struct.error, ValueError, KeyError) as exc:
+        problem = f"malformed record ({exc})"
+    else:
+        return index
+    # Raised once the exception is gone: its frames hold views of the map, which must be
+    # released before the map is closed (else BufferError would replace this error).
+    raise ReadError(p, problem, offset=pos)
+
+
+def _index_record(index: _Index, content: JournalContent, data: memoryview, start: int, length: int) -> None:
+    """One intact record of the first pass: its length checked against what its kind and schema
+    require, before anything is decoded from it (the second pass trusts these lengths)."""
+    schemas, counts, kind = index.schemas, index.counts, data[start]
+    if kind in _FIXED_SIZE:
+        _refuse_length(kind, length, _FIXED_SIZE[kind])
+    if kind == META:
+        content.metadata = _json_record(data, start + 1, start + length)
+    elif kind == SCHEMA:
+        _schema(schemas, data, start, length)
+    elif kind == JOINTS:
+        flags = _check_joints(schemas, data, start, length)
+        _, sid, stamp, recv = _STAMPED.unpack_from(data, start)
+        _check_stamps(schemas, sid, stamp, recv)
+        counts[(sid, flags)] = counts.get((sid, flags), 0) + 1
+    elif kind in (POSE, IMU, TF):
+        _, sid, stamp, recv = _STAMPED.unpack_from(data, start)
+        _check_names(schemas, sid, kind)
+        _check_stamps(schemas, sid, stamp, recv)
+        counts[(sid, -kind)] = counts.get((sid, -kind), 0) + 1
+    elif kind == TRAJECTORY:
+        points = _trajectory_size(schemas, data, start, length)
+        _, sid, stamp, recv = _STAMPED.unpack_from(data, start)
+        _check_stamps(schemas, sid, stamp, recv, _longest_offset(data, start, points))
+    elif kind == END:
+        content.complete = True
+    else:
+        raise ValueError(f"unknown record kind {kind}")
 
 
 def _allocate_blocks(index: _Index) -> dict[_Key, Block]:

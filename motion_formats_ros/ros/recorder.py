@@ -48,6 +48,7 @@ from ..core.model import MotionFile
 from ..recording.assembly import assemble
 from ..recording.journal import ERROR_NAME, ERROR_STREAM, JournalWriter, read_journal
 from ..recording.recorder_config import RecorderConfig
+from ..recording.recovery import groups_to_write, written_lines
 from ..registry import codec_by_name, codec_for_path, write
 from .scaffold import (
     LATCHED_SUB_QOS,
@@ -365,6 +366,7 @@ class MotionRecorder(Node):
                 stamps=self.config.stamps,
                 rate=self.config.rate,
             )
+            motion_file = groups_to_write(motion_file, codec_by_name(self.codec), self.output)
         for w in caught:
             self.get_logger().warning(str(w.message))
         return motion_file
@@ -373,11 +375,9 @@ class MotionRecorder(Node):
         """The output codec's options the settings give: ``seq_version`` where it declares a ``version``."""
         return codec_by_name(self.codec).accepted({"version": self.config.seq_version}, "write")
 
-    def _report(self, motion_file: Any, verb: str) -> None:
-        for group, m in motion_file.groups.items():
-            self.get_logger().info(
-                f"{verb} {self.output}: {group}: {m.num_frames} frames, {m.duration:.3f} s, {len(m.joint_names)} joints"
-            )
+    def _report(self, motion_file: MotionFile, verb: str) -> None:
+        for line in written_lines(motion_file, codec_by_name(self.codec), self.output):
+            self.get_logger().info(f"{verb} {line}")
 
     def _srv_start(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         try:
