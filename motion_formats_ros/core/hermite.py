@@ -12,7 +12,8 @@ home, here:
   range of its two end points: zero at a local extremum or a flat stretch, and at most
   three times either neighbouring secant slope elsewhere;
 - :func:`segment_extremes`: each segment's highest and lowest value strictly between its
-  points, and when (a cubic's from the roots of its derivative, a quintic's from samples).
+  points where it turns, and when (a cubic's from the roots of its derivative, a quadratic;
+  a quintic's from samples).
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ def segment_extremes(
     velocities: FloatArray,
     accelerations: FloatArray | None = None,
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-    """Each segment's highest and lowest value strictly between its two points.
+    """Each segment's highest and lowest turning value strictly between its two points.
 
     Args:
         times: (N,) seconds, increasing.
@@ -139,8 +140,10 @@ def segment_extremes(
 
     Returns:
         ``(high_time, high, low_time, low)``, each (N-1, D): the time and value of the
-        segment's largest and smallest interior value (NaN where it has none inside: the
-        polynomial is monotone there, its extremes are its end points).
+        largest and of the smallest of the segment's values where it turns (its derivative
+        0; the same one when it turns once), NaN where it does not turn inside: it is
+        monotone there, its extremes are its end points. A quintic's are its highest and
+        lowest of :data:`QUINTIC_SAMPLES` samples inside.
     """
     t = np.asarray(times, dtype=np.float64)
     span = np.diff(t)[:, None]
