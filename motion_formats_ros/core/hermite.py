@@ -100,20 +100,33 @@ def shape_preserving_velocities(values: npt.ArrayLike, times: npt.ArrayLike) -> 
     return np.asarray(np.where(agree, limited, 0.0))
 
 
-def _cubic_roots(p0: FloatArray, p1: FloatArray, m0: FloatArray, m1: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """The fractions (each NaN where there is none in (0, 1)) where a cubic Hermite segment's
-    derivative is 0; ``m0``, ``m1`` are the end velocities times the segment's span."""
-    a = 3.0 * (2.0 * p0 + m0 - 2.0 * p1 + m1)  # p'(u) = a u² + b u + c
-    b = 2.0 * (-3.0 * p0 - 2.0 * m0 + 3.0 * p1 - m1)
-    c = m0
+def _cubic_turns(
+    span: FloatArray | float, p0: FloatArray, p1: FloatArray, v0: FloatArray, v1: FloatArray
+) -> list[tuple[FloatArray, FloatArray]]:
+    """The fractions and values (each NaN where there is none in (0, 1)) where cubic Hermite
+    segments turn: the roots of the derivative, a quadratic, taken in their stable form."""
+    m0, m1 = span * v0, span * v1
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        disc = b * b - 4.0 * a * c
+        c3 = 2.0 * p0 + m0 - 2.0 * p1 + m1  # p(u) = c3 u³ + c2 u² + m0 u + p0
+        c2 = -3.0 * p0 - 2.0 * m0 + 3.0 * p1 - m1
+        a, b = 3.0 * c3, 2.0 * c2  # p'(u) = a u² + b u + m0
+        disc = b * b - 4.0 * a * m0
         root = np.sqrt(np.where(disc >= 0, disc, np.nan))
-        k = -0.5 * (b + np.where(b >= 0, root, -root))  # the stable pair: k / a and c / k
-        first = np.where(a != 0, k / a, np.nan)
-        second = np.where(k != 0, c / k, np.nan)
-    inside = [np.where((r > 0) & (r < 1), r, np.nan) for r in (first, second)]
-    return inside[0], inside[1]
+        k = -0.5 * (b + np.where(b >= 0, root, -root))  # the pair: k / a and m0 / k
+        turns = []
+        for u in (np.where(a != 0, k / a, np.nan), np.where(k != 0, m0 / k, np.nan)):
+            u = np.where((u > 0) & (u < 1), u, np.nan)
+            turns.append((u, ((c3 * u + c2) * u + m0) * u + p0))
+    return turns
+
+
+def cubic_turn_range(
+    span: float, p0: FloatArray, p1: FloatArray, v0: FloatArray, v1: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """The highest and lowest value (D,) where one cubic Hermite segment turns inside (NaN: it
+    does not turn, its extremes are its ends); a single segment's :func:`segment_extremes`."""
+    (_, first), (_, second) = _cubic_turns(span, p0, p1, v0, v1)
+    return np.fmax(first, second), np.fmin(first, second)
 
 
 def _pick(
@@ -149,9 +162,7 @@ def segment_extremes(
     span = np.diff(t)[:, None]
     p0, p1, v0, v1 = positions[:-1], positions[1:], velocities[:-1], velocities[1:]
     if accelerations is None:
-        with np.errstate(over="ignore", invalid="ignore"):
-            roots = _cubic_roots(p0, p1, span * v0, span * v1)
-            candidates = [(u, hermite(u, span, p0, p1, v0, v1)) for u in roots]
+        candidates = _cubic_turns(span, p0, p1, v0, v1)
     else:
         candidates = _quintic_samples(span, p0, p1, v0, v1, accelerations[:-1], accelerations[1:])
     nothing = np.full(p0.shape, np.nan)
@@ -194,4 +205,4 @@ def _quintic_samples(
     return [(high_u, high), (low_u, low)]
 
 
-__all__ = ["QUINTIC_SAMPLES", "hermite", "segment_extremes", "shape_preserving_velocities"]
+__all__ = ["QUINTIC_SAMPLES", "cubic_turn_range", "hermite", "segment_extremes", "shape_preserving_velocities"]

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core import timing
-from ..core.hermite import hermite, segment_extremes, shape_preserving_velocities
+from ..core.hermite import cubic_turn_range, hermite, segment_extremes, shape_preserving_velocities
 from ..core.memory import require_room
 from ..core.model import Motion
 from ..core.options import ChoiceEnum
@@ -185,13 +185,15 @@ def _reach(
     low = np.fmin(low, ends_low)
 
     def beyond(i: int, j: int) -> bool:
-        pick = [i, j]
-        with np.errstate(over="ignore", invalid="ignore"):
-            _, top, _, bottom = segment_extremes(
-                t[pick], positions[pick], velocities[pick], None if accelerations is None else accelerations[pick]
-            )
-            over = top[0] > high[i:j].max(axis=0) + REACH_SLACK
-            under = bottom[0] < low[i:j].min(axis=0) - REACH_SLACK
+        if accelerations is None:
+            top, bottom = cubic_turn_range(float(t[j] - t[i]), positions[i], positions[j], velocities[i], velocities[j])
+        else:
+            pick = [i, j]
+            _, tops, _, bottoms = segment_extremes(t[pick], positions[pick], velocities[pick], accelerations[pick])
+            top, bottom = tops[0], bottoms[0]
+        with np.errstate(invalid="ignore"):
+            over = top > high[i:j].max(axis=0) + REACH_SLACK
+            under = bottom < low[i:j].min(axis=0) - REACH_SLACK
         return bool(over.any() or under.any())
 
     return beyond
@@ -250,8 +252,6 @@ def reduce(
         infinite where the segment reaches beyond the interpolation through every frame."""
         if j - i < 2:
             return 0.0, i, 0
-        if beyond(i, j):
-            return math.inf, i, 0
         inner = slice(i + 1, j)
         span = t[j] - t[i]
         u = ((t[inner] - t[i]) / span)[:, None]
@@ -270,7 +270,7 @@ def reduce(
         flat = int(np.argmax(diff))
         row, col = divmod(flat, diff.shape[1]) if diff.shape[1] else (0, 0)
         value = float(diff.flat[flat]) if diff.size else 0.0
-        if not math.isfinite(value):
+        if not math.isfinite(value) or (value <= tolerance and beyond(i, j)):
             value = math.inf
         return value, i + 1 + row, col
 
