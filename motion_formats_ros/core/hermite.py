@@ -198,7 +198,7 @@ def _quintic_samples(
                 a1[part],
             )  # (samples, segments, columns)
         for pick, out_u, out in ((np.nanargmax, high_u, high), (np.nanargmin, low_u, low)):
-            finite = ~np.isnan(values).all(axis=0)
+            finite = np.asarray(~np.isnan(values).all(axis=0))
             k = pick(np.where(finite[None], values, 0.0), axis=0)
             out_u[part] = np.where(finite, fractions[k], np.nan)
             out[part] = np.where(finite, np.take_along_axis(values, k[None], axis=0)[0], np.nan)

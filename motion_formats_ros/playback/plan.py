@@ -11,7 +11,11 @@ JTC interpolates between consecutive points by the fields they carry:
 :func:`plan_trajectory` chooses the fields, then keeps the fewest frames it can (a
 greedy farthest reach from each kept frame) such that that interpolation of what is sent
 reproduces **every** frame of the file within a tolerance; :func:`evaluate` is the
-interpolation, :func:`reduce` the reduction. Keyframed motions (``.mof``, ``.mtn``,
+interpolation, :func:`reduce` the reduction. Velocities are the file's, or derived from
+its positions so that no cubic segment overshoots its frames
+(:func:`..core.hermite.shape_preserving_velocities`); a kept segment never reaches beyond
+what the interpolation through every frame reaches between its ends, which is what the
+limit check judges. Keyframed motions (``.mof``, ``.mtn``,
 ``.pseq``) keep their keyframes and go out linear, which is their own interpolation; a
 ``step`` segment (hold, then jump) and a ``next`` segment (jump, then hold) become two
 points a millisecond apart.
@@ -178,7 +182,7 @@ def _reach(
     if velocities is None:
         return lambda i, j: False
     with np.errstate(over="ignore", invalid="ignore"):
-        high_at, high, low_at, low = segment_extremes(t, positions, velocities, accelerations)
+        _, high, _, low = segment_extremes(t, positions, velocities, accelerations)
         ends_high = np.maximum(positions[:-1], positions[1:])
         ends_low = np.minimum(positions[:-1], positions[1:])
     high = np.fmax(high, ends_high)  # (N-1, D): each frame segment's highest value, ends included

@@ -6,9 +6,12 @@
 playback speed for the player), and efforts where the motion has them. A mimic joint is
 judged on the value its leader gives it (``multiplier * leader + offset``, the leader held
 at 0 when the motion lacks it), whether or not the motion names it, as the robot model
-moves it. What it returns are :class:`~.findings.Finding` objects: ``check`` reports them,
-and the player refuses a motion with one line made from the first of them
-(:func:`check_limits`).
+moves it. What the player sends is judged as joint_trajectory_controller plays it: the
+velocities a motion states (sent as they are) against the velocity limits, and the positions
+the controller's cubic (quintic) through the sent points reaches between two frames, at each
+segment's turning points (:func:`sent_rates`). What it returns are
+:class:`~.findings.Finding` objects: ``check`` reports them, and the player refuses a
+motion with one line made from the first of them (:func:`check_limits`).
 """
 
 from __future__ import annotations

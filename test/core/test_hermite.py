@@ -72,7 +72,9 @@ def test_the_player_sends_nothing_beyond_its_frames(data: tuple[np.ndarray, np.n
 
 @settings(max_examples=200, deadline=None)
 @given(positions(), st.integers(0, 2**32 - 1), st.booleans())
-def test_segment_extremes_are_the_polynomials_own(data: tuple[np.ndarray, np.ndarray], seed: int, quintic: bool) -> None:
+def test_segment_extremes_are_the_polynomials_own(
+    data: tuple[np.ndarray, np.ndarray], seed: int, quintic: bool
+) -> None:
     """Against dense samples of any cubic (quintic) segment: the analytic extremes are the true ones."""
     times, q = data
     if times.size < 2:

@@ -35,9 +35,7 @@ ARM = """<?xml version="1.0"?>
 
 #: Still at 0, yet stating 100 rad/s at every inner frame: the cubic the controller makes of
 #: it swings to ±1.48 rad between the frames.
-STATED = "time,j1.position,j1.velocity\n" + "".join(
-    f"{k / 10:.1f},0,{0 if k in (0, 10) else 100}\n" for k in range(11)
-)
+STATED = "time,j1.position,j1.velocity\n" + "".join(f"{k / 10:.1f},0,{0 if k in (0, 10) else 100}\n" for k in range(11))
 #: Sparse frames up to the upper limit and held there.
 SPARSE = "time,j1.position\n0,0\n1.0,0.99\n1.01,1.0\n2.0,1.0\n3.0,1.0\n"
 #: The same positions with the velocities a second-order derivative gives them at 1.0 and 1.01 s.
@@ -80,7 +78,9 @@ def test_check_judges_stated_velocities_and_the_cubic_they_make(arm: Path, tmp_p
 def test_the_player_refuses_stated_velocities_beyond_the_limits(arm: Path, tmp_path: Path) -> None:
     path = _file(tmp_path, "vel5.csv", STATED)
     # First beyond a limit: the position the cubic reaches two thirds into the first segment.
-    with pytest.raises(PlayerError, match=r"joint 'j1' below its lower limit -1 at t = 0\.0666667 s \(value -1\.48148\)"):
+    with pytest.raises(
+        PlayerError, match=r"joint 'j1' below its lower limit -1 at t = 0\.0666667 s \(value -1\.48148\)"
+    ):
         open_session(PlayerConfig(file=str(path), urdf_file=str(arm)))
     motion = read(path).group(None)
     with pytest.raises(LimitViolationError, match=r"joint 'j1' faster than its velocity limit 1 rad/s at t = 0\.1 s"):
