@@ -109,3 +109,15 @@ def test_check_judges_the_overshoot_of_stated_velocities_on_sparse_frames(arm: P
     assert "error: joint j1 beyond its position limit 1 rad at t = 1.34 s (worst 1.1452 rad)" in out, out
     with pytest.raises(PlayerError, match=r"joint 'j1' above its upper limit 1 at t = 1\.34 s \(value 1\.1452\)"):
         open_session(PlayerConfig(file=str(path), urdf_file=str(arm)))
+
+
+def test_the_check_the_viewer_runs_judges_the_same(arm: Path, tmp_path: Path) -> None:
+    """The viewer's page shows ``safety.check``'s report: the same findings as the command."""
+    pytest.importorskip("coal")
+    from motion_formats_ros.safety import check
+
+    report = check(read(_file(tmp_path, "sparse_v.csv", SPARSE_STATED)), arm)
+    (finding,) = report.of_kind("position_limit")
+    assert (finding.joint, finding.limit) == ("j1", 1.0)
+    assert abs(finding.worst - 1.1452) < 1e-4 and abs(finding.worst_time - (1.01 + 0.99 / 3)) < 1e-9
+    assert report.of_kind("velocity_limit") == []  # 0.99 rad/s is within 1
