@@ -11,7 +11,11 @@ JTC interpolates between consecutive points by the fields they carry:
 :func:`plan_trajectory` chooses the fields, then keeps the fewest frames it can (a
 greedy farthest reach from each kept frame) such that that interpolation of what is sent
 reproduces **every** frame of the file within a tolerance; :func:`evaluate` is the
-interpolation, :func:`reduce` the reduction. Keyframed motions (``.mof``, ``.mtn``,
+interpolation, :func:`reduce` the reduction. Velocities are the file's, or derived from
+its positions so that no cubic segment overshoots its frames
+(:func:`..core.hermite.shape_preserving_velocities`); a kept segment never reaches beyond
+what the interpolation through every frame reaches between its ends, which is what the
+limit check judges. Keyframed motions (``.mof``, ``.mtn``,
 ``.pseq``) keep their keyframes and go out linear, which is their own interpolation; a
 ``step`` segment (hold, then jump) and a ``next`` segment (jump, then hold) become two
 points a millisecond apart.
@@ -25,12 +29,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import numpy.typing as npt
 
 from ..core import timing
+from ..core.hermite import cubic_turn_range, hermite, segment_extremes, shape_preserving_velocities
 from ..core.memory import require_room
 from ..core.model import Motion
 from ..core.options import ChoiceEnum
@@ -132,41 +137,6 @@ class Reduction:
 
 
 # --------------------------------------------------------------------------- interpolation
-def _basis(
-    u: FloatArray,
-    span: FloatArray | float,
-    p0: FloatArray,
-    p1: FloatArray,
-    v0: FloatArray | None,
-    v1: FloatArray | None,
-    a0: FloatArray | None,
-    a1: FloatArray | None,
-) -> FloatArray:
-    """Hermite interpolation at fractions ``u`` (L, 1) of segments of length ``span`` (L, 1)."""
-    if v0 is None or v1 is None:
-        return p0 + (p1 - p0) * u
-    u2 = u * u
-    u3 = u2 * u
-    if a0 is None or a1 is None:
-        return (
-            p0 * (2 * u3 - 3 * u2 + 1)
-            + (span * v0) * (u3 - 2 * u2 + u)
-            + p1 * (3 * u2 - 2 * u3)
-            + (span * v1) * (u3 - u2)
-        )
-    u4 = u3 * u
-    u5 = u4 * u
-    s2 = span * span
-    return (
-        p0 * (1 - 10 * u3 + 15 * u4 - 6 * u5)
-        + (span * v0) * (u - 6 * u3 + 8 * u4 - 3 * u5)
-        + (s2 * a0) * (0.5 * u2 - 1.5 * u3 + 1.5 * u4 - 0.5 * u5)
-        + p1 * (10 * u3 - 15 * u4 + 6 * u5)
-        + (span * v1) * (-4 * u3 + 7 * u4 - 3 * u5)
-        + (s2 * a1) * (0.5 * u3 - u4 + 0.5 * u5)
-    )
-
-
 def evaluate(
     times: npt.ArrayLike,
     positions: FloatArray,
@@ -192,10 +162,47 @@ def evaluate(
     v1 = velocities[i + 1] if velocities is not None else None
     a0 = accelerations[i] if accelerations is not None else None
     a1 = accelerations[i + 1] if accelerations is not None else None
-    return _basis(u, span, positions[i], positions[i + 1], v0, v1, a0, a1)
+    return hermite(u, span, positions[i], positions[i + 1], v0, v1, a0, a1)
 
 
 # --------------------------------------------------------------------------- reduction
+#: How far (rad or m) a kept segment may reach beyond what the interpolation through every
+#: frame reaches over the frames it spans (floating-point rounding, far below the limits' slack).
+REACH_SLACK = 1e-9
+
+
+def _reach(
+    t: FloatArray, positions: FloatArray, velocities: FloatArray | None, accelerations: FloatArray | None
+) -> Callable[[int, int], bool]:
+    """Whether the interpolation from frame i straight to frame j reaches beyond the values the
+    interpolation through every frame reaches between them (``False`` for a straight line, which
+    never does). A longer segment with the same end velocities can overshoot where every frame
+    between is met: the motion check judges the interpolation through every frame, so what is
+    sent stays within it."""
+    if velocities is None:
+        return lambda i, j: False
+    with np.errstate(over="ignore", invalid="ignore"):
+        _, high, _, low = segment_extremes(t, positions, velocities, accelerations)
+        ends_high = np.maximum(positions[:-1], positions[1:])
+        ends_low = np.minimum(positions[:-1], positions[1:])
+    high = np.fmax(high, ends_high)  # (N-1, D): each frame segment's highest value, ends included
+    low = np.fmin(low, ends_low)
+
+    def beyond(i: int, j: int) -> bool:
+        if accelerations is None:
+            top, bottom = cubic_turn_range(float(t[j] - t[i]), positions[i], positions[j], velocities[i], velocities[j])
+        else:
+            pick = [i, j]
+            _, tops, _, bottoms = segment_extremes(t[pick], positions[pick], velocities[pick], accelerations[pick])
+            top, bottom = tops[0], bottoms[0]
+        with np.errstate(invalid="ignore"):
+            over = top > high[i:j].max(axis=0) + REACH_SLACK
+            under = bottom < low[i:j].min(axis=0) - REACH_SLACK
+        return bool(over.any() or under.any())
+
+    return beyond
+
+
 def _stops(n: int, keep: npt.ArrayLike | None) -> npt.NDArray[np.intp]:
     """The frames every reduction of ``n`` frames keeps: the first, the last and ``keep``."""
     forced = np.zeros(n, dtype=bool)
@@ -242,16 +249,18 @@ def reduce(
     if n <= 2:
         return Reduction(np.arange(n, dtype=np.intp), 0.0, 0, 0)
     stops = _stops(n, keep)
+    beyond = _reach(t, positions, velocities, accelerations)
 
     def error(i: int, j: int) -> tuple[float, int, int]:
-        """Largest deviation on the frames strictly inside segment i..j (value, frame, column)."""
+        """Largest deviation on the frames strictly inside segment i..j (value, frame, column);
+        infinite where the segment reaches beyond the interpolation through every frame."""
         if j - i < 2:
             return 0.0, i, 0
         inner = slice(i + 1, j)
         span = t[j] - t[i]
         u = ((t[inner] - t[i]) / span)[:, None]
         with np.errstate(over="ignore", invalid="ignore"):  # values near ±1e308: inf, the segment too long
-            est = _basis(
+            est = hermite(
                 u,
                 float(span),
                 positions[i],
@@ -265,7 +274,7 @@ def reduce(
         flat = int(np.argmax(diff))
         row, col = divmod(flat, diff.shape[1]) if diff.shape[1] else (0, 0)
         value = float(diff.flat[flat]) if diff.size else 0.0
-        if not math.isfinite(value):
+        if not math.isfinite(value) or (value <= tolerance and beyond(i, j)):
             value = math.inf
         return value, i + 1 + row, col
 
@@ -425,8 +434,8 @@ def _dense_plan(m: Motion, speed: float, approach_time: float, rule: str, tolera
         if m.velocity is not None and np.all(np.isfinite(m.velocity)):
             velocities = m.velocity * speed
         else:
-            velocities = timing.derivative(q, rel)
-            notes.append("velocities derived from the positions (the file has none)")
+            velocities = shape_preserving_velocities(q, rel)
+            notes.append("velocities derived from the positions (the file has none), shape-preserving")
             _finite_rates(velocities, "velocities", "positions")
         velocities = velocities.copy()
         velocities[-1] = 0.0
@@ -577,7 +586,7 @@ def approach_speeds(plan: TrajectoryPlan, current: Mapping[str, float]) -> dict[
     a1 = None if plan.accelerations is None else plan.accelerations[0, cols]
     zeros = np.zeros_like(p0)
     u = np.linspace(0.0, 1.0, 401)[:, None]
-    path = _basis(
+    path = hermite(
         u,
         float(span),
         p0,

@@ -303,7 +303,9 @@ class PlaybackSession:
             PlayerError: Beyond a limit, unless ``ignore_limits``.
         """
         try:
-            check_limits(motion, self.limits, speed=self.clock.speed)
+            check_limits(
+                motion, self.limits, speed=self.clock.speed, interpolation=self.config.trajectory_interpolation
+            )
         except LimitViolationError as exc:
             follower = self.followers.get(exc.joint)
             if follower is not None:
@@ -352,7 +354,7 @@ class PlaybackSession:
         if not self.limits or self.config.ignore_limits:
             return None
         try:
-            check_limits(self.motion, self.limits, speed=speed)
+            check_limits(self.motion, self.limits, speed=speed, interpolation=self.config.trajectory_interpolation)
         except LimitViolationError as exc:
             return f"refused: {exc}"
         return None

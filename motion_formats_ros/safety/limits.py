@@ -6,9 +6,12 @@
 playback speed for the player), and efforts where the motion has them. A mimic joint is
 judged on the value its leader gives it (``multiplier * leader + offset``, the leader held
 at 0 when the motion lacks it), whether or not the motion names it, as the robot model
-moves it. What it returns are :class:`~.findings.Finding` objects: ``check`` reports them,
-and the player refuses a motion with one line made from the first of them
-(:func:`check_limits`).
+moves it. What the player sends is judged as joint_trajectory_controller plays it: the
+velocities a motion states (sent as they are) against the velocity limits, and the positions
+the controller's cubic (quintic) through the sent points reaches between two frames, at each
+segment's turning points (:func:`sent_rates`). What it returns are
+:class:`~.findings.Finding` objects: ``check`` reports them, and the player refuses a
+motion with one line made from the first of them (:func:`check_limits`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy.typing as npt
 
 from ..core import timing
 from ..core.errors import MotionFormatError
+from ..core.hermite import segment_extremes, shape_preserving_velocities
 from ..core.joint_limits import JointLimits
 from ..core.model import JointLimit, Motion
 from .findings import Finding, intervals
@@ -123,18 +127,103 @@ def _magnitudes(
 
 
 def _positions(
-    names: list[str], times: FloatArray, q: FloatArray, lower: FloatArray, upper: FloatArray
+    names: list[str],
+    times: FloatArray,
+    q: FloatArray,
+    lower: FloatArray,
+    upper: FloatArray,
+    between: tuple[FloatArray, FloatArray] | None = None,
 ) -> list[Finding]:
-    """A finding for each joint whose position goes below ``lower`` or above ``upper``."""
+    """A finding for each joint whose position goes below ``lower`` or above ``upper``: at a frame,
+    or (``between``: times and values, (M, J) each, NaN where none) between two frames."""
     found = []
-    bad = (q < lower - TOLERANCE) | (q > upper + TOLERANCE)
-    for c in np.flatnonzero(bad.any(axis=0)):
-        excess = np.maximum(lower[c] - q[:, c], q[:, c] - upper[c]) - TOLERANCE
-        bound = lower[c] if q[int(np.argmax(excess)), c] < lower[c] else upper[c]
-        f = _finding("position_limit", names[c], times, excess, q[:, c], float(bound))
+    with np.errstate(invalid="ignore"):
+        bad = ((q < lower - TOLERANCE) | (q > upper + TOLERANCE)).any(axis=0)
+        if between is not None:
+            bad |= ((between[1] < lower - TOLERANCE) | (between[1] > upper + TOLERANCE)).any(axis=0)
+    for c in np.flatnonzero(bad):
+        at, value = times, q[:, c]
+        if between is not None:  # the frames and the values between them, in time order
+            inner = ~np.isnan(between[0][:, c])
+            at = np.concatenate([times, between[0][inner, c]])
+            order = np.argsort(at, kind="stable")
+            at, value = at[order], np.concatenate([value, between[1][inner, c]])[order]
+        excess = np.maximum(lower[c] - value, value - upper[c]) - TOLERANCE
+        bound = lower[c] if value[int(np.argmax(excess))] < lower[c] else upper[c]
+        f = _finding("position_limit", names[c], at, excess, value, float(bound))
         if f is not None:
             found.append(f)
     return found
+
+
+def _joint_rates(motion: Motion, limits: JointLimits, names: list[str], channel: FloatArray) -> FloatArray:
+    """The columns (N, J) of a rate ``channel`` (velocity, acceleration) for the judged ``names``:
+    a mimic joint's from its leader's (``multiplier`` times it; 0 when the motion lacks the leader)."""
+    dims = zip(motion.joint_names, motion.joint_dims, strict=True)
+    single = {n: motion.joint_columns(n).start for n, d in dims if d == 1}
+    columns = []
+    for name in names:
+        f = limits.followers.get(name)
+        if f is None:
+            columns.append(channel[:, single[name]])
+        elif f.leader in single:
+            with np.errstate(over="ignore", invalid="ignore"):
+                columns.append(f.multiplier * channel[:, single[f.leader]])
+        else:
+            columns.append(np.zeros(motion.num_frames))
+    return np.column_stack(columns) if columns else np.zeros((motion.num_frames, 0))
+
+
+@dataclasses.dataclass(frozen=True)
+class Sent:
+    """What the player sends for a motion's frames, as joint_trajectory_controller receives it.
+
+    Attributes:
+        velocities: (N, J) the velocities every point carries (None: linear interpolation).
+        stated: The velocities are the motion's own (judged against the velocity limits as they are).
+        accelerations: (N, J), or None (no quintic).
+    """
+
+    velocities: FloatArray | None
+    stated: bool = False
+    accelerations: FloatArray | None = None
+
+
+def sent_rates(
+    motion: Motion, limits: JointLimits, names: list[str], q: FloatArray, interpolation: str = "auto"
+) -> Sent:
+    """The velocities and accelerations the player's trajectory carries for ``motion`` (judged
+    joints ``names``, positions ``q``), as ``playback.plan`` chooses them: none for a keyframe
+    motion or ``linear``; the motion's own velocities when every one is finite, else
+    shape-preserving ones derived from the positions; the last point's 0. Motion time (the
+    speed scales velocities and divides times alike: the positions between points stay)."""
+    if motion.is_keyframed or interpolation == "linear" or motion.num_frames < 2:
+        return Sent(None)
+    times = np.asarray(motion.times, dtype=np.float64)
+    stated = motion.velocity is not None and bool(np.all(np.isfinite(motion.velocity)))
+    if stated:
+        assert motion.velocity is not None
+        velocities = _joint_rates(motion, limits, names, np.asarray(motion.velocity, dtype=np.float64))
+    else:
+        velocities = shape_preserving_velocities(q, times)
+    velocities[-1] = 0.0
+    accelerations = None
+    if interpolation == "quintic":
+        if motion.acceleration is not None and np.all(np.isfinite(motion.acceleration)):
+            accelerations = _joint_rates(motion, limits, names, np.asarray(motion.acceleration, dtype=np.float64))
+        else:
+            accelerations = timing.derivative(velocities, times)
+        accelerations[-1] = 0.0
+    return Sent(velocities, stated, accelerations)
+
+
+def _between(times: FloatArray, q: FloatArray, sent: Sent) -> tuple[FloatArray, FloatArray] | None:
+    """The highest and lowest value of each segment strictly between two frames, as the
+    controller interpolates the sent points (times and values, (2(N-1), J) each)."""
+    if sent.velocities is None:
+        return None
+    high_at, high, low_at, low = segment_extremes(times, q, sent.velocities, sent.accelerations)
+    return np.concatenate([high_at, low_at]), np.concatenate([high, low])
 
 
 def limit_findings(
@@ -144,8 +233,15 @@ def limit_findings(
     linear: Collection[str] = (),
     uniform: npt.NDArray[np.intp] | None = None,
     own: npt.NDArray[np.intp] | None = None,
+    interpolation: str = "auto",
 ) -> list[Finding]:
     """Every limit finding of ``motion`` (times are the motion's own; rates at ``speed`` × its pace).
+
+    What the player sends is judged as joint_trajectory_controller plays it
+    (:func:`sent_rates`, by the player's ``interpolation``): the velocities the motion states
+    against the velocity limits as they are, and the positions between two frames as the
+    controller's cubic (quintic) through the sent points reaches them, at each segment's
+    highest and lowest value.
 
     ``linear`` names the prismatic joints: their findings are in m, m/s …, N (the others' in rad, N·m).
     ``uniform``: the frames velocities, accelerations and jerks are judged on (default: every
@@ -158,8 +254,9 @@ def limit_findings(
         return []
     found: list[Finding] = []
     lower, upper = _stated(limits, names, "lower", -np.inf), _stated(limits, names, "upper", np.inf)
+    sent = sent_rates(motion, limits, names, q, interpolation)
     if np.isfinite(lower).any() or np.isfinite(upper).any():
-        found += _positions(names, times, q, lower, upper)
+        found += _positions(names, times, q, lower, upper, _between(times, q, sent))
     rates = [(kind, _stated(limits, names, attr, np.nan)) for kind, attr in _RATES]
     last = max((k for k, (_, lim) in enumerate(rates) if np.isfinite(lim).any()), default=-1)
     value, scale, at = q, 1.0, times
@@ -171,6 +268,8 @@ def limit_findings(
             judged_at, judged = at, value
             if k == 0 and uniform is not None and own is not None and own.size > 1:
                 judged_at, judged = _with_segments(at, value, times[own], q[own])
+            elif k == 0 and sent.stated and sent.velocities is not None:  # what is sent, at its frames
+                judged = np.where(np.abs(sent.velocities) > np.abs(value), sent.velocities, value)
             found += _magnitudes(kind, names, judged_at, judged, scale, limit)
     if effort is not None:
         limit = _stated(limits, names, "effort", np.nan)
@@ -245,12 +344,15 @@ def _undefined(motion: Motion) -> LimitViolationError | None:
     return None
 
 
-def check_limits(motion: Motion, limits: Mapping[str, JointLimit], speed: float = 1.0) -> None:
+def check_limits(
+    motion: Motion, limits: Mapping[str, JointLimit], speed: float = 1.0, interpolation: str = "auto"
+) -> None:
     """Raise :class:`LimitViolationError` for the first thing :func:`limit_findings` finds (the player's refusal).
 
     ``limits`` is a :class:`JointLimits` or a plain mapping of joint name → limits. A
     non-finite position or velocity of any joint is refused too: resolve them first (core.nonfinite).
-    The motion is judged at the frames ``check`` judges it at (:func:`.frames.checked_frames`).
+    The motion is judged at the frames ``check`` judges it at (:func:`.frames.checked_frames`),
+    and between them as the controller interpolates the points sent with ``interpolation``.
     """
     if motion.position is None or not limits:
         return
@@ -260,10 +362,10 @@ def check_limits(motion: Motion, limits: Mapping[str, JointLimit], speed: float 
     judged = limits if isinstance(limits, JointLimits) else JointLimits(limits)
     frames = checked_frames(motion)
     uniform, own = (None, None) if frames.everything_uniform else (frames.uniform, frames.own)
-    found = limit_findings(frames.motion, judged, speed, uniform=uniform, own=own)
+    found = limit_findings(frames.motion, judged, speed, uniform=uniform, own=own, interpolation=interpolation)
     if found:
         first = min(found, key=lambda f: f.start)
         raise LimitViolationError(refusal(first, judged, speed), first.joint or "")
 
 
-__all__ = ["TOLERANCE", "LimitViolationError", "check_limits", "limit_findings", "refusal"]
+__all__ = ["TOLERANCE", "LimitViolationError", "Sent", "check_limits", "limit_findings", "refusal", "sent_rates"]
