@@ -380,6 +380,16 @@ def _suffix_matches(name: str) -> list[tuple[str, CodecInfo, bool]]:
     return hits
 
 
+def suffix_codecs(path: str | os.PathLike[str]) -> tuple[str, list[CodecInfo]]:
+    """The longest registered suffix ``path`` ends with and the codecs it names: one for a
+    suffix of its own (``.seq``), several for a shared one (``.yaml``); ``("", [])`` for none."""
+    hits = _suffix_matches(Path(path).name)
+    if not hits:
+        return "", []
+    longest = hits[0][0]
+    return longest, [info for suffix, info, _ in hits if suffix == longest]
+
+
 def codec_by_name(name: str) -> CodecInfo:
     """The codec registered as ``name``."""
     try:

@@ -63,7 +63,9 @@ def add_parsers(sub: Any) -> None:
     """Register ``bag2motion`` and ``motion2bag`` on the ``motion-formats`` subparsers."""
     p = sub.add_parser("bag2motion", help="convert a rosbag2 folder / .mcap / .db3 / ROS 1 .bag to a motion file")
     p.add_argument("bag", type=Path, help="rosbag2 folder, .mcap, .db3 or ROS 1 .bag")
-    p.add_argument("output", type=Path, help="the motion file to write (its suffix names the format, or --to)")
+    p.add_argument(
+        "output", type=values.output_file, help="the motion file to write (its suffix names the format, or --to)"
+    )
     p.add_argument("--to", dest="to_format", choices=list(CODECS), help="output format (default: suffix)")
     add_bag_read_arguments(p)
     p.add_argument("--joints", type=name_list_or_none, help="keep only these joints, in this order (a,b,c)")
@@ -77,7 +79,7 @@ def add_parsers(sub: Any) -> None:
 
     p = sub.add_parser("motion2bag", help="record a motion file as a rosbag2 bag (MCAP or sqlite3)")
     p.add_argument("input", type=Path, help="any motion file this package reads")
-    p.add_argument("bag", type=Path, help="rosbag2 folder to create (or a bare .mcap / .db3 file)")
+    p.add_argument("bag", type=values.output_file, help="rosbag2 folder to create (or a bare .mcap / .db3 file)")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     add_aliases(p, MOTION2BAG_ALIASES)
     p.add_argument(
@@ -103,9 +105,9 @@ def add_parsers(sub: Any) -> None:
 
 def cmd_bag2motion(args: argparse.Namespace) -> int:
     from ..registry import codec_by_name
-    from .flags import bag_read_options, option_files, write_options
+    from .flags import bag_read_options, option_files, output_format, write_options
 
-    fmt = args.to_format or codec_for_path(args.output, for_write=True).name
+    fmt = output_format(args.output, args.to_format)
     writes = write_options(args, args.output, fmt)
     inputs = Inputs([args.bag, *option_files(writes, fmt)])
     check_output(args.output, inputs, args.overwrite)

@@ -78,7 +78,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--start", type=values.seconds, help="drop frames before this time (s)")
     p.add_argument("--end", type=values.seconds, help="drop frames after this time (s)")
     p.add_argument("--rate", type=values.rate, help="resample to this many frames per second")
-    p.add_argument("--resample", choices=Resample.values(), default="linear", help="resampling method for --rate")
+    p.add_argument("--resample", choices=Resample.values(), help="resampling method for --rate (default linear)")
     add_aliases(p, (*READ_ALIASES, *BAG_READ_ALIASES, *WRITE_ALIASES, *_STORAGE))
     add_option_flags(p)
     sim = p.add_argument_group(
@@ -176,7 +176,7 @@ def settings_from(args: argparse.Namespace) -> batch.Settings:
         start=args.start,
         end=args.end,
         rate=args.rate,
-        method=args.resample,
+        method=args.resample or "linear",
         write_options=writes,
         strict=bool(getattr(args, "strict", False)),
         simulate=_simulation_settings(args),

@@ -24,6 +24,7 @@ from .flags import (
     input_codec,
     load_model_options,
     option_files,
+    output_format,
     read_option_files,
     read_options,
     write_options,
@@ -244,7 +245,7 @@ def _print_net(args: argparse.Namespace, net: dict[str, Any]) -> int:
 
 # ------------------------------------------------------------------------- convert
 def cmd_convert(args: argparse.Namespace) -> int:
-    fmt = args.to_format or codec_for_path(args.output, for_write=True).name
+    fmt = output_format(args.output, args.to_format)
     options = write_options(args, args.output, fmt)
     reads = read_options(args, args.input, args.from_format)
     codecs = (
@@ -267,7 +268,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         start=args.start,
         end=args.end,
         rate=args.rate,
-        method=args.resample,
+        method=args.resample or "linear",
     )
     convert.warn_nonfinite(motion_file, args.input)
     for path in codec_by_name(fmt).output_paths(Path(args.output), list(motion_file.groups)):

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-from ..core.errors import MotionFormatError, OptionError
+from ..core.errors import MotionFormatError, OptionError, OutOfRangeError
 from ..core.options import FLAGS, Option, parse_pairs, settings_of
 from . import values
 
@@ -246,6 +246,9 @@ SPELLING: dict[str, str] = {
     **{a.name: a.flag for a in (*READ_ALIASES, *WRITE_ALIASES, *BAG_READ_ALIASES, *MOTION2BAG_ALIASES)},
     "overwrite": "--overwrite",
     "rate": "--rate",
+    "motion_id": "--write-option motion_id=NAME",
+    "start": "--start",
+    "end": "--end",
     "output": "OUTPUT",
     "body": "--body FILE",
     "joint_names": "--joint-names a,b,c",
@@ -462,6 +465,29 @@ def load_model_options(options: dict[str, Any], *codecs: str | None) -> list[Pat
     return files
 
 
+def output_format(path: str | os.PathLike[str], to: str | None) -> str:
+    """The format an output is written in: ``--to``, else its suffix.
+
+    ``--to`` is for a name whose suffix names no format (``motion.out``, a bag folder) or
+    several (``.yaml``, ``.json``); one that contradicts the suffix is refused.
+
+    Raises:
+        OutOfRangeError: ``--to`` names a format the output's suffix does not (``x.seq --to omf``).
+    """
+    from ..registry import codec_by_name, codec_for_path, suffix_codecs
+
+    if not to:
+        return codec_for_path(Path(path), for_write=True).name
+    suffix, named = suffix_codecs(path)
+    if named and to not in {info.name for info in named}:
+        own = codec_by_name(to)
+        raise OutOfRangeError(
+            f"--to {to} contradicts the output's suffix {suffix} ({', '.join(info.name for info in named)}): "
+            f"give it a suffix of {to} ({', '.join((*own.suffixes, *own.shared)) or 'none'}) or leave --to out"
+        )
+    return to
+
+
 def input_codec(path: str | os.PathLike[str], fmt: str | None) -> str | None:
     """The format an input is read with (``--from``, else its suffix), None where neither tells (the read says why)."""
     from ..registry import codec_for_path
@@ -543,6 +569,7 @@ __all__ = [
     "input_codec",
     "mirrored",
     "option_files",
+    "output_format",
     "pairs_for",
     "read_options",
     "split_read_pairs",

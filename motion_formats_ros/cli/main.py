@@ -105,7 +105,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     p = actions.add_parser("convert", help="convert between formats (format from the suffix)")
     p.add_argument("input", type=Path, help="any motion file this package reads, or a bag")
-    p.add_argument("output", type=Path, help="the file to write (its suffix names the format, or --to)")
+    p.add_argument("output", type=values.output_file, help="the file to write (its suffix names the format, or --to)")
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--to", dest="to_format", choices=list(CODECS), help="output format (default: suffix)")
     p.add_argument("--group", help="write only this group (default: all the output format can hold)")
@@ -113,8 +113,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument(
         "--resample",
         choices=Resample.values(),
-        default="linear",
-        help="resampling method for --rate (hold: Choreonoid's import semantics)",
+        help="resampling method for --rate (default linear; hold: Choreonoid's import semantics)",
     )
     p.add_argument("--joints", type=name_list, help="keep only these joints, in this order (a,b,c)")
     p.add_argument("--start", type=values.seconds, help="drop frames before this time (s)")
@@ -128,7 +127,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("journal", type=Path, help="the recorder's OUTPUT.journal")
     p.add_argument(
         "output",
-        type=Path,
+        type=values.output_file,
         nargs="?",
         help="where to write (default: beside the journal, named as it is without .journal)",
     )
@@ -143,9 +142,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "OUT-GROUP.png.",
     )
     p.add_argument("file", type=Path, help="any motion file this package reads, or a bag")
-    p.add_argument("output", type=Path, nargs="?", help="the image to write: .png, .svg or .pdf (or -o OUTPUT)")
     p.add_argument(
-        "-o", "--output", dest="output_option", type=Path, metavar="OUTPUT", help="the image to write, as a flag"
+        "output", type=values.output_file, nargs="?", help="the image to write: .png, .svg or .pdf (or -o OUTPUT)"
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        dest="output_option",
+        type=values.output_file,
+        metavar="OUTPUT",
+        help="the image to write, as a flag",
     )
     p.add_argument("--from", dest="from_format", choices=list(CODECS), help="input format (default: detect)")
     p.add_argument("--joints", type=name_list, help="plot only these joints (a,b,c; default: every joint)")
@@ -320,6 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
         spelling = {**SPELLING, **getattr(args, "spelling", {})}  # a command's own flags for some options
         with collect(strict=strict) as report, command_line(spelling):
+            values.check_together(args)
             args.notices = report  # the handlers that print JSON add the notices to it
             result: int = handler(args)
             sys.stdout.flush()  # what is still buffered fails here, while its error can be said

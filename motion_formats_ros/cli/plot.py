@@ -19,6 +19,7 @@ from ..core.atomic import Inputs, check_group_names, check_output, write_bytes_a
 from ..core.errors import MotionValueError, OutOfRangeError, WriteError, require, spelled
 from ..core.model import Motion, MotionFile
 from ..core.spatial import unit_quaternions
+from ..pipeline.convert import select_joints
 
 
 def _pyplot() -> Any:
@@ -101,14 +102,12 @@ def name_lines(ax: Any, count: int) -> None:
 PLOTTABLE = 1e300
 
 
-def beyond_plot(m: Motion, joints: Sequence[str] | None = None) -> str | None:
+def beyond_plot(m: Motion) -> str | None:
     """What of ``m`` no axis can be scaled to (a time or value beyond :data:`PLOTTABLE`), or None.
 
     The root orientation is not among them: it is drawn as angles of its unit quaternions
     (normalised whatever their length, :func:`~..core.spatial.unit_quaternions`).
     """
-    if joints:
-        m = m.select_joints(joints)
     arrays = [
         ("time", m.times),
         *((f"joint {name}", values) for name, values in m.channels().items()),
@@ -123,11 +122,9 @@ def beyond_plot(m: Motion, joints: Sequence[str] | None = None) -> str | None:
     return None
 
 
-def figure(m: Motion, title: str, joints: Sequence[str] | None = None) -> Any:
+def figure(m: Motion, title: str) -> Any:
     """The matplotlib figure of one motion (one panel per channel, the root, against time)."""
     plt = _pyplot()
-    if joints:
-        m = m.select_joints(joints)
     channels = [(name, values) for name, values in m.channels().items()]
     panels = len(channels) + (m.root_position is not None) + (m.root_orientation is not None)
     panels = max(panels, 1)
@@ -212,6 +209,8 @@ def plot_file(
     """
     plt = _pyplot()
     groups = {group: motion_file.group(group)} if group else motion_file.groups
+    if joints:  # an unknown joint: one line naming the file
+        groups = {name: select_joints(m, joints, motion_file) for name, m in groups.items()}
     image_format(output)
     if len(groups) > 1:
         problem = check_group_names(groups)
@@ -224,14 +223,14 @@ def plot_file(
     for path in paths.values():
         check_output(path, inputs, overwrite, folder=False)
     for name, m in groups.items():
-        problem = beyond_plot(m, joints)
+        problem = beyond_plot(m)
         if problem:
             raise MotionValueError(f"{motion_file.source or 'the motion'}: group {name}: {problem}")
     outputs = []
     for name, m in groups.items():
         path = paths[name]
         title = f"{Path(motion_file.source or '').name} — {name}"
-        fig = figure(m, title, joints)
+        fig = figure(m, title)
         buf = io.BytesIO()
         fig.savefig(buf, format=image_format(path), dpi=110, bbox_inches="tight")  # the legends too
         plt.close(fig)

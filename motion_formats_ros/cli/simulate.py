@@ -100,9 +100,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--srdf", **mirrored(SIM, "srdf_file"))
     add_simulation_arguments(p, speed="--speed")
     p.add_argument("--group", help="group to simulate (default: the first)")
-    p.add_argument("-o", "--output", type=Path, help="what the robot did, in any writable format (bags: effort and TF)")
+    p.add_argument(
+        "-o",
+        "--output",
+        type=values.output_file,
+        help="what the robot did, in any writable format (bags: effort and TF)",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace an existing output or --mjcf file")
-    p.add_argument("--mjcf", type=Path, help="write the MuJoCo model it built (MJCF) to this file")
+    p.add_argument("--mjcf", type=values.output_file, help="write the MuJoCo model it built (MJCF) to this file")
     p.add_argument("--json", action="store_true", help="the report as JSON")
     p.add_argument("--series", action="store_true", help="with --json: the recorded time, base position and efforts")
     p.add_argument("--joints", action="store_true", help="print every joint's tracking and effort")

@@ -1,7 +1,9 @@
-"""Command-line values checked as they are parsed (``argparse`` types).
+"""Command-line values checked as they are parsed (``argparse`` types), and the flags that
+must agree with each other (:func:`check_together`).
 
-A value out of range is a usage error of its subcommand (its usage, one line naming the
-option, exit status 2), never a traceback and never a value silently clamped.
+A value out of range, or flags that contradict each other, is a usage error of its
+subcommand (its usage, one line naming the options, exit status 2), never a traceback and
+never a value silently clamped or a flag silently ignored.
 """
 
 from __future__ import annotations
@@ -9,6 +11,9 @@ from __future__ import annotations
 import argparse
 import math
 from datetime import datetime
+from pathlib import Path
+
+from ..core.errors import OutOfRangeError
 
 #: The latest stamp a bag can hold: int64 nanoseconds since the epoch (the year 2262).
 MAX_STAMP = (2**63 - 1) / 1e9
@@ -73,4 +78,37 @@ def frame_pair_or_none(text: str) -> str:
     return "none" if text.strip().lower() == "none" else frame_pair(text)
 
 
-__all__ = ["MAX_STAMP", "frame_pair", "frame_pair_or_none", "rate", "seconds", "start_time"]
+def output_file(text: str) -> Path:
+    """A file to write: any name but ``-``, which names standard output to other tools
+    (``batch --report -``) and which no command writes a motion or an image to."""
+    if text == "-":
+        raise argparse.ArgumentTypeError("'-' (standard output) cannot be written to here: name a file")
+    return Path(text)
+
+
+def check_together(args: argparse.Namespace) -> None:
+    """Flags that contradict each other or mean nothing without another (any subcommand).
+
+    Raises:
+        OutOfRangeError: ``--end`` before ``--start``; ``--resample`` without ``--rate``.
+    """
+    start, end = getattr(args, "start", None), getattr(args, "end", None)
+    if start is not None and end is not None:
+        from ..pipeline.convert import check_window  # numpy: only when both are given
+
+        check_window(start, end)
+    method = getattr(args, "resample", None)
+    if method is not None and getattr(args, "rate", None) is None:
+        raise OutOfRangeError(f"--resample {method} needs --rate: the rate to resample to")
+
+
+__all__ = [
+    "MAX_STAMP",
+    "check_together",
+    "frame_pair",
+    "frame_pair_or_none",
+    "output_file",
+    "rate",
+    "seconds",
+    "start_time",
+]

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from .errors import ReadError, number, spelled
+from .errors import OutOfRangeError, ReadError, excerpt, number, spelled
 from .inputs import TEXT_PROBE, read_input, text_check
 from .notices import NoticeKind, notify
 from .options import option
@@ -57,20 +57,60 @@ class Names:
 
 
 def resolve_names(path: str | os.PathLike[str], options: NamingOptions) -> Names:
-    """Names by precedence: explicit list / map > body file > none (``joint_0 …``)."""
+    """Names by precedence: explicit list / map > body file > none (``joint_0 …``).
+
+    A body file given beside a list or map still gives the robot and its links; when its
+    joint names differ from the ones used, an ``inconsistent`` notice says which were used.
+
+    Raises:
+        OutOfRangeError: A name of the list is empty (``"a,,c"``), naming its position.
+    """
     joint_names, joint_map = options.joint_names, options.joint_map
     body_names = load_body(options.body) if options.body is not None else None
     links = body_names.links if body_names else None
     robot = body_names.robot if body_names else ""
     if joint_names is not None:
-        if isinstance(joint_names, str):
-            names = [s.strip() for s in joint_names.split(",") if s.strip()]
-        else:
-            names = [str(s) for s in joint_names]
+        names = _name_list(joint_names)
+        _note_unused(path, spelled("joint_names", "="), names, body_names, joint_map is not None)
         return Names(names, links, robot, "joint_names", True)
     if joint_map is not None:
-        return Names(load_joint_map(joint_map), links, robot, "joint_map", True)
+        names = load_joint_map(joint_map)
+        _note_unused(path, spelled("joint_map", "="), names, body_names, False)
+        return Names(names, links, robot, "joint_map", True)
     return body_names or Names()
+
+
+def _name_list(joint_names: str | Sequence[Any]) -> list[str]:
+    """``"a,b,c"`` or a list → the names; an empty one is refused, by its position."""
+    if isinstance(joint_names, str):
+        names = [s.strip() for s in joint_names.split(",")]
+    else:
+        names = [str(s).strip() for s in joint_names]
+    empty = [i for i, name in enumerate(names, 1) if not name]
+    if empty and names != [""]:
+        shown = joint_names if isinstance(joint_names, str) else ",".join(map(str, joint_names))
+        raise OutOfRangeError(
+            f"joint names {excerpt(shown)}: name {empty[0]} of {len(names)} is empty; every joint needs a name"
+        )
+    return [name for name in names if name]
+
+
+def _note_unused(
+    path: str | os.PathLike[str], used: str, names: list[str], body: Names | None, joint_map: bool
+) -> None:
+    """Say which of the names given were not used: a joint map beside a list, a body file's joints that differ.
+
+    ``used`` is the option that named the joints, as the caller spells it."""
+    unused = [spelled("joint_map", "=")] if joint_map else []
+    if body is not None and body.joints is not None and body.joints != names:
+        unused.append(f"the {body.source}'s joint names, which differ (it gives the robot and its links only)")
+    if unused:
+        notify(
+            NoticeKind.INCONSISTENT,
+            f"the joints are named by {used}; not used: {'; '.join(unused)}",
+            file=path,
+            stacklevel=3,
+        )
 
 
 #: YAML 1.2's core-schema integers and floats. YAML 1.1 (PyYAML's resolver) also reads

@@ -6,10 +6,20 @@ import dataclasses
 import os
 from collections.abc import Sequence
 
-from ..core.errors import SelectionError
+from ..core.errors import OutOfRangeError, SelectionError, spelled
 from ..core.model import Motion, MotionFile
 from ..core.nonfinite import unexplained
 from ..core.notices import NoticeKind, notify
+
+
+def check_window(start: float | None, end: float | None) -> None:
+    """A time window ends at or after its start.
+
+    Raises:
+        OutOfRangeError: ``end`` is before ``start``, naming both as the caller gave them.
+    """
+    if start is not None and end is not None and end < start:
+        raise OutOfRangeError(f"{spelled('end')} {end:g} is before {spelled('start')} {start:g}")
 
 
 def transform(
@@ -32,12 +42,13 @@ def transform(
         rate: Resample to this rate (Hz) with ``method`` (``linear`` or ``hold``).
         method: Resampling method.
     """
+    check_window(start, end)
     if group is not None:
         motion_file = dataclasses.replace(motion_file, groups={group: motion_file.group(group)})
 
     def apply(m: Motion) -> Motion:
         if joints:
-            m = m.select_joints(joints)
+            m = select_joints(m, joints, motion_file)
         if start is not None or end is not None:
             m = m.slice_time(start, end)
             if m.num_frames == 0:
@@ -47,6 +58,21 @@ def transform(
         return m
 
     return motion_file.map(apply)
+
+
+def select_joints(motion: Motion, joints: Sequence[str], motion_file: MotionFile) -> Motion:
+    """``motion`` (a group of ``motion_file``) with only ``joints``, in this order.
+
+    Raises:
+        SelectionError: A joint the motion lacks, naming the file (and the group, in a file of several).
+    """
+    try:
+        return motion.select_joints(joints)
+    except SelectionError as exc:
+        where = motion_file.source or "the motion"
+        if len(motion_file.groups) > 1:
+            where += f": group {next(k for k, v in motion_file.groups.items() if v is motion)}"
+        raise SelectionError(f"{where}: {exc}") from None
 
 
 def warn_nonfinite(motion_file: MotionFile, source: str | os.PathLike[str]) -> None:

@@ -415,8 +415,12 @@ class PlaybackSession:
         start = t0 + config.start_time
         end = t0 + config.end_time if config.end_time > 0 else float(m.times[-1])
         end = min(end, float(m.times[-1]))
+        if config.end_time > 0 and config.end_time < config.start_time:
+            raise PlayerError(f"end_time {config.end_time:g} is before start_time {config.start_time:g}")
         if start > end:
-            raise PlayerError(f"start_time {config.start_time} is after the end of the motion")
+            raise PlayerError(
+                f"start_time {config.start_time:g} is after the end of the motion ({float(m.times[-1]) - t0:g} s)"
+            )
         loop: tuple[float, float] | None = None
         if config.loop:
             if m.loop is not None and start <= m.loop[0] and m.loop[1] <= end + 1e-9:

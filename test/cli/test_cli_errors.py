@@ -37,10 +37,10 @@ def test_selections_raise_the_packages_selection_error() -> None:
         motion_file.motion.select_joints(["nope"])
 
 
-def test_an_unknown_joint_is_one_line_naming_the_joints(walk: Path, tmp_path: Path) -> None:
+def test_an_unknown_joint_is_one_line_naming_the_file_and_the_joints(walk: Path, tmp_path: Path) -> None:
     proc = run("convert", walk, tmp_path / "o.seq", "--joints", "nope")
     assert proc.returncode == 1 and proc.stdout == ""
-    assert proc.stderr.startswith("error: unknown joint 'nope'; joints: ") and proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith(f"error: {walk}: unknown joint 'nope'; joints: ") and proc.stderr.count("\n") == 1
     assert not (tmp_path / "o.seq").exists()
 
 

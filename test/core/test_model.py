@@ -217,3 +217,16 @@ def test_a_codec_record_is_found_by_its_class_only() -> None:
 def test_times_whose_span_overflows_are_refused() -> None:
     with pytest.raises(ValueError, match=r"times span more than a float holds: -1\.7e\+308 to 1\.7e\+308 s"):
         Motion(times=[-1.7e308, 0, 1.7e308], joint_names=("a",), position=[[0], [1], [2]])
+
+
+def test_a_time_window_that_ends_before_it_starts_is_said_as_such() -> None:
+    from motion_formats_ros.core.errors import OutOfRangeError, SelectionError
+    from motion_formats_ros.pipeline.convert import transform
+
+    motion_file = MotionFile.single(Motion(times=np.arange(5) * 0.25, joint_names=("a",), position=np.zeros((5, 1))))
+    with pytest.raises(OutOfRangeError, match=r"^end 0.5 is before start 1$"):
+        transform(motion_file, start=1.0, end=0.5)
+    motion_file.source = "m.yaml"
+    with pytest.raises(SelectionError, match=r"^m.yaml: unknown joint 'b'; joints: a$"):
+        transform(motion_file, joints=["b"])
+    assert transform(motion_file, start=0.5, end=0.5).motion.num_frames == 1

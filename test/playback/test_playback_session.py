@@ -116,6 +116,16 @@ def test_pause_before_the_start_starts_paused_and_seek_moves_the_clock(tmp_path:
     assert plan.joint_names == session.motion.joint_names
 
 
+def test_an_end_time_before_the_start_time_is_refused_as_such(tmp_path: Path) -> None:
+    path = str(_walk(tmp_path))  # a motion of 1 s
+    with pytest.raises(PlayerError, match=r"^end_time 0.1 is before start_time 0.2$"):
+        open_session(PlayerConfig(file=path, start_time=0.2, end_time=0.1))
+    with pytest.raises(PlayerError, match=r"^start_time 5 is after the end of the motion \(1 s\)$"):
+        open_session(PlayerConfig(file=path, start_time=5.0, end_time=6.0))
+    clock = open_session(PlayerConfig(file=path, start_time=0.2, end_time=0.5)).clock
+    assert (clock.start, clock.end) == pytest.approx((0.2, 0.5))
+
+
 def test_link_frames_are_robot_state_publishers_at_and_between_frames(tmp_path: Path) -> None:
     from motion_formats_ros.core.kinematics import RobotModel
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ...core import joint_maps
-from ...core.errors import WriteError
+from ...core.errors import WriteError, spelled
 from ...core.keyframes import interpolation_dropped, reduce_keyframes, warn_lossy_write
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
@@ -131,9 +132,27 @@ def _check_writable_motion(motion: Motion, path: Path, motion_id: str | None) ->
                 f"{motion.joint_names[c]} at {motion.times[k]:g} s: {motion.position[k, c]:g} rad is beyond "
                 "the float range in degrees, .mof's unit",
             )
-    mid = motion_id or path.stem
-    if not _IDENTIFIER.match(mid):
-        raise WriteError(path, f"motion id {mid!r} is not an identifier (letters, digits, _)")
+    if motion_id:
+        if not _IDENTIFIER.match(motion_id):
+            raise WriteError(path, f"motion id {motion_id!r} is not an identifier (letters, digits, _)")
+        return motion_id
+    return _id_from_name(path)
+
+
+def _id_from_name(path: Path) -> str:
+    """The motion id a file name gives: its stem, with ``_`` for each character an identifier
+    cannot hold (``walk.v2.mof`` → ``walk_v2``, said in a notice)."""
+    mid = re.sub(r"[^A-Za-z0-9_]", "_", path.stem)
+    if not _IDENTIFIER.match(mid):  # it starts with a digit
+        mid = "_" + mid
+    if mid != path.stem:
+        notify(
+            NoticeKind.LOSSY_WRITE,
+            f"motion id {mid!r} made from the file name {path.stem!r}, as a motion id is letters, digits and _ "
+            f"(another one: {spelled('motion_id', '=NAME')})",
+            file=path,
+            stacklevel=4,
+        )
     return mid
 
 

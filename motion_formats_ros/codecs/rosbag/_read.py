@@ -662,7 +662,10 @@ class _BagReader(_TopicDecoder):
     def _transform(self, group: str, m: Motion) -> Motion:
         opts = self.options
         if opts.joints and m.joint_names:
-            select_joints(m.joint_names, opts.joints, what=group)  # unknown joints: SelectionError naming them
+            try:
+                select_joints(m.joint_names, opts.joints, what=group)
+            except SelectionError as exc:  # unknown joints: named, with the bag
+                raise SelectionError(f"{self.path}: {exc}") from None
             m = m.select_joints(list(opts.joints))
         if opts.start is not None or opts.end is not None:
             m = m.slice_time(opts.start, opts.end)

@@ -13,7 +13,7 @@ from conftest import CORPUS, corpus_params, corpus_path, lossy_messages
 from motion_formats_ros import Motion, MotionFile, WriteError, read, write
 from motion_formats_ros.core import joint_maps
 from motion_formats_ros.core.keyframes import reduce_keyframes
-from motion_formats_ros.core.notices import collect
+from motion_formats_ros.core.notices import NoticeKind, collect
 
 MOF = CORPUS / "mof"
 MOTIONS = corpus_params("mof", "*/*.mof", exclude_stems=("extern",))
@@ -164,8 +164,21 @@ def test_writer_refuses_what_mof_cannot_name(tmp_path: Path) -> None:
     m = Motion(times=np.array([0.0, 1.0]), joint_names=("x", "y"), position=np.zeros((2, 2)))
     with pytest.raises(WriteError, match="joint_map"):
         write(MotionFile.single(m), tmp_path / "x.mof")
-    with pytest.raises(WriteError, match="identifier"):
-        write(read(own_net(tmp_path)), tmp_path / "sit down.mof")
+    with pytest.raises(WriteError, match=r"motion id 'sit down' is not an identifier \(letters, digits, _\)$"):
+        write(read(own_net(tmp_path)), tmp_path / "x.mof", motion_id="sit down")
+
+
+@pytest.mark.parametrize(("name", "motion_id"), [("sit down.mof", "sit_down"), ("2.v1.mof", "_2_v1")])
+def test_a_file_name_that_is_no_identifier_gives_one_and_says_so(name: str, motion_id: str, tmp_path: Path) -> None:
+    stem = name.removesuffix(".mof")
+    with collect(warn=False) as report:
+        write(read(own_net(tmp_path)), tmp_path / name)
+    assert [n.message for n in report.notices if n.kind == NoticeKind.LOSSY_WRITE] == [
+        f"motion id {motion_id!r} made from the file name {stem!r}, as a motion id is letters, digits and _ "
+        "(another one: motion_id=NAME)"
+    ]
+    assert (tmp_path / name).read_text().startswith(f"motion_id = {motion_id}\n")
+    assert read(tmp_path / name).name == motion_id
 
 
 def test_dropped_data_is_named_in_a_warning(tmp_path: Path) -> None:
