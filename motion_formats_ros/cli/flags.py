@@ -45,7 +45,11 @@ def utf8(text: str) -> str:
 
 def name_list(text: str) -> list[str]:
     """``a,b,c`` → ``["a", "b", "c"]`` (an ``argparse`` type: undecodable bytes are refused)."""
-    return [item.strip() for item in utf8(text).split(",") if item.strip()]
+    items = [item.strip() for item in utf8(text).split(",")]
+    if len(items) > 1 and not all(items):
+        empty = items.index("") + 1
+        raise argparse.ArgumentTypeError(f"'{text}': name {empty} of {len(items)} is empty")
+    return [item for item in items if item]
 
 
 def name_list_or_none(text: str) -> list[str]:

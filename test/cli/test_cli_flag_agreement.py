@@ -151,3 +151,15 @@ def test_bag2motion_names_the_bag_of_an_unknown_joint_and_checks_its_to(
     status, err = _run(capsys, "bag2motion", bag, tmp_path / "w.mof", "--to", "seq")
     assert _usage_error(status, err, "bag2motion").startswith("--to seq contradicts the output's suffix .mof (mof)")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["w.mcap"]
+
+
+@pytest.mark.parametrize("command", ["convert", "batch"])
+def test_an_empty_name_in_joints_is_refused_by_its_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """--joints a,,b kept a and b without a word (the empty item was dropped)."""
+    out = tmp_path / ("w.yaml" if command == "convert" else "out")
+    args = [WALK, out] if command == "convert" else [WALK, "-o", out, "--to", "yaml"]
+    status, err = _run(capsys, command, *args, "--body", BODY, "--joints", "left_knee,,right_knee")
+    assert "name 2 of 3 is empty" in _usage_error(status, err, command)
+    assert not out.exists()
