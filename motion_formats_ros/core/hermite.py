@@ -13,7 +13,8 @@ home, here:
   three times either neighbouring secant slope elsewhere;
 - :func:`segment_extremes`: each segment's highest and lowest value strictly between its
   points where it turns, and when (a cubic's from the roots of its derivative, a quadratic;
-  a quintic's from samples).
+  a quintic's from samples);
+- :func:`segment_fastest`: where a cubic segment moves fastest between its points, and how fast.
 """
 
 from __future__ import annotations
@@ -174,6 +175,29 @@ def segment_extremes(
     return start + high_u * span, high, start + low_u * span, low
 
 
+def segment_fastest(
+    times: npt.ArrayLike, positions: FloatArray, velocities: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Each cubic segment's velocity where it is fastest strictly between its two points.
+
+    A cubic's velocity is a quadratic in the fraction ``u``; its one extreme is where the
+    acceleration is 0, at ``u = -b / 2a``. Returns ``(time, velocity)``, each (N-1, D), NaN
+    where that point is not inside the segment (the segment is fastest at an end point,
+    whose velocity is the one sent).
+    """
+    t = np.asarray(times, dtype=np.float64)
+    span = np.diff(t)[:, None]
+    p0, p1, v0, v1 = positions[:-1], positions[1:], velocities[:-1], velocities[1:]
+    m0, m1 = span * v0, span * v1
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        a = 3.0 * (2.0 * p0 + m0 - 2.0 * p1 + m1)  # p'(u) = a u² + b u + m0
+        b = 2.0 * (-3.0 * p0 - 2.0 * m0 + 3.0 * p1 - m1)
+        u = np.where(a != 0, -b / (2.0 * a), np.nan)
+        u = np.where((u > 0) & (u < 1), u, np.nan)
+        velocity = ((a * u + b) * u + m0) / span
+    return t[:-1, None] + u * span, velocity
+
+
 def _quintic_samples(
     span: FloatArray, p0: FloatArray, p1: FloatArray, v0: FloatArray, v1: FloatArray, a0: FloatArray, a1: FloatArray
 ) -> list[tuple[FloatArray, FloatArray]]:
@@ -205,4 +229,11 @@ def _quintic_samples(
     return [(high_u, high), (low_u, low)]
 
 
-__all__ = ["QUINTIC_SAMPLES", "cubic_turn_range", "hermite", "segment_extremes", "shape_preserving_velocities"]
+__all__ = [
+    "QUINTIC_SAMPLES",
+    "cubic_turn_range",
+    "hermite",
+    "segment_extremes",
+    "segment_fastest",
+    "shape_preserving_velocities",
+]

@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from ..core import timing
 from ..core.errors import MotionFormatError
-from ..core.hermite import segment_extremes, shape_preserving_velocities
+from ..core.hermite import segment_extremes, segment_fastest, shape_preserving_velocities
 from ..core.joint_limits import JointLimits
 from ..core.model import JointLimit, Motion
 from .findings import Finding, intervals
@@ -112,15 +112,30 @@ def _stated(limits: JointLimits, names: list[str], attr: str, unstated: float) -
 
 
 def _magnitudes(
-    kind: str, names: list[str], times: FloatArray, values: FloatArray, scale: float, limit: FloatArray
+    kind: str,
+    names: list[str],
+    times: FloatArray,
+    values: FloatArray,
+    scale: float,
+    limit: FloatArray,
+    between: tuple[FloatArray, FloatArray] | None = None,
 ) -> list[Finding]:
-    """A finding for each joint whose ``|values| * scale`` (N, J) goes beyond its ``limit`` (NaN: none)."""
+    """A finding for each joint whose ``|values| * scale`` (N, J) goes beyond its ``limit`` (NaN: none):
+    at a frame, or (``between``: times and values, (M, J) each, NaN where none) between two frames."""
     with np.errstate(invalid="ignore"):
-        bad = np.abs(values) > limit * ((1 + TOLERANCE) / scale)  # the bulk of the work: one pass
+        bad = (np.abs(values) > limit * ((1 + TOLERANCE) / scale)).any(axis=0)  # the bulk of the work: one pass
+        if between is not None:
+            bad |= (np.abs(between[1]) > limit * ((1 + TOLERANCE) / scale)).any(axis=0)
     found = []
-    for c in np.flatnonzero(bad.any(axis=0)):
-        size = np.abs(values[:, c]) * scale
-        f = _finding(kind, names[c], times, size - limit[c] * (1 + TOLERANCE), size, float(limit[c]))
+    for c in np.flatnonzero(bad):
+        at, value = times, values[:, c]
+        if between is not None:  # the frames and the values between them, in time order
+            inner = ~np.isnan(between[0][:, c])
+            at = np.concatenate([times, between[0][inner, c]])
+            order = np.argsort(at, kind="stable")
+            at, value = at[order], np.concatenate([value, between[1][inner, c]])[order]
+        size = np.abs(value) * scale
+        f = _finding(kind, names[c], at, size - limit[c] * (1 + TOLERANCE), size, float(limit[c]))
         if f is not None:
             found.append(f)
     return found
@@ -226,6 +241,14 @@ def _between(times: FloatArray, q: FloatArray, sent: Sent) -> tuple[FloatArray, 
     return np.concatenate([high_at, low_at]), np.concatenate([high, low])
 
 
+def _fastest_between(times: FloatArray, q: FloatArray, sent: Sent) -> tuple[FloatArray, FloatArray] | None:
+    """The fastest velocity of each cubic segment strictly between two frames, as the controller
+    plays the sent points (times and values, (N-1, J) each; NaN where it is fastest at an end)."""
+    if sent.velocities is None or sent.accelerations is not None:
+        return None  # a quintic's speed between points: its samples' differences are judged at the frames
+    return segment_fastest(times, q, sent.velocities)
+
+
 def limit_findings(
     motion: Motion,
     limits: JointLimits,
@@ -270,7 +293,8 @@ def limit_findings(
                 judged_at, judged = _with_segments(at, value, times[own], q[own])
             elif k == 0 and sent.stated and sent.velocities is not None:  # what is sent, at its frames
                 judged = np.where(np.abs(sent.velocities) > np.abs(value), sent.velocities, value)
-            found += _magnitudes(kind, names, judged_at, judged, scale, limit)
+            inner = _fastest_between(times, q, sent) if k == 0 else None
+            found += _magnitudes(kind, names, judged_at, judged, scale, limit, inner)
     if effort is not None:
         limit = _stated(limits, names, "effort", np.nan)
         if np.isfinite(limit).any():

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from motion_formats_ros import Motion
-from motion_formats_ros.core.hermite import hermite, segment_extremes, shape_preserving_velocities
+from motion_formats_ros.core.hermite import hermite, segment_extremes, segment_fastest, shape_preserving_velocities
 from motion_formats_ros.playback.plan import evaluate, plan_trajectory
 
 #: Dense fractions of a segment, ends included.
@@ -112,3 +112,25 @@ def test_extremes_of_a_known_cubic() -> None:
     # Monotone (1 → 2 at the secant's pace): no turn inside.
     high_at, high, low_at, low = segment_extremes(np.array([0.0, 1.0]), np.array([[1.0], [2.0]]), np.ones((2, 1)))
     assert np.isnan([high_at[0, 0], high[0, 0], low_at[0, 0], low[0, 0]]).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions(), st.integers(0, 2**32 - 1))
+def test_segment_fastest_is_the_cubics_own(data: tuple[np.ndarray, np.ndarray], seed: int) -> None:
+    """Against the dense differences of any cubic segment: no speed beyond the fastest of its
+    ends and the analytic inner extreme, and the dense samples come close to that bound."""
+    times, q = data
+    if times.size < 2:
+        return
+    v = np.random.default_rng(seed).normal(scale=5.0, size=(times.size, 1))
+    at, fastest = segment_fastest(times, q[:, None], v)
+    span = np.diff(times)
+    for k in range(times.size - 1):
+        path = hermite(U, span[k], q[k : k + 1], q[k + 1 : k + 2], v[k], v[k + 1])[:, 0]
+        speed = np.abs(np.diff(path)) / (span[k] / (U.size - 1))  # mean speeds between dense samples
+        bound = np.nanmax([abs(fastest[k, 0]), abs(v[k, 0]), abs(v[k + 1, 0])])
+        slack = 1e-6 * max(1.0, bound)
+        assert speed.max() <= bound + slack, (k, speed.max(), bound)
+        assert bound - speed.max() <= 1e-2 * max(1.0, bound), (k, speed.max(), bound)
+        if not np.isnan(at[k, 0]):
+            assert times[k] < at[k, 0] < times[k + 1]

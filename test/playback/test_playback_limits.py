@@ -20,9 +20,12 @@ def test_limits_name_joint_time_and_value() -> None:
         check_limits(m, {"b": JointLimit(0.2, 2)})
     with pytest.raises(LimitViolationError, match=r"joint 'b' faster than its velocity limit 2 rad/s"):
         check_limits(m, {"b": JointLimit(velocity=2.0)})
-    check_limits(m, {"a": JointLimit(velocity=0.5)})
+    # a: 0.4 rad/s between frames, and up to 0.533 rad/s in the cubic that brings it to rest at the end
+    check_limits(m, {"a": JointLimit(velocity=0.6)})
+    with pytest.raises(LimitViolationError, match=r"at t = 0\.666667 s \(speed 0\.533333 at playback rate 1\)"):
+        check_limits(m, {"a": JointLimit(velocity=0.5)})
     with pytest.raises(LimitViolationError, match="at playback rate 2"):
-        check_limits(m, {"a": JointLimit(velocity=0.5)}, speed=2.0)
+        check_limits(m, {"a": JointLimit(velocity=0.6)}, speed=2.0)
 
 
 def test_urdf_limits() -> None:

@@ -21,14 +21,14 @@ from motion_formats_ros.playback.plan import evaluate
 from motion_formats_ros.playback.session import open_session
 from motion_formats_ros.safety.limits import LimitViolationError, check_limits
 
-#: One revolute joint, ±1 rad, 1 rad/s, on a base fixed to the world.
+#: One revolute joint, ±1 rad, 2 rad/s, on a base fixed to the world.
 ARM = """<?xml version="1.0"?>
 <robot name="arm1">
   <link name="world"/>
   <joint name="fix" type="fixed"><parent link="world"/><child link="base"/><origin xyz="0 0 0.5"/></joint>
   <link name="base"><collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision></link>
   <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><origin xyz="0 0 0.1"/>
-    <axis xyz="0 1 0"/><limit lower="-1" upper="1" velocity="1" effort="10"/></joint>
+    <axis xyz="0 1 0"/><limit lower="-1" upper="1" velocity="2" effort="10"/></joint>
   <link name="l1"><collision><origin xyz="0 0 0.2"/><geometry><box size="0.05 0.05 0.3"/></geometry></collision></link>
 </robot>
 """
@@ -70,20 +70,31 @@ def test_check_judges_stated_velocities_and_the_cubic_they_make(arm: Path, tmp_p
     pytest.importorskip("coal")
     code, out, err, _ = cli("check", _file(tmp_path, "vel5.csv", STATED), "--urdf", arm)
     assert code == 3, out + err
-    assert "error: joint j1 beyond its velocity limit 1 rad/s at t = 0.1 s (worst 100 rad/s) [0.100-0.900 s]" in out
+    # The velocities as stated, and the cubic between them: from rest to 100 rad/s over a
+    # standing segment, it runs backwards at 33 rad/s a third of the way in (its fastest there).
+    assert "error: joint j1 beyond its velocity limit 2 rad/s at t = 0.033 s (worst 100 rad/s) [0.033-0.967 s]" in out
     # 0 → 0 from rest to 100 rad/s in 0.1 s: 0.1·100·(u³ − u²), lowest at u = 2/3.
     assert "error: joint j1 beyond its position limit -1 rad at t = 0.067 s (worst -1.48148 rad)" in out, out
 
 
 def test_the_player_refuses_stated_velocities_beyond_the_limits(arm: Path, tmp_path: Path) -> None:
     path = _file(tmp_path, "vel5.csv", STATED)
-    # First beyond a limit: the position the cubic reaches two thirds into the first segment.
+    # First beyond a limit: the speed the cubic reaches a third into the first segment.
+    with pytest.raises(
+        PlayerError,
+        match=r"joint 'j1' faster than its velocity limit 2 rad/s at t = 0\.0333333 s \(speed 33\.3333 at playback",
+    ):
+        open_session(PlayerConfig(file=str(path), urdf_file=str(arm)))
+    # Then the position two thirds in, when the speed limit is not in the way.
+    loose = tmp_path / "loose.urdf"
+    loose.write_text(arm.read_text().replace('velocity="2"', 'velocity="1000"'))
     with pytest.raises(
         PlayerError, match=r"joint 'j1' below its lower limit -1 at t = 0\.0666667 s \(value -1\.48148\)"
     ):
-        open_session(PlayerConfig(file=str(path), urdf_file=str(arm)))
+        open_session(PlayerConfig(file=str(path), urdf_file=str(loose)))
     motion = read(path).group(None)
-    with pytest.raises(LimitViolationError, match=r"joint 'j1' faster than its velocity limit 1 rad/s at t = 0\.1 s"):
+    faster = r"joint 'j1' faster than its velocity limit 1 rad/s at t = 0\.0333333 s"
+    with pytest.raises(LimitViolationError, match=faster):
         check_limits(motion, {"j1": JointLimit(velocity=1.0)})  # the velocities sent, as the file states them
     limits = {"j1": JointLimit(-1.0, 1.0)}
     check_limits(motion, limits, interpolation="linear")  # positions only are sent: a straight line at 0
@@ -120,4 +131,4 @@ def test_the_check_the_viewer_runs_judges_the_same(arm: Path, tmp_path: Path) ->
     (finding,) = report.of_kind("position_limit")
     assert (finding.joint, finding.limit) == ("j1", 1.0)
     assert abs(finding.worst - 1.1452) < 1e-4 and abs(finding.worst_time - (1.01 + 0.99 / 3)) < 1e-9
-    assert report.of_kind("velocity_limit") == []  # 0.99 rad/s is within 1
+    assert report.of_kind("velocity_limit") == []  # the cubics reach 1.32 rad/s at most, within 2
