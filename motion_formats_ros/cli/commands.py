@@ -18,7 +18,7 @@ from ..core.nonfinite import unexplained
 from ..core.options import Option, markdown_table
 from ..core.options import rows as option_rows
 from ..pipeline import convert
-from ..registry import CODECS, Codec, codec_by_name, codec_for_path, read, with_body, write
+from ..registry import CODECS, Codec, codec_by_name, codec_for_path, read, with_body, write, written_counts
 from .flags import (
     READ_ALIASES,
     input_codec,
@@ -273,12 +273,11 @@ def cmd_convert(args: argparse.Namespace) -> int:
     for path in codec_by_name(fmt).output_paths(Path(args.output), list(motion_file.groups)):
         inputs.check(path)  # a table per group: none of them an input either
     written = write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **options)
-    groups = 1 if written is not None else len(motion_file.groups)  # a count from the codec is of one motion
-    frames = written if written is not None else sum(m.num_frames for m in motion_file.groups.values())
+    groups, frames = written_counts(written, motion_file)  # what the output holds, not what was given
     if getattr(args, "json", False):
         summary = {"output": str(args.output), "format": fmt, "groups": groups, "frames": frames}
         print(json.dumps({**summary, "notices": notices_json(args)}, indent=2))
-    elif written is not None:
+    elif isinstance(written, int):
         print(f"wrote {args.output} ({fmt}, 1 group, {written} frames)")
     else:
         print(f"wrote {args.output} ({fmt}, {groups} group(s), {frames} frames)")

@@ -49,7 +49,7 @@ from ..core.errors import (
     require,
 )
 from ..core.notices import NoticeKind, collect, notify
-from ..registry import CODECS, codec_for_path, read, read_head, with_body, write
+from ..registry import CODECS, codec_for_path, read, read_head, with_body, write, written_counts
 from .targets import TARGETS, Target
 
 
@@ -521,7 +521,7 @@ def convert_one(job: Job) -> Result:
                 **CODECS[target.codec].accepted({**body, **s.write_options}, "write"),
             )
             groups = list(motion_file.groups.values())
-            result.frames = written if written is not None else sum(m.num_frames for m in groups)
+            result.frames = written_counts(written, motion_file)[1]
             result.duration = max(m.duration for m in groups)
             outs = CODECS[target.codec].output_paths(out, list(motion_file.groups))
             result.outputs = [str(p) for p in outs]
