@@ -264,7 +264,6 @@ class CodecInfo(NamedTuple):
             return {str(group): int(frames) for group, frames in written.items()}
         return written if isinstance(written, int) and not isinstance(written, bool) else None
 
-
     def _note_dropped(self, motion_file: MotionFile, path: Path) -> None:
         """Say what of the model the format has no place for whatever the codec does: the robot
         description and the marks (each codec names the rest of what it drops)."""

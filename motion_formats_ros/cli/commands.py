@@ -173,6 +173,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         if not isinstance(exc.net, dict):
             raise
         return _print_net(args, exc.net)
+    convert.warn_nonfinite(motion_file, args.file)  # the warning convert gives: --strict fails on it here too
     info = summarize(motion_file)
     if args.json:
         print(json.dumps({**info, "notices": notices_json(args)}, indent=2))
@@ -312,6 +313,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     inputs = Inputs([args.file, *read_option_files(reads, args.file, args.from_format)])  # --body too
     inputs.check(output)
     motion_file = read(args.file, format=args.from_format, **reads)
+    convert.warn_nonfinite(motion_file, args.file)
     outputs = plot.plot_file(
         motion_file, output, joints=args.joints, group=args.group, overwrite=args.overwrite, inputs=inputs
     )

@@ -188,7 +188,9 @@ def warn_lossy_write(source: Motion, written: Motion, path: Path, fmt: str, tole
         parts.append(f"{dropped} dropped (keyframe reduction, tolerance {tolerance:g}°)")
     deviation = f"largest deviation {math.degrees(worst):.3g}°" + (f" ({where})" if where else "")
     if over:
-        deviation += f"; beyond the {tolerance:g}° reduction tolerance, from {beyond} or another change this write names"
+        deviation += (
+            f"; beyond the {tolerance:g}° reduction tolerance, from {beyond} or another change this write names"
+        )
     parts.append(deviation)
     notify(NoticeKind.LOSSY_WRITE, f"lossy {fmt} write: " + ", ".join(parts), file=path, stacklevel=4)
 

@@ -124,8 +124,7 @@ def _note_unwritten_marks(source: Motion, written: Motion, path: Path) -> None:
     if lost:
         notify(
             NoticeKind.LOSSY_WRITE,
-            ".mof cannot hold, dropped: marks (labels are written for the start and the loop only): "
-            + ", ".join(lost),
+            ".mof cannot hold, dropped: marks (labels are written for the start and the loop only): " + ", ".join(lost),
             file=path,
             field="marks",
             stacklevel=4,

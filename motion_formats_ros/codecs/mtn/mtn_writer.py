@@ -142,7 +142,9 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
 
     # Joints and locators.
     names, columns = _flat_joints(motion)
-    multi = [f"{n}[{d}] as {n}_0 … {n}_{d - 1}" for n, d in zip(motion.joint_names, motion.joint_dims, strict=True) if d > 1]
+    multi = [
+        f"{n}[{d}] as {n}_0 … {n}_{d - 1}" for n, d in zip(motion.joint_names, motion.joint_dims, strict=True) if d > 1
+    ]
     if multi:
         dropped.append(f"multi-DOF joints (written as flat joints: {', '.join(multi)})")
     jmap = _writer_map(opts.joint_map, motion, motion_file)
@@ -177,8 +179,8 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
     data = _assemble(motion_file, path, meta, jmap, locators, micro, frames, rate_ms)
     with collect(warn=False, isolated=True):
         written = decode(data, path).motion
-    grid = f"{rate_ms} ms frame grid" if rate_ms else "whole milliseconds"
-    warn_lossy_write(source, written, path, ".mtn", opts.tolerance, f"keyframes on the {grid}")
+    on_grid = f"{rate_ms} ms frame grid" if rate_ms else "whole milliseconds"
+    warn_lossy_write(source, written, path, ".mtn", opts.tolerance, f"keyframes on the {on_grid}")
     return data
 
 

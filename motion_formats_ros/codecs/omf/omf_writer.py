@@ -192,9 +192,13 @@ def _section(
     ):
         lacking = [n for n in names if n not in have]
         if lacking:  # one list per file: the group is given the others' (its values NaN)
-            listed = ", ".join(repr(n) for n in lacking[:10]) + (f" … and {len(lacking) - 10} more" if len(lacking) > 10 else "")
-            dropped.append(f"its own {what[:-1] if what != 'IMUs' else 'IMU'} list (OMF has one per file: "
-                           f"{what} of other groups written here as NaN: {listed})")
+            listed = ", ".join(repr(n) for n in lacking[:10]) + (
+                f" … and {len(lacking) - 10} more" if len(lacking) > 10 else ""
+            )
+            dropped.append(
+                f"its own {what[:-1] if what != 'IMUs' else 'IMU'} list (OMF has one per file: "
+                f"{what} of other groups written here as NaN: {listed})"
+            )
     if STAMP in m.time_columns:
         dropped.append(f"time column {STAMP!r} (OMF's {STAMP!r} column holds the frame times)")
     if m.joint_masks:
