@@ -90,8 +90,6 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
     unit_ms = rate_ms or 1  # frame rate 0 (first generation): counts are durations in ms
     if motion.num_frames == 0:
         raise WriteError(path, "the motion has no frames")
-    if motion.times[0] != 0.0:
-        dropped.append(f"the start at {motion.times[0]:g} s (a .mtn starts at 0)")
     last = (float(motion.times[-1]) - float(motion.times[0])) * 1000 / unit_ms  # Python floats: inf, no warning
     if not last <= _INT32[1]:
         count = f"{last:,.0f}" if last < 1e15 else f"{last:g}" if math.isfinite(last) else "more"
@@ -129,8 +127,8 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
     times = motion.times - motion.times[0]
     exact = times * 1000 / unit_ms
     frames = np.rint(exact).astype(np.int64)
+    grid_name = f"{rate_ms} ms frame grid" if rate_ms else "whole milliseconds (frame rate 0)"
     if np.any(np.abs(exact - frames) > 1e-6):
-        grid_name = f"{rate_ms} ms frame grid" if rate_ms else "whole milliseconds (frame rate 0)"
         dropped.append(f"keyframe times off the {grid_name} (moved to the nearest frame)")
     keep = np.concatenate([[True], np.diff(frames) > 0])
     if not keep.all():
@@ -142,11 +140,6 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
 
     # Joints and locators.
     names, columns = _flat_joints(motion)
-    multi = [
-        f"{n}[{d}] as {n}_0 … {n}_{d - 1}" for n, d in zip(motion.joint_names, motion.joint_dims, strict=True) if d > 1
-    ]
-    if multi:
-        dropped.append(f"multi-DOF joints (written as flat joints: {', '.join(multi)})")
     jmap = _writer_map(opts.joint_map, motion, motion_file)
     # The locators the file was read with (only for motions read from .mtn).
     sources = motion.joint_sources if read_from is not None else {}
@@ -179,14 +172,20 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
     data = _assemble(motion_file, path, meta, jmap, locators, micro, frames, rate_ms)
     with collect(warn=False, isolated=True):
         written = decode(data, path).motion
-    on_grid = f"{rate_ms} ms frame grid" if rate_ms else "whole milliseconds"
-    warn_lossy_write(source, written, path, ".mtn", opts.tolerance, f"keyframes on the {on_grid}")
+    warn_lossy_write(source, written, path, ".mtn", opts.tolerance, f"keyframes on the {grid_name}")
     return data
 
 
 def _unwritable(motion: Motion) -> list[str]:
     """What of ``motion`` a ``.mtn`` cannot hold (said in the lossy-write notice)."""
     dropped: list[str] = []
+    if motion.num_frames and motion.times[0] != 0.0:
+        dropped.append(f"the start at {motion.times[0]:g} s (a .mtn starts at 0)")
+    multi = [
+        f"{n}[{d}] as {n}_0 … {n}_{d - 1}" for n, d in zip(motion.joint_names, motion.joint_dims, strict=True) if d > 1
+    ]
+    if multi:
+        dropped.append(f"multi-DOF joints (written as flat joints: {', '.join(multi)})")
     for what, present in (
         ("joint channels " + ", ".join(repr(k) for k in motion.joint_channels), bool(motion.joint_channels)),
         ("joint masks " + ", ".join(repr(k) for k in motion.joint_masks), bool(motion.joint_masks)),
