@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
-from .core.errors import ReadError, UnknownFormatError, WriteError
+from .core.errors import ReadError, UnknownFormatError, WriteError, listed
 from .core.inputs import interruptible, read_input, refuse_binary
 from .core.notices import NoticeKind, collect, notify, overflow_noted
 from .core.options import Option, build_options, options_of
@@ -278,7 +278,7 @@ class CodecInfo(NamedTuple):
             return
         marked = [
             (f"group {name!r}: " if len(motion_file.groups) > 1 else "")
-            + ", ".join(f"{label} at {t:g} s" for t, label in motion.marks)
+            + listed(f"{label} at {t:g} s" for t, label in motion.marks)
             for name, motion in motion_file.groups.items()
             if motion.marks
         ]

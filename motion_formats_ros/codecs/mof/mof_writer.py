@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...core import joint_maps
-from ...core.errors import WriteError
+from ...core.errors import WriteError, listed
 from ...core.keyframes import interpolation_dropped, reduce_keyframes, warn_lossy_write
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
@@ -124,7 +124,7 @@ def _note_unwritten_marks(source: Motion, written: Motion, path: Path) -> None:
     if lost:
         notify(
             NoticeKind.LOSSY_WRITE,
-            ".mof cannot hold, dropped: marks (labels are written for the start and the loop only): " + ", ".join(lost),
+            ".mof cannot hold, dropped: marks (labels are written for the start and the loop only): " + listed(lost),
             file=path,
             field="marks",
             stacklevel=4,

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.errors import WriteError
+from ...core.errors import WriteError, listed
 from ...core.keyframes import interpolation_dropped
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
@@ -190,14 +190,11 @@ def _section(
         ("links", link_names, m.link_names),
         ("IMUs", imu_names, m.imu_names),
     ):
-        lacking = [n for n in names if n not in have]
+        lacking = [repr(n) for n in names if n not in have]
         if lacking:  # one list per file: the group is given the others' (its values NaN)
-            listed = ", ".join(repr(n) for n in lacking[:10]) + (
-                f" … and {len(lacking) - 10} more" if len(lacking) > 10 else ""
-            )
             dropped.append(
-                f"its own {what[:-1] if what != 'IMUs' else 'IMU'} list (OMF has one per file: "
-                f"{what} of other groups written here as NaN: {listed})"
+                f"its own {what[:-1]} list (OMF has one per file: {what} of other groups written here as NaN: "
+                f"{listed(lacking)})"
             )
     if STAMP in m.time_columns:
         dropped.append(f"time column {STAMP!r} (OMF's {STAMP!r} column holds the frame times)")
