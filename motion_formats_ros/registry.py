@@ -34,7 +34,7 @@ from .core.notices import NoticeKind, collect, notify, overflow_noted
 from .core.options import Option, build_options, options_of
 
 if TYPE_CHECKING:
-    from .core.model import MotionFile
+    from .core.model import Motion, MotionFile
     from .core.validation import Validation
 
 #: Bytes read from the start of a file for content sniffing.
@@ -171,8 +171,9 @@ class CodecInfo(NamedTuple):
             robot's URDF, e.g. from a bag's /robot_description); a write to another
             format says that it is dropped.
         marks: Whether its files keep :attr:`Motion.marks` (named instants: a ``.mof`` net's
-            labels); a write to another format names the marks it drops. A codec that keeps
-            only some (a ``.mof`` holds labels at keyframes) names the rest itself.
+            labels); a write to another format names the marks it drops (all but a ``start``
+            at the first frame, which says nothing the motion does not). A codec that keeps
+            only some (a ``.mof`` writes the start and loop labels) names the rest itself.
     """
 
     name: str
@@ -278,9 +279,9 @@ class CodecInfo(NamedTuple):
             return
         marked = [
             (f"group {name!r}: " if len(motion_file.groups) > 1 else "")
-            + listed(f"{label} at {t:g} s" for t, label in motion.marks)
+            + listed(f"{label} at {t:g} s" for t, label in kept)
             for name, motion in motion_file.groups.items()
-            if motion.marks
+            if (kept := _telling_marks(motion))
         ]
         if marked:
             notify(
@@ -289,6 +290,13 @@ class CodecInfo(NamedTuple):
                 file=path,
                 field="marks",
             )
+
+
+def _telling_marks(motion: Motion) -> list[tuple[float, str]]:
+    """The marks that say something the motion does not: all but ``start`` at its first frame (the
+    entry label every ``.mof`` net has, which any format's motion starts at)."""
+    first = float(motion.times[0]) if motion.num_frames else 0.0
+    return [(t, label) for t, label in motion.marks if not (label == "start" and t == first)]
 
 
 def with_body(

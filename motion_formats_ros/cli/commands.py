@@ -14,7 +14,7 @@ import numpy as np
 from ..core.atomic import Inputs, check_output
 from ..core.errors import MotionFormatError, NoMotionError, OutOfRangeError
 from ..core.model import Motion, MotionFile
-from ..core.nonfinite import unexplained
+from ..core.nonfinite import unexplained, warn_nonfinite
 from ..core.options import Option, markdown_table
 from ..core.options import rows as option_rows
 from ..pipeline import convert
@@ -173,7 +173,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         if not isinstance(exc.net, dict):
             raise
         return _print_net(args, exc.net)
-    convert.warn_nonfinite(motion_file, args.file)  # the warning convert gives: --strict fails on it here too
+    warn_nonfinite(motion_file, args.file)  # the warning convert gives: --strict fails on it here too
     info = summarize(motion_file)
     if args.json:
         print(json.dumps({**info, "notices": notices_json(args)}, indent=2))
@@ -270,7 +270,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         rate=args.rate,
         method=args.resample,
     )
-    convert.warn_nonfinite(motion_file, args.input)
+    warn_nonfinite(motion_file, args.input)
     for path in codec_by_name(fmt).output_paths(Path(args.output), list(motion_file.groups)):
         inputs.check(path)  # a table per group: none of them an input either
     written = write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **options)
@@ -313,7 +313,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     inputs = Inputs([args.file, *read_option_files(reads, args.file, args.from_format)])  # --body too
     inputs.check(output)
     motion_file = read(args.file, format=args.from_format, **reads)
-    convert.warn_nonfinite(motion_file, args.file)
+    warn_nonfinite(motion_file, args.file)
     outputs = plot.plot_file(
         motion_file, output, joints=args.joints, group=args.group, overwrite=args.overwrite, inputs=inputs
     )

@@ -342,7 +342,7 @@ def add_check_model(p: argparse.ArgumentParser, *, required: bool) -> None:
 def read_beside_model(args: argparse.Namespace) -> Any:
     """The input of a command that takes a robot model (``view``, ``check``), read with its options:
     a bag as ``bag2motion`` reads it; ``--body`` as :func:`~motion_formats_ros.registry.with_body` passes it."""
-    from ..pipeline.convert import warn_nonfinite
+    from ..core.nonfinite import warn_nonfinite
     from ..registry import codec_by_name, codec_for_path, read, with_body
 
     info = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)

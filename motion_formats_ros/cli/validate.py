@@ -63,7 +63,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     info = codec_by_name(args.from_format) if args.from_format else codec_for_path(path)
     validation = info.validate(path)
     if validation is None:  # the format has no checks of its own: reading it is the check
-        from ..pipeline.convert import warn_nonfinite
+        from ..core.nonfinite import warn_nonfinite
         from .flags import read_options
 
         motion_file = read(path, format=info.name, **read_options(args, path, info.name))

@@ -48,6 +48,7 @@ from ..core.errors import (
     listed,
     require,
 )
+from ..core.nonfinite import warn_nonfinite
 from ..core.notices import NoticeKind, collect, notify
 from ..registry import CODECS, codec_for_path, read, read_head, with_body, write, written_counts
 from .targets import TARGETS, Target
@@ -508,7 +509,7 @@ def convert_one(job: Job) -> Result:
                 motion_file = convert.transform(
                     motion_file, group=s.group, joints=s.joints, start=s.start, end=s.end, rate=s.rate, method=s.method
                 )
-            convert.warn_nonfinite(motion_file, source)
+            warn_nonfinite(motion_file, source)
             if s.simulate is not None:
                 motion_file, result.simulation = _simulated(motion_file, s.simulate, job.source)
             out = Path(job.output)

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Sequence
 
 from ..core.errors import SelectionError
 from ..core.model import Motion, MotionFile
-from ..core.nonfinite import unexplained
-from ..core.notices import NoticeKind, notify
 
 
 def transform(
@@ -47,13 +44,3 @@ def transform(
         return m
 
     return motion_file.map(apply)
-
-
-def warn_nonfinite(motion_file: MotionFile, source: str | os.PathLike[str]) -> None:
-    """Warn, per group and channel, about NaN / ±Inf values no mask explains (they are
-    written as they are; a reader of the output may not expect them)."""
-    for name, motion in motion_file.groups.items():
-        for bad in unexplained(motion):
-            notify(
-                NoticeKind.MISSING, f"group {name}: non-finite values in {bad.describe()}", file=source, stacklevel=2
-            )
