@@ -5,7 +5,7 @@ Every codec is a module under ``codecs/`` that provides what :class:`CodecModule
     ReadOptions: type                          # frozen dataclass: the keyword options read() accepts
     WriteOptions: type                         # frozen dataclass: the keyword options write() accepts
     read(path: Path, options: ReadOptions | None = None) -> MotionFile
-    write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool) -> int | None
+    write(motion_file: MotionFile, path: Path, options: WriteOptions | None = None, *, overwrite: bool) -> Written
     sniff(path: Path, head: str) -> bool       # whether the content is this format's
 
 The registry knows each codec by a :class:`CodecInfo` (name, suffixes, …), which is the
@@ -28,17 +28,31 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
-from .core.errors import ReadError, UnknownFormatError, WriteError
+from .core.errors import ReadError, UnknownFormatError, WriteError, listed
 from .core.inputs import interruptible, read_input, refuse_binary
 from .core.notices import NoticeKind, collect, notify, overflow_noted
 from .core.options import Option, build_options, options_of
 
 if TYPE_CHECKING:
-    from .core.model import MotionFile
+    from .core.model import Motion, MotionFile
     from .core.validation import Validation
 
 #: Bytes read from the start of a file for content sniffing.
 SNIFF_BYTES = 65536
+
+#: What a write says it wrote: the frames (keyframes) of the one group a format holds (``.seq``,
+#: ``.mof``, ``.mtn`` …), the frames of each group written when a format holds some groups of the
+#: file (a bag: the joint states' and the trajectory's), or None: every group, frame for frame.
+Written = int | dict[str, int] | None
+
+
+def written_counts(written: Written, motion_file: MotionFile) -> tuple[int, int]:
+    """(groups, frames) in the output of a write of ``motion_file`` that returned ``written``."""
+    if isinstance(written, dict):
+        return len(written), sum(written.values())
+    if written is not None:
+        return 1, written
+    return len(motion_file.groups), sum(m.num_frames for m in motion_file.groups.values())
 
 
 class CodecModule(Protocol):
@@ -60,7 +74,7 @@ class CodecModule(Protocol):
         ...
 
     @property
-    def write(self) -> Callable[..., int | None]:
+    def write(self) -> Callable[..., Written]:
         """``write(motion_file, path, options, *, overwrite)``: ``options`` is a ``WriteOptions``."""
         ...
 
@@ -129,7 +143,7 @@ class Codec(Protocol):
 
     def read(self, path: Path, **options: Any) -> MotionFile: ...
 
-    def write(self, motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> int | None: ...
+    def write(self, motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> Written: ...
 
 
 class CodecInfo(NamedTuple):
@@ -159,6 +173,10 @@ class CodecInfo(NamedTuple):
         one_motion: Whether a file holds one motion and no group name: a write of several
             groups writes one of them (the codec's choice, or its ``group`` option); a read
             names its motion ``target`` (``DEFAULT_GROUP``).
+        marks: Whether its files keep :attr:`Motion.marks` (named instants: a ``.mof`` net's
+            labels); a write to another format names the marks it drops (all but a ``start``
+            at the first frame, which says nothing the motion does not). A codec that keeps
+            only some (a ``.mof`` writes the start and loop labels) names the rest itself.
     """
 
     name: str
@@ -174,6 +192,7 @@ class CodecInfo(NamedTuple):
     content_decides: bool = False
     robot_description: bool = False
     one_motion: bool = False
+    marks: bool = False
 
     def load(self) -> CodecModule:
         """Import the codec module."""
@@ -232,10 +251,10 @@ class CodecInfo(NamedTuple):
         with overflow_noted(path, "reading"):
             return module.read(path, typed)
 
-    def write(self, motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> int | None:
+    def write(self, motion_file: MotionFile, path: Path, *, overwrite: bool = False, **options: Any) -> Written:
         """Write ``motion_file`` to ``path`` with this codec; options it does not declare are refused.
 
-        Returns the number of frames (keyframes) in the file when the codec says so.
+        Returns what the codec says it wrote (see :data:`Written`).
         """
         if not self.writable:
             raise UnknownFormatError(
@@ -243,8 +262,16 @@ class CodecInfo(NamedTuple):
             )
         module = self.load()
         typed: object = build_options(self.name, "write", module.WriteOptions, options)
+        self._note_dropped(motion_file, path)  # before the write: a strict run puts no output in place
         with overflow_noted(path, "writing"):
             written = module.write(motion_file, path, typed, overwrite=overwrite)
+        if isinstance(written, Mapping):
+            return {str(group): int(frames) for group, frames in written.items()}
+        return written if isinstance(written, int) and not isinstance(written, bool) else None
+
+    def _note_dropped(self, motion_file: MotionFile, path: Path) -> None:
+        """Say what of the model the format has no place for whatever the codec does: the robot
+        description and the marks (each codec names the rest of what it drops)."""
         if motion_file.robot_description and not self.robot_description:
             notify(
                 NoticeKind.LOSSY_WRITE,
@@ -252,7 +279,28 @@ class CodecInfo(NamedTuple):
                 file=path,
                 field="robot_description",
             )
-        return written if isinstance(written, int) and not isinstance(written, bool) else None
+        if self.marks:
+            return
+        marked = [
+            (f"group {name!r}: " if len(motion_file.groups) > 1 else "")
+            + listed(f"{label} at {t:g} s" for t, label in kept)
+            for name, motion in motion_file.groups.items()
+            if (kept := _telling_marks(motion))
+        ]
+        if marked:
+            notify(
+                NoticeKind.LOSSY_WRITE,
+                f"{self.name} cannot hold named instants (a .mof net's labels); dropped: " + "; ".join(marked),
+                file=path,
+                field="marks",
+            )
+
+
+def _telling_marks(motion: Motion) -> list[tuple[float, str]]:
+    """The marks that say something the motion does not: all but ``start`` at its first frame (the
+    entry label every ``.mof`` net has, which any format's motion starts at)."""
+    first = float(motion.times[0]) if motion.num_frames else 0.0
+    return [(t, label) for t, label in motion.marks if not (label == "start" and t == first)]
 
 
 def with_body(
@@ -321,6 +369,7 @@ CODECS: dict[str, CodecInfo] = {
         module="motion_formats_ros.codecs.mof",
         suffixes=(".mof",),
         description="B-Human / GermanTeam motion net (NAO keyframes)",
+        marks=True,
     ),
     "mtn": CodecInfo(
         name="mtn",
@@ -353,6 +402,7 @@ CODECS: dict[str, CodecInfo] = {
         suffixes=(".parquet",),
         description="Parquet table, one row per frame (pyarrow: extra [parquet])",
         per_group=True,
+        marks=True,
     ),
     "csv": CodecInfo(
         name="csv",
@@ -478,7 +528,7 @@ def write(
     format: str | None = None,
     overwrite: bool = False,
     **options: Any,
-) -> int | None:
+) -> Written:
     """Write ``motion_file`` to ``path`` atomically.
 
     Args:
@@ -489,8 +539,10 @@ def write(
         **options: Codec options (the codec's ``WriteOptions``).
 
     Returns:
-        The number of frames in the written file when the codec reports it (keyframe
-        formats that reduce or add frames: ``.mof``, ``.mtn``), else None.
+        The number of frames in the written file when the format holds one group (keyframe
+        formats that reduce or add frames: ``.mof``, ``.mtn``; ``.seq``, scenes), the frames
+        of each group written when it holds only some (a bag), else None: every group as it
+        is (:data:`Written`; :func:`written_counts` gives groups and frames of either).
 
     Raises:
         WriteError: The output exists, cannot be written, or cannot hold the data, or a root

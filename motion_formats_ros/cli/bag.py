@@ -104,6 +104,7 @@ def add_parsers(sub: Any) -> None:
 
 
 def cmd_bag2motion(args: argparse.Namespace) -> int:
+    from ..core.nonfinite import warn_nonfinite
     from ..registry import codec_by_name
     from .flags import bag_read_options, option_files, output_format, write_options
 
@@ -122,6 +123,7 @@ def cmd_bag2motion(args: argparse.Namespace) -> int:
         "progress": args.progress,
     }
     motion_file = read(args.bag, format="rosbag", **options)
+    warn_nonfinite(motion_file, args.bag)
     for path in codec_by_name(fmt).output_paths(Path(args.output), list(motion_file.groups)):
         inputs.check(path)  # a table per group: none of them an input either
     write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **writes)
@@ -161,6 +163,7 @@ def _with_balance_series(motion_file: Any, robot: Any) -> Any:
 
 def cmd_motion2bag(args: argparse.Namespace) -> int:
     from ..core.kinematics import load_robot_model
+    from ..core.nonfinite import warn_nonfinite
     from ..pipeline import convert
     from ..registry import codec_by_name
     from .flags import READ_ALIASES, input_codec, option_files, pairs_for, read_options
@@ -188,6 +191,7 @@ def cmd_motion2bag(args: argparse.Namespace) -> int:
     reader = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
     motion_file = read(args.input, format=args.from_format, **with_body(options, reader)[0])
     motion_file = convert.transform(motion_file, joints=args.joints, start=args.start, end=args.end, rate=args.rate)
+    warn_nonfinite(motion_file, args.input)
     if args.balance_series:
         motion_file = _with_balance_series(motion_file, robot)
     write(motion_file, args.bag, format="rosbag", overwrite=args.overwrite, **writes)

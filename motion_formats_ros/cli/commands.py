@@ -14,11 +14,11 @@ import numpy as np
 from ..core.atomic import Inputs, check_output
 from ..core.errors import MotionFormatError, NoMotionError, OutOfRangeError
 from ..core.model import Motion, MotionFile
-from ..core.nonfinite import unexplained
+from ..core.nonfinite import unexplained, warn_nonfinite
 from ..core.options import Option, markdown_table
 from ..core.options import rows as option_rows
 from ..pipeline import convert
-from ..registry import CODECS, Codec, codec_by_name, codec_for_path, read, with_body, write
+from ..registry import CODECS, Codec, codec_by_name, codec_for_path, read, with_body, write, written_counts
 from .flags import (
     READ_ALIASES,
     input_codec,
@@ -174,6 +174,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         if not isinstance(exc.net, dict):
             raise
         return _print_net(args, exc.net)
+    warn_nonfinite(motion_file, args.file)  # the warning convert gives: --strict fails on it here too
     info = summarize(motion_file)
     if args.json:
         print(json.dumps({**info, "notices": notices_json(args)}, indent=2))
@@ -270,16 +271,15 @@ def cmd_convert(args: argparse.Namespace) -> int:
         rate=args.rate,
         method=args.resample or "linear",
     )
-    convert.warn_nonfinite(motion_file, args.input)
+    warn_nonfinite(motion_file, args.input)
     for path in codec_by_name(fmt).output_paths(Path(args.output), list(motion_file.groups)):
         inputs.check(path)  # a table per group: none of them an input either
     written = write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **options)
-    groups = 1 if written is not None else len(motion_file.groups)  # a count from the codec is of one motion
-    frames = written if written is not None else sum(m.num_frames for m in motion_file.groups.values())
+    groups, frames = written_counts(written, motion_file)  # what the output holds, not what was given
     if getattr(args, "json", False):
         summary = {"output": str(args.output), "format": fmt, "groups": groups, "frames": frames}
         print(json.dumps({**summary, "notices": notices_json(args)}, indent=2))
-    elif written is not None:
+    elif isinstance(written, int):
         print(f"wrote {args.output} ({fmt}, 1 group, {written} frames)")
     else:
         print(f"wrote {args.output} ({fmt}, {groups} group(s), {frames} frames)")
@@ -315,6 +315,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     inputs = Inputs([args.file, *read_option_files(reads, args.file, args.from_format)])  # --body too
     inputs.check(output)
     motion_file = read(args.file, format=args.from_format, **reads)
+    warn_nonfinite(motion_file, args.file)
     outputs = plot.plot_file(
         motion_file, output, joints=args.joints, group=args.group, overwrite=args.overwrite, inputs=inputs
     )

@@ -349,13 +349,17 @@ def add_check_model(p: argparse.ArgumentParser, *, required: bool) -> None:
 def read_beside_model(args: argparse.Namespace) -> Any:
     """The input of a command that takes a robot model (``view``, ``check``), read with its options:
     a bag as ``bag2motion`` reads it; ``--body`` as :func:`~motion_formats_ros.registry.with_body` passes it."""
+    from ..core.nonfinite import warn_nonfinite
     from ..registry import codec_by_name, codec_for_path, read, with_body
 
     info = codec_by_name(args.from_format) if args.from_format else codec_for_path(args.input)
     if info.recording:
-        return read(args.input, format=info.name, **bag_read_options(args, info.name))
-    options = read_options(args, args.input, info.name)
-    return read(args.input, format=info.name, **with_body(options, info)[0])
+        motion_file = read(args.input, format=info.name, **bag_read_options(args, info.name))
+    else:
+        options = read_options(args, args.input, info.name)
+        motion_file = read(args.input, format=info.name, **with_body(options, info)[0])
+    warn_nonfinite(motion_file, args.input)  # as every command that reads a motion (--strict fails on it)
+    return motion_file
 
 
 def add_option_flags(p: argparse.ArgumentParser, *, read: bool = True, write: bool = True) -> None:

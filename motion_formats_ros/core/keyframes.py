@@ -170,16 +170,28 @@ def lossy_write_report(source: Motion, written: Motion) -> tuple[int, float, str
     return dropped, worst, where
 
 
-def warn_lossy_write(source: Motion, written: Motion, path: Path, fmt: str, reduction: str) -> None:
+def warn_lossy_write(source: Motion, written: Motion, path: Path, fmt: str, tolerance: float, beyond: str) -> None:
     """Warn when a keyframe format's file does not reproduce ``source``: how many frames
-    were dropped and the largest resulting deviation."""
+    were dropped and the largest resulting deviation.
+
+    Args:
+        tolerance: The keyframe reduction's tolerance (degrees).
+        beyond: What else moves values in this format (``keyframes on the 16 ms frame grid``),
+            said when the deviation exceeds the tolerance.
+    """
     dropped, worst, where = lossy_write_report(source, written)
     if dropped == 0 and worst <= LOSS_TOLERANCE_RAD:
         return
     parts = [f"{written.num_frames} keyframe(s) for {source.num_frames} frame(s)"]
+    over = worst > math.radians(tolerance) + LOSS_TOLERANCE_RAD
     if dropped:
-        parts.append(f"{dropped} dropped ({reduction})")
-    parts.append(f"largest deviation {math.degrees(worst):.3g}°" + (f" ({where})" if where else ""))
+        parts.append(f"{dropped} dropped (keyframe reduction, tolerance {tolerance:g}°)")
+    deviation = f"largest deviation {math.degrees(worst):.3g}°" + (f" ({where})" if where else "")
+    if over:
+        deviation += (
+            f"; beyond the {tolerance:g}° reduction tolerance, from {beyond} or another change this write names"
+        )
+    parts.append(deviation)
     notify(NoticeKind.LOSSY_WRITE, f"lossy {fmt} write: " + ", ".join(parts), file=path, stacklevel=4)
 
 

@@ -24,6 +24,7 @@ Everything derived from the resolved motion (the JointState stream, the trajecto
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,7 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import MotionFormatError, listed
-from .model import Motion
+from .model import Motion, MotionFile
+from .notices import NoticeKind, notify
 from .spatial import unit_quaternions
 
 FloatArray = npt.NDArray[np.float64]
@@ -490,3 +492,14 @@ def unexplained(motion: Motion) -> list[NonFinite]:
             where = f"joint {_column_joint(motion.joint_names, motion.joint_dims, index[1])!r} at {where}"
         out.append(NonFinite(label, nan, int(np.count_nonzero(bad)) - nan, where))
     return out
+
+
+def warn_nonfinite(motion_file: MotionFile, source: str | os.PathLike[str]) -> None:
+    """Warn, per group and channel, about NaN / ±Inf values no mask explains (they are
+    written as they are; a reader of the output may not expect them). Every command that
+    reads a motion says it, so that ``--strict`` fails the same file in each."""
+    for name, motion in motion_file.groups.items():
+        for bad in unexplained(motion):
+            notify(
+                NoticeKind.MISSING, f"group {name}: non-finite values in {bad.describe()}", file=source, stacklevel=2
+            )

@@ -48,8 +48,9 @@ from ..core.errors import (
     listed,
     require,
 )
+from ..core.nonfinite import warn_nonfinite
 from ..core.notices import NoticeKind, collect, notify
-from ..registry import CODECS, codec_for_path, read, read_head, with_body, write
+from ..registry import CODECS, codec_for_path, read, read_head, with_body, write, written_counts
 from .targets import TARGETS, Target
 
 
@@ -508,7 +509,7 @@ def convert_one(job: Job) -> Result:
                 motion_file = convert.transform(
                     motion_file, group=s.group, joints=s.joints, start=s.start, end=s.end, rate=s.rate, method=s.method
                 )
-            convert.warn_nonfinite(motion_file, source)
+            warn_nonfinite(motion_file, source)
             if s.simulate is not None:
                 motion_file, result.simulation = _simulated(motion_file, s.simulate, job.source)
             out = Path(job.output)
@@ -521,7 +522,7 @@ def convert_one(job: Job) -> Result:
                 **CODECS[target.codec].accepted({**body, **s.write_options}, "write"),
             )
             groups = list(motion_file.groups.values())
-            result.frames = written if written is not None else sum(m.num_frames for m in groups)
+            result.frames = written_counts(written, motion_file)[1]
             result.duration = max(m.duration for m in groups)
             outs = CODECS[target.codec].output_paths(out, list(motion_file.groups))
             result.outputs = [str(p) for p in outs]

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Sequence
 
 from ..core.errors import OutOfRangeError, SelectionError, spelled
 from ..core.model import Motion, MotionFile
-from ..core.nonfinite import unexplained
-from ..core.notices import NoticeKind, notify
 
 
 def check_window(start: float | None, end: float | None) -> None:
@@ -73,13 +70,3 @@ def select_joints(motion: Motion, joints: Sequence[str], motion_file: MotionFile
         if len(motion_file.groups) > 1:
             where += f": group {next(k for k, v in motion_file.groups.items() if v is motion)}"
         raise SelectionError(f"{where}: {exc}") from None
-
-
-def warn_nonfinite(motion_file: MotionFile, source: str | os.PathLike[str]) -> None:
-    """Warn, per group and channel, about NaN / ±Inf values no mask explains (they are
-    written as they are; a reader of the output may not expect them)."""
-    for name, motion in motion_file.groups.items():
-        for bad in unexplained(motion):
-            notify(
-                NoticeKind.MISSING, f"group {name}: non-finite values in {bad.describe()}", file=source, stacklevel=2
-            )

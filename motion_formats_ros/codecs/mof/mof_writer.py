@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ...core import joint_maps
-from ...core.errors import WriteError, spelled
+from ...core.errors import WriteError, listed, spelled
 from ...core.keyframes import interpolation_dropped, reduce_keyframes, warn_lossy_write
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
@@ -113,8 +113,24 @@ def _encode(motion_file: MotionFile, path: Path, options: WriteOptions) -> tuple
 
     text = _layout(motion_file, mid, jmap, timing, lines)
     written = _read_back(text, path, jmap)
-    warn_lossy_write(source, written, path, ".mof", f"keyframe reduction within {options.tolerance:g}°")
+    _note_unwritten_marks(source, written, path)
+    warn_lossy_write(source, written, path, ".mof", options.tolerance, "keyframe times in whole milliseconds")
     return text, written.num_frames
+
+
+def _note_unwritten_marks(source: Motion, written: Motion, path: Path) -> None:
+    """Name the marks of ``source`` the file's labels do not give back (it writes ``start`` and the loop's label)."""
+    start = float(source.times[0]) if source.num_frames else 0.0
+    kept = {(round(t * 1000), name) for t, name in written.marks}
+    lost = [f"{name} at {t:g} s" for t, name in source.marks if (round((t - start) * 1000), name) not in kept]
+    if lost:
+        notify(
+            NoticeKind.LOSSY_WRITE,
+            ".mof cannot hold, dropped: marks (labels are written for the start and the loop only): " + listed(lost),
+            file=path,
+            field="marks",
+            stacklevel=4,
+        )
 
 
 def _check_writable_motion(motion: Motion, path: Path, motion_id: str | None) -> str:
@@ -270,6 +286,8 @@ class _Timing:
 def _timing(motion: Motion, int_bits: IntBits | None, dropped: list[str]) -> _Timing:
     n = motion.num_frames
     # Durations in whole ms (cumulative rounding, no drift).
+    if motion.times[0] != 0.0:
+        dropped.append(f"the start at {motion.times[0]:g} s (a .mof starts at 0)")
     exact = (motion.times - motion.times[0]) * 1000.0
     cum = np.rint(exact)
     if np.any(np.abs(exact - cum) > 1e-6):

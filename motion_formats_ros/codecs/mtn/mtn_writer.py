@@ -127,8 +127,8 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
     times = motion.times - motion.times[0]
     exact = times * 1000 / unit_ms
     frames = np.rint(exact).astype(np.int64)
+    grid_name = f"{rate_ms} ms frame grid" if rate_ms else "whole milliseconds (frame rate 0)"
     if np.any(np.abs(exact - frames) > 1e-6):
-        grid_name = f"{rate_ms} ms frame grid" if rate_ms else "whole milliseconds (frame rate 0)"
         dropped.append(f"keyframe times off the {grid_name} (moved to the nearest frame)")
     keep = np.concatenate([[True], np.diff(frames) > 0])
     if not keep.all():
@@ -172,13 +172,20 @@ def encode(motion_file: MotionFile, path: Path, options: WriteOptions | None = N
     data = _assemble(motion_file, path, meta, jmap, locators, micro, frames, rate_ms)
     with collect(warn=False, isolated=True):
         written = decode(data, path).motion
-    warn_lossy_write(source, written, path, ".mtn", f"keyframe reduction within {opts.tolerance:g}°")
+    warn_lossy_write(source, written, path, ".mtn", opts.tolerance, f"keyframes on the {grid_name}")
     return data
 
 
 def _unwritable(motion: Motion) -> list[str]:
     """What of ``motion`` a ``.mtn`` cannot hold (said in the lossy-write notice)."""
     dropped: list[str] = []
+    if motion.num_frames and motion.times[0] != 0.0:
+        dropped.append(f"the start at {motion.times[0]:g} s (a .mtn starts at 0)")
+    multi = [
+        f"{n}[{d}] as {n}_0 … {n}_{d - 1}" for n, d in zip(motion.joint_names, motion.joint_dims, strict=True) if d > 1
+    ]
+    if multi:
+        dropped.append(f"multi-DOF joints (written as flat joints: {', '.join(multi)})")
     for what, present in (
         ("joint channels " + ", ".join(repr(k) for k in motion.joint_channels), bool(motion.joint_channels)),
         ("joint masks " + ", ".join(repr(k) for k in motion.joint_masks), bool(motion.joint_masks)),

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.errors import WriteError
+from ...core.errors import WriteError, listed
 from ...core.keyframes import interpolation_dropped
 from ...core.model import Motion, MotionFile
 from ...core.notices import NoticeKind, notify
@@ -34,8 +34,8 @@ def to_document(motion_file: MotionFile, path: str | Path = "<output>") -> dict[
     """The OMF document (dicts, scalars and float arrays) for ``motion_file``.
 
     Groups with different joints are written with the union of their joints (absent
-    values NaN), as OMF has one joint list per file. Data OMF cannot hold is dropped
-    with a warning naming it.
+    values NaN), as OMF has one joint list per file: the warning names the joints each
+    group is given that it lacks. Data OMF cannot hold is dropped with a warning naming it.
     """
     groups = motion_file.groups
     for name in groups:
@@ -50,8 +50,8 @@ def to_document(motion_file: MotionFile, path: str | Path = "<output>") -> dict[
         _fps(m) is None or (m.num_frames and m.times[0] != 0.0) or _kept(m).stamped for m in groups.values()
     )
     time_names: list[str] = [STAMP] if needs_stamp else []
-    for m in groups.values():
-        time_names.extend(k for k in m.time_columns if k not in time_names)
+    for m in groups.values():  # a column of the motion's named like OMF's stamp column is not written (said)
+        time_names.extend(k for k in m.time_columns if k not in time_names and k != STAMP)
 
     basic: dict[str, Any] = {
         "name": motion_file.name,
@@ -174,7 +174,7 @@ def _section(
     sec["link"] = _entity_fields(m.links, LINK_FIELDS, link_names, m.link_names)
     sec["imu"] = _entity_fields(m.imus, IMU_FIELDS, imu_names, m.imu_names)
     if time_names:
-        columns = {**m.time_columns, STAMP: m.times}
+        columns = {**m.time_columns, STAMP: m.times}  # a column of the motion's named stamp: said above
         sec["time"] = (
             np.column_stack([columns.get(t, np.full(m.num_frames, np.nan)) for t in time_names])
             if m.num_frames
@@ -185,6 +185,19 @@ def _section(
     for key, value in _kept(m).section.items():
         sec.setdefault(key, value)
 
+    for what, names, have in (
+        ("joints", joint_names, m.joint_names),
+        ("links", link_names, m.link_names),
+        ("IMUs", imu_names, m.imu_names),
+    ):
+        lacking = [repr(n) for n in names if n not in have]
+        if lacking:  # one list per file: the group is given the others' (its values NaN)
+            dropped.append(
+                f"its own {what[:-1]} list (OMF has one per file: {what} of other groups written here as NaN: "
+                f"{listed(lacking)})"
+            )
+    if STAMP in m.time_columns:
+        dropped.append(f"time column {STAMP!r} (OMF's {STAMP!r} column holds the frame times)")
     if m.joint_masks:
         dropped.append("joint masks " + ", ".join(repr(k) for k in m.joint_masks))
     if m.series:

@@ -66,11 +66,11 @@ def read(path: Path, options: ReadOptions | None = None) -> MotionFile:
 
 def write(
     motion_file: MotionFile, path: Path, options: _write.WriteOptions | None = None, *, overwrite: bool = False
-) -> None:
-    """Write a rosbag2 bag (its ``WriteOptions`` say how)."""
+) -> dict[str, int]:
+    """Write a rosbag2 bag (its ``WriteOptions`` say how); returns the frames of each group written."""
     from ._write import WriteOptions, write_bag
 
-    write_bag(motion_file, Path(path), options or WriteOptions(), overwrite)
+    return write_bag(motion_file, Path(path), options or WriteOptions(), overwrite)
 
 
 #: Message types this codec converts, and what into.

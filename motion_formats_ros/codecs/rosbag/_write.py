@@ -170,6 +170,7 @@ class _BagWriter:
         self.path = path
         self.options = options
         self.dropped: list[str] = []
+        self.written: dict[str, int] = {}  # the groups written, by name: their frames
         self._types: dict[str, str] = {}  # each topic's message type
         distro = str(options.distro or default_write_distro()).lower()
         self.distro = distro
@@ -585,6 +586,9 @@ class _BagWriter:
         opts = self.options
         name, motion, traj_name, traj = self._groups()
         motions = [motion] + ([traj] if traj is not None and traj is not motion else [])
+        self.written = {name: motion.num_frames}
+        if traj_name is not None and traj is not None:
+            self.written[traj_name] = traj.num_frames
         if not any(m.num_frames for m in motions):
             raise WriteError(self.path, "the motion has no frames")
         robot = self._robot()
@@ -655,7 +659,8 @@ class _BagWriter:
             custom["series"] = self._write_series(writer, motion, stamps, world, base)
             writer.set_custom_data(CUSTOM_KEY, json.dumps(custom, separators=(",", ":")))
 
-    def write(self, overwrite: bool) -> None:
+    def write(self, overwrite: bool) -> dict[str, int]:
+        """Write the bag; returns the frames of each group written (the others are named as dropped)."""
         out = check_writable(self.path, overwrite, folder=not self.bare)
         with temp_folder(out) as tmp:
             bag_dir = tmp / (out.stem if self.bare else out.name)
@@ -688,6 +693,7 @@ class _BagWriter:
                 place(produced, out, overwrite, tmp)
             else:
                 place(bag_dir, out, overwrite, tmp)
+        return self.written
 
     def _stamp_distro(self, metadata: Path) -> None:
         """Name the distro the bag was written for (rosbags' Writer puts its own name there)."""
@@ -726,6 +732,7 @@ def resolved_compression(path: Path, storage: Storage, compression: Compression 
     return compression or DEFAULT_COMPRESSION
 
 
-def write_bag(motion_file: MotionFile, path: Path, options: WriteOptions, overwrite: bool = False) -> None:
-    """Write ``motion_file`` as a bag at ``path`` (see the module docstring)."""
-    _BagWriter(motion_file, path, options).write(overwrite)
+def write_bag(motion_file: MotionFile, path: Path, options: WriteOptions, overwrite: bool = False) -> dict[str, int]:
+    """Write ``motion_file`` as a bag at ``path`` (see the module docstring); returns the frames of
+    each group written (a bag holds the joint states' group and the trajectory's)."""
+    return _BagWriter(motion_file, path, options).write(overwrite)

@@ -115,6 +115,7 @@ def structure(m: Motion) -> dict[str, Any]:
         "series": {k: {"frame": s.frame, "components": list(s.components)} for k, s in m.series.items()},
         "interpolation": list(m.interpolation) if m.interpolation is not None else None,
         "loop": list(m.loop) if m.loop is not None else None,
+        "marks": [[t, name] for t, name in m.marks],
         "rate": m.rate,
     }
 
@@ -319,6 +320,7 @@ def parse(
         time_columns=time_columns,
         interpolation=tuple(interpolation) if interpolation is not None else None,
         loop=(float(loop[0]), float(loop[1])) if loop else None,
+        marks=tuple((float(t), str(name)) for t, name in meta.get("marks") or ()),
         rate=meta.get("rate"),
         **fields,
     )

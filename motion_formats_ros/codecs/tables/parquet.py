@@ -6,7 +6,7 @@ plain keys a reader of the table sees at once (``robot``, ``name``, ``group``,
 the epoch), ``source``, ``date``, ``units`` (JSON: column → unit)), each column's CRC-32
 (``motion_formats_ros.crc32``, checked on read, with the page checksums Parquet itself
 has) and, under ``motion_formats_ros``, the structure the header alone does not say (joint dims, series
-frames, keyframe interpolation, loop, rate), so that reading a table written here gives
+frames, keyframe interpolation, loop, marks, rate), so that reading a table written here gives
 back the same motion exactly. Each column's unit is in its field metadata too.
 
 Reading a table without that metadata (written by pandas, Polars, DuckDB …) works from
