@@ -71,8 +71,7 @@ def _writer_map(spec: Any, motion: Motion, path: Path) -> joint_maps.JointMap:
         raise WriteError(
             path,
             f"no joint of the motion is a NAO joint ({', '.join(motion.joint_names[:5])}…); "
-            "name the columns with the write option joint_map (joint_map= in Python, "
-            "--write-option joint_map=NAME on the command line)",
+            "name the columns with the write option joint_map (a joint map's name or file)",
         )
     return candidates[0] if scores[0] >= scores[1] and not names <= set(candidates[1].names) else candidates[1]
 
