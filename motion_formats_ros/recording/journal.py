@@ -264,10 +264,12 @@ def read_journal(path: str | os.PathLike[str], limit: int | None = None) -> Jour
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
                 try:
                     return _read_mapped(p, memoryview(mm), size, _Releaser(mm))
-                except Exception as exc:
+                except BaseException as exc:
                     # The traceback's frames still hold views of the map, and closing a
                     # map with views alive raises BufferError, which would replace this
-                    # error: drop the frames' locals before the map is closed.
+                    # exception: drop the frames' locals before the map is closed. Also
+                    # for KeyboardInterrupt (SIGINT, and SIGTERM in the CLI) and SystemExit,
+                    # which must reach the CLI as themselves to end it without a traceback.
                     traceback.clear_frames(exc.__traceback__)
                     raise
     except OSError as exc:

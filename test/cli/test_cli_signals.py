@@ -114,3 +114,53 @@ def test_sigterm_during_a_batch(tmp_path: Path) -> None:
     for busy in (2.0, 4.0):
         _terminate_after(["batch", src, "-o", out, "--to", "csv", "--workers", "2", "--overwrite"], busy)
         assert not list(out.glob("**/.*.tmp")) if out.exists() else True
+
+
+#: Runs the CLI and sends itself SIGTERM while ``recover`` reads the journal: from the profiler
+#: hook, at the call that releases the pages read so far past 1 MiB, in the first pass
+#: (``index``) or after the reader rewound for the second (``fill``). A real signal, delivered
+#: where a view of the journal's memory map is alive, at the same point on every run.
+_SIGTERM_DURING_READ = """
+import os, signal, sys
+from motion_formats_ros.cli.main import main
+rewound = False
+def hook(frame, event, arg):
+    global rewound
+    if event != "call" or not frame.f_code.co_filename.endswith("journal.py"):
+        return
+    rewound = rewound or frame.f_code.co_name == "reset"
+    # f_locals only of upto (self, pos): a snapshot of another frame's locals would keep its view alive
+    if frame.f_code.co_name == "upto" and frame.f_locals["pos"] > 1 << 20 and rewound == (sys.argv[1] == "fill"):
+        sys.setprofile(None)
+        os.kill(os.getpid(), signal.SIGTERM)
+sys.setprofile(hook)
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("during", ["index", "fill"])
+def test_sigterm_during_a_journal_read(tmp_path: Path, during: str) -> None:
+    """SIGTERM while ``recover`` reads a journal (views of its memory map alive) ends it as
+    every command ends: ``terminated``, 143, no traceback, no output."""
+    from motion_formats_ros.recording.journal import JournalWriter
+
+    journal = tmp_path / "big.journal"
+    names = [f"j{k}" for k in range(50)]
+    values = np.arange(50.0)
+    w = JournalWriter(journal, {"name": "big"}, flush_interval=1e9)
+    for k in range(4000):  # 5 MB: the read passes the 1 MiB mark in both passes
+        w.joints("joint_states", names, 10**18 + k * 10**7, 10**18 + k * 10**7, values, values, values)
+    w.close()
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-c", _SIGTERM_DURING_READ, during, "recover", journal, out / "run.msgpack"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 128 + signal.SIGTERM, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip().splitlines() == ["terminated"]
+    assert proc.stdout == ""
+    assert not list(out.iterdir()), "an output or a temporary was left"
