@@ -47,8 +47,8 @@ Schemas = dict[int, tuple[str, tuple[str, ...]]]
 _Key = tuple[int, int]  # (stream id, channel flags; the negated kind for pose, IMU and TF)
 
 META, SCHEMA, JOINTS, POSE, IMU, TRAJECTORY, TF, END = 1, 2, 3, 4, 5, 6, 7, 9
-#: Streams of TF records (names: parent, child).
-TF_STREAM, TF_STATIC_STREAM = "tf", "tf_static"
+#: Streams of TF records (names: parent, child), of IMU records (name: the IMU's) and of TRAJECTORY records.
+TF_STREAM, TF_STATIC_STREAM, IMU_STREAM, TARGET_STREAM = "tf", "tf_static", "imu", "target"
 _HEAD = struct.Struct("<II")
 _KIND = struct.Struct("<B")
 _SAMPLE = struct.Struct("<BHqqBI")  # kind, stream, stamp ns, receive ns, flags, count
@@ -112,7 +112,15 @@ class JournalWriter:
         velocity: Any = None,
         effort: Any = None,
     ) -> None:
-        """One JointState-like sample; channels are buffers of float64 (array('d') is fine)."""
+        """One JointState-like sample; channels are buffers of float64 (array('d') is fine).
+
+        Raises:
+            ValueError: When a joint is named twice (nothing is written).
+        """
+        if len(set(names)) != len(names):
+            raise ValueError("a joint is named twice")
+        if stream in _STREAM_KINDS:  # a topic named like a stream of other records: by its absolute name
+            stream = "/" + stream
         sid = self.stream_id(stream, names)
         n = len(names)
         flags = 0
@@ -153,7 +161,7 @@ class JournalWriter:
         angular_velocity: Sequence[float],
         linear_acceleration: Sequence[float],
     ) -> None:
-        sid = self.stream_id("imu", (name,))
+        sid = self.stream_id(IMU_STREAM, (name,))
         self._append(_IMU.pack(IMU, sid, stamp_ns, receive_ns, *orientation, *angular_velocity, *linear_acceleration))
         self._maybe_flush()
 
@@ -166,9 +174,22 @@ class JournalWriter:
         positions: Sequence[Any],
         velocities: Sequence[Any] | None = None,
     ) -> None:
-        """A commanded trajectory: points at stamp + offset (stamp 0: the receive time)."""
-        sid = self.stream_id("target", names)
+        """A commanded trajectory: points at stamp + offset (stamp 0: the receive time).
+
+        Raises:
+            ValueError: For a trajectory the reader refuses (nothing is written): a joint named
+                twice, points whose offsets do not increase, a point without a value per joint.
+        """
         n = len(names)
+        if len(set(names)) != n:
+            raise ValueError("a joint is named twice")
+        if any(later <= earlier for earlier, later in zip(offsets_ns, offsets_ns[1:])):
+            raise ValueError("the points' times do not increase")
+        if len(positions) != len(offsets_ns) or any(len(p) != n for p in [*positions, *(velocities or [])]):
+            raise ValueError(f"a point has not a position (or velocity) for each of the {n} joints")
+        if velocities is not None and len(velocities) != len(offsets_ns):
+            raise ValueError("not every point has velocities")
+        sid = self.stream_id(TARGET_STREAM, names)
         flags = HAS_POSITION | (HAS_VELOCITY if velocities is not None else 0)
         body = [np.asarray(offsets_ns, dtype="<i8").tobytes()]
         body += [_as_bytes(p) for p in positions]
@@ -359,12 +380,22 @@ def _check_stamps(schemas: Schemas, sid: int, stamp: int, receive: int, offset: 
 
 def _longest_offset(data: memoryview, start: int, points: int) -> int:
     """The largest (in size) point offset of the TRAJECTORY record at ``start``, whose length
-    :func:`_trajectory_size` has checked (0 when it has no points)."""
+    :func:`_trajectory_size` has checked (0 when it has no points). Refuses offsets that do not
+    increase from point to point (a point at the time of an earlier one would hide it)."""
     if not points:
         return 0
     offsets = np.frombuffer(data, dtype="<i8", count=points, offset=start + _SAMPLE.size + 4)
+    back = np.flatnonzero(offsets[1:] <= offsets[:-1])
     low, high = int(offsets.min()), int(offsets.max())
+    problem = None
+    if back.size:
+        k = int(back[0]) + 1
+        problem = (
+            f"the trajectory's point {k} is at {int(offsets[k])} ns, not after point {k - 1} ({int(offsets[k - 1])} ns)"
+        )
     del offsets
+    if problem is not None:
+        raise ValueError(problem)
     return low if -low > high else high
 
 
@@ -373,8 +404,11 @@ _KIND_NAMES = {META: "metadata", SCHEMA: "schema", JOINTS: "joint sample", POSE:
 _KIND_NAMES.update({TRAJECTORY: "trajectory", TF: "transform", END: "end"})
 #: The length of every record of a kind whose length is fixed.
 _FIXED_SIZE = {POSE: _POSE.size, TF: _POSE.size, IMU: _IMU.size, END: _KIND.size}
-#: How many names the schema of a stream of TF or IMU records has: parent and child; the IMU's name.
-_NAME_COUNT = {TF: 2, IMU: 1}
+#: How many names the schema of a stream of TF, IMU or POSE records has: parent and child; the IMU's name; none.
+_NAME_COUNT = {TF: 2, IMU: 1, POSE: 0}
+#: The kind of every record of a stream so named (as the writer names them); JOINTS and POSE
+#: records are of any other stream.
+_STREAM_KINDS = {TF_STREAM: TF, TF_STATIC_STREAM: TF, IMU_STREAM: IMU, TARGET_STREAM: TRAJECTORY}
 #: The channels a JOINTS record may carry; a TRAJECTORY record's flags (positions, maybe velocities).
 _JOINT_FLAGS = HAS_POSITION | HAS_VELOCITY | HAS_EFFORT
 _TRAJECTORY_FLAGS = (HAS_POSITION, HAS_POSITION | HAS_VELOCITY)
@@ -406,6 +440,17 @@ def _check_names(schemas: Schemas, sid: int, kind: int, count: int | None = None
             f"the {_KIND_NAMES[kind]} record is of stream {stream!r}, whose schema declares {len(names)} names "
             f"where a {_KIND_NAMES[kind]} takes {_NAME_COUNT[kind]}"
         )
+    expected = _STREAM_KINDS.get(stream)
+    if expected != kind and (expected is not None or kind not in (JOINTS, POSE)):
+        holds = f"{_KIND_NAMES[expected]} records" if expected is not None else "joint samples and poses"
+        raise ValueError(f"the {_KIND_NAMES[kind]} record is of stream {stream!r}, which holds {holds} only")
+
+
+def _check_repeated(index: _Index, sid: int, kind: int) -> None:
+    """Refuse a JOINTS or TRAJECTORY record whose stream names a joint twice (one would hide the other)."""
+    if sid in index.repeated:
+        stream, name = index.schemas[sid][0], index.repeated[sid]
+        raise ValueError(f"the {_KIND_NAMES[kind]} record is of stream {stream!r}, whose schema names {name!r} twice")
 
 
 def _trajectory_size(schemas: Schemas, data: memoryview, start: int, length: int) -> int:
@@ -444,8 +489,11 @@ def _json_record(data: memoryview, start: int, end: int) -> Any:
     return json.loads(text)
 
 
-def _schema(schemas: Schemas, data: memoryview, start: int, length: int) -> None:
-    """Declare the stream of a SCHEMA record: its id once, its stream a text, its names a list of texts."""
+def _schema(index: _Index, data: memoryview, start: int, length: int) -> None:
+    """Declare the stream of a SCHEMA record: its id once, its stream a text, its names a list of
+    texts; each (stream, names) once (the writer declares it once: under a second id, its samples
+    would be two streams of one name, of which the model keeps one)."""
+    schemas = index.schemas
     _refuse_short(SCHEMA, length, 3)
     (sid,) = struct.unpack_from("<H", data, start + 1)
     if sid in schemas:
@@ -455,7 +503,20 @@ def _schema(schemas: Schemas, data: memoryview, start: int, length: int) -> None
     names = body.get("names") if isinstance(body, dict) else None
     if not isinstance(stream, str) or not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise ValueError(f"the schema is not {{'stream': a text, 'names': a list of texts}} but {number(body)}")
-    schemas[sid] = (stream, tuple(names))
+    key = (stream, tuple(names))
+    if key in index.declared:
+        raise ValueError(
+            f"stream {stream!r} of the names {names} declared a second time "
+            f"(as id {sid}, first as id {index.declared[key]})"
+        )
+    index.declared[key] = sid
+    schemas[sid] = key
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            index.repeated[sid] = name
+            break
+        seen.add(name)
 
 
 @dataclasses.dataclass
@@ -463,6 +524,8 @@ class _Index:
     """The first pass over a journal: where its intact records are and how many of each block."""
 
     schemas: Schemas = dataclasses.field(default_factory=dict)
+    declared: dict[tuple[str, tuple[str, ...]], int] = dataclasses.field(default_factory=dict)  # their ids
+    repeated: dict[int, str] = dataclasses.field(default_factory=dict)  # a name a stream's schema repeats
     counts: dict[_Key, int] = dataclasses.field(default_factory=dict)  # samples per block
     starts: array.array[int] = dataclasses.field(default_factory=lambda: array.array("q"))  # payload offsets
     kinds: array.array[int] = dataclasses.field(default_factory=lambda: array.array("B"))  # (compact: 9 bytes each)
@@ -528,11 +591,12 @@ def _index_record(index: _Index, content: JournalContent, data: memoryview, star
     if kind == META:
         content.metadata = _json_record(data, start + 1, start + length)
     elif kind == SCHEMA:
-        _schema(schemas, data, start, length)
+        _schema(index, data, start, length)
     elif kind == JOINTS:
         flags = _check_joints(schemas, data, start, length)
         _, sid, stamp, recv = _STAMPED.unpack_from(data, start)
         _check_stamps(schemas, sid, stamp, recv)
+        _check_repeated(index, sid, kind)
         counts[(sid, flags)] = counts.get((sid, flags), 0) + 1
     elif kind in (POSE, IMU, TF):
         _, sid, stamp, recv = _STAMPED.unpack_from(data, start)
@@ -543,6 +607,7 @@ def _index_record(index: _Index, content: JournalContent, data: memoryview, star
         points = _trajectory_size(schemas, data, start, length)
         _, sid, stamp, recv = _STAMPED.unpack_from(data, start)
         _check_stamps(schemas, sid, stamp, recv, _longest_offset(data, start, points))
+        _check_repeated(index, sid, kind)
     elif kind == END:
         content.complete = True
     else:

@@ -205,6 +205,8 @@ class MotionRecorder(Node):
                 fn(*args)
             except OSError as exc:
                 self._write_failed(exc)
+            except ValueError as exc:  # a message the journal cannot hold (recovery would refuse it)
+                self.get_logger().warning(f"{fn.__name__} message skipped: {exc}", throttle_duration_sec=5.0)
 
     def _flush(self) -> None:
         if self.journal is not None and self.recording:
