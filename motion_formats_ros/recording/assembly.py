@@ -153,12 +153,16 @@ def _actual_group(
 
 
 def _report_out_of_order(ordered: Sequence[tuple[Block, npt.NDArray[np.int64]]], origin: int) -> None:
-    """Warn, per stream, about samples whose time is before an earlier sample's (they are put in order)."""
-    streams: dict[str, list[npt.NDArray[np.int64]]] = {}
+    """Warn, per stream, about samples whose time is before that of a sample received earlier
+    (they are put in order). A stream's blocks (messages of other joint sets or channels, which
+    interleave) are taken together in the order the journal received them."""
+    streams: dict[str, list[tuple[Block, npt.NDArray[np.int64]]]] = {}
     for block, t in ordered:
-        streams.setdefault(block.stream, []).append(t)
+        streams.setdefault(block.stream, []).append((block, t))
     for stream, parts in streams.items():
-        t = np.concatenate(parts)
+        t = np.concatenate([times for _, times in parts])
+        if len(parts) > 1:
+            t = t[np.argsort(np.concatenate([block.order for block, _ in parts]), kind="stable")]
         back = np.flatnonzero(t[1:] < np.maximum.accumulate(t)[:-1]) + 1
         if back.size:
             first = int(back[0])

@@ -183,7 +183,8 @@ class JournalWriter:
         n = len(names)
         if len(set(names)) != n:
             raise ValueError("a joint is named twice")
-        if any(later <= earlier for earlier, later in zip(offsets_ns, offsets_ns[1:])):
+        offsets = np.asarray(offsets_ns, dtype="<i8")
+        if np.any(offsets[1:] <= offsets[:-1]):
             raise ValueError("the points' times do not increase")
         if len(positions) != len(offsets_ns) or any(len(p) != n for p in [*positions, *(velocities or [])]):
             raise ValueError(f"a point has not a position (or velocity) for each of the {n} joints")
@@ -191,7 +192,7 @@ class JournalWriter:
             raise ValueError("not every point has velocities")
         sid = self.stream_id(TARGET_STREAM, names)
         flags = HAS_POSITION | (HAS_VELOCITY if velocities is not None else 0)
-        body = [np.asarray(offsets_ns, dtype="<i8").tobytes()]
+        body = [offsets.tobytes()]
         body += [_as_bytes(p) for p in positions]
         if velocities is not None:
             body += [_as_bytes(v) for v in velocities]
@@ -229,12 +230,15 @@ def _as_bytes(values: Any) -> bytes:
 
 @dataclasses.dataclass
 class Block:
-    """All samples of one stream with one name list, as arrays (one row per sample)."""
+    """All samples of one stream with one name list and set of channels, as arrays (one row per
+    sample). A stream's messages of other joint sets or channels are other blocks; ``order``
+    (each sample's record number in the journal) puts them back in the order received."""
 
     stream: str
     names: tuple[str, ...]
     stamps: npt.NDArray[np.int64]
     receive: npt.NDArray[np.int64]
+    order: npt.NDArray[np.int64]
     channels: dict[str, FloatArray]
 
 
@@ -624,7 +628,8 @@ def _allocate_blocks(index: _Index) -> dict[_Key, Block]:
             channels = {name: np.empty((count, len(names))) for flag, name in _CHANNELS if flags & flag}
         else:
             channels = {"values": np.empty((count, 10 if flags == -IMU else 7))}
-        blocks[key] = Block(stream, names, np.empty(count, np.int64), np.empty(count, np.int64), channels)
+        stamps, receive, order = np.empty(count, np.int64), np.empty(count, np.int64), np.empty(count, np.int64)
+        blocks[key] = Block(stream, names, stamps, receive, order, channels)
     return blocks
 
 
@@ -633,7 +638,7 @@ def _fill_blocks(
 ) -> None:
     """The second pass: every sample into its block's next row, trajectories into ``content.targets``."""
     fill = dict.fromkeys(blocks, 0)
-    for start, kind in zip(index.starts, index.kinds, strict=True):
+    for record, (start, kind) in enumerate(zip(index.starts, index.kinds, strict=True)):
         release.upto(start)
         if kind == JOINTS:
             _, sid, stamp, recv, flags, n = _SAMPLE.unpack_from(data, start)
@@ -656,6 +661,7 @@ def _fill_blocks(
             continue
         block.stamps[i] = stamp
         block.receive[i] = recv
+        block.order[i] = record
         fill[key] = i + 1
 
 
