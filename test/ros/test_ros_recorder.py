@@ -329,3 +329,52 @@ def test_a_joint_renamed_mid_run_is_named_and_out_of_order_stamps_reported(tmp_p
     assert m.num_frames == primed + 40
     assert "joint_states: joint 'b' is missing from frame" in log and "its last value is held" in log, log
     assert "1 of" in log and "samples are stamped before an earlier one" in log, log
+
+
+def _trajectory(names: list[str], offsets_ns: list[int]):  # type: ignore[no-untyped-def]
+    from builtin_interfaces.msg import Duration
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+    points = [
+        JointTrajectoryPoint(positions=[0.1 * k] * len(names), time_from_start=Duration(sec=0, nanosec=offset))
+        for k, offset in enumerate(offsets_ns)
+    ]
+    return JointTrajectory(joint_names=names, points=points)
+
+
+def test_a_trajectory_the_journal_cannot_hold_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    """A trajectory naming a joint twice, or whose points go back in time, is not journaled
+    (recovery would refuse the journal from it on): a warning says so, the rest is recorded."""
+    from sensor_msgs.msg import JointState
+    from std_srvs.srv import Trigger
+    from trajectory_msgs.msg import JointTrajectory
+
+    out = tmp_path / "commanded.msgpack"
+    with ros_session(tmp_path) as ros:
+        args = (f"output:={out}", "topics:=[joint_states]", "target_topic:=command")
+        recorder = start_node(ros, "motion_recorder", *args, name="recorder")
+        states = ros.node.create_publisher(JointState, "/joint_states", 100)
+        command = ros.node.create_publisher(JointTrajectory, "/command", 100)
+        _wait_matched(ros, states)
+        _wait_matched(ros, command)
+        _prime(ros, out, [lambda: states.publish(_js(["a", "b"], [0.0, 0.0], time.time_ns()))])
+        snapshot = ros.node.create_client(Trigger, "/motion_recorder/snapshot")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:  # until the recorder's side has matched the command publisher
+            command.publish(_trajectory(["a", "a"], [0, 10_000_000]))
+            command.publish(_trajectory(["a", "b"], [0, 10_000_000, 10_000_000]))
+            command.publish(_trajectory(["a", "b"], [0, 10_000_000]))
+            ros.spin_for(0.05)
+            future = snapshot.call_async(Trigger.Request())
+            assert ros.spin_until(future.done, 10)
+            if future.result().success and "target" in read(out).groups:
+                break
+        stop = ros.node.create_client(Trigger, "/motion_recorder/stop")
+        assert stop.wait_for_service(timeout_sec=10)
+        future = stop.call_async(Trigger.Request())
+        assert ros.spin_until(future.done, 10)
+        assert recorder.wait(30) == 0, recorder.output()
+        log = recorder.output()
+    assert "trajectory message skipped: a joint is named twice" in log, log  # (then throttled: one line)
+    # Written from the journal: neither bad trajectory was journaled, or it would be refused.
+    assert read(out).groups["target"].joint_names == ("a", "b")
