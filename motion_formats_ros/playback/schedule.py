@@ -13,7 +13,8 @@ class Schedule:
 
     :meth:`wait` sleeps until the next tick (coarse sleep, then a short spin for the
     last ``spin`` seconds) and returns the tick's scheduled time; ticks that are already
-    past when a late wake-up happens are skipped (counted in ``skipped``). To publish
+    past when a late wake-up happens are skipped (counted in ``skipped``), but for the first,
+    which goes out late rather than not at all. To publish
     exactly on time, prepare a tick's messages after :meth:`upcoming` and publish them
     after :meth:`sleep_until`.
     """
@@ -38,10 +39,14 @@ class Schedule:
         return self.start_ns + self.index * self.period_ns
 
     def upcoming(self) -> int:
-        """The next tick still ahead (ticks already missed are skipped and counted)."""
+        """The next tick still ahead (ticks already missed are skipped and counted).
+
+        The first tick is never skipped, however late: it is the motion's first frame, which
+        a reader of the stream (a recorder) must get, at its own time.
+        """
         deadline = self.next_deadline()
         late = time.monotonic_ns() - deadline
-        if late >= self.period_ns:
+        if late >= self.period_ns and self.index > 0:
             missed = late // self.period_ns
             self.index += int(missed)
             self.skipped += int(missed)

@@ -34,3 +34,12 @@ def test_pace_says_the_rate_achieved_while_ticks_are_skipped_and_nothing_when_ke
     said = [pace.tick(1500 * period + k * 3 * period, 2 * k) for k in range(1, 700)]
     rates = [r for r in said if r is not None]
     assert len(rates) == 4 and all(abs(r - 500 / 3) < 1 for r in rates), rates  # 4.2 s: one a second
+
+
+def test_a_late_first_tick_goes_out_and_later_ones_are_skipped() -> None:
+    """Setting up a stream on a loaded machine may take longer than a period: its first tick
+    (the motion's first frame) still goes out, at its own scheduled time; then the grid goes on."""
+    s = Schedule(200.0, start_ns=time.monotonic_ns() - 3 * 5_000_000)  # 3 periods late already
+    assert s.upcoming() == s.start_ns and s.skipped == 0
+    s.sleep_until(s.start_ns)
+    assert s.upcoming() > s.start_ns + s.period_ns and s.skipped >= 2  # the missed ones after it

@@ -257,7 +257,8 @@ def test_recorder_records_the_controllers_reference_feedback_and_error(tmp_path:
     assert np.isclose(np.nanmax(error[:, 0]), 0.3) and np.nanmax(np.abs(error[:, 1:])) == 0.0
     # The controller's reference went through the whole motion: its end is the file's last frame.
     assert np.abs(target.position[-1] - motion.position[-1]).max() <= 1e-3
-    assert "Traceback" not in recorder.output() + server.output()
+    said = recorder.output() + server.output()
+    assert "Traceback" not in said, said
 
 
 def test_launch_arguments_reach_the_player_as_parameters(monkeypatch: pytest.MonkeyPatch) -> None:
