@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core import timing
-from ..core.hermite import cubic_turn_range, hermite, segment_extremes, shape_preserving_velocities
+from ..core.hermite import JUMP, cubic_turn_range, hermite, segment_extremes, shape_preserving_velocities
 from ..core.memory import require_room
 from ..core.model import Motion
 from ..core.options import ChoiceEnum
@@ -58,8 +58,6 @@ class Interpolation(ChoiceEnum):
 
 #: ``interpolation`` choices of :func:`plan_trajectory`.
 CHOICES = Interpolation.values()
-#: Seconds between the two points of a step or jump.
-JUMP = 1e-3
 #: Seconds (of motion time) between the points that trace a cosine-eased keyframe segment,
 #: which the controller would otherwise play as a straight line.
 COSINE_POINT_SPACING = 0.02

@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from ..core import timing
 from ..core.errors import MotionFormatError
-from ..core.hermite import segment_extremes, segment_fastest, shape_preserving_velocities
+from ..core.hermite import segment_accelerations, segment_extremes, segment_fastest, shape_preserving_velocities
 from ..core.joint_limits import JointLimits
 from ..core.model import JointLimit, Motion
 from .findings import Finding, intervals
@@ -249,6 +249,26 @@ def _fastest_between(times: FloatArray, q: FloatArray, sent: Sent) -> tuple[Floa
     return segment_fastest(times, q, sent.velocities)
 
 
+def _accelerations_sent(q: FloatArray, sent: Sent, times: FloatArray) -> FloatArray | None:
+    """The largest acceleration (N, J) the controller plays at each sent point: a cubic's
+    acceleration is linear in each segment, so its extremes are at the segment's two ends, and
+    at a point the segment ending there and the one starting there differ; a quintic's is the
+    acceleration its points carry. None: no velocities are sent (a straight line)."""
+    if sent.velocities is None:
+        return None
+    if sent.accelerations is not None:
+        return sent.accelerations
+    start, end = segment_accelerations(times, q, sent.velocities)
+    # a NaN from an overflow (inf - inf) between defined values is beyond every limit, not unknown
+    defined = ~(np.isnan(q) | np.isnan(sent.velocities))
+    defined = defined[:-1] & defined[1:]
+    start = np.where(np.isnan(start) & defined, np.inf, start)
+    end = np.where(np.isnan(end) & defined, np.inf, end)
+    nothing = np.zeros((1, q.shape[1]))
+    before, after = np.concatenate([nothing, end]), np.concatenate([start, nothing])
+    return np.where(np.abs(after) > np.abs(before), after, before)
+
+
 def limit_findings(
     motion: Motion,
     limits: JointLimits,
@@ -292,7 +312,11 @@ def limit_findings(
             if k == 0 and uniform is not None and own is not None and own.size > 1:
                 judged_at, judged = _with_segments(at, value, times[own], q[own])
             elif k == 0 and sent.stated and sent.velocities is not None:  # what is sent, at its frames
-                judged = np.where(np.abs(sent.velocities) > np.abs(value), sent.velocities, value)
+                judged = _larger(value, sent.velocities)
+            elif k == 1 and uniform is None:  # the controller's, at the points sent
+                played = _accelerations_sent(q, sent, times)
+                if played is not None:
+                    judged = _larger(judged, played)
             inner = _fastest_between(times, q, sent) if k == 0 else None
             found += _magnitudes(kind, names, judged_at, judged, scale, limit, inner)
     if effort is not None:
@@ -300,6 +324,12 @@ def limit_findings(
         if np.isfinite(limit).any():
             found += _magnitudes("effort_limit", names, times, effort, 1.0, limit)
     return [dataclasses.replace(f, linear=True) if f.joint in linear else f for f in found]
+
+
+def _larger(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Elementwise, ``b`` where it is larger in magnitude than ``a``, else ``a``."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.abs(b) > np.abs(a), b, a)
 
 
 def _with_segments(
