@@ -17,14 +17,14 @@ motion with one line made from the first of them (:func:`check_limits`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from ..core import timing
 from ..core.errors import MotionFormatError
-from ..core.hermite import segment_accelerations, segment_extremes, segment_fastest, shape_preserving_velocities
+from ..core.hermite import JUMP, segment_accelerations, segment_extremes, segment_fastest, shape_preserving_velocities
 from ..core.joint_limits import JointLimits
 from ..core.model import JointLimit, Motion
 from .findings import Finding, intervals
@@ -277,6 +277,7 @@ def limit_findings(
     uniform: npt.NDArray[np.intp] | None = None,
     own: npt.NDArray[np.intp] | None = None,
     interpolation: str = "auto",
+    kinds: Sequence[str] | None = None,
 ) -> list[Finding]:
     """Every limit finding of ``motion`` (times are the motion's own; rates at ``speed`` × its pace).
 
@@ -290,6 +291,9 @@ def limit_findings(
     ``uniform``: the frames velocities, accelerations and jerks are judged on (default: every
     frame); positions and efforts are judged on every frame. ``own``: the motion's own frames
     (its keyframes) when ``uniform`` leaves some out: velocities are judged across them too.
+    ``kinds``: the interpolation of each segment between those keyframes (default: the
+    motion's own): a ``step`` or ``next`` segment is sent as a jump over :data:`~..core.hermite.JUMP`
+    seconds of trajectory time, and its velocity judged as that jump.
     """
     times = np.asarray(motion.times, dtype=np.float64)
     names, q, effort = _columns(motion, limits)
@@ -303,14 +307,16 @@ def limit_findings(
     rates = [(kind, _stated(limits, names, attr, np.nan)) for kind, attr in _RATES]
     last = max((k for k, (_, lim) in enumerate(rates) if np.isfinite(lim).any()), default=-1)
     value, scale, at = q, 1.0, times
+    segments = kinds if kinds is not None else motion.interpolation
+    keys = own if own is not None else np.arange(times.size)
     if uniform is not None and last >= 0:
         value, at = q[uniform], times[uniform]
     for k, (kind, limit) in enumerate(rates[: last + 1]):
         value, scale = _beyond_range(timing.derivative(value, at), value), scale * speed
         if np.isfinite(limit).any():
             judged_at, judged = at, value
-            if k == 0 and uniform is not None and own is not None and own.size > 1:
-                judged_at, judged = _with_segments(at, value, times[own], q[own])
+            if k == 0 and keys.size > 1 and (uniform is not None or segments is not None):
+                judged_at, judged = _with_segments(at, value, times[keys], q[keys], segments, speed)
             elif k == 0 and sent.stated and sent.velocities is not None:  # what is sent, at its frames
                 judged = _larger(value, sent.velocities)
             elif k == 1 and uniform is None:  # the controller's, at the points sent
@@ -333,13 +339,25 @@ def _larger(a: FloatArray, b: FloatArray) -> FloatArray:
 
 
 def _with_segments(
-    at: FloatArray, velocity: FloatArray, key_times: FloatArray, key_values: FloatArray
+    at: FloatArray,
+    velocity: FloatArray,
+    key_times: FloatArray,
+    key_values: FloatArray,
+    kinds: Sequence[str] | None,
+    speed: float,
 ) -> tuple[FloatArray, FloatArray]:
-    """The velocities at the sampled frames ``at`` together with each keyframe segment's mean
-    velocity (at its start), in time order: a keyframe reached in a millisecond between two
-    sampled frames moves its joint at the segment's own pace, which the samples do not see."""
+    """The velocities at the sampled frames ``at`` together with each keyframe segment's
+    velocity as sent (at its start), in time order: a keyframe reached in a millisecond between
+    two sampled frames moves its joint at the segment's own pace, which the samples do not see.
+    A segment's pace is its mean velocity, or for a ``step`` or ``next`` segment (``kinds``)
+    its jump's: the player sends it as two points :data:`~..core.hermite.JUMP` s of trajectory
+    time apart (half the segment when that is shorter), motion time ``JUMP * speed``."""
+    span = np.diff(key_times)
+    if kinds is not None:
+        jumps = np.array([kind in ("step", "next") for kind in kinds], dtype=bool)
+        span = np.where(jumps, np.minimum(JUMP * speed, span / 2), span)
     with np.errstate(over="ignore", invalid="ignore"):
-        slopes = np.diff(key_values, axis=0) / np.diff(key_times)[:, None]
+        slopes = np.diff(key_values, axis=0) / span[:, None]
     slopes = _beyond_range(slopes, key_values[:-1])
     both_at = np.concatenate([at, key_times[:-1]])
     order = np.argsort(both_at, kind="stable")
@@ -415,8 +433,10 @@ def check_limits(
         raise problem
     judged = limits if isinstance(limits, JointLimits) else JointLimits(limits)
     frames = checked_frames(motion)
-    uniform, own = (None, None) if frames.everything_uniform else (frames.uniform, frames.own)
-    found = limit_findings(frames.motion, judged, speed, uniform=uniform, own=own, interpolation=interpolation)
+    uniform = None if frames.everything_uniform else frames.uniform
+    found = limit_findings(
+        frames.motion, judged, speed, uniform=uniform, own=frames.own, interpolation=interpolation, kinds=motion.interpolation
+    )
     if found:
         first = min(found, key=lambda f: f.start)
         raise LimitViolationError(refusal(first, judged, speed), first.joint or "")
