@@ -435,7 +435,13 @@ def check_limits(
     frames = checked_frames(motion)
     uniform = None if frames.everything_uniform else frames.uniform
     found = limit_findings(
-        frames.motion, judged, speed, uniform=uniform, own=frames.own, interpolation=interpolation, kinds=motion.interpolation
+        frames.motion,
+        judged,
+        speed,
+        uniform=uniform,
+        own=frames.own,
+        interpolation=interpolation,
+        kinds=motion.interpolation,
     )
     if found:
         first = min(found, key=lambda f: f.start)

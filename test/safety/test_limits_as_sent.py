@@ -3,17 +3,22 @@ a keyframe step's jump, and the start_time..end_time window with the rates deriv
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from support.cli import cli
 
 from motion_formats_ros import Motion, read
-from motion_formats_ros.core.model import JointLimit
-from motion_formats_ros.playback.plan import evaluate, plan_trajectory
-from motion_formats_ros.safety.limits import LimitViolationError, check_limits, limit_findings
 from motion_formats_ros.core.joint_limits import JointLimits
+from motion_formats_ros.core.model import JointLimit
+from motion_formats_ros.playback.config import PlayerConfig, PlayerError, PlayMode
+from motion_formats_ros.playback.plan import Interpolation, evaluate, plan_trajectory
+from motion_formats_ros.playback.session import open_session
+from motion_formats_ros.safety.limits import LimitViolationError, check_limits, limit_findings
 
 
 def _ramp() -> Motion:
@@ -89,3 +94,87 @@ def test_a_keyframe_jump_is_judged_as_the_player_sends_it(tmp_path: Path) -> Non
     assert code == 3
     assert "HeadYaw beyond its velocity limit 8.3 rad/s" in out, repr(out)
     assert "(worst 52.3599 rad/s)" in out, repr(out)
+
+
+# --------------------------------------------------------------------------- the window played
+def _one_joint(tmp_path: Path, lower: float, upper: float, velocity: float) -> Path:
+    path = tmp_path / "one.urdf"
+    path.write_text(
+        '<robot name="one"><link name="a"/><link name="b"/><joint name="j1" type="revolute">'
+        f'<parent link="a"/><child link="b"/><axis xyz="0 0 1"/>'
+        f'<limit lower="{lower}" upper="{upper}" velocity="{velocity}" effort="10"/></joint></robot>'
+    )
+    return path
+
+
+def _played_range(config: PlayerConfig) -> tuple[float, float]:
+    """The lowest and highest position the controller plays of the trajectory the player sends."""
+    session = open_session(config)
+    session.begin()
+    plan = session.plan({})
+    t = plan.time_from_start
+    q = evaluate(t, plan.positions, plan.velocities, plan.accelerations, np.linspace(t[0], t[-1], 200_001))
+    return float(q.min()), float(q.max())
+
+
+def test_the_player_judges_the_window_it_sends_with_its_own_rates(tmp_path: Path) -> None:
+    """Cut at 0.12 s, the first segment is 13 ms long: the quintic through the window's derived
+    velocities and accelerations swings to 4.7 rad, which the whole motion's rates do not make."""
+    csv = tmp_path / "sparse.csv"
+    csv.write_text("time,j1.position\n0,0.737\n0.133,0.25\n1.082,0.464\n")
+    config = PlayerConfig(
+        file=str(csv),
+        urdf_file=str(_one_joint(tmp_path, -1, 1, 50)),
+        mode=PlayMode.TRAJECTORY,
+        trajectory_interpolation=Interpolation.QUINTIC,
+    )
+    open_session(config)  # the whole motion is within the limits
+    window = dataclasses.replace(config, start_time=0.12)
+    with pytest.raises(PlayerError, match=r"refusing to play: joint 'j1' above its upper limit 1 .*value 4\.7"):
+        open_session(window)
+    _, high = _played_range(dataclasses.replace(window, ignore_limits=True))
+    assert high == pytest.approx(4.70, abs=0.01)  # what it would send
+
+
+def test_the_player_judges_the_window_cut_of_stated_velocities(tmp_path: Path) -> None:
+    """Stated velocities interpolated at the end_time cut: the cubic to it reaches 1.071 rad."""
+    csv = tmp_path / "stated.csv"
+    rows = [(0, -0.392, 2.934), (0.196, 0.893, 1.923), (1.121, 0.481, 2.894), (1.656, 0.92, -1.699)]
+    csv.write_text("time,j1.position,j1.velocity\n" + "".join(f"{t},{q},{v}\n" for t, q, v in rows))
+    config = PlayerConfig(file=str(csv), urdf_file=str(_one_joint(tmp_path, -1, 1.02, 50)), mode=PlayMode.TRAJECTORY)
+    window = dataclasses.replace(config, end_time=1.074)
+    _, high = _played_range(dataclasses.replace(window, ignore_limits=True))
+    assert high == pytest.approx(1.071, abs=1e-3)
+    with pytest.raises(PlayerError, match=r"above its upper limit 1\.02"):
+        open_session(window)
+
+
+_sparse = st.lists(st.tuples(st.floats(0.005, 1.0), st.floats(-1.5, 1.5)), min_size=2, max_size=6)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_sparse, st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.sampled_from(["cubic", "quintic"]))
+def test_a_window_the_gate_passes_stays_within_the_limits(
+    tmp_path: Path, rows: list[tuple[float, float]], a: float, b: float, rule: str
+) -> None:
+    """Any sparse motion, any window: when the player's check lets it through, the controller's
+    interpolation of the trajectory it sends stays within the position limits."""
+    times = [float(t) for t in np.cumsum([0.0] + [step for step, _ in rows[1:]])]
+    csv = tmp_path / "random.csv"
+    csv.write_text("time,j1.position\n" + "".join(f"{t!r},{q!r}\n" for t, (_, q) in zip(times, rows, strict=True)))
+    start, end = sorted((a * times[-1], b * times[-1]))
+    config = PlayerConfig(
+        file=str(csv),
+        urdf_file=str(_one_joint(tmp_path, -1, 1, 1e6)),
+        mode=PlayMode.TRAJECTORY,
+        trajectory_interpolation=Interpolation(rule),
+        start_time=start,
+        end_time=end if end > start and end < times[-1] else 0.0,
+    )
+    try:
+        low, high = _played_range(config)
+    except PlayerError as exc:
+        if "refusing to play" in str(exc):
+            return
+        raise
+    assert low >= -1 - 1e-6 and high <= 1 + 1e-6, (low, high)
