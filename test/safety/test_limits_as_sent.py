@@ -178,3 +178,38 @@ def test_a_window_the_gate_passes_stays_within_the_limits(
             return
         raise
     assert low >= -1 - 1e-6 and high <= 1 + 1e-6, (low, high)
+
+
+def _accumulated() -> Motion:
+    """100 Hz frames at times summed 0.01 at a time (0.060000000000000005 …), as a CSV writes them."""
+    t, times = 0.0, []
+    for _ in range(397):
+        times.append(t)
+        t += 0.01
+    q = 0.5 * np.sin(np.asarray(times))
+    return Motion(times=np.asarray(times), joint_names=("j1",), joint_dims=(1,), position=q[:, None])
+
+
+def test_a_cut_a_rounding_error_from_a_frame_is_that_frame() -> None:
+    motion = _accumulated()
+    for k in range(396):
+        plan = plan_trajectory(motion, start=k * 0.01, approach_time=0.0, tolerance=0.0)
+        assert plan.points == 397 - k, k
+        plan = plan_trajectory(motion, end=(k + 1) * 0.01, approach_time=0.0, tolerance=0.0)
+        assert plan.points == k + 2, k
+
+
+def test_the_player_cuts_accumulated_times_at_start_time(tmp_path: Path) -> None:
+    motion = _accumulated()
+    assert motion.position is not None
+    csv = tmp_path / "accumulated.csv"
+    rows = zip(motion.times.tolist(), motion.position[:, 0].tolist(), strict=True)
+    csv.write_text("time,j1.position\n" + "".join(f"{t!r},{q!r}\n" for t, q in rows))
+    assert "\n0.060000000000000005," in csv.read_text() and "\n0.5000000000000002," in csv.read_text()
+    urdf = _one_joint(tmp_path, -1, 1, 10)
+    for start in (0.06, 0.5):
+        config = PlayerConfig(file=str(csv), urdf_file=str(urdf), mode=PlayMode.TRAJECTORY, start_time=start)
+        session = open_session(config)
+        session.begin()
+        plan = session.plan({})
+        assert plan.positions[0, 0] == pytest.approx(0.5 * np.sin(start), abs=1e-12)
