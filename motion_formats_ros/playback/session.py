@@ -377,9 +377,11 @@ class PlaybackSession:
         try:
             return played_window(motion, start, end, speed)
         except ValueError as exc:
-            raise PlayerError(
-                f"start_time {self.config.start_time:g}, end_time {self.config.end_time:g}: {exc}"
-            ) from None
+            raise PlayerError(f"{self._cut_named()}: {exc}") from None
+
+    def _cut_named(self) -> str:
+        """The parameters that cut the window played, as a message names them."""
+        return f"start_time {self.config.start_time:g}, end_time {self.config.end_time:g}"
 
     def plan(self, current: Mapping[str, float]) -> TrajectoryPlan:
         """The trajectory to send (points within the tolerance), checked from the robot's state."""
