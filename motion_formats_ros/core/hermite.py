@@ -14,7 +14,10 @@ home, here:
 - :func:`segment_extremes`: each segment's highest and lowest value strictly between its
   points where it turns, and when (a cubic's from the roots of its derivative, a quadratic;
   a quintic's from samples);
-- :func:`segment_fastest`: where a cubic segment moves fastest between its points, and how fast.
+- :func:`segment_fastest`: where a cubic segment moves fastest between its points, and how fast;
+- :func:`segment_accelerations`: a cubic segment's acceleration at its two ends (its extremes:
+  a cubic's acceleration is linear in time);
+- :data:`JUMP`: how long the player's step (a hold, then a jump) takes the controller.
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ from .timing import derivative
 
 FloatArray = npt.NDArray[np.float64]
 
+#: Seconds between the two points the player sends for a step or a jump of a keyframe motion
+#: (trajectory time: the jump takes this long whatever the playback speed, or half its segment
+#: when that is shorter).
+JUMP = 1e-3
 #: Samples per segment at which a quintic is searched for its extremes (its derivative is a quartic).
 QUINTIC_SAMPLES = 64
 #: Segments × columns of a quintic sampled at once (bounded temporaries).
@@ -198,6 +205,27 @@ def segment_fastest(
     return t[:-1, None] + u * span, velocity
 
 
+def segment_accelerations(
+    times: npt.ArrayLike, positions: FloatArray, velocities: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Each cubic segment's acceleration at its start and at its end, ``(start, end)``, each (N-1, D).
+
+    With ``p(u) = c3 u³ + c2 u² + m0 u + p0`` over a segment ``span`` seconds long, the
+    acceleration ``(6 c3 u + 2 c2) / span²`` is linear in time, so these two are the segment's
+    largest and smallest; at a point the segment ending there and the one starting there
+    differ (the controller's acceleration jumps).
+    """
+    t = np.asarray(times, dtype=np.float64)
+    span = np.diff(t)[:, None]
+    p0, p1, v0, v1 = positions[:-1], positions[1:], velocities[:-1], velocities[1:]
+    m0, m1 = span * v0, span * v1
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        c3 = 2.0 * p0 + m0 - 2.0 * p1 + m1
+        c2 = -3.0 * p0 - 2.0 * m0 + 3.0 * p1 - m1
+        s2 = span * span
+        return 2.0 * c2 / s2, (6.0 * c3 + 2.0 * c2) / s2
+
+
 def _quintic_samples(
     span: FloatArray, p0: FloatArray, p1: FloatArray, v0: FloatArray, v1: FloatArray, a0: FloatArray, a1: FloatArray
 ) -> list[tuple[FloatArray, FloatArray]]:
@@ -230,9 +258,11 @@ def _quintic_samples(
 
 
 __all__ = [
+    "JUMP",
     "QUINTIC_SAMPLES",
     "cubic_turn_range",
     "hermite",
+    "segment_accelerations",
     "segment_extremes",
     "segment_fastest",
     "shape_preserving_velocities",

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core import timing
-from ..core.hermite import cubic_turn_range, hermite, segment_extremes, shape_preserving_velocities
+from ..core.hermite import JUMP, cubic_turn_range, hermite, segment_extremes, shape_preserving_velocities
 from ..core.memory import require_room
 from ..core.model import Motion
 from ..core.options import ChoiceEnum
@@ -58,8 +58,6 @@ class Interpolation(ChoiceEnum):
 
 #: ``interpolation`` choices of :func:`plan_trajectory`.
 CHOICES = Interpolation.values()
-#: Seconds between the two points of a step or jump.
-JUMP = 1e-3
 #: Seconds (of motion time) between the points that trace a cosine-eased keyframe segment,
 #: which the controller would otherwise play as a straight line.
 COSINE_POINT_SPACING = 0.02
@@ -353,7 +351,7 @@ def plan_trajectory(
         raise ValueError(f"trajectory tolerance must be a number >= 0, got {tolerance}")
     if not np.all(np.isfinite(motion.position)):
         raise ValueError("the motion has non-finite positions; resolve them first (core.nonfinite)")
-    window = _window(motion, start, end)
+    window = played_window(motion, start, end, speed)
     if window.is_keyframed:
         notes: tuple[str, ...] = ()
         if interpolation in ("cubic", "quintic"):
@@ -366,11 +364,32 @@ def plan_trajectory(
     return _dense_plan(window, speed, approach_time, rule, tolerance)
 
 
-def _window(motion: Motion, start: float | None, end: float | None) -> Motion:
-    """The motion between ``start`` and ``end`` with exact values at both (interpolated)."""
+#: Seconds of trajectory time within which a cut time is the frame there: points carry whole
+#: nanoseconds, so a cut closer to a frame than that (a time written as 0.30000000000000004)
+#: would make a second point at the frame's nanosecond.
+SNAP = 1e-9
+
+
+def _snapped(t: FloatArray, at: float, within: float) -> float:
+    """``at``, or the frame of ``t`` within ``within`` s of it."""
+    k = int(np.clip(np.searchsorted(t, at), 1, max(t.size - 1, 1)))
+    for frame in (float(t[k - 1]), float(t[min(k, t.size - 1)])):
+        if abs(frame - at) <= within:
+            return frame
+    return at
+
+
+def played_window(motion: Motion, start: float | None = None, end: float | None = None, speed: float = 1.0) -> Motion:
+    """The motion between ``start`` and ``end`` with exact values at both (interpolated): what
+    :func:`plan_trajectory` sends, and what the player's limit check judges.
+
+    A cut within :data:`SNAP` s of trajectory time (``SNAP * speed`` of motion time) of a frame
+    is that frame. The motion itself when the window holds all of it.
+    """
     t = motion.times
-    lo = t[0] if start is None else max(float(start), float(t[0]))
-    hi = t[-1] if end is None else min(float(end), float(t[-1]))
+    within = SNAP * max(speed, 1.0)
+    lo = t[0] if start is None else max(_snapped(t, float(start), within), float(t[0]))
+    hi = t[-1] if end is None else min(_snapped(t, float(end), within), float(t[-1]))
     if hi < lo:
         raise ValueError(f"no frames between {start} and {end} s")
     if lo == t[0] and hi == t[-1]:

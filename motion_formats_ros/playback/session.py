@@ -32,7 +32,7 @@ from .config import MAX_STREAM_RATE, PARAMETER_SPELLING, Log, PlayerConfig, Play
 from .config import silent as _silent
 from .emit import LinkFrames
 from .mimic import follow_leaders
-from .plan import TrajectoryPlan, approach_speeds, plan_trajectory
+from .plan import TrajectoryPlan, approach_speeds, plan_trajectory, played_window
 from .sampler import FrameSampler
 
 
@@ -304,7 +304,10 @@ class PlaybackSession:
         """
         try:
             check_limits(
-                motion, self.limits, speed=self.clock.speed, interpolation=self.config.trajectory_interpolation
+                self._played(motion, self.clock.speed),
+                self.limits,
+                speed=self.clock.speed,
+                interpolation=self.config.trajectory_interpolation,
             )
         except LimitViolationError as exc:
             follower = self.followers.get(exc.joint)
@@ -354,30 +357,50 @@ class PlaybackSession:
         if not self.limits or self.config.ignore_limits:
             return None
         try:
-            check_limits(self.motion, self.limits, speed=speed, interpolation=self.config.trajectory_interpolation)
+            played = self._played(self.motion, speed)
+            check_limits(played, self.limits, speed=speed, interpolation=self.config.trajectory_interpolation)
         except LimitViolationError as exc:
             return f"refused: {exc}"
         return None
 
     # ----------------------------------------------------------------- trajectory
+    def _played(self, motion: Motion, speed: float) -> Motion:
+        """The part of ``motion`` played (start_time .. end_time), as the trajectory sends it: the
+        one motion the limit check judges and :meth:`plan` plans.
+
+        Raises:
+            PlayerError: The window cannot be cut (naming start_time and end_time).
+        """
+        clock = self.clock
+        start = clock.start if clock.start > float(motion.times[0]) else None
+        end = clock.end if clock.end < float(motion.times[-1]) else None
+        try:
+            return played_window(motion, start, end, speed)
+        except ValueError as exc:
+            raise PlayerError(f"{self._cut_named()}: {exc}") from None
+
+    def _cut_named(self) -> str:
+        """The parameters that cut the window played, as a message names them."""
+        return f"start_time {self.config.start_time:g}, end_time {self.config.end_time:g}"
+
     def plan(self, current: Mapping[str, float]) -> TrajectoryPlan:
         """The trajectory to send (points within the tolerance), checked from the robot's state."""
-        t0 = float(self.motion.times[0])
         clock = self.clock
         if clock.loop is not None and not self.config.controller:
             self.log("warning", "loop applies to the JointState/TF stream; the trajectory is sent once")
+        played = self._played(self.motion, clock.speed)
         try:
             plan = plan_trajectory(
-                self.motion,
-                start=clock.start if clock.start > t0 else None,
-                end=clock.end if clock.end < float(self.motion.times[-1]) else None,
+                played,
                 speed=clock.speed,
                 approach_time=self.config.approach_time,
                 interpolation=self.config.trajectory_interpolation,
                 tolerance=self.config.trajectory_tolerance,
             )
         except ValueError as exc:
-            raise PlayerError(f"cannot send the trajectory: {exc}") from None
+            cut = played is not self.motion
+            where = f" ({self._cut_named()})" if cut else ""
+            raise PlayerError(f"cannot send the trajectory{where}: {exc}") from None
         for note in plan.notes:
             self.log("info", note)
         if current:

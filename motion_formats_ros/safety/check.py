@@ -242,8 +242,9 @@ class Checker:
         elif self.shapes:
             why = "the model has no masses" if self.masses.total <= 0 else "the base does not float (no root pose)"
             report.notes.append(f"balance not checked: {why}")
-        own = None if uniform is None else chosen.own
-        findings += limit_findings(frames, self.limits, linear=self.prismatic, uniform=uniform, own=own)
+        findings += limit_findings(
+            frames, self.limits, linear=self.prismatic, uniform=uniform, own=chosen.own, kinds=motion.interpolation
+        )
         checked.append("limits")
         report.findings = sort_findings(findings)
         report.checked = tuple(checked)

@@ -17,14 +17,14 @@ motion with one line made from the first of them (:func:`check_limits`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from ..core import timing
 from ..core.errors import MotionFormatError
-from ..core.hermite import segment_extremes, segment_fastest, shape_preserving_velocities
+from ..core.hermite import JUMP, segment_accelerations, segment_extremes, segment_fastest, shape_preserving_velocities
 from ..core.joint_limits import JointLimits
 from ..core.model import JointLimit, Motion
 from .findings import Finding, intervals
@@ -249,6 +249,26 @@ def _fastest_between(times: FloatArray, q: FloatArray, sent: Sent) -> tuple[Floa
     return segment_fastest(times, q, sent.velocities)
 
 
+def _accelerations_sent(q: FloatArray, sent: Sent, times: FloatArray) -> FloatArray | None:
+    """The largest acceleration (N, J) the controller plays at each sent point: a cubic's
+    acceleration is linear in each segment, so its extremes are at the segment's two ends, and
+    at a point the segment ending there and the one starting there differ; a quintic's is the
+    acceleration its points carry. None: no velocities are sent (a straight line)."""
+    if sent.velocities is None:
+        return None
+    if sent.accelerations is not None:
+        return sent.accelerations
+    start, end = segment_accelerations(times, q, sent.velocities)
+    # a NaN from an overflow (inf - inf) between defined values is beyond every limit, not unknown
+    defined = ~(np.isnan(q) | np.isnan(sent.velocities))
+    defined = defined[:-1] & defined[1:]
+    start = np.where(np.isnan(start) & defined, np.inf, start)
+    end = np.where(np.isnan(end) & defined, np.inf, end)
+    nothing = np.zeros((1, q.shape[1]))
+    before, after = np.concatenate([nothing, end]), np.concatenate([start, nothing])
+    return np.where(np.abs(after) > np.abs(before), after, before)
+
+
 def limit_findings(
     motion: Motion,
     limits: JointLimits,
@@ -257,6 +277,7 @@ def limit_findings(
     uniform: npt.NDArray[np.intp] | None = None,
     own: npt.NDArray[np.intp] | None = None,
     interpolation: str = "auto",
+    kinds: Sequence[str] | None = None,
 ) -> list[Finding]:
     """Every limit finding of ``motion`` (times are the motion's own; rates at ``speed`` × its pace).
 
@@ -270,6 +291,9 @@ def limit_findings(
     ``uniform``: the frames velocities, accelerations and jerks are judged on (default: every
     frame); positions and efforts are judged on every frame. ``own``: the motion's own frames
     (its keyframes) when ``uniform`` leaves some out: velocities are judged across them too.
+    ``kinds``: the interpolation of each segment between those keyframes (default: the
+    motion's own): a ``step`` or ``next`` segment is sent as a jump over :data:`~..core.hermite.JUMP`
+    seconds of trajectory time, and its velocity judged as that jump.
     """
     times = np.asarray(motion.times, dtype=np.float64)
     names, q, effort = _columns(motion, limits)
@@ -283,16 +307,22 @@ def limit_findings(
     rates = [(kind, _stated(limits, names, attr, np.nan)) for kind, attr in _RATES]
     last = max((k for k, (_, lim) in enumerate(rates) if np.isfinite(lim).any()), default=-1)
     value, scale, at = q, 1.0, times
+    segments = kinds if kinds is not None else motion.interpolation
+    keys = own if own is not None else np.arange(times.size)
     if uniform is not None and last >= 0:
         value, at = q[uniform], times[uniform]
     for k, (kind, limit) in enumerate(rates[: last + 1]):
         value, scale = _beyond_range(timing.derivative(value, at), value), scale * speed
         if np.isfinite(limit).any():
             judged_at, judged = at, value
-            if k == 0 and uniform is not None and own is not None and own.size > 1:
-                judged_at, judged = _with_segments(at, value, times[own], q[own])
+            if k == 0 and keys.size > 1 and (uniform is not None or segments is not None):
+                judged_at, judged = _with_segments(at, value, times[keys], q[keys], segments, speed)
             elif k == 0 and sent.stated and sent.velocities is not None:  # what is sent, at its frames
-                judged = np.where(np.abs(sent.velocities) > np.abs(value), sent.velocities, value)
+                judged = _larger(value, sent.velocities)
+            elif k == 1 and uniform is None:  # the controller's, at the points sent
+                played = _accelerations_sent(q, sent, times)
+                if played is not None:
+                    judged = _larger(judged, played)
             inner = _fastest_between(times, q, sent) if k == 0 else None
             found += _magnitudes(kind, names, judged_at, judged, scale, limit, inner)
     if effort is not None:
@@ -302,14 +332,32 @@ def limit_findings(
     return [dataclasses.replace(f, linear=True) if f.joint in linear else f for f in found]
 
 
+def _larger(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Elementwise, ``b`` where it is larger in magnitude than ``a``, else ``a``."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.abs(b) > np.abs(a), b, a)
+
+
 def _with_segments(
-    at: FloatArray, velocity: FloatArray, key_times: FloatArray, key_values: FloatArray
+    at: FloatArray,
+    velocity: FloatArray,
+    key_times: FloatArray,
+    key_values: FloatArray,
+    kinds: Sequence[str] | None,
+    speed: float,
 ) -> tuple[FloatArray, FloatArray]:
-    """The velocities at the sampled frames ``at`` together with each keyframe segment's mean
-    velocity (at its start), in time order: a keyframe reached in a millisecond between two
-    sampled frames moves its joint at the segment's own pace, which the samples do not see."""
+    """The velocities at the sampled frames ``at`` together with each keyframe segment's
+    velocity as sent (at its start), in time order: a keyframe reached in a millisecond between
+    two sampled frames moves its joint at the segment's own pace, which the samples do not see.
+    A segment's pace is its mean velocity, or for a ``step`` or ``next`` segment (``kinds``)
+    its jump's: the player sends it as two points :data:`~..core.hermite.JUMP` s of trajectory
+    time apart (half the segment when that is shorter), motion time ``JUMP * speed``."""
+    span = np.diff(key_times)
+    if kinds is not None:
+        jumps = np.array([kind in ("step", "next") for kind in kinds], dtype=bool)
+        span = np.where(jumps, np.minimum(JUMP * speed, span / 2), span)
     with np.errstate(over="ignore", invalid="ignore"):
-        slopes = np.diff(key_values, axis=0) / np.diff(key_times)[:, None]
+        slopes = np.diff(key_values, axis=0) / span[:, None]
     slopes = _beyond_range(slopes, key_values[:-1])
     both_at = np.concatenate([at, key_times[:-1]])
     order = np.argsort(both_at, kind="stable")
@@ -385,8 +433,16 @@ def check_limits(
         raise problem
     judged = limits if isinstance(limits, JointLimits) else JointLimits(limits)
     frames = checked_frames(motion)
-    uniform, own = (None, None) if frames.everything_uniform else (frames.uniform, frames.own)
-    found = limit_findings(frames.motion, judged, speed, uniform=uniform, own=own, interpolation=interpolation)
+    uniform = None if frames.everything_uniform else frames.uniform
+    found = limit_findings(
+        frames.motion,
+        judged,
+        speed,
+        uniform=uniform,
+        own=frames.own,
+        interpolation=interpolation,
+        kinds=motion.interpolation,
+    )
     if found:
         first = min(found, key=lambda f: f.start)
         raise LimitViolationError(refusal(first, judged, speed), first.joint or "")

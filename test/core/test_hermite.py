@@ -7,7 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from motion_formats_ros import Motion
-from motion_formats_ros.core.hermite import hermite, segment_extremes, segment_fastest, shape_preserving_velocities
+from motion_formats_ros.core.hermite import (
+    hermite,
+    segment_accelerations,
+    segment_extremes,
+    segment_fastest,
+    shape_preserving_velocities,
+)
 from motion_formats_ros.playback.plan import evaluate, plan_trajectory
 
 #: Dense fractions of a segment, ends included.
@@ -134,3 +140,25 @@ def test_segment_fastest_is_the_cubics_own(data: tuple[np.ndarray, np.ndarray], 
         assert bound - speed.max() <= 1e-2 * max(1.0, bound), (k, speed.max(), bound)
         if not np.isnan(at[k, 0]):
             assert times[k] < at[k, 0] < times[k + 1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions(), st.integers(0, 2**32 - 1))
+def test_segment_accelerations_are_the_cubics_own(data: tuple[np.ndarray, np.ndarray], seed: int) -> None:
+    """Against the dense second differences of any cubic segment: its acceleration runs
+    linearly from the start value to the end value, so none is beyond the larger of the two."""
+    times, q = data
+    if times.size < 2:
+        return
+    v = np.random.default_rng(seed).normal(scale=5.0, size=(times.size, 1))
+    start, end = segment_accelerations(times, q[:, None], v)
+    span = np.diff(times)
+    h = 1.0 / (U.size - 1)
+    for k in range(times.size - 1):
+        path = hermite(U, span[k], q[k : k + 1], q[k + 1 : k + 2], v[k], v[k + 1])[:, 0]
+        second = np.diff(path, 2) / (span[k] * h) ** 2  # at the inner dense samples
+        bound = max(abs(start[k, 0]), abs(end[k, 0]))
+        slack = 1e-5 * max(1.0, bound) + 1e-6 / span[k] ** 2
+        assert np.abs(second).max() <= bound + slack, (k, np.abs(second).max(), bound)
+        assert abs(second[0] - start[k, 0]) <= 1e-2 * max(1.0, bound) + slack
+        assert abs(second[-1] - end[k, 0]) <= 1e-2 * max(1.0, bound) + slack
