@@ -15,6 +15,7 @@ from scipy.spatial.transform import Rotation
 from motion_formats_ros import Motion, MotionFile, WriteError, read, write
 from motion_formats_ros.cli.main import main
 from motion_formats_ros.codecs.scene import load_scene
+from motion_formats_ros.core.hermite import shape_preserving_velocities
 from motion_formats_ros.core.notices import collect
 from motion_formats_ros.core.spatial import unit_quaternions
 
@@ -67,18 +68,37 @@ def test_velocities_are_written_when_one_joints_are_missing(tmp_path: Path) -> N
     with collect(warn=False) as report:
         write(MotionFile.single(gappy), tmp_path / "gappy.json5")
     (message,) = [m for m in lossy_messages(report) if "velocities" in m]
-    assert "joints elbow, wrist at 6 frame(s)" in message and "slopes of the positions" in message
+    assert "joints elbow, wrist at 6 frame(s)" in message and "shape-preserving velocities" in message
     traj = load_scene(tmp_path / "gappy.json5").trajectories["motion"]
     assert traj.df is not None and set(traj.orders) == {3}
     np.testing.assert_array_equal(traj.df[:, 0], motion.velocity[:, 0])  # written as they are
     np.testing.assert_array_equal(traj.df[[0, 1, 2, 4, 5], 2], motion.velocity[[0, 1, 2, 4, 5], 2])
     assert motion.position is not None
-    slopes = np.gradient(motion.position, motion.times, axis=0, edge_order=2)
+    slopes = shape_preserving_velocities(motion.position, motion.times)
     np.testing.assert_allclose(traj.df[:, 1], slopes[:, 1], rtol=1e-12)
     np.testing.assert_allclose(traj.df[3, 2], slopes[3, 2], rtol=1e-12)
     back = read(tmp_path / "gappy.json5").motion.sample(motion.times)
     assert back.velocity is not None
     np.testing.assert_allclose(back.velocity[:, 0], motion.velocity[:, 0], atol=1e-12)
+
+
+def test_filled_velocities_keep_the_spline_within_the_frames(tmp_path: Path) -> None:
+    """A joint's missing velocities are the player's shape-preserving ones: its spline peaks where
+    its frames do (plain slopes of the positions, 0.5 then -0.1 around the peak of 1, overshoot it)."""
+    motion = Motion(
+        times=[0.0, 1, 2, 3],
+        joint_names=("j1", "j2"),
+        position=[[0.0, 0], [1, 0.5], [1.5, 1], [0.2, 0.3]],
+        velocity=[[4.0, np.nan], [1, np.nan], [-3, np.nan], [0, np.nan]],
+    )
+    with collect(warn=False):
+        write(MotionFile.single(motion), tmp_path / "v.json5")
+    traj = load_scene(tmp_path / "v.json5").trajectories["motion"]
+    assert traj.df is not None
+    np.testing.assert_array_equal(traj.df[:, 0], [4.0, 1, -3, 0])  # the motion's, as they are
+    assert traj.df[2, 1] == 0.0  # the peak of j2's frames
+    j2 = traj.evaluate(np.linspace(0, 3, 3001))[:, 1]
+    assert j2.max() <= 1.0 and j2.min() >= 0.0
 
 
 def test_accelerations_are_written_when_one_joints_are_missing(tmp_path: Path) -> None:
