@@ -78,7 +78,7 @@ def summarize(motion_file: MotionFile) -> dict[str, Any]:
         "format": motion_file.format,
         "name": motion_file.name,
         "robot": motion_file.robot,
-        "date": motion_file.date.isoformat() if motion_file.date else None,
+        "date": motion_file.date.isoformat() if motion_file.date else motion_file.date_text,
         "groups": {name: summarize_motion(m) for name, m in motion_file.groups.items()},
     }
 

@@ -509,6 +509,8 @@ class _BagReader(_TopicDecoder):
         groups = {k: self._transform(k, self._uniform(k, m)) for k, m in groups.items()}
         meta: dict[str, Any] = {k: custom[k] for k in ("name", "robot") if isinstance(custom.get(k), str)}
         meta["date"] = parsed_date(custom.get("date"))
+        if meta["date"] is None and isinstance(custom.get("date_text"), str):
+            meta["date_text"] = custom["date_text"]
         record = BagRecord({t.name: t.msgtype for t in source.topics.values()}, source.recovered)
         return MotionFile(
             groups=groups,

@@ -7,9 +7,9 @@ point per frame with absolute ``t``, ``f``, and ``df`` / ``ddf`` where the motio
 velocities / accelerations (cubic / quintic Hermite segments, which pass through every
 control point); as a control point has them for every joint or none, the velocities a motion
 lacks (NaN) are filled in with the shape-preserving ones the player derives (so the spline
-stays within the frames), a warning naming the joints (:func:`_derivatives`). A root pose becomes a 7-D trajectory ``root``
-(x, y, z, qx, qy, qz, qw) read by the object's pose; without one the object has no pose, which
-a reader takes as no root pose. A loop over the whole motion
+stays within the frames), a warning naming the joints (:func:`_derivatives`). A root pose
+becomes a 7-D trajectory ``root`` (x, y, z, qx, qy, qz, qw) read by the object's pose; without
+one the object has no pose, which a reader takes as no root pose. A loop over the whole motion
 becomes ``repeat: {t: end}``.
 
 When the motion came from a scene (its :class:`~.motion.SceneRecord`) with the same joints, that
