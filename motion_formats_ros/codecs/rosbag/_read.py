@@ -32,7 +32,7 @@ from ...core.merge import (
 from ...core.model import Motion, MotionFile, Series
 from ...core.notices import NoticeKind, collect, notify, relay
 from ...core.tf import TfBuffer, TfSamples
-from ...core.timing import snap_to_rate
+from ...core.timing import empty_window, snap_to_rate
 from ._custom_data import parsed_date, read_custom
 from ._joints import _flush, _TopicStream
 from ._messages import (
@@ -670,9 +670,11 @@ class _BagReader(_TopicDecoder):
                 raise SelectionError(f"{self.path}: {exc}") from None
             m = m.select_joints(list(opts.joints))
         if opts.start is not None or opts.end is not None:
-            m = m.slice_time(opts.start, opts.end)
-            if m.num_frames == 0:
-                raise SelectionError(f"no frames between {opts.start} and {opts.end} s in group {group!r}")
+            kept = m.slice_time(opts.start, opts.end)
+            if kept.num_frames == 0:
+                empty = empty_window(m.times, opts.start, opts.end)
+                raise SelectionError(f"{self.path}: group {group}: {empty}")
+            m = kept
         if opts.rate is not None:
             m = m.resample(opts.rate)
         return m
