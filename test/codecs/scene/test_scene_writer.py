@@ -10,6 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import ELBOW_JUMP, corpus_path, elbow_jump, lossy_messages
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from scipy.spatial.transform import Rotation
 
 from motion_formats_ros import Motion, MotionFile, WriteError, read, write
@@ -358,3 +361,40 @@ def test_cli_validate_refuses_a_control_point_whose_spline_overflows(
     captured = capsys.readouterr()
     assert f"{huge}: trajectories.t.controlPoints[1]: the spline from t = 0 to 1 overflows" in captured.out
     assert "1e+308" in captured.out and "encountered" not in captured.err
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    steps=hnp.arrays(np.float64, st.integers(1, 6), elements=st.floats(1e-3, 10.0)),
+    data=st.data(),
+    quintic=st.booleans(),
+)
+def test_a_scene_round_trip_keeps_velocities_and_accelerations_exactly(
+    tmp_path: Path, steps: np.ndarray, data: st.DataObject, quintic: bool
+) -> None:
+    """The derivatives read at a control point are the ones it gives, to the bit (not ``(df h) / h``)."""
+    times = np.concatenate([[0.0], np.cumsum(steps)])
+    values = st.floats(-1e3, 1e3, allow_subnormal=False)
+    shape = (times.size, 2)
+    position, velocity, acceleration = (data.draw(hnp.arrays(np.float64, shape, elements=values)) for _ in range(3))
+    motion = Motion(
+        times=times,
+        joint_names=("a", "b"),
+        position=position,
+        velocity=velocity,
+        acceleration=acceleration if quintic else None,
+    )
+    path = tmp_path / "r.json5"
+    write(MotionFile.single(motion), path, overwrite=True)
+    back = read(path).motion
+    rows = np.flatnonzero(np.isin(back.times, times))
+    assert back.velocity is not None
+    np.testing.assert_array_equal(back.times[rows], times)
+    np.testing.assert_array_equal(back.velocity[rows], velocity)
+    if quintic:
+        assert back.acceleration is not None
+        np.testing.assert_array_equal(back.acceleration[rows], acceleration)
+    write(read(path), tmp_path / "again.json5", overwrite=True)  # and the control points written again are the same
+    again = load_scene(tmp_path / "again.json5").trajectories["motion"]
+    assert again.df is not None
+    np.testing.assert_array_equal(again.df[np.isin(again.times, times)], velocity)
