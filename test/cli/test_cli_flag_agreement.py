@@ -81,6 +81,8 @@ def test_a_to_whose_output_no_reader_recognises_says_how_to_read_it(
 ) -> None:
     """Written, with a warning naming the --from that reads it back (info alone cannot tell its format)."""
     out = tmp_path / name
+    status, err = _run(capsys, "convert", WALK, out, "--to", to, "--strict")
+    assert status != 0 and "needs --from" in err and not out.exists()  # said before writing: --strict writes nothing
     status, err = _run(capsys, "convert", WALK, out, "--to", to)
     assert status == 0, err
     (line,) = [x for x in err.splitlines() if "--from" in x]
