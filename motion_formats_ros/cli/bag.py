@@ -106,7 +106,7 @@ def add_parsers(sub: Any) -> None:
 def cmd_bag2motion(args: argparse.Namespace) -> int:
     from ..core.nonfinite import warn_nonfinite
     from ..registry import codec_by_name
-    from .flags import bag_read_options, option_files, output_format, write_options
+    from .flags import bag_read_options, note_read_back, option_files, output_format, write_options
 
     fmt = output_format(args.output, args.to_format)
     writes = write_options(args, args.output, fmt)
@@ -126,6 +126,7 @@ def cmd_bag2motion(args: argparse.Namespace) -> int:
     warn_nonfinite(motion_file, args.bag)
     for path in codec_by_name(fmt).output_paths(Path(args.output), list(motion_file.groups)):
         inputs.check(path)  # a table per group: none of them an input either
+    note_read_back(args.output, args.to_format)  # before writing: --strict then writes nothing
     write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **writes)
     summary = ", ".join(
         f"{name}: {m.num_frames} frames, {len(m.joint_names)} joints" for name, m in motion_file.groups.items()

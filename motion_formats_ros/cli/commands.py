@@ -23,6 +23,7 @@ from .flags import (
     READ_ALIASES,
     input_codec,
     load_model_options,
+    note_read_back,
     option_files,
     output_format,
     read_option_files,
@@ -78,7 +79,7 @@ def summarize(motion_file: MotionFile) -> dict[str, Any]:
         "format": motion_file.format,
         "name": motion_file.name,
         "robot": motion_file.robot,
-        "date": motion_file.date.isoformat() if motion_file.date else None,
+        "date": motion_file.date.isoformat() if motion_file.date else motion_file.date_text,
         "groups": {name: summarize_motion(m) for name, m in motion_file.groups.items()},
     }
 
@@ -274,6 +275,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     warn_nonfinite(motion_file, args.input)
     for path in codec_by_name(fmt).output_paths(Path(args.output), list(motion_file.groups)):
         inputs.check(path)  # a table per group: none of them an input either
+    note_read_back(args.output, args.to_format)  # before writing: --strict then writes nothing
     written = write(motion_file, args.output, format=fmt, overwrite=args.overwrite, **options)
     groups, frames = written_counts(written, motion_file)  # what the output holds, not what was given
     if getattr(args, "json", False):

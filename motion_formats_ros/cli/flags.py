@@ -477,7 +477,8 @@ def output_format(path: str | os.PathLike[str], to: str | None) -> str:
     """The format an output is written in: ``--to``, else its suffix.
 
     ``--to`` is for a name whose suffix names no format (``motion.out``, a bag folder) or
-    several (``.yaml``, ``.json``); one that contradicts the suffix is refused.
+    several (``.yaml``, ``.json``); one that contradicts the suffix is refused (and one no
+    reader recognises is written, with :func:`note_read_back`'s warning).
 
     Raises:
         OutOfRangeError: ``--to`` names a format the output's suffix does not (``x.seq --to omf``).
@@ -494,6 +495,27 @@ def output_format(path: str | os.PathLike[str], to: str | None) -> str:
             f"give it a suffix of {to} ({', '.join((*own.suffixes, *own.shared)) or 'none'}) or leave --to out"
         )
     return to
+
+
+def note_read_back(path: str | os.PathLike[str], to: str | None) -> None:
+    """Warn, for an output written as ``--to`` says, when no reader will recognise its name as that
+    format (``a.txt --to csv``, ``a --to seq``; a bag folder is recognised): reading it back needs ``--from``."""
+    from ..core.notices import NoticeKind, notify
+    from ..registry import codec_by_name, suffix_codecs
+
+    if not to or suffix_codecs(path)[1] or Path(path).is_dir():  # a folder: the write says why it is refused
+        return
+    own = codec_by_name(to)
+    if own.directories:
+        return
+    given = Path(path).suffix
+    notify(
+        NoticeKind.MISSING,
+        f"the name has {f'the suffix {given!r}' if given else 'no suffix'}, none of {to}'s "
+        f"({', '.join((*own.suffixes, *own.shared)) or 'none'}): reading it back (info, convert, check …) "
+        f"needs --from {to}",
+        file=path,
+    )
 
 
 def input_codec(path: str | os.PathLike[str], fmt: str | None) -> str | None:

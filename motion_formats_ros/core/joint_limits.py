@@ -165,8 +165,8 @@ def _stated(path: str | os.PathLike[str], name: str, entry: Mapping[str, Any]) -
     """The limits one joint's entry of a ``joint_limits.yaml`` states."""
     fields: dict[str, float] = {}
     if entry.get("has_position_limits"):
-        lower = fields["lower"] = _number(path, name, entry, "min_position")
-        upper = fields["upper"] = _number(path, name, entry, "max_position")
+        lower = fields["lower"] = _number(path, name, entry, "min_position", "has_position_limits")
+        upper = fields["upper"] = _number(path, name, entry, "max_position", "has_position_limits")
         if lower > upper:
             raise ReadError(
                 path,
@@ -179,14 +179,22 @@ def _stated(path: str | os.PathLike[str], name: str, entry: Mapping[str, Any]) -
         ("has_jerk_limits", "max_jerk", "jerk"),
     ):
         if entry.get(flag):
-            value = _rate_limit(path, name, entry, key)
+            value = _rate_limit(path, name, entry, key, flag)
             if value is not None:
                 fields[attr] = value
     return fields
 
 
-def _number(path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], key: str) -> float:
-    value = entry.get(key)
+def _number(path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], key: str, flag: str) -> float:
+    """The number ``entry`` states as ``key``, which its ``flag`` (true) says it states."""
+    if key not in entry:
+        raise ReadError(
+            path,
+            f"{key} is missing ({flag} is true)",
+            line=line_of(entry, flag),
+            field=f"joint_limits.{joint}",
+        )
+    value = entry[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ReadError(
             path,
@@ -203,10 +211,12 @@ def _number(path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], 
     return result
 
 
-def _rate_limit(path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], key: str) -> float | None:
+def _rate_limit(
+    path: str | os.PathLike[str], joint: str, entry: Mapping[str, Any], key: str, flag: str
+) -> float | None:
     """A stated speed, acceleration or jerk limit; None for 0 (not stated, as in a URDF: the model's
     limit stays). A negative one is refused: it would turn the check off."""
-    value = _number(path, joint, entry, key)
+    value = _number(path, joint, entry, key, flag)
     if value < 0:
         raise ReadError(
             path, f"{key} is negative ({number(entry[key])}); 0 means not stated", field=f"joint_limits.{joint}.{key}"

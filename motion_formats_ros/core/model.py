@@ -618,6 +618,9 @@ class MotionFile:
         name: Motion name.
         robot: Robot model (OMF recommends manufacturer + model).
         date: Recording / creation date.
+        date_text: The file's date as it gives it, when that is no date and time (an OMF
+            ``basic.date`` of a day alone, ``2026-01-01``): kept as text, which OMF and bags
+            write back; None when ``date`` is set or the file gives none.
         source: The path this was read from, if any.
         format: The codec name this was read with, if any.
         start_time_ns: Absolute ROS time (ns since the epoch) of time 0 when the motion was
@@ -640,6 +643,7 @@ class MotionFile:
     name: str = ""
     robot: str = ""
     date: datetime | None = None
+    date_text: str | None = None
     source: str | None = None
     format: str | None = None
     start_time_ns: int | None = None

@@ -81,13 +81,14 @@ def resolve_names(path: str | os.PathLike[str], options: NamingOptions) -> Names
 
 
 def _name_list(joint_names: str | Sequence[Any]) -> list[str]:
-    """``"a,b,c"`` or a list → the names; an empty one is refused, by its position."""
+    """``"a,b,c"`` or a list → the names; an empty one (blank: ``" "`` too) is refused, by its
+    position. Only ``""`` itself is no names at all."""
     if isinstance(joint_names, str):
         names = [s.strip() for s in joint_names.split(",")]
     else:
         names = [str(s).strip() for s in joint_names]
     empty = [i for i, name in enumerate(names, 1) if not name]
-    if empty and names != [""]:
+    if empty and joint_names != "":
         shown = joint_names if isinstance(joint_names, str) else ",".join(map(str, joint_names))
         raise OutOfRangeError(
             f"joint names {excerpt(shown)}: name {empty[0]} of {len(names)} is empty; every joint needs a name"

@@ -32,6 +32,25 @@ def rate_beyond(rate: float) -> str | None:
     return f"{rate:g} Hz is beyond the highest frame rate read, {MAX_RATE:g} Hz (a frame per microsecond)"
 
 
+def empty_window(times: np.ndarray, start: float | None, end: float | None) -> str:
+    """What to say when no frame of ``times`` lies in the window ``[start, end]`` (either may be
+    None: open): ``no frames after 5 s (the motion ends at 3 s)``."""
+    if start is not None and end is not None:
+        window = f"between {start:g} and {end:g} s"
+    else:
+        window = f"after {start:g} s" if start is not None else f"before {end:g} s"
+    if times.size == 0:
+        return f"no frames {window} (the motion has none)"
+    first, last = float(times[0]), float(times[-1])
+    if start is not None and start > last:
+        where = f"the motion ends at {last:g} s"
+    elif end is not None and end < first:
+        where = f"the motion starts at {first:g} s"
+    else:
+        where = f"the motion's frames are from {first:g} to {last:g} s, none in between"
+    return f"no frames {window} ({where})"
+
+
 def detect_rate(times: np.ndarray, rate: float | None = None) -> float | None:
     """The frame rate of uniform ``times``, or None when intervals vary.
 

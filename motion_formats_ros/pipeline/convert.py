@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from ..core.errors import OutOfRangeError, SelectionError, spelled
 from ..core.model import Motion, MotionFile
+from ..core.timing import empty_window
 
 
 def check_window(start: float | None, end: float | None) -> None:
@@ -47,9 +48,10 @@ def transform(
         if joints:
             m = select_joints(m, joints, motion_file)
         if start is not None or end is not None:
-            m = m.slice_time(start, end)
-            if m.num_frames == 0:
-                raise SelectionError(f"no frames between {start} and {end} s")
+            kept = m.slice_time(start, end)
+            if kept.num_frames == 0:
+                raise SelectionError(f"{_where(m, motion_file)}: {empty_window(m.times, start, end)}")
+            m = kept
         if rate is not None:
             m = m.resample(rate, method)
         return m
@@ -66,7 +68,12 @@ def select_joints(motion: Motion, joints: Sequence[str], motion_file: MotionFile
     try:
         return motion.select_joints(joints)
     except SelectionError as exc:
-        where = motion_file.source or "the motion"
-        if len(motion_file.groups) > 1:
-            where += f": group {next(k for k, v in motion_file.groups.items() if v is motion)}"
-        raise SelectionError(f"{where}: {exc}") from None
+        raise SelectionError(f"{_where(motion, motion_file)}: {exc}") from None
+
+
+def _where(motion: Motion, motion_file: MotionFile) -> str:
+    """The file ``motion`` is a group of (and the group, in a file of several), for a message."""
+    where = motion_file.source or "the motion"
+    if len(motion_file.groups) > 1:
+        where += f": group {next(k for k, v in motion_file.groups.items() if v is motion)}"
+    return where

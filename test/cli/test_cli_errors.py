@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +43,22 @@ def test_an_unknown_joint_is_one_line_naming_the_file_and_the_joints(walk: Path,
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.startswith(f"error: {walk}: unknown joint 'nope'; joints: ") and proc.stderr.count("\n") == 1
     assert not (tmp_path / "o.seq").exists()
+
+
+def test_a_time_window_without_frames_names_the_file_and_where_the_motion_is(walk: Path) -> None:
+    motion_file = biped_walk(rate=50.0, cycles=1)
+    end = float(motion_file.motion.times[-1])
+    for kwargs, said in (
+        ({"start": 50.0}, f"no frames after 50 s (the motion ends at {end:g} s)"),
+        ({"end": -1.0}, "no frames before -1 s (the motion starts at 0 s)"),
+        (
+            {"start": 0.001, "end": 0.002},
+            f"no frames between 0.001 and 0.002 s (the motion's frames are from 0 to {end:g} s, none in between)",
+        ),
+    ):
+        with pytest.raises(SelectionError) as err:
+            convert.transform(dataclasses.replace(motion_file, source=str(walk)), **kwargs)  # type: ignore[arg-type]
+        assert str(err.value) == f"{walk}: {said}"
 
 
 def test_no_motion_error_lives_in_the_core() -> None:

@@ -75,6 +75,26 @@ def test_a_to_that_contradicts_the_suffix_is_refused(tmp_path: Path, capsys: pyt
     assert read(tmp_path / "x.out", format="omf").motion.num_frames == read(WALK, body=BODY).motion.num_frames
 
 
+@pytest.mark.parametrize(("name", "to", "said"), [("a.txt", "csv", "the suffix '.txt'"), ("a", "seq", "no suffix")])
+def test_a_to_whose_output_no_reader_recognises_says_how_to_read_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, to: str, said: str
+) -> None:
+    """Written, with a warning naming the --from that reads it back (info alone cannot tell its format)."""
+    out = tmp_path / name
+    status, err = _run(capsys, "convert", WALK, out, "--to", to, "--strict")
+    assert status != 0 and "needs --from" in err and not out.exists()  # said before writing: --strict writes nothing
+    status, err = _run(capsys, "convert", WALK, out, "--to", to)
+    assert status == 0, err
+    (line,) = [x for x in err.splitlines() if "--from" in x]
+    assert line.startswith(f"warning: {out}: the name has {said}, none of {to}'s (.")
+    assert line.endswith(f"reading it back (info, convert, check …) needs --from {to}")
+    assert _run(capsys, "info", out)[0] != 0  # as the warning says
+    names = ["--joint-names", ",".join(NAMES)] if to == "seq" else []  # a .seq names no joints
+    assert _run(capsys, "info", out, "--from", to, *names)[0] == 0
+    status, err = _run(capsys, "convert", WALK, tmp_path / "bag", "--to", "rosbag")  # a bag folder is recognised
+    assert status == 0 and "--from" not in err
+
+
 @pytest.mark.parametrize(
     ("command", "args"),
     [("convert", [WALK, "-", "--to", "omf"]), ("plot", [WALK, "-"]), ("plot", [WALK, "-o", "-"])],

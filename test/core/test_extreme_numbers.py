@@ -101,6 +101,14 @@ def test_a_joint_limit_of_401_digits_is_refused_naming_the_key(tmp_path: Path) -
         JointLimits({}).overlay(path)
 
 
+def test_a_limit_its_flag_states_but_the_entry_lacks_is_missing_at_the_flags_line(tmp_path: Path) -> None:
+    path = tmp_path / "joint_limits.yaml"
+    path.write_text("joint_limits:\n  j1:\n    has_velocity_limits: false\n    has_position_limits: true\n")
+    with pytest.raises(ReadError) as err:
+        JointLimits({}).overlay(path)
+    assert str(err.value) == f"{path}:4: joint_limits.j1: min_position is missing (has_position_limits is true)"
+
+
 # --------------------------------------------------------------------------- URDF
 URDF = """<robot name="r">
 <link name="a"><inertial><mass value="{mass}"/>

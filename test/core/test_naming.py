@@ -30,6 +30,8 @@ def test_an_empty_joint_name_is_refused_by_its_position_in_either_form(tmp_path:
     with pytest.raises(OutOfRangeError, match=r"^joint names 'a, ,c': name 2 of 3 is empty"):
         resolve_names(tmp_path / "m.seq", NamingOptions(joint_names=["a", " ", "c"]))
     assert resolve_names(tmp_path / "m.seq", NamingOptions(joint_names=" a , b ")).joints == ["a", "b"]
+    with pytest.raises(OutOfRangeError, match=r"^joint names ' ': name 1 of 1 is empty; every joint needs a name$"):
+        resolve_names(tmp_path / "m.seq", NamingOptions(joint_names=" "))  # blank: a name given empty, not none
 
 
 def test_names_given_beside_a_body_say_what_was_not_used(tmp_path: Path) -> None:

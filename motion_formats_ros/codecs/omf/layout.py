@@ -91,13 +91,11 @@ class OmfRecord(CodecRecord):
     Attributes:
         basic: Keys of ``basic`` the model has no slot for, as read.
         top: Top-level keys that are neither known nor a data section, as read.
-        date_text: ``basic.date`` as written, when it does not parse as a date.
     """
 
     codec: ClassVar[str] = "omf"
     basic: dict[str, Any] = dataclasses.field(default_factory=dict)
     top: dict[str, Any] = dataclasses.field(default_factory=dict)
-    date_text: Any = None
 
 
 @dataclasses.dataclass

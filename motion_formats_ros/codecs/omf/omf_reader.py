@@ -202,12 +202,13 @@ class _Reader(_Fields):
             basic={k: v for k, v in basic.items() if k not in _BASIC_KEYS},
             top={k: v for k, v in doc.items() if k not in _TOP_KEYS and k not in data_names},
         )
-        date = self.date(basic.get("date"), record)
+        date, date_text = self.date(basic.get("date"))
         return MotionFile(
             groups=groups,
             name=str(basic.get("name") or ""),
             robot=str(basic.get("robot") or ""),
             date=date,
+            date_text=date_text,
             start_time_ns=self.start_time(basic.get(START_TIME_KEY)),
             robot_description=self.text(basic.get(ROBOT_DESCRIPTION_KEY), f"basic.{ROBOT_DESCRIPTION_KEY}") or None,
             records={OmfRecord.codec: record},
@@ -258,11 +259,12 @@ class _Reader(_Fields):
             raise self.fail("basic.data_names", "no data groups")
         return _Context(joint_names, joint_dims, link_names, imu_names, time_names), data_names
 
-    def date(self, value: Any, record: OmfRecord) -> datetime | None:
+    def date(self, value: Any) -> tuple[datetime | None, str | None]:
+        """``basic.date`` as a date and time, else as its text (with a warning), else none."""
         if value is None or value == "":
-            return None
+            return None, None
         if isinstance(value, datetime):
-            return value
+            return value, None
         if isinstance(value, str):
             for parse in (lambda s: datetime.strptime(s, DATE_FORMAT), datetime.fromisoformat):
                 try:
@@ -270,7 +272,7 @@ class _Reader(_Fields):
                 except ValueError:
                     continue
                 self.finer_than_microseconds(value, parsed)
-                return parsed
+                return parsed, None
         # YAML's own timestamp without a time of day comes as a date: shown as the file has it.
         shown = f"{value.isoformat()} (a day without a time)" if isinstance(value, date) else number(value)
         notify(
@@ -280,8 +282,7 @@ class _Reader(_Fields):
             field="basic.date",
             stacklevel=4,
         )
-        record.date_text = value
-        return None
+        return None, str(value)
 
     def finer_than_microseconds(self, text: str, parsed: datetime) -> None:
         """Warn when ``text`` gives a fraction of a second finer than the microseconds a date holds

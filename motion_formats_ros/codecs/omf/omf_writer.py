@@ -90,9 +90,7 @@ def _union(lists: list[list[tuple[str, int]]], path: str | Path, what: str) -> l
 def _format_date(motion_file: MotionFile) -> str | None:
     if motion_file.date is not None:
         return format_date(motion_file.date)
-    kept = motion_file.record(OmfRecord)
-    text = kept.date_text if kept is not None else None
-    return str(text) if text is not None else None
+    return motion_file.date_text
 
 
 def _expand(

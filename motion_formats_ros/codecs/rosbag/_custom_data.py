@@ -111,6 +111,7 @@ FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "imus": (_imus, "an object of topic: IMU name (texts)"),
     "series": (_series, "an object of topic: [name, components 1 to 3, frame or null]"),
     "date": (_date, "an ISO 8601 date and time (2024-01-01T12:00:00.000000)"),
+    "date_text": (_text, "a text (a date that is no date and time)"),
 }
 
 

@@ -32,7 +32,7 @@ from ...core.merge import (
 from ...core.model import Motion, MotionFile, Series
 from ...core.notices import NoticeKind, collect, notify, relay
 from ...core.tf import TfBuffer, TfSamples
-from ...core.timing import snap_to_rate
+from ...core.timing import empty_window, snap_to_rate
 from ._custom_data import parsed_date, read_custom
 from ._joints import _flush, _TopicStream
 from ._messages import (
@@ -509,6 +509,8 @@ class _BagReader(_TopicDecoder):
         groups = {k: self._transform(k, self._uniform(k, m)) for k, m in groups.items()}
         meta: dict[str, Any] = {k: custom[k] for k in ("name", "robot") if isinstance(custom.get(k), str)}
         meta["date"] = parsed_date(custom.get("date"))
+        if meta["date"] is None and isinstance(custom.get("date_text"), str):
+            meta["date_text"] = custom["date_text"]
         record = BagRecord({t.name: t.msgtype for t in source.topics.values()}, source.recovered)
         return MotionFile(
             groups=groups,
@@ -668,9 +670,11 @@ class _BagReader(_TopicDecoder):
                 raise SelectionError(f"{self.path}: {exc}") from None
             m = m.select_joints(list(opts.joints))
         if opts.start is not None or opts.end is not None:
-            m = m.slice_time(opts.start, opts.end)
-            if m.num_frames == 0:
-                raise SelectionError(f"no frames between {opts.start} and {opts.end} s in group {group!r}")
+            kept = m.slice_time(opts.start, opts.end)
+            if kept.num_frames == 0:
+                empty = empty_window(m.times, opts.start, opts.end)
+                raise SelectionError(f"{self.path}: group {group}: {empty}")
+            m = kept
         if opts.rate is not None:
             m = m.resample(opts.rate)
         return m

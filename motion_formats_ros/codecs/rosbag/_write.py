@@ -20,8 +20,10 @@ Stamps (header stamps and bag receive times): a frame at relative time ``t`` is 
 the first frame), the file's :attr:`~MotionFile.start_time_ns` (the recording's absolute
 start, restoring its original stamps), the time origin a motion read from a bag keeps
 (its :class:`BagMotionRecord`), the file's :attr:`~MotionFile.date` (its recording date,
-taken as UTC when it names no time zone), else the current time, as ``ros2 bag record`` would.
-The date itself is kept in the custom-data entry, which gives it back on reading.
+taken as UTC when it names no time zone), else the current time, as ``ros2 bag record`` would
+(with a warning when the file has a date the stamps cannot start at: one before 1970 or beyond
+the stamps' range, or a date kept as text). The date itself (or its text,
+:attr:`~MotionFile.date_text`) is kept in the custom-data entry, which gives it back on reading.
 
 The bag is written as rosbag2 writes it (see ``_storage``): for ``distro`` (default: the
 environment's ``$ROS_DISTRO``, else Jazzy), named in ``metadata.yaml``, the MCAP
@@ -37,7 +39,7 @@ import json
 import os
 import re
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Literal
 
@@ -154,6 +156,8 @@ def _check_topic_options(options: WriteOptions) -> None:
 
 #: Stamps from a date are taken up to here (ns since 1970, with room for the frames): a bag's int64 ends in 2262.
 _LAST_STAMP_NS = 2**62
+#: :data:`_LAST_STAMP_NS` as a date, for messages.
+_LAST_STAMP_DATE = (datetime(1970, 1, 1) + timedelta(microseconds=_LAST_STAMP_NS // 1000)).isoformat(timespec="seconds")
 
 
 def epoch_ns(date: datetime) -> int:
@@ -246,8 +250,27 @@ class _BagWriter:
         elif self.file.date is not None and 0 <= (at := epoch_ns(self.file.date)) < _LAST_STAMP_NS:
             base = at
         else:
+            self._warn_unstamped_date()
             base = time.time_ns() - t0  # the first frame now
         return base - (base + t0) if base + t0 < 0 else base
+
+    def _warn_unstamped_date(self) -> None:
+        """Say so when the file has a date that the bag's stamps cannot start at (they start now)."""
+        if self.file.date is not None:
+            what = (
+                f"the date {self.file.date.isoformat()} is outside the range a bag's stamps can start from "
+                f"(1970-01-01 until {_LAST_STAMP_DATE})"
+            )
+        elif self.file.date_text is not None:
+            what = f"the date {number(self.file.date_text)} is no date and time"
+        else:
+            return
+        notify(
+            NoticeKind.LOSSY_WRITE,
+            f"{what}: the bag's stamps start now (its custom data keeps the date)",
+            file=self.path,
+            stacklevel=7,
+        )
 
     # ------------------------------------------------------------------ messages
     def _stamp(self, ns: int) -> Any:
@@ -630,6 +653,8 @@ class _BagWriter:
         }
         if self.file.date is not None:
             custom["date"] = self.file.date.isoformat(timespec="microseconds")
+        elif self.file.date_text is not None:
+            custom["date_text"] = self.file.date_text
         if traj is motion and opts.trajectory_topic:
             # The trajectory repeats /joint_states; the reader needs it only for what
             # /joint_states cannot carry (acceleration) and may skip decoding it otherwise.

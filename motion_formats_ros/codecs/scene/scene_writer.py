@@ -5,11 +5,11 @@ motion's joints, with the limits known for them; one object ``robot`` whose
 ``jointValues`` read the dimensions of one vector trajectory ``motion``: one control
 point per frame with absolute ``t``, ``f``, and ``df`` / ``ddf`` where the motion has
 velocities / accelerations (cubic / quintic Hermite segments, which pass through every
-control point); as a control point has them for every joint or none, the values a motion
-lacks (NaN) are filled in with the slopes of the positions (velocities), a warning naming
-the joints (:func:`_derivatives`). A root pose becomes a 7-D trajectory ``root``
-(x, y, z, qx, qy, qz, qw) read by the object's pose; without one the object has no pose, which
-a reader takes as no root pose. A loop over the whole motion
+control point); as a control point has them for every joint or none, the velocities a motion
+lacks (NaN) are filled in with the shape-preserving ones the player derives (so the spline
+stays within the frames), a warning naming the joints (:func:`_derivatives`). A root pose
+becomes a 7-D trajectory ``root`` (x, y, z, qx, qy, qz, qw) read by the object's pose; without
+one the object has no pose, which a reader takes as no root pose. A loop over the whole motion
 becomes ``repeat: {t: end}``.
 
 When the motion came from a scene (its :class:`~.motion.SceneRecord`) with the same joints, that
@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from ...core.atomic import check_writable, write_bytes_atomic
 from ...core.errors import WriteError, listed, number
+from ...core.hermite import shape_preserving_velocities
 from ...core.inputs import read_input
 from ...core.keyframes import interpolation_dropped
 from ...core.model import Motion, MotionFile
@@ -324,10 +325,12 @@ def _derivatives(
     """The velocities and accelerations to write as ``df`` / ``ddf``: the motion's, each missing
     value (NaN) filled in, since a control point has a derivative for every dimension or none.
 
-    A missing velocity is the slope of the positions at that frame (:func:`~...core.timing.derivative`:
-    the parabola through the frame and its neighbours), a missing acceleration the slope of the
-    velocities written; 0 where those give no finite slope (a position absent). A warning names the
-    joints filled in. A channel without a finite value is not written (nothing of it is lost).
+    A missing velocity is the one the player derives for a motion without velocities
+    (:func:`~...core.hermite.shape_preserving_velocities`: the slope of the positions, limited so
+    that no cubic segment leaves the range of its two frames), a missing acceleration the slope of
+    the velocities written (:func:`~...core.timing.derivative`); 0 where those give no finite value
+    (a position absent). A warning names the joints filled in. A channel without a finite value is
+    not written (nothing of it is lost).
     """
     velocity = motion.velocity
     if velocity is None or not np.isfinite(velocity).any():
@@ -339,11 +342,20 @@ def _derivatives(
                 stacklevel=4,
             )
         return None, None
-    df = _filled(velocity, lambda: derivative(position, motion.times), names, "velocities", "positions", path)
+    df = _filled(
+        velocity,
+        lambda: shape_preserving_velocities(position, motion.times),
+        names,
+        "velocities",
+        "the shape-preserving velocities the player derives from the positions",
+        path,
+    )
     acceleration = motion.acceleration
     if acceleration is None or not np.isfinite(acceleration).any():
         return df, None
-    return df, _filled(acceleration, lambda: derivative(df, motion.times), names, "accelerations", "velocities", path)
+    return df, _filled(
+        acceleration, lambda: derivative(df, motion.times), names, "accelerations", "the slopes of the velocities", path
+    )
 
 
 def _filled(
@@ -351,10 +363,11 @@ def _filled(
     slopes: Callable[[], FloatArray],
     names: list[str],
     what: str,
-    of: str,
+    how: str,
     path: Path,
 ) -> FloatArray:
-    """``values`` with each NaN (or infinity) replaced by the finite ``slopes()`` there, else 0."""
+    """``values`` with each NaN (or infinity) replaced by the finite ``slopes()`` there, else 0;
+    ``how`` says what those are, in the warning."""
     missing = ~np.isfinite(values)
     if not missing.any():
         return values
@@ -365,7 +378,7 @@ def _filled(
     notify(
         NoticeKind.LOSSY_WRITE,
         f"the motion has no {what} for joints {listed(joints)} at {int(missing.any(axis=1).sum()):,} frame(s): "
-        f"written as the slopes of the {of} there (a scene's control point has {what} for every joint or none)",
+        f"written as {how} there (a scene's control point has {what} for every joint or none)",
         file=path,
         stacklevel=5,
     )

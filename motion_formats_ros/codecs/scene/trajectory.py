@@ -170,6 +170,7 @@ class Trajectory:
             has_ddf = np.append(has_ddf, has_ddf[:1])
         self._knots = knots
         self._last = f[-1]
+        self._given = (df, ddf)  # the derivatives at the knots, as the control points give them
         nseg = knots.size - 1
         d = f.shape[1]
         coeffs = np.zeros((max(nseg, 1), 6, d))
@@ -271,6 +272,8 @@ class Trajectory:
             for k in (4, 3, 2):
                 acc = acc * ss + (k * (k - 1)) * c[idx, k]
             acc = acc / (h * h)[:, None]
+        if derivative:
+            self._given_at_knots(acc, u, idx, derivative)
         outside = (u < knots[0]) | (u > knots[-1])
         if derivative and np.any(outside):
             acc[outside] = 0.0
@@ -279,6 +282,20 @@ class Trajectory:
             acc[u >= knots[-1]] = self._last
         result: FloatArray = np.asarray(acc[0] if scalar_t else acc, dtype=np.float64)
         return result
+
+    def _given_at_knots(self, acc: FloatArray, u: FloatArray, idx: npt.NDArray[np.intp], derivative: int) -> None:
+        """At a control point, the derivative it gives (``df``, ``ddf``) rather than the polynomial's
+        ``(df h) / h``, which may differ in the last bit: a scene read and written again keeps them.
+
+        That is where the segment starting there (ending there, at the last point) is of an order
+        that takes the derivative from its points: cubic for ``df``, quintic for ``ddf``.
+        """
+        knots, order = self._knots, 1 + 2 * derivative
+        given = self._given[derivative - 1]
+        start = (u == knots[idx]) & (self._orders[idx] >= order)
+        acc[start] = given[idx[start]]
+        end = (u == knots[-1]) & (self._orders[-1] >= order)
+        acc[end] = given[-1]
 
     def __call__(self, t: npt.ArrayLike) -> FloatArray:
         return self.evaluate(t)

@@ -10,11 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import ELBOW_JUMP, corpus_path, elbow_jump, lossy_messages
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from scipy.spatial.transform import Rotation
 
 from motion_formats_ros import Motion, MotionFile, WriteError, read, write
 from motion_formats_ros.cli.main import main
 from motion_formats_ros.codecs.scene import load_scene
+from motion_formats_ros.core.hermite import shape_preserving_velocities
 from motion_formats_ros.core.notices import collect
 from motion_formats_ros.core.spatial import unit_quaternions
 
@@ -67,18 +71,37 @@ def test_velocities_are_written_when_one_joints_are_missing(tmp_path: Path) -> N
     with collect(warn=False) as report:
         write(MotionFile.single(gappy), tmp_path / "gappy.json5")
     (message,) = [m for m in lossy_messages(report) if "velocities" in m]
-    assert "joints elbow, wrist at 6 frame(s)" in message and "slopes of the positions" in message
+    assert "joints elbow, wrist at 6 frame(s)" in message and "shape-preserving velocities" in message
     traj = load_scene(tmp_path / "gappy.json5").trajectories["motion"]
     assert traj.df is not None and set(traj.orders) == {3}
     np.testing.assert_array_equal(traj.df[:, 0], motion.velocity[:, 0])  # written as they are
     np.testing.assert_array_equal(traj.df[[0, 1, 2, 4, 5], 2], motion.velocity[[0, 1, 2, 4, 5], 2])
     assert motion.position is not None
-    slopes = np.gradient(motion.position, motion.times, axis=0, edge_order=2)
+    slopes = shape_preserving_velocities(motion.position, motion.times)
     np.testing.assert_allclose(traj.df[:, 1], slopes[:, 1], rtol=1e-12)
     np.testing.assert_allclose(traj.df[3, 2], slopes[3, 2], rtol=1e-12)
     back = read(tmp_path / "gappy.json5").motion.sample(motion.times)
     assert back.velocity is not None
     np.testing.assert_allclose(back.velocity[:, 0], motion.velocity[:, 0], atol=1e-12)
+
+
+def test_filled_velocities_keep_the_spline_within_the_frames(tmp_path: Path) -> None:
+    """A joint's missing velocities are the player's shape-preserving ones: its spline peaks where
+    its frames do (plain slopes of the positions, 0.5 then -0.1 around the peak of 1, overshoot it)."""
+    motion = Motion(
+        times=[0.0, 1, 2, 3],
+        joint_names=("j1", "j2"),
+        position=[[0.0, 0], [1, 0.5], [1.5, 1], [0.2, 0.3]],
+        velocity=[[4.0, np.nan], [1, np.nan], [-3, np.nan], [0, np.nan]],
+    )
+    with collect(warn=False):
+        write(MotionFile.single(motion), tmp_path / "v.json5")
+    traj = load_scene(tmp_path / "v.json5").trajectories["motion"]
+    assert traj.df is not None
+    np.testing.assert_array_equal(traj.df[:, 0], [4.0, 1, -3, 0])  # the motion's, as they are
+    assert traj.df[2, 1] == 0.0  # the peak of j2's frames
+    j2 = traj.evaluate(np.linspace(0, 3, 3001))[:, 1]
+    assert j2.max() <= 1.0 and j2.min() >= 0.0
 
 
 def test_accelerations_are_written_when_one_joints_are_missing(tmp_path: Path) -> None:
@@ -338,3 +361,40 @@ def test_cli_validate_refuses_a_control_point_whose_spline_overflows(
     captured = capsys.readouterr()
     assert f"{huge}: trajectories.t.controlPoints[1]: the spline from t = 0 to 1 overflows" in captured.out
     assert "1e+308" in captured.out and "encountered" not in captured.err
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    steps=hnp.arrays(np.float64, st.integers(1, 6), elements=st.floats(1e-3, 10.0)),
+    data=st.data(),
+    quintic=st.booleans(),
+)
+def test_a_scene_round_trip_keeps_velocities_and_accelerations_exactly(
+    tmp_path: Path, steps: np.ndarray, data: st.DataObject, quintic: bool
+) -> None:
+    """The derivatives read at a control point are the ones it gives, to the bit (not ``(df h) / h``)."""
+    times = np.concatenate([[0.0], np.cumsum(steps)])
+    values = st.floats(-1e3, 1e3, allow_subnormal=False)
+    shape = (times.size, 2)
+    position, velocity, acceleration = (data.draw(hnp.arrays(np.float64, shape, elements=values)) for _ in range(3))
+    motion = Motion(
+        times=times,
+        joint_names=("a", "b"),
+        position=position,
+        velocity=velocity,
+        acceleration=acceleration if quintic else None,
+    )
+    path = tmp_path / "r.json5"
+    write(MotionFile.single(motion), path, overwrite=True)
+    back = read(path).motion
+    rows = np.flatnonzero(np.isin(back.times, times))
+    assert back.velocity is not None
+    np.testing.assert_array_equal(back.times[rows], times)
+    np.testing.assert_array_equal(back.velocity[rows], velocity)
+    if quintic:
+        assert back.acceleration is not None
+        np.testing.assert_array_equal(back.acceleration[rows], acceleration)
+    write(read(path), tmp_path / "again.json5", overwrite=True)  # and the control points written again are the same
+    again = load_scene(tmp_path / "again.json5").trajectories["motion"]
+    assert again.df is not None
+    np.testing.assert_array_equal(again.df[np.isin(again.times, times)], velocity)
