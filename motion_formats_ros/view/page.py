@@ -17,6 +17,7 @@ import errno
 import io
 import math
 import os
+import signal
 import socket
 import threading
 import time
@@ -727,11 +728,25 @@ class Viewer:
             self.server.stop()
 
     def wait(self) -> None:
-        """Serve until stopped; Ctrl-C stops the viewer and returns, as a script's user expects."""
+        """Serve until stopped; Ctrl-C stops the viewer and returns, as a script's user expects.
+
+        On the main thread, Ctrl-C is taken by a handler of its own for the while: a
+        KeyboardInterrupt raised inside a lock's acquire or release (an ``Event.wait``) can
+        leave that lock held, and stopping the viewer then waits on it for ever.
+        """
+        asked: list[int] = []
+        previous = None
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGINT, lambda signum, frame: asked.append(signum))
         try:
-            while not self._stop.wait(0.5):
-                pass
-        except KeyboardInterrupt:
+            while not self._stop.is_set() and not asked:  # is_set takes no lock
+                time.sleep(0.1)
+        except KeyboardInterrupt:  # off the main thread, or another handler's (the CLI's SIGTERM)
+            asked.append(signal.SIGINT)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        if asked:
             self.stop()
 
     def __enter__(self) -> Viewer:

@@ -404,3 +404,31 @@ def test_joints_the_motion_lacks_are_said_once_with_the_check_running(urdf: Path
             v.stop()
     about = [str(w.message) for w in caught if "left_hip_yaw" in str(w.message)]
     assert len(about) == 1, about
+
+
+def test_ctrl_c_in_wait_is_taken_by_the_viewers_own_handler(urdf: Path) -> None:
+    """Ctrl-C during ``wait()`` stops the viewer and returns. It is taken by a handler of the
+    viewer's own, not raised as KeyboardInterrupt inside a lock's wait: that could leave the
+    lock held, and stopping then hung for ever (a script's user saw Ctrl-C do nothing)."""
+    import os
+    import threading
+    import time
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        v = view(biped_walk(), urdf=urdf, port=free_port(), paused=True, announce=False)
+    handlers: list[object] = []
+
+    def press_ctrl_c() -> None:
+        time.sleep(0.5)
+        handlers.append(signal.getsignal(signal.SIGINT))
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=press_ctrl_c, daemon=True).start()
+    before = signal.getsignal(signal.SIGINT)
+    started = time.monotonic()
+    v.wait()
+    assert time.monotonic() - started < 10
+    assert handlers and handlers[0] is not signal.default_int_handler  # the viewer's own while it waits
+    assert signal.getsignal(signal.SIGINT) is before  # and the caller's again after
+    assert v._stop.is_set()
