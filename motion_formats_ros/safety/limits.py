@@ -111,6 +111,19 @@ def _stated(limits: JointLimits, names: list[str], attr: str, unstated: float) -
     return np.array([unstated if v is None else v for v in values], dtype=np.float64)
 
 
+def _column_in_time(
+    times: FloatArray, value: FloatArray, between: tuple[FloatArray, FloatArray] | None, c: int
+) -> tuple[FloatArray, FloatArray]:
+    """Column ``c``'s frames ``times``, ``value`` and (``between``: times and values, NaN where
+    none) its values between two frames, in time order."""
+    if between is None:
+        return times, value
+    inner = ~np.isnan(between[0][:, c])
+    at = np.concatenate([times, between[0][inner, c]])
+    order = np.argsort(at, kind="stable")
+    return at[order], np.concatenate([value, between[1][inner, c]])[order]
+
+
 def _magnitudes(
     kind: str,
     names: list[str],
@@ -128,12 +141,7 @@ def _magnitudes(
             bad |= (np.abs(between[1]) > limit * ((1 + TOLERANCE) / scale)).any(axis=0)
     found = []
     for c in np.flatnonzero(bad):
-        at, value = times, values[:, c]
-        if between is not None:  # the frames and the values between them, in time order
-            inner = ~np.isnan(between[0][:, c])
-            at = np.concatenate([times, between[0][inner, c]])
-            order = np.argsort(at, kind="stable")
-            at, value = at[order], np.concatenate([value, between[1][inner, c]])[order]
+        at, value = _column_in_time(times, values[:, c], between, int(c))
         size = np.abs(value) * scale
         f = _finding(kind, names[c], at, size - limit[c] * (1 + TOLERANCE), size, float(limit[c]))
         if f is not None:
@@ -157,12 +165,7 @@ def _positions(
         if between is not None:
             bad |= ((between[1] < lower - TOLERANCE) | (between[1] > upper + TOLERANCE)).any(axis=0)
     for c in np.flatnonzero(bad):
-        at, value = times, q[:, c]
-        if between is not None:  # the frames and the values between them, in time order
-            inner = ~np.isnan(between[0][:, c])
-            at = np.concatenate([times, between[0][inner, c]])
-            order = np.argsort(at, kind="stable")
-            at, value = at[order], np.concatenate([value, between[1][inner, c]])[order]
+        at, value = _column_in_time(times, q[:, c], between, int(c))
         excess = np.maximum(lower[c] - value, value - upper[c]) - TOLERANCE
         bound = lower[c] if value[int(np.argmax(excess))] < lower[c] else upper[c]
         f = _finding("position_limit", names[c], at, excess, value, float(bound))
