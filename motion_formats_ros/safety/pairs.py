@@ -80,19 +80,16 @@ def read_srdf(path: str | os.PathLike[str], model: RobotModel) -> SrdfPairs:
             file=os.fspath(path),
             stacklevel=2,
         )
-    elif other:
-        notify(
-            NoticeKind.INCONSISTENT,
-            f"the SRDF is for the robot {robot!r}, the model is {model.name!r}: its {len(pairs)} disabled pair(s) "
-            "name links the model has, and are left out as given",
-            file=os.fspath(path),
-            stacklevel=2,
+    elif other or not robot:
+        why = (
+            f"the SRDF is for the robot {robot!r}, the model is {model.name!r}"
+            if other
+            else "the SRDF names no robot (its <robot> has no name), so it cannot be matched to the model "
+            f"{model.name!r}"
         )
-    elif not robot:
         notify(
             NoticeKind.INCONSISTENT,
-            f"the SRDF names no robot (its <robot> has no name), so it cannot be matched to the model "
-            f"{model.name!r}: its {len(pairs)} disabled pair(s) name links the model has, and are left out as given",
+            f"{why}: its {len(pairs)} disabled pair(s) name links the model has, and are left out as given",
             file=os.fspath(path),
             stacklevel=2,
         )
